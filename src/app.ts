@@ -1,0 +1,41 @@
+import { randomUUID } from "node:crypto";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { Config } from "./config.js";
+import type { DatabaseHandle } from "./db/database.js";
+import { registerHealthRoutes } from "./http/health.routes.js";
+import type { Logger } from "./logger.js";
+import { createServices, type Services } from "./services.js";
+
+export interface AppDeps {
+  config: Config;
+  database: DatabaseHandle;
+  logger: Logger;
+}
+
+declare module "fastify" {
+  interface FastifyInstance {
+    services: Services;
+  }
+}
+
+/** Builds the HTTP application; `main.ts` and the tests build exactly the same one. */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, database, logger } = deps;
+  const app = Fastify({
+    // pino's Logger is Fastify's logger; the cast keeps FastifyInstance at its default type parameters.
+    loggerInstance: logger as FastifyBaseLogger,
+    trustProxy: config.trustProxy,
+    bodyLimit: config.limits.maxBodyBytes,
+    genReqId: () => randomUUID(),
+    // SIGTERM closes keep-alive connections that are idle; busy ones finish their request first.
+    forceCloseConnections: "idle",
+    return503OnClosing: true,
+  });
+  app.decorate("services", createServices(database, config, logger));
+  app.addHook("onSend", async (request, reply) => {
+    reply.header("x-request-id", request.id);
+  });
+
+  registerHealthRoutes(app, database);
+  return app;
+}

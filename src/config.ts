@@ -1,0 +1,108 @@
+import { z } from "zod";
+
+/** Everything the service reads from its environment, parsed once at start-up. */
+export interface Config {
+  port: number;
+  host: string;
+  baseUrl: string;
+  databaseUrl: string;
+  redisUrl: string | undefined;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+  webConcurrency: number;
+  trustProxy: boolean | string;
+  limits: {
+    appPointsPerHour: number;
+    publicPointsPerHour: number;
+    maxQueryCost: number;
+    maxQueryDepth: number;
+    maxBodyBytes: number;
+  };
+}
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const databaseUrl = z
+  .string()
+  .default("sqlite:./data/eventgraph.sqlite")
+  .refine((url) => /^sqlite:.+/.test(url) || /^postgres(ql)?:\/\/.+/.test(url), {
+    message: "must be sqlite:<path> or postgres://user@host:port/database",
+  });
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4000),
+  HOST: z.string().min(1).default("127.0.0.1"),
+  BASE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  DATABASE_URL: databaseUrl,
+  REDIS_URL: z
+    .string()
+    .regex(/^rediss?:\/\/.+/, "must be redis://host:port")
+    .optional(),
+  SMTP_URL: z
+    .string()
+    .regex(/^smtps?:\/\/.+/, "must be smtp://user:pass@host:port")
+    .optional(),
+  MAIL_FROM: z.string().min(3).default("Eventgraph <no-reply@eventgraph.local>"),
+  LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
+  WEB_CONCURRENCY: positiveInt(1),
+  TRUST_PROXY: z.string().optional(),
+  RATE_LIMIT_APP_POINTS_PER_HOUR: positiveInt(10_000),
+  RATE_LIMIT_PUBLIC_POINTS_PER_HOUR: positiveInt(1_000),
+  MAX_QUERY_COST: positiveInt(50_000),
+  MAX_QUERY_DEPTH: positiveInt(15),
+  MAX_BODY_BYTES: positiveInt(100 * 1024),
+});
+
+/** Raised when the environment is invalid; the message lists every problem, one per line. */
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+// Empty strings count as unset so `PORT= npm start` behaves like no PORT at all.
+function withoutEmpty(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => Boolean(e[1])));
+}
+
+function parseTrustProxy(value: string | undefined): boolean | string {
+  if (value === undefined || value === "false" || value === "0") return false;
+  if (value === "true" || value === "1") return true;
+  // Anything else is handed to Fastify as a list of trusted addresses or CIDR ranges.
+  return value;
+}
+
+/** Parses the environment into a Config or throws a ConfigError naming every bad variable. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(withoutEmpty(env));
+  if (!parsed.success) {
+    throw new ConfigError(
+      parsed.error.issues.map(
+        (issue) =>
+          `${issue.path.join(".")}: ${issue.message} (got ${JSON.stringify(env[String(issue.path[0])])})`,
+      ),
+    );
+  }
+  const e = parsed.data;
+  return {
+    port: e.PORT,
+    host: e.HOST,
+    baseUrl: (e.BASE_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ""),
+    databaseUrl: e.DATABASE_URL,
+    redisUrl: e.REDIS_URL,
+    smtpUrl: e.SMTP_URL,
+    mailFrom: e.MAIL_FROM,
+    logLevel: e.LOG_LEVEL,
+    webConcurrency: e.WEB_CONCURRENCY,
+    trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    limits: {
+      appPointsPerHour: e.RATE_LIMIT_APP_POINTS_PER_HOUR,
+      publicPointsPerHour: e.RATE_LIMIT_PUBLIC_POINTS_PER_HOUR,
+      maxQueryCost: e.MAX_QUERY_COST,
+      maxQueryDepth: e.MAX_QUERY_DEPTH,
+      maxBodyBytes: e.MAX_BODY_BYTES,
+    },
+  };
+}

@@ -1,0 +1,218 @@
+/**
+ * Row types of every table, shared by both engines. Timestamps are ISO-8601 UTC strings
+ * (`2026-05-04T09:00:00.000Z`) on SQLite and PostgreSQL alike, so they sort as text and the
+ * same repository code serves both. Booleans are nullable timestamps ("verified at").
+ */
+export interface Database {
+  users: UsersTable;
+  auth_sessions: AuthSessionsTable;
+  email_tokens: EmailTokensTable;
+  projects: ProjectsTable;
+  project_members: ProjectMembersTable;
+  tracks: TracksTable;
+  rooms: RoomsTable;
+  speakers: SpeakersTable;
+  sessions: SessionsTable;
+  session_speakers: SessionSpeakersTable;
+  ticket_types: TicketTypesTable;
+  attendees: AttendeesTable;
+  check_ins: CheckInsTable;
+  apps: AppsTable;
+  app_links: AppLinksTable;
+  app_usage: AppUsageTable;
+}
+
+export interface UsersTable {
+  id: string;
+  email: string;
+  /** Lower-cased email; unique, so sign-up is case-insensitive. */
+  email_normalized: string;
+  name: string;
+  password_hash: string;
+  email_verified_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Dashboard login sessions; `id` is the SHA-256 of the cookie value. */
+export interface AuthSessionsTable {
+  id: string;
+  user_id: string;
+  csrf_token: string;
+  created_at: string;
+  expires_at: string;
+  last_seen_at: string;
+}
+
+/** One-time links sent by email (verification, password reset); only the hash is stored. */
+export interface EmailTokensTable {
+  token_hash: string;
+  user_id: string;
+  purpose: "verify_email" | "reset_password";
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
+}
+
+export type ProjectStatus = "DRAFT" | "PUBLISHED" | "ARCHIVED";
+
+export interface ProjectsTable {
+  /** Exactly 4 characters [A-Za-z0-9]. */
+  id: string;
+  name: string;
+  description: string | null;
+  timezone: string;
+  starts_at: string | null;
+  ends_at: string | null;
+  venue_name: string | null;
+  venue_address: string | null;
+  venue_city: string | null;
+  venue_country: string | null;
+  website: string | null;
+  status: ProjectStatus;
+  created_at: string;
+  updated_at: string;
+}
+
+export type MemberRole = "OWNER" | "ADMIN" | "MEMBER";
+
+export interface ProjectMembersTable {
+  project_id: string;
+  user_id: string;
+  role: MemberRole;
+  created_at: string;
+}
+
+export interface TracksTable {
+  id: string;
+  project_id: string;
+  name: string;
+  color: string | null;
+  created_at: string;
+}
+
+export interface RoomsTable {
+  id: string;
+  project_id: string;
+  name: string;
+  capacity: number | null;
+  created_at: string;
+}
+
+export interface SpeakersTable {
+  id: string;
+  project_id: string;
+  name: string;
+  bio: string | null;
+  company: string | null;
+  job_title: string | null;
+  photo_url: string | null;
+  /** JSON array of {label, url}. */
+  links: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export type SessionStatus = "DRAFT" | "PUBLISHED" | "CANCELLED";
+
+export interface SessionsTable {
+  id: string;
+  project_id: string;
+  title: string;
+  description: string | null;
+  starts_at: string;
+  ends_at: string;
+  room_id: string | null;
+  track_id: string | null;
+  capacity: number | null;
+  status: SessionStatus;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface SessionSpeakersTable {
+  session_id: string;
+  speaker_id: string;
+  /** Order of the speaker on the session. */
+  position: number;
+}
+
+export interface TicketTypesTable {
+  id: string;
+  project_id: string;
+  name: string;
+  description: string | null;
+  /** Price in minor units of `currency` (cents). */
+  price_minor: number;
+  /** ISO 4217 code, upper case. */
+  currency: string;
+  quantity: number;
+  sales_start_at: string | null;
+  sales_end_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export type AttendeeStatus = "REGISTERED" | "CANCELLED";
+
+export interface AttendeesTable {
+  id: string;
+  project_id: string;
+  ticket_type_id: string;
+  name: string;
+  email: string;
+  email_normalized: string;
+  company: string | null;
+  status: AttendeeStatus;
+  registered_at: string;
+  cancelled_at: string | null;
+  updated_at: string;
+}
+
+/** A check-in; undoing sets `undone_at`. At most one active (not undone) row per attendee. */
+export interface CheckInsTable {
+  id: string;
+  project_id: string;
+  attendee_id: string;
+  checked_in_at: string;
+  by_user_id: string | null;
+  by_app_id: string | null;
+  undone_at: string | null;
+}
+
+export interface AppsTable {
+  id: string;
+  /** The home project the app was created in. */
+  project_id: string;
+  name: string;
+  description: string | null;
+  /** Space-separated permission names, e.g. "agenda:read tickets:read". */
+  permissions: string;
+  /** SHA-256 (hex) of the current token; the token itself is never stored. */
+  token_hash: string;
+  token_last4: string;
+  token_created_at: string;
+  last_used_at: string | null;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AppLinksTable {
+  id: string;
+  app_id: string;
+  project_id: string;
+  authorized_by: string | null;
+  authorized_at: string;
+  /** The permissions granted at consent, space-separated. */
+  permissions: string;
+  revoked_at: string | null;
+  revoked_by: string | null;
+}
+
+/** Requests per app and UTC day. */
+export interface AppUsageTable {
+  app_id: string;
+  day: string;
+  requests: number;
+}

@@ -1,0 +1,14 @@
+import { ConfigError, loadConfig } from "./config.js";
+import { startServer, stopOnSignals } from "./server.js";
+
+// `npm start`: read the environment, serve, and shut down gracefully on SIGTERM.
+try {
+  const server = await startServer(loadConfig());
+  stopOnSignals(server);
+} catch (error) {
+  // One clear message, no stack: a bad PORT or DATABASE_URL is an operator's typo, not a crash.
+  process.stderr.write(
+    `${error instanceof ConfigError ? error.message : `Eventgraph failed to start: ${(error as Error).message}`}\n`,
+  );
+  process.exit(1);
+}

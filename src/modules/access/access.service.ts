@@ -1,0 +1,129 @@
+import type { Db } from "../../db/database.js";
+import type { MemberRole, ProjectStatus } from "../../db/schema.js";
+import { AppError, ErrorCode, notFound } from "../../errors.js";
+import { allPermissions, type Permission, parsePermissions } from "../apps/permissions.js";
+import { isProjectId } from "../projects/project-id.js";
+import type { Actor } from "./actor.js";
+
+/**
+ * What an actor may do in one project. `permissions` are the effective API permissions: for an
+ * organizer everything their role allows, for an app what was granted to it for this project.
+ */
+export interface ProjectAccess {
+  projectId: string;
+  projectStatus: ProjectStatus;
+  actor: Actor;
+  /** The organizer's role; undefined for apps, the public and the system. */
+  role: MemberRole | undefined;
+  permissions: ReadonlySet<Permission>;
+  /** Public callers see only published data. */
+  isPublic: boolean;
+  /** OWNER/ADMIN (or the operator): may manage apps, integrations, members and settings. */
+  canManage: boolean;
+}
+
+// Organizers of any role run the event; editing the project itself is for OWNER/ADMIN.
+const memberPermissions = allPermissions.filter((p) => p !== "project:write");
+
+/** Decides who sees which project; the only place these rules are written. */
+export function createAccessService(db: Db) {
+  async function resolve(actor: Actor, projectId: string): Promise<ProjectAccess | undefined> {
+    if (!isProjectId(projectId)) return undefined;
+    const project = await db
+      .selectFrom("projects")
+      .select(["id", "status"])
+      .where("id", "=", projectId)
+      .executeTakeFirst();
+    if (!project) return undefined;
+    const base = { projectId, projectStatus: project.status, actor };
+
+    switch (actor.kind) {
+      case "system":
+        return {
+          ...base,
+          role: undefined,
+          permissions: new Set(allPermissions),
+          isPublic: false,
+          canManage: true,
+        };
+      case "public":
+        if (project.status !== "PUBLISHED") return undefined;
+        return { ...base, role: undefined, permissions: new Set(), isPublic: true, canManage: false };
+      case "user": {
+        const member = await db
+          .selectFrom("project_members")
+          .select("role")
+          .where("project_id", "=", projectId)
+          .where("user_id", "=", actor.userId)
+          .executeTakeFirst();
+        if (!member) return undefined;
+        const canManage = member.role === "OWNER" || member.role === "ADMIN";
+        const permissions = new Set<Permission>(canManage ? allPermissions : memberPermissions);
+        return { ...base, role: member.role, permissions, isPublic: false, canManage };
+      }
+      case "app": {
+        const granted = await grantedToApp(actor, projectId);
+        if (!granted) return undefined;
+        return { ...base, role: undefined, permissions: granted, isPublic: false, canManage: false };
+      }
+    }
+  }
+
+  // The home project grants the app's own set; a linked project the set consented to, narrowed
+  // to what the app still asks for (a widened app keeps the old grant until re-approved).
+  async function grantedToApp(
+    actor: Extract<Actor, { kind: "app" }>,
+    projectId: string,
+  ): Promise<Set<Permission> | undefined> {
+    if (actor.homeProjectId === projectId) return new Set(actor.permissions);
+    const link = await db
+      .selectFrom("app_links")
+      .select("permissions")
+      .where("app_id", "=", actor.appId)
+      .where("project_id", "=", projectId)
+      .where("revoked_at", "is", null)
+      .executeTakeFirst();
+    if (!link) return undefined;
+    const current = new Set(actor.permissions);
+    return new Set(parsePermissions(link.permissions).filter((p) => current.has(p)));
+  }
+
+  return {
+    /** The actor's access to a project, or undefined when it does not exist or is invisible. */
+    resolve,
+
+    /** Like `resolve`, but a missing or invisible project throws NOT_FOUND. */
+    async require(actor: Actor, projectId: string): Promise<ProjectAccess> {
+      const access = await resolve(actor, projectId);
+      if (!access) throw notFound("Project");
+      return access;
+    },
+
+    /** Requires a permission in the project; FORBIDDEN names it when the actor can see but not act. */
+    async requirePermission(actor: Actor, projectId: string, permission: Permission): Promise<ProjectAccess> {
+      const access = await this.require(actor, projectId);
+      assertPermission(access, permission);
+      return access;
+    },
+
+    /** Requires OWNER/ADMIN (apps, integrations, members). */
+    async requireManager(actor: Actor, projectId: string): Promise<ProjectAccess> {
+      const access = await this.require(actor, projectId);
+      if (!access.canManage) {
+        throw new AppError(ErrorCode.FORBIDDEN, "Only the project's owners and admins may do this");
+      }
+      return access;
+    },
+  };
+}
+
+/** Throws FORBIDDEN with `requiredPermission` unless the access holds the permission. */
+export function assertPermission(access: ProjectAccess, permission: Permission): void {
+  if (!access.permissions.has(permission)) {
+    throw new AppError(ErrorCode.FORBIDDEN, `This requires the ${permission} permission`, {
+      requiredPermission: permission,
+    });
+  }
+}
+
+export type AccessService = ReturnType<typeof createAccessService>;

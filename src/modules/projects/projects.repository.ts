@@ -1,0 +1,90 @@
+import type { Selectable } from "kysely";
+import type { Db } from "../../db/database.js";
+import type { MemberRole, ProjectMembersTable, ProjectsTable } from "../../db/schema.js";
+
+export type ProjectRow = Selectable<ProjectsTable>;
+export type MemberRow = Selectable<ProjectMembersTable>;
+
+/** SQL for projects and their members. */
+export const projectsRepository = {
+  findById(db: Db, id: string): Promise<ProjectRow | undefined> {
+    return db.selectFrom("projects").selectAll().where("id", "=", id).executeTakeFirst();
+  },
+
+  findByIds(db: Db, ids: readonly string[]): Promise<ProjectRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return db.selectFrom("projects").selectAll().where("id", "in", ids).execute();
+  },
+
+  async insert(db: Db, row: ProjectRow): Promise<void> {
+    await db.insertInto("projects").values(row).execute();
+  },
+
+  async update(db: Db, id: string, changes: Partial<Omit<ProjectRow, "id" | "created_at">>): Promise<void> {
+    await db.updateTable("projects").set(changes).where("id", "=", id).execute();
+  },
+
+  /** Projects the user is a member of, newest first, with the user's role. */
+  listForUser(db: Db, userId: string): Promise<(ProjectRow & { role: MemberRole })[]> {
+    return db
+      .selectFrom("projects")
+      .innerJoin("project_members", "project_members.project_id", "projects.id")
+      .selectAll("projects")
+      .select("project_members.role")
+      .where("project_members.user_id", "=", userId)
+      .orderBy("projects.created_at", "desc")
+      .orderBy("projects.id")
+      .execute();
+  },
+
+  findMember(db: Db, projectId: string, userId: string): Promise<MemberRow | undefined> {
+    return db
+      .selectFrom("project_members")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("user_id", "=", userId)
+      .executeTakeFirst();
+  },
+
+  listMembers(db: Db, projectId: string) {
+    return db
+      .selectFrom("project_members")
+      .innerJoin("users", "users.id", "project_members.user_id")
+      .select([
+        "project_members.user_id",
+        "project_members.role",
+        "project_members.created_at",
+        "users.email",
+        "users.name",
+      ])
+      .where("project_members.project_id", "=", projectId)
+      .orderBy("project_members.created_at")
+      .execute();
+  },
+
+  async upsertMember(db: Db, row: MemberRow): Promise<void> {
+    await db
+      .insertInto("project_members")
+      .values(row)
+      .onConflict((oc) => oc.columns(["project_id", "user_id"]).doUpdateSet({ role: row.role }))
+      .execute();
+  },
+
+  async deleteMember(db: Db, projectId: string, userId: string): Promise<void> {
+    await db
+      .deleteFrom("project_members")
+      .where("project_id", "=", projectId)
+      .where("user_id", "=", userId)
+      .execute();
+  },
+
+  async countOwners(db: Db, projectId: string): Promise<number> {
+    const row = await db
+      .selectFrom("project_members")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where("project_id", "=", projectId)
+      .where("role", "=", "OWNER")
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+};

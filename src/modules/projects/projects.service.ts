@@ -1,0 +1,244 @@
+import { z } from "zod";
+import type { Db } from "../../db/database.js";
+import type { MemberRole, ProjectStatus } from "../../db/schema.js";
+import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
+import { nowIso } from "../../shared/time.js";
+import {
+  dateTime,
+  httpUrl,
+  optionalText,
+  parseInput,
+  requiredText,
+  timeZone,
+} from "../../shared/validation.js";
+import type { AccessService } from "../access/access.service.js";
+import type { Actor } from "../access/actor.js";
+import { usersRepository } from "../accounts/users.repository.js";
+import { generateProjectId } from "./project-id.js";
+import { type ProjectRow, projectsRepository } from "./projects.repository.js";
+
+/** A project as the rest of the system sees it. */
+export interface Project {
+  id: string;
+  name: string;
+  description: string | null;
+  timezone: string;
+  startsAt: string | null;
+  endsAt: string | null;
+  venue: { name: string | null; address: string | null; city: string | null; country: string | null };
+  website: string | null;
+  status: ProjectStatus;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export function presentProject(row: ProjectRow): Project {
+  return {
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    timezone: row.timezone,
+    startsAt: row.starts_at,
+    endsAt: row.ends_at,
+    venue: {
+      name: row.venue_name,
+      address: row.venue_address,
+      city: row.venue_city,
+      country: row.venue_country,
+    },
+    website: row.website,
+    status: row.status,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+const status = z.enum(["DRAFT", "PUBLISHED", "ARCHIVED"]);
+
+const venueInput = z
+  .object({
+    name: optionalText(200),
+    address: optionalText(300),
+    city: optionalText(120),
+    // ISO 3166-1 alpha-2 keeps venues comparable across events.
+    country: z
+      .string()
+      .trim()
+      .regex(/^[A-Za-z]{2}$/, "must be a two-letter ISO 3166 country code, e.g. DE")
+      .transform((c) => c.toUpperCase())
+      .nullish(),
+  })
+  .partial();
+
+const projectFields = {
+  name: requiredText(200),
+  description: optionalText(10_000),
+  timezone: timeZone,
+  startsAt: dateTime.nullish(),
+  endsAt: dateTime.nullish(),
+  venue: venueInput.nullish(),
+  website: httpUrl.nullish(),
+  status,
+};
+
+const createInput = z.object({
+  ...projectFields,
+  timezone: timeZone.default("UTC"),
+  status: status.default("DRAFT"),
+});
+const updateInput = z.object(projectFields).partial();
+
+export type CreateProjectInput = z.input<typeof createInput>;
+export type UpdateProjectInput = z.input<typeof updateInput>;
+
+const maxIdAttempts = 20;
+
+function checkDates(startsAt: string | null | undefined, endsAt: string | null | undefined): void {
+  if (startsAt && endsAt && endsAt < startsAt) {
+    throw badInput([{ field: ["endsAt"], message: "must not be before startsAt" }]);
+  }
+}
+
+/** Projects (events): creation with a random 4-character id, details, status and members. */
+export function createProjectsService(db: Db, access: AccessService) {
+  return {
+    /** Creates a project owned by `ownerUserId` (the signed-in organizer, or any user for the CLI). */
+    async create(ownerUserId: string, input: CreateProjectInput): Promise<Project> {
+      const data = parseInput(createInput, input);
+      checkDates(data.startsAt, data.endsAt);
+      if (!(await usersRepository.findById(db, ownerUserId))) throw notFound("User");
+      const now = nowIso();
+      // 62^4 ids: collisions are rare but certain over time, so a taken id is simply drawn again.
+      for (let attempt = 0; attempt < maxIdAttempts; attempt++) {
+        const row: ProjectRow = {
+          id: generateProjectId(),
+          name: data.name,
+          description: data.description,
+          timezone: data.timezone,
+          starts_at: data.startsAt ?? null,
+          ends_at: data.endsAt ?? null,
+          venue_name: data.venue?.name ?? null,
+          venue_address: data.venue?.address ?? null,
+          venue_city: data.venue?.city ?? null,
+          venue_country: data.venue?.country ?? null,
+          website: data.website ?? null,
+          status: data.status,
+          created_at: now,
+          updated_at: now,
+        };
+        const created = await db.transaction().execute(async (trx) => {
+          if (await projectsRepository.findById(trx, row.id)) return false;
+          await projectsRepository.insert(trx, row);
+          await projectsRepository.upsertMember(trx, {
+            project_id: row.id,
+            user_id: ownerUserId,
+            role: "OWNER",
+            created_at: now,
+          });
+          return true;
+        });
+        if (created) return presentProject(row);
+      }
+      throw new AppError(ErrorCode.INTERNAL_SERVER_ERROR, "Could not allocate a project id");
+    },
+
+    /** A project the actor can see; NOT_FOUND otherwise. */
+    async get(actor: Actor, projectId: string): Promise<Project> {
+      await access.require(actor, projectId);
+      const row = await projectsRepository.findById(db, projectId);
+      if (!row) throw notFound("Project");
+      return presentProject(row);
+    },
+
+    /** Projects the organizer belongs to, newest first, with their role. */
+    async listForUser(userId: string): Promise<(Project & { role: MemberRole })[]> {
+      const rows = await projectsRepository.listForUser(db, userId);
+      return rows.map((row) => ({ ...presentProject(row), role: row.role }));
+    },
+
+    /** Updates basic fields; needs project:write (OWNER/ADMIN, or an app granted it). */
+    async update(actor: Actor, projectId: string, input: UpdateProjectInput): Promise<Project> {
+      await access.requirePermission(actor, projectId, "project:write");
+      const data = parseInput(updateInput, input);
+      return db.transaction().execute(async (trx) => {
+        const current = await projectsRepository.findById(trx, projectId);
+        if (!current) throw notFound("Project");
+        const startsAt = data.startsAt === undefined ? current.starts_at : data.startsAt;
+        const endsAt = data.endsAt === undefined ? current.ends_at : data.endsAt;
+        checkDates(startsAt, endsAt);
+        const changes: Partial<ProjectRow> = { updated_at: nowIso() };
+        if (data.name !== undefined) changes.name = data.name;
+        if (data.description !== undefined) changes.description = data.description;
+        if (data.timezone !== undefined) changes.timezone = data.timezone;
+        if (data.startsAt !== undefined) changes.starts_at = data.startsAt;
+        if (data.endsAt !== undefined) changes.ends_at = data.endsAt;
+        if (data.website !== undefined) changes.website = data.website;
+        if (data.status !== undefined) changes.status = data.status;
+        if (data.venue !== undefined) {
+          const venue = data.venue ?? {};
+          if (venue.name !== undefined || data.venue === null) changes.venue_name = venue.name ?? null;
+          if (venue.address !== undefined || data.venue === null)
+            changes.venue_address = venue.address ?? null;
+          if (venue.city !== undefined || data.venue === null) changes.venue_city = venue.city ?? null;
+          if (venue.country !== undefined || data.venue === null)
+            changes.venue_country = venue.country ?? null;
+        }
+        await projectsRepository.update(trx, projectId, changes);
+        const updated = await projectsRepository.findById(trx, projectId);
+        if (!updated) throw notFound("Project");
+        return presentProject(updated);
+      });
+    },
+
+    /** Members with their role; any member may see the team. */
+    async listMembers(actor: Actor, projectId: string) {
+      await access.require(actor, projectId);
+      const rows = await projectsRepository.listMembers(db, projectId);
+      return rows.map((r) => ({
+        userId: r.user_id,
+        email: r.email,
+        name: r.name,
+        role: r.role,
+        since: r.created_at,
+      }));
+    },
+
+    /** Adds an existing user by email, or changes their role. OWNER/ADMIN only. */
+    async setMember(actor: Actor, projectId: string, email: string, role: MemberRole): Promise<void> {
+      await access.requireManager(actor, projectId);
+      const user = await usersRepository.findByEmail(db, email);
+      if (!user) throw badInput([{ field: ["email"], message: "has no Eventgraph account" }]);
+      await db.transaction().execute(async (trx) => {
+        const current = await projectsRepository.findMember(trx, projectId, user.id);
+        if (
+          current?.role === "OWNER" &&
+          role !== "OWNER" &&
+          (await projectsRepository.countOwners(trx, projectId)) <= 1
+        ) {
+          throw new AppError(ErrorCode.CONFLICT, "A project needs at least one owner");
+        }
+        await projectsRepository.upsertMember(trx, {
+          project_id: projectId,
+          user_id: user.id,
+          role,
+          created_at: nowIso(),
+        });
+      });
+    },
+
+    /** Removes a member; the last owner cannot be removed. */
+    async removeMember(actor: Actor, projectId: string, userId: string): Promise<void> {
+      await access.requireManager(actor, projectId);
+      await db.transaction().execute(async (trx) => {
+        const current = await projectsRepository.findMember(trx, projectId, userId);
+        if (!current) throw notFound("Member");
+        if (current.role === "OWNER" && (await projectsRepository.countOwners(trx, projectId)) <= 1) {
+          throw new AppError(ErrorCode.CONFLICT, "A project needs at least one owner");
+        }
+        await projectsRepository.deleteMember(trx, projectId, userId);
+      });
+    },
+  };
+}
+
+export type ProjectsService = ReturnType<typeof createProjectsService>;

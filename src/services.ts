@@ -1,0 +1,25 @@
+import type { Config } from "./config.js";
+import type { DatabaseHandle } from "./db/database.js";
+import type { Logger } from "./logger.js";
+import { createAccessService } from "./modules/access/access.service.js";
+import { createUsersService } from "./modules/accounts/users.service.js";
+import { createProjectsService } from "./modules/projects/projects.service.js";
+
+/**
+ * Every domain service, built once per process over one database. The dashboard, the API and the
+ * CLI all call these, so each rule lives in exactly one place.
+ */
+export function createServices(database: DatabaseHandle, config: Config, logger: Logger) {
+  const { db } = database;
+  const access = createAccessService(db);
+  return {
+    config,
+    logger,
+    database,
+    access,
+    users: createUsersService(db),
+    projects: createProjectsService(db, access),
+  };
+}
+
+export type Services = ReturnType<typeof createServices>;

@@ -1,0 +1,51 @@
+import { Writable } from "node:stream";
+import { type Config, loadConfig } from "../../src/config.js";
+import { type DatabaseHandle, openDatabase } from "../../src/db/database.js";
+import { migrateToLatest } from "../../src/db/migrate.js";
+import { createLogger } from "../../src/logger.js";
+import { createServices, type Services } from "../../src/services.js";
+import type { TestEngine } from "./engines.js";
+
+/** Log lines captured from the code under test, so tests can assert what was (not) logged. */
+export class LogCapture extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _encoding: string, done: () => void): void {
+    this.lines.push(...chunk.toString("utf8").split("\n").filter(Boolean));
+    done();
+  }
+  get text(): string {
+    return this.lines.join("\n");
+  }
+}
+
+export interface TestContext {
+  config: Config;
+  database: DatabaseHandle;
+  services: Services;
+  logs: LogCapture;
+  /** SQL statements executed since the last `resetStatements()`. */
+  statements: string[];
+  close(): Promise<void>;
+}
+
+/** Opens and migrates a database for `engine` and builds the real services over it. */
+export async function createTestContext(
+  engine: TestEngine,
+  env: Record<string, string> = {},
+): Promise<TestContext> {
+  const config = loadConfig({ DATABASE_URL: engine.newDatabaseUrl(), LOG_LEVEL: "info", ...env });
+  const statements: string[] = [];
+  const database = openDatabase(config.databaseUrl, { poolSize: 4, onQuery: (sql) => statements.push(sql) });
+  await migrateToLatest(database.db);
+  statements.length = 0;
+  const logs = new LogCapture();
+  const logger = createLogger(config.logLevel, logs);
+  return {
+    config,
+    database,
+    services: createServices(database, config, logger),
+    logs,
+    statements,
+    close: () => database.close(),
+  };
+}
