@@ -4,6 +4,7 @@ import type { Logger } from "./logger.js";
 import { createAccessService } from "./modules/access/access.service.js";
 import { createUsersService } from "./modules/accounts/users.service.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
+import { ProjectChanges } from "./shared/project-changes.js";
 
 /**
  * Every domain service, built once per process over one database. The dashboard, the API and the
@@ -12,13 +13,15 @@ import { createProjectsService } from "./modules/projects/projects.service.js";
 export function createServices(database: DatabaseHandle, config: Config, logger: Logger) {
   const { db } = database;
   const access = createAccessService(db);
+  const changes = new ProjectChanges();
   return {
     config,
     logger,
     database,
+    changes,
     access,
     users: createUsersService(db),
-    projects: createProjectsService(db, access),
+    projects: createProjectsService(db, access, changes),
   };
 }
 

@@ -1,4 +1,4 @@
-import { sql, type SelectQueryBuilder } from "kysely";
+import { type SelectQueryBuilder, sql } from "kysely";
 import { badInput } from "../errors.js";
 
 /** Relay connection arguments as they arrive from GraphQL (or a dashboard list). */
@@ -87,10 +87,15 @@ export function applyKeyset<QB extends SelectQueryBuilder<any, any, any>>(
   const sort = sql.ref(sortColumn);
   const id = sql.ref(idColumn);
   let q = query;
-  if (window.after) q = q.where(sql<boolean>`(${sort}, ${id}) > (${window.after[0]}, ${window.after[1]})`) as QB;
-  if (window.before) q = q.where(sql<boolean>`(${sort}, ${id}) < (${window.before[0]}, ${window.before[1]})`) as QB;
+  if (window.after)
+    q = q.where(sql<boolean>`(${sort}, ${id}) > (${window.after[0]}, ${window.after[1]})`) as QB;
+  if (window.before)
+    q = q.where(sql<boolean>`(${sort}, ${id}) < (${window.before[0]}, ${window.before[1]})`) as QB;
   const direction = window.backward ? "desc" : "asc";
-  return q.orderBy(sort, direction).orderBy(id, direction).limit(window.limit + 1) as QB;
+  return q
+    .orderBy(sort, direction)
+    .orderBy(id, direction)
+    .limit(window.limit + 1) as QB;
 }
 
 /** Turns the fetched rows (up to limit + 1, in query order) into a page in forward order. */

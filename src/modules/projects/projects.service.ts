@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Db } from "../../db/database.js";
 import type { MemberRole, ProjectStatus } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
+import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
   dateTime,
@@ -100,7 +101,7 @@ function checkDates(startsAt: string | null | undefined, endsAt: string | null |
 }
 
 /** Projects (events): creation with a random 4-character id, details, status and members. */
-export function createProjectsService(db: Db, access: AccessService) {
+export function createProjectsService(db: Db, access: AccessService, changes: ProjectChanges) {
   return {
     /** Creates a project owned by `ownerUserId` (the signed-in organizer, or any user for the CLI). */
     async create(ownerUserId: string, input: CreateProjectInput): Promise<Project> {
@@ -160,7 +161,7 @@ export function createProjectsService(db: Db, access: AccessService) {
     async update(actor: Actor, projectId: string, input: UpdateProjectInput): Promise<Project> {
       await access.requirePermission(actor, projectId, "project:write");
       const data = parseInput(updateInput, input);
-      return db.transaction().execute(async (trx) => {
+      const project = await db.transaction().execute(async (trx) => {
         const current = await projectsRepository.findById(trx, projectId);
         if (!current) throw notFound("Project");
         const startsAt = data.startsAt === undefined ? current.starts_at : data.startsAt;
@@ -188,6 +189,8 @@ export function createProjectsService(db: Db, access: AccessService) {
         if (!updated) throw notFound("Project");
         return presentProject(updated);
       });
+      changes.notify(projectId);
+      return project;
     },
 
     /** Members with their role; any member may see the team. */
