@@ -94,7 +94,7 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
           throw badInput([
             {
               field: ["attendeeId"],
-              message: "the registration is cancelled; a cancelled attendee cannot be checked in",
+              message: "is cancelled and cannot be checked in",
             },
           ]);
         }
