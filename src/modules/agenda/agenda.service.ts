@@ -160,12 +160,16 @@ const speakerFields = {
   company: optionalText(200),
   jobTitle: optionalText(200),
   photoUrl: httpUrl.nullish(),
-  links: z.array(z.object({ label: requiredText(100), url: httpUrl })).max(20, "must list at most 20 links"),
+  // GraphQL sends null for a list the caller cleared (or left out on create): both mean "none".
+  links: z
+    .array(z.object({ label: requiredText(100), url: httpUrl }))
+    .max(20, "must list at most 20 links")
+    .nullish()
+    .transform((links) => links ?? []),
 };
 const createSpeakerInput = z.object({
   projectId: z.string(),
   ...speakerFields,
-  links: speakerFields.links.default([]),
 });
 const updateSpeakerInput = z.object({ id, ...speakerFields }).partial({
   name: true,
@@ -183,15 +187,15 @@ const sessionFields = {
   endsAt: dateTime,
   roomId: id.nullish(),
   trackId: id.nullish(),
-  speakerIds: uniqueIds,
+  // null clears the list, like null clears any other optional field.
+  speakerIds: uniqueIds.nullish().transform((ids) => ids ?? []),
   capacity: capacity.nullish(),
   status: sessionStatus,
 };
 const createSessionInput = z.object({
   projectId: z.string(),
   ...sessionFields,
-  speakerIds: uniqueIds.default([]),
-  status: sessionStatus.default("DRAFT"),
+  status: sessionStatus.nullish().transform((status) => status ?? "DRAFT"),
 });
 const updateSessionInput = z.object({ id, ...sessionFields }).partial({
   title: true,
@@ -207,11 +211,12 @@ const updateSessionInput = z.object({ id, ...sessionFields }).partial({
 const deleteInput = z.object({ id });
 
 const sessionFilter = z.object({
-  statuses: z.array(sessionStatus).optional(),
-  trackId: z.string().optional(),
-  roomId: z.string().optional(),
+  // Filters arrive from GraphQL arguments, where an omitted one may be null.
+  statuses: z.array(sessionStatus).nullish(),
+  trackId: z.string().nullish(),
+  roomId: z.string().nullish(),
 });
-const speakerFilter = z.object({ includeUnpublished: z.boolean().optional() });
+const speakerFilter = z.object({ includeUnpublished: z.boolean().nullish() });
 
 export type CreateTrackInput = z.input<typeof createTrackInput>;
 export type UpdateTrackInput = z.input<typeof updateTrackInput>;
@@ -247,7 +252,7 @@ function sessionQueryFor(access: ProjectAccess, filter: SessionFilter): SessionQ
   const statuses = data.statuses ?? ["PUBLISHED"];
   // Drafts and cancelled sessions are organizer data: asking for them needs agenda:read.
   if (statuses.some((s) => s !== "PUBLISHED")) assertPermission(access, "agenda:read");
-  return { statuses, trackId: data.trackId, roomId: data.roomId };
+  return { statuses, trackId: data.trackId ?? undefined, roomId: data.roomId ?? undefined };
 }
 
 function speakersPublishedOnly(access: ProjectAccess, filter: SpeakerFilter): boolean {

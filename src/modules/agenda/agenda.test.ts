@@ -236,6 +236,13 @@ for (const engine of testEngines()) {
       await createSession(ctx.services, owner, project.id, { status: "PUBLISHED" });
       const access = await ctx.services.access.require(publicActor, project.id);
       assert.equal(await ctx.services.agenda.countSessions(access, { trackId: track.id }), 2);
+      // GraphQL passes omitted arguments as null: they mean the default, not "nothing".
+      assert.equal(
+        await ctx.services.agenda.countSessions(access, { statuses: null, trackId: null, roomId: null }),
+        3,
+      );
+      const cleared = await ctx.services.agenda.updateSession(owner, { id: inBoth.id, speakerIds: null });
+      assert.equal(cleared.trackId, track.id);
       const page = await ctx.services.agenda.listSessions(
         access,
         { trackId: track.id, roomId: room.id },

@@ -64,9 +64,10 @@ const updateInput = z.object({
 });
 const cancelInput = z.object({ id });
 const listFilter = z.object({
-  search: z.string().trim().max(200, "must be at most 200 characters").optional(),
-  status: z.enum(["REGISTERED", "CANCELLED"]).optional(),
-  ticketTypeId: z.string().optional(),
+  // From GraphQL arguments, where an omitted filter may be null.
+  search: z.string().trim().max(200, "must be at most 200 characters").nullish(),
+  status: z.enum(["REGISTERED", "CANCELLED"]).nullish(),
+  ticketTypeId: z.string().nullish(),
 });
 
 export type RegisterAttendeeInput = z.input<typeof registerInput>;
@@ -80,8 +81,8 @@ function attendeeQueryFor(access: ProjectAccess, filter: AttendeeFilter): Attend
   const data = parseInput(listFilter, filter);
   return {
     search: data.search ? data.search.toLowerCase() : undefined,
-    status: data.status,
-    ticketTypeId: data.ticketTypeId,
+    status: data.status ?? undefined,
+    ticketTypeId: data.ticketTypeId ?? undefined,
   };
 }
 

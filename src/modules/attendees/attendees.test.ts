@@ -279,6 +279,14 @@ for (const engine of testEngines()) {
         all.slice(1, 3),
       );
       assert.equal(await ctx.services.attendees.countAttendees(access, {}), 4);
+      assert.equal(
+        await ctx.services.attendees.countAttendees(access, {
+          search: null,
+          status: null,
+          ticketTypeId: null,
+        }),
+        4,
+      );
     });
   });
 }

@@ -93,7 +93,8 @@ const updateInput = z.object({ id, ...ticketTypeFields }).partial({
   salesEndAt: true,
 });
 const deleteInput = z.object({ id });
-const listFilter = z.object({ onSaleOnly: z.boolean().optional() });
+// From GraphQL arguments, where an omitted filter may be null (meaning the default).
+const listFilter = z.object({ onSaleOnly: z.boolean().nullish() });
 
 export type CreateTicketTypeInput = z.input<typeof createInput>;
 export type UpdateTicketTypeInput = z.input<typeof updateInput>;

@@ -151,6 +151,7 @@ for (const engine of testEngines()) {
       const onSale = await ctx.services.tickets.listTicketTypes(publicAccess, {}, firstPage);
       assert.deepEqual(new Set(onSale.items.map((t) => t.id)), new Set([open.id, windowed.id]));
       assert.equal(await ctx.services.tickets.countTicketTypes(publicAccess, { onSaleOnly: true }), 2);
+      assert.equal(await ctx.services.tickets.countTicketTypes(publicAccess, { onSaleOnly: null }), 2);
       await assert.rejects(
         ctx.services.tickets.listTicketTypes(publicAccess, { onSaleOnly: false }, firstPage),
         {
