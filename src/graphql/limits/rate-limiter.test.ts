@@ -5,7 +5,7 @@ import { Redis } from "ioredis";
 import { RedisConnections, uniqueRedisPrefix } from "../../../test/helpers/redis.js";
 import { LogCapture } from "../../../test/helpers/test-services.js";
 import { createLogger } from "../../logger.js";
-import { createRateLimiter, type RateLimiter } from "./rate-limiter.js";
+import { createRateLimiter, pointsForCost, type RateLimiter } from "./rate-limiter.js";
 
 const hour = 3600;
 
@@ -63,6 +63,10 @@ describe("rate limiter (in process)", () => {
     await limiter.consume("app:a", 2, 5);
     const spent = await limiter.peek("app:a", 5);
     assert.deepEqual([spent.allowed, spent.remaining], [false, 0]);
+  });
+
+  test("charges one point per hundred cost units, at least one", () => {
+    assert.deepEqual([0, 1, 100, 101, 50_000].map(pointsForCost), [1, 1, 1, 2, 500]);
   });
 
   test("refuses negative or fractional points and a limit below 1", async () => {

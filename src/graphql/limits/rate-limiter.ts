@@ -88,6 +88,15 @@ type ConsumeCommand = (
   mode: string,
 ) => Promise<[number, number, number]>;
 
+/**
+ * Rate-limit points for an operation of the given cost, as GitHub scores its GraphQL API: one point
+ * per hundred cost units, at least one per request. A query at the cost limit (50,000) then takes
+ * 500 of an app's 10,000 hourly points instead of more than the whole budget.
+ */
+export function pointsForCost(cost: number): number {
+  return Math.max(1, Math.ceil(cost / 100));
+}
+
 /** Builds a rate limiter: in-process, or shared by every process using the same Redis. */
 export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter {
   const now = options.now ?? Date.now;
