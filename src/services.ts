@@ -3,7 +3,11 @@ import type { DatabaseHandle } from "./db/database.js";
 import type { Logger } from "./logger.js";
 import { createAccessService } from "./modules/access/access.service.js";
 import { createUsersService } from "./modules/accounts/users.service.js";
+import { createAgendaService } from "./modules/agenda/agenda.service.js";
+import { createAttendeesService } from "./modules/attendees/attendees.service.js";
+import { createCheckinsService } from "./modules/checkins/checkins.service.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
+import { createTicketsService } from "./modules/tickets/tickets.service.js";
 import { ProjectChanges } from "./shared/project-changes.js";
 
 /**
@@ -22,6 +26,10 @@ export function createServices(database: DatabaseHandle, config: Config, logger:
     access,
     users: createUsersService(db),
     projects: createProjectsService(db, access, changes),
+    agenda: createAgendaService(db, access, changes),
+    tickets: createTicketsService(db, access, changes),
+    attendees: createAttendeesService(db, access, changes),
+    checkins: createCheckinsService(db, access, changes),
   };
 }
 
