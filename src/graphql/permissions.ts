@@ -13,12 +13,16 @@ export function requires(permission: Permission) {
   return { extensions: { permission } };
 }
 
-/** The permission declared on a field or, failing that, on its type. */
+/**
+ * The permission declared on a field or, failing that, on its type. A type's declaration spares
+ * its `id`: an id reveals nothing, and a write payload must be able to name what it changed.
+ */
 export function declaredPermission(
-  field: { extensions?: Readonly<Record<string, unknown>> | null },
+  field: { name: string; extensions?: Readonly<Record<string, unknown>> | null },
   type: { extensions?: Readonly<Record<string, unknown>> | null },
 ): Permission | undefined {
-  return (field.extensions?.permission ?? type.extensions?.permission) as Permission | undefined;
+  const own = field.extensions?.permission as Permission | undefined;
+  return own ?? (field.name === "id" ? undefined : (type.extensions?.permission as Permission | undefined));
 }
 
 // Every non-root object that carries a permission belongs to one project: a Project itself, or a

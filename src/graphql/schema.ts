@@ -1,6 +1,10 @@
 import { type GraphQLSchema, lexicographicSortSchema, printSchema } from "graphql";
+import { defineAgendaTypes } from "../modules/agenda/agenda.graphql.js";
 import { definePermissionFields } from "../modules/apps/permissions.graphql.js";
+import { defineAttendeeTypes } from "../modules/attendees/attendees.graphql.js";
+import { defineCheckInTypes } from "../modules/checkins/checkins.graphql.js";
 import { defineProjectTypes } from "../modules/projects/projects.graphql.js";
+import { defineTicketTypes } from "../modules/tickets/tickets.graphql.js";
 import { builder } from "./builder.js";
 import { enforcePermissions } from "./permissions.js";
 
@@ -14,6 +18,10 @@ export function schema(): GraphQLSchema {
   if (!built) {
     defineProjectTypes();
     definePermissionFields();
+    defineAgendaTypes();
+    defineTicketTypes();
+    defineAttendeeTypes();
+    defineCheckInTypes();
     built = enforcePermissions(builder.toSchema({ sortSchema: true }));
   }
   return built;

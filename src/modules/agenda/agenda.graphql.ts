@@ -1,7 +1,9 @@
-import { builder, type InputFields, localId } from "../../graphql/builder.js";
+import { builder, type InputFields } from "../../graphql/builder.js";
 import type { GraphQLContext } from "../../graphql/context.js";
 import { toConnection } from "../../graphql/connections.js";
+import { optionalLocal, referenceLocal, requiredLocal } from "../../graphql/ids.js";
 import { payloadType, runMutation } from "../../graphql/mutations.js";
+import { nodeLoader as loader } from "../../graphql/nodes.js";
 import { requires } from "../../graphql/permissions.js";
 import { notFound } from "../../errors.js";
 import { ProjectRef } from "../projects/projects.graphql.js";
@@ -23,29 +25,6 @@ const SessionStatusEnum = builder.enumType("SessionStatus", {
 
 // GraphQL inputs carry explicit nulls where the services' TypeScript types say "optional"; the
 // services validate every input at run time, so resolvers pass inputs on with `as never`.
-
-// Ids in inputs are global ids; one of the wrong type is passed on as an id that matches no row, so
-// the service answers it like any id of another project ("not found in this project").
-const noSuchRow = "00000000-0000-0000-0000-000000000000";
-function optionalLocal(id: string | null | undefined, typename: string): string | null | undefined {
-  return id == null ? id : (localId(id, typename) ?? noSuchRow);
-}
-function requiredLocal(id: string, typename: string): string {
-  const local = localId(id, typename);
-  if (!local) throw notFound(typename);
-  return local;
-}
-
-// Node lookups go through the service, which applies the caller's visibility; the access it resolved
-// is kept so the object's guarded fields need no second lookup.
-function loader<T>(find: (context: GraphQLContext, id: string) => Promise<{ item: T; access: Parameters<GraphQLContext["rememberAccess"]>[0] } | undefined>) {
-  return async (id: string, context: GraphQLContext): Promise<T | null> => {
-    const found = await find(context, id);
-    if (!found) return null;
-    context.rememberAccess(found.access);
-    return found.item;
-  };
-}
 
 /** Defines sessions, speakers, tracks and rooms, their Project connections and mutations. */
 export function defineAgendaTypes(): void {
@@ -80,7 +59,7 @@ export function defineAgendaTypes(): void {
       project: t.field({
         type: ProjectRef,
         description: "The event it belongs to.",
-        resolve: (s, _args, c) => c.loaders.project.load(s.projectId),
+        resolve: async (s, _args, c) => (await c.loaders.project.load(s.projectId)) ?? Promise.reject(notFound("Project")),
       }),
       createdAt: t.expose("createdAt", { type: "DateTime", description: "When it was created." }),
       updatedAt: t.expose("updatedAt", { type: "DateTime", description: "When it last changed." }),
@@ -258,7 +237,7 @@ function defineAgendaMutations(): void {
     ...input,
     roomId: optionalLocal(input.roomId, "Room"),
     trackId: optionalLocal(input.trackId, "Track"),
-    speakerIds: input.speakerIds?.map((id) => optionalLocal(id, "Speaker") ?? noSuchRow),
+    speakerIds: input.speakerIds?.map((id) => referenceLocal(id, "Speaker")),
   });
 
   const SessionPayload = (name: string, what: string) => payloadType(name, "session", SessionRef, what);
