@@ -3,6 +3,7 @@ import type { DatabaseHandle } from "./db/database.js";
 import type { Logger } from "./logger.js";
 import { createAccessService } from "./modules/access/access.service.js";
 import { createUsersService } from "./modules/accounts/users.service.js";
+import { createAppsService } from "./modules/apps/apps.service.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
 import { ProjectChanges } from "./shared/project-changes.js";
 
@@ -22,6 +23,7 @@ export function createServices(database: DatabaseHandle, config: Config, logger:
     access,
     users: createUsersService(db),
     projects: createProjectsService(db, access, changes),
+    apps: createAppsService(db, access, changes, config, logger),
   };
 }
 
