@@ -34,6 +34,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   const services = createServices(database, config, logger);
   app.decorate("services", services);
+  // Runs after in-flight requests finished and before the caller closes the database, so the
+  // request counts still in memory are written. A failure is already logged by the recorder.
+  app.addHook("onClose", async () => {
+    await services.apps.flushUsage().catch(() => {});
+  });
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
