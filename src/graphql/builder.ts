@@ -25,12 +25,26 @@ export const builder = new SchemaBuilder<{
   relay: {
     clientMutationId: "omit",
     cursorType: "String",
-    edgesFieldOptions: { nullable: false },
-    nodeFieldOptions: { nullable: false },
+    edgesFieldOptions: { nullable: false, description: "The items of this page with their cursors." },
+    nodeFieldOptions: { nullable: false, description: "The item." },
+    cursorFieldOptions: { description: "Opaque position of the item; pass it as after/before." },
+    pageInfoFieldOptions: { description: "Whether more pages exist and the cursors to reach them." },
+    hasNextPageFieldOptions: { description: "Whether items follow this page." },
+    hasPreviousPageFieldOptions: { description: "Whether items precede this page." },
+    startCursorFieldOptions: { description: "Cursor of the first item of the page." },
+    endCursorFieldOptions: { description: "Cursor of the last item of the page." },
+    firstArgOptions: { description: "Return the first n items (0 to 100; default 20)." },
+    lastArgOptions: { description: "Return the last n items (0 to 100); not together with first." },
+    afterArgOptions: { description: "Start after this cursor." },
+    beforeArgOptions: { description: "End before this cursor." },
     encodeGlobalID,
     decodeGlobalID,
-    nodeQueryOptions: { description: "Fetches any object by its global id (a project by its 4-character id)." },
-    nodesQueryOptions: { description: "Fetches several objects by global id; invisible ones come back null." },
+    nodeQueryOptions: {
+      description: "Fetches any object by its global id (a project by its 4-character id).",
+    },
+    nodesQueryOptions: {
+      description: "Fetches several objects by global id; invisible ones come back null.",
+    },
     nodeTypeOptions: { description: "An object with a global id that `node(id:)` can refetch." },
     pageInfoTypeOptions: { description: "Where a page sits in its connection (Relay cursor connections)." },
   },
@@ -62,7 +76,8 @@ export function globalId(typename: string, id: string): string {
 }
 
 builder.scalarType("DateTime", {
-  description: "An instant as an ISO-8601 string in UTC, e.g. 2026-05-04T09:00:00.000Z. Inputs may carry any offset.",
+  description:
+    "An instant as an ISO-8601 string in UTC, e.g. 2026-05-04T09:00:00.000Z. Inputs may carry any offset.",
   serialize: (value) => String(value),
   parseValue: (value) => parseDateTime(value),
   parseLiteral: (ast) => {
@@ -79,7 +94,9 @@ function parseDateTime(value: unknown): string {
 }
 
 builder.queryType({ description: "The entry points for reading: `project(id:)`, `viewer`, `node(id:)`." });
-builder.mutationType({ description: "Writes. Each takes one `input` and returns a payload with `userErrors`." });
+builder.mutationType({
+  description: "Writes. Each takes one `input` and returns a payload with `userErrors`.",
+});
 
 builder.globalConnectionField("totalCount", (t) =>
   t.int({

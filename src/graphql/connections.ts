@@ -1,9 +1,14 @@
-import { type PageArgs, type PageWindow, type Page, resolvePageArgs } from "../shared/pagination.js";
+import { type Page, type PageArgs, type PageWindow, resolvePageArgs } from "../shared/pagination.js";
 
 /** The shape Pothos' connection fields resolve to, with a lazily counted total. */
 export interface ConnectionResult<T> {
   edges: { cursor: string; node: T }[];
-  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  pageInfo: {
+    hasNextPage: boolean;
+    hasPreviousPage: boolean;
+    startCursor: string | null;
+    endCursor: string | null;
+  };
   totalCount: () => Promise<number>;
 }
 
@@ -31,4 +36,12 @@ export async function toConnection<T>(
       return total;
     },
   };
+}
+
+/** Names a connection's types `<Type>Connection` and `<Type>Edge`, with descriptions. */
+export function connectionTypes(type: string, plural: string) {
+  return [
+    { name: `${type}Connection`, description: `A page of ${plural}, with the total count.` },
+    { name: `${type}Edge`, description: `One of the ${plural} in a page, with its cursor.` },
+  ] as const;
 }

@@ -1,4 +1,3 @@
-import { type CompiledQuery, compileQuery, isCompiledQuery } from "graphql-jit";
 import {
   type DocumentNode,
   type ExecutionResult,
@@ -9,6 +8,7 @@ import {
   parse,
   validate,
 } from "graphql";
+import { type CompiledQuery, compileQuery, isCompiledQuery } from "graphql-jit";
 import { LRUCache } from "lru-cache";
 
 /** A document that parsed and validated against the schema, with its compiled operations. */
@@ -50,7 +50,11 @@ export class DocumentCache {
     try {
       document = parse(source, { maxTokens: this.parseOptions.maxTokens });
     } catch (error) {
-      return { ok: false, stage: "parse", errors: [error instanceof GraphQLError ? error : new GraphQLError(String(error))] };
+      return {
+        ok: false,
+        stage: "parse",
+        errors: [error instanceof GraphQLError ? error : new GraphQLError(String(error))],
+      };
     }
     const errors = validate(this.schema, document);
     if (errors.length > 0) return { ok: false, stage: "validate", errors };
@@ -58,7 +62,10 @@ export class DocumentCache {
   }
 
   /** The operation to run, or undefined when the name does not match (or is needed and missing). */
-  operation(prepared: PreparedDocument, operationName: string | undefined): OperationDefinitionNode | undefined {
+  operation(
+    prepared: PreparedDocument,
+    operationName: string | undefined,
+  ): OperationDefinitionNode | undefined {
     return getOperationAST(prepared.document, operationName) ?? undefined;
   }
 
@@ -67,7 +74,9 @@ export class DocumentCache {
     const key = operationName ?? "";
     let compiled = prepared.compiled.get(key);
     if (!compiled) {
-      compiled = compileQuery(this.schema, prepared.document, operationName, { disablingCapturingStackErrors: true });
+      compiled = compileQuery(this.schema, prepared.document, operationName, {
+        disablingCapturingStackErrors: true,
+      });
       prepared.compiled.set(key, compiled);
     }
     return compiled;

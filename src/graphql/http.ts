@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ExecutionResult, GraphQLFormattedError } from "graphql";
 import { AppError, ErrorCode } from "../errors.js";
+import type { Actor } from "../modules/access/actor.js";
 import type { Services } from "../services.js";
 import { authenticate } from "./authentication.js";
 import { createContext } from "./context.js";
@@ -33,16 +34,37 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const media = negotiate(request.headers.accept) ?? json;
       if (error.statusCode === 413) {
-        return send(reply, 413, media, { errors: [requestError(ErrorCode.PAYLOAD_TOO_LARGE, `The request body is larger than ${services.config.limits.maxBodyBytes} bytes`)] });
+        return send(reply, 413, media, {
+          errors: [
+            requestError(
+              ErrorCode.PAYLOAD_TOO_LARGE,
+              `The request body is larger than ${services.config.limits.maxBodyBytes} bytes`,
+            ),
+          ],
+        });
       }
       if (error.statusCode === 415) {
-        return send(reply, 415, media, { errors: [requestError(ErrorCode.BAD_REQUEST, "Send the request as Content-Type: application/json")] });
+        return send(reply, 415, media, {
+          errors: [requestError(ErrorCode.BAD_REQUEST, "Send the request as Content-Type: application/json")],
+        });
       }
       if (error.statusCode && error.statusCode < 500) {
-        return send(reply, error.statusCode, media, { errors: [requestError(ErrorCode.BAD_REQUEST, `The request body is not valid JSON: ${error.message}`)] });
+        return send(reply, error.statusCode, media, {
+          errors: [
+            requestError(ErrorCode.BAD_REQUEST, `The request body is not valid JSON: ${error.message}`),
+          ],
+        });
       }
       request.log.error({ err: error }, "GraphQL request failed");
-      return send(reply, 500, media, { errors: [requestError(ErrorCode.INTERNAL_SERVER_ERROR, `Internal server error. Quote request id ${request.id} when reporting it.`, { requestId: request.id })] });
+      return send(reply, 500, media, {
+        errors: [
+          requestError(
+            ErrorCode.INTERNAL_SERVER_ERROR,
+            `Internal server error. Quote request id ${request.id} when reporting it.`,
+            { requestId: request.id },
+          ),
+        ],
+      });
     });
 
     scope.route({
@@ -55,14 +77,20 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
   async function handle(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const media = negotiate(request.headers.accept);
     if (!media) {
-      return send(reply, 406, json, { errors: [requestError(ErrorCode.BAD_REQUEST, `Accept must allow ${graphqlResponse} or ${json}`)] });
+      return send(reply, 406, json, {
+        errors: [requestError(ErrorCode.BAD_REQUEST, `Accept must allow ${graphqlResponse} or ${json}`)],
+      });
     }
     const requestErrorStatus = media === graphqlResponse ? 400 : 200;
+    if (request.method === "POST" && !isJsonContentType(request.headers["content-type"])) {
+      return send(reply, 415, media, { errors: [requestError(ErrorCode.BAD_REQUEST, "Send the request as Content-Type: application/json")] });
+    }
 
     const params = readParams(request);
-    if (params instanceof AppError) return send(reply, 400, media, { errors: [requestError(params.code, params.message)] });
+    if (params instanceof AppError)
+      return send(reply, 400, media, { errors: [requestError(params.code, params.message)] });
 
-    let actor;
+    let actor: Actor;
     try {
       actor = await authenticate(services, request.headers.authorization);
     } catch (error) {
@@ -76,20 +104,31 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
 
     const prepared = documents.prepare(params.query);
     if (!prepared.ok) {
-      const code = prepared.stage === "parse" ? ErrorCode.GRAPHQL_PARSE_FAILED : ErrorCode.GRAPHQL_VALIDATION_FAILED;
-      const errors = prepared.errors.map((e) => ({ message: e.message, locations: e.locations, extensions: { code } }));
-      return send(reply, media === graphqlResponse ? 400 : requestErrorStatus, media, { errors });
+      const code =
+        prepared.stage === "parse" ? ErrorCode.GRAPHQL_PARSE_FAILED : ErrorCode.GRAPHQL_VALIDATION_FAILED;
+      const errors = prepared.errors.map((e) => ({
+        message: e.message,
+        locations: e.locations,
+        extensions: { code },
+      }));
+      return send(reply, requestErrorStatus, media, { errors });
     }
     const operation = documents.operation(prepared.prepared, params.operationName);
     if (!operation) {
       const message = params.operationName
         ? `No operation named "${params.operationName}" in the document`
         : "The document has several operations: name the one to run with operationName";
-      return send(reply, 400, media, { errors: [requestError(ErrorCode.GRAPHQL_VALIDATION_FAILED, message)] });
+      return send(reply, 400, media, {
+        errors: [requestError(ErrorCode.GRAPHQL_VALIDATION_FAILED, message)],
+      });
     }
     if (request.method === "GET" && operation.operation !== "query") {
       reply.header("allow", "POST");
-      return send(reply, 405, media, { errors: [requestError(ErrorCode.BAD_REQUEST, "Only queries may be sent with GET; send mutations with POST")] });
+      return send(reply, 405, media, {
+        errors: [
+          requestError(ErrorCode.BAD_REQUEST, "Only queries may be sent with GET; send mutations with POST"),
+        ],
+      });
     }
 
     const compiled = documents.compiled(prepared.prepared, params.operationName);
@@ -133,6 +172,10 @@ export function negotiate(accept: string | undefined): MediaType | undefined {
   return undefined;
 }
 
+function isJsonContentType(header: string | undefined): boolean {
+  return header?.split(";")[0]?.trim().toLowerCase() === "application/json";
+}
+
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
@@ -154,10 +197,19 @@ function jsonParam(value: unknown, name: string): Record<string, unknown> | unde
 
 function readParams(request: FastifyRequest): GraphQLParams | AppError {
   const source = request.method === "GET" ? request.query : request.body;
-  if (Array.isArray(source)) return new AppError(ErrorCode.BAD_REQUEST, "Batched requests (a JSON array) are not supported: send one operation per request");
-  if (!isObject(source)) return new AppError(ErrorCode.BAD_REQUEST, "The request must be a JSON object with a `query` string");
+  if (Array.isArray(source))
+    return new AppError(
+      ErrorCode.BAD_REQUEST,
+      "Batched requests (a JSON array) are not supported: send one operation per request",
+    );
+  if (!isObject(source))
+    return new AppError(ErrorCode.BAD_REQUEST, "The request must be a JSON object with a `query` string");
   const { query, operationName } = source;
-  if (typeof query !== "string" || query.trim() === "") return new AppError(ErrorCode.BAD_REQUEST, "`query` must be a non-empty string holding a GraphQL document");
+  if (typeof query !== "string" || query.trim() === "")
+    return new AppError(
+      ErrorCode.BAD_REQUEST,
+      "`query` must be a non-empty string holding a GraphQL document",
+    );
   if (operationName !== undefined && operationName !== null && typeof operationName !== "string") {
     return new AppError(ErrorCode.BAD_REQUEST, "`operationName` must be a string");
   }

@@ -20,9 +20,14 @@ export function createLoaders(services: Services) {
     project: new DataLoader(fromMap((ids: readonly string[]) => projects.byIds(ids), undefined)),
     room: new DataLoader(fromMap((ids: readonly string[]) => agenda.roomsByIds([...ids]), undefined)),
     track: new DataLoader(fromMap((ids: readonly string[]) => agenda.tracksByIds([...ids]), undefined)),
-    speakersOfSession: new DataLoader(fromMap((ids: readonly string[]) => agenda.speakersBySessionIds([...ids]), [])),
+    speakersOfSession: new DataLoader(
+      fromMap((ids: readonly string[]) => agenda.speakersBySessionIds([...ids]), []),
+    ),
     publishedSessionsOfSpeaker: new DataLoader(
-      fromMap((ids: readonly string[]) => agenda.sessionsBySpeakerIds([...ids], { statuses: ["PUBLISHED"] }), []),
+      fromMap(
+        (ids: readonly string[]) => agenda.sessionsBySpeakerIds([...ids], { statuses: ["PUBLISHED"] }),
+        [],
+      ),
     ),
     allSessionsOfSpeaker: new DataLoader(
       fromMap(
@@ -31,10 +36,16 @@ export function createLoaders(services: Services) {
         [],
       ),
     ),
-    ticketType: new DataLoader(fromMap((ids: readonly string[]) => tickets.ticketTypesByIds([...ids]), undefined)),
+    ticketType: new DataLoader(
+      fromMap((ids: readonly string[]) => tickets.ticketTypesByIds([...ids]), undefined),
+    ),
     soldCount: new DataLoader(fromMap((ids: readonly string[]) => tickets.soldCounts([...ids]), 0)),
-    activeCheckIn: new DataLoader(fromMap((ids: readonly string[]) => checkins.activeByAttendeeIds([...ids]), undefined)),
-    checkInHistory: new DataLoader(fromMap((ids: readonly string[]) => checkins.historyByAttendeeIds([...ids]), [])),
+    activeCheckIn: new DataLoader(
+      fromMap((ids: readonly string[]) => checkins.activeByAttendeeIds([...ids]), undefined),
+    ),
+    checkInHistory: new DataLoader(
+      fromMap((ids: readonly string[]) => checkins.historyByAttendeeIds([...ids]), []),
+    ),
   };
 }
 

@@ -8,7 +8,8 @@ export const UserErrorRef = builder.objectRef<FieldError>("UserError").implement
     "A problem with the mutation's input. Expected failures (validation, conflicts) come back here with data, not as top-level errors.",
   fields: (t) => ({
     field: t.exposeStringList("field", {
-      description: "Path of the input field at fault, relative to `input` (e.g. [\"endsAt\"]); empty for the input as a whole.",
+      description:
+        'Path of the input field at fault, relative to `input` (e.g. ["endsAt"]); empty for the input as a whole.',
     }),
     message: t.exposeString("message", { description: "What is wrong, for people." }),
   }),
@@ -21,13 +22,21 @@ export type Payload<Name extends string, T> = { [K in Name]: T | null } & { user
  * Runs a service write and shapes its outcome as a payload. Validation failures and conflicts become
  * `userErrors`; NOT_FOUND and FORBIDDEN stay top-level errors, as for reads.
  */
-export async function runMutation<Name extends string, T>(name: Name, write: () => Promise<T>): Promise<Payload<Name, T>> {
+export async function runMutation<Name extends string, T>(
+  name: Name,
+  write: () => Promise<T>,
+): Promise<Payload<Name, T>> {
   try {
     const result = await write();
     return { [name]: result, userErrors: [] } as Payload<Name, T>;
   } catch (error) {
-    if (error instanceof AppError && (error.code === ErrorCode.BAD_USER_INPUT || error.code === ErrorCode.CONFLICT)) {
-      const userErrors = error.details.fieldErrors?.length ? error.details.fieldErrors : [{ field: [], message: error.message }];
+    if (
+      error instanceof AppError &&
+      (error.code === ErrorCode.BAD_USER_INPUT || error.code === ErrorCode.CONFLICT)
+    ) {
+      const userErrors = error.details.fieldErrors?.length
+        ? error.details.fieldErrors
+        : [{ field: [], message: error.message }];
       return { [name]: null, userErrors } as Payload<Name, T>;
     }
     throw error;

@@ -37,7 +37,9 @@ function projectIdOf(parent: { id?: string; projectId?: string }, typename: stri
  * call checks it against the project named in the input, which is only known after parsing it.
  */
 export function enforcePermissions(schema: GraphQLSchema): GraphQLSchema {
-  const roots = new Set([schema.getQueryType(), schema.getMutationType()].filter(Boolean).map((t) => t?.name));
+  const roots = new Set(
+    [schema.getQueryType(), schema.getMutationType()].filter(Boolean).map((t) => t?.name),
+  );
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || roots.has(type.name) || type.name.startsWith("__")) continue;
     for (const field of Object.values(type.getFields())) {

@@ -1,5 +1,6 @@
 import { type GraphQLSchema, lexicographicSortSchema, printSchema } from "graphql";
 import { defineAgendaTypes } from "../modules/agenda/agenda.graphql.js";
+import { defineViewerTypes } from "../modules/apps/apps.graphql.js";
 import { definePermissionFields } from "../modules/apps/permissions.graphql.js";
 import { defineAttendeeTypes } from "../modules/attendees/attendees.graphql.js";
 import { defineCheckInTypes } from "../modules/checkins/checkins.graphql.js";
@@ -18,6 +19,7 @@ export function schema(): GraphQLSchema {
   if (!built) {
     defineProjectTypes();
     definePermissionFields();
+    defineViewerTypes();
     defineAgendaTypes();
     defineTicketTypes();
     defineAttendeeTypes();

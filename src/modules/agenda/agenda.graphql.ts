@@ -1,11 +1,11 @@
+import { notFound } from "../../errors.js";
 import { builder, type InputFields } from "../../graphql/builder.js";
+import { connectionTypes, toConnection } from "../../graphql/connections.js";
 import type { GraphQLContext } from "../../graphql/context.js";
-import { toConnection } from "../../graphql/connections.js";
 import { optionalLocal, referenceLocal, requiredLocal } from "../../graphql/ids.js";
 import { payloadType, runMutation } from "../../graphql/mutations.js";
 import { nodeLoader as loader } from "../../graphql/nodes.js";
 import { requires } from "../../graphql/permissions.js";
-import { notFound } from "../../errors.js";
 import { ProjectRef } from "../projects/projects.graphql.js";
 import type { Room, Session, Speaker, SpeakerLink, Track } from "./agenda.service.js";
 
@@ -37,7 +37,11 @@ export function defineAgendaTypes(): void {
       description: t.exposeString("description", { nullable: true, description: "Abstract (plain text)." }),
       startsAt: t.expose("startsAt", { type: "DateTime", description: "Start time." }),
       endsAt: t.expose("endsAt", { type: "DateTime", description: "End time (after the start)." }),
-      status: t.field({ type: SessionStatusEnum, description: "Draft, published or cancelled.", resolve: (s) => s.status }),
+      status: t.field({
+        type: SessionStatusEnum,
+        description: "Draft, published or cancelled.",
+        resolve: (s) => s.status,
+      }),
       capacity: t.exposeInt("capacity", { nullable: true, description: "Seats, when limited." }),
       room: t.field({
         type: RoomRef,
@@ -59,7 +63,8 @@ export function defineAgendaTypes(): void {
       project: t.field({
         type: ProjectRef,
         description: "The event it belongs to.",
-        resolve: async (s, _args, c) => (await c.loaders.project.load(s.projectId)) ?? Promise.reject(notFound("Project")),
+        resolve: async (s, _args, c) =>
+          (await c.loaders.project.load(s.projectId)) ?? Promise.reject(notFound("Project")),
       }),
       createdAt: t.expose("createdAt", { type: "DateTime", description: "When it was created." }),
       updatedAt: t.expose("updatedAt", { type: "DateTime", description: "When it last changed." }),
@@ -87,7 +92,8 @@ export function defineAgendaTypes(): void {
       links: t.field({ type: [SpeakerLinkRef], description: "Profile links.", resolve: (s) => s.links }),
       sessions: t.field({
         type: [SessionRef],
-        description: "Sessions the speaker appears in, by start time: published ones, and all with agenda:read.",
+        description:
+          "Sessions the speaker appears in, by start time: published ones, and all with agenda:read.",
         resolve: async (s, _args, c) => {
           const access = await c.access(s.projectId);
           return access?.permissions.has("agenda:read")
@@ -121,73 +127,92 @@ export function defineAgendaTypes(): void {
   });
 
   builder.objectFields(ProjectRef, (t) => ({
-    sessions: t.connection({
-      type: SessionRef,
-      description:
-        "Sessions by start time. Published ones by default; asking for other statuses needs agenda:read.",
-      args: {
-        status: t.arg({ type: [SessionStatusEnum], description: "Statuses to include (default [PUBLISHED])." }),
-        trackId: t.arg.id({ description: "Only sessions of this track." }),
-        roomId: t.arg.id({ description: "Only sessions in this room." }),
+    sessions: t.connection(
+      {
+        type: SessionRef,
+        description:
+          "Sessions by start time. Published ones by default; asking for other statuses needs agenda:read.",
+        args: {
+          status: t.arg({
+            type: [SessionStatusEnum],
+            description: "Statuses to include (default [PUBLISHED]).",
+          }),
+          trackId: t.arg.id({ description: "Only sessions of this track." }),
+          roomId: t.arg.id({ description: "Only sessions in this room." }),
+        },
+        resolve: async (project, args, c) => {
+          const access = await c.access(project.id);
+          if (!access) throw notFound("Project");
+          const filter = {
+            statuses: args.status ?? undefined,
+            trackId: optionalLocal(args.trackId, "Track") ?? undefined,
+            roomId: optionalLocal(args.roomId, "Room") ?? undefined,
+          };
+          return toConnection(
+            args,
+            (window) => c.services.agenda.listSessions(access, filter, window),
+            () => c.services.agenda.countSessions(access, filter),
+          );
+        },
       },
-      resolve: async (project, args, c) => {
-        const access = await c.access(project.id);
-        if (!access) throw notFound("Project");
-        const filter = {
-          statuses: args.status ?? undefined,
-          trackId: optionalLocal(args.trackId, "Track") ?? undefined,
-          roomId: optionalLocal(args.roomId, "Room") ?? undefined,
-        };
-        return toConnection(
-          args,
-          (window) => c.services.agenda.listSessions(access, filter, window),
-          () => c.services.agenda.countSessions(access, filter),
-        );
+      ...connectionTypes("Session", "sessions"),
+    ),
+    speakers: t.connection(
+      {
+        type: SpeakerRef,
+        description:
+          "Speakers by name: those of published sessions; all of them with includeUnpublished (agenda:read).",
+        args: {
+          includeUnpublished: t.arg.boolean({
+            defaultValue: false,
+            description: "Include speakers without a published session (needs agenda:read).",
+          }),
+        },
+        resolve: async (project, args, c) => {
+          const access = await c.access(project.id);
+          if (!access) throw notFound("Project");
+          const filter = { includeUnpublished: args.includeUnpublished ?? false };
+          return toConnection(
+            args,
+            (window) => c.services.agenda.listSpeakers(access, filter, window),
+            () => c.services.agenda.countSpeakers(access, filter),
+          );
+        },
       },
-    }),
-    speakers: t.connection({
-      type: SpeakerRef,
-      description: "Speakers by name: those of published sessions; all of them with includeUnpublished (agenda:read).",
-      args: {
-        includeUnpublished: t.arg.boolean({ defaultValue: false, description: "Include speakers without a published session (needs agenda:read)." }),
+      ...connectionTypes("Speaker", "speakers"),
+    ),
+    tracks: t.connection(
+      {
+        type: TrackRef,
+        description: "Tracks by name. Public.",
+        resolve: async (project, args, c) => {
+          const access = await c.access(project.id);
+          if (!access) throw notFound("Project");
+          return toConnection(
+            args,
+            (window) => c.services.agenda.listTracks(access, window),
+            () => c.services.agenda.countTracks(access),
+          );
+        },
       },
-      resolve: async (project, args, c) => {
-        const access = await c.access(project.id);
-        if (!access) throw notFound("Project");
-        const filter = { includeUnpublished: args.includeUnpublished ?? false };
-        return toConnection(
-          args,
-          (window) => c.services.agenda.listSpeakers(access, filter, window),
-          () => c.services.agenda.countSpeakers(access, filter),
-        );
+      ...connectionTypes("Track", "tracks"),
+    ),
+    rooms: t.connection(
+      {
+        type: RoomRef,
+        description: "Rooms by name. Public.",
+        resolve: async (project, args, c) => {
+          const access = await c.access(project.id);
+          if (!access) throw notFound("Project");
+          return toConnection(
+            args,
+            (window) => c.services.agenda.listRooms(access, window),
+            () => c.services.agenda.countRooms(access),
+          );
+        },
       },
-    }),
-    tracks: t.connection({
-      type: TrackRef,
-      description: "Tracks by name. Public.",
-      resolve: async (project, args, c) => {
-        const access = await c.access(project.id);
-        if (!access) throw notFound("Project");
-        return toConnection(
-          args,
-          (window) => c.services.agenda.listTracks(access, window),
-          () => c.services.agenda.countTracks(access),
-        );
-      },
-    }),
-    rooms: t.connection({
-      type: RoomRef,
-      description: "Rooms by name. Public.",
-      resolve: async (project, args, c) => {
-        const access = await c.access(project.id);
-        if (!access) throw notFound("Project");
-        return toConnection(
-          args,
-          (window) => c.services.agenda.listRooms(access, window),
-          () => c.services.agenda.countRooms(access),
-        );
-      },
-    }),
+      ...connectionTypes("Room", "rooms"),
+    ),
   }));
 
   defineAgendaMutations();
@@ -209,7 +234,9 @@ function defineAgendaMutations(): void {
     endsAt: t.field({ type: "DateTime", description: "End time, after the start." }),
     roomId: t.id({ description: "Room (of the same project); null clears it." }),
     trackId: t.id({ description: "Track (of the same project); null clears it." }),
-    speakerIds: t.idList({ description: "Speakers in billing order (of the same project); replaces the list." }),
+    speakerIds: t.idList({
+      description: "Speakers in billing order (of the same project); replaces the list.",
+    }),
     capacity: t.int({ description: "Seats; null for unlimited." }),
     status: t.field({ type: SessionStatusEnum, description: "Draft (default), published or cancelled." }),
   });
@@ -226,14 +253,21 @@ function defineAgendaMutations(): void {
   });
   const UpdateSessionInput = builder.inputType("UpdateSessionInput", {
     description: "Changes to a session; omitted fields stay as they are.",
-    fields: (t) => ({ id: t.id({ required: true, description: "The session's global id." }), ...sessionFields(t) }),
+    fields: (t) => ({
+      id: t.id({ required: true, description: "The session's global id." }),
+      ...sessionFields(t),
+    }),
   });
   const DeleteInput = builder.inputType("DeleteInput", {
     description: "The object to delete.",
     fields: (t) => ({ id: t.id({ required: true, description: "Global id of the object." }) }),
   });
 
-  const sessionRefs = <I extends { roomId?: string | null; trackId?: string | null; speakerIds?: readonly string[] | null }>(input: I) => ({
+  const sessionRefs = <
+    I extends { roomId?: string | null; trackId?: string | null; speakerIds?: readonly string[] | null },
+  >(
+    input: I,
+  ) => ({
     ...input,
     roomId: optionalLocal(input.roomId, "Room"),
     trackId: optionalLocal(input.trackId, "Track"),
@@ -257,7 +291,10 @@ function defineAgendaMutations(): void {
       args: { input: t.arg({ type: UpdateSessionInput, required: true }) },
       resolve: (_r, { input }, c) =>
         runMutation("session", () =>
-          c.services.agenda.updateSession(c.actor, { ...sessionRefs(input), id: requiredLocal(input.id, "Session") } as never),
+          c.services.agenda.updateSession(c.actor, {
+            ...sessionRefs(input),
+            id: requiredLocal(input.id, "Session"),
+          } as never),
         ),
     }),
     deleteSession: t.field({
@@ -266,7 +303,9 @@ function defineAgendaMutations(): void {
       description: "Deletes a session.",
       args: { input: t.arg({ type: DeleteInput, required: true }) },
       resolve: (_r, { input }, c) =>
-        runMutation("session", () => c.services.agenda.deleteSession(c.actor, { id: requiredLocal(input.id, "Session") })),
+        runMutation("session", () =>
+          c.services.agenda.deleteSession(c.actor, { id: requiredLocal(input.id, "Session") }),
+        ),
     }),
   }));
 
@@ -288,7 +327,10 @@ function defineAgendaMutations(): void {
   });
   const UpdateSpeakerInput = builder.inputType("UpdateSpeakerInput", {
     description: "Changes to a speaker; omitted fields stay as they are.",
-    fields: (t) => ({ id: t.id({ required: true, description: "The speaker's global id." }), ...speakerFields(t) }),
+    fields: (t) => ({
+      id: t.id({ required: true, description: "The speaker's global id." }),
+      ...speakerFields(t),
+    }),
   });
   const SpeakerPayload = (name: string, what: string) => payloadType(name, "speaker", SpeakerRef, what);
 
@@ -306,7 +348,10 @@ function defineAgendaMutations(): void {
   });
   const UpdateTrackInput = builder.inputType("UpdateTrackInput", {
     description: "Changes to a track.",
-    fields: (t) => ({ id: t.id({ required: true, description: "The track's global id." }), ...TrackInputFields(t) }),
+    fields: (t) => ({
+      id: t.id({ required: true, description: "The track's global id." }),
+      ...TrackInputFields(t),
+    }),
   });
   const TrackPayload = (name: string, what: string) => payloadType(name, "track", TrackRef, what);
 
@@ -324,7 +369,10 @@ function defineAgendaMutations(): void {
   });
   const UpdateRoomInput = builder.inputType("UpdateRoomInput", {
     description: "Changes to a room.",
-    fields: (t) => ({ id: t.id({ required: true, description: "The room's global id." }), ...RoomInputFields(t) }),
+    fields: (t) => ({
+      id: t.id({ required: true, description: "The room's global id." }),
+      ...RoomInputFields(t),
+    }),
   });
   const RoomPayload = (name: string, what: string) => payloadType(name, "room", RoomRef, what);
 
@@ -335,7 +383,8 @@ function defineAgendaMutations(): void {
       type: SpeakerPayload("CreateSpeakerPayload", "The result of createSpeaker."),
       description: "Adds a speaker.",
       args: { input: t.arg({ type: CreateSpeakerInput, required: true }) },
-      resolve: (_r, { input }, c) => runMutation("speaker", () => agenda(c).createSpeaker(c.actor, input as never)),
+      resolve: (_r, { input }, c) =>
+        runMutation("speaker", () => agenda(c).createSpeaker(c.actor, input as never)),
     }),
     updateSpeaker: t.field({
       ...requires("agenda:write"),
@@ -343,7 +392,9 @@ function defineAgendaMutations(): void {
       description: "Changes a speaker.",
       args: { input: t.arg({ type: UpdateSpeakerInput, required: true }) },
       resolve: (_r, { input }, c) =>
-        runMutation("speaker", () => agenda(c).updateSpeaker(c.actor, { ...input, id: requiredLocal(input.id, "Speaker") } as never)),
+        runMutation("speaker", () =>
+          agenda(c).updateSpeaker(c.actor, { ...input, id: requiredLocal(input.id, "Speaker") } as never),
+        ),
     }),
     deleteSpeaker: t.field({
       ...requires("agenda:write"),
@@ -351,14 +402,17 @@ function defineAgendaMutations(): void {
       description: "Deletes a speaker (and removes them from their sessions).",
       args: { input: t.arg({ type: DeleteInput, required: true }) },
       resolve: (_r, { input }, c) =>
-        runMutation("speaker", () => agenda(c).deleteSpeaker(c.actor, { id: requiredLocal(input.id, "Speaker") })),
+        runMutation("speaker", () =>
+          agenda(c).deleteSpeaker(c.actor, { id: requiredLocal(input.id, "Speaker") }),
+        ),
     }),
     createTrack: t.field({
       ...requires("agenda:write"),
       type: TrackPayload("CreateTrackPayload", "The result of createTrack."),
       description: "Adds a track.",
       args: { input: t.arg({ type: CreateTrackInput, required: true }) },
-      resolve: (_r, { input }, c) => runMutation("track", () => agenda(c).createTrack(c.actor, input as never)),
+      resolve: (_r, { input }, c) =>
+        runMutation("track", () => agenda(c).createTrack(c.actor, input as never)),
     }),
     updateTrack: t.field({
       ...requires("agenda:write"),
@@ -366,7 +420,9 @@ function defineAgendaMutations(): void {
       description: "Changes a track.",
       args: { input: t.arg({ type: UpdateTrackInput, required: true }) },
       resolve: (_r, { input }, c) =>
-        runMutation("track", () => agenda(c).updateTrack(c.actor, { ...input, id: requiredLocal(input.id, "Track") } as never)),
+        runMutation("track", () =>
+          agenda(c).updateTrack(c.actor, { ...input, id: requiredLocal(input.id, "Track") } as never),
+        ),
     }),
     deleteTrack: t.field({
       ...requires("agenda:write"),
@@ -389,7 +445,9 @@ function defineAgendaMutations(): void {
       description: "Changes a room.",
       args: { input: t.arg({ type: UpdateRoomInput, required: true }) },
       resolve: (_r, { input }, c) =>
-        runMutation("room", () => agenda(c).updateRoom(c.actor, { ...input, id: requiredLocal(input.id, "Room") } as never)),
+        runMutation("room", () =>
+          agenda(c).updateRoom(c.actor, { ...input, id: requiredLocal(input.id, "Room") } as never),
+        ),
     }),
     deleteRoom: t.field({
       ...requires("agenda:write"),
@@ -401,4 +459,3 @@ function defineAgendaMutations(): void {
     }),
   }));
 }
-

@@ -5,8 +5,14 @@ import { type Permission, permissionCatalogue } from "./permissions.js";
 export const PermissionEnum = builder.enumType("Permission", {
   description: "What an app may do in a project. Reading a reachable project's basic fields needs none.",
   values: Object.fromEntries(
-    permissionCatalogue.map((p) => [p.graphqlName, { value: p.name, description: `${p.title}: ${p.description}` }]),
-  ) as Record<(typeof permissionCatalogue)[number]["graphqlName"], { value: Permission; description: string }>,
+    permissionCatalogue.map((p) => [
+      p.graphqlName,
+      { value: p.name, description: `${p.title}: ${p.description}` },
+    ]),
+  ) as Record<
+    (typeof permissionCatalogue)[number]["graphqlName"],
+    { value: Permission; description: string }
+  >,
 });
 
 type CatalogueEntry = (typeof permissionCatalogue)[number];

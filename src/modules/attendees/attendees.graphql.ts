@@ -1,10 +1,10 @@
+import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
-import { toConnection } from "../../graphql/connections.js";
+import { connectionTypes, toConnection } from "../../graphql/connections.js";
 import { optionalLocal, referenceLocal, requiredLocal } from "../../graphql/ids.js";
 import { payloadType, runMutation } from "../../graphql/mutations.js";
 import { nodeLoader } from "../../graphql/nodes.js";
 import { requires } from "../../graphql/permissions.js";
-import { notFound } from "../../errors.js";
 import { CheckInRef } from "../checkins/checkins.graphql.js";
 import { ProjectRef } from "../projects/projects.graphql.js";
 import { TicketTypeRef } from "../tickets/tickets.graphql.js";
@@ -24,16 +24,30 @@ const AttendeeStatusEnum = builder.enumType("AttendeeStatus", {
 export function defineAttendeeTypes(): void {
   builder.node(AttendeeRef, {
     ...requires("attendees:read"),
-    description: "A person registered for the event. Personal data: never public; every field but id needs attendees:read.",
+    description:
+      "A person registered for the event. Personal data: never public; every field but id needs attendees:read.",
     id: { resolve: (a) => a.id },
     loadWithoutCache: nodeLoader((c, id) => c.services.attendees.findAttendee(c.actor, id)),
     fields: (t) => ({
       name: t.exposeString("name", { nullable: true, description: "Full name." }),
       email: t.exposeString("email", { nullable: true, description: "Email address." }),
       company: t.exposeString("company", { nullable: true, description: "Company or organisation." }),
-      status: t.field({ type: AttendeeStatusEnum, nullable: true, description: "Registered or cancelled.", resolve: (a) => a.status }),
-      registeredAt: t.expose("registeredAt", { type: "DateTime", nullable: true, description: "When they registered." }),
-      cancelledAt: t.expose("cancelledAt", { type: "DateTime", nullable: true, description: "When the registration was cancelled." }),
+      status: t.field({
+        type: AttendeeStatusEnum,
+        nullable: true,
+        description: "Registered or cancelled.",
+        resolve: (a) => a.status,
+      }),
+      registeredAt: t.expose("registeredAt", {
+        type: "DateTime",
+        nullable: true,
+        description: "When they registered.",
+      }),
+      cancelledAt: t.expose("cancelledAt", {
+        type: "DateTime",
+        nullable: true,
+        description: "When the registration was cancelled.",
+      }),
       ticketType: t.field({
         type: TicketTypeRef,
         nullable: true,
@@ -61,31 +75,34 @@ export function defineAttendeeTypes(): void {
   });
 
   builder.objectField(ProjectRef, "attendees", (t) =>
-    t.connection({
-      ...requires("attendees:read"),
-      type: AttendeeRef,
-      nullable: true,
-      description: "Attendees by registration time.",
-      args: {
-        search: t.arg.string({ description: "Part of a name or email, case-insensitive." }),
-        status: t.arg({ type: AttendeeStatusEnum, description: "Only attendees with this status." }),
-        ticketTypeId: t.arg.id({ description: "Only holders of this ticket type." }),
+    t.connection(
+      {
+        ...requires("attendees:read"),
+        type: AttendeeRef,
+        nullable: true,
+        description: "Attendees by registration time.",
+        args: {
+          search: t.arg.string({ description: "Part of a name or email, case-insensitive." }),
+          status: t.arg({ type: AttendeeStatusEnum, description: "Only attendees with this status." }),
+          ticketTypeId: t.arg.id({ description: "Only holders of this ticket type." }),
+        },
+        resolve: async (project, args, c) => {
+          const access = await c.access(project.id);
+          if (!access) throw notFound("Project");
+          const filter = {
+            search: args.search ?? undefined,
+            status: args.status ?? undefined,
+            ticketTypeId: optionalLocal(args.ticketTypeId, "TicketType") ?? undefined,
+          };
+          return toConnection(
+            args,
+            (window) => c.services.attendees.listAttendees(access, filter, window),
+            () => c.services.attendees.countAttendees(access, filter),
+          );
+        },
       },
-      resolve: async (project, args, c) => {
-        const access = await c.access(project.id);
-        if (!access) throw notFound("Project");
-        const filter = {
-          search: args.search ?? undefined,
-          status: args.status ?? undefined,
-          ticketTypeId: optionalLocal(args.ticketTypeId, "TicketType") ?? undefined,
-        };
-        return toConnection(
-          args,
-          (window) => c.services.attendees.listAttendees(access, filter, window),
-          () => c.services.attendees.countAttendees(access, filter),
-        );
-      },
-    }),
+      ...connectionTypes("Attendee", "attendees"),
+    ),
   );
 
   const RegisterAttendeeInput = builder.inputType("RegisterAttendeeInput", {
@@ -93,8 +110,14 @@ export function defineAttendeeTypes(): void {
     fields: (t) => ({
       projectId: t.id({ required: true, description: "The 4-character Project ID." }),
       name: t.string({ required: true, description: "Full name." }),
-      email: t.string({ required: true, description: "Email address; one active registration per email and event." }),
-      ticketTypeId: t.id({ required: true, description: "The ticket type (of the same project), not sold out." }),
+      email: t.string({
+        required: true,
+        description: "Email address; one active registration per email and event.",
+      }),
+      ticketTypeId: t.id({
+        required: true,
+        description: "The ticket type (of the same project), not sold out.",
+      }),
       company: t.string({ description: "Company or organisation." }),
     }),
   });
@@ -150,7 +173,9 @@ export function defineAttendeeTypes(): void {
       description: "Cancels a registration (idempotent); a current check-in is undone.",
       args: { input: t.arg({ type: CancelAttendeeInput, required: true }) },
       resolve: (_r, { input }, c) =>
-        runMutation("attendee", () => c.services.attendees.cancelAttendee(c.actor, { id: requiredLocal(input.id, "Attendee") })),
+        runMutation("attendee", () =>
+          c.services.attendees.cancelAttendee(c.actor, { id: requiredLocal(input.id, "Attendee") }),
+        ),
     }),
   }));
 }

@@ -10,7 +10,10 @@ export const CheckInRef = builder.objectRef<CheckIn>("CheckIn");
 
 const CheckInSourceEnum = builder.enumType("CheckInSource", {
   description: "Who checked the attendee in.",
-  values: { ORGANIZER: { description: "An organizer in the dashboard." }, APP: { description: "An app through the API." } } as const,
+  values: {
+    ORGANIZER: { description: "An organizer in the dashboard." },
+    APP: { description: "An app through the API." },
+  } as const,
 });
 
 /** Defines check-ins and `checkInAttendee` / `undoCheckIn`. */
@@ -21,7 +24,11 @@ export function defineCheckInTypes(): void {
     fields: (t) => ({
       id: t.id({ description: "Global id of the check-in.", resolve: (ci) => globalId("CheckIn", ci.id) }),
       checkedInAt: t.expose("checkedInAt", { type: "DateTime", description: "When they were checked in." }),
-      undoneAt: t.expose("undoneAt", { type: "DateTime", nullable: true, description: "When the check-in was taken back." }),
+      undoneAt: t.expose("undoneAt", {
+        type: "DateTime",
+        nullable: true,
+        description: "When the check-in was taken back.",
+      }),
       source: t.field({
         type: CheckInSourceEnum,
         description: "Whether an organizer or an app checked them in.",
@@ -35,24 +42,30 @@ export function defineCheckInTypes(): void {
     fields: (t) => ({ attendeeId: t.id({ required: true, description: "The attendee's global id." }) }),
   });
 
-  const CheckInPayload = builder.objectRef<{ result: CheckInResult | null; userErrors: FieldError[] }>("CheckInPayload").implement({
-    description: "The result of checkInAttendee or undoCheckIn.",
-    fields: (t) => ({
-      attendee: t.field({
-        type: AttendeeRef,
-        nullable: true,
-        description: "The attendee (its fields other than id need attendees:read).",
-        resolve: (p) => p.result?.attendee ?? null,
+  const CheckInPayload = builder
+    .objectRef<{ result: CheckInResult | null; userErrors: FieldError[] }>("CheckInPayload")
+    .implement({
+      description: "The result of checkInAttendee or undoCheckIn.",
+      fields: (t) => ({
+        attendee: t.field({
+          type: AttendeeRef,
+          nullable: true,
+          description: "The attendee (its fields other than id need attendees:read).",
+          resolve: (p) => p.result?.attendee ?? null,
+        }),
+        checkIn: t.field({
+          type: CheckInRef,
+          nullable: true,
+          description: "The check-in made, or the one undone.",
+          resolve: (p) => p.result?.checkIn ?? null,
+        }),
+        userErrors: t.field({
+          type: [UserErrorRef],
+          description: "Problems with the input; empty on success.",
+          resolve: (p) => p.userErrors,
+        }),
       }),
-      checkIn: t.field({
-        type: CheckInRef,
-        nullable: true,
-        description: "The check-in made, or the one undone.",
-        resolve: (p) => p.result?.checkIn ?? null,
-      }),
-      userErrors: t.field({ type: [UserErrorRef], description: "Problems with the input; empty on success.", resolve: (p) => p.userErrors }),
-    }),
-  });
+    });
 
   builder.mutationFields((t) => ({
     checkInAttendee: t.field({
@@ -61,7 +74,9 @@ export function defineCheckInTypes(): void {
       description: "Checks an attendee in. Idempotent: checking in twice returns the same check-in.",
       args: { input: t.arg({ type: CheckInInput, required: true }) },
       resolve: (_r, { input }, c) =>
-        runMutation("result", () => c.services.checkins.checkIn(c.actor, { attendeeId: requiredLocal(input.attendeeId, "Attendee") })),
+        runMutation("result", () =>
+          c.services.checkins.checkIn(c.actor, { attendeeId: requiredLocal(input.attendeeId, "Attendee") }),
+        ),
     }),
     undoCheckIn: t.field({
       ...requires("checkins:write"),
@@ -69,7 +84,11 @@ export function defineCheckInTypes(): void {
       description: "Takes back an attendee's current check-in. Idempotent.",
       args: { input: t.arg({ type: CheckInInput, required: true }) },
       resolve: (_r, { input }, c) =>
-        runMutation("result", () => c.services.checkins.undoCheckIn(c.actor, { attendeeId: requiredLocal(input.attendeeId, "Attendee") })),
+        runMutation("result", () =>
+          c.services.checkins.undoCheckIn(c.actor, {
+            attendeeId: requiredLocal(input.attendeeId, "Attendee"),
+          }),
+        ),
     }),
   }));
 }

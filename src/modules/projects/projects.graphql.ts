@@ -1,8 +1,7 @@
-import { builder } from "../../graphql/builder.js";
-import { runMutation } from "../../graphql/mutations.js";
-import { requires } from "../../graphql/permissions.js";
-import { UserErrorRef } from "../../graphql/mutations.js";
 import { notFound } from "../../errors.js";
+import { builder } from "../../graphql/builder.js";
+import { runMutation, UserErrorRef } from "../../graphql/mutations.js";
+import { requires } from "../../graphql/permissions.js";
 import { PermissionEnum } from "../apps/permissions.graphql.js";
 import type { Project, UpdateProjectInput } from "./projects.service.js";
 
@@ -39,19 +38,37 @@ export function defineProjectTypes(): void {
     },
     fields: (t) => ({
       name: t.exposeString("name", { description: "The event's name." }),
-      description: t.exposeString("description", { nullable: true, description: "About the event (plain text)." }),
-      timezone: t.exposeString("timezone", { description: "IANA time zone of the event, e.g. Europe/Berlin." }),
-      startsAt: t.expose("startsAt", { type: "DateTime", nullable: true, description: "When the event starts." }),
+      description: t.exposeString("description", {
+        nullable: true,
+        description: "About the event (plain text).",
+      }),
+      timezone: t.exposeString("timezone", {
+        description: "IANA time zone of the event, e.g. Europe/Berlin.",
+      }),
+      startsAt: t.expose("startsAt", {
+        type: "DateTime",
+        nullable: true,
+        description: "When the event starts.",
+      }),
       endsAt: t.expose("endsAt", { type: "DateTime", nullable: true, description: "When the event ends." }),
       venue: t.field({ type: VenueRef, description: "Where it takes place.", resolve: (p) => p.venue }),
       website: t.exposeString("website", { nullable: true, description: "The event's website." }),
-      status: t.field({ type: ProjectStatusEnum, description: "Draft, published or archived.", resolve: (p) => p.status }),
+      status: t.field({
+        type: ProjectStatusEnum,
+        description: "Draft, published or archived.",
+        resolve: (p) => p.status,
+      }),
       createdAt: t.expose("createdAt", { type: "DateTime", description: "When the project was created." }),
-      updatedAt: t.expose("updatedAt", { type: "DateTime", description: "When its basic fields last changed." }),
+      updatedAt: t.expose("updatedAt", {
+        type: "DateTime",
+        description: "When its basic fields last changed.",
+      }),
       viewerPermissions: t.field({
         type: [PermissionEnum],
         description: "The permissions the caller holds in this project (empty for public requests).",
-        resolve: async (project, _args, context) => [...((await context.access(project.id))?.permissions ?? [])],
+        resolve: async (project, _args, context) => [
+          ...((await context.access(project.id))?.permissions ?? []),
+        ],
       }),
     }),
   });
@@ -96,14 +113,24 @@ export function defineProjectTypes(): void {
     }),
   });
 
-  const UpdateProjectPayload = builder.objectRef<{ project: Project | null; userErrors: { field: string[]; message: string }[] }>(
-    "UpdateProjectPayload",
-  );
+  const UpdateProjectPayload = builder.objectRef<{
+    project: Project | null;
+    userErrors: { field: string[]; message: string }[];
+  }>("UpdateProjectPayload");
   UpdateProjectPayload.implement({
     description: "The result of updateProject.",
     fields: (t) => ({
-      project: t.field({ type: ProjectRef, nullable: true, description: "The updated project.", resolve: (p) => p.project }),
-      userErrors: t.field({ type: [UserErrorRef], description: "Input problems; empty on success.", resolve: (p) => p.userErrors }),
+      project: t.field({
+        type: ProjectRef,
+        nullable: true,
+        description: "The updated project.",
+        resolve: (p) => p.project,
+      }),
+      userErrors: t.field({
+        type: [UserErrorRef],
+        description: "Input problems; empty on success.",
+        resolve: (p) => p.userErrors,
+      }),
     }),
   });
 
@@ -117,7 +144,9 @@ export function defineProjectTypes(): void {
         const { projectId, ...changes } = input;
         // GraphQL hands explicit nulls through; the service's schema validates them like any input.
         const fields = changes as UpdateProjectInput;
-        return runMutation("project", () => context.services.projects.update(context.actor, String(projectId), fields));
+        return runMutation("project", () =>
+          context.services.projects.update(context.actor, String(projectId), fields),
+        );
       },
     }),
   );

@@ -1,10 +1,10 @@
+import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
-import { toConnection } from "../../graphql/connections.js";
+import { connectionTypes, toConnection } from "../../graphql/connections.js";
 import { requiredLocal } from "../../graphql/ids.js";
 import { payloadType, runMutation } from "../../graphql/mutations.js";
 import { nodeLoader } from "../../graphql/nodes.js";
 import { requires } from "../../graphql/permissions.js";
-import { notFound } from "../../errors.js";
 import { ProjectRef } from "../projects/projects.graphql.js";
 import type { TicketType } from "./tickets.service.js";
 
@@ -12,7 +12,10 @@ export const TicketTypeRef = builder.objectRef<TicketType>("TicketType");
 
 /** Whether the ticket type's sales window is open now. */
 function onSale(ticketType: TicketType, now = new Date().toISOString()): boolean {
-  return (!ticketType.salesStartAt || ticketType.salesStartAt <= now) && (!ticketType.salesEndAt || ticketType.salesEndAt > now);
+  return (
+    (!ticketType.salesStartAt || ticketType.salesStartAt <= now) &&
+    (!ticketType.salesEndAt || ticketType.salesEndAt > now)
+  );
 }
 
 const MoneyRef = builder.objectRef<{ amountMinor: number; currency: string }>("Money").implement({
@@ -34,20 +37,38 @@ export function defineTicketTypes(): void {
     loadWithoutCache: nodeLoader((c, id) => c.services.tickets.findTicketType(c.actor, id)),
     fields: (t) => ({
       name: t.exposeString("name", { description: "Name, e.g. Early bird." }),
-      description: t.exposeString("description", { nullable: true, description: "What the ticket includes." }),
+      description: t.exposeString("description", {
+        nullable: true,
+        description: "What the ticket includes.",
+      }),
       price: t.field({
         type: MoneyRef,
         description: "Price per ticket.",
         resolve: (tt) => ({ amountMinor: tt.priceMinor, currency: tt.currency }),
       }),
-      salesStartAt: t.expose("salesStartAt", { type: "DateTime", nullable: true, description: "When sales open." }),
-      salesEndAt: t.expose("salesEndAt", { type: "DateTime", nullable: true, description: "When sales close." }),
-      onSale: t.boolean({ description: "Whether the sales window is open now.", resolve: (tt) => onSale(tt) }),
+      salesStartAt: t.expose("salesStartAt", {
+        type: "DateTime",
+        nullable: true,
+        description: "When sales open.",
+      }),
+      salesEndAt: t.expose("salesEndAt", {
+        type: "DateTime",
+        nullable: true,
+        description: "When sales close.",
+      }),
+      onSale: t.boolean({
+        description: "Whether the sales window is open now.",
+        resolve: (tt) => onSale(tt),
+      }),
       available: t.boolean({
         description: "Whether a ticket can be bought now: on sale and not sold out. Public; no counts.",
         resolve: async (tt, _args, c) => onSale(tt) && (await c.loaders.soldCount.load(tt.id)) < tt.quantity,
       }),
-      quantity: t.exposeInt("quantity", { ...requires("tickets:read"), nullable: true, description: "Tickets available in total." }),
+      quantity: t.exposeInt("quantity", {
+        ...requires("tickets:read"),
+        nullable: true,
+        description: "Tickets available in total.",
+      }),
       sold: t.int({
         ...requires("tickets:read"),
         nullable: true,
@@ -66,21 +87,27 @@ export function defineTicketTypes(): void {
   });
 
   builder.objectField(ProjectRef, "ticketTypes", (t) =>
-    t.connection({
-      type: TicketTypeRef,
-      description: "Ticket types by creation: those on sale now by default; all of them with onSaleOnly: false (tickets:read).",
-      args: { onSaleOnly: t.arg.boolean({ defaultValue: true, description: "Only ticket types on sale now." }) },
-      resolve: async (project, args, c) => {
-        const access = await c.access(project.id);
-        if (!access) throw notFound("Project");
-        const filter = { onSaleOnly: args.onSaleOnly ?? true };
-        return toConnection(
-          args,
-          (window) => c.services.tickets.listTicketTypes(access, filter, window),
-          () => c.services.tickets.countTicketTypes(access, filter),
-        );
+    t.connection(
+      {
+        type: TicketTypeRef,
+        description:
+          "Ticket types by creation: those on sale now by default; all of them with onSaleOnly: false (tickets:read).",
+        args: {
+          onSaleOnly: t.arg.boolean({ defaultValue: true, description: "Only ticket types on sale now." }),
+        },
+        resolve: async (project, args, c) => {
+          const access = await c.access(project.id);
+          if (!access) throw notFound("Project");
+          const filter = { onSaleOnly: args.onSaleOnly ?? true };
+          return toConnection(
+            args,
+            (window) => c.services.tickets.listTicketTypes(access, filter, window),
+            () => c.services.tickets.countTicketTypes(access, filter),
+          );
+        },
       },
-    }),
+      ...connectionTypes("TicketType", "ticket types"),
+    ),
   );
 
   const fields = {
@@ -125,7 +152,8 @@ export function defineTicketTypes(): void {
       type: payload("CreateTicketTypePayload", "The result of createTicketType."),
       description: "Adds a ticket type.",
       args: { input: t.arg({ type: CreateTicketTypeInput, required: true }) },
-      resolve: (_r, { input }, c) => runMutation("ticketType", () => c.services.tickets.createTicketType(c.actor, input as never)),
+      resolve: (_r, { input }, c) =>
+        runMutation("ticketType", () => c.services.tickets.createTicketType(c.actor, input as never)),
     }),
     updateTicketType: t.field({
       ...requires("tickets:write"),
@@ -134,7 +162,10 @@ export function defineTicketTypes(): void {
       args: { input: t.arg({ type: UpdateTicketTypeInput, required: true }) },
       resolve: (_r, { input }, c) =>
         runMutation("ticketType", () =>
-          c.services.tickets.updateTicketType(c.actor, { ...input, id: requiredLocal(input.id, "TicketType") } as never),
+          c.services.tickets.updateTicketType(c.actor, {
+            ...input,
+            id: requiredLocal(input.id, "TicketType"),
+          } as never),
         ),
     }),
     deleteTicketType: t.field({
@@ -143,7 +174,9 @@ export function defineTicketTypes(): void {
       description: "Deletes a ticket type that has no registrations.",
       args: { input: t.arg({ type: DeleteTicketTypeInput, required: true }) },
       resolve: (_r, { input }, c) =>
-        runMutation("ticketType", () => c.services.tickets.deleteTicketType(c.actor, { id: requiredLocal(input.id, "TicketType") })),
+        runMutation("ticketType", () =>
+          c.services.tickets.deleteTicketType(c.actor, { id: requiredLocal(input.id, "TicketType") }),
+        ),
     }),
   }));
 }
