@@ -316,7 +316,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
     },
 
     /** Total of `listSessions` for the same filter. */
-    countSessions(projectAccess: ProjectAccess, filter: SessionFilter): Promise<number> {
+    async countSessions(projectAccess: ProjectAccess, filter: SessionFilter): Promise<number> {
       return repo.countSessions(db, projectAccess.projectId, sessionQueryFor(projectAccess, filter));
     },
 
@@ -332,7 +332,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
     },
 
     /** Total of `listSpeakers` for the same filter. */
-    countSpeakers(projectAccess: ProjectAccess, filter: SpeakerFilter): Promise<number> {
+    async countSpeakers(projectAccess: ProjectAccess, filter: SpeakerFilter): Promise<number> {
       return repo.countSpeakers(db, projectAccess.projectId, speakersPublishedOnly(projectAccess, filter));
     },
 
@@ -343,7 +343,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
     },
 
     /** Total number of tracks. */
-    countTracks(projectAccess: ProjectAccess): Promise<number> {
+    async countTracks(projectAccess: ProjectAccess): Promise<number> {
       return repo.countTracks(db, projectAccess.projectId);
     },
 
@@ -354,7 +354,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
     },
 
     /** Total number of rooms. */
-    countRooms(projectAccess: ProjectAccess): Promise<number> {
+    async countRooms(projectAccess: ProjectAccess): Promise<number> {
       return repo.countRooms(db, projectAccess.projectId);
     },
 

@@ -123,7 +123,7 @@ export function createAttendeesService(db: Db, access: AccessService, changes: P
     },
 
     /** Total of `listAttendees` for the same filter. */
-    countAttendees(projectAccess: ProjectAccess, filter: AttendeeFilter): Promise<number> {
+    async countAttendees(projectAccess: ProjectAccess, filter: AttendeeFilter): Promise<number> {
       return repo.count(db, projectAccess.projectId, attendeeQueryFor(projectAccess, filter));
     },
 

@@ -133,7 +133,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
     },
 
     /** Total of `listTicketTypes` for the same filter. */
-    countTicketTypes(projectAccess: ProjectAccess, filter: TicketTypeFilter): Promise<number> {
+    async countTicketTypes(projectAccess: ProjectAccess, filter: TicketTypeFilter): Promise<number> {
       return repo.count(db, projectAccess.projectId, onSaleAtFor(projectAccess, filter));
     },
 
