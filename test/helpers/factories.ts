@@ -1,10 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { systemActor } from "../../src/modules/access/actor.js";
-import type { Permission } from "../../src/modules/apps/permissions.js";
-
-}
-
-import type { Actor } from "../../src/modules/access/actor.js";
+import { type Actor, systemActor } from "../../src/modules/access/actor.js";
 import type { CreateSessionInput } from "../../src/modules/agenda/agenda.service.js";
 import type { Permission } from "../../src/modules/apps/permissions.js";
 import type { RegisterAttendeeInput } from "../../src/modules/attendees/attendees.service.js";
