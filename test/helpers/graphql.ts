@@ -1,6 +1,4 @@
 import type { Services } from "../../src/services.js";
-import { systemActor } from "../../src/modules/access/actor.js";
-import type { Permission } from "../../src/modules/apps/permissions.js";
 import { createProject, createUser } from "./factories.js";
 
 /** The answer of one API call: status, headers and the parsed JSON body. */
@@ -26,21 +24,6 @@ export async function gql(
   });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
-}
-
-/** An organizer's project with an app created in it holding `permissions`, and the app's token. */
-export async function createAppWithToken(
-  services: Services,
-  permissions: Permission[],
-  options: { projectId?: string; name?: string } = {},
-) {
-  const projectId = options.projectId ?? (await createProject(services)).project.id;
-  const { app, token } = await services.apps.createApp(systemActor, {
-    projectId,
-    name: options.name ?? "Test app",
-    permissions,
-  });
-  return { app, token, projectId };
 }
 
 /** A second organizer's project linked to `appId` by its owner (who is verified). */
