@@ -8,6 +8,7 @@ import type { Logger } from "./logger.js";
 import { createAccessService } from "./modules/access/access.service.js";
 import { createUsersService } from "./modules/accounts/users.service.js";
 import { createAgendaService } from "./modules/agenda/agenda.service.js";
+import { createAppsService } from "./modules/apps/apps.service.js";
 import { createAttendeesService } from "./modules/attendees/attendees.service.js";
 import { createCheckinsService } from "./modules/checkins/checkins.service.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
@@ -45,6 +46,7 @@ export function createServices(
     tickets: createTicketsService(db, access, changes),
     attendees: createAttendeesService(db, access, changes),
     checkins: createCheckinsService(db, access, changes),
+    apps: createAppsService(db, access, changes, config, logger),
   };
 }
 

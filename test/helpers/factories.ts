@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import type { Actor } from "../../src/modules/access/actor.js";
+import { type Actor, systemActor } from "../../src/modules/access/actor.js";
 import type { CreateSessionInput } from "../../src/modules/agenda/agenda.service.js";
 import type { Permission } from "../../src/modules/apps/permissions.js";
 import type { RegisterAttendeeInput } from "../../src/modules/attendees/attendees.service.js";
@@ -39,6 +39,23 @@ export async function createProject(
     ...options.input,
   });
   return { project, ownerId };
+}
+
+/** A new app (with its one-time token) in a new (or the given) project, created by the project's owner. */
+export async function createApp(
+  services: Services,
+  options: { projectId?: string; ownerId?: string; name?: string; permissions?: Permission[] } = {},
+) {
+  const home = options.projectId
+    ? { projectId: options.projectId, ownerId: options.ownerId }
+    : await createProject(services).then(({ project, ownerId }) => ({ projectId: project.id, ownerId }));
+  const actor = home.ownerId ? { kind: "user" as const, userId: home.ownerId } : systemActor;
+  const { app, token } = await services.apps.createApp(actor, {
+    projectId: home.projectId,
+    name: options.name ?? "Schedule Sync",
+    permissions: options.permissions ?? ["agenda:read"],
+  });
+  return { app, token, projectId: home.projectId, ownerId: home.ownerId };
 }
 
 /** An organizer acting in the dashboard. */
