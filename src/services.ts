@@ -2,6 +2,10 @@ import type { Config } from "./config.js";
 import type { DatabaseHandle } from "./db/database.js";
 import type { Logger } from "./logger.js";
 import { createAccessService } from "./modules/access/access.service.js";
+import { createAuthService } from "./modules/accounts/auth.service.js";
+import { LoginThrottle } from "./modules/accounts/login-throttle.js";
+import { createMailer } from "./modules/accounts/mailer.js";
+import { createSessionsService } from "./modules/accounts/sessions.service.js";
 import { createUsersService } from "./modules/accounts/users.service.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
 import { ProjectChanges } from "./shared/project-changes.js";
@@ -14,13 +18,19 @@ export function createServices(database: DatabaseHandle, config: Config, logger:
   const { db } = database;
   const access = createAccessService(db);
   const changes = new ProjectChanges();
+  const users = createUsersService(db);
+  const sessions = createSessionsService(db);
+  const mailer = createMailer(config, logger);
   return {
     config,
     logger,
     database,
     changes,
     access,
-    users: createUsersService(db),
+    users,
+    sessions,
+    mailer,
+    auth: createAuthService({ db, config, users, sessions, mailer, throttle: new LoginThrottle() }),
     projects: createProjectsService(db, access, changes),
   };
 }
