@@ -1,6 +1,7 @@
 import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Config } from "./config.js";
+import { registerDashboard } from "./dashboard/dashboard.js";
 import type { DatabaseHandle } from "./db/database.js";
 import { registerHealthRoutes } from "./http/health.routes.js";
 import type { Logger } from "./logger.js";
@@ -37,5 +38,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerHealthRoutes(app, database);
+  await registerDashboard(app);
   return app;
 }

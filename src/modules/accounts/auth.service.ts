@@ -157,4 +157,3 @@ export function createAuthService(deps: {
 }
 
 export type AuthService = ReturnType<typeof createAuthService>;
-

@@ -22,14 +22,22 @@ export function createMailer(config: Config, logger: Logger): Mailer {
     return {
       // Without SMTP the operator (or a developer on their laptop) copies the link from the log.
       async send(email) {
-        logger.info({ emailTo: email.to, subject: email.subject, link: email.link }, "Email not sent (no SMTP_URL): open the link");
+        logger.info(
+          { emailTo: email.to, subject: email.subject, link: email.link },
+          "Email not sent (no SMTP_URL): open the link",
+        );
       },
     };
   }
   const transport = nodemailer.createTransport(config.smtpUrl);
   return {
     async send(email) {
-      await transport.sendMail({ from: config.mailFrom, to: email.to, subject: email.subject, text: email.text });
+      await transport.sendMail({
+        from: config.mailFrom,
+        to: email.to,
+        subject: email.subject,
+        text: email.text,
+      });
       logger.info({ emailTo: email.to, subject: email.subject }, "Email sent");
     },
   };

@@ -35,6 +35,10 @@ export const sessionsRepository = {
 
   /** Removes expired rows of one user, so the table does not grow with abandoned sessions. */
   async deleteExpiredForUser(db: Db, userId: string, now: string): Promise<void> {
-    await db.deleteFrom("auth_sessions").where("user_id", "=", userId).where("expires_at", "<", now).execute();
+    await db
+      .deleteFrom("auth_sessions")
+      .where("user_id", "=", userId)
+      .where("expires_at", "<", now)
+      .execute();
   },
 };

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Db } from "../../db/database.js";
 import { type AuthSessionRow, sessionsRepository } from "./sessions.repository.js";
-import { presentUser, type User } from "./users.service.js";
 import { usersRepository } from "./users.repository.js";
+import { presentUser, type User } from "./users.service.js";
 
 /** How long a dashboard session lives without being used. */
 export const sessionIdleMs = 14 * 24 * 60 * 60 * 1000;
@@ -50,7 +50,12 @@ export function createSessionsService(db: Db) {
       await sessionsRepository.insert(db, row);
       return {
         cookieValue,
-        session: { id: row.id, user: presentUser(user), csrfToken: row.csrf_token, expiresAt: row.expires_at },
+        session: {
+          id: row.id,
+          user: presentUser(user),
+          csrfToken: row.csrf_token,
+          expiresAt: row.expires_at,
+        },
       };
     },
 
