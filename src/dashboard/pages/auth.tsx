@@ -33,7 +33,7 @@ function SignupPage(props: { ctx: PageContext; state: FormState }) {
     <AuthCard ctx={props.ctx} title="Create your account" lead="Run your events and connect apps to them.">
       <Form action="/signup" csrf={props.ctx.csrf} label="Sign up">
         <FormError state={props.state} />
-        <TextField name="name" label="Your name" state={props.state} required autocomplete="name" autofocus />
+        <TextField name="name" label="Your name" state={props.state} required autocomplete="name" />
         <TextField
           name="email"
           label="Email"
@@ -72,7 +72,6 @@ function LoginPage(props: { ctx: PageContext; state: FormState; next: string }) 
           state={props.state}
           required
           autocomplete="username"
-          autofocus
         />
         <TextField
           name="password"

@@ -54,7 +54,7 @@ export function ProjectFields(props: { state: FormState }) {
   const { state } = props;
   return (
     <>
-      <TextField name="name" label="Event name" state={state} required autofocus />
+      <TextField name="name" label="Event name" state={state} required />
       <TextAreaField name="description" label="Description" state={state} rows={3} />
       <SelectField
         name="timezone"

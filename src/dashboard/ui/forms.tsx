@@ -101,7 +101,6 @@ export function TextField(
   props: FieldProps & {
     type?: "text" | "email" | "password" | "url" | "number" | "datetime-local" | "search";
     autocomplete?: string;
-    autofocus?: boolean;
     min?: string;
     step?: string;
   },
@@ -117,7 +116,6 @@ export function TextField(
         value={keep ? (props.state.values[props.name] ?? "") : ""}
         required={props.required}
         autoComplete={props.autocomplete}
-        autoFocus={props.autofocus}
         min={props.min}
         step={props.step}
         aria-invalid={props.state.errors[props.name] ? "true" : undefined}
