@@ -77,7 +77,7 @@ export function ProjectFields(props: { state: FormState }) {
           <TextField name="venue.country" label="Country code" state={state} hint="Two letters, e.g. DE." />
         </div>
       </fieldset>
-      <TextField name="website" label="Website" type="url" state={state} hint="https://…" />
+      <TextField name="website" label="Website" type="url" state={state} />
     </>
   );
 }
