@@ -1,4 +1,5 @@
-import { AppError, ErrorCode } from "../errors.js";
+import { AppError, badInput, ErrorCode } from "../errors.js";
+import { fromLocalInput } from "./time.js";
 import { csrfFieldName, type FormState } from "./ui/forms.js";
 
 type Body = Record<string, unknown> | undefined | null;
@@ -55,4 +56,58 @@ export function stateFromError(error: unknown, values: Record<string, string>): 
 
 function capitalize(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+/**
+ * Converts form text to the types services take (times in a zone, whole numbers), collecting every
+ * conversion problem under its input name; `done()` throws them together as BAD_USER_INPUT.
+ */
+export class FormReader {
+  private readonly problems: { field: string[]; message: string }[] = [];
+
+  constructor(
+    readonly values: Record<string, string>,
+    private readonly timeZone: string,
+  ) {}
+
+  /** Text as submitted ("" when absent); the service validates it. */
+  text(name: string): string {
+    return this.values[name] ?? "";
+  }
+
+  /** A `datetime-local` value in the zone as UTC; null when blank (a problem when required). */
+  time(name: string, required: boolean): string | null {
+    const raw = this.text(name).trim();
+    if (!raw) {
+      if (required) this.problems.push({ field: [name], message: "must not be empty" });
+      return null;
+    }
+    const iso = fromLocalInput(raw, this.timeZone);
+    if (!iso) this.problems.push({ field: [name], message: "must be a date and time, e.g. 2026-05-04 09:00" });
+    return iso ?? null;
+  }
+
+  /** A whole number; null when blank (a problem when required). */
+  integer(name: string, required: boolean): number | null {
+    const raw = this.text(name).trim();
+    if (!raw) {
+      if (required) this.problems.push({ field: [name], message: "must not be empty" });
+      return null;
+    }
+    if (!/^-?\d{1,12}$/.test(raw)) {
+      this.problems.push({ field: [name], message: "must be a whole number" });
+      return null;
+    }
+    return Number(raw);
+  }
+
+  /** Records a problem found by the caller (e.g. an amount that is not money). */
+  problem(name: string, message: string): void {
+    this.problems.push({ field: [name], message });
+  }
+
+  /** Throws the collected problems, if any. */
+  done(): void {
+    if (this.problems.length > 0) throw badInput(this.problems);
+  }
 }
