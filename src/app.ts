@@ -3,6 +3,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Config } from "./config.js";
 import { registerDashboard } from "./dashboard/dashboard.js";
 import type { DatabaseHandle } from "./db/database.js";
+import { registerGraphQLRoutes } from "./graphql/http.js";
 import { registerHealthRoutes } from "./http/health.routes.js";
 import type { Logger } from "./logger.js";
 import { createServices, type Services } from "./services.js";
@@ -32,12 +33,19 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     forceCloseConnections: "idle",
     return503OnClosing: true,
   });
-  app.decorate("services", createServices(database, config, logger));
+  const services = createServices(database, config, logger);
+  app.decorate("services", services);
+  // Runs after in-flight requests finished and before the caller closes the database, so the
+  // request counts still in memory are written. A failure is already logged by the recorder.
+  app.addHook("onClose", async () => {
+    await services.apps.flushUsage().catch(() => {});
+  });
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
   });
 
   registerHealthRoutes(app, database);
+  registerGraphQLRoutes(app, services);
   await registerDashboard(app);
   return app;
 }

@@ -12,10 +12,14 @@ import {
   sessionCookie,
   verifyCsrf,
 } from "./context.js";
+import { registerAgendaPages } from "./pages/agenda.js";
+import { registerAttendeePages } from "./pages/attendees.js";
 import { registerAuthPages } from "./pages/auth.js";
 import { ForbiddenPage, NotFoundPage, ServerErrorPage } from "./pages/errors.js";
 import { registerProjectPages } from "./pages/projects.js";
 import { registerSettingsPages } from "./pages/settings.js";
+import { registerSpeakerPages } from "./pages/speakers.js";
+import { registerTicketPages } from "./pages/tickets.js";
 import { sendPage } from "./ui/render.js";
 
 // No inline script or style anywhere, so the policy can forbid both; nothing may frame the pages.
@@ -130,5 +134,9 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     registerAuthPages(dashboard);
     registerProjectPages(dashboard);
     registerSettingsPages(dashboard);
+    registerAgendaPages(dashboard);
+    registerSpeakerPages(dashboard);
+    registerTicketPages(dashboard);
+    registerAttendeePages(dashboard);
   });
 }

@@ -83,7 +83,8 @@ export class FormReader {
       return null;
     }
     const iso = fromLocalInput(raw, this.timeZone);
-    if (!iso) this.problems.push({ field: [name], message: "must be a date and time, e.g. 2026-05-04 09:00" });
+    if (!iso)
+      this.problems.push({ field: [name], message: "must be a date and time, e.g. 2026-05-04 09:00" });
     return iso ?? null;
   }
 
