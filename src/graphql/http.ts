@@ -83,7 +83,9 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
     }
     const requestErrorStatus = media === graphqlResponse ? 400 : 200;
     if (request.method === "POST" && !isJsonContentType(request.headers["content-type"])) {
-      return send(reply, 415, media, { errors: [requestError(ErrorCode.BAD_REQUEST, "Send the request as Content-Type: application/json")] });
+      return send(reply, 415, media, {
+        errors: [requestError(ErrorCode.BAD_REQUEST, "Send the request as Content-Type: application/json")],
+      });
     }
 
     const params = readParams(request);

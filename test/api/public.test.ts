@@ -2,7 +2,13 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { globalId } from "../../src/graphql/builder.js";
 import { testEngines } from "../helpers/engines.js";
-import { createAttendee, createProject, createPublishedProject, createSession, createTicketType } from "../helpers/factories.js";
+import {
+  createAttendee,
+  createProject,
+  createPublishedProject,
+  createSession,
+  createTicketType,
+} from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
@@ -19,7 +25,9 @@ for (const engine of testEngines()) {
       const { project: archived } = await createProject(server.services, { input: { status: "ARCHIVED" } });
       const answers = [];
       for (const id of [draft.id, archived.id, "ZZZZ", "bad!", "toolong"]) {
-        const { status, body } = await gql(server.url, "query($id: ID!) { project(id: $id) { name } }", { variables: { id } });
+        const { status, body } = await gql(server.url, "query($id: ID!) { project(id: $id) { name } }", {
+          variables: { id },
+        });
         assert.equal(status, 200);
         answers.push(body);
       }
@@ -34,12 +42,18 @@ for (const engine of testEngines()) {
       const { project, owner } = await createPublishedProject(server.services);
       const ticket = await createTicketType(server.services, owner, project.id);
       const attendee = await createAttendee(server.services, owner, project.id, ticket.id);
-      const list = await gql(server.url, `{ project(id: "${project.id}") { name attendees { edges { node { email } } } } }`);
+      const list = await gql(
+        server.url,
+        `{ project(id: "${project.id}") { name attendees { edges { node { email } } } } }`,
+      );
       assert.equal(list.body.data.project.name, project.name);
       assert.equal(list.body.data.project.attendees, null);
       assert.equal(list.body.errors[0].extensions.code, "FORBIDDEN");
       assert.equal(list.body.errors[0].extensions.requiredPermission, "attendees:read");
-      const node = await gql(server.url, `{ node(id: "${globalId("Attendee", attendee.id)}") { id ... on Attendee { email } } }`);
+      const node = await gql(
+        server.url,
+        `{ node(id: "${globalId("Attendee", attendee.id)}") { id ... on Attendee { email } } }`,
+      );
       assert.equal(node.body.data.node, null);
       assert.ok(!JSON.stringify(list.body).includes(attendee.email));
       assert.ok(!JSON.stringify(node.body).includes(attendee.email));
@@ -47,7 +61,10 @@ for (const engine of testEngines()) {
 
     test("lists only published sessions, and refuses drafts without agenda:read", async () => {
       const { project, owner } = await createPublishedProject(server.services);
-      await createSession(server.services, owner, project.id, { title: "Published talk", status: "PUBLISHED" });
+      await createSession(server.services, owner, project.id, {
+        title: "Published talk",
+        status: "PUBLISHED",
+      });
       await createSession(server.services, owner, project.id, { title: "Secret draft", status: "DRAFT" });
       const { body } = await gql(
         server.url,
@@ -58,7 +75,10 @@ for (const engine of testEngines()) {
         ["Published talk"],
       );
       assert.equal(body.data.project.sessions.totalCount, 1);
-      const drafts = await gql(server.url, `{ project(id: "${project.id}") { sessions(status: [DRAFT]) { edges { node { title } } } } }`);
+      const drafts = await gql(
+        server.url,
+        `{ project(id: "${project.id}") { sessions(status: [DRAFT]) { edges { node { title } } } } }`,
+      );
       assert.equal(drafts.body.errors[0].extensions.code, "FORBIDDEN");
       assert.equal(drafts.body.errors[0].extensions.requiredPermission, "agenda:read");
       assert.ok(!JSON.stringify(drafts.body).includes("Secret draft"));
@@ -77,9 +97,19 @@ for (const engine of testEngines()) {
         `{ project(id: "${project.id}") { ticketTypes { edges { node { name price { amountMinor currency } available onSale } } } } }`,
       );
       assert.deepEqual(body.data.project.ticketTypes.edges, [
-        { node: { name: "Regular", price: { amountMinor: 9900, currency: "EUR" }, available: true, onSale: true } },
+        {
+          node: {
+            name: "Regular",
+            price: { amountMinor: 9900, currency: "EUR" },
+            available: true,
+            onSale: true,
+          },
+        },
       ]);
-      const counts = await gql(server.url, `{ project(id: "${project.id}") { ticketTypes { edges { node { quantity sold } } } } }`);
+      const counts = await gql(
+        server.url,
+        `{ project(id: "${project.id}") { ticketTypes { edges { node { quantity sold } } } } }`,
+      );
       assert.equal(counts.body.errors[0].extensions.requiredPermission, "tickets:read");
       assert.deepEqual(counts.body.data.project.ticketTypes.edges[0].node, { quantity: null, sold: null });
     });
@@ -88,7 +118,10 @@ for (const engine of testEngines()) {
       const { project } = await createPublishedProject(server.services);
       const viewer = await gql(server.url, "{ viewer { name } }");
       assert.deepEqual(viewer.body, { data: { viewer: null } });
-      const write = await gql(server.url, `mutation { updateProject(input: {projectId: "${project.id}", name: "Hacked"}) { project { name } } }`);
+      const write = await gql(
+        server.url,
+        `mutation { updateProject(input: {projectId: "${project.id}", name: "Hacked"}) { project { name } } }`,
+      );
       assert.equal(write.body.errors[0].extensions.code, "FORBIDDEN");
       const again = await gql(server.url, `{ project(id: "${project.id}") { name } }`);
       assert.equal(again.body.data.project.name, project.name);

@@ -52,7 +52,9 @@ for (const engine of testEngines()) {
         body: JSON.stringify({ query }),
       });
       assert.deepEqual(await viaQuery.json(), { data: { viewer: null } });
-      const viaCookie = await gql(server.url, query, { headers: { cookie: `token=${token}; session=${token}` } });
+      const viaCookie = await gql(server.url, query, {
+        headers: { cookie: `token=${token}; session=${token}` },
+      });
       assert.deepEqual(viaCookie.body, { data: { viewer: null } });
     });
 
@@ -73,8 +75,15 @@ for (const engine of testEngines()) {
     test("keeps public data readable with a valid token", async () => {
       const { project } = await createPublishedProject(server.services);
       const { token } = await createApp(server.services);
-      const { body } = await gql(server.url, `{ project(id: "${project.id}") { name } viewer { name permissions } }`, { token });
-      assert.deepEqual(body.data, { project: { name: project.name }, viewer: { name: "Schedule Sync", permissions: ["AGENDA_READ"] } });
+      const { body } = await gql(
+        server.url,
+        `{ project(id: "${project.id}") { name } viewer { name permissions } }`,
+        { token },
+      );
+      assert.deepEqual(body.data, {
+        project: { name: project.name },
+        viewer: { name: "Schedule Sync", permissions: ["AGENDA_READ"] },
+      });
     });
 
     test("never writes a plaintext token to the database or the log", async () => {
@@ -90,7 +99,11 @@ for (const engine of testEngines()) {
         const rows = await server.database.db.selectFrom(table).selectAll().execute();
         assert.ok(!JSON.stringify(rows).includes(token.slice(4)), `token found in ${table}`);
       }
-      const row = await server.database.db.selectFrom("apps").selectAll().where("id", "=", app.id).executeTakeFirstOrThrow();
+      const row = await server.database.db
+        .selectFrom("apps")
+        .selectAll()
+        .where("id", "=", app.id)
+        .executeTakeFirstOrThrow();
       assert.equal(row.token_last4, token.slice(-4));
     });
   });

@@ -13,9 +13,17 @@ export interface GraphQLResponse {
 export async function gql(
   baseUrl: string,
   query: string,
-  options: { token?: string; variables?: Record<string, unknown>; headers?: Record<string, string>; extensions?: Record<string, unknown> } = {},
+  options: {
+    token?: string;
+    variables?: Record<string, unknown>;
+    headers?: Record<string, string>;
+    extensions?: Record<string, unknown>;
+  } = {},
 ): Promise<GraphQLResponse> {
-  const headers: Record<string, string> = { "content-type": "application/json; charset=utf-8", ...options.headers };
+  const headers: Record<string, string> = {
+    "content-type": "application/json; charset=utf-8",
+    ...options.headers,
+  };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   const response = await fetch(`${baseUrl}/api/graphql`, {
     method: "POST",

@@ -125,23 +125,34 @@ for (const engine of testEngines()) {
         code: "NOT_FOUND",
         message: "Session not found",
       });
-      await assert.rejects(ctx.services.agenda.deleteTrack(stranger, { id: track.id }), { code: "NOT_FOUND" });
-      await assert.rejects(ctx.services.agenda.createRoom(stranger, { projectId: project.id, name: "Sneaky" }), {
+      await assert.rejects(ctx.services.agenda.deleteTrack(stranger, { id: track.id }), {
         code: "NOT_FOUND",
       });
+      await assert.rejects(
+        ctx.services.agenda.createRoom(stranger, { projectId: project.id, name: "Sneaky" }),
+        {
+          code: "NOT_FOUND",
+        },
+      );
       assert.equal(await ctx.services.agenda.findSession(stranger, session.id), undefined);
       // An app of another project sees this published project as the public does: never its drafts,
       // and never a write, whatever it holds in its own project.
-      const foreignApp = appActor((await createProject(ctx.services)).project.id, ["agenda:write", "agenda:read"]);
+      const foreignApp = appActor((await createProject(ctx.services)).project.id, [
+        "agenda:write",
+        "agenda:read",
+      ]);
       await assert.rejects(ctx.services.agenda.updateSession(foreignApp, { id: draft.id, title: "X" }), {
         code: "NOT_FOUND",
       });
       await assert.rejects(ctx.services.agenda.updateSession(foreignApp, { id: session.id, title: "X" }), {
         code: "FORBIDDEN",
       });
-      await assert.rejects(ctx.services.agenda.createRoom(foreignApp, { projectId: project.id, name: "Sneaky" }), {
-        code: "FORBIDDEN",
-      });
+      await assert.rejects(
+        ctx.services.agenda.createRoom(foreignApp, { projectId: project.id, name: "Sneaky" }),
+        {
+          code: "FORBIDDEN",
+        },
+      );
       assert.equal(await ctx.services.agenda.findSession(foreignApp, draft.id), undefined);
       await assert.rejects(ctx.services.agenda.updateSession(owner, { id: "no-such-id", title: "X" }), {
         code: "NOT_FOUND",

@@ -101,7 +101,9 @@ for (const engine of testEngines()) {
     });
 
     test("answers NOT_FOUND for another project's ticket types and FORBIDDEN without tickets:write", async () => {
-      const { project, owner } = await createPublishedProject(ctx.services);
+      // A draft project: an app of another project sees a published one as the public does.
+      const { project, ownerId } = await createProject(ctx.services);
+      const owner = userActor(ownerId);
       const ticketType = await createTicketType(ctx.services, owner, project.id);
       const stranger = userActor((await createUser(ctx.services)).id);
       const foreignApp = appActor((await createProject(ctx.services)).project.id, [
