@@ -88,11 +88,11 @@ function AgendaPage(props: {
                             {session.title}
                           </a>
                           {speakers.length > 0 ? (
-                            <div class="chips" aria-label="Speakers">
+                            <ul class="chips" aria-label="Speakers">
                               {speakers.map((s) => (
-                                <span class="chip">{s.name}</span>
+                                <li class="chip">{s.name}</li>
                               ))}
-                            </div>
+                            </ul>
                           ) : null}
                         </div>
                         <div class="card-meta">
@@ -122,7 +122,7 @@ function AgendaPage(props: {
             />
             <Form action={`${base}/tracks`} csrf={props.ctx.csrf} label="Add track">
               <FormError state={props.trackState} />
-              <TextField name="name" label="Track name" state={props.trackState} required />
+              <TextField name="name" label="Track name" state={props.trackState} required idPrefix="track" />
               <SubmitButton variant="secondary">Add track</SubmitButton>
             </Form>
           </section>
@@ -136,8 +136,8 @@ function AgendaPage(props: {
             />
             <Form action={`${base}/rooms`} csrf={props.ctx.csrf} label="Add room">
               <FormError state={props.roomState} />
-              <TextField name="name" label="Room name" state={props.roomState} required />
-              <TextField name="capacity" label="Capacity" type="number" min="0" state={props.roomState} />
+              <TextField name="name" label="Room name" state={props.roomState} required idPrefix="room" />
+              <TextField name="capacity" label="Capacity" type="number" min="0" state={props.roomState} idPrefix="room" />
               <SubmitButton variant="secondary">Add room</SubmitButton>
             </Form>
           </section>

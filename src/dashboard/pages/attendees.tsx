@@ -40,7 +40,7 @@ function SearchForm(props: {
   button: string;
 }) {
   return (
-    <form method="get" action={props.action} class="search-form" role="search" aria-label={props.label}>
+    <form method="get" action={props.action} class="search-form">
       <div class="field">
         <label for="search-q">{props.label}</label>
         <input id="search-q" name="q" type="search" value={props.query} placeholder="Name or email" />

@@ -55,26 +55,28 @@ interface FieldProps {
   name: string;
   label: string;
   state: FormState;
+  /** Makes element ids unique when two forms on a page have a field of the same name. */
+  idPrefix?: string;
   hint?: string;
   required?: boolean;
 }
 
 function describedBy(props: FieldProps): string | undefined {
   const ids = [
-    props.hint ? `${fieldId(props.name)}-hint` : "",
-    props.state.errors[props.name] ? `${fieldId(props.name)}-error` : "",
+    props.hint ? `${fieldId(props.name, props.idPrefix)}-hint` : "",
+    props.state.errors[props.name] ? `${fieldId(props.name, props.idPrefix)}-error` : "",
   ];
   return ids.filter(Boolean).join(" ") || undefined;
 }
 
 /** The element id of a field, derived from its (possibly dotted) input name. */
-export function fieldId(name: string): string {
-  return `f-${name.replace(/[^A-Za-z0-9_-]/g, "-")}`;
+export function fieldId(name: string, prefix = "f"): string {
+  return `${prefix}-${name.replace(/[^A-Za-z0-9_-]/g, "-")}`;
 }
 
 function FieldFrame(props: FieldProps & { children: ComponentChildren }) {
   const error = props.state.errors[props.name];
-  const id = fieldId(props.name);
+  const id = fieldId(props.name, props.idPrefix);
   return (
     <div class={error ? "field field-invalid" : "field"}>
       <label for={id}>
@@ -109,7 +111,7 @@ export function TextField(
   return (
     <FieldFrame {...props}>
       <input
-        id={fieldId(props.name)}
+        id={fieldId(props.name, props.idPrefix)}
         name={props.name}
         // Preact types `type` as a union tied to `role`; every value here is a textbox-like input.
         type={(props.type ?? "text") as "text"}
@@ -130,7 +132,7 @@ export function TextAreaField(props: FieldProps & { rows?: number }) {
   return (
     <FieldFrame {...props}>
       <textarea
-        id={fieldId(props.name)}
+        id={fieldId(props.name, props.idPrefix)}
         name={props.name}
         rows={props.rows ?? 4}
         aria-invalid={props.state.errors[props.name] ? "true" : undefined}
@@ -154,7 +156,7 @@ export function SelectField(props: FieldProps & { options: readonly Option[]; pl
   return (
     <FieldFrame {...props}>
       <select
-        id={fieldId(props.name)}
+        id={fieldId(props.name, props.idPrefix)}
         name={props.name}
         aria-invalid={props.state.errors[props.name] ? "true" : undefined}
         aria-describedby={describedBy(props)}
@@ -179,7 +181,7 @@ export function CheckboxGroup(
     <fieldset class={error ? "field field-invalid" : "field"} aria-describedby={describedBy(props)}>
       <legend>{props.label}</legend>
       {props.options.map((o) => {
-        const id = `${fieldId(props.name)}-${fieldId(o.value)}`;
+        const id = `${fieldId(props.name, props.idPrefix)}-${fieldId(o.value)}`;
         return (
           <div class="checkbox">
             <input
@@ -197,12 +199,12 @@ export function CheckboxGroup(
         );
       })}
       {props.hint ? (
-        <p class="hint" id={`${fieldId(props.name)}-hint`}>
+        <p class="hint" id={`${fieldId(props.name, props.idPrefix)}-hint`}>
           {props.hint}
         </p>
       ) : null}
       {error ? (
-        <p class="field-error" id={`${fieldId(props.name)}-error`}>
+        <p class="field-error" id={`${fieldId(props.name, props.idPrefix)}-error`}>
           {error}
         </p>
       ) : null}
