@@ -160,7 +160,12 @@ describe("agenda, tickets, attendees and check-in pages in Chromium", () => {
     await screenshot(page, "attendees");
 
     await page.goto(`${server.url}/b/${projectId}/tickets`);
-    await page.getByRole("row").filter({ hasText: "Early bird" }).getByRole("cell", { name: "2" }).first().waitFor();
+    await page
+      .getByRole("row")
+      .filter({ hasText: "Early bird" })
+      .getByRole("cell", { name: "2" })
+      .first()
+      .waitFor();
     await screenshot(page, "tickets");
 
     await page.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "Check-in" }).click();

@@ -47,7 +47,8 @@ function IntegrationCard(props: {
         ) : null}
         <p class="muted small">
           Authorized {formatDateTime(integration.authorizedAt, "UTC")} UTC · Last used{" "}
-          {lastUsed(integration.lastUsedAt)} · {integration.requestsLast30Days} requests in the last 30 days
+          {lastUsed(integration.lastUsedAt)} · {integration.requestsLast30Days}{" "}
+          {integration.requestsLast30Days === 1 ? "request" : "requests"} in the last 30 days
         </p>
       </div>
       {props.canManage ? (
