@@ -99,7 +99,6 @@ describe("agenda, tickets, attendees and check-in pages in Chromium", () => {
     await card.getByText("10:00–10:45 · Main Hall · Backend").waitFor();
     await card.getByRole("list", { name: "Speakers" }).getByText("Matteo Collina").waitFor();
     await card.getByText(`Streams ${xss}`).waitFor();
-    await screenshot(page, "agenda");
 
     const sessions = await server.services.agenda.listSessions(
       await server.services.access.require({ kind: "system" }, projectId),
@@ -113,6 +112,7 @@ describe("agenda, tickets, attendees and check-in pages in Chromium", () => {
     await page.getByLabel("Title").fill("Node.js Streams in depth");
     await page.getByRole("button", { name: "Save session" }).click();
     await flash(page, "Session “Node.js Streams in depth” saved.");
+    await screenshot(page, "agenda");
     await page.getByRole("link", { name: "Node.js Streams in depth" }).click();
     await page.getByRole("button", { name: "Delete session" }).click();
     await flash(page, "Session “Node.js Streams in depth” deleted.");
@@ -160,7 +160,12 @@ describe("agenda, tickets, attendees and check-in pages in Chromium", () => {
     await screenshot(page, "attendees");
 
     await page.goto(`${server.url}/b/${projectId}/tickets`);
-    await page.getByRole("row").filter({ hasText: "Early bird" }).getByRole("cell", { name: "2" }).first().waitFor();
+    await page
+      .getByRole("row")
+      .filter({ hasText: "Early bird" })
+      .getByRole("cell", { name: "2" })
+      .first()
+      .waitFor();
     await screenshot(page, "tickets");
 
     await page.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "Check-in" }).click();

@@ -137,7 +137,14 @@ function AgendaPage(props: {
             <Form action={`${base}/rooms`} csrf={props.ctx.csrf} label="Add room">
               <FormError state={props.roomState} />
               <TextField name="name" label="Room name" state={props.roomState} required idPrefix="room" />
-              <TextField name="capacity" label="Capacity" type="number" min="0" state={props.roomState} idPrefix="room" />
+              <TextField
+                name="capacity"
+                label="Capacity"
+                type="number"
+                min="0"
+                state={props.roomState}
+                idPrefix="room"
+              />
               <SubmitButton variant="secondary">Add room</SubmitButton>
             </Form>
           </section>
