@@ -10,6 +10,7 @@ import {
   clearSessionCookie,
   LoginRequired,
   pageContext,
+  redirectTo,
   sessionCookie,
   verifyCsrf,
 } from "./context.js";
@@ -43,6 +44,18 @@ function securityHeaders(reply: FastifyReply): void {
   reply.header("referrer-policy", "same-origin");
   reply.header("cross-origin-opener-policy", "same-origin");
   if (!reply.hasHeader("cache-control")) reply.header("cache-control", "no-store");
+}
+
+// The path of a Referer on this site (by BASE_URL or the request's own host); undefined otherwise.
+function sameSitePath(
+  referer: string | undefined,
+  baseUrl: string,
+  host: string | undefined,
+): string | undefined {
+  if (!referer || !URL.canParse(referer)) return undefined;
+  const url = new URL(referer);
+  const sameSite = url.origin === new URL(baseUrl).origin || (host !== undefined && url.host === host);
+  return sameSite ? `${url.pathname}${url.search}` : undefined;
 }
 
 /**
@@ -103,6 +116,16 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
         if (error.code === ErrorCode.NOT_FOUND) return sendPage(reply, NotFoundPage({ ctx }), 404);
         if (error.code === ErrorCode.FORBIDDEN)
           return sendPage(reply, ForbiddenPage({ ctx, message: error.message }), 403);
+        // A refused action without a form of its own (e.g. deleting a ticket type that has
+        // registrations) goes back to the page it came from, with the reason on top.
+        const back = sameSitePath(request.headers.referer, services.config.baseUrl, request.headers.host);
+        if (
+          request.method === "POST" &&
+          back &&
+          (error.code === ErrorCode.CONFLICT || error.code === ErrorCode.BAD_USER_INPUT)
+        ) {
+          return redirectTo(request, reply, back, { kind: "error", text: error.message });
+        }
         if (error.code !== ErrorCode.INTERNAL_SERVER_ERROR) {
           return sendPage(
             reply,

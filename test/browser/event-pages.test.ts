@@ -99,7 +99,6 @@ describe("agenda, tickets, attendees and check-in pages in Chromium", () => {
     await card.getByText("10:00–10:45 · Main Hall · Backend").waitFor();
     await card.getByRole("list", { name: "Speakers" }).getByText("Matteo Collina").waitFor();
     await card.getByText(`Streams ${xss}`).waitFor();
-    await screenshot(page, "agenda");
 
     const sessions = await server.services.agenda.listSessions(
       await server.services.access.require({ kind: "system" }, projectId),
@@ -113,6 +112,7 @@ describe("agenda, tickets, attendees and check-in pages in Chromium", () => {
     await page.getByLabel("Title").fill("Node.js Streams in depth");
     await page.getByRole("button", { name: "Save session" }).click();
     await flash(page, "Session “Node.js Streams in depth” saved.");
+    await screenshot(page, "agenda");
     await page.getByRole("link", { name: "Node.js Streams in depth" }).click();
     await page.getByRole("button", { name: "Delete session" }).click();
     await flash(page, "Session “Node.js Streams in depth” deleted.");
@@ -167,6 +167,10 @@ describe("agenda, tickets, attendees and check-in pages in Chromium", () => {
       .first()
       .waitFor();
     await screenshot(page, "tickets");
+    // A ticket type with registrations cannot go: the page says why and keeps it.
+    await page.getByRole("button", { name: "Delete ticket type Early bird" }).click();
+    await page.getByRole("alert").filter({ hasText: "registrations" }).waitFor();
+    await page.getByRole("row").filter({ hasText: "Early bird" }).waitFor();
 
     await page.getByRole("navigation", { name: "Project" }).getByRole("link", { name: "Check-in" }).click();
     await page.getByLabel("Find attendee").fill("Hopper");
@@ -182,7 +186,10 @@ describe("agenda, tickets, attendees and check-in pages in Chromium", () => {
     await page.goto(`${server.url}/b/${projectId}/attendees`);
     await page.getByRole("button", { name: "Cancel registration of Alan Turing" }).click();
     await flash(page, "The registration of Alan Turing is cancelled.");
-    assert.deepEqual(dialogs, ["Cancel the registration of Alan Turing?"]);
+    assert.deepEqual(dialogs, [
+      "Delete the ticket type “Early bird”?",
+      "Cancel the registration of Alan Turing?",
+    ]);
     await page.goto(`${server.url}/b/${projectId}/check-in?q=alan`);
     await page.getByText("No registered attendee matches").waitFor();
   });
