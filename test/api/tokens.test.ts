@@ -51,7 +51,7 @@ for (const engine of testEngines()) {
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ query }),
       });
-      assert.deepEqual((await viaQuery.json()).data, { viewer: null });
+      assert.deepEqual(((await viaQuery.json()) as { data: unknown }).data, { viewer: null });
       const viaCookie = await gql(server.url, query, {
         headers: { cookie: `token=${token}; session=${token}` },
       });
