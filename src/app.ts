@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Cluster } from "./cluster/cluster.js";
 import type { Config } from "./config.js";
+import { registerDashboard } from "./dashboard/dashboard.js";
 import type { DatabaseHandle } from "./db/database.js";
 import { registerGraphQLRoutes } from "./graphql/http.js";
 import { registerHealthRoutes } from "./http/health.routes.js";
@@ -48,5 +49,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerHealthRoutes(app, database);
   registerGraphQLRoutes(app, services);
+  await registerDashboard(app);
   return app;
 }
