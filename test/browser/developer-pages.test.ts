@@ -147,7 +147,7 @@ for (const engine of testEngines()) {
       assert.match(response.body, new RegExp(`data-replace-url="/b/${projectId}/settings/api"`));
       assert.equal(response.headers.getSetCookie().length, 0, "nothing about the token goes into a cookie");
 
-      assert.deepEqual(await readsName(token, projectId), { data: { project: { name: "Dev Days" } } });
+      assert.deepEqual((await readsName(token, projectId)).data, { project: { name: "Dev Days" } });
 
       for (const [page, showsLast4] of [
         [`/b/${projectId}/settings/api`, true],
@@ -181,7 +181,7 @@ for (const engine of testEngines()) {
       const old = await gql(server.url, projectName(projectId), { token: first });
       assert.equal(old.status, 401);
       assert.equal(old.body.errors[0].extensions.code, "UNAUTHENTICATED");
-      assert.deepEqual(await readsName(second, projectId), { data: { project: { name: "Dev Days" } } });
+      assert.deepEqual((await readsName(second, projectId)).data, { project: { name: "Dev Days" } });
       assertNoToken(await client.get(path), second, path, true);
       assert.ok(!(await databaseText()).includes(second.slice(4)));
 
@@ -267,7 +267,7 @@ for (const engine of testEngines()) {
       const tab = await org.get(`/b/${partnerId}/settings/integrations`);
       assert.match(tab.body, /“Schedule Sync” is connected to Partner Summit\./);
       assert.doesNotMatch(tab.body, /update requested/);
-      assert.deepEqual(await readsName(token, partnerId), { data: { project: { name: "Partner Summit" } } });
+      assert.deepEqual((await readsName(token, partnerId)).data, { project: { name: "Partner Summit" } });
 
       const linked = await dev.get(`${path}/linked-projects`);
       assert.match(linked.body, /Partner Summit/);

@@ -101,7 +101,7 @@ describe("developer and organizer story in Chromium", () => {
 
     // The token reads the home project through the API.
     const home = await gql(server.url, projectQuery(homeId), { token });
-    assert.deepEqual(home.body, { data: { project: { name: "Dev Days" } } });
+    assert.deepEqual(home.body.data, { project: { name: "Dev Days" } });
 
     // Linked projects: the connect link, copied.
     await dev.getByRole("link", { name: "Schedule Sync" }).click();
@@ -114,7 +114,7 @@ describe("developer and organizer story in Chromium", () => {
       .getByRole("button", { name: "Copy" })
       .click();
     assert.equal(await dev.evaluate(() => navigator.clipboard.readText()), connectLink);
-    await screenshot(dev, "app-linked-projects");
+    await screenshot(dev, "app-linked-projects-empty");
     // The developer previews their own link.
     await dev.getByRole("link", { name: "Open it" }).click();
     await dev.getByText("This is your app.").waitFor();
@@ -148,7 +148,7 @@ describe("developer and organizer story in Chromium", () => {
     await card.getByText("1 request in the last 30 days").waitFor();
     await screenshot(org, "integrations");
     const linked = await gql(server.url, projectQuery(partnerId), { token });
-    assert.deepEqual(linked.body, { data: { project: { name: "Partner Summit" } } });
+    assert.deepEqual(linked.body.data, { project: { name: "Partner Summit" } });
 
     // The developer sees who linked which project.
     await dev.goto(`${server.url}/b/${homeId}/settings/api`);
@@ -157,6 +157,7 @@ describe("developer and organizer story in Chromium", () => {
     const row = dev.getByRole("row").filter({ hasText: "Partner Summit" });
     await row.getByText("Olga Organizer").waitFor();
     await row.getByText("active").waitFor();
+    await screenshot(dev, "app-linked-projects-active");
 
     // The organizer revokes; the token no longer reads the project.
     await card.getByRole("button", { name: "Revoke access" }).click();
