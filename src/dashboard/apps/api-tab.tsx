@@ -7,7 +7,7 @@ import { SettingsPage } from "../pages/settings.js";
 import { EmptyState, Notice } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
-import { AppFields, lastUsed, maskedToken, PermissionChips, TokenDialog } from "./app-ui.js";
+import { AppFields, maskedToken, PermissionChips, TokenDialog, whenUtc } from "./app-ui.js";
 
 type ProjectRequest = FastifyRequest<{ Params: { projectId: string } }>;
 
@@ -45,7 +45,7 @@ function AppsTable(props: { apps: App[]; canManage: boolean }) {
               <td>
                 <code>{maskedToken(app)}</code>
               </td>
-              <td class="muted">{lastUsed(app.lastUsedAt)}</td>
+              <td class="muted">{whenUtc(app.lastUsedAt)}</td>
               <td class="num">{app.requestsLast30Days}</td>
             </tr>
           ))}

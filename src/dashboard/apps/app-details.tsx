@@ -11,7 +11,7 @@ import { Badge, EmptyState, Notice, TabPanel, Tabs } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
 import { appPath } from "./api-tab.js";
-import { AppFields, lastUsed, maskedToken, PermissionChips, TokenDialog } from "./app-ui.js";
+import { AppFields, maskedToken, PermissionChips, TokenDialog, whenUtc } from "./app-ui.js";
 
 type AppRequest = FastifyRequest<{ Params: { projectId: string; appId: string } }>;
 
@@ -69,11 +69,11 @@ function SettingsTab(props: {
         </div>
         <div>
           <dt>Token created</dt>
-          <dd>{lastUsed(app.tokenCreatedAt)}</dd>
+          <dd>{whenUtc(app.tokenCreatedAt)}</dd>
         </div>
         <div>
           <dt>Last used</dt>
-          <dd>{lastUsed(app.lastUsedAt)}</dd>
+          <dd>{whenUtc(app.lastUsedAt)}</dd>
         </div>
         <div>
           <dt>Requests (30 days)</dt>

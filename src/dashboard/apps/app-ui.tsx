@@ -50,8 +50,8 @@ export function maskedToken(app: Pick<App, "tokenLast4">): string {
   return `evg_…${app.tokenLast4}`;
 }
 
-/** When something last happened, in UTC (apps are used from anywhere); "Never" when it did not. */
-export function lastUsed(iso: string | null): string {
+/** A moment in UTC (apps are used from anywhere, so no project zone applies); "Never" for none. */
+export function whenUtc(iso: string | null): string {
   return iso ? `${formatDateTime(iso, "UTC")} UTC` : "Never";
 }
 

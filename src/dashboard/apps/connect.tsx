@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AppError, ErrorCode } from "../../errors.js";
 import type { Actor } from "../../modules/access/actor.js";
 import type { ConnectInfo } from "../../modules/apps/apps.service.js";
-import { type PageContext, pageContext, redirectTo } from "../context.js";
+import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
 import { EmptyState, Notice } from "../ui/components.js";
 import {
@@ -137,10 +137,7 @@ export function registerConnectPages(app: FastifyInstance): void {
   app.post("/connect/:appId", async (request: ConnectRequest, reply) => {
     const info = await services.apps.connectInfo(request.params.appId);
     const values = formValues(request.body);
-    const user = request.dashboard.session?.user;
-    if (!user)
-      return redirectTo(request, reply, `/login?next=${encodeURIComponent(`/connect/${info.app.id}`)}`);
-    const actor: Actor = { kind: "user", userId: user.id };
+    const actor = actorOf(request);
     try {
       const link = await services.apps.authorize(actor, {
         appId: info.app.id,

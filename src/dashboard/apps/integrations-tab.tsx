@@ -7,7 +7,7 @@ import { formatDateTime } from "../time.js";
 import { Badge, EmptyState, Notice } from "../ui/components.js";
 import { Form } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
-import { lastUsed, PermissionChips } from "./app-ui.js";
+import { PermissionChips, whenUtc } from "./app-ui.js";
 
 type ProjectRequest = FastifyRequest<{ Params: { projectId: string } }>;
 type IntegrationRequest = FastifyRequest<{ Params: { projectId: string; appId: string } }>;
@@ -47,7 +47,7 @@ function IntegrationCard(props: {
         ) : null}
         <p class="muted small">
           Authorized {formatDateTime(integration.authorizedAt, "UTC")} UTC · Last used{" "}
-          {lastUsed(integration.lastUsedAt)} · {integration.requestsLast30Days}{" "}
+          {whenUtc(integration.lastUsedAt)} · {integration.requestsLast30Days}{" "}
           {integration.requestsLast30Days === 1 ? "request" : "requests"} in the last 30 days
         </p>
       </div>
