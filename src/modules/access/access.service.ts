@@ -63,8 +63,13 @@ export function createAccessService(db: Db) {
       }
       case "app": {
         const granted = await grantedToApp(actor, projectId);
-        if (!granted) return undefined;
-        return { ...base, role: undefined, permissions: granted, isPublic: false, canManage: false };
+        if (granted)
+          return { ...base, role: undefined, permissions: granted, isPublic: false, canManage: false };
+        // A token never shows less than no token: an app sees any published project as the public does.
+        if (project.status === "PUBLISHED") {
+          return { ...base, role: undefined, permissions: new Set(), isPublic: true, canManage: false };
+        }
+        return undefined;
       }
     }
   }

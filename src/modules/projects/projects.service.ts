@@ -12,7 +12,7 @@ import {
   requiredText,
   timeZone,
 } from "../../shared/validation.js";
-import type { AccessService } from "../access/access.service.js";
+import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { usersRepository } from "../accounts/users.repository.js";
 import { generateProjectId } from "./project-id.js";
@@ -149,6 +149,19 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
       const row = await projectsRepository.findById(db, projectId);
       if (!row) throw notFound("Project");
       return presentProject(row);
+    },
+
+    /** The project behind an access already resolved (the API resolves access once per request). */
+    async load(access: ProjectAccess): Promise<Project> {
+      const row = await projectsRepository.findById(db, access.projectId);
+      if (!row) throw notFound("Project");
+      return presentProject(row);
+    },
+
+    /** Projects by id, for batch loading; callers must have checked access to each. */
+    async byIds(ids: readonly string[]): Promise<Map<string, Project>> {
+      const rows = await projectsRepository.findByIds(db, ids);
+      return new Map(rows.map((row) => [row.id, presentProject(row)]));
     },
 
     /** Projects the organizer belongs to, newest first, with their role. */
