@@ -6,6 +6,10 @@ import { ResponseCache } from "./graphql/cache/response-cache.js";
 import { createRateLimiter } from "./graphql/limits/rate-limiter.js";
 import type { Logger } from "./logger.js";
 import { createAccessService } from "./modules/access/access.service.js";
+import { createAuthService } from "./modules/accounts/auth.service.js";
+import { LoginThrottle } from "./modules/accounts/login-throttle.js";
+import { createMailer } from "./modules/accounts/mailer.js";
+import { createSessionsService } from "./modules/accounts/sessions.service.js";
 import { createUsersService } from "./modules/accounts/users.service.js";
 import { createAgendaService } from "./modules/agenda/agenda.service.js";
 import { createAppsService } from "./modules/apps/apps.service.js";
@@ -31,6 +35,9 @@ export function createServices(
   const changes = new ProjectChanges();
   const responseCache = new ResponseCache();
   connectProjectChanges(changes, cluster.signals, responseCache);
+  const users = createUsersService(db);
+  const sessions = createSessionsService(db);
+  const mailer = createMailer(config, logger);
   return {
     config,
     logger,
@@ -40,7 +47,10 @@ export function createServices(
     responseCache,
     rateLimiter: createRateLimiter({ redis: cluster.redis, keyPrefix: cluster.keyPrefix, logger }),
     access,
-    users: createUsersService(db),
+    users,
+    sessions,
+    mailer,
+    auth: createAuthService({ db, config, users, sessions, mailer, throttle: new LoginThrottle() }),
     projects: createProjectsService(db, access, changes),
     agenda: createAgendaService(db, access, changes),
     tickets: createTicketsService(db, access, changes),
