@@ -15,6 +15,7 @@ import { createAgendaService } from "./modules/agenda/agenda.service.js";
 import { createAppsService } from "./modules/apps/apps.service.js";
 import { createAttendeesService } from "./modules/attendees/attendees.service.js";
 import { createCheckinsService } from "./modules/checkins/checkins.service.js";
+import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
 import { createTicketsService } from "./modules/tickets/tickets.service.js";
 import { ProjectChanges } from "./shared/project-changes.js";
@@ -32,7 +33,7 @@ export function createServices(
 ) {
   const { db } = database;
   const access = createAccessService(db);
-  const changes = new ProjectChanges();
+  const changes = new ProjectChanges((projectId) => projectsRepository.bumpDataVersion(db, projectId));
   const responseCache = new ResponseCache();
   connectProjectChanges(changes, cluster.signals, responseCache);
   const users = createUsersService(db);

@@ -28,7 +28,12 @@ export interface GraphQLContext {
    * write to any of them (or the creation of a project that was "not found") drops the entry.
    */
   readonly projectsRead: Set<string>;
-  /** False once a resolver read something the project tags do not cover (the app itself, the budget). */
+  /** The data version each project had when this request resolved access to it (null: no such project). */
+  readonly projectVersions: Map<string, number | null>;
+  /**
+   * False once a resolver read something the project versions do not cover: the app itself, the
+   * budget, or a project reached through a node lookup (whose version was not read first).
+   */
   readonly cacheable: boolean;
   /** Keeps this response out of the response cache. */
   noCache(): void;
@@ -44,6 +49,7 @@ export function createContext(
   const pending = new Map<string, Promise<ProjectAccess | undefined>>();
   const resolved = new Map<string, ProjectAccess | undefined>();
   const projectsRead = new Set<string>();
+  const projectVersions = new Map<string, number | null>();
   let cacheable = true;
   return {
     actor,
@@ -52,6 +58,7 @@ export function createContext(
     budget,
     loaders: createLoaders(services),
     projectsRead,
+    projectVersions,
     get cacheable() {
       return cacheable;
     },
@@ -62,8 +69,9 @@ export function createContext(
       let promise = pending.get(projectId);
       if (!promise) {
         projectsRead.add(projectId);
-        promise = services.access.resolve(actor, projectId).then((access) => {
+        promise = services.access.resolveVersioned(actor, projectId).then(({ access, version }) => {
           resolved.set(projectId, access);
+          projectVersions.set(projectId, version);
           return access;
         });
         pending.set(projectId, promise);
@@ -72,9 +80,13 @@ export function createContext(
     },
     resolvedAccess: (projectId) => resolved.get(projectId),
     rememberAccess(access) {
-      resolved.set(access.projectId, access);
-      pending.set(access.projectId, Promise.resolve(access));
-      projectsRead.add(access.projectId);
+      if (!pending.has(access.projectId)) {
+        // Found through a node lookup: no version was read before the row, so the answer is not cached.
+        cacheable = false;
+        resolved.set(access.projectId, access);
+        pending.set(access.projectId, Promise.resolve(access));
+        projectsRead.add(access.projectId);
+      }
     },
   };
 }

@@ -192,8 +192,10 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
             variables: params.variables,
           })
         : undefined;
-    const hit = cacheKey ? services.responseCache.get(cacheKey) : undefined;
-    if (hit) return sendRaw(reply, 200, media, `${hit.toString("utf8")},"extensions":${extensions(true)}}`);
+    const hit = cacheKey ? services.responseCache.lookup(cacheKey) : undefined;
+    if (hit && (await stillCurrent(hit.versions))) {
+      return sendRaw(reply, 200, media, `${hit.body.toString("utf8")},"extensions":${extensions(true)}}`);
+    }
 
     const compiled = documents.compiled(prepared.prepared, params.operationName);
     if (!isCompiledQuery(compiled)) {
@@ -218,7 +220,10 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
     const head = `{${parts.join(",")}`;
     const internal = errors?.some((e) => e.extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR);
     if (cacheKey && status === 200 && !internal && context.cacheable) {
-      services.responseCache.store(cacheKey, head, context.projectsRead, mark, { ttlMs: cacheTtlMs });
+      services.responseCache.store(cacheKey, head, context.projectsRead, mark, {
+        ttlMs: cacheTtlMs,
+        versions: context.projectVersions,
+      });
     }
     return sendRaw(
       reply,
@@ -226,6 +231,17 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
       media,
       `${head}${parts.length ? "," : ""}"extensions":${extensions(false)}}`,
     );
+  }
+
+  // A cached answer is served only while every project it read is at the data version it was
+  // computed at: one indexed read that sees writes made by any process, the CLI included.
+  async function stillCurrent(versions: ReadonlyMap<string, number | null> | undefined): Promise<boolean> {
+    if (!versions) return false;
+    if (versions.size === 0) return true;
+    const current = await services.access.dataVersions([...versions.keys()]);
+    const stale = [...versions].filter(([id, version]) => (current.get(id) ?? null) !== version);
+    for (const [id] of stale) services.responseCache.invalidateProject(id);
+    return stale.length === 0;
   }
 
   function formatAll(result: ExecutionResult, request: FastifyRequest): GraphQLFormattedError[] {

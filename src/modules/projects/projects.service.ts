@@ -126,6 +126,7 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
           status: data.status,
           created_at: now,
           updated_at: now,
+          data_version: 0,
         };
         const created = await db.transaction().execute(async (trx) => {
           if (await projectsRepository.findById(trx, row.id)) return false;
@@ -140,7 +141,7 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
         });
         if (created) {
           // An API answer "not found" for this id may be cached; the new project must replace it.
-          changes.notify(row.id);
+          await changes.notify(row.id);
           return presentProject(row);
         }
       }
@@ -206,7 +207,7 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
         if (!updated) throw notFound("Project");
         return presentProject(updated);
       });
-      changes.notify(projectId);
+      await changes.notify(projectId);
       return project;
     },
 
