@@ -3,6 +3,7 @@ import type { DatabaseHandle } from "./db/database.js";
 import type { Logger } from "./logger.js";
 import { createAccessService } from "./modules/access/access.service.js";
 import { createUsersService } from "./modules/accounts/users.service.js";
+import { createDemoService } from "./modules/demo/demo.service.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
 import { ProjectChanges } from "./shared/project-changes.js";
 
@@ -14,14 +15,17 @@ export function createServices(database: DatabaseHandle, config: Config, logger:
   const { db } = database;
   const access = createAccessService(db);
   const changes = new ProjectChanges();
+  const users = createUsersService(db);
+  const projects = createProjectsService(db, access, changes);
   return {
     config,
     logger,
     database,
     changes,
     access,
-    users: createUsersService(db),
-    projects: createProjectsService(db, access, changes),
+    users,
+    projects,
+    demo: createDemoService(db, { users, projects, changes }),
   };
 }
 

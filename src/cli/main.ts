@@ -7,6 +7,7 @@ import {
   parseCommandArgs,
   UsageError,
 } from "./command.js";
+import { demoCommand } from "./commands/demo.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { projectsCommands } from "./commands/projects.js";
 import { serveCommand } from "./commands/serve.js";
@@ -14,7 +15,13 @@ import { usersCommands } from "./commands/users.js";
 import { describeFailure } from "./output.js";
 
 // The command table: a new command or group is one file under commands/ plus one line here.
-const table: (Command | CommandGroup)[] = [serveCommand, migrateCommand, usersCommands, projectsCommands];
+const table: (Command | CommandGroup)[] = [
+  serveCommand,
+  migrateCommand,
+  demoCommand,
+  usersCommands,
+  projectsCommands,
+];
 
 const processIo: CliIo = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };
 
