@@ -36,7 +36,9 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
       hooks: {
         // Messages can quote a URL too (Fastify's "Route GET:/x?token=… not found"): scrub them alike.
         logMethod(args, method) {
-          const scrubbed = args.map((arg: unknown) => (typeof arg === "string" ? redactUrlSecrets(arg) : arg));
+          const scrubbed = args.map((arg: unknown) =>
+            typeof arg === "string" ? redactUrlSecrets(arg) : arg,
+          );
           method.apply(this, scrubbed as Parameters<typeof method>);
         },
       },

@@ -15,6 +15,8 @@ import { usersCommands } from "./commands/users.js";
 import { describeFailure } from "./output.js";
 
 // The command table: a new command or group is one file under commands/ plus one line here.
+// Command files import the server and the services inside `run`, so help and usage errors answer
+// without loading them.
 const table: (Command | CommandGroup)[] = [
   serveCommand,
   migrateCommand,

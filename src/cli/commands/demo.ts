@@ -1,7 +1,4 @@
-import { loadConfig } from "../../config.js";
-import { startServer, stopOnSignals } from "../../server.js";
 import { type Command, integerFlag } from "../command.js";
-import { withServices } from "../context.js";
 import { printResult } from "../output.js";
 
 // Without DATABASE_URL the demo gets its own file, so it never fills the main database by accident.
@@ -34,6 +31,9 @@ export const demoCommand: Command = {
     const seed = integerFlag(input, "seed", 0, 2 ** 32 - 1) ?? 1;
     const port = integerFlag(input, "port", 0, 65535);
     const options = { defaults: demoDatabase, overrides: port === undefined ? {} : { PORT: String(port) } };
+    const { loadConfig } = await import("../../config.js");
+    const { withServices } = await import("../context.js");
+    const { startServer, stopOnSignals } = await import("../../server.js");
     const config = loadConfig(undefined, options);
 
     const started = performance.now();

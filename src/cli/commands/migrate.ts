@@ -1,6 +1,3 @@
-import { loadConfig } from "../../config.js";
-import { openDatabase, redactUrl } from "../../db/database.js";
-import { migrateToLatest } from "../../db/migrate.js";
 import type { Command } from "../command.js";
 import { printResult } from "../output.js";
 
@@ -10,6 +7,9 @@ export const migrateCommand: Command = {
   summary: "Applies every pending database migration to DATABASE_URL (the server also does this at start).",
   options: {},
   async run(input) {
+    const { loadConfig } = await import("../../config.js");
+    const { openDatabase, redactUrl } = await import("../../db/database.js");
+    const { migrateToLatest } = await import("../../db/migrate.js");
     const config = loadConfig();
     const database = openDatabase(config.databaseUrl);
     const where = redactUrl(config.databaseUrl);

@@ -1,6 +1,5 @@
 import { notFound } from "../../errors.js";
 import type { CommandGroup } from "../command.js";
-import { withServices } from "../context.js";
 import { printResult } from "../output.js";
 
 /** `eventgraph projects …`: events created on an organizer's behalf. */
@@ -23,6 +22,7 @@ export const projectsCommands: CommandGroup = {
         publish: { type: "boolean", description: "make the project public right away" },
       },
       async run(input) {
+        const { withServices } = await import("../context.js");
         const { project, baseUrl } = await withServices(input.io, async (services, config) => {
           const owner = await services.users.findByEmail(input.requiredString("owner"));
           if (!owner) throw notFound("User");

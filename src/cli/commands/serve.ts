@@ -1,5 +1,3 @@
-import { loadConfig } from "../../config.js";
-import { runService } from "../../server.js";
 import type { Command } from "../command.js";
 
 /** `eventgraph serve`: exactly what `npm start` runs. */
@@ -10,6 +8,8 @@ export const serveCommand: Command = {
     "Migrates DATABASE_URL first. SIGTERM or Ctrl+C stops accepting, finishes in-flight requests, then exits.",
   options: {},
   async run() {
+    const { loadConfig } = await import("../../config.js");
+    const { runService } = await import("../../server.js");
     await runService(loadConfig());
     // The server keeps the process alive; the signal handlers end it with their own exit code.
     return 0;

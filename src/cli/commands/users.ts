@@ -1,6 +1,5 @@
 import { notFound } from "../../errors.js";
 import { type CommandGroup, UsageError } from "../command.js";
-import { withServices } from "../context.js";
 import { printResult, readStdin } from "../output.js";
 
 /** `eventgraph users …`: accounts created by the operator. */
@@ -31,6 +30,7 @@ export const usersCommands: CommandGroup = {
           }
           password = await readStdin(input.io.stdin);
         }
+        const { withServices } = await import("../context.js");
         const user = await withServices(input.io, (services) =>
           services.users.create({
             email: input.requiredString("email"),
@@ -54,6 +54,7 @@ export const usersCommands: CommandGroup = {
         email: { type: "string", placeholder: "E", required: true, description: "the account's email" },
       },
       async run(input) {
+        const { withServices } = await import("../context.js");
         const user = await withServices(input.io, async (services) => {
           const found = await services.users.findByEmail(input.requiredString("email"));
           if (!found) throw notFound("User");
