@@ -23,14 +23,33 @@ if (process.env.CI === "true" && !process.env.DATABASE_URL_POSTGRES) {
   process.exit(1);
 }
 
+// Each run gets a fresh PostgreSQL database on the server DATABASE_URL_POSTGRES names, dropped at the
+// end: runs never see each other's rows (or migrations of another branch), and CI starts clean.
+let dropDatabase = async () => {};
 if (process.env.DATABASE_URL_POSTGRES) {
-  // Migrate once before the files run in parallel: concurrent first-time migrations race on
-  // PostgreSQL's catalog even with Kysely's lock table.
+  const { default: pg } = await import("pg");
   const { openDatabase } = await import("../dist/src/db/database.js");
   const { migrateToLatest } = await import("../dist/src/db/migrate.js");
-  const database = openDatabase(process.env.DATABASE_URL_POSTGRES);
+  const serverUrl = process.env.DATABASE_URL_POSTGRES;
+  const name = `eventgraph_test_${Date.now().toString(36)}_${process.pid}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`create database "${name}"`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  process.env.DATABASE_URL_POSTGRES = url.toString();
+  // Migrate once before the files run in parallel: concurrent first-time migrations race on
+  // PostgreSQL's catalog even with Kysely's lock table.
+  const database = openDatabase(url.toString());
   await migrateToLatest(database.db);
   await database.close();
+  dropDatabase = async () => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    await client.query(`drop database if exists "${name}" with (force)`);
+    await client.end();
+  };
 } else {
   console.log("DATABASE_URL_POSTGRES is not set: running the SQLite suite only.");
 }
@@ -41,6 +60,7 @@ const files = ["dist/src", "dist/test"]
   .sort();
 if (files.length === 0) {
   console.error(`No test files match ${filters.join(", ")}`);
+  await dropDatabase();
   process.exit(1);
 }
 
@@ -50,4 +70,5 @@ const result = spawnSync(
   ["--enable-source-maps", "--test", `--test-concurrency=${concurrency}`, "--test-reporter=spec", ...files],
   { stdio: "inherit" },
 );
+await dropDatabase().catch((error) => console.error(`Could not drop the test database: ${error.message}`));
 process.exit(result.status ?? 1);

@@ -13,6 +13,8 @@ export const ErrorCode = {
   BAD_USER_INPUT: "BAD_USER_INPUT",
   /** A write conflicts with current state (duplicate email, ticket type sold out, ...). */
   CONFLICT: "CONFLICT",
+  /** The HTTP request itself is malformed: not JSON, wrong content type, no `query`, a batch. */
+  BAD_REQUEST: "BAD_REQUEST",
   GRAPHQL_PARSE_FAILED: "GRAPHQL_PARSE_FAILED",
   GRAPHQL_VALIDATION_FAILED: "GRAPHQL_VALIDATION_FAILED",
   QUERY_TOO_COMPLEX: "QUERY_TOO_COMPLEX",
@@ -61,6 +63,7 @@ const statusByCode: Record<ErrorCode, number> = {
   NOT_FOUND: 404,
   BAD_USER_INPUT: 400,
   CONFLICT: 409,
+  BAD_REQUEST: 400,
   GRAPHQL_PARSE_FAILED: 400,
   GRAPHQL_VALIDATION_FAILED: 400,
   QUERY_TOO_COMPLEX: 400,

@@ -1,6 +1,7 @@
 import cluster, { type Worker } from "node:cluster";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
+import { type Cluster, connectCluster } from "./cluster/cluster.js";
 import type { Config } from "./config.js";
 import { openDatabase, redactUrl } from "./db/database.js";
 import { migrateToLatest } from "./db/migrate.js";
@@ -34,11 +35,20 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       `Cannot open the database at ${redactUrl(config.databaseUrl)}: ${(error as Error).message}`,
     );
   }
-  const app = await buildApp({ config, database, logger });
+  let cluster: Cluster;
+  try {
+    // With REDIS_URL, rate limits and revocation/invalidation signals are shared with every process.
+    cluster = await connectCluster(config, logger);
+  } catch (error) {
+    await database.close().catch(() => {});
+    throw error;
+  }
+  const app = await buildApp({ config, database, logger, cluster });
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (error) {
     await app.close().catch(() => {});
+    await cluster.close().catch(() => {});
     await database.close().catch(() => {});
     throw new Error(`Cannot listen on ${config.host}:${config.port}: ${(error as Error).message}`);
   }
@@ -57,6 +67,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
     stop() {
       stopping ??= (async () => {
         await app.close();
+        await cluster.close();
         await database.close();
       })();
       return stopping;

@@ -1,31 +1,66 @@
+import { type Cluster, localCluster } from "./cluster/cluster.js";
+import { connectProjectChanges } from "./cluster/project-changes-relay.js";
 import type { Config } from "./config.js";
 import type { DatabaseHandle } from "./db/database.js";
+import { ResponseCache } from "./graphql/cache/response-cache.js";
+import { createRateLimiter } from "./graphql/limits/rate-limiter.js";
 import type { Logger } from "./logger.js";
 import { createAccessService } from "./modules/access/access.service.js";
+import { createAuthService } from "./modules/accounts/auth.service.js";
+import { LoginThrottle } from "./modules/accounts/login-throttle.js";
+import { createMailer } from "./modules/accounts/mailer.js";
+import { createSessionsService } from "./modules/accounts/sessions.service.js";
 import { createUsersService } from "./modules/accounts/users.service.js";
+import { createAgendaService } from "./modules/agenda/agenda.service.js";
+import { createAppsService } from "./modules/apps/apps.service.js";
+import { createAttendeesService } from "./modules/attendees/attendees.service.js";
+import { createCheckinsService } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
+import { createTicketsService } from "./modules/tickets/tickets.service.js";
 import { ProjectChanges } from "./shared/project-changes.js";
 
 /**
  * Every domain service, built once per process over one database. The dashboard, the API and the
- * CLI all call these, so each rule lives in exactly one place.
+ * CLI all call these, so each rule lives in exactly one place. `cluster` (from `connectCluster`)
+ * shares rate limits and cache invalidations with the other processes; without it they stay local.
  */
-export function createServices(database: DatabaseHandle, config: Config, logger: Logger) {
+export function createServices(
+  database: DatabaseHandle,
+  config: Config,
+  logger: Logger,
+  cluster: Cluster = localCluster(logger),
+) {
   const { db } = database;
   const access = createAccessService(db);
   const changes = new ProjectChanges();
+  const responseCache = new ResponseCache();
+  connectProjectChanges(changes, cluster.signals, responseCache);
   const users = createUsersService(db);
+  const sessions = createSessionsService(db);
+  const mailer = createMailer(config, logger);
   const projects = createProjectsService(db, access, changes);
+  const apps = createAppsService(db, access, changes, config, logger);
   return {
     config,
     logger,
     database,
     changes,
+    signals: cluster.signals,
+    responseCache,
+    rateLimiter: createRateLimiter({ redis: cluster.redis, keyPrefix: cluster.keyPrefix, logger }),
     access,
     users,
+    sessions,
+    mailer,
+    auth: createAuthService({ db, config, users, sessions, mailer, throttle: new LoginThrottle() }),
     projects,
-    demo: createDemoService(db, { users, projects, changes }),
+    agenda: createAgendaService(db, access, changes),
+    tickets: createTicketsService(db, access, changes),
+    attendees: createAttendeesService(db, access, changes),
+    checkins: createCheckinsService(db, access, changes),
+    apps,
+    demo: createDemoService(db, { users, projects, apps, changes }),
   };
 }
 

@@ -207,11 +207,12 @@ for (const engine of testEngines()) {
       assert.equal(await verifyPassword(`${piped}\n`, row.password_hash), false);
     });
 
-    test("demo --no-serve seeds a published conference and prints {url, email, password, projectId}", async () => {
+    test("demo --no-serve seeds a published conference and prints {url, email, password, projectId, token}", async () => {
       const { code, stdout, stderr } = await eventgraph(["demo", "--no-serve", "--json"], env);
       assert.equal(code, 0, stderr);
       const result = onlyJson(stdout);
-      assert.deepEqual(Object.keys(result).sort(), ["email", "password", "projectId", "url"]);
+      assert.deepEqual(Object.keys(result).sort(), ["email", "password", "projectId", "token", "url"]);
+      assert.match(String(result.token), /^evg_/);
       assert.match(stderr, /^Seeded in [\d.]+ s: 6 tracks, 3 rooms, 80 speakers, 60 sessions, /);
       const project = await database.db
         .selectFrom("projects")
@@ -255,7 +256,20 @@ describe("eventgraph demo (serving)", () => {
         "the demo database is not at ./data/demo.sqlite",
       );
       assert.ok(!existsSync(join(cwd, "data", "eventgraph.sqlite")), "the main database was touched");
-      assert.equal((await fetch(`${result.url}/readyz`)).status, 200);
+      // The printed token reads the demo project's private data through the API.
+      const response = await fetch(`${result.url}/api/graphql`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${result.token}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          query:
+            "query ($id: ID!) { viewer { permissions } project(id: $id) { status attendees { totalCount } } }",
+          variables: { id: result.projectId },
+        }),
+      });
+      assert.deepEqual((await response.json()).data, {
+        viewer: { permissions: ["AGENDA_READ", "TICKETS_READ", "ATTENDEES_READ"] },
+        project: { status: "PUBLISHED", attendees: { totalCount: 2000 } },
+      });
     } finally {
       child.process.kill("SIGTERM");
     }

@@ -1,5 +1,10 @@
 import { randomUUID } from "node:crypto";
+import { type Actor, systemActor } from "../../src/modules/access/actor.js";
+import type { CreateSessionInput } from "../../src/modules/agenda/agenda.service.js";
+import type { Permission } from "../../src/modules/apps/permissions.js";
+import type { RegisterAttendeeInput } from "../../src/modules/attendees/attendees.service.js";
 import type { CreateProjectInput } from "../../src/modules/projects/projects.service.js";
+import type { CreateTicketTypeInput } from "../../src/modules/tickets/tickets.service.js";
 import type { Services } from "../../src/services.js";
 
 /** A unique email, so tests sharing the PostgreSQL database never collide. */
@@ -34,4 +39,88 @@ export async function createProject(
     ...options.input,
   });
   return { project, ownerId };
+}
+
+/** A new app (with its one-time token) in a new (or the given) project, created by the project's owner. */
+export async function createApp(
+  services: Services,
+  options: { projectId?: string; ownerId?: string; name?: string; permissions?: Permission[] } = {},
+) {
+  const home = options.projectId
+    ? { projectId: options.projectId, ownerId: options.ownerId }
+    : await createProject(services).then(({ project, ownerId }) => ({ projectId: project.id, ownerId }));
+  const actor = home.ownerId ? { kind: "user" as const, userId: home.ownerId } : systemActor;
+  const { app, token } = await services.apps.createApp(actor, {
+    projectId: home.projectId,
+    name: options.name ?? "Schedule Sync",
+    permissions: options.permissions ?? ["agenda:read"],
+  });
+  return { app, token, projectId: home.projectId, ownerId: home.ownerId };
+}
+
+/** An organizer acting in the dashboard. */
+export function userActor(userId: string): Actor {
+  return { kind: "user", userId };
+}
+
+/** An app created in `homeProjectId` holding `permissions` (its home project needs no link row). */
+export function appActor(homeProjectId: string, permissions: Permission[] = []): Actor {
+  return { kind: "app", appId: randomUUID(), homeProjectId, permissions };
+}
+
+/** A published project with its owner as an actor, for tests of what the public sees. */
+export async function createPublishedProject(services: Services) {
+  const { project, ownerId } = await createProject(services, { input: { status: "PUBLISHED" } });
+  return { project, ownerId, owner: userActor(ownerId) };
+}
+
+/** A ticket type on sale now (no sales window) with 100 seats unless told otherwise. */
+export async function createTicketType(
+  services: Services,
+  actor: Actor,
+  projectId: string,
+  overrides: Partial<Omit<CreateTicketTypeInput, "projectId">> = {},
+) {
+  return services.tickets.createTicketType(actor, {
+    projectId,
+    name: "Standard",
+    priceMinor: 9900,
+    currency: "EUR",
+    quantity: 100,
+    ...overrides,
+  });
+}
+
+/** A registered attendee with a unique email. */
+export async function createAttendee(
+  services: Services,
+  actor: Actor,
+  projectId: string,
+  ticketTypeId: string,
+  overrides: Partial<Omit<RegisterAttendeeInput, "projectId" | "ticketTypeId">> = {},
+) {
+  return services.attendees.registerAttendee(actor, {
+    projectId,
+    ticketTypeId,
+    name: "Grace Attendee",
+    email: uniqueEmail("attendee"),
+    ...overrides,
+  });
+}
+
+/** A session from `startsAt` lasting 45 minutes. */
+export async function createSession(
+  services: Services,
+  actor: Actor,
+  projectId: string,
+  overrides: Partial<Omit<CreateSessionInput, "projectId">> & { startsAt?: string } = {},
+) {
+  const startsAt = overrides.startsAt ?? "2026-05-04T09:00:00.000Z";
+  return services.agenda.createSession(actor, {
+    projectId,
+    title: "A talk",
+    startsAt,
+    endsAt: new Date(Date.parse(startsAt) + 45 * 60_000).toISOString(),
+    ...overrides,
+  });
 }

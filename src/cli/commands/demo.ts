@@ -57,13 +57,14 @@ export const demoCommand: Command = {
     printResult(
       input.io,
       input.json,
-      { url, email: result.organizer.email, password: result.password, projectId },
+      { url, email: result.organizer.email, password: result.password, projectId, token: result.token },
       [
         `Demo conference "${result.project.name}" (project ${projectId})`,
         `  Dashboard: ${url}/b/${projectId}`,
         `  Log in as: ${result.organizer.email}`,
         `  Password:  ${result.password}`,
         `  API:       ${url}/api/graphql`,
+        `  Token:     ${result.token}   (demo app, every *:read permission; shown once)`,
         server ? "Serving; press Ctrl+C to stop." : "",
       ].join("\n"),
     );

@@ -63,14 +63,19 @@ export function createAccessService(db: Db) {
       }
       case "app": {
         const granted = await grantedToApp(actor, projectId);
-        if (!granted) return undefined;
-        return { ...base, role: undefined, permissions: granted, isPublic: false, canManage: false };
+        if (granted)
+          return { ...base, role: undefined, permissions: granted, isPublic: false, canManage: false };
+        // A token never shows less than no token: an app sees any published project as the public does.
+        if (project.status === "PUBLISHED") {
+          return { ...base, role: undefined, permissions: new Set(), isPublic: true, canManage: false };
+        }
+        return undefined;
       }
     }
   }
 
   // The home project grants the app's own set; a linked project the set consented to, narrowed
-  // to what the app still asks for (a widened app keeps the old grant until re-approved).
+  // to what the app still asks for (see effectiveLinkPermissions).
   async function grantedToApp(
     actor: Extract<Actor, { kind: "app" }>,
     projectId: string,
@@ -84,8 +89,7 @@ export function createAccessService(db: Db) {
       .where("revoked_at", "is", null)
       .executeTakeFirst();
     if (!link) return undefined;
-    const current = new Set(actor.permissions);
-    return new Set(parsePermissions(link.permissions).filter((p) => current.has(p)));
+    return new Set(effectiveLinkPermissions(link.permissions, actor.permissions));
   }
 
   return {
@@ -115,6 +119,15 @@ export function createAccessService(db: Db) {
       return access;
     },
   };
+}
+
+/**
+ * What a link lets an app do: the permissions consented to (stored form), narrowed to what the app
+ * still asks for. Narrowing an app takes effect at once; widening waits for an organizer's re-approval.
+ */
+export function effectiveLinkPermissions(granted: string, current: readonly Permission[]): Permission[] {
+  const requested = new Set(current);
+  return parsePermissions(granted).filter((p) => requested.has(p));
 }
 
 /** Throws FORBIDDEN with `requiredPermission` unless the access holds the permission. */

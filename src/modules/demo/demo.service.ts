@@ -3,7 +3,10 @@ import { z } from "zod";
 import type { Db } from "../../db/database.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { parseInput } from "../../shared/validation.js";
+import { systemActor } from "../access/actor.js";
 import type { UsersService } from "../accounts/users.service.js";
+import type { AppsService } from "../apps/apps.service.js";
+import { allPermissions } from "../apps/permissions.js";
 import type { Project, ProjectsService } from "../projects/projects.service.js";
 import { demoProjectInput, generateDemo } from "./demo.generator.js";
 import { demoRepository } from "./demo.repository.js";
@@ -27,6 +30,8 @@ export interface DemoSeedResult {
   /** Generated at random and shown once, like any password the operator hands out. */
   password: string;
   project: Project;
+  /** The API token of the demo app, which holds every `*:read` permission; shown once. */
+  token: string;
   counts: Record<string, number>;
   /** Milliseconds spent generating, and inserting each table. */
   timings: Record<string, number>;
@@ -35,7 +40,7 @@ export interface DemoSeedResult {
 /** The demo conference: a verified organizer and a published, fully populated project. */
 export function createDemoService(
   db: Db,
-  deps: { users: UsersService; projects: ProjectsService; changes: ProjectChanges },
+  deps: { users: UsersService; projects: ProjectsService; apps: AppsService; changes: ProjectChanges },
 ) {
   return {
     /** Seeds one demo conference; sizes grow with `scale` (×1 ≈ 60 sessions and 2,000 attendees). */
@@ -73,11 +78,18 @@ export function createDemoService(
       await demoRepository.insertCheckIns(db, data.checkIns);
       lap("checkIns");
       deps.changes.notify(project.id);
+      const { token } = await deps.apps.createApp(systemActor, {
+        projectId: project.id,
+        name: "Demo app",
+        description: "Reads the demo conference through the API: agenda, tickets and attendees.",
+        permissions: allPermissions.filter((p) => p.endsWith(":read")),
+      });
 
       return {
         organizer: { id: user.id, email: user.email },
         password,
         project,
+        token,
         counts: {
           tracks: data.tracks.length,
           rooms: data.rooms.length,

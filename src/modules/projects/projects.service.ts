@@ -12,7 +12,7 @@ import {
   requiredText,
   timeZone,
 } from "../../shared/validation.js";
-import type { AccessService } from "../access/access.service.js";
+import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { usersRepository } from "../accounts/users.repository.js";
 import { generateProjectId } from "./project-id.js";
@@ -138,7 +138,11 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
           });
           return true;
         });
-        if (created) return presentProject(row);
+        if (created) {
+          // An API answer "not found" for this id may be cached; the new project must replace it.
+          changes.notify(row.id);
+          return presentProject(row);
+        }
       }
       throw new AppError(ErrorCode.INTERNAL_SERVER_ERROR, "Could not allocate a project id");
     },
@@ -149,6 +153,19 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
       const row = await projectsRepository.findById(db, projectId);
       if (!row) throw notFound("Project");
       return presentProject(row);
+    },
+
+    /** The project behind an access already resolved (the API resolves access once per request). */
+    async load(access: ProjectAccess): Promise<Project> {
+      const row = await projectsRepository.findById(db, access.projectId);
+      if (!row) throw notFound("Project");
+      return presentProject(row);
+    },
+
+    /** Projects by id, for batch loading; callers must have checked access to each. */
+    async byIds(ids: readonly string[]): Promise<Map<string, Project>> {
+      const rows = await projectsRepository.findByIds(db, ids);
+      return new Map(rows.map((row) => [row.id, presentProject(row)]));
     },
 
     /** Projects the organizer belongs to, newest first, with their role. */

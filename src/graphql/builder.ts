@@ -1,0 +1,112 @@
+import SchemaBuilder from "@pothos/core";
+import RelayPlugin from "@pothos/plugin-relay";
+import { GraphQLError, Kind } from "graphql";
+import { isProjectId } from "../modules/projects/project-id.js";
+import type { GraphQLContext } from "./context.js";
+
+/**
+ * The schema builder: configuration only. Types live beside their module (`*.graphql.ts`) and
+ * `schema.ts` assembles them. Fields are non-null unless marked; fields behind a permission are
+ * nullable so a FORBIDDEN error nulls only that field, not its parent.
+ */
+export const builder = new SchemaBuilder<{
+  Context: GraphQLContext;
+  DefaultFieldNullability: false;
+  DefaultEdgesNullability: false;
+  DefaultNodeNullability: false;
+  Scalars: {
+    DateTime: { Input: string; Output: string };
+    ID: { Input: string; Output: string };
+  };
+  Connection: { totalCount: () => Promise<number> };
+}>({
+  plugins: [RelayPlugin],
+  defaultFieldNullability: false,
+  relay: {
+    clientMutationId: "omit",
+    cursorType: "String",
+    edgesFieldOptions: { nullable: false, description: "The items of this page with their cursors." },
+    nodeFieldOptions: { nullable: false, description: "The item." },
+    cursorFieldOptions: { description: "Opaque position of the item; pass it as after/before." },
+    pageInfoFieldOptions: { description: "Whether more pages exist and the cursors to reach them." },
+    hasNextPageFieldOptions: { description: "Whether items follow this page." },
+    hasPreviousPageFieldOptions: { description: "Whether items precede this page." },
+    startCursorFieldOptions: { description: "Cursor of the first item of the page." },
+    endCursorFieldOptions: { description: "Cursor of the last item of the page." },
+    firstArgOptions: { description: "Return the first n items (0 to 100; default 20)." },
+    lastArgOptions: { description: "Return the last n items (0 to 100); not together with first." },
+    afterArgOptions: { description: "Start after this cursor." },
+    beforeArgOptions: { description: "End before this cursor." },
+    encodeGlobalID,
+    decodeGlobalID,
+    nodeQueryOptions: {
+      description: "Fetches any object by its global id (a project by its 4-character id).",
+    },
+    nodesQueryOptions: {
+      description: "Fetches several objects by global id; invisible ones come back null.",
+    },
+    nodeTypeOptions: { description: "An object with a global id that `node(id:)` can refetch." },
+    pageInfoTypeOptions: { description: "Where a page sits in its connection (Relay cursor connections)." },
+  },
+});
+
+// A project's global id is its 4-character Project ID, the same one shown in the dashboard URL, so
+// `project { id }`, `node(id:)` and `/b/<id>` agree. Every other type uses an opaque base64url id.
+function encodeGlobalID(typename: string, id: string | number | bigint): string {
+  return typename === "Project" ? String(id) : Buffer.from(`${typename}:${id}`).toString("base64url");
+}
+
+function decodeGlobalID(globalID: string): { typename: string; id: string } {
+  if (isProjectId(globalID)) return { typename: "Project", id: globalID };
+  const decoded = Buffer.from(globalID, "base64url").toString("utf8");
+  const colon = decoded.indexOf(":");
+  if (colon <= 0) return { typename: "", id: globalID };
+  return { typename: decoded.slice(0, colon), id: decoded.slice(colon + 1) };
+}
+
+/** Decodes a global id of an expected type; undefined when it is malformed or of another type. */
+export function localId(globalID: string, typename: string): string | undefined {
+  const decoded = decodeGlobalID(globalID);
+  return decoded.typename === typename ? decoded.id : undefined;
+}
+
+/** Encodes a row id as the global id of `typename`. */
+export function globalId(typename: string, id: string): string {
+  return encodeGlobalID(typename, id);
+}
+
+builder.scalarType("DateTime", {
+  description:
+    "An instant as an ISO-8601 string in UTC, e.g. 2026-05-04T09:00:00.000Z. Inputs may carry any offset.",
+  serialize: (value) => String(value),
+  parseValue: (value) => parseDateTime(value),
+  parseLiteral: (ast) => {
+    if (ast.kind !== Kind.STRING) throw new GraphQLError("DateTime must be a string");
+    return parseDateTime(ast.value);
+  },
+});
+
+function parseDateTime(value: unknown): string {
+  if (typeof value !== "string" || Number.isNaN(Date.parse(value))) {
+    throw new GraphQLError("DateTime must be an ISO-8601 string such as 2026-05-04T09:00:00Z");
+  }
+  return value;
+}
+
+builder.queryType({ description: "The entry points for reading: `project(id:)`, `viewer`, `node(id:)`." });
+builder.mutationType({
+  description: "Writes. Each takes one `input` and returns a payload with `userErrors`.",
+});
+
+builder.globalConnectionField("totalCount", (t) =>
+  t.int({
+    description: "The number of items in the whole connection, across all pages.",
+    resolve: (connection) => connection.totalCount(),
+  }),
+);
+
+/** The builder's type parameters, for helpers that take Pothos refs or field builders. */
+export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+/** The field builder of input types, for input field sets shared by create and update inputs. */
+export type InputFields = PothosSchemaTypes.InputFieldBuilder<Types, "InputObject">;

@@ -1,0 +1,156 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { appView, publicView, ResponseCache, responseCacheKey } from "./response-cache.js";
+
+const query = `query Q($id: ID!) { project(id: $id) { name } }`;
+const keyFor = (projectId: string, view = publicView) =>
+  responseCacheKey({ view, query, operationName: "Q", variables: { id: projectId } });
+const body = (text: string) => Buffer.from(JSON.stringify({ data: { text } }));
+
+describe("response cache", () => {
+  test("misses what was never stored and serves the exact bytes that were", () => {
+    const cache = new ResponseCache();
+    assert.equal(cache.get(keyFor("AAAA")), undefined);
+    assert.equal(cache.store(keyFor("AAAA"), body("a"), ["AAAA"], cache.begin()), true);
+    assert.deepEqual(cache.get(keyFor("AAAA")), body("a"));
+    assert.deepEqual(cache.stats(), {
+      hits: 1,
+      misses: 1,
+      refused: 0,
+      entries: 1,
+      bytes: body("a").byteLength + keyFor("AAAA").length + 200,
+    });
+  });
+
+  test("keys by view, document, operation name and variables, ignoring variable key order", () => {
+    const base = {
+      view: publicView,
+      query,
+      operationName: "Q",
+      variables: { id: "AAAA", n: { a: 1, b: 2 } },
+    };
+    const key = responseCacheKey(base);
+    assert.equal(responseCacheKey({ ...base, variables: { n: { b: 2, a: 1 }, id: "AAAA" } }), key);
+    for (const other of [
+      { ...base, view: appView("app1", ["agenda:read"]) },
+      { ...base, query: `${query} ` },
+      { ...base, operationName: null },
+      { ...base, variables: { id: "AAAB", n: { a: 1, b: 2 } } },
+    ]) {
+      assert.notEqual(responseCacheKey(other), key);
+    }
+    assert.equal(
+      appView("app1", ["tickets:read", "agenda:read"]),
+      appView("app1", ["agenda:read", "tickets:read"]),
+    );
+    assert.notEqual(appView("app1", ["agenda:read"]), appView("app1", ["agenda:read", "tickets:read"]));
+  });
+
+  test("drops exactly the entries that read an invalidated project", () => {
+    const cache = new ResponseCache();
+    const mark = cache.begin();
+    cache.store(keyFor("AAAA"), body("a"), ["AAAA"], mark);
+    cache.store(keyFor("BBBB"), body("b"), ["BBBB"], mark);
+    cache.store(keyFor("AAAA", appView("x", [])), body("ab"), ["AAAA", "BBBB"], mark);
+    cache.store(keyFor("CCCC"), body("c"), ["CCCC"], mark);
+    cache.invalidateProject("BBBB");
+    assert.deepEqual(cache.get(keyFor("AAAA")), body("a"));
+    assert.equal(cache.get(keyFor("BBBB")), undefined);
+    assert.equal(cache.get(keyFor("AAAA", appView("x", []))), undefined);
+    assert.deepEqual(cache.get(keyFor("CCCC")), body("c"));
+    assert.equal(cache.stats().entries, 2);
+    cache.invalidateProject("AAAA");
+    assert.equal(cache.get(keyFor("AAAA")), undefined);
+    assert.equal(cache.stats().entries, 1);
+  });
+
+  test("refuses a response computed while its project changed, and accepts one started after", () => {
+    const cache = new ResponseCache();
+    const before = cache.begin();
+    cache.invalidateProject("AAAA"); // a write commits while the first execution runs
+    assert.equal(cache.store(keyFor("AAAA"), body("stale"), ["AAAA"], before), false);
+    assert.equal(cache.get(keyFor("AAAA")), undefined);
+    // A change to another project does not spoil it.
+    const after = cache.begin();
+    cache.invalidateProject("BBBB");
+    assert.equal(cache.store(keyFor("AAAA"), body("fresh"), ["AAAA"], after), true);
+    assert.deepEqual(cache.get(keyFor("AAAA")), body("fresh"));
+    assert.equal(cache.stats().refused, 1);
+  });
+
+  test("refuses every response started before invalidateAll", () => {
+    const cache = new ResponseCache();
+    const mark = cache.begin();
+    cache.store(keyFor("AAAA"), body("a"), ["AAAA"], mark);
+    cache.invalidateAll();
+    assert.equal(cache.get(keyFor("AAAA")), undefined);
+    assert.equal(cache.store(keyFor("BBBB"), body("b"), ["BBBB"], mark), false);
+    assert.equal(cache.store(keyFor("BBBB"), body("b"), ["BBBB"], cache.begin()), true);
+  });
+
+  test("serves and stores nothing while suspended, and starts empty when resumed", () => {
+    const cache = new ResponseCache();
+    cache.store(keyFor("AAAA"), body("a"), ["AAAA"], cache.begin());
+    cache.suspend();
+    const during = cache.begin();
+    assert.equal(cache.get(keyFor("AAAA")), undefined);
+    assert.equal(cache.store(keyFor("BBBB"), body("b"), ["BBBB"], during), false);
+    cache.resume();
+    assert.equal(cache.get(keyFor("AAAA")), undefined);
+    // Computed during the outage, finished after it: it may have missed an invalidation.
+    assert.equal(cache.store(keyFor("BBBB"), body("b"), ["BBBB"], during), false);
+    assert.equal(cache.store(keyFor("BBBB"), body("b"), ["BBBB"], cache.begin()), true);
+  });
+
+  test("stays within its byte budget by evicting the least recently used entries", () => {
+    const entryBytes = 1000;
+    const perEntry = entryBytes + keyFor("X000").length + 200;
+    const cache = new ResponseCache({ maxBytes: perEntry * 3, maxEntryBytes: perEntry * 3 });
+    const mark = cache.begin();
+    for (const id of ["X000", "X001", "X002"]) cache.store(keyFor(id), Buffer.alloc(entryBytes), [id], mark);
+    assert.ok(cache.get(keyFor("X000"))); // X000 is now the most recently used
+    cache.store(keyFor("X003"), Buffer.alloc(entryBytes), ["X003"], mark);
+    assert.deepEqual(
+      ["X000", "X001", "X002", "X003"].map((id) => cache.get(keyFor(id)) !== undefined),
+      [true, false, true, true],
+    );
+    assert.deepEqual([cache.stats().entries, cache.stats().bytes], [3, perEntry * 3]);
+    // An evicted entry leaves no tag behind: invalidating its project touches nothing else.
+    cache.invalidateProject("X001");
+    assert.equal(cache.stats().entries, 3);
+  });
+
+  test("does not store a body larger than one entry may be", () => {
+    const cache = new ResponseCache({ maxBytes: 100_000, maxEntryBytes: 2000 });
+    assert.equal(cache.store(keyFor("AAAA"), Buffer.alloc(3000), ["AAAA"], cache.begin()), false);
+    assert.equal(cache.stats().entries, 0);
+  });
+
+  test("replacing an entry re-tags it with the projects the new response read", () => {
+    const cache = new ResponseCache();
+    cache.store(keyFor("AAAA"), body("1"), ["AAAA", "BBBB"], cache.begin());
+    cache.store(keyFor("AAAA"), body("2"), ["AAAA"], cache.begin());
+    cache.invalidateProject("BBBB");
+    assert.deepEqual(cache.get(keyFor("AAAA")), body("2"));
+    cache.invalidateProject("AAAA");
+    assert.equal(cache.get(keyFor("AAAA")), undefined);
+  });
+
+  test("expires an entry stored with a time to live", async () => {
+    const cache = new ResponseCache();
+    cache.store(keyFor("AAAA"), body("a"), ["AAAA"], cache.begin(), { ttlMs: 20 });
+    assert.ok(cache.get(keyFor("AAAA")));
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    assert.equal(cache.get(keyFor("AAAA")), undefined);
+  });
+
+  test("stays safe when it forgets old project changes: it refuses rather than serve stale data", () => {
+    const cache = new ResponseCache({ maxTrackedProjects: 2 });
+    const mark = cache.begin();
+    cache.invalidateProject("P001");
+    cache.invalidateProject("P002");
+    cache.invalidateProject("P003"); // P001's change is forgotten
+    assert.equal(cache.store(keyFor("P001"), body("stale"), ["P001"], mark), false);
+    assert.equal(cache.store(keyFor("P001"), body("fresh"), ["P001"], cache.begin()), true);
+  });
+});

@@ -1,0 +1,225 @@
+import { createHash } from "node:crypto";
+import { LRUCache } from "lru-cache";
+import { type Permission, serializePermissions } from "../../modules/apps/permissions.js";
+
+/**
+ * The API's response cache: serialized response bytes of read-only operations, bounded in bytes.
+ *
+ * Exactness: each entry is tagged with the ids of the projects its execution read, and
+ * `invalidateProject` deletes every entry tagged with the project at once through a reverse index
+ * (project id → keys), so memory is freed immediately and the cost is proportional to what is
+ * dropped. Per-project generations in the key would also be exact but leave dead entries occupying
+ * the byte budget until the LRU pushes them out.
+ *
+ * The race: a write that commits while a response is being computed could leave a stale response
+ * behind if it were stored after the invalidation. So `begin()` marks the start of an execution
+ * (a sequence number) and `store` refuses the response if any project it read (or the whole
+ * cache) was invalidated after that mark.
+ */
+
+/** The view key of a request without a token. */
+export const publicView = "public";
+
+/** The view key of an app: what it may see depends on the app and its granted permissions. */
+export function appView(appId: string, permissions: Iterable<Permission>): string {
+  return `app:${appId}:${serializePermissions(permissions)}`;
+}
+
+/** What identifies a cacheable response. */
+export interface CacheKeyInput {
+  /** `publicView` or `appView(…)`. */
+  view: string;
+  /** The document text exactly as received. */
+  query: string;
+  operationName?: string | null | undefined;
+  variables?: Record<string, unknown> | null | undefined;
+}
+
+/** The cache key: a SHA-256 of the view, document, operation name and variables (key order ignored). */
+export function responseCacheKey(input: CacheKeyInput): string {
+  const material = JSON.stringify([
+    input.view,
+    input.query,
+    input.operationName ?? null,
+    canonical(input.variables ?? {}),
+  ]);
+  return createHash("sha256").update(material).digest("base64url");
+}
+
+// Sorts object keys recursively so `{a, b}` and `{b, a}` hit the same entry.
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((key) => [key, canonical((value as Record<string, unknown>)[key])]),
+    );
+  }
+  return value;
+}
+
+/** Sizes of the cache. */
+export interface ResponseCacheOptions {
+  /** Total bytes of cached bodies (plus a small per-entry overhead); default 64 MiB. */
+  maxBytes?: number;
+  /** Largest single body worth caching; default a sixteenth of maxBytes. */
+  maxEntryBytes?: number;
+  /** Project ids whose last invalidation is remembered for the race check; older ones are assumed just changed. */
+  maxTrackedProjects?: number;
+}
+
+/** Counters for monitoring and tests. */
+export interface ResponseCacheStats {
+  hits: number;
+  misses: number;
+  /** Stores refused because a project changed during execution, or the cache was suspended. */
+  refused: number;
+  entries: number;
+  bytes: number;
+}
+
+/** The moment an execution started, from `begin()`. */
+export type ExecutionMark = number & { readonly __brand: "ExecutionMark" };
+
+interface Entry {
+  body: Buffer;
+  projectIds: readonly string[];
+}
+
+// Accounts for the key and bookkeeping so many tiny entries cannot exceed the budget unnoticed.
+const entryOverhead = 200;
+
+/** A bounded in-memory cache of serialized responses with exact per-project invalidation. */
+export class ResponseCache {
+  private readonly entries: LRUCache<string, Entry>;
+  private readonly keysByProject = new Map<string, Set<string>>();
+  private sequence = 0;
+  private readonly changedAt: LRUCache<string, number>;
+  /** Highest mark of a project forgotten by `changedAt`: a forgotten project may have changed up to then. */
+  private forgottenChangeAt = 0;
+  private allChangedAt = 0;
+  private suspended = false;
+  private hits = 0;
+  private misses = 0;
+  private refused = 0;
+
+  constructor(options: ResponseCacheOptions = {}) {
+    const maxSize = options.maxBytes ?? 64 * 1024 * 1024;
+    this.entries = new LRUCache<string, Entry>({
+      maxSize,
+      maxEntrySize: options.maxEntryBytes ?? Math.floor(maxSize / 16),
+      sizeCalculation: (entry, key) => entry.body.byteLength + key.length + entryOverhead,
+      dispose: (entry, key) => this.untag(key, entry),
+    });
+    this.changedAt = new LRUCache<string, number>({
+      max: options.maxTrackedProjects ?? 100_000,
+      dispose: (changed, _projectId, reason) => {
+        if (reason === "evict") this.forgottenChangeAt = Math.max(this.forgottenChangeAt, changed);
+      },
+    });
+  }
+
+  /** The cached body for `key`, or undefined (counted as a hit or a miss). */
+  get(key: string): Buffer | undefined {
+    const entry = this.suspended ? undefined : this.entries.get(key);
+    if (entry) this.hits += 1;
+    else this.misses += 1;
+    return entry?.body;
+  }
+
+  /** Marks the start of an execution; call it before the execution reads anything. */
+  begin(): ExecutionMark {
+    return this.sequence as ExecutionMark;
+  }
+
+  /**
+   * Stores a response computed since `mark` that read `projectIds`. Refuses (returns false) when
+   * one of those projects, or everything, was invalidated after the mark, while the cache is
+   * suspended, or when the body is larger than one entry may be. `ttlMs` bounds the life of a
+   * response that also depends on the clock (a ticket sale window opening).
+   */
+  store(
+    key: string,
+    body: Buffer | string,
+    projectIds: Iterable<string>,
+    mark: ExecutionMark,
+    options: { ttlMs?: number } = {},
+  ): boolean {
+    const ids = [...new Set(projectIds)];
+    if (this.suspended || this.allChangedAt > mark || ids.some((id) => this.lastChange(id) > mark)) {
+      this.refused += 1;
+      return false;
+    }
+    const entry: Entry = {
+      body: typeof body === "string" ? Buffer.from(body, "utf8") : body,
+      projectIds: ids,
+    };
+    this.entries.set(key, entry, options.ttlMs ? { ttl: options.ttlMs } : {});
+    if (this.entries.peek(key) !== entry) return false;
+    for (const id of ids) {
+      let keys = this.keysByProject.get(id);
+      if (!keys) {
+        keys = new Set();
+        this.keysByProject.set(id, keys);
+      }
+      keys.add(key);
+    }
+    return true;
+  }
+
+  /** Drops every response that read `projectId` and refuses those being computed now. */
+  invalidateProject(projectId: string): void {
+    this.sequence += 1;
+    this.changedAt.set(projectId, this.sequence);
+    const keys = this.keysByProject.get(projectId);
+    if (!keys) return;
+    for (const key of [...keys]) this.entries.delete(key);
+  }
+
+  /** Drops every response and refuses those being computed now. */
+  invalidateAll(): void {
+    this.sequence += 1;
+    this.allChangedAt = this.sequence;
+    this.entries.clear();
+  }
+
+  /**
+   * Stops serving and storing, dropping everything: used while invalidations from other processes
+   * may be missed (the signal connection is down).
+   */
+  suspend(): void {
+    this.suspended = true;
+    this.invalidateAll();
+  }
+
+  /** Serves and stores again, starting empty: whatever was computed during the outage is refused. */
+  resume(): void {
+    this.suspended = false;
+    this.invalidateAll();
+  }
+
+  /** Current counters. */
+  stats(): ResponseCacheStats {
+    return {
+      hits: this.hits,
+      misses: this.misses,
+      refused: this.refused,
+      entries: this.entries.size,
+      bytes: this.entries.calculatedSize,
+    };
+  }
+
+  private lastChange(projectId: string): number {
+    return this.changedAt.peek(projectId) ?? this.forgottenChangeAt;
+  }
+
+  private untag(key: string, entry: Entry): void {
+    for (const id of entry.projectIds) {
+      const keys = this.keysByProject.get(id);
+      if (!keys) continue;
+      keys.delete(key);
+      if (keys.size === 0) this.keysByProject.delete(id);
+    }
+  }
+}

@@ -1,0 +1,47 @@
+import { type Page, type PageArgs, type PageWindow, resolvePageArgs } from "../shared/pagination.js";
+
+/** The shape Pothos' connection fields resolve to, with a lazily counted total. */
+export interface ConnectionResult<T> {
+  edges: { cursor: string; node: T }[];
+  pageInfo: {
+    hasNextPage: boolean;
+    hasPreviousPage: boolean;
+    startCursor: string | null;
+    endCursor: string | null;
+  };
+  totalCount: () => Promise<number>;
+}
+
+/**
+ * Resolves a connection field from a service's paged list: validates first/last/after/before, loads one
+ * page, and counts the whole connection only when `totalCount` is asked for.
+ */
+export async function toConnection<T>(
+  args: PageArgs,
+  list: (window: PageWindow) => Promise<Page<T>>,
+  count: () => Promise<number>,
+): Promise<ConnectionResult<T>> {
+  const page = await list(resolvePageArgs(args));
+  let total: Promise<number> | undefined;
+  return {
+    edges: page.items.map((node, i) => ({ cursor: page.cursors[i] ?? "", node })),
+    pageInfo: {
+      hasNextPage: page.hasNextPage,
+      hasPreviousPage: page.hasPreviousPage,
+      startCursor: page.startCursor,
+      endCursor: page.endCursor,
+    },
+    totalCount: () => {
+      total ??= count();
+      return total;
+    },
+  };
+}
+
+/** Names a connection's types `<Type>Connection` and `<Type>Edge`, with descriptions. */
+export function connectionTypes(type: string, plural: string) {
+  return [
+    { name: `${type}Connection`, description: `A page of ${plural}, with the total count.` },
+    { name: `${type}Edge`, description: `One of the ${plural} in a page, with its cursor.` },
+  ] as const;
+}

@@ -1,0 +1,362 @@
+/**
+ * Static analysis of one GraphQL operation before it runs: cost, depth, node count, aliases,
+ * directives, tokens, and the permissions its fields declare.
+ *
+ * Cost convention (what a field costs):
+ * - Every field costs 1; introspection fields (`__schema`, `__type`, `__typename` and every field of
+ *   the `__*` types) cost 0 but still count towards depth.
+ * - A connection is a field that declares a `first` or `last` argument. Its subtree is multiplied by
+ *   its page size: the larger of `first`/`last` (variables resolved), 20 when neither is given,
+ *   counted as at most 100. So `sessions(first: 10) { nodes { speakers(first: 5) { nodes { name } } } }`
+ *   costs 1 + 10 × (1 + 1 + 5 × (1 + 1)) = 121.
+ * - A plain list field without paging counts its subtree once, unless annotated.
+ * - A field may declare its own cost in its schema extensions (Pothos: `extensions: {cost: ...}`):
+ *   `{cost: {value?: number, multiplierArgs?: string[]}}`. `value` replaces the field's own cost of 1
+ *   (use it for fields that do expensive work). `multiplierArgs` names the arguments whose value
+ *   multiplies the subtree: a number counts as itself, a list as its length, the largest one wins
+ *   and 1 when none is given (use it for `byIds(ids: [ID!]!)`-style fields). On a connection it
+ *   replaces `first`/`last`, keeping the connection's default page size and cap.
+ * - Fragments and inline fragments are expanded where they are spread; `@skip`/`@include` are
+ *   honoured. Each named fragment is measured once and reused, so nested spreads cannot make the
+ *   analysis itself exponential.
+ *
+ * nodeCount is the number of objects the paged fields can return: each paged field adds its page
+ * size times the page sizes above it (`sessions(first: 10) { speakers(first: 5) }` → 10 + 50 = 60).
+ *
+ * Permission convention: a field that needs a permission declares it in its extensions,
+ * `extensions: {permission: "agenda:read"}`, with a name from modules/apps/permissions.ts.
+ */
+import {
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLField,
+  GraphQLIncludeDirective,
+  type GraphQLNamedType,
+  type GraphQLSchema,
+  GraphQLSkipDirective,
+  getArgumentValues,
+  getDirectiveValues,
+  getNamedType,
+  getOperationAST,
+  getVariableValues,
+  isCompositeType,
+  isIntrospectionType,
+  Kind,
+  type OperationTypeNode,
+  SchemaMetaFieldDef,
+  type SelectionSetNode,
+  TokenKind,
+  TypeMetaFieldDef,
+  TypeNameMetaFieldDef,
+} from "graphql";
+import { AppError, ErrorCode } from "../../errors.js";
+import { allPermissions, isPermission, type Permission } from "../../modules/apps/permissions.js";
+import { type OperationLimits, operationLimitDefaults } from "./operation-limits.js";
+
+/** The `cost` field extension: see the convention at the top of this file. */
+export interface CostExtension {
+  value?: number;
+  multiplierArgs?: string[];
+}
+
+/** The field extensions this module reads. */
+export interface AnalyzedFieldExtensions {
+  cost?: CostExtension;
+  permission?: Permission;
+}
+
+/** What `analyzeOperation` measures. */
+export interface OperationAnalysis {
+  operationType: OperationTypeNode;
+  cost: number;
+  depth: number;
+  nodeCount: number;
+  aliases: number;
+  directives: number;
+  /** Lexical tokens of the whole document; absent when it was parsed without locations. */
+  tokens?: number | undefined;
+  /** Every permission the executed fields declare, in catalogue order. */
+  permissions: Permission[];
+}
+
+/** Arguments of `analyzeOperation`. */
+export interface AnalyzeOperationInput {
+  schema: GraphQLSchema;
+  /** A parsed document that already passed `validate(schema, document)`. */
+  document: DocumentNode;
+  variables?: Record<string, unknown> | null | undefined;
+  operationName?: string | null | undefined;
+  /** Only the page-size settings are read here; `assertWithinLimits` compares the rest. */
+  limits?: Pick<OperationLimits, "defaultPageSize" | "maxPageSize"> | undefined;
+}
+
+interface Summary {
+  cost: number;
+  depth: number;
+  nodes: number;
+  aliases: number;
+  directives: number;
+  permissions: Set<Permission>;
+}
+
+const empty = (): Summary => ({
+  cost: 0,
+  depth: 0,
+  nodes: 0,
+  aliases: 0,
+  directives: 0,
+  permissions: new Set(),
+});
+
+function badRequest(message: string): AppError {
+  return new AppError(ErrorCode.BAD_USER_INPUT, message);
+}
+
+/**
+ * Measures the operation that would run for `operationName` with `variables`. Throws BAD_USER_INPUT
+ * when the operation cannot be chosen or the variables do not fit their declared types (the same
+ * messages graphql-js gives at execution).
+ */
+export function analyzeOperation(input: AnalyzeOperationInput): OperationAnalysis {
+  const { schema, document } = input;
+  const pageSizes = input.limits ?? operationLimitDefaults;
+  const operation = getOperationAST(document, input.operationName ?? undefined);
+  if (!operation) {
+    throw badRequest(
+      input.operationName
+        ? `Unknown operation named "${input.operationName}".`
+        : "Must provide operation name if query contains multiple operations.",
+    );
+  }
+  const rootType = schema.getRootType(operation.operation);
+  if (!rootType) throw badRequest(`Schema is not configured to execute ${operation.operation} operation.`);
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], input.variables ?? {}, {
+    maxErrors: 1,
+  });
+  if (coerced.errors) throw badRequest(coerced.errors[0]?.message ?? "Invalid variables.");
+  const variables = coerced.coerced;
+
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const definition of document.definitions) {
+    if (definition.kind === Kind.FRAGMENT_DEFINITION) fragments.set(definition.name.value, definition);
+  }
+  const measuredFragments = new Map<string, Summary>();
+  // A fragment being measured; spreading it again inside itself is a cycle (validation rejects those).
+  const inProgress = new Set<string>();
+
+  const included = (node: FieldNode | SelectionSetNode["selections"][number]): boolean => {
+    if (getDirectiveValues(GraphQLSkipDirective, node, variables)?.if === true) return false;
+    return getDirectiveValues(GraphQLIncludeDirective, node, variables)?.if !== false;
+  };
+
+  const fieldDefinition = (
+    parent: GraphQLCompositeType,
+    name: string,
+  ): GraphQLField<unknown, unknown> | undefined => {
+    if (name === TypeNameMetaFieldDef.name) return TypeNameMetaFieldDef;
+    if (parent === schema.getQueryType()) {
+      if (name === SchemaMetaFieldDef.name) return SchemaMetaFieldDef;
+      if (name === TypeMetaFieldDef.name) return TypeMetaFieldDef;
+    }
+    return "getFields" in parent ? parent.getFields()[name] : undefined;
+  };
+
+  const multiplierOf = (
+    field: GraphQLField<unknown, unknown>,
+    node: FieldNode,
+  ): { factor: number; paged: boolean } => {
+    const cost = costExtension(field);
+    const connection = field.args.some((arg) => arg.name === "first" || arg.name === "last");
+    const names = cost?.multiplierArgs ?? (connection ? ["first", "last"] : []);
+    if (names.length === 0) return { factor: 1, paged: false };
+    let args: Record<string, unknown>;
+    try {
+      args = getArgumentValues(field, node, variables);
+    } catch (error) {
+      throw badRequest(error instanceof Error ? error.message : String(error));
+    }
+    const given = names
+      .map((name) => args[name])
+      .filter((value) => value !== undefined && value !== null)
+      .map((value) => (Array.isArray(value) ? value.length : typeof value === "number" ? value : 1));
+    let factor = given.length > 0 ? Math.max(...given) : connection ? pageSizes.defaultPageSize : 1;
+    if (connection) factor = Math.min(factor, pageSizes.maxPageSize);
+    return { factor: Math.max(0, Math.floor(factor)), paged: true };
+  };
+
+  const measureFragment = (fragment: FragmentDefinitionNode): Summary => {
+    const name = fragment.name.value;
+    const known = measuredFragments.get(name);
+    if (known) return known;
+    if (inProgress.has(name)) return empty();
+    inProgress.add(name);
+    const type = schema.getType(fragment.typeCondition.name.value);
+    const summary = isCompositeType(type) ? measureSelections(type, fragment.selectionSet) : empty();
+    inProgress.delete(name);
+    measuredFragments.set(name, summary);
+    return summary;
+  };
+
+  // Fragments add to their parent's selection without a level of their own.
+  const addFlat = (into: Summary, part: Summary): void => {
+    into.cost += part.cost;
+    into.depth = Math.max(into.depth, part.depth);
+    into.nodes += part.nodes;
+    into.aliases += part.aliases;
+    into.directives += part.directives;
+    for (const permission of part.permissions) into.permissions.add(permission);
+  };
+
+  const measureField = (parent: GraphQLCompositeType, node: FieldNode, into: Summary): void => {
+    if (node.alias) into.aliases += 1;
+    const field = fieldDefinition(parent, node.name.value);
+    // Unknown fields only occur in unvalidated documents; count them like a plain field.
+    if (!field) {
+      into.cost += 1;
+      into.depth = Math.max(into.depth, 1);
+      return;
+    }
+    const introspection = node.name.value.startsWith("__") || isIntrospectionType(parent as GraphQLNamedType);
+    const own = introspection ? 0 : (costExtension(field)?.value ?? 1);
+    const permission = introspection ? undefined : permissionExtension(field);
+    if (permission) into.permissions.add(permission);
+    const childType = getNamedType(field.type);
+    const children =
+      node.selectionSet && isCompositeType(childType)
+        ? measureSelections(childType, node.selectionSet)
+        : empty();
+    const { factor, paged } = introspection ? { factor: 1, paged: false } : multiplierOf(field, node);
+    into.cost += own + factor * children.cost;
+    into.nodes += (paged ? factor : 0) + factor * children.nodes;
+    into.depth = Math.max(into.depth, 1 + children.depth);
+    into.aliases += children.aliases;
+    into.directives += children.directives;
+    for (const p of children.permissions) into.permissions.add(p);
+  };
+
+  const measureSelections = (parent: GraphQLCompositeType, selectionSet: SelectionSetNode): Summary => {
+    const summary = empty();
+    for (const selection of selectionSet.selections) {
+      // Directives are counted even on skipped selections: they are evaluated all the same.
+      summary.directives += selection.directives?.length ?? 0;
+      if (!included(selection)) continue;
+      if (selection.kind === Kind.FIELD) {
+        measureField(parent, selection, summary);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const condition = selection.typeCondition
+          ? schema.getType(selection.typeCondition.name.value)
+          : parent;
+        if (isCompositeType(condition))
+          addFlat(summary, measureSelections(condition, selection.selectionSet));
+      } else {
+        const fragment = fragments.get(selection.name.value);
+        if (fragment) addFlat(summary, measureFragment(fragment));
+      }
+    }
+    return summary;
+  };
+
+  const summary = measureSelections(rootType, operation.selectionSet);
+  summary.directives += operation.directives?.length ?? 0;
+  return {
+    operationType: operation.operation,
+    cost: summary.cost,
+    depth: summary.depth,
+    nodeCount: summary.nodes,
+    aliases: summary.aliases,
+    directives: summary.directives,
+    tokens: countTokens(document),
+    permissions: allPermissions.filter((p) => summary.permissions.has(p)),
+  };
+}
+
+/** The permissions in `needed` that `granted` lacks, in catalogue order. */
+export function permissionsLacking(
+  needed: Iterable<Permission>,
+  granted: Iterable<Permission>,
+): Permission[] {
+  const have = new Set(granted);
+  const want = new Set(needed);
+  return allPermissions.filter((p) => want.has(p) && !have.has(p));
+}
+
+/**
+ * The permissions the operation's fields declare that `granted` lacks (empty: it may run). The
+ * handler that already holds an `OperationAnalysis` can call `permissionsLacking(analysis.permissions, …)`
+ * instead of walking the document again.
+ */
+export function missingPermissions(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  variables: Record<string, unknown> | null | undefined,
+  granted: Iterable<Permission>,
+  operationName?: string | null,
+): Permission[] {
+  return permissionsLacking(
+    analyzeOperation({ schema, document, variables, operationName }).permissions,
+    granted,
+  );
+}
+
+/**
+ * Lists every malformed `cost` or `permission` field extension in the schema (empty when all are
+ * well-formed). Call it in a schema test so a typo fails CI instead of silently costing 1.
+ */
+export function checkSchemaExtensions(schema: GraphQLSchema): string[] {
+  const problems: string[] = [];
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (isIntrospectionType(type) || !("getFields" in type) || !isCompositeType(type)) continue;
+    for (const field of Object.values(type.getFields())) {
+      const where = `${type.name}.${field.name}`;
+      const extensions = field.extensions as { cost?: unknown; permission?: unknown };
+      if (extensions.permission !== undefined) {
+        if (typeof extensions.permission !== "string" || !isPermission(extensions.permission)) {
+          problems.push(
+            `${where}: permission ${JSON.stringify(extensions.permission)} is not in the catalogue`,
+          );
+        }
+      }
+      const cost = extensions.cost as CostExtension | undefined;
+      if (cost === undefined) continue;
+      if (cost.value !== undefined && !(Number.isFinite(cost.value) && cost.value >= 0)) {
+        problems.push(`${where}: cost.value must be a number ≥ 0`);
+      }
+      for (const name of cost.multiplierArgs ?? []) {
+        if (!field.args.some((arg) => arg.name === name)) {
+          problems.push(
+            `${where}: cost.multiplierArgs names "${name}", which is not an argument of the field`,
+          );
+        }
+      }
+    }
+  }
+  return problems;
+}
+
+function costExtension(field: GraphQLField<unknown, unknown>): CostExtension | undefined {
+  return (field.extensions as AnalyzedFieldExtensions).cost;
+}
+
+function permissionExtension(field: GraphQLField<unknown, unknown>): Permission | undefined {
+  const permission = (field.extensions as AnalyzedFieldExtensions).permission;
+  if (permission === undefined) return undefined;
+  // A misspelt permission must not make a field public by accident.
+  if (!isPermission(permission)) {
+    throw new Error(`Field ${field.name} declares unknown permission ${JSON.stringify(permission)}`);
+  }
+  return permission;
+}
+
+// The parser links every token of a located document; comments are linked too but not counted
+// by `parse(…, {maxTokens})`, so they are skipped here as well.
+function countTokens(document: DocumentNode): number | undefined {
+  const start = document.loc?.startToken;
+  if (!start) return undefined;
+  let count = 0;
+  for (let token = start.next; token && token.kind !== TokenKind.EOF; token = token.next) {
+    if (token.kind !== TokenKind.COMMENT) count += 1;
+  }
+  return count;
+}

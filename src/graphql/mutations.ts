@@ -1,0 +1,75 @@
+import type { ObjectRef } from "@pothos/core";
+import { AppError, ErrorCode, type FieldError } from "../errors.js";
+import { builder, type Types } from "./builder.js";
+
+/** An expected problem with a mutation's input, returned in the payload rather than as an error. */
+export const UserErrorRef = builder.objectRef<FieldError>("UserError").implement({
+  description:
+    "A problem with the mutation's input. Expected failures (validation, conflicts) come back here with data, not as top-level errors.",
+  fields: (t) => ({
+    field: t.exposeStringList("field", {
+      description:
+        'Path of the input field at fault, relative to `input` (e.g. ["endsAt"]); empty for the input as a whole.',
+    }),
+    message: t.exposeString("message", { description: "What is wrong, for people." }),
+  }),
+});
+
+/** What a mutation resolver returns: the changed object under its own name, or user errors. */
+export type Payload<Name extends string, T> = { [K in Name]: T | null } & { userErrors: FieldError[] };
+
+/**
+ * Runs a service write and shapes its outcome as a payload. Validation failures and conflicts become
+ * `userErrors`; NOT_FOUND and FORBIDDEN stay top-level errors, as for reads.
+ */
+export async function runMutation<Name extends string, T>(
+  name: Name,
+  write: () => Promise<T>,
+): Promise<Payload<Name, T>> {
+  try {
+    const result = await write();
+    return { [name]: result, userErrors: [] } as Payload<Name, T>;
+  } catch (error) {
+    if (
+      error instanceof AppError &&
+      (error.code === ErrorCode.BAD_USER_INPUT || error.code === ErrorCode.CONFLICT)
+    ) {
+      const userErrors = error.details.fieldErrors?.length
+        ? error.details.fieldErrors
+        : [{ field: [], message: error.message }];
+      return { [name]: null, userErrors } as Payload<Name, T>;
+    }
+    throw error;
+  }
+}
+
+/**
+ * Declares `<TypeName>` with the changed object under `field` and `userErrors`: the shape every
+ * mutation payload shares.
+ */
+export function payloadType<Name extends string, T>(
+  typeName: string,
+  field: Name,
+  ref: ObjectRef<Types, T>,
+  description: string,
+): ObjectRef<Types, Payload<Name, T>> {
+  const payload = builder.objectRef<Payload<Name, T>>(typeName);
+  payload.implement({
+    description,
+    fields: (t) => ({
+      [field]: t.field({
+        type: ref,
+        nullable: true,
+        description: "The object as it is after the change; null when the input had problems.",
+        // Pothos cannot check a generic T against its conditional result type; `ref` fixes the type.
+        resolve: (parent) => parent[field] as never,
+      }),
+      userErrors: t.field({
+        type: [UserErrorRef],
+        description: "Problems with the input; empty on success.",
+        resolve: (parent) => parent.userErrors,
+      }),
+    }),
+  });
+  return payload;
+}

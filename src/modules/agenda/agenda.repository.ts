@@ -1,0 +1,340 @@
+import { type Selectable, sql } from "kysely";
+import type { Db } from "../../db/database.js";
+import type {
+  RoomsTable,
+  SessionStatus,
+  SessionsTable,
+  SpeakersTable,
+  TracksTable,
+} from "../../db/schema.js";
+import { applyKeyset, type PageWindow } from "../../shared/pagination.js";
+
+export type TrackRow = Selectable<TracksTable>;
+export type RoomRow = Selectable<RoomsTable>;
+export type SpeakerRow = Selectable<SpeakersTable>;
+export type SessionRow = Selectable<SessionsTable>;
+
+/** Which sessions a list shows; the service decides what the caller may ask for. */
+export interface SessionQuery {
+  statuses: readonly SessionStatus[];
+  trackId?: string | undefined;
+  roomId?: string | undefined;
+}
+
+function sessionsQuery(db: Db, projectId: string, query: SessionQuery) {
+  let q = db.selectFrom("sessions").where("project_id", "=", projectId);
+  // An empty status list asks for nothing; `in ()` is not valid SQL, so say so explicitly.
+  q =
+    query.statuses.length === 0 ? q.where(sql<boolean>`1 = 0`) : q.where("status", "in", [...query.statuses]);
+  if (query.trackId !== undefined) q = q.where("track_id", "=", query.trackId);
+  if (query.roomId !== undefined) q = q.where("room_id", "=", query.roomId);
+  return q;
+}
+
+function speakersQuery(db: Db, projectId: string, publishedOnly: boolean) {
+  let q = db.selectFrom("speakers").where("speakers.project_id", "=", projectId);
+  if (publishedOnly) {
+    q = q.where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom("session_speakers")
+          .innerJoin("sessions", "sessions.id", "session_speakers.session_id")
+          .select(sql<number>`1`.as("one"))
+          .whereRef("session_speakers.speaker_id", "=", "speakers.id")
+          .where("sessions.status", "=", "PUBLISHED"),
+      ),
+    );
+  }
+  return q;
+}
+
+/**
+ * SQL for tracks, rooms, speakers, sessions and session speakers. Every query names the project
+ * (or takes ids the caller already authorized), so a cross-project read cannot be written by accident.
+ */
+export const agendaRepository = {
+  // ---- tracks ----
+
+  listTracks(db: Db, projectId: string, window: PageWindow): Promise<TrackRow[]> {
+    const q = db.selectFrom("tracks").selectAll().where("project_id", "=", projectId);
+    return applyKeyset(q, window, "name", "id").execute();
+  },
+
+  async countTracks(db: Db, projectId: string): Promise<number> {
+    const row = await db
+      .selectFrom("tracks")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where("project_id", "=", projectId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  findTrack(db: Db, projectId: string, id: string): Promise<TrackRow | undefined> {
+    return db
+      .selectFrom("tracks")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+  },
+
+  /** Unscoped lookup for `node(id)` and by-id mutations: the caller must resolve the row's project access. */
+  locateTrack(db: Db, id: string): Promise<TrackRow | undefined> {
+    return db.selectFrom("tracks").selectAll().where("id", "=", id).executeTakeFirst();
+  },
+
+  tracksByIds(db: Db, ids: readonly string[]): Promise<TrackRow[]> {
+    return db
+      .selectFrom("tracks")
+      .selectAll()
+      .where("id", "in", [...ids])
+      .execute();
+  },
+
+  async insertTrack(db: Db, row: TrackRow): Promise<void> {
+    await db.insertInto("tracks").values(row).execute();
+  },
+
+  async updateTrack(
+    db: Db,
+    projectId: string,
+    id: string,
+    changes: Partial<Pick<TrackRow, "name" | "color">>,
+  ): Promise<void> {
+    await db
+      .updateTable("tracks")
+      .set(changes)
+      .where("project_id", "=", projectId)
+      .where("id", "=", id)
+      .execute();
+  },
+
+  async deleteTrack(db: Db, projectId: string, id: string): Promise<void> {
+    await db.deleteFrom("tracks").where("project_id", "=", projectId).where("id", "=", id).execute();
+  },
+
+  // ---- rooms ----
+
+  listRooms(db: Db, projectId: string, window: PageWindow): Promise<RoomRow[]> {
+    const q = db.selectFrom("rooms").selectAll().where("project_id", "=", projectId);
+    return applyKeyset(q, window, "name", "id").execute();
+  },
+
+  async countRooms(db: Db, projectId: string): Promise<number> {
+    const row = await db
+      .selectFrom("rooms")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where("project_id", "=", projectId)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  findRoom(db: Db, projectId: string, id: string): Promise<RoomRow | undefined> {
+    return db
+      .selectFrom("rooms")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+  },
+
+  /** Unscoped lookup for `node(id)` and by-id mutations: the caller must resolve the row's project access. */
+  locateRoom(db: Db, id: string): Promise<RoomRow | undefined> {
+    return db.selectFrom("rooms").selectAll().where("id", "=", id).executeTakeFirst();
+  },
+
+  roomsByIds(db: Db, ids: readonly string[]): Promise<RoomRow[]> {
+    return db
+      .selectFrom("rooms")
+      .selectAll()
+      .where("id", "in", [...ids])
+      .execute();
+  },
+
+  async insertRoom(db: Db, row: RoomRow): Promise<void> {
+    await db.insertInto("rooms").values(row).execute();
+  },
+
+  async updateRoom(
+    db: Db,
+    projectId: string,
+    id: string,
+    changes: Partial<Pick<RoomRow, "name" | "capacity">>,
+  ): Promise<void> {
+    await db
+      .updateTable("rooms")
+      .set(changes)
+      .where("project_id", "=", projectId)
+      .where("id", "=", id)
+      .execute();
+  },
+
+  async deleteRoom(db: Db, projectId: string, id: string): Promise<void> {
+    await db.deleteFrom("rooms").where("project_id", "=", projectId).where("id", "=", id).execute();
+  },
+
+  // ---- speakers ----
+
+  listSpeakers(db: Db, projectId: string, publishedOnly: boolean, window: PageWindow): Promise<SpeakerRow[]> {
+    const q = speakersQuery(db, projectId, publishedOnly).selectAll("speakers");
+    return applyKeyset(q, window, "speakers.name", "speakers.id").execute();
+  },
+
+  async countSpeakers(db: Db, projectId: string, publishedOnly: boolean): Promise<number> {
+    const row = await speakersQuery(db, projectId, publishedOnly)
+      .select((eb) => eb.fn.countAll().as("n"))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  findSpeaker(db: Db, projectId: string, id: string): Promise<SpeakerRow | undefined> {
+    return db
+      .selectFrom("speakers")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+  },
+
+  /** Unscoped lookup for `node(id)` and by-id mutations: the caller must resolve the row's project access. */
+  locateSpeaker(db: Db, id: string): Promise<SpeakerRow | undefined> {
+    return db.selectFrom("speakers").selectAll().where("id", "=", id).executeTakeFirst();
+  },
+
+  /** Whether the speaker is on at least one published session (what the public may see). */
+  async speakerIsPublished(db: Db, projectId: string, id: string): Promise<boolean> {
+    const row = await speakersQuery(db, projectId, true)
+      .select("speakers.id")
+      .where("speakers.id", "=", id)
+      .executeTakeFirst();
+    return row !== undefined;
+  },
+
+  /** Ids among `ids` that are speakers of this project (to validate a session's speaker list). */
+  async existingSpeakerIds(db: Db, projectId: string, ids: readonly string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const rows = await db
+      .selectFrom("speakers")
+      .select("id")
+      .where("project_id", "=", projectId)
+      .where("id", "in", [...ids])
+      .execute();
+    return new Set(rows.map((r) => r.id));
+  },
+
+  async insertSpeaker(db: Db, row: SpeakerRow): Promise<void> {
+    await db.insertInto("speakers").values(row).execute();
+  },
+
+  async updateSpeaker(
+    db: Db,
+    projectId: string,
+    id: string,
+    changes: Partial<Omit<SpeakerRow, "id" | "project_id" | "created_at">>,
+  ): Promise<void> {
+    await db
+      .updateTable("speakers")
+      .set(changes)
+      .where("project_id", "=", projectId)
+      .where("id", "=", id)
+      .execute();
+  },
+
+  async deleteSpeaker(db: Db, projectId: string, id: string): Promise<void> {
+    await db.deleteFrom("speakers").where("project_id", "=", projectId).where("id", "=", id).execute();
+  },
+
+  /** Speakers of each session, in their position order (one statement for any number of sessions). */
+  speakersBySessionIds(
+    db: Db,
+    sessionIds: readonly string[],
+  ): Promise<(SpeakerRow & { session_id: string })[]> {
+    return db
+      .selectFrom("session_speakers")
+      .innerJoin("speakers", "speakers.id", "session_speakers.speaker_id")
+      .selectAll("speakers")
+      .select("session_speakers.session_id")
+      .where("session_speakers.session_id", "in", [...sessionIds])
+      .orderBy("session_speakers.session_id")
+      .orderBy("session_speakers.position")
+      .execute();
+  },
+
+  // ---- sessions ----
+
+  listSessions(db: Db, projectId: string, query: SessionQuery, window: PageWindow): Promise<SessionRow[]> {
+    const q = sessionsQuery(db, projectId, query).selectAll();
+    return applyKeyset(q, window, "starts_at", "id").execute();
+  },
+
+  async countSessions(db: Db, projectId: string, query: SessionQuery): Promise<number> {
+    const row = await sessionsQuery(db, projectId, query)
+      .select((eb) => eb.fn.countAll().as("n"))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  findSession(db: Db, projectId: string, id: string): Promise<SessionRow | undefined> {
+    return db
+      .selectFrom("sessions")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+  },
+
+  /** Unscoped lookup for `node(id)` and by-id mutations: the caller must resolve the row's project access. */
+  locateSession(db: Db, id: string): Promise<SessionRow | undefined> {
+    return db.selectFrom("sessions").selectAll().where("id", "=", id).executeTakeFirst();
+  },
+
+  /** Sessions of each speaker with one of `statuses`, by start time (one statement for any number). */
+  sessionsBySpeakerIds(
+    db: Db,
+    speakerIds: readonly string[],
+    statuses: readonly SessionStatus[],
+  ): Promise<(SessionRow & { speaker_id: string })[]> {
+    let q = db
+      .selectFrom("session_speakers")
+      .innerJoin("sessions", "sessions.id", "session_speakers.session_id")
+      .selectAll("sessions")
+      .select("session_speakers.speaker_id")
+      .where("session_speakers.speaker_id", "in", [...speakerIds]);
+    q =
+      statuses.length === 0 ? q.where(sql<boolean>`1 = 0`) : q.where("sessions.status", "in", [...statuses]);
+    return q.orderBy("sessions.starts_at").orderBy("sessions.id").execute();
+  },
+
+  async insertSession(db: Db, row: SessionRow): Promise<void> {
+    await db.insertInto("sessions").values(row).execute();
+  },
+
+  async updateSession(
+    db: Db,
+    projectId: string,
+    id: string,
+    changes: Partial<Omit<SessionRow, "id" | "project_id" | "created_at">>,
+  ): Promise<void> {
+    await db
+      .updateTable("sessions")
+      .set(changes)
+      .where("project_id", "=", projectId)
+      .where("id", "=", id)
+      .execute();
+  },
+
+  async deleteSession(db: Db, projectId: string, id: string): Promise<void> {
+    await db.deleteFrom("sessions").where("project_id", "=", projectId).where("id", "=", id).execute();
+  },
+
+  /** Replaces a session's speakers with `speakerIds`, in that order. */
+  async replaceSessionSpeakers(db: Db, sessionId: string, speakerIds: readonly string[]): Promise<void> {
+    await db.deleteFrom("session_speakers").where("session_id", "=", sessionId).execute();
+    if (speakerIds.length === 0) return;
+    await db
+      .insertInto("session_speakers")
+      .values(
+        speakerIds.map((speakerId, position) => ({ session_id: sessionId, speaker_id: speakerId, position })),
+      )
+      .execute();
+  },
+};

@@ -1,0 +1,466 @@
+import { z } from "zod";
+import type { Config } from "../../config.js";
+import type { Db } from "../../db/database.js";
+import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
+import type { Logger } from "../../logger.js";
+import { newId } from "../../shared/ids.js";
+import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
+import type { ProjectChanges } from "../../shared/project-changes.js";
+import { nowIso } from "../../shared/time.js";
+import { optionalText, parseInput, requiredText } from "../../shared/validation.js";
+import { type AccessService, effectiveLinkPermissions } from "../access/access.service.js";
+import type { Actor } from "../access/actor.js";
+import { type Project, presentProject } from "../projects/projects.service.js";
+import { type AppRow, appsRepository, type LinkDetailsRow } from "./apps.repository.js";
+import {
+  allPermissions,
+  isPermission,
+  type Permission,
+  parsePermissions,
+  permissionCatalogue,
+  serializePermissions,
+} from "./permissions.js";
+import { generateToken, hashToken, isWellFormedToken, tokenLast4 } from "./tokens.js";
+import { firstDayOfLast30Days, UsageRecorder } from "./usage.js";
+
+/** An app as its developers see it (the token itself is never part of it). */
+export interface App {
+  id: string;
+  /** The home project the app was created in. */
+  projectId: string;
+  name: string;
+  description: string | null;
+  permissions: Permission[];
+  tokenLast4: string;
+  tokenCreatedAt: string;
+  lastUsedAt: string | null;
+  requestsLast30Days: number;
+  createdAt: string;
+  updatedAt: string;
+  /** The link organizers open to connect a project (served by the dashboard). */
+  connectUrl: string;
+}
+
+/** An app with its token: returned only by createApp and rotateToken, the token's one showing. */
+export interface AppWithToken {
+  app: App;
+  token: string;
+}
+
+/** What the consent page shows about a permission. */
+export interface PermissionInfo {
+  name: Permission;
+  title: string;
+  description: string;
+}
+
+/** Public facts about an app for its connect page. */
+export interface ConnectInfo {
+  app: { id: string; name: string; description: string | null };
+  permissions: PermissionInfo[];
+  /** False while no owner of the app's home project has verified their email. */
+  homeProjectVerified: boolean;
+}
+
+/** A link between an app and a project (active or revoked). */
+export interface Link {
+  id: string;
+  appId: string;
+  projectId: string;
+  projectName: string;
+  authorizedAt: string;
+  /** Who approved the current grant; null when done by the operator or the user was deleted. */
+  authorizedBy: { id: string; name: string; email: string } | null;
+  /** What the link lets the app do now: the consented permissions the app still asks for. */
+  grantedPermissions: Permission[];
+  revokedAt: string | null;
+}
+
+/** An app connected to a project, as the project's Integrations tab lists it. */
+export interface Integration {
+  app: { id: string; name: string; description: string | null };
+  grantedPermissions: Permission[];
+  requestedPermissions: Permission[];
+  /** The app asks for a permission this project has not granted: an organizer may re-approve. */
+  updateRequested: boolean;
+  authorizedAt: string;
+  lastUsedAt: string | null;
+  requestsLast30Days: number;
+}
+
+/** The actor of an authenticated API request, with the app's name for `viewer`. */
+export type AuthenticatedApp = Extract<Actor, { kind: "app" }> & { appName: string };
+
+const permissionList = z
+  .array(z.string(), { error: "must be a list of permission names" })
+  .superRefine((names, ctx) => {
+    const unknown = names.filter((name) => !isPermission(name));
+    if (unknown.length > 0) {
+      ctx.addIssue({
+        code: "custom",
+        message: `unknown permission ${unknown.map((n) => JSON.stringify(n)).join(", ")}; expected any of ${allPermissions.join(", ")}`,
+      });
+    }
+  })
+  // Deduplicated and in catalogue order, so the stored form is canonical.
+  .transform((names) => parsePermissions(serializePermissions(names as Permission[])));
+
+const id = z.string({ error: "is required" }).min(1, "is required");
+
+const createInput = z.object({
+  projectId: id,
+  name: requiredText(100),
+  description: optionalText(2000),
+  permissions: permissionList,
+});
+const updateInput = z.object({
+  id,
+  name: requiredText(100).optional(),
+  description: optionalText(2000).optional(),
+  permissions: permissionList.optional(),
+});
+const appRef = z.object({ id });
+const linkRef = z.object({ appId: id, projectId: id });
+
+export type CreateAppInput = z.input<typeof createInput>;
+export type UpdateAppInput = z.input<typeof updateInput>;
+
+function unauthenticated(): AppError {
+  // One message for malformed, unknown, rotated and deleted tokens: the answer reveals nothing.
+  return new AppError(ErrorCode.UNAUTHENTICATED, "The access token is invalid or has been revoked");
+}
+
+function userIdOf(actor: Actor): string | null {
+  return actor.kind === "user" ? actor.userId : null;
+}
+
+function presentLink(row: LinkDetailsRow, appPermissions: readonly Permission[]): Link {
+  return {
+    id: row.id,
+    appId: row.app_id,
+    projectId: row.project_id,
+    projectName: row.project_name,
+    authorizedAt: row.authorized_at,
+    authorizedBy:
+      row.authorized_by && row.authorizer_name !== null && row.authorizer_email !== null
+        ? { id: row.authorized_by, name: row.authorizer_name, email: row.authorizer_email }
+        : null,
+    grantedPermissions: effectiveLinkPermissions(row.permissions, appPermissions),
+    revokedAt: row.revoked_at,
+  };
+}
+
+/**
+ * Apps, their tokens, connect links and linked projects: the developer side (create, edit, rotate,
+ * delete), the organizer side (connect, revoke, integrations) and the API's authentication.
+ */
+export function createAppsService(
+  db: Db,
+  access: AccessService,
+  changes: ProjectChanges,
+  config: Config,
+  logger: Logger,
+) {
+  const usage = new UsageRecorder(db, logger);
+
+  // Adds this process's unwritten counts to the stored ones, for many apps in one query.
+  async function usageOf(
+    rows: readonly { id: string; last_used_at: string | null }[],
+  ): Promise<Map<string, { lastUsedAt: string | null; requestsLast30Days: number }>> {
+    const fromDay = firstDayOfLast30Days();
+    const stored = await appsRepository.requestsSince(
+      db,
+      rows.map((r) => r.id),
+      fromDay,
+    );
+    return new Map(
+      rows.map((row) => {
+        const pendingAt = usage.pendingLastUsedAt(row.id);
+        const lastUsedAt =
+          pendingAt && (!row.last_used_at || pendingAt > row.last_used_at) ? pendingAt : row.last_used_at;
+        const requestsLast30Days = (stored.get(row.id) ?? 0) + usage.pendingRequests(row.id, fromDay);
+        return [row.id, { lastUsedAt, requestsLast30Days }];
+      }),
+    );
+  }
+
+  async function presentApps(rows: readonly AppRow[]): Promise<App[]> {
+    const usageById = await usageOf(rows);
+    return rows.map((row) => ({
+      id: row.id,
+      projectId: row.project_id,
+      name: row.name,
+      description: row.description,
+      permissions: parsePermissions(row.permissions),
+      tokenLast4: row.token_last4,
+      tokenCreatedAt: row.token_created_at,
+      lastUsedAt: usageById.get(row.id)?.lastUsedAt ?? null,
+      requestsLast30Days: usageById.get(row.id)?.requestsLast30Days ?? 0,
+      createdAt: row.created_at,
+      updatedAt: row.updated_at,
+      // Read on every call: the base URL is configuration, not part of the stored app.
+      connectUrl: `${config.baseUrl}/connect/${encodeURIComponent(row.id)}`,
+    }));
+  }
+
+  async function presentApp(row: AppRow): Promise<App> {
+    const [app] = await presentApps([row]);
+    if (!app) throw notFound("App");
+    return app;
+  }
+
+  // Apps are managed by the OWNERs/ADMINs of their home project; to anyone else an app does not
+  // exist, so its id reveals nothing.
+  async function loadManagedApp(actor: Actor, appId: string): Promise<AppRow> {
+    const row = await appsRepository.findById(db, appId);
+    if (!row) throw notFound("App");
+    const projectAccess = await access.resolve(actor, row.project_id);
+    if (!projectAccess?.canManage) throw notFound("App");
+    return row;
+  }
+
+  function notifyAll(projectIds: Iterable<string>): void {
+    for (const projectId of new Set(projectIds)) changes.notify(projectId);
+  }
+
+  return {
+    /** Creates an app in a project (OWNER/ADMIN or the operator) and returns its token, shown once. */
+    async createApp(actor: Actor, input: CreateAppInput): Promise<AppWithToken> {
+      const data = parseInput(createInput, input);
+      await access.requireManager(actor, data.projectId);
+      const token = generateToken();
+      const now = nowIso();
+      const row: AppRow = {
+        id: newId(),
+        project_id: data.projectId,
+        name: data.name,
+        description: data.description,
+        permissions: serializePermissions(data.permissions),
+        token_hash: hashToken(token),
+        token_last4: tokenLast4(token),
+        token_created_at: now,
+        last_used_at: null,
+        created_by: userIdOf(actor),
+        created_at: now,
+        updated_at: now,
+      };
+      await appsRepository.insert(db, row);
+      return { app: await presentApp(row), token };
+    },
+
+    /** Changes name, description or permissions; narrowing applies to every link at once. */
+    async updateApp(actor: Actor, input: UpdateAppInput): Promise<App> {
+      const data = parseInput(updateInput, input);
+      await loadManagedApp(actor, data.id);
+      const { row, linked } = await db.transaction().execute(async (trx) => {
+        const patch: Partial<AppRow> = { updated_at: nowIso() };
+        if (data.name !== undefined) patch.name = data.name;
+        if (data.description !== undefined) patch.description = data.description;
+        if (data.permissions !== undefined) patch.permissions = serializePermissions(data.permissions);
+        await appsRepository.update(trx, data.id, patch);
+        const updated = await appsRepository.findById(trx, data.id);
+        if (!updated) throw notFound("App");
+        return { row: updated, linked: await appsRepository.activeLinkedProjectIds(trx, data.id) };
+      });
+      notifyAll([row.project_id, ...linked]);
+      return presentApp(row);
+    },
+
+    /** Deletes the app: its token fails on the next request and its links are gone. */
+    async deleteApp(actor: Actor, input: { id: string }): Promise<void> {
+      const { id: appId } = parseInput(appRef, input);
+      const app = await loadManagedApp(actor, appId);
+      const linked = await db.transaction().execute(async (trx) => {
+        const projectIds = await appsRepository.activeLinkedProjectIds(trx, appId);
+        await appsRepository.delete(trx, appId);
+        return projectIds;
+      });
+      usage.forget(appId);
+      notifyAll([app.project_id, ...linked]);
+    },
+
+    /** Issues a new token (returned once); the old one fails on the next request. */
+    async rotateToken(actor: Actor, input: { id: string }): Promise<AppWithToken> {
+      const { id: appId } = parseInput(appRef, input);
+      await loadManagedApp(actor, appId);
+      const token = generateToken();
+      const now = nowIso();
+      const { row, linked } = await db.transaction().execute(async (trx) => {
+        await appsRepository.update(trx, appId, {
+          token_hash: hashToken(token),
+          token_last4: tokenLast4(token),
+          token_created_at: now,
+          updated_at: now,
+        });
+        const updated = await appsRepository.findById(trx, appId);
+        if (!updated) throw notFound("App");
+        return { row: updated, linked: await appsRepository.activeLinkedProjectIds(trx, appId) };
+      });
+      notifyAll([row.project_id, ...linked]);
+      return { app: await presentApp(row), token };
+    },
+
+    /** One app, for the managers of its home project; NOT_FOUND for everyone else. */
+    async getApp(actor: Actor, appId: string): Promise<App> {
+      return presentApp(await loadManagedApp(actor, appId));
+    },
+
+    /** The apps created in a project (its API tab), oldest first; OWNER/ADMIN only. */
+    async listForProject(actor: Actor, projectId: string): Promise<App[]> {
+      await access.requireManager(actor, projectId);
+      return presentApps(await appsRepository.listForProject(db, projectId));
+    },
+
+    /** What the public connect page shows; NOT_FOUND for an unknown app. */
+    async connectInfo(appId: string): Promise<ConnectInfo> {
+      const row = await appsRepository.findById(db, appId);
+      if (!row) throw notFound("App");
+      const requested = new Set(parsePermissions(row.permissions));
+      return {
+        app: { id: row.id, name: row.name, description: row.description },
+        permissions: permissionCatalogue
+          .filter((p) => requested.has(p.name))
+          .map((p) => ({ name: p.name, title: p.title, description: p.description })),
+        homeProjectVerified: await appsRepository.hasVerifiedOwner(db, row.project_id),
+      };
+    },
+
+    /**
+     * Links a project to an app (consent), granting the app's current permissions. Authorizing an
+     * active link again re-approves it with the app's current permissions.
+     */
+    async authorize(actor: Actor, input: { appId: string; projectId: string }): Promise<Link> {
+      const data = parseInput(linkRef, input);
+      const app = await appsRepository.findById(db, data.appId);
+      if (!app) throw notFound("App");
+      await access.requireManager(actor, data.projectId);
+      if (app.project_id === data.projectId) {
+        throw badInput([
+          { field: ["projectId"], message: "is the app's home project, which the app can always reach" },
+        ]);
+      }
+      // An unverified developer could impersonate a well-known app by name; until an owner of the
+      // home project verifies their email, only that project's own team may connect the app.
+      if (actor.kind !== "system" && !(await appsRepository.hasVerifiedOwner(db, app.project_id))) {
+        const teamMember =
+          actor.kind === "user" && (await appsRepository.isMember(db, app.project_id, actor.userId));
+        if (!teamMember) {
+          throw new AppError(
+            ErrorCode.FORBIDDEN,
+            "This app's developer has not verified their email address yet, so the app can only be connected by members of its own project",
+          );
+        }
+      }
+      const linkId = newId();
+      const link = await db.transaction().execute(async (trx) => {
+        await appsRepository.upsertActiveLink(trx, {
+          id: linkId,
+          app_id: app.id,
+          project_id: data.projectId,
+          authorized_by: userIdOf(actor),
+          authorized_at: nowIso(),
+          permissions: app.permissions,
+          revoked_at: null,
+          revoked_by: null,
+        });
+        const active = await appsRepository.findActiveLink(trx, app.id, data.projectId);
+        const details = active && (await appsRepository.findLinkDetails(trx, active.id));
+        if (!details) throw notFound("Link");
+        return details;
+      });
+      changes.notify(data.projectId);
+      return presentLink(link, parsePermissions(app.permissions));
+    },
+
+    /** Ends a link (OWNER/ADMIN of the linked project, or the operator); revoking twice is fine. */
+    async revokeLink(actor: Actor, input: { appId: string; projectId: string }): Promise<void> {
+      const data = parseInput(linkRef, input);
+      await access.requireManager(actor, data.projectId);
+      if (!(await appsRepository.findById(db, data.appId))) throw notFound("App");
+      const revoked = await appsRepository.revokeActiveLink(
+        db,
+        data.appId,
+        data.projectId,
+        nowIso(),
+        userIdOf(actor),
+      );
+      if (revoked) changes.notify(data.projectId);
+    },
+
+    /** Projects linked to an app (its Linked projects tab), active first; home-project managers only. */
+    async listLinksForApp(actor: Actor, appId: string): Promise<Link[]> {
+      const app = await loadManagedApp(actor, appId);
+      const permissions = parsePermissions(app.permissions);
+      const rows = await appsRepository.listLinksForApp(db, appId);
+      return rows.map((row) => presentLink(row, permissions));
+    },
+
+    /** Apps connected to a project (its Integrations tab); any member may look. */
+    async listIntegrations(actor: Actor, projectId: string): Promise<Integration[]> {
+      const projectAccess = await access.require(actor, projectId);
+      if (projectAccess.role === undefined && actor.kind !== "system") {
+        throw new AppError(ErrorCode.FORBIDDEN, "Only the project's members may see its integrations");
+      }
+      const rows = await appsRepository.listIntegrations(db, projectId);
+      const usageById = await usageOf(rows.map((r) => ({ id: r.app_id, last_used_at: r.app_last_used_at })));
+      return rows.map((row) => {
+        const requested = parsePermissions(row.app_permissions);
+        const consented = new Set(parsePermissions(row.permissions));
+        return {
+          app: { id: row.app_id, name: row.app_name, description: row.app_description },
+          grantedPermissions: effectiveLinkPermissions(row.permissions, requested),
+          requestedPermissions: requested,
+          updateRequested: requested.some((p) => !consented.has(p)),
+          authorizedAt: row.authorized_at,
+          lastUsedAt: usageById.get(row.app_id)?.lastUsedAt ?? null,
+          requestsLast30Days: usageById.get(row.app_id)?.requestsLast30Days ?? 0,
+        };
+      });
+    },
+
+    /**
+     * The app behind an API token, or UNAUTHENTICATED. A malformed token is refused without a
+     * database hit; any other costs one indexed lookup. Nothing is cached, so a rotated or deleted
+     * token fails on the very next request on every process.
+     */
+    async authenticate(token: string): Promise<AuthenticatedApp> {
+      if (typeof token !== "string" || !isWellFormedToken(token)) throw unauthenticated();
+      const row = await appsRepository.findByTokenHash(db, hashToken(token));
+      if (!row) throw unauthenticated();
+      return {
+        kind: "app",
+        appId: row.id,
+        homeProjectId: row.project_id,
+        permissions: parsePermissions(row.permissions),
+        appName: row.name,
+      };
+    },
+
+    /** The projects an app reaches (home, then active links by authorization time), keyset-paged. */
+    async reachableProjects(
+      actor: Extract<Actor, { kind: "app" }>,
+      window: PageWindow,
+    ): Promise<Page<Project>> {
+      const rows = await appsRepository.reachableProjects(db, actor.appId, actor.homeProjectId, window);
+      const page = toPage(rows, window, (row) => [row.sort_key, row.id]);
+      return { ...page, items: page.items.map(presentProject) };
+    },
+
+    /** How many projects the app reaches (home plus active links). */
+    countReachableProjects(actor: Extract<Actor, { kind: "app" }>): Promise<number> {
+      return appsRepository.countReachableProjects(db, actor.appId, actor.homeProjectId);
+    },
+
+    /** Counts one API request of the app; written in the background (see UsageRecorder). */
+    recordRequest(appId: string): void {
+      usage.record(appId);
+    },
+
+    /** Writes the counted requests now; called at shutdown, before the database closes. */
+    flushUsage(): Promise<void> {
+      return usage.flush();
+    },
+  };
+}
+
+export type AppsService = ReturnType<typeof createAppsService>;

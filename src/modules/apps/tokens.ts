@@ -1,0 +1,66 @@
+import { createHash, randomInt } from "node:crypto";
+
+/**
+ * API tokens: `evg_` + 32 random base62 characters + a 6-character base62 CRC32 of the random part
+ * (the scheme GitHub uses). The prefix lets secret scanners recognise a leaked token; the checksum
+ * lets the API reject a mistyped or truncated token without a database lookup.
+ */
+export const tokenPrefix = "evg_";
+
+const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+const randomLength = 32;
+const checksumLength = 6;
+const tokenPattern = new RegExp(`^${tokenPrefix}[0-9A-Za-z]{${randomLength + checksumLength}}$`);
+
+// CRC-32 (IEEE 802.3, the zlib polynomial). zlib.crc32 only exists from Node 20.15, and the
+// service supports 20.12, so the 256-entry table is built here once.
+const crcTable = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+/** CRC-32 of a UTF-8 string, as an unsigned 32-bit integer. */
+export function crc32(text: string): number {
+  let crc = 0xffffffff;
+  for (const byte of Buffer.from(text, "utf8")) {
+    crc = (crcTable[(crc ^ byte) & 0xff] as number) ^ (crc >>> 8);
+  }
+  return (crc ^ 0xffffffff) >>> 0;
+}
+
+// 62^6 > 2^32, so six characters hold any CRC-32; left-padded with "0" to a fixed width.
+function checksumOf(randomPart: string): string {
+  let value = crc32(randomPart);
+  let out = "";
+  for (let i = 0; i < checksumLength; i++) {
+    out = alphabet[value % 62] + out;
+    value = Math.floor(value / 62);
+  }
+  return out;
+}
+
+/** A new token from the CSPRNG; shown to its owner once and never stored. */
+export function generateToken(): string {
+  let randomPart = "";
+  // randomInt draws without modulo bias, so every character is uniform over the 62.
+  for (let i = 0; i < randomLength; i++) randomPart += alphabet[randomInt(alphabet.length)];
+  return `${tokenPrefix}${randomPart}${checksumOf(randomPart)}`;
+}
+
+/** True when the token has the right prefix, length, alphabet and checksum (no database needed). */
+export function isWellFormedToken(token: string): boolean {
+  if (!tokenPattern.test(token)) return false;
+  const body = token.slice(tokenPrefix.length);
+  return checksumOf(body.slice(0, randomLength)) === body.slice(randomLength);
+}
+
+/** The stored form of a token: SHA-256, hex. A token has 190 random bits, so no salt or KDF is needed. */
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token, "utf8").digest("hex");
+}
+
+/** The last 4 characters, kept so the app page can say which token is current. */
+export function tokenLast4(token: string): string {
+  return token.slice(-4);
+}

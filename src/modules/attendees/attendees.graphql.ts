@@ -1,0 +1,181 @@
+import { notFound } from "../../errors.js";
+import { builder } from "../../graphql/builder.js";
+import { connectionTypes, toConnection } from "../../graphql/connections.js";
+import { optionalLocal, referenceLocal, requiredLocal } from "../../graphql/ids.js";
+import { payloadType, runMutation } from "../../graphql/mutations.js";
+import { nodeLoader } from "../../graphql/nodes.js";
+import { requires } from "../../graphql/permissions.js";
+import { CheckInRef } from "../checkins/checkins.graphql.js";
+import { ProjectRef } from "../projects/projects.graphql.js";
+import { TicketTypeRef } from "../tickets/tickets.graphql.js";
+import type { Attendee } from "./attendees.service.js";
+
+export const AttendeeRef = builder.objectRef<Attendee>("Attendee");
+
+const AttendeeStatusEnum = builder.enumType("AttendeeStatus", {
+  description: "Whether a registration stands.",
+  values: {
+    REGISTERED: { description: "Holds a ticket." },
+    CANCELLED: { description: "Registration cancelled; the ticket is free again." },
+  } as const,
+});
+
+/** Defines attendees (personal data: every field but `id` needs attendees:read) and their mutations. */
+export function defineAttendeeTypes(): void {
+  builder.node(AttendeeRef, {
+    ...requires("attendees:read"),
+    description:
+      "A person registered for the event. Personal data: never public; every field but id needs attendees:read.",
+    id: { resolve: (a) => a.id },
+    loadWithoutCache: nodeLoader((c, id) => c.services.attendees.findAttendee(c.actor, id)),
+    fields: (t) => ({
+      name: t.exposeString("name", { nullable: true, description: "Full name." }),
+      email: t.exposeString("email", { nullable: true, description: "Email address." }),
+      company: t.exposeString("company", { nullable: true, description: "Company or organisation." }),
+      status: t.field({
+        type: AttendeeStatusEnum,
+        nullable: true,
+        description: "Registered or cancelled.",
+        resolve: (a) => a.status,
+      }),
+      registeredAt: t.expose("registeredAt", {
+        type: "DateTime",
+        nullable: true,
+        description: "When they registered.",
+      }),
+      cancelledAt: t.expose("cancelledAt", {
+        type: "DateTime",
+        nullable: true,
+        description: "When the registration was cancelled.",
+      }),
+      ticketType: t.field({
+        type: TicketTypeRef,
+        nullable: true,
+        description: "The ticket they hold.",
+        resolve: (a, _args, c) => c.loaders.ticketType.load(a.ticketTypeId),
+      }),
+      checkedIn: t.boolean({
+        nullable: true,
+        description: "Whether they are checked in now.",
+        resolve: async (a, _args, c) => (await c.loaders.activeCheckIn.load(a.id)) !== undefined,
+      }),
+      checkIn: t.field({
+        type: CheckInRef,
+        nullable: true,
+        description: "The current check-in, if they are checked in.",
+        resolve: async (a, _args, c) => (await c.loaders.activeCheckIn.load(a.id)) ?? null,
+      }),
+      checkIns: t.field({
+        type: [CheckInRef],
+        nullable: true,
+        description: "Every check-in, undone ones included, oldest first.",
+        resolve: (a, _args, c) => c.loaders.checkInHistory.load(a.id),
+      }),
+    }),
+  });
+
+  builder.objectField(ProjectRef, "attendees", (t) =>
+    t.connection(
+      {
+        ...requires("attendees:read"),
+        type: AttendeeRef,
+        nullable: true,
+        description: "Attendees by registration time.",
+        args: {
+          search: t.arg.string({ description: "Part of a name or email, case-insensitive." }),
+          status: t.arg({ type: AttendeeStatusEnum, description: "Only attendees with this status." }),
+          ticketTypeId: t.arg.id({ description: "Only holders of this ticket type." }),
+        },
+        resolve: async (project, args, c) => {
+          const access = await c.access(project.id);
+          if (!access) throw notFound("Project");
+          const filter = {
+            search: args.search ?? undefined,
+            status: args.status ?? undefined,
+            ticketTypeId: optionalLocal(args.ticketTypeId, "TicketType") ?? undefined,
+          };
+          return toConnection(
+            args,
+            (window) => c.services.attendees.listAttendees(access, filter, window),
+            () => c.services.attendees.countAttendees(access, filter),
+          );
+        },
+      },
+      ...connectionTypes("Attendee", "attendees"),
+    ),
+  );
+
+  const RegisterAttendeeInput = builder.inputType("RegisterAttendeeInput", {
+    description: "A new registration.",
+    fields: (t) => ({
+      projectId: t.id({ required: true, description: "The 4-character Project ID." }),
+      name: t.string({ required: true, description: "Full name." }),
+      email: t.string({
+        required: true,
+        description: "Email address; one active registration per email and event.",
+      }),
+      ticketTypeId: t.id({
+        required: true,
+        description: "The ticket type (of the same project), not sold out.",
+      }),
+      company: t.string({ description: "Company or organisation." }),
+    }),
+  });
+  const UpdateAttendeeInput = builder.inputType("UpdateAttendeeInput", {
+    description: "Changes to a registration; omitted fields stay as they are.",
+    fields: (t) => ({
+      id: t.id({ required: true, description: "The attendee's global id." }),
+      name: t.string({ description: "Full name." }),
+      email: t.string({ description: "Email address." }),
+      company: t.string({ description: "Company; null clears it." }),
+      ticketTypeId: t.id({ description: "Another ticket type of the same project." }),
+    }),
+  });
+  const CancelAttendeeInput = builder.inputType("CancelAttendeeInput", {
+    description: "The registration to cancel.",
+    fields: (t) => ({ id: t.id({ required: true, description: "The attendee's global id." }) }),
+  });
+  const payload = (name: string, what: string) => payloadType(name, "attendee", AttendeeRef, what);
+
+  // GraphQL inputs carry explicit nulls where the services' TypeScript types say "optional"; the
+  // services validate every input at run time, so inputs are passed on with `as never`.
+  builder.mutationFields((t) => ({
+    registerAttendee: t.field({
+      ...requires("attendees:write"),
+      type: payload("RegisterAttendeePayload", "The result of registerAttendee."),
+      description: "Registers a person for the event with a ticket type.",
+      args: { input: t.arg({ type: RegisterAttendeeInput, required: true }) },
+      resolve: (_r, { input }, c) =>
+        runMutation("attendee", () =>
+          c.services.attendees.registerAttendee(c.actor, {
+            ...input,
+            ticketTypeId: referenceLocal(input.ticketTypeId, "TicketType"),
+          } as never),
+        ),
+    }),
+    updateAttendee: t.field({
+      ...requires("attendees:write"),
+      type: payload("UpdateAttendeePayload", "The result of updateAttendee."),
+      description: "Changes a registration.",
+      args: { input: t.arg({ type: UpdateAttendeeInput, required: true }) },
+      resolve: (_r, { input }, c) =>
+        runMutation("attendee", () =>
+          c.services.attendees.updateAttendee(c.actor, {
+            ...input,
+            id: requiredLocal(input.id, "Attendee"),
+            ticketTypeId: optionalLocal(input.ticketTypeId, "TicketType") ?? undefined,
+          } as never),
+        ),
+    }),
+    cancelAttendee: t.field({
+      ...requires("attendees:write"),
+      type: payload("CancelAttendeePayload", "The result of cancelAttendee."),
+      description: "Cancels a registration (idempotent); a current check-in is undone.",
+      args: { input: t.arg({ type: CancelAttendeeInput, required: true }) },
+      resolve: (_r, { input }, c) =>
+        runMutation("attendee", () =>
+          c.services.attendees.cancelAttendee(c.actor, { id: requiredLocal(input.id, "Attendee") }),
+        ),
+    }),
+  }));
+}

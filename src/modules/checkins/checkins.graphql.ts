@@ -1,0 +1,94 @@
+import type { FieldError } from "../../errors.js";
+import { builder, globalId } from "../../graphql/builder.js";
+import { requiredLocal } from "../../graphql/ids.js";
+import { runMutation, UserErrorRef } from "../../graphql/mutations.js";
+import { requires } from "../../graphql/permissions.js";
+import { AttendeeRef } from "../attendees/attendees.graphql.js";
+import type { CheckIn, CheckInResult } from "./checkins.service.js";
+
+export const CheckInRef = builder.objectRef<CheckIn>("CheckIn");
+
+const CheckInSourceEnum = builder.enumType("CheckInSource", {
+  description: "Who checked the attendee in.",
+  values: {
+    ORGANIZER: { description: "An organizer in the dashboard." },
+    APP: { description: "An app through the API." },
+  } as const,
+});
+
+/** Defines check-ins and `checkInAttendee` / `undoCheckIn`. */
+export function defineCheckInTypes(): void {
+  // A check-in record holds no personal data, so an app with only checkins:write can read what it did.
+  CheckInRef.implement({
+    description: "An attendee's arrival at the venue. Undoing it keeps the record with undoneAt set.",
+    fields: (t) => ({
+      id: t.id({ description: "Global id of the check-in.", resolve: (ci) => globalId("CheckIn", ci.id) }),
+      checkedInAt: t.expose("checkedInAt", { type: "DateTime", description: "When they were checked in." }),
+      undoneAt: t.expose("undoneAt", {
+        type: "DateTime",
+        nullable: true,
+        description: "When the check-in was taken back.",
+      }),
+      source: t.field({
+        type: CheckInSourceEnum,
+        description: "Whether an organizer or an app checked them in.",
+        resolve: (ci) => (ci.byAppId ? "APP" : "ORGANIZER"),
+      }),
+    }),
+  });
+
+  const CheckInInput = builder.inputType("CheckInAttendeeInput", {
+    description: "The attendee to check in or out.",
+    fields: (t) => ({ attendeeId: t.id({ required: true, description: "The attendee's global id." }) }),
+  });
+
+  const CheckInPayload = builder
+    .objectRef<{ result: CheckInResult | null; userErrors: FieldError[] }>("CheckInPayload")
+    .implement({
+      description: "The result of checkInAttendee or undoCheckIn.",
+      fields: (t) => ({
+        attendee: t.field({
+          type: AttendeeRef,
+          nullable: true,
+          description: "The attendee (its fields other than id need attendees:read).",
+          resolve: (p) => p.result?.attendee ?? null,
+        }),
+        checkIn: t.field({
+          type: CheckInRef,
+          nullable: true,
+          description: "The check-in made, or the one undone.",
+          resolve: (p) => p.result?.checkIn ?? null,
+        }),
+        userErrors: t.field({
+          type: [UserErrorRef],
+          description: "Problems with the input; empty on success.",
+          resolve: (p) => p.userErrors,
+        }),
+      }),
+    });
+
+  builder.mutationFields((t) => ({
+    checkInAttendee: t.field({
+      ...requires("checkins:write"),
+      type: CheckInPayload,
+      description: "Checks an attendee in. Idempotent: checking in twice returns the same check-in.",
+      args: { input: t.arg({ type: CheckInInput, required: true }) },
+      resolve: (_r, { input }, c) =>
+        runMutation("result", () =>
+          c.services.checkins.checkIn(c.actor, { attendeeId: requiredLocal(input.attendeeId, "Attendee") }),
+        ),
+    }),
+    undoCheckIn: t.field({
+      ...requires("checkins:write"),
+      type: CheckInPayload,
+      description: "Takes back an attendee's current check-in. Idempotent.",
+      args: { input: t.arg({ type: CheckInInput, required: true }) },
+      resolve: (_r, { input }, c) =>
+        runMutation("result", () =>
+          c.services.checkins.undoCheckIn(c.actor, {
+            attendeeId: requiredLocal(input.attendeeId, "Attendee"),
+          }),
+        ),
+    }),
+  }));
+}

@@ -1,0 +1,76 @@
+import type { Selectable } from "kysely";
+import type { Db } from "../../db/database.js";
+import type { CheckInsTable } from "../../db/schema.js";
+
+export type CheckInRow = Selectable<CheckInsTable>;
+
+/** SQL for check-ins; always scoped by project or by attendee ids the caller already authorized. */
+export const checkinsRepository = {
+  /** Active (not undone) check-ins of the attendees (one statement for any number of ids). */
+  activeByAttendeeIds(db: Db, attendeeIds: readonly string[]): Promise<CheckInRow[]> {
+    return db
+      .selectFrom("check_ins")
+      .selectAll()
+      .where("attendee_id", "in", [...attendeeIds])
+      .where("undone_at", "is", null)
+      .execute();
+  },
+
+  /** Every check-in of the attendees, oldest first (one statement for any number of ids). */
+  historyByAttendeeIds(db: Db, attendeeIds: readonly string[]): Promise<CheckInRow[]> {
+    return db
+      .selectFrom("check_ins")
+      .selectAll()
+      .where("attendee_id", "in", [...attendeeIds])
+      .orderBy("checked_in_at")
+      .orderBy("id")
+      .execute();
+  },
+
+  findActive(db: Db, projectId: string, attendeeId: string): Promise<CheckInRow | undefined> {
+    return db
+      .selectFrom("check_ins")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("attendee_id", "=", attendeeId)
+      .where("undone_at", "is", null)
+      .executeTakeFirst();
+  },
+
+  /** The attendee's most recent check-in, active or undone. */
+  findLatest(db: Db, projectId: string, attendeeId: string): Promise<CheckInRow | undefined> {
+    return db
+      .selectFrom("check_ins")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("attendee_id", "=", attendeeId)
+      .orderBy("checked_in_at", "desc")
+      .orderBy("id", "desc")
+      .limit(1)
+      .executeTakeFirst();
+  },
+
+  /**
+   * Inserts an active check-in unless the attendee already has one: the partial unique index
+   * decides, so two racing check-ins leave exactly one row and neither fails.
+   */
+  async insertActive(db: Db, row: CheckInRow): Promise<void> {
+    await db
+      .insertInto("check_ins")
+      .values(row)
+      .onConflict((oc) => oc.column("attendee_id").where("undone_at", "is", null).doNothing())
+      .execute();
+  },
+
+  /** Marks the attendee's active check-in undone at `at`; returns it, or undefined when there was none. */
+  undoActive(db: Db, projectId: string, attendeeId: string, at: string): Promise<CheckInRow | undefined> {
+    return db
+      .updateTable("check_ins")
+      .set({ undone_at: at })
+      .where("project_id", "=", projectId)
+      .where("attendee_id", "=", attendeeId)
+      .where("undone_at", "is", null)
+      .returningAll()
+      .executeTakeFirst();
+  },
+};

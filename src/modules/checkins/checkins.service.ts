@@ -1,0 +1,144 @@
+import { z } from "zod";
+import type { Db } from "../../db/database.js";
+import { badInput, notFound } from "../../errors.js";
+import { newId } from "../../shared/ids.js";
+import type { ProjectChanges } from "../../shared/project-changes.js";
+import { nowIso } from "../../shared/time.js";
+import { parseInput } from "../../shared/validation.js";
+import type { AccessService, ProjectAccess } from "../access/access.service.js";
+import type { Actor } from "../access/actor.js";
+import { requireRowPermission } from "../access/row-access.js";
+import { attendeesRepository } from "../attendees/attendees.repository.js";
+import { type Attendee, presentAttendee } from "../attendees/attendees.service.js";
+import { type CheckInRow, checkinsRepository as repo } from "./checkins.repository.js";
+
+/** One check-in of an attendee; `undoneAt` is set when it was taken back. */
+export interface CheckIn {
+  id: string;
+  projectId: string;
+  attendeeId: string;
+  checkedInAt: string;
+  /** The organizer who checked the attendee in, if it was one. */
+  byUserId: string | null;
+  /** The app that checked the attendee in, if it was one. */
+  byAppId: string | null;
+  undoneAt: string | null;
+}
+
+/** What a check-in mutation answers: the attendee and the check-in it made or undid. */
+export interface CheckInResult {
+  attendee: Attendee;
+  /** For `undoCheckIn`: the check-in taken back (or the latest one), null if never checked in. */
+  checkIn: CheckIn | null;
+}
+
+/** A check-in as it leaves the service. */
+export function presentCheckIn(row: CheckInRow): CheckIn {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    attendeeId: row.attendee_id,
+    checkedInAt: row.checked_in_at,
+    byUserId: row.by_user_id,
+    byAppId: row.by_app_id,
+    undoneAt: row.undone_at,
+  };
+}
+
+const checkInInput = z.object({ attendeeId: z.string().min(1, "must not be empty") });
+export type CheckInInput = z.input<typeof checkInInput>;
+
+// Without checkins:write, only a caller that may read attendees learns that the id exists (FORBIDDEN);
+// anyone else gets NOT_FOUND. With checkins:write the id is enough, attendees:read is not needed.
+const attendeeVisible = (access: ProjectAccess) => access.permissions.has("attendees:read");
+
+function groupByAttendee(ids: readonly string[], rows: CheckInRow[]): Map<string, CheckIn[]> {
+  const map = new Map<string, CheckIn[]>(ids.map((id) => [id, []]));
+  for (const row of rows) map.get(row.attendee_id)?.push(presentCheckIn(row));
+  return map;
+}
+
+/** Check-in at the door: idempotent check-in and undo, recorded with who did it. */
+export function createCheckinsService(db: Db, access: AccessService, changes: ProjectChanges) {
+  return {
+    /** Active check-in per attendee (attendees without one are absent), one statement for any number. */
+    async activeByAttendeeIds(attendeeIds: readonly string[]): Promise<Map<string, CheckIn>> {
+      if (attendeeIds.length === 0) return new Map();
+      const rows = await repo.activeByAttendeeIds(db, attendeeIds);
+      return new Map(rows.map((r) => [r.attendee_id, presentCheckIn(r)]));
+    },
+
+    /** Every check-in per attendee, oldest first; every asked id is a key. */
+    async historyByAttendeeIds(attendeeIds: readonly string[]): Promise<Map<string, CheckIn[]>> {
+      if (attendeeIds.length === 0) return new Map();
+      return groupByAttendee(attendeeIds, await repo.historyByAttendeeIds(db, attendeeIds));
+    },
+
+    /** Checks a registered attendee in; checking in again returns the same active check-in. */
+    async checkIn(actor: Actor, input: CheckInInput): Promise<CheckInResult> {
+      const data = parseInput(checkInInput, input);
+      const current = await attendeesRepository.locate(db, data.attendeeId);
+      const { projectId } = await requireRowPermission(
+        access,
+        actor,
+        current,
+        "Attendee",
+        "checkins:write",
+        attendeeVisible,
+      );
+      const result = await db.transaction().execute(async (trx) => {
+        // Locking the attendee orders this check-in after a concurrent cancellation (or before it).
+        const attendee = await attendeesRepository.lock(trx, projectId, data.attendeeId);
+        if (!attendee) throw notFound("Attendee");
+        if (attendee.status === "CANCELLED") {
+          throw badInput([
+            {
+              field: ["attendeeId"],
+              message: "is cancelled and cannot be checked in",
+            },
+          ]);
+        }
+        await repo.insertActive(trx, {
+          id: newId(),
+          project_id: projectId,
+          attendee_id: attendee.id,
+          checked_in_at: nowIso(),
+          by_user_id: actor.kind === "user" ? actor.userId : null,
+          by_app_id: actor.kind === "app" ? actor.appId : null,
+          undone_at: null,
+        });
+        const active = await repo.findActive(trx, projectId, attendee.id);
+        if (!active) throw notFound("Check-in");
+        return { attendee: presentAttendee(attendee), checkIn: presentCheckIn(active) };
+      });
+      changes.notify(projectId);
+      return result;
+    },
+
+    /** Takes back the active check-in (idempotent: without one, answers the latest, or null). */
+    async undoCheckIn(actor: Actor, input: CheckInInput): Promise<CheckInResult> {
+      const data = parseInput(checkInInput, input);
+      const current = await attendeesRepository.locate(db, data.attendeeId);
+      const { projectId } = await requireRowPermission(
+        access,
+        actor,
+        current,
+        "Attendee",
+        "checkins:write",
+        attendeeVisible,
+      );
+      const result = await db.transaction().execute(async (trx) => {
+        const attendee = await attendeesRepository.lock(trx, projectId, data.attendeeId);
+        if (!attendee) throw notFound("Attendee");
+        const undone =
+          (await repo.undoActive(trx, projectId, attendee.id, nowIso())) ??
+          (await repo.findLatest(trx, projectId, attendee.id));
+        return { attendee: presentAttendee(attendee), checkIn: undone ? presentCheckIn(undone) : null };
+      });
+      changes.notify(projectId);
+      return result;
+    },
+  };
+}
+
+export type CheckinsService = ReturnType<typeof createCheckinsService>;

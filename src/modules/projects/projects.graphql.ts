@@ -1,0 +1,153 @@
+import { notFound } from "../../errors.js";
+import { builder } from "../../graphql/builder.js";
+import { runMutation, UserErrorRef } from "../../graphql/mutations.js";
+import { requires } from "../../graphql/permissions.js";
+import { PermissionEnum } from "../apps/permissions.graphql.js";
+import type { Project, UpdateProjectInput } from "./projects.service.js";
+
+/** The Project type; other modules attach their connections to it (`Project.sessions`, …). */
+export const ProjectRef = builder.objectRef<Project>("Project");
+
+const ProjectStatusEnum = builder.enumType("ProjectStatus", {
+  description: "Whether the event is public.",
+  values: {
+    DRAFT: { description: "Being prepared; visible only to its organizers and apps with access." },
+    PUBLISHED: { description: "Public: readable without a token." },
+    ARCHIVED: { description: "Over and hidden from the public." },
+  } as const,
+});
+
+const VenueRef = builder.objectRef<Project["venue"]>("Venue").implement({
+  description: "Where the event takes place.",
+  fields: (t) => ({
+    name: t.exposeString("name", { nullable: true, description: "Name of the venue." }),
+    address: t.exposeString("address", { nullable: true, description: "Street address." }),
+    city: t.exposeString("city", { nullable: true, description: "City." }),
+    country: t.exposeString("country", { nullable: true, description: "ISO 3166-1 alpha-2 country code." }),
+  }),
+});
+
+/** Defines Project, `Query.project` and `Mutation.updateProject`. */
+export function defineProjectTypes(): void {
+  builder.node(ProjectRef, {
+    description: "An event. Its id is the 4-character Project ID shown in the dashboard URL /b/<id>.",
+    id: { resolve: (project) => project.id, description: "The 4-character Project ID." },
+    loadWithoutCache: async (id, context) => {
+      const access = await context.access(id);
+      return access ? context.services.projects.load(access) : null;
+    },
+    fields: (t) => ({
+      name: t.exposeString("name", { description: "The event's name." }),
+      description: t.exposeString("description", {
+        nullable: true,
+        description: "About the event (plain text).",
+      }),
+      timezone: t.exposeString("timezone", {
+        description: "IANA time zone of the event, e.g. Europe/Berlin.",
+      }),
+      startsAt: t.expose("startsAt", {
+        type: "DateTime",
+        nullable: true,
+        description: "When the event starts.",
+      }),
+      endsAt: t.expose("endsAt", { type: "DateTime", nullable: true, description: "When the event ends." }),
+      venue: t.field({ type: VenueRef, description: "Where it takes place.", resolve: (p) => p.venue }),
+      website: t.exposeString("website", { nullable: true, description: "The event's website." }),
+      status: t.field({
+        type: ProjectStatusEnum,
+        description: "Draft, published or archived.",
+        resolve: (p) => p.status,
+      }),
+      createdAt: t.expose("createdAt", { type: "DateTime", description: "When the project was created." }),
+      updatedAt: t.expose("updatedAt", {
+        type: "DateTime",
+        description: "When its basic fields last changed.",
+      }),
+      viewerPermissions: t.field({
+        type: [PermissionEnum],
+        description: "The permissions the caller holds in this project (empty for public requests).",
+        resolve: async (project, _args, context) => [
+          ...((await context.access(project.id))?.permissions ?? []),
+        ],
+      }),
+    }),
+  });
+
+  builder.queryField("project", (t) =>
+    t.field({
+      type: ProjectRef,
+      nullable: true,
+      description:
+        "A project by its 4-character id. Without a token only published projects are found; a project that does not exist and one you may not see give the same NOT_FOUND error.",
+      args: { id: t.arg.id({ required: true, description: "The 4-character Project ID." }) },
+      resolve: async (_root, { id }, context) => {
+        const access = await context.access(String(id));
+        if (!access) throw notFound("Project");
+        return context.services.projects.load(access);
+      },
+    }),
+  );
+
+  const VenueInput = builder.inputType("VenueInput", {
+    description: "Venue fields to change; omitted fields stay as they are, null clears one.",
+    fields: (t) => ({
+      name: t.string({ description: "Name of the venue." }),
+      address: t.string({ description: "Street address." }),
+      city: t.string({ description: "City." }),
+      country: t.string({ description: "ISO 3166-1 alpha-2 code, e.g. DE." }),
+    }),
+  });
+
+  const UpdateProjectInput = builder.inputType("UpdateProjectInput", {
+    description: "The project to change and the basic fields to set; omitted fields stay as they are.",
+    fields: (t) => ({
+      projectId: t.id({ required: true, description: "The 4-character Project ID." }),
+      name: t.string({ description: "New name." }),
+      description: t.string({ description: "New description; null clears it." }),
+      timezone: t.string({ description: "IANA time zone." }),
+      startsAt: t.field({ type: "DateTime", description: "Start; null clears it." }),
+      endsAt: t.field({ type: "DateTime", description: "End; null clears it." }),
+      venue: t.field({ type: VenueInput, description: "Venue fields to change." }),
+      website: t.string({ description: "http(s) URL; null clears it." }),
+      status: t.field({ type: ProjectStatusEnum, description: "Publish, archive or return to draft." }),
+    }),
+  });
+
+  const UpdateProjectPayload = builder.objectRef<{
+    project: Project | null;
+    userErrors: { field: string[]; message: string }[];
+  }>("UpdateProjectPayload");
+  UpdateProjectPayload.implement({
+    description: "The result of updateProject.",
+    fields: (t) => ({
+      project: t.field({
+        type: ProjectRef,
+        nullable: true,
+        description: "The updated project.",
+        resolve: (p) => p.project,
+      }),
+      userErrors: t.field({
+        type: [UserErrorRef],
+        description: "Input problems; empty on success.",
+        resolve: (p) => p.userErrors,
+      }),
+    }),
+  });
+
+  builder.mutationField("updateProject", (t) =>
+    t.field({
+      ...requires("project:write"),
+      type: UpdateProjectPayload,
+      description: "Updates the project's basic fields.",
+      args: { input: t.arg({ type: UpdateProjectInput, required: true }) },
+      resolve: (_root, { input }, context) => {
+        const { projectId, ...changes } = input;
+        // GraphQL hands explicit nulls through; the service's schema validates them like any input.
+        const fields = changes as UpdateProjectInput;
+        return runMutation("project", () =>
+          context.services.projects.update(context.actor, String(projectId), fields),
+        );
+      },
+    }),
+  );
+}

@@ -1,0 +1,182 @@
+import { notFound } from "../../errors.js";
+import { builder } from "../../graphql/builder.js";
+import { connectionTypes, toConnection } from "../../graphql/connections.js";
+import { requiredLocal } from "../../graphql/ids.js";
+import { payloadType, runMutation } from "../../graphql/mutations.js";
+import { nodeLoader } from "../../graphql/nodes.js";
+import { requires } from "../../graphql/permissions.js";
+import { ProjectRef } from "../projects/projects.graphql.js";
+import type { TicketType } from "./tickets.service.js";
+
+export const TicketTypeRef = builder.objectRef<TicketType>("TicketType");
+
+/** Whether the ticket type's sales window is open now. */
+function onSale(ticketType: TicketType, now = new Date().toISOString()): boolean {
+  return (
+    (!ticketType.salesStartAt || ticketType.salesStartAt <= now) &&
+    (!ticketType.salesEndAt || ticketType.salesEndAt > now)
+  );
+}
+
+const MoneyRef = builder.objectRef<{ amountMinor: number; currency: string }>("Money").implement({
+  description: "An amount of money.",
+  fields: (t) => ({
+    amountMinor: t.exposeInt("amountMinor", { description: "Amount in minor units (cents for EUR)." }),
+    currency: t.exposeString("currency", { description: "ISO 4217 currency code, e.g. EUR." }),
+  }),
+});
+
+// GraphQL inputs carry explicit nulls where the services' TypeScript types say "optional"; the
+// services validate every input at run time, so resolvers pass inputs on with `as never`.
+
+/** Defines ticket types, `Project.ticketTypes` and the ticket type mutations. */
+export function defineTicketTypes(): void {
+  builder.node(TicketTypeRef, {
+    description: "A kind of ticket: price, sales window and, with tickets:read, capacity and sales.",
+    id: { resolve: (t) => t.id },
+    loadWithoutCache: nodeLoader((c, id) => c.services.tickets.findTicketType(c.actor, id)),
+    fields: (t) => ({
+      name: t.exposeString("name", { description: "Name, e.g. Early bird." }),
+      description: t.exposeString("description", {
+        nullable: true,
+        description: "What the ticket includes.",
+      }),
+      price: t.field({
+        type: MoneyRef,
+        description: "Price per ticket.",
+        resolve: (tt) => ({ amountMinor: tt.priceMinor, currency: tt.currency }),
+      }),
+      salesStartAt: t.expose("salesStartAt", {
+        type: "DateTime",
+        nullable: true,
+        description: "When sales open.",
+      }),
+      salesEndAt: t.expose("salesEndAt", {
+        type: "DateTime",
+        nullable: true,
+        description: "When sales close.",
+      }),
+      onSale: t.boolean({
+        description: "Whether the sales window is open now.",
+        resolve: (tt) => onSale(tt),
+      }),
+      available: t.boolean({
+        description: "Whether a ticket can be bought now: on sale and not sold out. Public; no counts.",
+        resolve: async (tt, _args, c) => onSale(tt) && (await c.loaders.soldCount.load(tt.id)) < tt.quantity,
+      }),
+      quantity: t.exposeInt("quantity", {
+        ...requires("tickets:read"),
+        nullable: true,
+        description: "Tickets available in total.",
+      }),
+      sold: t.int({
+        ...requires("tickets:read"),
+        nullable: true,
+        description: "Tickets sold (registered attendees).",
+        resolve: (tt, _args, c) => c.loaders.soldCount.load(tt.id),
+      }),
+      remaining: t.int({
+        ...requires("tickets:read"),
+        nullable: true,
+        description: "Tickets left to sell.",
+        resolve: async (tt, _args, c) => Math.max(0, tt.quantity - (await c.loaders.soldCount.load(tt.id))),
+      }),
+      createdAt: t.expose("createdAt", { type: "DateTime", description: "When it was created." }),
+      updatedAt: t.expose("updatedAt", { type: "DateTime", description: "When it last changed." }),
+    }),
+  });
+
+  builder.objectField(ProjectRef, "ticketTypes", (t) =>
+    t.connection(
+      {
+        type: TicketTypeRef,
+        description:
+          "Ticket types by creation: those on sale now by default; all of them with onSaleOnly: false (tickets:read).",
+        args: {
+          onSaleOnly: t.arg.boolean({ defaultValue: true, description: "Only ticket types on sale now." }),
+        },
+        resolve: async (project, args, c) => {
+          const access = await c.access(project.id);
+          if (!access) throw notFound("Project");
+          const filter = { onSaleOnly: args.onSaleOnly ?? true };
+          return toConnection(
+            args,
+            (window) => c.services.tickets.listTicketTypes(access, filter, window),
+            () => c.services.tickets.countTicketTypes(access, filter),
+          );
+        },
+      },
+      ...connectionTypes("TicketType", "ticket types"),
+    ),
+  );
+
+  const fields = {
+    name: "Name.",
+    description: "What the ticket includes; null clears it.",
+  };
+  const CreateTicketTypeInput = builder.inputType("CreateTicketTypeInput", {
+    description: "A new ticket type.",
+    fields: (t) => ({
+      projectId: t.id({ required: true, description: "The 4-character Project ID." }),
+      name: t.string({ required: true, description: fields.name }),
+      description: t.string({ description: fields.description }),
+      priceMinor: t.int({ required: true, description: "Price in minor units (0 for free)." }),
+      currency: t.string({ required: true, description: "ISO 4217 code, e.g. EUR." }),
+      quantity: t.int({ required: true, description: "Tickets available in total." }),
+      salesStartAt: t.field({ type: "DateTime", description: "When sales open; null for now." }),
+      salesEndAt: t.field({ type: "DateTime", description: "When sales close; null for never." }),
+    }),
+  });
+  const UpdateTicketTypeInput = builder.inputType("UpdateTicketTypeInput", {
+    description: "Changes to a ticket type; omitted fields stay as they are.",
+    fields: (t) => ({
+      id: t.id({ required: true, description: "The ticket type's global id." }),
+      name: t.string({ description: fields.name }),
+      description: t.string({ description: fields.description }),
+      priceMinor: t.int({ description: "Price in minor units." }),
+      currency: t.string({ description: "ISO 4217 code." }),
+      quantity: t.int({ description: "Tickets available in total; not below the number sold." }),
+      salesStartAt: t.field({ type: "DateTime", description: "When sales open; null for now." }),
+      salesEndAt: t.field({ type: "DateTime", description: "When sales close; null for never." }),
+    }),
+  });
+  const DeleteTicketTypeInput = builder.inputType("DeleteTicketTypeInput", {
+    description: "The ticket type to delete.",
+    fields: (t) => ({ id: t.id({ required: true, description: "The ticket type's global id." }) }),
+  });
+  const payload = (name: string, what: string) => payloadType(name, "ticketType", TicketTypeRef, what);
+
+  builder.mutationFields((t) => ({
+    createTicketType: t.field({
+      ...requires("tickets:write"),
+      type: payload("CreateTicketTypePayload", "The result of createTicketType."),
+      description: "Adds a ticket type.",
+      args: { input: t.arg({ type: CreateTicketTypeInput, required: true }) },
+      resolve: (_r, { input }, c) =>
+        runMutation("ticketType", () => c.services.tickets.createTicketType(c.actor, input as never)),
+    }),
+    updateTicketType: t.field({
+      ...requires("tickets:write"),
+      type: payload("UpdateTicketTypePayload", "The result of updateTicketType."),
+      description: "Changes a ticket type.",
+      args: { input: t.arg({ type: UpdateTicketTypeInput, required: true }) },
+      resolve: (_r, { input }, c) =>
+        runMutation("ticketType", () =>
+          c.services.tickets.updateTicketType(c.actor, {
+            ...input,
+            id: requiredLocal(input.id, "TicketType"),
+          } as never),
+        ),
+    }),
+    deleteTicketType: t.field({
+      ...requires("tickets:write"),
+      type: payload("DeleteTicketTypePayload", "The result of deleteTicketType: the ticket type as it was."),
+      description: "Deletes a ticket type that has no registrations.",
+      args: { input: t.arg({ type: DeleteTicketTypeInput, required: true }) },
+      resolve: (_r, { input }, c) =>
+        runMutation("ticketType", () =>
+          c.services.tickets.deleteTicketType(c.actor, { id: requiredLocal(input.id, "TicketType") }),
+        ),
+    }),
+  }));
+}

@@ -1,0 +1,132 @@
+import type { Selectable } from "kysely";
+import type { Db } from "../../db/database.js";
+import type { TicketTypesTable } from "../../db/schema.js";
+import { applyKeyset, type PageWindow } from "../../shared/pagination.js";
+
+export type TicketTypeRow = Selectable<TicketTypesTable>;
+
+function ticketTypesQuery(db: Db, projectId: string, onSaleAt: string | undefined) {
+  let q = db.selectFrom("ticket_types").where("project_id", "=", projectId);
+  if (onSaleAt !== undefined) {
+    // ISO-8601 UTC text sorts like time on both engines, so the window is compared as text.
+    q = q
+      .where((eb) => eb.or([eb("sales_start_at", "is", null), eb("sales_start_at", "<=", onSaleAt)]))
+      .where((eb) => eb.or([eb("sales_end_at", "is", null), eb("sales_end_at", ">", onSaleAt)]));
+  }
+  return q;
+}
+
+/** SQL for ticket types and their sales figures; always scoped by project or by authorized ids. */
+export const ticketsRepository = {
+  /** Ticket types by creation; `onSaleAt` keeps only those whose sales window is open at that time. */
+  list(
+    db: Db,
+    projectId: string,
+    onSaleAt: string | undefined,
+    window: PageWindow,
+  ): Promise<TicketTypeRow[]> {
+    const q = ticketTypesQuery(db, projectId, onSaleAt).selectAll();
+    return applyKeyset(q, window, "created_at", "id").execute();
+  },
+
+  async count(db: Db, projectId: string, onSaleAt: string | undefined): Promise<number> {
+    const row = await ticketTypesQuery(db, projectId, onSaleAt)
+      .select((eb) => eb.fn.countAll().as("n"))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  findById(db: Db, projectId: string, id: string): Promise<TicketTypeRow | undefined> {
+    return db
+      .selectFrom("ticket_types")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+  },
+
+  /** Unscoped lookup for `node(id)` and by-id mutations: the caller must resolve the row's project access. */
+  locate(db: Db, id: string): Promise<TicketTypeRow | undefined> {
+    return db.selectFrom("ticket_types").selectAll().where("id", "=", id).executeTakeFirst();
+  },
+
+  findByIds(db: Db, ids: readonly string[]): Promise<TicketTypeRow[]> {
+    return db
+      .selectFrom("ticket_types")
+      .selectAll()
+      .where("id", "in", [...ids])
+      .execute();
+  },
+
+  /**
+   * Reads a ticket type and write-locks it until the transaction ends, so counting its sales and
+   * inserting a registration cannot interleave with another registration. A no-op UPDATE is the
+   * lock both engines understand: a row lock on PostgreSQL, the database write lock on SQLite
+   * (`SELECT … FOR UPDATE` does not exist there).
+   */
+  lockForSale(db: Db, projectId: string, id: string): Promise<TicketTypeRow | undefined> {
+    return db
+      .updateTable("ticket_types")
+      .set((eb) => ({ quantity: eb.ref("quantity") }))
+      .where("project_id", "=", projectId)
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirst();
+  },
+
+  async insert(db: Db, row: TicketTypeRow): Promise<void> {
+    await db.insertInto("ticket_types").values(row).execute();
+  },
+
+  async update(
+    db: Db,
+    projectId: string,
+    id: string,
+    changes: Partial<Omit<TicketTypeRow, "id" | "project_id" | "created_at">>,
+  ): Promise<void> {
+    await db
+      .updateTable("ticket_types")
+      .set(changes)
+      .where("project_id", "=", projectId)
+      .where("id", "=", id)
+      .execute();
+  },
+
+  async delete(db: Db, projectId: string, id: string): Promise<void> {
+    await db.deleteFrom("ticket_types").where("project_id", "=", projectId).where("id", "=", id).execute();
+  },
+
+  /** REGISTERED attendees per ticket type (one statement for any number of ids). */
+  soldCounts(db: Db, ids: readonly string[]) {
+    return db
+      .selectFrom("attendees")
+      .select(["ticket_type_id", (eb) => eb.fn.countAll().as("n")])
+      .where("ticket_type_id", "in", [...ids])
+      .where("status", "=", "REGISTERED")
+      .groupBy("ticket_type_id")
+      .execute();
+  },
+
+  /** REGISTERED attendees of one ticket type of the project. */
+  async soldCount(db: Db, projectId: string, id: string): Promise<number> {
+    const row = await db
+      .selectFrom("attendees")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where("project_id", "=", projectId)
+      .where("ticket_type_id", "=", id)
+      .where("status", "=", "REGISTERED")
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  /** Attendees of any status that reference the ticket type (they keep it from being deleted). */
+  async registrationCount(db: Db, projectId: string, id: string): Promise<number> {
+    const row = await db
+      .selectFrom("attendees")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where("project_id", "=", projectId)
+      .where("ticket_type_id", "=", id)
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+};

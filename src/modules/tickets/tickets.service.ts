@@ -1,0 +1,271 @@
+import { z } from "zod";
+import type { Db } from "../../db/database.js";
+import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
+import { newId } from "../../shared/ids.js";
+import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
+import type { ProjectChanges } from "../../shared/project-changes.js";
+import { nowIso } from "../../shared/time.js";
+import { dateTime, optionalText, parseInput, requiredText } from "../../shared/validation.js";
+import { type AccessService, assertPermission, type ProjectAccess } from "../access/access.service.js";
+import type { Actor } from "../access/actor.js";
+import { requireRowPermission, resolveRowAccess } from "../access/row-access.js";
+import { ticketsRepository as repo, type TicketTypeRow } from "./tickets.repository.js";
+
+/** A kind of ticket with its price and capacity; the sold count is loaded separately (`soldCounts`). */
+export interface TicketType {
+  id: string;
+  projectId: string;
+  name: string;
+  description: string | null;
+  /** Price in minor units of `currency` (cents). */
+  priceMinor: number;
+  /** ISO 4217 code, upper case. */
+  currency: string;
+  quantity: number;
+  salesStartAt: string | null;
+  salesEndAt: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** A ticket type as it leaves the service. */
+export function presentTicketType(row: TicketTypeRow): TicketType {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    description: row.description,
+    priceMinor: Number(row.price_minor),
+    currency: row.currency,
+    quantity: Number(row.quantity),
+    salesStartAt: row.sales_start_at,
+    salesEndAt: row.sales_end_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** Whether the sales window is open at `at` (an open end on either side counts as open). */
+export function isOnSale(
+  ticketType: Pick<TicketTypeRow, "sales_start_at" | "sales_end_at">,
+  at = nowIso(),
+): boolean {
+  return (
+    (ticketType.sales_start_at === null || ticketType.sales_start_at <= at) &&
+    (ticketType.sales_end_at === null || ticketType.sales_end_at > at)
+  );
+}
+
+// Intl knows the currencies in use today; the list is read once, not per request.
+const currencies = new Set(Intl.supportedValuesOf("currency"));
+
+const id = z.string().min(1, "must not be empty");
+const ticketTypeFields = {
+  name: requiredText(200),
+  description: optionalText(5_000),
+  priceMinor: z
+    .number()
+    .int("must be a whole number of minor units (cents)")
+    .min(0, "must not be negative")
+    // Stored in a 32-bit integer column on PostgreSQL.
+    .max(2_000_000_000, "is too large"),
+  currency: z
+    .string()
+    .trim()
+    .transform((c) => c.toUpperCase())
+    .refine((c) => currencies.has(c), "must be an ISO 4217 currency code such as EUR or USD"),
+  quantity: z
+    .number()
+    .int("must be a whole number")
+    .min(0, "must not be negative")
+    .max(10_000_000, "is too large"),
+  salesStartAt: dateTime.nullish(),
+  salesEndAt: dateTime.nullish(),
+};
+const createInput = z.object({ projectId: z.string(), ...ticketTypeFields });
+const updateInput = z.object({ id, ...ticketTypeFields }).partial({
+  name: true,
+  description: true,
+  priceMinor: true,
+  currency: true,
+  quantity: true,
+  salesStartAt: true,
+  salesEndAt: true,
+});
+const deleteInput = z.object({ id });
+// From GraphQL arguments, where an omitted filter may be null (meaning the default).
+const listFilter = z.object({ onSaleOnly: z.boolean().nullish() });
+
+export type CreateTicketTypeInput = z.input<typeof createInput>;
+export type UpdateTicketTypeInput = z.input<typeof updateInput>;
+export type TicketTypeFilter = z.input<typeof listFilter>;
+
+const canReadAll = (access: ProjectAccess) => access.permissions.has("tickets:read");
+const ticketTypeVisible = (access: ProjectAccess, row: TicketTypeRow) => canReadAll(access) || isOnSale(row);
+
+function checkSalesWindow(start: string | null | undefined, end: string | null | undefined): void {
+  if (start && end && end <= start) {
+    throw badInput([{ field: ["salesEndAt"], message: "must be after salesStartAt" }]);
+  }
+}
+
+/** The moment to compare sales windows with, or undefined when every ticket type is asked for. */
+function onSaleAtFor(access: ProjectAccess, filter: TicketTypeFilter): string | undefined {
+  const data = parseInput(listFilter, filter);
+  if (data.onSaleOnly === false) {
+    // Ticket types not on sale (past, future, drafts of prices) are organizer data.
+    assertPermission(access, "tickets:read");
+    return undefined;
+  }
+  return nowIso();
+}
+
+/** Ticket types: prices, capacity and sales windows; sold counts come from the attendees table. */
+export function createTicketsService(db: Db, access: AccessService, changes: ProjectChanges) {
+  return {
+    /** Ticket types by creation; on sale now only, unless onSaleOnly is false (needs tickets:read). */
+    async listTicketTypes(
+      projectAccess: ProjectAccess,
+      filter: TicketTypeFilter,
+      window: PageWindow,
+    ): Promise<Page<TicketType>> {
+      const rows = await repo.list(db, projectAccess.projectId, onSaleAtFor(projectAccess, filter), window);
+      return toPage(rows.map(presentTicketType), window, (t) => [t.createdAt, t.id]);
+    },
+
+    /** Total of `listTicketTypes` for the same filter. */
+    async countTicketTypes(projectAccess: ProjectAccess, filter: TicketTypeFilter): Promise<number> {
+      return repo.count(db, projectAccess.projectId, onSaleAtFor(projectAccess, filter));
+    },
+
+    /** Ticket types by id, one statement for any number of ids. */
+    async ticketTypesByIds(ids: readonly string[]): Promise<Map<string, TicketType>> {
+      if (ids.length === 0) return new Map();
+      const rows = await repo.findByIds(db, ids);
+      return new Map(rows.map((r) => [r.id, presentTicketType(r)]));
+    },
+
+    /** REGISTERED attendees per ticket type; every asked id is a key (0 when none). */
+    async soldCounts(ticketTypeIds: readonly string[]): Promise<Map<string, number>> {
+      if (ticketTypeIds.length === 0) return new Map();
+      const rows = await repo.soldCounts(db, ticketTypeIds);
+      const counts = new Map<string, number>(ticketTypeIds.map((tid) => [tid, 0]));
+      for (const row of rows) counts.set(row.ticket_type_id, Number(row.n));
+      return counts;
+    },
+
+    /** A ticket type the actor may see (on sale now, or any with tickets:read). */
+    async findTicketType(
+      actor: Actor,
+      ticketTypeId: string,
+    ): Promise<{ item: TicketType; access: ProjectAccess } | undefined> {
+      const row = await repo.locate(db, ticketTypeId);
+      const found = await resolveRowAccess(access, actor, row, ticketTypeVisible);
+      return row && found ? { item: presentTicketType(row), access: found } : undefined;
+    },
+
+    /** Creates a ticket type; needs tickets:write. */
+    async createTicketType(actor: Actor, input: CreateTicketTypeInput): Promise<TicketType> {
+      await access.requirePermission(actor, input.projectId, "tickets:write");
+      const data = parseInput(createInput, input);
+      checkSalesWindow(data.salesStartAt, data.salesEndAt);
+      const now = nowIso();
+      const row: TicketTypeRow = {
+        id: newId(),
+        project_id: data.projectId,
+        name: data.name,
+        description: data.description,
+        price_minor: data.priceMinor,
+        currency: data.currency,
+        quantity: data.quantity,
+        sales_start_at: data.salesStartAt ?? null,
+        sales_end_at: data.salesEndAt ?? null,
+        created_at: now,
+        updated_at: now,
+      };
+      await db.transaction().execute((trx) => repo.insert(trx, row));
+      changes.notify(row.project_id);
+      return presentTicketType(row);
+    },
+
+    /** Updates a ticket type; the quantity cannot drop below the tickets sold. Needs tickets:write. */
+    async updateTicketType(actor: Actor, input: UpdateTicketTypeInput): Promise<TicketType> {
+      const data = parseInput(updateInput, input);
+      const current = await repo.locate(db, data.id);
+      const { projectId } = await requireRowPermission(
+        access,
+        actor,
+        current,
+        "Ticket type",
+        "tickets:write",
+        ticketTypeVisible,
+      );
+      const ticketType = await db.transaction().execute(async (trx) => {
+        // Locked so a registration cannot slip in between counting the sold tickets and lowering the quantity.
+        const row = await repo.lockForSale(trx, projectId, data.id);
+        if (!row) throw notFound("Ticket type");
+        checkSalesWindow(
+          data.salesStartAt === undefined ? row.sales_start_at : data.salesStartAt,
+          data.salesEndAt === undefined ? row.sales_end_at : data.salesEndAt,
+        );
+        if (data.quantity !== undefined) {
+          const sold = await repo.soldCount(trx, projectId, data.id);
+          if (data.quantity < sold) {
+            throw badInput([
+              {
+                field: ["quantity"],
+                message: `must be at least ${sold}, the number of tickets already sold`,
+              },
+            ]);
+          }
+        }
+        const patch: Partial<TicketTypeRow> = { updated_at: nowIso() };
+        if (data.name !== undefined) patch.name = data.name;
+        if (data.description !== undefined) patch.description = data.description;
+        if (data.priceMinor !== undefined) patch.price_minor = data.priceMinor;
+        if (data.currency !== undefined) patch.currency = data.currency;
+        if (data.quantity !== undefined) patch.quantity = data.quantity;
+        if (data.salesStartAt !== undefined) patch.sales_start_at = data.salesStartAt;
+        if (data.salesEndAt !== undefined) patch.sales_end_at = data.salesEndAt;
+        await repo.update(trx, projectId, data.id, patch);
+        const updated = await repo.findById(trx, projectId, data.id);
+        if (!updated) throw notFound("Ticket type");
+        return presentTicketType(updated);
+      });
+      changes.notify(projectId);
+      return ticketType;
+    },
+
+    /** Deletes a ticket type nobody registered with (cancelled registrations count too). Needs tickets:write. */
+    async deleteTicketType(actor: Actor, input: z.input<typeof deleteInput>): Promise<TicketType> {
+      const data = parseInput(deleteInput, input);
+      const current = await repo.locate(db, data.id);
+      const { projectId } = await requireRowPermission(
+        access,
+        actor,
+        current,
+        "Ticket type",
+        "tickets:write",
+        ticketTypeVisible,
+      );
+      const ticketType = await db.transaction().execute(async (trx) => {
+        const row = await repo.lockForSale(trx, projectId, data.id);
+        if (!row) throw notFound("Ticket type");
+        const registrations = await repo.registrationCount(trx, projectId, data.id);
+        if (registrations > 0) {
+          throw new AppError(
+            ErrorCode.CONFLICT,
+            `This ticket type has ${registrations} registration${registrations === 1 ? "" : "s"} and cannot be deleted`,
+            { registrations },
+          );
+        }
+        await repo.delete(trx, projectId, data.id);
+        return presentTicketType(row);
+      });
+      changes.notify(projectId);
+      return ticketType;
+    },
+  };
+}
+
+export type TicketsService = ReturnType<typeof createTicketsService>;

@@ -1,0 +1,110 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { systemActor } from "../../src/modules/access/actor.js";
+import { testEngines } from "../helpers/engines.js";
+import { createApp, createPublishedProject } from "../helpers/factories.js";
+import { gql } from "../helpers/graphql.js";
+import { startTestServer, type TestServer } from "../helpers/test-server.js";
+
+const query = "{ viewer { name } }";
+
+for (const engine of testEngines()) {
+  describe(`API authentication (${engine.name})`, () => {
+    let server: TestServer;
+    before(async () => {
+      server = await startTestServer(engine);
+    });
+    after(() => server.close());
+
+    async function expectUnauthenticated(headers: Record<string, string>) {
+      const { status, headers: responseHeaders, body } = await gql(server.url, query, { headers });
+      assert.equal(status, 401, `status for ${JSON.stringify(headers)}`);
+      assert.equal(responseHeaders.get("www-authenticate"), 'Bearer error="invalid_token"');
+      assert.equal(body.errors[0].extensions.code, "UNAUTHENTICATED");
+      assert.equal(body.data, undefined);
+    }
+
+    test("rejects bad tokens of every shape with 401 and WWW-Authenticate", async () => {
+      const { token } = await createApp(server.services);
+      const typo = `${token.slice(0, 10)}${token[10] === "a" ? "b" : "a"}${token.slice(11)}`;
+      for (const authorization of [
+        "Bearer",
+        "Bearer ",
+        "bearer nope",
+        `Basic ${Buffer.from("a:b").toString("base64")}`,
+        token,
+        `Bearer ${typo}`,
+        `Bearer ${token}x`,
+        `Bearer ${token.slice(0, -1)}`,
+        `Bearer evg_${"A".repeat(38)}`,
+        `Bearer ${token} ${token}`,
+        "Bearer ' or 1=1 --",
+      ]) {
+        await expectUnauthenticated({ authorization });
+      }
+    });
+
+    test("treats a token in the query string or a cookie as no token at all", async () => {
+      const { token } = await createApp(server.services, { name: "Query app" });
+      const viaQuery = await fetch(`${server.url}/api/graphql?access_token=${token}&token=${token}`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query }),
+      });
+      assert.deepEqual(((await viaQuery.json()) as { data: unknown }).data, { viewer: null });
+      const viaCookie = await gql(server.url, query, {
+        headers: { cookie: `token=${token}; session=${token}` },
+      });
+      assert.deepEqual([viaCookie.body.data, viaCookie.body.errors], [{ viewer: null }, undefined]);
+    });
+
+    test("stops a rotated token at once and accepts the new one", async () => {
+      const { app, token } = await createApp(server.services, { name: "Rotating app" });
+      assert.equal((await gql(server.url, query, { token })).body.data.viewer.name, "Rotating app");
+      const { token: fresh } = await server.services.apps.rotateToken(systemActor, { id: app.id });
+      await expectUnauthenticated({ authorization: `Bearer ${token}` });
+      assert.equal((await gql(server.url, query, { token: fresh })).body.data.viewer.name, "Rotating app");
+    });
+
+    test("stops the token of a deleted app at once", async () => {
+      const { app, token } = await createApp(server.services);
+      await server.services.apps.deleteApp(systemActor, { id: app.id });
+      await expectUnauthenticated({ authorization: `Bearer ${token}` });
+    });
+
+    test("keeps public data readable with a valid token", async () => {
+      const { project } = await createPublishedProject(server.services);
+      const { token } = await createApp(server.services);
+      const { body } = await gql(
+        server.url,
+        `{ project(id: "${project.id}") { name } viewer { name permissions } }`,
+        { token },
+      );
+      assert.deepEqual(body.data, {
+        project: { name: project.name },
+        viewer: { name: "Schedule Sync", permissions: ["AGENDA_READ"] },
+      });
+    });
+
+    test("never writes a plaintext token to the database or the log", async () => {
+      const { app, token } = await createApp(server.services, { permissions: ["attendees:read"] });
+      await gql(server.url, query, { token });
+      await gql(server.url, query, { headers: { authorization: `Bearer ${token}x` } });
+      await server.services.apps.flushUsage();
+      assert.ok(server.logs.lines.length > 0, "the server logged requests");
+      assert.ok(!server.logs.text.includes(token), "token found in the log");
+      assert.ok(!server.logs.text.includes(token.slice(4, 20)), "part of the token found in the log");
+      const tables = ["apps", "app_links", "app_usage"] as const;
+      for (const table of tables) {
+        const rows = await server.database.db.selectFrom(table).selectAll().execute();
+        assert.ok(!JSON.stringify(rows).includes(token.slice(4)), `token found in ${table}`);
+      }
+      const row = await server.database.db
+        .selectFrom("apps")
+        .selectAll()
+        .where("id", "=", app.id)
+        .executeTakeFirstOrThrow();
+      assert.equal(row.token_last4, token.slice(-4));
+    });
+  });
+}
