@@ -43,8 +43,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook("onClose", async () => {
     await services.apps.flushUsage().catch(() => {});
   });
+  // A request still in flight at shutdown gets `Connection: close` on its answer: otherwise its
+  // keep-alive connection would hold the shutdown open until the client's idle timeout.
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
+    if (closing) reply.header("connection", "close");
   });
 
   registerHealthRoutes(app, database);

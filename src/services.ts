@@ -15,6 +15,7 @@ import { createAgendaService } from "./modules/agenda/agenda.service.js";
 import { createAppsService } from "./modules/apps/apps.service.js";
 import { createAttendeesService } from "./modules/attendees/attendees.service.js";
 import { createCheckinsService } from "./modules/checkins/checkins.service.js";
+import { createDemoService } from "./modules/demo/demo.service.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
 import { createTicketsService } from "./modules/tickets/tickets.service.js";
@@ -39,6 +40,8 @@ export function createServices(
   const users = createUsersService(db);
   const sessions = createSessionsService(db);
   const mailer = createMailer(config, logger);
+  const projects = createProjectsService(db, access, changes);
+  const apps = createAppsService(db, access, changes, config, logger);
   return {
     config,
     logger,
@@ -52,12 +55,13 @@ export function createServices(
     sessions,
     mailer,
     auth: createAuthService({ db, config, users, sessions, mailer, throttle: new LoginThrottle() }),
-    projects: createProjectsService(db, access, changes),
+    projects,
     agenda: createAgendaService(db, access, changes),
     tickets: createTicketsService(db, access, changes),
     attendees: createAttendeesService(db, access, changes),
     checkins: createCheckinsService(db, access, changes),
-    apps: createAppsService(db, access, changes, config, logger),
+    apps,
+    demo: createDemoService(db, { users, projects, apps, changes }),
   };
 }
 
