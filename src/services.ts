@@ -11,6 +11,7 @@ import { createAgendaService } from "./modules/agenda/agenda.service.js";
 import { createAppsService } from "./modules/apps/apps.service.js";
 import { createAttendeesService } from "./modules/attendees/attendees.service.js";
 import { createCheckinsService } from "./modules/checkins/checkins.service.js";
+import { createDemoService } from "./modules/demo/demo.service.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
 import { createTicketsService } from "./modules/tickets/tickets.service.js";
 import { ProjectChanges } from "./shared/project-changes.js";
@@ -31,6 +32,8 @@ export function createServices(
   const changes = new ProjectChanges();
   const responseCache = new ResponseCache();
   connectProjectChanges(changes, cluster.signals, responseCache);
+  const users = createUsersService(db);
+  const projects = createProjectsService(db, access, changes);
   return {
     config,
     logger,
@@ -40,13 +43,14 @@ export function createServices(
     responseCache,
     rateLimiter: createRateLimiter({ redis: cluster.redis, keyPrefix: cluster.keyPrefix, logger }),
     access,
-    users: createUsersService(db),
-    projects: createProjectsService(db, access, changes),
+    users,
+    projects,
     agenda: createAgendaService(db, access, changes),
     tickets: createTicketsService(db, access, changes),
     attendees: createAttendeesService(db, access, changes),
     checkins: createCheckinsService(db, access, changes),
     apps: createAppsService(db, access, changes, config, logger),
+    demo: createDemoService(db, { users, projects, changes }),
   };
 }
 
