@@ -23,15 +23,15 @@ export interface DatabaseHandle {
 export interface DatabaseOptions {
   /** Connections in the PostgreSQL pool. */
   poolSize?: number;
-  /** Called with every SQL statement executed (tests count statements with it). */
-  onQuery?: (sql: string) => void;
+  /** Called with every SQL statement executed and its parameters (tests count and EXPLAIN them). */
+  onQuery?: (sql: string, parameters: readonly unknown[]) => void;
 }
 
 /** Opens `sqlite:<path>` (file created with its folder) or `postgres://…` (pooled). */
 export function openDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
   const log = options.onQuery
-    ? (event: { level: string; query: { sql: string } }) => {
-        if (event.level === "query") options.onQuery?.(event.query.sql);
+    ? (event: { level: string; query: { sql: string; parameters: readonly unknown[] } }) => {
+        if (event.level === "query") options.onQuery?.(event.query.sql, event.query.parameters);
       }
     : undefined;
 
