@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { Cluster } from "./cluster/cluster.js";
 import type { Config } from "./config.js";
+import { registerDashboard } from "./dashboard/dashboard.js";
 import type { DatabaseHandle } from "./db/database.js";
 import { registerGraphQLRoutes } from "./graphql/http.js";
 import { registerHealthRoutes } from "./http/health.routes.js";
@@ -11,6 +13,8 @@ export interface AppDeps {
   config: Config;
   database: DatabaseHandle;
   logger: Logger;
+  /** Shared rate limits and invalidations (`connectCluster`); the process stays on its own without it. */
+  cluster?: Cluster;
 }
 
 declare module "fastify" {
@@ -32,7 +36,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     forceCloseConnections: "idle",
     return503OnClosing: true,
   });
-  const services = createServices(database, config, logger);
+  const services = createServices(database, config, logger, deps.cluster);
   app.decorate("services", services);
   // Runs after in-flight requests finished and before the caller closes the database, so the
   // request counts still in memory are written. A failure is already logged by the recorder.
@@ -45,5 +49,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerHealthRoutes(app, database);
   registerGraphQLRoutes(app, services);
+  await registerDashboard(app);
   return app;
 }

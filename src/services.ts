@@ -6,6 +6,10 @@ import { ResponseCache } from "./graphql/cache/response-cache.js";
 import { createRateLimiter } from "./graphql/limits/rate-limiter.js";
 import type { Logger } from "./logger.js";
 import { createAccessService } from "./modules/access/access.service.js";
+import { createAuthService } from "./modules/accounts/auth.service.js";
+import { LoginThrottle } from "./modules/accounts/login-throttle.js";
+import { createMailer } from "./modules/accounts/mailer.js";
+import { createSessionsService } from "./modules/accounts/sessions.service.js";
 import { createUsersService } from "./modules/accounts/users.service.js";
 import { createAgendaService } from "./modules/agenda/agenda.service.js";
 import { createAppsService } from "./modules/apps/apps.service.js";
@@ -34,6 +38,8 @@ export function createServices(
   connectProjectChanges(changes, cluster.signals, responseCache);
   const users = createUsersService(db);
   const projects = createProjectsService(db, access, changes);
+  const sessions = createSessionsService(db);
+  const mailer = createMailer(config, logger);
   return {
     config,
     logger,
@@ -44,6 +50,9 @@ export function createServices(
     rateLimiter: createRateLimiter({ redis: cluster.redis, keyPrefix: cluster.keyPrefix, logger }),
     access,
     users,
+    sessions,
+    mailer,
+    auth: createAuthService({ db, config, users, sessions, mailer, throttle: new LoginThrottle() }),
     projects,
     agenda: createAgendaService(db, access, changes),
     tickets: createTicketsService(db, access, changes),

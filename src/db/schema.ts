@@ -20,6 +20,7 @@ export interface Database {
   apps: AppsTable;
   app_links: AppLinksTable;
   app_usage: AppUsageTable;
+  server_secrets: ServerSecretsTable;
 }
 
 export interface UsersTable {
@@ -215,4 +216,11 @@ export interface AppUsageTable {
   app_id: string;
   day: string;
   requests: number;
+}
+
+/** Keys the service generates for itself, shared by every process (e.g. the cookie-signing key). */
+export interface ServerSecretsTable {
+  name: string;
+  value: string;
+  created_at: string;
 }

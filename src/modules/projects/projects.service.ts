@@ -138,7 +138,11 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
           });
           return true;
         });
-        if (created) return presentProject(row);
+        if (created) {
+          // An API answer "not found" for this id may be cached; the new project must replace it.
+          changes.notify(row.id);
+          return presentProject(row);
+        }
       }
       throw new AppError(ErrorCode.INTERNAL_SERVER_ERROR, "Could not allocate a project id");
     },
