@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { cpus, release, totalmem } from "node:os";
+import { cpus, loadavg, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import pg from "pg";
@@ -253,6 +253,8 @@ const machine = {
   kernel: release(),
   node: process.version,
   postgres: pgVersion,
+  // Other work on the machine during the run skews both sides; the 1-minute load average shows it.
+  loadAverageAtStart: loadavg()[0],
 };
 process.stdout.write(
   `Eventgraph bench: ${rounds} × ${seconds} s rounds per side, ${connections} connections, on ${machine.cpu} (${machine.cores} cores)\n`,
@@ -280,6 +282,7 @@ const report = {
   machine,
   settings: { quick, seconds, rounds, warmupSeconds, connections, loadGenerator: "autocannon" },
   durationSeconds: Math.round((Date.now() - started) / 1000),
+  loadAverageAtEnd: loadavg()[0],
   datasets,
   results,
 };
