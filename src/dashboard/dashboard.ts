@@ -3,6 +3,7 @@ import formbody from "@fastify/formbody";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, ErrorCode } from "../errors.js";
 import { loadServerSecret } from "../modules/accounts/server-secrets.js";
+import { registerDeveloperPages } from "./apps/developer-pages.js";
 import { registerAssetRoutes } from "./assets.js";
 import {
   CsrfError,
@@ -161,5 +162,6 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     registerSpeakerPages(dashboard);
     registerTicketPages(dashboard);
     registerAttendeePages(dashboard);
+    registerDeveloperPages(dashboard);
   });
 }

@@ -1,3 +1,5 @@
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 
 /** Launches Debian's Chromium (or CHROMIUM_PATH) headless; never a downloaded browser build. */
@@ -23,9 +25,14 @@ export async function newPage(browser: Browser): Promise<Page> {
   return context.newPage();
 }
 
-/** Saves a full-page screenshot under docs/screenshots/ (the README and reviews use them). */
+// Every run takes the screenshots; only `SCREENSHOTS=update` writes them over the committed ones
+// in docs/screenshots/, so an ordinary test run leaves the work tree clean.
+const screenshotDir =
+  process.env.SCREENSHOTS === "update" ? "docs/screenshots" : join(tmpdir(), "eventgraph-screenshots");
+
+/** Saves a full-page screenshot (docs/screenshots/ with SCREENSHOTS=update, else a temp folder). */
 export async function screenshot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: `docs/screenshots/${name}.png`, fullPage: true });
+  await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
 }
 
 /** The last link the server logged instead of sending an email (no SMTP in tests). */

@@ -20,13 +20,18 @@ export class HttpClient {
     return this.request("GET", path, undefined, headers);
   }
 
-  /** POSTs a form; `_csrf` is taken from the last page unless the fields set it (or `null` omits it). */
-  post(path: string, fields: Record<string, string | null>): Promise<TestResponse> {
+  /**
+   * POSTs a form; `_csrf` is taken from the last page unless the fields set it (or `null` omits it).
+   * A list sends the field once per value, as a checkbox group does.
+   */
+  post(path: string, fields: Record<string, string | readonly string[] | null>): Promise<TestResponse> {
     const body = new URLSearchParams();
     const csrf = "_csrf" in fields ? fields._csrf : this.csrfToken();
-    if (csrf) body.set("_csrf", csrf);
-    for (const [key, value] of Object.entries(fields))
-      if (key !== "_csrf" && value !== null) body.append(key, value);
+    if (typeof csrf === "string" && csrf) body.set("_csrf", csrf);
+    for (const [key, value] of Object.entries(fields)) {
+      if (key === "_csrf" || value === null) continue;
+      for (const item of typeof value === "string" ? [value] : value) body.append(key, item);
+    }
     return this.request("POST", path, body, { "content-type": "application/x-www-form-urlencoded" });
   }
 

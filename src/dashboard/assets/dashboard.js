@@ -47,3 +47,11 @@ if (dialog instanceof HTMLElement) {
   const target = dialog.querySelector("[autofocus], button, a[href], input");
   if (target instanceof HTMLElement) target.focus();
 }
+
+// A page that shows a secret once (a new API token) is the answer to a POST. Its history entry is
+// replaced by the plain page behind the dialog, so reloading or going back never posts the form
+// again (which would mint another token) and never shows this token again.
+const replaceWith = document.querySelector("[data-replace-url]");
+if (replaceWith instanceof HTMLElement && replaceWith.dataset.replaceUrl) {
+  history.replaceState(null, "", replaceWith.dataset.replaceUrl);
+}

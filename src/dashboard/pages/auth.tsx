@@ -28,10 +28,10 @@ function AuthCard(props: { ctx: PageContext; title: string; lead?: string; child
   );
 }
 
-function SignupPage(props: { ctx: PageContext; state: FormState }) {
+function SignupPage(props: { ctx: PageContext; state: FormState; next: string }) {
   return (
     <AuthCard ctx={props.ctx} title="Create your account" lead="Run your events and connect apps to them.">
-      <Form action="/signup" csrf={props.ctx.csrf} label="Sign up">
+      <Form action={withNext("/signup", props.next)} csrf={props.ctx.csrf} label="Sign up">
         <FormError state={props.state} />
         <TextField name="name" label="Your name" state={props.state} required autocomplete="name" />
         <TextField
@@ -54,7 +54,7 @@ function SignupPage(props: { ctx: PageContext; state: FormState }) {
         <SubmitButton>Sign up</SubmitButton>
       </Form>
       <p class="auth-alt">
-        Already have an account? <a href="/login">Log in</a>
+        Already have an account? <a href={withNext("/login", props.next)}>Log in</a>
       </p>
     </AuthCard>
   );
@@ -85,7 +85,7 @@ function LoginPage(props: { ctx: PageContext; state: FormState; next: string }) 
       </Form>
       <p class="auth-alt">
         <a href="/forgot-password">Forgot your password?</a> · New here?{" "}
-        <a href="/signup">Create an account</a>
+        <a href={withNext("/signup", props.next)}>Create an account</a>
       </p>
     </AuthCard>
   );
@@ -187,34 +187,49 @@ function VerifiedPage(props: { ctx: PageContext }) {
 
 const query = (value: unknown) => (typeof value === "string" ? value : "");
 
+// Sign-up and log-in pass the page to return to between them (e.g. an app's connect page).
+function withNext(path: string, next: string): string {
+  return next === "/" ? path : `${path}?next=${encodeURIComponent(next)}`;
+}
+
 /** Sign up, log in/out, email verification and password reset. */
 export function registerAuthPages(app: FastifyInstance): void {
   const { services } = app;
 
-  app.get("/signup", async (request, reply) => {
-    if (request.dashboard.session) return redirectTo(request, reply, "/");
-    return sendPage(reply, <SignupPage ctx={pageContext(request, reply)} state={formState()} />);
+  app.get<{ Querystring: { next?: string } }>("/signup", async (request, reply) => {
+    const next = safeReturnPath(request.query.next);
+    if (request.dashboard.session) return redirectTo(request, reply, next);
+    return sendPage(reply, <SignupPage ctx={pageContext(request, reply)} state={formState()} next={next} />);
   });
 
-  app.post("/signup", { config: { csrf: "public" } }, async (request, reply) => {
-    const values = formValues(request.body);
-    try {
-      const user = await services.auth.signUp({
-        name: values.name ?? "",
-        email: values.email ?? "",
-        password: values.password ?? "",
-      });
-      const { cookieValue } = await services.sessions.start(user.id);
-      setSessionCookie(request, reply, cookieValue);
-      return redirectTo(request, reply, "/", {
-        kind: "success",
-        text: `Welcome to Eventgraph, ${user.name}! We sent a verification link to ${user.email}.`,
-      });
-    } catch (error) {
-      const state = stateFromError(error, values);
-      return sendPage(reply, <SignupPage ctx={pageContext(request, reply)} state={state} />, 400);
-    }
-  });
+  app.post<{ Querystring: { next?: string } }>(
+    "/signup",
+    { config: { csrf: "public" } },
+    async (request, reply) => {
+      const values = formValues(request.body);
+      const next = safeReturnPath(request.query.next);
+      try {
+        const user = await services.auth.signUp({
+          name: values.name ?? "",
+          email: values.email ?? "",
+          password: values.password ?? "",
+        });
+        const { cookieValue } = await services.sessions.start(user.id);
+        setSessionCookie(request, reply, cookieValue);
+        return redirectTo(request, reply, next, {
+          kind: "success",
+          text: `Welcome to Eventgraph, ${user.name}! We sent a verification link to ${user.email}.`,
+        });
+      } catch (error) {
+        const state = stateFromError(error, values);
+        return sendPage(
+          reply,
+          <SignupPage ctx={pageContext(request, reply)} state={state} next={next} />,
+          400,
+        );
+      }
+    },
+  );
 
   app.get<{ Querystring: { next?: string } }>("/login", async (request, reply) => {
     const next = safeReturnPath(request.query.next);

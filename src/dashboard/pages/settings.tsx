@@ -5,7 +5,7 @@ import type { ProjectAccess } from "../../modules/access/access.service.js";
 import type { Project } from "../../modules/projects/projects.service.js";
 import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
-import { EmptyState, Notice, TabPanel, Tabs } from "../ui/components.js";
+import { Notice, TabPanel, Tabs } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
 import { ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
@@ -117,7 +117,7 @@ function GeneralTab(props: { ctx: PageContext; project: Project; access: Project
   );
 }
 
-/** Project settings: the General tab, and placeholder panels for tabs other modules fill in. */
+/** Project settings: the General tab (the API and Integrations tabs live in `../apps/`). */
 export function registerSettingsPages(app: FastifyInstance): void {
   const { services } = app;
 
@@ -167,26 +167,4 @@ export function registerSettingsPages(app: FastifyInstance): void {
       text: text[project.status],
     });
   });
-
-  // Until the developer pages land, the API and Integrations tabs show an empty panel.
-  for (const tab of settingsTabs.filter((t) => t.id !== "general")) {
-    app.get<{ Params: { projectId: string } }>(
-      `/b/:projectId/settings${tab.path}`,
-      async (request, reply) => {
-        const project = await services.projects.get(actorOf(request), request.params.projectId);
-        return sendPage(
-          reply,
-          <SettingsPage ctx={pageContext(request, reply)} project={project} tab={tab.id}>
-            <EmptyState title={`Nothing here yet`}>
-              <p>
-                {tab.id === "api"
-                  ? "Apps created in this project will be listed here."
-                  : "Apps linked to this project will be listed here."}
-              </p>
-            </EmptyState>
-          </SettingsPage>,
-        );
-      },
-    );
-  }
 }

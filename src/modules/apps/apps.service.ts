@@ -305,9 +305,15 @@ export function createAppsService(
       return presentApp(await loadManagedApp(actor, appId));
     },
 
-    /** The apps created in a project (its API tab), oldest first; OWNER/ADMIN only. */
+    /**
+     * The apps created in a project (its API tab), oldest first. Any member may look (to see what
+     * touches the event's data); only OWNER/ADMIN may change an app.
+     */
     async listForProject(actor: Actor, projectId: string): Promise<App[]> {
-      await access.requireManager(actor, projectId);
+      const projectAccess = await access.require(actor, projectId);
+      if (projectAccess.role === undefined && actor.kind !== "system") {
+        throw new AppError(ErrorCode.FORBIDDEN, "Only the project's members may see its apps");
+      }
       return presentApps(await appsRepository.listForProject(db, projectId));
     },
 
