@@ -49,9 +49,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook("preClose", async () => {
     closing = true;
   });
-  app.addHook("onSend", async (request, reply) => {
+  // A callback hook, not an async one: it runs on every response, and a promise per response costs.
+  app.addHook("onSend", (request, reply, payload, done) => {
     reply.header("x-request-id", request.id);
     if (closing) reply.header("connection", "close");
+    done(null, payload);
   });
 
   registerHealthRoutes(app, database);

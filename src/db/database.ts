@@ -1,7 +1,15 @@
 import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
-import { Kysely, PostgresDialect, type SqliteDatabase, SqliteDialect, type Transaction } from "kysely";
+import {
+  type Compilable,
+  type CompiledQuery,
+  Kysely,
+  PostgresDialect,
+  type SqliteDatabase,
+  SqliteDialect,
+  type Transaction,
+} from "kysely";
 import { LRUCache } from "lru-cache";
 import pg from "pg";
 import type { Database as Tables } from "./schema.js";
@@ -111,6 +119,34 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000): SqliteDatabase
       statements.clear();
       sqlite.close();
     },
+  };
+}
+
+/**
+ * A statement built with the query builder once per database handle and then run with new
+ * parameter values: building and compiling a Kysely query costs more than running a small indexed
+ * read, and the hottest statements (the data-version check of every cache hit, the token lookup of
+ * every authenticated request) have a fixed shape. `build` receives placeholder values; the
+ * parameters passed at run time replace them in order, so the shape must not depend on them.
+ */
+export function reusableQuery<Row, Parameters extends readonly unknown[]>(
+  build: (db: Db, ...placeholders: Parameters) => Compilable<Row>,
+  placeholders: Parameters,
+): (db: Db, ...parameters: Parameters) => Promise<Row[]> {
+  // Keyed by handle: a transaction is its own handle and gets its own compiled copy.
+  const compiled = new WeakMap<Db, CompiledQuery<Row>>();
+  return async (db, ...parameters) => {
+    let query = compiled.get(db);
+    if (!query) {
+      query = build(db, ...placeholders).compile();
+      if (query.parameters.length !== placeholders.length) {
+        throw new Error(
+          `reusableQuery: the statement has ${query.parameters.length} parameters, expected ${placeholders.length}`,
+        );
+      }
+      compiled.set(db, query);
+    }
+    return (await db.executeQuery<Row>({ ...query, parameters })).rows;
   };
 }
 

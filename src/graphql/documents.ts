@@ -63,13 +63,17 @@ export class DocumentCache {
     return { ok: true, prepared: { document, compiled: new Map(), analyses: new LRUCache({ max: 64 }) } };
   }
 
-  /** Measures the operation for these variables (throws BAD_USER_INPUT for a bad name or variables). */
+  /**
+   * Measures the operation for these variables (throws BAD_USER_INPUT for a bad name or variables).
+   * `variablesJson` is their `canonicalJson`, computed once per request for this and the cache key.
+   */
   analyze(
     prepared: PreparedDocument,
     operationName: string | undefined,
     variables: Record<string, unknown> | undefined,
+    variablesJson: string,
   ): OperationAnalysis {
-    const key = `${operationName ?? ""}\u0000${variables ? JSON.stringify(variables) : ""}`;
+    const key = `${operationName ?? ""}\u0000${variablesJson}`;
     let analysis = prepared.analyses.get(key);
     if (!analysis) {
       analysis = analyzeOperation({

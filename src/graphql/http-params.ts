@@ -15,7 +15,9 @@ export interface GraphQLParams {
 
 /** Picks the response media type from Accept; undefined when neither JSON type is acceptable. */
 export function negotiate(accept: string | undefined): MediaType | undefined {
-  if (!accept) return json;
+  // The headers clients send most often, answered without parsing.
+  if (!accept || accept === "*/*" || accept === json) return json;
+  if (accept === graphqlResponse) return graphqlResponse;
   const ranges = accept.split(",").map((part) => {
     const [type = "", ...params] = part.trim().toLowerCase().split(";");
     const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
@@ -29,6 +31,7 @@ export function negotiate(accept: string | undefined): MediaType | undefined {
 
 /** Whether a request's Content-Type is JSON (any charset; the body is read as UTF-8). */
 export function isJsonContentType(header: string | undefined): boolean {
+  if (header === json || header === "application/json; charset=utf-8") return true;
   return header?.split(";")[0]?.trim().toLowerCase() === "application/json";
 }
 

@@ -4,7 +4,7 @@ import { AppError, ErrorCode } from "../errors.js";
 import type { Actor } from "../modules/access/actor.js";
 import type { Services } from "../services.js";
 import { authenticate } from "./authentication.js";
-import { appView, publicView, responseCacheKey } from "./cache/response-cache.js";
+import { appView, canonicalJson, publicView, responseCacheKey } from "./cache/response-cache.js";
 import { createContext, type RequestBudget } from "./context.js";
 import { DocumentCache, isCompiledQuery } from "./documents.js";
 import { formatError, requestError } from "./errors.js";
@@ -117,9 +117,10 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
       return send(reply, requestErrorStatus, media, { errors });
     }
 
+    const variablesJson = canonicalJson(params.variables);
     let analysis: ReturnType<typeof documents.analyze>;
     try {
-      analysis = documents.analyze(prepared.prepared, params.operationName, params.variables);
+      analysis = documents.analyze(prepared.prepared, params.operationName, params.variables, variablesJson);
       assertWithinLimits(analysis, limits);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
@@ -176,12 +177,6 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
       });
     }
     const requestBudget: RequestBudget = { ...budget, cost: analysis.cost, points };
-    const extensions = (cached: boolean) =>
-      JSON.stringify({
-        cost: { requestedQueryCost: analysis.cost, points },
-        rateLimit: presentBudget(budget),
-        cached,
-      });
 
     const cacheKey =
       analysis.operationType === "query"
@@ -189,18 +184,18 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
             view: actor.kind === "app" ? appView(actor.appId, actor.permissions) : publicView,
             query: params.query,
             operationName: params.operationName,
-            variables: params.variables,
+            variablesJson,
           })
         : undefined;
     const hit = cacheKey ? services.responseCache.lookup(cacheKey) : undefined;
-    // The cached bytes go out as they are: decoding and re-encoding a large page cost more than the rest of a hit.
+    // The cached bytes go out as they are, followed by this request's extensions: decoding and
+    // re-encoding a large page cost more than the rest of a hit.
     if (hit && (await stillCurrent(hit.versions))) {
-      return sendRaw(
-        reply,
-        200,
-        media,
-        Buffer.concat([hit.body, Buffer.from(`,"extensions":${extensions(true)}}`)]),
-      );
+      const tail = `,"extensions":${extensionsJson(analysis.cost, points, budget, true)}}`;
+      const body = Buffer.allocUnsafe(hit.body.byteLength + Buffer.byteLength(tail));
+      hit.body.copy(body);
+      body.write(tail, hit.body.byteLength);
+      return sendRaw(reply, 200, media, body);
     }
 
     const compiled = documents.compiled(prepared.prepared, params.operationName);
@@ -235,7 +230,7 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
       reply,
       status,
       media,
-      `${head}${parts.length ? "," : ""}"extensions":${extensions(false)}}`,
+      `${head}${parts.length ? "," : ""}"extensions":${extensionsJson(analysis.cost, points, budget, false)}}`,
     );
   }
 
@@ -245,9 +240,13 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
     if (!versions) return false;
     if (versions.size === 0) return true;
     const current = await services.access.dataVersions([...versions.keys()]);
-    const stale = [...versions].filter(([id, version]) => (current.get(id) ?? null) !== version);
-    for (const [id] of stale) services.responseCache.invalidateProject(id);
-    return stale.length === 0;
+    let fresh = true;
+    for (const [id, version] of versions) {
+      if ((current.get(id) ?? null) === version) continue;
+      services.responseCache.invalidateProject(id);
+      fresh = false;
+    }
+    return fresh;
   }
 
   function formatAll(result: ExecutionResult, request: FastifyRequest): GraphQLFormattedError[] {
@@ -270,11 +269,21 @@ function detailsOf(error: AppError): Record<string, unknown> {
 }
 
 function presentBudget(budget: RateLimitState) {
-  return {
-    limit: budget.limit,
-    remaining: budget.remaining,
-    resetAt: new Date(budget.resetAt * 1000).toISOString(),
-  };
+  return { limit: budget.limit, remaining: budget.remaining, resetAt: isoTime(budget.resetAt) };
+}
+
+// Consecutive requests of one window share its reset time: formatting it once is enough.
+let lastIso = { seconds: Number.NaN, text: "" };
+function isoTime(epochSeconds: number): string {
+  if (lastIso.seconds !== epochSeconds) {
+    lastIso = { seconds: epochSeconds, text: new Date(epochSeconds * 1000).toISOString() };
+  }
+  return lastIso.text;
+}
+
+// The `extensions` member of an executed or cached answer, written directly: it is on every response.
+function extensionsJson(cost: number, points: number, budget: RateLimitState, cached: boolean): string {
+  return `{"cost":{"requestedQueryCost":${cost},"points":${points}},"rateLimit":{"limit":${budget.limit},"remaining":${budget.remaining},"resetAt":"${isoTime(budget.resetAt)}"},"cached":${cached}}`;
 }
 
 function setRateLimitHeaders(reply: FastifyReply, budget: RateLimitState, points: number): void {

@@ -48,12 +48,6 @@ interface Usage {
   windowEndsAt: number;
 }
 
-interface Decision {
-  allowed: boolean;
-  used: number;
-  msLeft: number;
-}
-
 // One round trip, atomic: reads the window, and only when the points fit charges them (starting a
 // new window if none is open). Returns {allowed, used, milliseconds left in the window}.
 const consumeScript = `
@@ -97,6 +91,16 @@ export function pointsForCost(cost: number): number {
   return Math.max(1, Math.ceil(cost / 100));
 }
 
+function state(allowed: boolean, used: number, msLeft: number, limit: number, at: number): RateLimitState {
+  return {
+    allowed,
+    limit,
+    remaining: Math.max(0, limit - used),
+    resetAt: Math.ceil((at + msLeft) / 1000),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil(msLeft / 1000)),
+  };
+}
+
 /** Builds a rate limiter: in-process, or shared by every process using the same Redis. */
 export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter {
   const now = options.now ?? Date.now;
@@ -104,16 +108,17 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
   const keyPrefix = options.keyPrefix ?? "eventgraph:";
   const local = new LRUCache<string, Usage>({ max: options.maxKeys ?? 100_000 });
 
-  const decideLocally = (key: string, points: number, limit: number, charge: boolean): Decision => {
-    const at = now();
+  // The in-process path runs on every request without Redis: one map lookup, no allocation once
+  // the key's window is open.
+  const decideLocally = (key: string, points: number, limit: number, charge: boolean, at: number) => {
     let usage = local.get(key);
-    if (!usage || usage.windowEndsAt <= at) usage = { used: 0, windowEndsAt: at + windowMs };
-    const allowed = usage.used + points <= limit;
-    if (allowed && charge && points > 0) {
-      usage.used += points;
-      local.set(key, usage);
+    if (!usage || usage.windowEndsAt <= at) {
+      usage = { used: 0, windowEndsAt: at + windowMs };
+      if (charge && points > 0 && points <= limit) local.set(key, usage);
     }
-    return { allowed, used: usage.used, msLeft: usage.windowEndsAt - at };
+    const allowed = usage.used + points <= limit;
+    if (allowed && charge) usage.used += points;
+    return state(allowed, usage.used, usage.windowEndsAt - at, limit, at);
   };
 
   const redis = options.redis;
@@ -125,41 +130,42 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
     consumeInRedis = command?.bind(redis);
   }
 
-  const decide = async (key: string, points: number, limit: number, charge: boolean): Promise<Decision> => {
-    if (!consumeInRedis) return decideLocally(key, points, limit, charge);
+  const decideInRedis = async (
+    command: ConsumeCommand,
+    key: string,
+    points: number,
+    limit: number,
+    charge: boolean,
+  ): Promise<RateLimitState> => {
     try {
-      const [allowed, used, msLeft] = await consumeInRedis(
+      const [allowed, used, msLeft] = await command(
         `${keyPrefix}ratelimit:${key}`,
         points,
         limit,
         windowMs,
         charge ? "charge" : "peek",
       );
-      return { allowed: allowed === 1, used, msLeft };
+      return state(allowed === 1, used, msLeft, limit, now());
     } catch (error) {
       // Redis being away must not take the API down with it: each process keeps its own budget
       // until Redis answers again (a client may then get up to one budget per process).
       options.logger?.warn({ err: error }, "rate limiter: Redis failed, using the in-process budget");
-      return decideLocally(key, points, limit, charge);
+      return decideLocally(key, points, limit, charge, now());
     }
   };
-
-  const state = (decision: Decision, limit: number): RateLimitState => ({
-    allowed: decision.allowed,
-    limit,
-    remaining: Math.max(0, limit - decision.used),
-    resetAt: Math.ceil((now() + decision.msLeft) / 1000),
-    retryAfterSeconds: decision.allowed ? 0 : Math.max(1, Math.ceil(decision.msLeft / 1000)),
-  });
+  const decide = (key: string, points: number, limit: number, charge: boolean) =>
+    consumeInRedis
+      ? decideInRedis(consumeInRedis, key, points, limit, charge)
+      : decideLocally(key, points, limit, charge, now());
 
   return {
     async consume(key, points, limitPerHour) {
       assertBudget(points, limitPerHour);
-      return state(await decide(key, points, limitPerHour, true), limitPerHour);
+      return decide(key, points, limitPerHour, true);
     },
     async peek(key, limitPerHour) {
       assertBudget(1, limitPerHour);
-      return state(await decide(key, 1, limitPerHour, false), limitPerHour);
+      return decide(key, 1, limitPerHour, false);
     },
   };
 }

@@ -42,13 +42,9 @@ export function createAccessService(db: Db) {
   // before any of the project's data, which is what makes a cached answer safe to check against it.
   async function resolveVersioned(actor: Actor, projectId: string): Promise<VersionedAccess> {
     if (!isProjectId(projectId)) return { access: undefined, version: null };
-    const project = await db
-      .selectFrom("projects")
-      .select(["id", "status", "data_version"])
-      .where("id", "=", projectId)
-      .executeTakeFirst();
+    const project = await projectsRepository.findStatusAndVersion(db, projectId);
     if (!project) return { access: undefined, version: null };
-    return { access: await decide(actor, projectId, project.status), version: Number(project.data_version) };
+    return { access: await decide(actor, projectId, project.status), version: project.dataVersion };
   }
 
   async function decide(

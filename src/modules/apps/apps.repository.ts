@@ -1,5 +1,5 @@
 import { type Selectable, sql } from "kysely";
-import type { Db } from "../../db/database.js";
+import { type Db, reusableQuery } from "../../db/database.js";
 import type { AppLinksTable, AppsTable } from "../../db/schema.js";
 import { applyKeyset, type PageWindow } from "../../shared/pagination.js";
 import type { ProjectRow } from "../projects/projects.repository.js";
@@ -32,6 +32,12 @@ export interface UsageIncrement {
   requests: number;
 }
 
+// Every authenticated API request starts with this read: compiled once (see reusableQuery).
+const appByTokenHash = reusableQuery(
+  (db, tokenHash: string) => db.selectFrom("apps").selectAll().where("token_hash", "=", tokenHash),
+  [""] as const,
+);
+
 /** SQL for apps, their links to projects and their usage counts; nothing else touches these tables. */
 export const appsRepository = {
   findById(db: Db, id: string): Promise<AppRow | undefined> {
@@ -39,8 +45,8 @@ export const appsRepository = {
   },
 
   /** The one indexed lookup behind every authenticated API request. */
-  findByTokenHash(db: Db, tokenHash: string): Promise<AppRow | undefined> {
-    return db.selectFrom("apps").selectAll().where("token_hash", "=", tokenHash).executeTakeFirst();
+  async findByTokenHash(db: Db, tokenHash: string): Promise<AppRow | undefined> {
+    return (await appByTokenHash(db, tokenHash))[0];
   },
 
   listForProject(db: Db, projectId: string): Promise<AppRow[]> {

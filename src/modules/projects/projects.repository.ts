@@ -1,14 +1,37 @@
 import type { Selectable } from "kysely";
-import type { Db } from "../../db/database.js";
+import { type Db, reusableQuery } from "../../db/database.js";
 import type { MemberRole, ProjectMembersTable, ProjectsTable } from "../../db/schema.js";
 
 export type ProjectRow = Selectable<ProjectsTable>;
 export type MemberRow = Selectable<ProjectMembersTable>;
 
+// The per-request reads of the API, compiled once (see reusableQuery).
+const projectById = reusableQuery(
+  (db, id: string) => db.selectFrom("projects").selectAll().where("id", "=", id),
+  [""] as const,
+);
+const versionOfProject = reusableQuery(
+  (db, id: string) => db.selectFrom("projects").select(["id", "data_version"]).where("id", "=", id),
+  [""] as const,
+);
+const statusAndVersionOfProject = reusableQuery(
+  (db, id: string) => db.selectFrom("projects").select(["id", "status", "data_version"]).where("id", "=", id),
+  [""] as const,
+);
+
 /** SQL for projects and their members. */
 export const projectsRepository = {
-  findById(db: Db, id: string): Promise<ProjectRow | undefined> {
-    return db.selectFrom("projects").selectAll().where("id", "=", id).executeTakeFirst();
+  async findById(db: Db, id: string): Promise<ProjectRow | undefined> {
+    return (await projectById(db, id))[0];
+  },
+
+  /** The project's status and data version, the first read of every project an API request touches. */
+  async findStatusAndVersion(
+    db: Db,
+    id: string,
+  ): Promise<{ status: ProjectRow["status"]; dataVersion: number } | undefined> {
+    const row = (await statusAndVersionOfProject(db, id))[0];
+    return row && { status: row.status, dataVersion: Number(row.data_version) };
   },
 
   findByIds(db: Db, ids: readonly string[]): Promise<ProjectRow[]> {
@@ -90,11 +113,11 @@ export const projectsRepository = {
   /** Current data versions of projects; a missing project is absent from the map. */
   async dataVersions(db: Db, ids: readonly string[]): Promise<Map<string, number>> {
     if (ids.length === 0) return new Map();
-    const rows = await db
-      .selectFrom("projects")
-      .select(["id", "data_version"])
-      .where("id", "in", ids)
-      .execute();
+    // One project is the common case (every cache hit of a project page checks it).
+    const rows =
+      ids.length === 1
+        ? await versionOfProject(db, ids[0] as string)
+        : await db.selectFrom("projects").select(["id", "data_version"]).where("id", "in", ids).execute();
     return new Map(rows.map((r) => [r.id, Number(r.data_version)]));
   },
 
