@@ -35,7 +35,12 @@ export function createServices(
   const { db } = database;
   const access = createAccessService(db);
   const changes = new ProjectChanges((projectId) => projectsRepository.bumpDataVersion(db, projectId));
-  const responseCache = new ResponseCache();
+  // 32 MiB of answers, half of it open to any answer and the rest only to answers asked for twice:
+  // under a stream of distinct queries the process stays well under 250 MB (docs/performance.md).
+  const responseCache = new ResponseCache({
+    maxBytes: 32 * 1024 * 1024,
+    admitOnSecondRequestAbove: 16 * 1024 * 1024,
+  });
   connectProjectChanges(changes, cluster.signals, responseCache);
   const users = createUsersService(db);
   const projects = createProjectsService(db, access, changes);

@@ -120,6 +120,41 @@ describe("response cache", () => {
     assert.equal(cache.stats().entries, 3);
   });
 
+  test("past its admission threshold, stores an answer only when its key is asked for a second time", () => {
+    const entryBytes = 1000;
+    const perEntry = entryBytes + keyFor("X000").length + 200;
+    const cache = new ResponseCache({
+      maxBytes: perEntry * 10,
+      maxEntryBytes: perEntry,
+      admitOnSecondRequestAbove: perEntry * 2,
+    });
+    const mark = cache.begin();
+    // Below the threshold (and at it) every answer is stored at once.
+    for (const id of ["X000", "X001", "X002"]) {
+      assert.equal(cache.store(keyFor(id), Buffer.alloc(entryBytes), [id], mark), true);
+    }
+    // Past it, one-off answers are not stored, and nothing already cached is pushed out.
+    for (const id of ["X003", "X004", "X005"]) {
+      assert.equal(cache.store(keyFor(id), Buffer.alloc(entryBytes), [id], mark), false);
+    }
+    assert.deepEqual([cache.stats().entries, cache.stats().bytes], [3, perEntry * 3]);
+    // The second request for a key is stored.
+    assert.equal(cache.store(keyFor("X004"), Buffer.alloc(entryBytes), ["X004"], mark), true);
+    assert.ok(cache.get(keyFor("X004")));
+    assert.equal(cache.get(keyFor("X003")), undefined);
+  });
+
+  test("without an admission threshold, stores every answer at once up to its byte budget", () => {
+    const entryBytes = 1000;
+    const perEntry = entryBytes + keyFor("X000").length + 200;
+    const cache = new ResponseCache({ maxBytes: perEntry * 4, maxEntryBytes: perEntry });
+    const mark = cache.begin();
+    for (const id of ["X000", "X001", "X002", "X003"]) {
+      assert.equal(cache.store(keyFor(id), Buffer.alloc(entryBytes), [id], mark), true);
+    }
+    assert.equal(cache.stats().entries, 4);
+  });
+
   test("does not store a body larger than one entry may be", () => {
     const cache = new ResponseCache({ maxBytes: 100_000, maxEntryBytes: 2000 });
     assert.equal(cache.store(keyFor("AAAA"), Buffer.alloc(3000), ["AAAA"], cache.begin()), false);

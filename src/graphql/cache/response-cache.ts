@@ -89,6 +89,12 @@ export interface ResponseCacheOptions {
   maxEntryBytes?: number;
   /** Project ids whose last invalidation is remembered for the race check; older ones are assumed just changed. */
   maxTrackedProjects?: number;
+  /**
+   * Once the cached bodies take more bytes than this, an answer is stored only when its key is asked
+   * for the second time (within the last ~32,000 distinct misses); below it, at once. Default: always
+   * at once. See `store`.
+   */
+  admitOnSecondRequestAbove?: number;
 }
 
 /** Counters for monitoring and tests. */
@@ -133,9 +139,12 @@ export class ResponseCache {
   private hits = 0;
   private misses = 0;
   private refused = 0;
+  private readonly admitOnSecondRequestAbove: number;
+  private readonly recentMisses = new Doorkeeper(16_384);
 
   constructor(options: ResponseCacheOptions = {}) {
     const maxSize = options.maxBytes ?? 64 * 1024 * 1024;
+    this.admitOnSecondRequestAbove = options.admitOnSecondRequestAbove ?? Number.POSITIVE_INFINITY;
     this.entries = new LRUCache<string, Entry>({
       maxSize,
       maxEntrySize: options.maxEntryBytes ?? Math.floor(maxSize / 16),
@@ -173,6 +182,11 @@ export class ResponseCache {
    * one of those projects, or everything, was invalidated after the mark, while the cache is
    * suspended, or when the body is larger than one entry may be. `ttlMs` bounds the life of a
    * response that also depends on the clock (a ticket sale window opening).
+   *
+   * Admission: past `admitOnSecondRequestAbove` bytes, the first answer for a key is not stored
+   * (returns false), only remembered as asked for. A stream of one-off queries (every request
+   * different, as crawlers and cursor walks send) then neither pushes out the answers that are asked
+   * for again and again nor keeps the heap churning at the cache's full size.
    */
   store(
     key: string,
@@ -184,6 +198,9 @@ export class ResponseCache {
     const ids = [...new Set(projectIds)];
     if (this.suspended || this.allChangedAt > mark || ids.some((id) => this.lastChange(id) > mark)) {
       this.refused += 1;
+      return false;
+    }
+    if (this.entries.calculatedSize > this.admitOnSecondRequestAbove && !this.recentMisses.seenBefore(key)) {
       return false;
     }
     const entry: Entry = {
@@ -258,4 +275,34 @@ export class ResponseCache {
       if (keys.size === 0) this.keysByProject.delete(id);
     }
   }
+}
+
+/**
+ * Remembers which keys were recently offered, as 32-bit hashes in two generations of `size` each:
+ * a false "seen" (a hash collision) only stores an answer one request early.
+ */
+class Doorkeeper {
+  private current = new Set<number>();
+  private previous = new Set<number>();
+
+  constructor(private readonly size: number) {}
+
+  /** Whether `key` was offered before; remembers it either way. */
+  seenBefore(key: string): boolean {
+    const hash = fnv1a(key);
+    if (this.current.has(hash) || this.previous.has(hash)) return true;
+    if (this.current.size >= this.size) {
+      this.previous = this.current;
+      this.current = new Set();
+    }
+    this.current.add(hash);
+    return false;
+  }
+}
+
+// FNV-1a over UTF-16 code units: fast, and good enough to tell recent keys apart.
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
 }
