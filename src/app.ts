@@ -6,7 +6,7 @@ import { registerDashboard } from "./dashboard/dashboard.js";
 import type { DatabaseHandle } from "./db/database.js";
 import { registerGraphQLRoutes } from "./graphql/http.js";
 import { registerHealthRoutes } from "./http/health.routes.js";
-import type { Logger } from "./logger.js";
+import { type Logger, lazyChildLogger } from "./logger.js";
 import { createServices, type Services } from "./services.js";
 
 export interface AppDeps {
@@ -29,6 +29,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const app = Fastify({
     // pino's Logger is Fastify's logger; the cast keeps FastifyInstance at its default type parameters.
     loggerInstance: logger as FastifyBaseLogger,
+    childLoggerFactory: lazyChildLogger,
     trustProxy: config.trustProxy,
     bodyLimit: config.limits.maxBodyBytes,
     genReqId: () => randomUUID(),

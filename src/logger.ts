@@ -1,4 +1,5 @@
-import { type Logger, pino } from "pino";
+import type { FastifyBaseLogger } from "fastify";
+import { type Bindings, type ChildLoggerOptions, type Level, type Logger, pino } from "pino";
 
 export type { Logger };
 
@@ -52,4 +53,80 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
     },
     destination ?? process.stdout,
   );
+}
+
+/**
+ * Fastify's `childLoggerFactory`: the logger of a request is built only when it writes a line at an
+ * enabled level. Fastify asks for one per request, and at LOG_LEVEL=warn almost no request writes
+ * anything, while building a pino child (bindings serialized, prototype chain) is a measurable part
+ * of a cached answer's cost.
+ */
+export function lazyChildLogger(
+  logger: FastifyBaseLogger,
+  bindings: Bindings,
+  options: ChildLoggerOptions,
+): FastifyBaseLogger {
+  const parent = logger as Logger;
+  // A route with its own level needs the real child to decide; those are few (static assets).
+  if (options.level !== undefined) return parent.child(bindings, options);
+  return new LazyChildLogger(parent, bindings, options) as unknown as FastifyBaseLogger;
+}
+
+// One object per request; the pino child behind it exists only once a line is written.
+class LazyChildLogger {
+  private real: Logger | undefined;
+
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindings: Bindings,
+    private readonly options: ChildLoggerOptions,
+  ) {}
+
+  get level(): string {
+    return this.real?.level ?? this.parent.level;
+  }
+
+  set level(level: string) {
+    this.logger().level = level;
+  }
+
+  fatal(...args: unknown[]): void {
+    this.write("fatal", args);
+  }
+
+  error(...args: unknown[]): void {
+    this.write("error", args);
+  }
+
+  warn(...args: unknown[]): void {
+    this.write("warn", args);
+  }
+
+  info(...args: unknown[]): void {
+    this.write("info", args);
+  }
+
+  debug(...args: unknown[]): void {
+    this.write("debug", args);
+  }
+
+  trace(...args: unknown[]): void {
+    this.write("trace", args);
+  }
+
+  silent(): void {}
+
+  child(bindings: Bindings, options?: ChildLoggerOptions): Logger {
+    return this.logger().child(bindings, options);
+  }
+
+  private write(level: Level, args: unknown[]): void {
+    if (!this.parent.isLevelEnabled(level)) return;
+    (this.logger()[level] as (...a: unknown[]) => void)(...args);
+  }
+
+  private logger(): Logger {
+    this.real ??= this.parent.child(this.bindings, this.options);
+    return this.real;
+  }
 }

@@ -12,6 +12,19 @@ export interface ConnectionResult<T> {
   totalCount: () => Promise<number>;
 }
 
+// An edge whose cursor is encoded only when the query selects it.
+class Edge<T> {
+  constructor(
+    private readonly page: Page<T>,
+    private readonly index: number,
+    readonly node: T,
+  ) {}
+
+  get cursor(): string {
+    return this.page.cursorAt(this.index);
+  }
+}
+
 /**
  * Resolves a connection field from a service's paged list: validates first/last/after/before, loads one
  * page, and counts the whole connection only when `totalCount` is asked for.
@@ -24,7 +37,7 @@ export async function toConnection<T>(
   const page = await list(resolvePageArgs(args));
   let total: Promise<number> | undefined;
   return {
-    edges: page.items.map((node, i) => ({ cursor: page.cursors[i] ?? "", node })),
+    edges: page.items.map((node, i) => new Edge(page, i, node)),
     pageInfo: {
       hasNextPage: page.hasNextPage,
       hasPreviousPage: page.hasPreviousPage,

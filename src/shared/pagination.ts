@@ -24,7 +24,8 @@ export interface PageWindow {
 
 export interface Page<T> {
   items: T[];
-  cursors: string[];
+  /** The cursor of `items[index]`, encoded on demand: most pages are read without their edges' cursors. */
+  cursorAt(index: number): string;
   hasNextPage: boolean;
   hasPreviousPage: boolean;
   startCursor: string | null;
@@ -103,14 +104,17 @@ export function toPage<T>(rows: T[], window: PageWindow, keyOf: (row: T) => Curs
   const hasMore = rows.length > window.limit;
   const items = rows.slice(0, window.limit);
   if (window.backward) items.reverse();
-  const cursors = items.map((item) => encodeCursor(keyOf(item)));
+  const cursorAt = (index: number) => {
+    const item = items[index];
+    return item === undefined ? "" : encodeCursor(keyOf(item));
+  };
   return {
     items,
-    cursors,
+    cursorAt,
     // Relay: when paging one way, whether more exist the other way is answered cheaply from the cursor.
     hasNextPage: window.backward ? window.before !== undefined : hasMore,
     hasPreviousPage: window.backward ? hasMore : window.after !== undefined,
-    startCursor: cursors[0] ?? null,
-    endCursor: cursors.at(-1) ?? null,
+    startCursor: items.length > 0 ? cursorAt(0) : null,
+    endCursor: items.length > 0 ? cursorAt(items.length - 1) : null,
   };
 }
