@@ -37,7 +37,7 @@ const seed = 1;
 
 async function seedInto(databaseUrl: string, scale: number) {
   const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" });
-  const database = openDatabase(databaseUrl);
+  const database = openDatabase(databaseUrl, { sqlitePageCacheMiB: 64 });
   try {
     await migrateToLatest(database.db);
     const services = createServices(database, config, createLogger("warn"));

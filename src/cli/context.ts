@@ -15,7 +15,8 @@ export async function withServices<T>(
   options: ConfigOptions = {},
 ): Promise<T> {
   const config = loadConfig(undefined, options);
-  const database = openDatabase(config.databaseUrl);
+  // Commands load data in bulk (`demo` seeds up to millions of rows): a large page cache pays.
+  const database = openDatabase(config.databaseUrl, { sqlitePageCacheMiB: 64 });
   try {
     try {
       await database.ping();

@@ -32,6 +32,13 @@ export interface DatabaseHandle {
 export interface DatabaseOptions {
   /** Connections in the PostgreSQL pool. */
   poolSize?: number;
+  /**
+   * SQLite's page cache per connection, in MiB (default 16). Bulk loads (the demo seeder) want 64:
+   * inserting into indices keyed by random UUIDs thrashes a small cache beyond ~100k rows. A server
+   * wants less: its reads are index lookups of a page of rows, the OS caches the file anyway, and
+   * 64 MiB of page cache was a third of its peak memory on the ×100 benchmark.
+   */
+  sqlitePageCacheMiB?: number;
   /** Called with every SQL statement executed and its parameters (tests count and EXPLAIN them). */
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
 }
@@ -54,9 +61,8 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     sqlite.pragma("busy_timeout = 5000");
     sqlite.pragma("foreign_keys = ON");
     sqlite.pragma("synchronous = NORMAL");
-    // 64 MB of page cache instead of 2 MB: random UUID keys touch pages all over the indices, and
-    // with the default, bulk loads and large reads thrash once a table passes ~100k rows.
-    sqlite.pragma("cache_size = -65536");
+    // Negative: a size in KiB rather than in pages.
+    sqlite.pragma(`cache_size = -${Math.round((options.sqlitePageCacheMiB ?? 16) * 1024)}`);
     const db = new Kysely<Tables>({
       dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
       log,
