@@ -18,7 +18,7 @@ describe("response cache", () => {
       misses: 1,
       refused: 0,
       entries: 1,
-      bytes: body("a").byteLength + keyFor("AAAA").length + 200,
+      bytes: body("a").byteLength + keyFor("AAAA").length + 1024,
     });
   });
 
@@ -104,7 +104,7 @@ describe("response cache", () => {
 
   test("stays within its byte budget by evicting the least recently used entries", () => {
     const entryBytes = 1000;
-    const perEntry = entryBytes + keyFor("X000").length + 200;
+    const perEntry = entryBytes + keyFor("X000").length + 1024;
     const cache = new ResponseCache({ maxBytes: perEntry * 3, maxEntryBytes: perEntry * 3 });
     const mark = cache.begin();
     for (const id of ["X000", "X001", "X002"]) cache.store(keyFor(id), Buffer.alloc(entryBytes), [id], mark);
@@ -122,7 +122,7 @@ describe("response cache", () => {
 
   test("past its admission threshold, stores an answer only when its key is asked for a second time", () => {
     const entryBytes = 1000;
-    const perEntry = entryBytes + keyFor("X000").length + 200;
+    const perEntry = entryBytes + keyFor("X000").length + 1024;
     const cache = new ResponseCache({
       maxBytes: perEntry * 10,
       maxEntryBytes: perEntry,
@@ -146,7 +146,7 @@ describe("response cache", () => {
 
   test("without an admission threshold, stores every answer at once up to its byte budget", () => {
     const entryBytes = 1000;
-    const perEntry = entryBytes + keyFor("X000").length + 200;
+    const perEntry = entryBytes + keyFor("X000").length + 1024;
     const cache = new ResponseCache({ maxBytes: perEntry * 4, maxEntryBytes: perEntry });
     const mark = cache.begin();
     for (const id of ["X000", "X001", "X002", "X003"]) {
