@@ -23,8 +23,10 @@ const crcTable = Array.from({ length: 256 }, (_, n) => {
 /** CRC-32 of a UTF-8 string, as an unsigned 32-bit integer. */
 export function crc32(text: string): number {
   let crc = 0xffffffff;
-  for (const byte of Buffer.from(text, "utf8")) {
-    crc = (crcTable[(crc ^ byte) & 0xff] as number) ^ (crc >>> 8);
+  const bytes = Buffer.from(text, "utf8");
+  // An indexed loop: a Buffer's iterator costs more than the checksum itself (every API request).
+  for (let i = 0; i < bytes.length; i++) {
+    crc = (crcTable[(crc ^ (bytes[i] as number)) & 0xff] as number) ^ (crc >>> 8);
   }
   return (crc ^ 0xffffffff) >>> 0;
 }

@@ -30,7 +30,9 @@ export class UsageRecorder {
 
   /** Counts one request of the app now; never touches the database. */
   record(appId: string, at = new Date()): void {
-    this.add(appId, new Map([[utcDay(at), 1]]), at.toISOString());
+    // Runs on every authenticated request: one ISO string gives both the day and the time.
+    const time = at.toISOString();
+    this.add(appId, time.slice(0, 10), 1, time);
   }
 
   /** Requests counted in this process and not yet written, per app, on or after `fromDay`. */
@@ -84,19 +86,21 @@ export class UsageRecorder {
         }
       });
     } catch (error) {
-      for (const [appId, usage] of batch) this.add(appId, usage.byDay, usage.lastUsedAt);
+      for (const [appId, usage] of batch) {
+        for (const [day, n] of usage.byDay) this.add(appId, day, n, usage.lastUsedAt);
+      }
       this.logger.warn({ err: error, apps: batch.size }, "Could not write API usage counts; will retry");
       throw error;
     }
   }
 
-  private add(appId: string, byDay: ReadonlyMap<string, number>, lastUsedAt: string): void {
+  private add(appId: string, day: string, requests: number, lastUsedAt: string): void {
     let usage = this.pending.get(appId);
     if (!usage) {
       usage = { byDay: new Map(), lastUsedAt };
       this.pending.set(appId, usage);
     }
-    for (const [day, n] of byDay) usage.byDay.set(day, (usage.byDay.get(day) ?? 0) + n);
+    usage.byDay.set(day, (usage.byDay.get(day) ?? 0) + requests);
     if (usage.lastUsedAt < lastUsedAt) usage.lastUsedAt = lastUsedAt;
     // The timer runs only while something waits, and never keeps the process alive on its own.
     if (!this.timer) {
