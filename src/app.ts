@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
 import type { Config } from "./config.js";
 import type { DatabaseHandle } from "./db/database.js";
+import { registerDocsRoutes } from "./docs/docs.routes.js";
 import { registerGraphQLRoutes } from "./graphql/http.js";
 import { registerHealthRoutes } from "./http/health.routes.js";
 import type { Logger } from "./logger.js";
@@ -45,5 +46,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerHealthRoutes(app, database);
   registerGraphQLRoutes(app, services);
+  registerDocsRoutes(app);
   return app;
 }
