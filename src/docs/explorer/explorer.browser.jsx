@@ -126,7 +126,7 @@ function Explorer() {
         <StatusLine summary={summary} />
       </div>
       <div className="explorer-graphiql">
-        <GraphiQL fetcher={fetcher} defaultQuery={defaultQuery} />
+        <GraphiQL fetcher={fetcher} defaultQuery={defaultQuery} initialQuery={linkedQuery} />
       </div>
     </div>
   );
@@ -144,6 +144,9 @@ query Project($id: ID! = "AbC1") {
   }
 }
 `;
+
+// A link can carry a query to open (`/graphql/explorer/?query=...`), e.g. from the guides.
+const linkedQuery = new URLSearchParams(location.search).get("query") ?? undefined;
 
 const root = document.getElementById("explorer");
 if (root) createRoot(root).render(<Explorer />);
