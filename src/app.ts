@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { Cluster } from "./cluster/cluster.js";
 import type { Config } from "./config.js";
+import { registerDashboard } from "./dashboard/dashboard.js";
 import type { DatabaseHandle } from "./db/database.js";
 import { registerDocsRoutes } from "./docs/docs.routes.js";
 import { registerGraphQLRoutes } from "./graphql/http.js";
@@ -12,6 +14,8 @@ export interface AppDeps {
   config: Config;
   database: DatabaseHandle;
   logger: Logger;
+  /** Shared rate limits and invalidations (`connectCluster`); the process stays on its own without it. */
+  cluster?: Cluster;
 }
 
 declare module "fastify" {
@@ -33,19 +37,27 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     forceCloseConnections: "idle",
     return503OnClosing: true,
   });
-  const services = createServices(database, config, logger);
+  const services = createServices(database, config, logger, deps.cluster);
   app.decorate("services", services);
   // Runs after in-flight requests finished and before the caller closes the database, so the
   // request counts still in memory are written. A failure is already logged by the recorder.
   app.addHook("onClose", async () => {
     await services.apps.flushUsage().catch(() => {});
   });
+  // A request still in flight at shutdown gets `Connection: close` on its answer: otherwise its
+  // keep-alive connection would hold the shutdown open until the client's idle timeout.
+  let closing = false;
+  app.addHook("preClose", async () => {
+    closing = true;
+  });
   app.addHook("onSend", async (request, reply) => {
     reply.header("x-request-id", request.id);
+    if (closing) reply.header("connection", "close");
   });
 
   registerHealthRoutes(app, database);
   registerGraphQLRoutes(app, services);
   registerDocsRoutes(app);
+  await registerDashboard(app);
   return app;
 }

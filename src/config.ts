@@ -74,14 +74,27 @@ function parseTrustProxy(value: string | undefined): boolean | string {
   return value;
 }
 
+/** Variable names the environment may set (PRODUCT.md §7). */
+export type EnvName = keyof z.input<typeof envSchema>;
+
+/**
+ * Adjustments a command makes to the environment: `defaults` apply only where a variable is unset
+ * (the demo's own database file), `overrides` win over the environment (a `--port` flag).
+ */
+export interface ConfigOptions {
+  defaults?: Partial<Record<EnvName, string>>;
+  overrides?: Partial<Record<EnvName, string>>;
+}
+
 /** Parses the environment into a Config or throws a ConfigError naming every bad variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = envSchema.safeParse(withoutEmpty(env));
+export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: ConfigOptions = {}): Config {
+  const source = { ...options.defaults, ...withoutEmpty(env), ...options.overrides };
+  const parsed = envSchema.safeParse(source);
   if (!parsed.success) {
     throw new ConfigError(
       parsed.error.issues.map(
         (issue) =>
-          `${issue.path.join(".")}: ${issue.message} (got ${JSON.stringify(env[String(issue.path[0])])})`,
+          `${issue.path.join(".")}: ${issue.message} (got ${JSON.stringify(source[issue.path[0] as EnvName])})`,
       ),
     );
   }

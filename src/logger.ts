@@ -33,6 +33,15 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
     {
       level,
       redact,
+      hooks: {
+        // Messages can quote a URL too (Fastify's "Route GET:/x?token=… not found"): scrub them alike.
+        logMethod(args, method) {
+          const scrubbed = args.map((arg: unknown) =>
+            typeof arg === "string" ? redactUrlSecrets(arg) : arg,
+          );
+          method.apply(this, scrubbed as Parameters<typeof method>);
+        },
+      },
       serializers: {
         req: (req: { method: string; url: string; id: string }) => ({
           method: req.method,

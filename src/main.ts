@@ -1,10 +1,9 @@
 import { ConfigError, loadConfig } from "./config.js";
-import { startServer, stopOnSignals } from "./server.js";
+import { runService } from "./server.js";
 
-// `npm start`: read the environment, serve, and shut down gracefully on SIGTERM.
+// `npm start`: read the environment, serve (one process or a cluster), shut down gracefully.
 try {
-  const server = await startServer(loadConfig());
-  stopOnSignals(server);
+  await runService(loadConfig());
 } catch (error) {
   // One clear message, no stack: a bad PORT or DATABASE_URL is an operator's typo, not a crash.
   process.stderr.write(

@@ -6,11 +6,17 @@ import { ResponseCache } from "./graphql/cache/response-cache.js";
 import { createRateLimiter } from "./graphql/limits/rate-limiter.js";
 import type { Logger } from "./logger.js";
 import { createAccessService } from "./modules/access/access.service.js";
+import { createAuthService } from "./modules/accounts/auth.service.js";
+import { LoginThrottle } from "./modules/accounts/login-throttle.js";
+import { createMailer } from "./modules/accounts/mailer.js";
+import { createSessionsService } from "./modules/accounts/sessions.service.js";
 import { createUsersService } from "./modules/accounts/users.service.js";
 import { createAgendaService } from "./modules/agenda/agenda.service.js";
 import { createAppsService } from "./modules/apps/apps.service.js";
 import { createAttendeesService } from "./modules/attendees/attendees.service.js";
 import { createCheckinsService } from "./modules/checkins/checkins.service.js";
+import { createDemoService } from "./modules/demo/demo.service.js";
+import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
 import { createTicketsService } from "./modules/tickets/tickets.service.js";
 import { ProjectChanges } from "./shared/project-changes.js";
@@ -28,9 +34,14 @@ export function createServices(
 ) {
   const { db } = database;
   const access = createAccessService(db);
-  const changes = new ProjectChanges();
+  const changes = new ProjectChanges((projectId) => projectsRepository.bumpDataVersion(db, projectId));
   const responseCache = new ResponseCache();
   connectProjectChanges(changes, cluster.signals, responseCache);
+  const users = createUsersService(db);
+  const sessions = createSessionsService(db);
+  const mailer = createMailer(config, logger);
+  const projects = createProjectsService(db, access, changes);
+  const apps = createAppsService(db, access, changes, config, logger);
   return {
     config,
     logger,
@@ -40,13 +51,17 @@ export function createServices(
     responseCache,
     rateLimiter: createRateLimiter({ redis: cluster.redis, keyPrefix: cluster.keyPrefix, logger }),
     access,
-    users: createUsersService(db),
-    projects: createProjectsService(db, access, changes),
+    users,
+    sessions,
+    mailer,
+    auth: createAuthService({ db, config, users, sessions, mailer, throttle: new LoginThrottle() }),
+    projects,
     agenda: createAgendaService(db, access, changes),
     tickets: createTicketsService(db, access, changes),
     attendees: createAttendeesService(db, access, changes),
     checkins: createCheckinsService(db, access, changes),
-    apps: createAppsService(db, access, changes, config, logger),
+    apps,
+    demo: createDemoService(db, { users, projects, apps, changes }),
   };
 }
 

@@ -54,15 +54,15 @@ describe("signals (in process)", () => {
     assert.match(logs.text, /a listener failed/);
   });
 
-  test("invalidates the cache as soon as a write is notified", () => {
+  test("invalidates the cache as soon as a write is notified", async () => {
     const changes = new ProjectChanges();
     const cache = cacheWith("AAAA", "BBBB");
     const disconnect = connectProjectChanges(changes, createLocalSignals(), cache);
-    changes.notify("AAAA");
+    await changes.notify("AAAA");
     assert.equal(cache.get(keyOf("AAAA")), undefined);
     assert.ok(cache.get(keyOf("BBBB")));
     disconnect();
-    changes.notify("BBBB");
+    await changes.notify("BBBB");
     assert.ok(cache.get(keyOf("BBBB")), "no longer wired after disconnecting");
   });
 });
@@ -118,7 +118,7 @@ describe("signals (Redis)", () => {
     connectProjectChanges(changesA, a, cacheA);
     connectProjectChanges(new ProjectChanges(), b, cacheB);
     const markB = cacheB.begin();
-    changesA.notify("AAAA");
+    await changesA.notify("AAAA");
     assert.equal(cacheA.get(keyOf("AAAA")), undefined, "the writing process drops it at once");
     await waitFor(() => cacheB.stats().entries === 1, "the invalidation on the other process");
     assert.equal(cacheB.get(keyOf("AAAA")), undefined);

@@ -1,3 +1,5 @@
+import type { Generated } from "kysely";
+
 /**
  * Row types of every table, shared by both engines. Timestamps are ISO-8601 UTC strings
  * (`2026-05-04T09:00:00.000Z`) on SQLite and PostgreSQL alike, so they sort as text and the
@@ -20,6 +22,7 @@ export interface Database {
   apps: AppsTable;
   app_links: AppLinksTable;
   app_usage: AppUsageTable;
+  server_secrets: ServerSecretsTable;
 }
 
 export interface UsersTable {
@@ -72,6 +75,8 @@ export interface ProjectsTable {
   status: ProjectStatus;
   created_at: string;
   updated_at: string;
+  /** Bumped by every write to the project's data; the response cache validates hits against it. */
+  data_version: Generated<number>;
 }
 
 export type MemberRole = "OWNER" | "ADMIN" | "MEMBER";
@@ -215,4 +220,11 @@ export interface AppUsageTable {
   app_id: string;
   day: string;
   requests: number;
+}
+
+/** Keys the service generates for itself, shared by every process (e.g. the cookie-signing key). */
+export interface ServerSecretsTable {
+  name: string;
+  value: string;
+  created_at: string;
 }

@@ -1,42 +1,47 @@
 import {
   type DocumentNode,
   type ExecutionResult,
-  GraphQLError,
+  type GraphQLError,
   type GraphQLSchema,
-  getOperationAST,
-  type OperationDefinitionNode,
-  parse,
   validate,
 } from "graphql";
 import { type CompiledQuery, compileQuery, isCompiledQuery } from "graphql-jit";
 import { LRUCache } from "lru-cache";
+import { AppError } from "../errors.js";
+import { analyzeOperation, type OperationAnalysis } from "./limits/analyze-operation.js";
+import type { OperationLimits } from "./limits/operation-limits.js";
+import { parseDocument } from "./limits/parse-document.js";
 
-/** A document that parsed and validated against the schema, with its compiled operations. */
+/** A document that parsed and validated against the schema, with what was derived from it so far. */
 export interface PreparedDocument {
   document: DocumentNode;
+  /** JIT-compiled operations by operation name. */
   compiled: Map<string, CompiledQuery | ExecutionResult>;
+  /** Measures by operation name and variables: page sizes often come from variables. */
+  analyses: LRUCache<string, OperationAnalysis>;
 }
 
 export type PrepareResult =
   | { ok: true; prepared: PreparedDocument }
-  | { ok: false; stage: "parse" | "validate"; errors: readonly GraphQLError[] };
+  | { ok: false; error: AppError }
+  | { ok: false; validationErrors: readonly GraphQLError[] };
 
 /**
- * Parsing, validation and JIT compilation are paid once per distinct document text: apps send the
- * same few queries again and again. Bounded LRU, so arbitrary documents cannot grow memory.
+ * Parsing, validation, measuring and JIT compilation are paid once per distinct document text: apps
+ * send the same few documents again and again. Bounded LRU, so arbitrary documents cannot grow memory.
  */
 export class DocumentCache {
   private readonly cache: LRUCache<string, PrepareResult>;
 
   constructor(
     private readonly schema: GraphQLSchema,
-    private readonly parseOptions: { maxTokens: number },
+    private readonly limits: OperationLimits,
     maxEntries = 1000,
   ) {
     this.cache = new LRUCache({ max: maxEntries });
   }
 
-  /** The parsed and validated document for `source`, or the parse/validation errors. */
+  /** The parsed and validated document for `source`, or why it is refused. */
   prepare(source: string): PrepareResult {
     const cached = this.cache.get(source);
     if (cached) return cached;
@@ -48,25 +53,35 @@ export class DocumentCache {
   private prepareUncached(source: string): PrepareResult {
     let document: DocumentNode;
     try {
-      document = parse(source, { maxTokens: this.parseOptions.maxTokens });
+      document = parseDocument(source, this.limits.maxTokens);
     } catch (error) {
-      return {
-        ok: false,
-        stage: "parse",
-        errors: [error instanceof GraphQLError ? error : new GraphQLError(String(error))],
-      };
+      if (error instanceof AppError) return { ok: false, error };
+      throw error;
     }
-    const errors = validate(this.schema, document);
-    if (errors.length > 0) return { ok: false, stage: "validate", errors };
-    return { ok: true, prepared: { document, compiled: new Map() } };
+    const validationErrors = validate(this.schema, document);
+    if (validationErrors.length > 0) return { ok: false, validationErrors };
+    return { ok: true, prepared: { document, compiled: new Map(), analyses: new LRUCache({ max: 64 }) } };
   }
 
-  /** The operation to run, or undefined when the name does not match (or is needed and missing). */
-  operation(
+  /** Measures the operation for these variables (throws BAD_USER_INPUT for a bad name or variables). */
+  analyze(
     prepared: PreparedDocument,
     operationName: string | undefined,
-  ): OperationDefinitionNode | undefined {
-    return getOperationAST(prepared.document, operationName) ?? undefined;
+    variables: Record<string, unknown> | undefined,
+  ): OperationAnalysis {
+    const key = `${operationName ?? ""}\u0000${variables ? JSON.stringify(variables) : ""}`;
+    let analysis = prepared.analyses.get(key);
+    if (!analysis) {
+      analysis = analyzeOperation({
+        schema: this.schema,
+        document: prepared.document,
+        variables,
+        operationName,
+        limits: this.limits,
+      });
+      prepared.analyses.set(key, analysis);
+    }
+    return analysis;
   }
 
   /** The JIT-compiled operation, compiled once per document and operation name. */

@@ -4,42 +4,48 @@ import { AppError, ErrorCode } from "../errors.js";
 import type { Actor } from "../modules/access/actor.js";
 import type { Services } from "../services.js";
 import { authenticate } from "./authentication.js";
-import { createContext } from "./context.js";
+import { appView, publicView, responseCacheKey } from "./cache/response-cache.js";
+import { createContext, type RequestBudget } from "./context.js";
 import { DocumentCache, isCompiledQuery } from "./documents.js";
 import { formatError, requestError } from "./errors.js";
+import {
+  graphqlResponse,
+  isJsonContentType,
+  json,
+  type MediaType,
+  negotiate,
+  readParams,
+} from "./http-params.js";
+import { permissionsLacking } from "./limits/analyze-operation.js";
+import { assertWithinLimits, operationLimitsFrom } from "./limits/operation-limits.js";
+import { pointsForCost, type RateLimitState } from "./limits/rate-limiter.js";
 import { schema } from "./schema.js";
 
-const graphqlResponse = "application/graphql-response+json";
-const json = "application/json";
-type MediaType = typeof graphqlResponse | typeof json;
-
-/** The parameters of a GraphQL-over-HTTP request, from a JSON body or a GET query string. */
-interface GraphQLParams {
-  query: string;
-  operationName: string | undefined;
-  variables: Record<string, unknown> | undefined;
-  extensions: Record<string, unknown> | undefined;
-}
-
-// Default document limit until the configurable operation limits take over this job.
-const maxTokens = 10_000;
+// Answers computed from the clock (a ticket type's sales window opening) are not invalidated by a
+// write, so cached answers also expire: exact for writes, at most this stale for the clock.
+const cacheTtlMs = 30_000;
+// Longest an operation may run; past it the client gets TIMEOUT instead of a hung connection.
+const executionTimeoutMs = 10_000;
 
 /** Registers `POST /api/graphql` (and GET for queries), following the GraphQL-over-HTTP spec. */
 export function registerGraphQLRoutes(app: FastifyInstance, services: Services): void {
-  const documents = new DocumentCache(schema(), { maxTokens });
+  const { config } = services;
+  const limits = operationLimitsFrom(config);
+  const documents = new DocumentCache(schema(), limits);
 
   app.register(async (scope) => {
-    // Malformed JSON, a wrong content type or an oversized body never reach the handler; answer them
-    // in the GraphQL error shape too, so clients handle one format.
+    // Malformed JSON or an oversized body never reach the handler; answer them in the GraphQL error
+    // shape too, so clients handle one format.
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const media = negotiate(request.headers.accept) ?? json;
       if (error.statusCode === 413) {
+        const message = `The request body is larger than ${config.limits.maxBodyBytes} bytes`;
         return send(reply, 413, media, {
           errors: [
-            requestError(
-              ErrorCode.PAYLOAD_TOO_LARGE,
-              `The request body is larger than ${services.config.limits.maxBodyBytes} bytes`,
-            ),
+            requestError(ErrorCode.PAYLOAD_TOO_LARGE, message, {
+              limit: "bodyBytes",
+              max: config.limits.maxBodyBytes,
+            }),
           ],
         });
       }
@@ -49,31 +55,21 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
         });
       }
       if (error.statusCode && error.statusCode < 500) {
-        return send(reply, error.statusCode, media, {
+        return send(reply, 400, media, {
           errors: [
             requestError(ErrorCode.BAD_REQUEST, `The request body is not valid JSON: ${error.message}`),
           ],
         });
       }
       request.log.error({ err: error }, "GraphQL request failed");
-      return send(reply, 500, media, {
-        errors: [
-          requestError(
-            ErrorCode.INTERNAL_SERVER_ERROR,
-            `Internal server error. Quote request id ${request.id} when reporting it.`,
-            { requestId: request.id },
-          ),
-        ],
-      });
+      return send(reply, 500, media, { errors: [internalError(request.id)] });
     });
 
-    scope.route({
-      method: ["GET", "POST"],
-      url: "/api/graphql",
-      handler: (request, reply) => handle(request, reply),
-    });
+    scope.route({ method: ["GET", "POST"], url: "/api/graphql", handler: handle });
   });
 
+  // The checklist of one request: negotiate, read, authenticate, prepare, limit, charge, answer
+  // (from the cache or by executing).
   async function handle(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const media = negotiate(request.headers.accept);
     if (!media) {
@@ -81,13 +77,14 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
         errors: [requestError(ErrorCode.BAD_REQUEST, `Accept must allow ${graphqlResponse} or ${json}`)],
       });
     }
+    // GraphQL-over-HTTP: with application/json, request errors still answer 200; with the GraphQL
+    // media type they answer 400.
     const requestErrorStatus = media === graphqlResponse ? 400 : 200;
     if (request.method === "POST" && !isJsonContentType(request.headers["content-type"])) {
       return send(reply, 415, media, {
         errors: [requestError(ErrorCode.BAD_REQUEST, "Send the request as Content-Type: application/json")],
       });
     }
-
     const params = readParams(request);
     if (params instanceof AppError)
       return send(reply, 400, media, { errors: [requestError(params.code, params.message)] });
@@ -106,25 +103,31 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
 
     const prepared = documents.prepare(params.query);
     if (!prepared.ok) {
-      const code =
-        prepared.stage === "parse" ? ErrorCode.GRAPHQL_PARSE_FAILED : ErrorCode.GRAPHQL_VALIDATION_FAILED;
-      const errors = prepared.errors.map((e) => ({
+      if ("error" in prepared) {
+        const status = prepared.error.code === ErrorCode.QUERY_TOO_COMPLEX ? 400 : requestErrorStatus;
+        return send(reply, status, media, {
+          errors: [requestError(prepared.error.code, prepared.error.message, detailsOf(prepared.error))],
+        });
+      }
+      const errors = prepared.validationErrors.map((e) => ({
         message: e.message,
         locations: e.locations,
-        extensions: { code },
+        extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED },
       }));
       return send(reply, requestErrorStatus, media, { errors });
     }
-    const operation = documents.operation(prepared.prepared, params.operationName);
-    if (!operation) {
-      const message = params.operationName
-        ? `No operation named "${params.operationName}" in the document`
-        : "The document has several operations: name the one to run with operationName";
-      return send(reply, 400, media, {
-        errors: [requestError(ErrorCode.GRAPHQL_VALIDATION_FAILED, message)],
-      });
+
+    let analysis: ReturnType<typeof documents.analyze>;
+    try {
+      analysis = documents.analyze(prepared.prepared, params.operationName, params.variables);
+      assertWithinLimits(analysis, limits);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      const status = error.code === ErrorCode.QUERY_TOO_COMPLEX ? 400 : requestErrorStatus;
+      const code = error.code === ErrorCode.BAD_USER_INPUT ? ErrorCode.GRAPHQL_VALIDATION_FAILED : error.code;
+      return send(reply, status, media, { errors: [requestError(code, error.message, detailsOf(error))] });
     }
-    if (request.method === "GET" && operation.operation !== "query") {
+    if (request.method === "GET" && analysis.operationType !== "query") {
       reply.header("allow", "POST");
       return send(reply, 405, media, {
         errors: [
@@ -133,91 +136,162 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
       });
     }
 
+    const points = pointsForCost(analysis.cost);
+    const [budgetKey, budgetLimit] =
+      actor.kind === "app"
+        ? [`app:${actor.appId}`, config.limits.appPointsPerHour]
+        : [`ip:${request.ip}`, config.limits.publicPointsPerHour];
+    const held = actor.kind === "app" ? actor.permissions : [];
+
+    // A dry run is measured but neither executed nor charged.
+    if (params.extensions?.dryRun === true) {
+      const budget = await services.rateLimiter.peek(budgetKey, budgetLimit);
+      setRateLimitHeaders(reply, budget, points);
+      return send(reply, 200, media, {
+        extensions: {
+          dryRun: {
+            cost: analysis.cost,
+            points,
+            depth: analysis.depth,
+            nodeCount: analysis.nodeCount,
+            aliases: analysis.aliases,
+            requiredPermissions: analysis.permissions,
+            missingPermissions: permissionsLacking(analysis.permissions, held),
+          },
+          rateLimit: presentBudget(budget),
+        },
+      });
+    }
+
+    const budget = await services.rateLimiter.consume(budgetKey, points, budgetLimit);
+    setRateLimitHeaders(reply, budget, points);
+    if (!budget.allowed) {
+      reply.header("retry-after", String(budget.retryAfterSeconds));
+      const message = `Rate limit of ${budget.limit} points per hour exceeded; retry in ${budget.retryAfterSeconds} s`;
+      return send(reply, 429, media, {
+        errors: [
+          requestError(ErrorCode.RATE_LIMITED, message, { retryAfterSeconds: budget.retryAfterSeconds }),
+        ],
+        extensions: { rateLimit: presentBudget(budget) },
+      });
+    }
+    const requestBudget: RequestBudget = { ...budget, cost: analysis.cost, points };
+    const extensions = (cached: boolean) =>
+      JSON.stringify({
+        cost: { requestedQueryCost: analysis.cost, points },
+        rateLimit: presentBudget(budget),
+        cached,
+      });
+
+    const cacheKey =
+      analysis.operationType === "query"
+        ? responseCacheKey({
+            view: actor.kind === "app" ? appView(actor.appId, actor.permissions) : publicView,
+            query: params.query,
+            operationName: params.operationName,
+            variables: params.variables,
+          })
+        : undefined;
+    const hit = cacheKey ? services.responseCache.lookup(cacheKey) : undefined;
+    if (hit && (await stillCurrent(hit.versions))) {
+      return sendRaw(reply, 200, media, `${hit.body.toString("utf8")},"extensions":${extensions(true)}}`);
+    }
+
     const compiled = documents.compiled(prepared.prepared, params.operationName);
     if (!isCompiledQuery(compiled)) {
       return send(reply, requestErrorStatus, media, { errors: formatAll(compiled, request) });
     }
-    const context = createContext(services, actor, request.id);
-    const result = await compiled.query(undefined, context, params.variables ?? {});
+    const mark = services.responseCache.begin();
+    const context = createContext(services, actor, request.id, requestBudget);
+    const result = await withTimeout(
+      compiled.query(undefined, context, params.variables ?? {}),
+      executionTimeoutMs,
+    );
+    if (result === "timeout") {
+      const message = `The operation ran longer than ${executionTimeoutMs / 1000} s and was stopped`;
+      return send(reply, 503, media, { errors: [requestError(ErrorCode.TIMEOUT, message)] });
+    }
     // No `data` at all means the variables failed to coerce: a request error, not a field error.
     const status = result.data === undefined ? requestErrorStatus : 200;
-    const body: Record<string, unknown> = {};
-    if (result.errors?.length) body.errors = formatAll(result, request);
-    if (result.data !== undefined) body.data = result.data;
-    return send(reply, status, media, body);
+    const errors = result.errors?.length ? formatAll(result, request) : undefined;
+    const parts: string[] = [];
+    if (errors) parts.push(`"errors":${JSON.stringify(errors)}`);
+    if (result.data !== undefined) parts.push(`"data":${JSON.stringify(result.data)}`);
+    const head = `{${parts.join(",")}`;
+    const internal = errors?.some((e) => e.extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR);
+    if (cacheKey && status === 200 && !internal && context.cacheable) {
+      services.responseCache.store(cacheKey, head, context.projectsRead, mark, {
+        ttlMs: cacheTtlMs,
+        versions: context.projectVersions,
+      });
+    }
+    return sendRaw(
+      reply,
+      status,
+      media,
+      `${head}${parts.length ? "," : ""}"extensions":${extensions(false)}}`,
+    );
+  }
+
+  // A cached answer is served only while every project it read is at the data version it was
+  // computed at: one indexed read that sees writes made by any process, the CLI included.
+  async function stillCurrent(versions: ReadonlyMap<string, number | null> | undefined): Promise<boolean> {
+    if (!versions) return false;
+    if (versions.size === 0) return true;
+    const current = await services.access.dataVersions([...versions.keys()]);
+    const stale = [...versions].filter(([id, version]) => (current.get(id) ?? null) !== version);
+    for (const [id] of stale) services.responseCache.invalidateProject(id);
+    return stale.length === 0;
   }
 
   function formatAll(result: ExecutionResult, request: FastifyRequest): GraphQLFormattedError[] {
-    return (result.errors ?? []).map((error) => formatError(error, request.id, request.log as never));
+    return (result.errors ?? []).map((error) => formatError(error, request.id, services.logger));
   }
+}
+
+function internalError(requestId: string) {
+  return requestError(
+    ErrorCode.INTERNAL_SERVER_ERROR,
+    `Internal server error. Quote request id ${requestId} when reporting it.`,
+    { requestId },
+  );
+}
+
+// The safe details of a request-level AppError (limit names and values), never field errors.
+function detailsOf(error: AppError): Record<string, unknown> {
+  const { fieldErrors: _fieldErrors, ...details } = error.details;
+  return details;
+}
+
+function presentBudget(budget: RateLimitState) {
+  return {
+    limit: budget.limit,
+    remaining: budget.remaining,
+    resetAt: new Date(budget.resetAt * 1000).toISOString(),
+  };
+}
+
+function setRateLimitHeaders(reply: FastifyReply, budget: RateLimitState, points: number): void {
+  reply
+    .header("x-ratelimit-limit", String(budget.limit))
+    .header("x-ratelimit-remaining", String(budget.remaining))
+    .header("x-ratelimit-reset", String(budget.resetAt))
+    .header("x-ratelimit-cost", String(points));
+}
+
+function withTimeout<T>(work: T | Promise<T>, ms: number): Promise<T | "timeout"> | T {
+  if (!(work instanceof Promise)) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
 function send(reply: FastifyReply, status: number, media: MediaType, body: unknown): FastifyReply {
-  return reply
-    .code(status)
-    .header("cache-control", "no-store")
-    .type(`${media}; charset=utf-8`)
-    .send(JSON.stringify(body));
+  return sendRaw(reply, status, media, JSON.stringify(body));
 }
 
-/** Picks the response media type from Accept; undefined when neither JSON type is acceptable. */
-export function negotiate(accept: string | undefined): MediaType | undefined {
-  if (!accept) return json;
-  const ranges = accept.split(",").map((part) => {
-    const [type = "", ...params] = part.trim().toLowerCase().split(";");
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-    return { type: type.trim(), q: q ? Number(q.slice(2)) : 1 };
-  });
-  const accepts = (type: string) => ranges.some((r) => r.type === type && r.q > 0);
-  if (accepts(graphqlResponse)) return graphqlResponse;
-  if (accepts(json) || accepts("application/*") || accepts("*/*")) return json;
-  return undefined;
-}
-
-function isJsonContentType(header: string | undefined): boolean {
-  return header?.split(";")[0]?.trim().toLowerCase() === "application/json";
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-// GET carries variables and extensions as JSON text in the query string.
-function jsonParam(value: unknown, name: string): Record<string, unknown> | undefined | AppError {
-  if (value === undefined || value === null || value === "") return undefined;
-  let parsed = value;
-  if (typeof value === "string") {
-    try {
-      parsed = JSON.parse(value);
-    } catch {
-      return new AppError(ErrorCode.BAD_REQUEST, `${name} must be a JSON object`);
-    }
-  }
-  if (parsed === null) return undefined;
-  return isObject(parsed) ? parsed : new AppError(ErrorCode.BAD_REQUEST, `${name} must be a JSON object`);
-}
-
-function readParams(request: FastifyRequest): GraphQLParams | AppError {
-  const source = request.method === "GET" ? request.query : request.body;
-  if (Array.isArray(source))
-    return new AppError(
-      ErrorCode.BAD_REQUEST,
-      "Batched requests (a JSON array) are not supported: send one operation per request",
-    );
-  if (!isObject(source))
-    return new AppError(ErrorCode.BAD_REQUEST, "The request must be a JSON object with a `query` string");
-  const { query, operationName } = source;
-  if (typeof query !== "string" || query.trim() === "")
-    return new AppError(
-      ErrorCode.BAD_REQUEST,
-      "`query` must be a non-empty string holding a GraphQL document",
-    );
-  if (operationName !== undefined && operationName !== null && typeof operationName !== "string") {
-    return new AppError(ErrorCode.BAD_REQUEST, "`operationName` must be a string");
-  }
-  const variables = jsonParam(source.variables, "variables");
-  if (variables instanceof AppError) return variables;
-  const extensions = jsonParam(source.extensions, "extensions");
-  if (extensions instanceof AppError) return extensions;
-  return { query, operationName: operationName ?? undefined, variables, extensions };
+function sendRaw(reply: FastifyReply, status: number, media: MediaType, body: string): FastifyReply {
+  return reply.code(status).header("cache-control", "no-store").type(`${media}; charset=utf-8`).send(body);
 }

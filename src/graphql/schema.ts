@@ -8,6 +8,7 @@ import { defineProjectTypes } from "../modules/projects/projects.graphql.js";
 import { defineTicketTypes } from "../modules/tickets/tickets.graphql.js";
 import { builder } from "./builder.js";
 import { enforcePermissions } from "./permissions.js";
+import { defineRateLimitField } from "./rate-limit.graphql.js";
 
 let built: GraphQLSchema | undefined;
 
@@ -24,6 +25,7 @@ export function schema(): GraphQLSchema {
     defineTicketTypes();
     defineAttendeeTypes();
     defineCheckInTypes();
+    defineRateLimitField();
     built = enforcePermissions(builder.toSchema({ sortSchema: true }));
   }
   return built;

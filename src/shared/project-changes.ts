@@ -1,13 +1,18 @@
 /**
- * Announces that a project's data changed. Every service write calls `notify` after its
- * transaction commits; the API's response cache listens to drop what it holds for the project
- * (and, with Redis configured, relays the signal to the other processes).
+ * Announces that a project's data changed. Every service write awaits `notify` after its
+ * transaction commits: it first records the change where every process sees it (the project's
+ * data version in the database, which the response cache checks on each hit), then tells local
+ * listeners (the cache drops its entries; with Redis, other processes are told to drop theirs too).
  */
 export class ProjectChanges {
   private readonly listeners = new Set<(projectId: string) => void>();
 
-  /** Tells every listener that `projectId` changed. */
-  notify(projectId: string): void {
+  /** `record` persists the change; tests of the listeners alone may leave it out. */
+  constructor(private readonly record: (projectId: string) => Promise<void> = async () => {}) {}
+
+  /** Records that `projectId` changed, then tells every listener. */
+  async notify(projectId: string): Promise<void> {
+    await this.record(projectId);
     for (const listener of this.listeners) listener(projectId);
   }
 

@@ -1,5 +1,7 @@
+import { randomUUID } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/app.js";
+import { connectCluster } from "../../src/cluster/cluster.js";
 import type { TestEngine } from "./engines.js";
 import { createTestContext, type TestContext } from "./test-services.js";
 
@@ -15,10 +17,16 @@ export async function startTestServer(
   env: Record<string, string> = {},
 ): Promise<TestServer> {
   const context = await createTestContext(engine, env);
+  // With REDIS_URL in `env`, the server shares rate limits and cache invalidations like a real cluster
+  // member; a unique key prefix keeps concurrent test runs apart unless the test passes its own.
+  const cluster = await connectCluster(context.config, context.services.logger, {
+    keyPrefix: env.REDIS_KEY_PREFIX ?? `test:${randomUUID()}:`,
+  });
   const app = await buildApp({
     config: context.config,
     database: context.database,
     logger: context.services.logger,
+    cluster,
   });
   await app.listen({ port: 0, host: "127.0.0.1" });
   const address = app.server.address();
@@ -28,10 +36,13 @@ export async function startTestServer(
   context.config.baseUrl = url;
   return {
     ...context,
+    // The app's own services: writes through them reach its response cache and signals.
+    services: app.services,
     app,
     url,
     async close() {
       await app.close();
+      await cluster.close();
       await context.close();
     },
   };

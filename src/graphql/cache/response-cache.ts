@@ -85,6 +85,14 @@ export type ExecutionMark = number & { readonly __brand: "ExecutionMark" };
 interface Entry {
   body: Buffer;
   projectIds: readonly string[];
+  /** Data version of each project when the answer was computed (null: the project did not exist). */
+  versions: ReadonlyMap<string, number | null> | undefined;
+}
+
+/** A cached answer and the project data versions it was computed at. */
+export interface CachedAnswer {
+  body: Buffer;
+  versions: ReadonlyMap<string, number | null> | undefined;
 }
 
 // Accounts for the key and bookkeeping so many tiny entries cannot exceed the budget unnoticed.
@@ -122,10 +130,15 @@ export class ResponseCache {
 
   /** The cached body for `key`, or undefined (counted as a hit or a miss). */
   get(key: string): Buffer | undefined {
+    return this.lookup(key)?.body;
+  }
+
+  /** The cached answer for `key` with the versions to check it against, or undefined. */
+  lookup(key: string): CachedAnswer | undefined {
     const entry = this.suspended ? undefined : this.entries.get(key);
     if (entry) this.hits += 1;
     else this.misses += 1;
-    return entry?.body;
+    return entry;
   }
 
   /** Marks the start of an execution; call it before the execution reads anything. */
@@ -144,7 +157,7 @@ export class ResponseCache {
     body: Buffer | string,
     projectIds: Iterable<string>,
     mark: ExecutionMark,
-    options: { ttlMs?: number } = {},
+    options: { ttlMs?: number; versions?: ReadonlyMap<string, number | null> } = {},
   ): boolean {
     const ids = [...new Set(projectIds)];
     if (this.suspended || this.allChangedAt > mark || ids.some((id) => this.lastChange(id) > mark)) {
@@ -154,6 +167,7 @@ export class ResponseCache {
     const entry: Entry = {
       body: typeof body === "string" ? Buffer.from(body, "utf8") : body,
       projectIds: ids,
+      versions: options.versions,
     };
     this.entries.set(key, entry, options.ttlMs ? { ttl: options.ttlMs } : {});
     if (this.entries.peek(key) !== entry) return false;

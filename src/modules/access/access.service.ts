@@ -3,6 +3,7 @@ import type { MemberRole, ProjectStatus } from "../../db/schema.js";
 import { AppError, ErrorCode, notFound } from "../../errors.js";
 import { allPermissions, type Permission, parsePermissions } from "../apps/permissions.js";
 import { isProjectId } from "../projects/project-id.js";
+import { projectsRepository } from "../projects/projects.repository.js";
 import type { Actor } from "./actor.js";
 
 /**
@@ -25,17 +26,37 @@ export interface ProjectAccess {
 // Organizers of any role run the event; editing the project itself is for OWNER/ADMIN.
 const memberPermissions = allPermissions.filter((p) => p !== "project:write");
 
+/** An access decision with the version of the project's data it was made at. */
+export interface VersionedAccess {
+  access: ProjectAccess | undefined;
+  version: number | null;
+}
+
 /** Decides who sees which project; the only place these rules are written. */
 export function createAccessService(db: Db) {
   async function resolve(actor: Actor, projectId: string): Promise<ProjectAccess | undefined> {
-    if (!isProjectId(projectId)) return undefined;
+    return (await resolveVersioned(actor, projectId)).access;
+  }
+
+  // The access, and the project's data version read in the same statement: the version is read
+  // before any of the project's data, which is what makes a cached answer safe to check against it.
+  async function resolveVersioned(actor: Actor, projectId: string): Promise<VersionedAccess> {
+    if (!isProjectId(projectId)) return { access: undefined, version: null };
     const project = await db
       .selectFrom("projects")
-      .select(["id", "status"])
+      .select(["id", "status", "data_version"])
       .where("id", "=", projectId)
       .executeTakeFirst();
-    if (!project) return undefined;
-    const base = { projectId, projectStatus: project.status, actor };
+    if (!project) return { access: undefined, version: null };
+    return { access: await decide(actor, projectId, project.status), version: Number(project.data_version) };
+  }
+
+  async function decide(
+    actor: Actor,
+    projectId: string,
+    status: ProjectStatus,
+  ): Promise<ProjectAccess | undefined> {
+    const base = { projectId, projectStatus: status, actor };
 
     switch (actor.kind) {
       case "system":
@@ -47,7 +68,7 @@ export function createAccessService(db: Db) {
           canManage: true,
         };
       case "public":
-        if (project.status !== "PUBLISHED") return undefined;
+        if (status !== "PUBLISHED") return undefined;
         return { ...base, role: undefined, permissions: new Set(), isPublic: true, canManage: false };
       case "user": {
         const member = await db
@@ -66,7 +87,7 @@ export function createAccessService(db: Db) {
         if (granted)
           return { ...base, role: undefined, permissions: granted, isPublic: false, canManage: false };
         // A token never shows less than no token: an app sees any published project as the public does.
-        if (project.status === "PUBLISHED") {
+        if (status === "PUBLISHED") {
           return { ...base, role: undefined, permissions: new Set(), isPublic: true, canManage: false };
         }
         return undefined;
@@ -95,6 +116,12 @@ export function createAccessService(db: Db) {
   return {
     /** The actor's access to a project, or undefined when it does not exist or is invisible. */
     resolve,
+
+    /** `resolve` plus the project's data version (null when the id names no project). */
+    resolveVersioned,
+
+    /** Current data versions of projects (absent when missing): validates cached API answers. */
+    dataVersions: (ids: readonly string[]) => projectsRepository.dataVersions(db, ids),
 
     /** Like `resolve`, but a missing or invisible project throws NOT_FOUND. */
     async require(actor: Actor, projectId: string): Promise<ProjectAccess> {

@@ -26,12 +26,13 @@ export function presentUser(row: UserRow): User {
   };
 }
 
-const password = z
+/** The password rule for sign-up and reset. */
+export const passwordRule = z
   .string()
   .min(10, "must be at least 10 characters")
   .max(200, "must be at most 200 characters");
 
-const signUpInput = z.object({ email, name: requiredText(120), password });
+const signUpInput = z.object({ email, name: requiredText(120), password: passwordRule });
 
 /** Accounts: sign-up, credentials and email verification state. */
 export function createUsersService(db: Db) {
@@ -101,7 +102,7 @@ export function createUsersService(db: Db) {
 
     /** Replaces the password (reset flow); the caller ends the user's other sessions. */
     async setPassword(userId: string, newPassword: string): Promise<void> {
-      const value = parseInput(z.object({ password }), { password: newPassword }).password;
+      const value = parseInput(z.object({ password: passwordRule }), { password: newPassword }).password;
       await usersRepository.update(db, userId, {
         password_hash: await hashPassword(value),
         updated_at: nowIso(),

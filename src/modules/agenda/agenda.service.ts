@@ -440,7 +440,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         created_at: nowIso(),
       };
       await db.transaction().execute((trx) => repo.insertTrack(trx, row));
-      changes.notify(row.project_id);
+      await changes.notify(row.project_id);
       return presentTrack(row);
     },
 
@@ -465,7 +465,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         if (!updated) throw notFound("Track");
         return presentTrack(updated);
       });
-      changes.notify(projectId);
+      await changes.notify(projectId);
       return track;
     },
 
@@ -487,7 +487,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         await repo.deleteTrack(trx, projectId, data.id);
         return presentTrack(row);
       });
-      changes.notify(projectId);
+      await changes.notify(projectId);
       return track;
     },
 
@@ -505,7 +505,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         created_at: nowIso(),
       };
       await db.transaction().execute((trx) => repo.insertRoom(trx, row));
-      changes.notify(row.project_id);
+      await changes.notify(row.project_id);
       return presentRoom(row);
     },
 
@@ -530,7 +530,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         if (!updated) throw notFound("Room");
         return presentRoom(updated);
       });
-      changes.notify(projectId);
+      await changes.notify(projectId);
       return room;
     },
 
@@ -552,7 +552,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         await repo.deleteRoom(trx, projectId, data.id);
         return presentRoom(row);
       });
-      changes.notify(projectId);
+      await changes.notify(projectId);
       return room;
     },
 
@@ -576,7 +576,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         updated_at: now,
       };
       await db.transaction().execute((trx) => repo.insertSpeaker(trx, row));
-      changes.notify(row.project_id);
+      await changes.notify(row.project_id);
       return presentSpeaker(row);
     },
 
@@ -605,7 +605,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         if (!updated) throw notFound("Speaker");
         return presentSpeaker(updated);
       });
-      changes.notify(projectId);
+      await changes.notify(projectId);
       return speaker;
     },
 
@@ -627,7 +627,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         await repo.deleteSpeaker(trx, projectId, data.id);
         return presentSpeaker(row);
       });
-      changes.notify(projectId);
+      await changes.notify(projectId);
       return speaker;
     },
 
@@ -658,7 +658,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         await repo.insertSession(trx, row);
         await repo.replaceSessionSpeakers(trx, row.id, data.speakerIds);
       });
-      changes.notify(row.project_id);
+      await changes.notify(row.project_id);
       return presentSession(row);
     },
 
@@ -694,7 +694,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         if (!updated) throw notFound("Session");
         return presentSession(updated);
       });
-      changes.notify(projectId);
+      await changes.notify(projectId);
       return session;
     },
 
@@ -716,7 +716,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         await repo.deleteSession(trx, projectId, data.id);
         return presentSession(row);
       });
-      changes.notify(projectId);
+      await changes.notify(projectId);
       return session;
     },
   };

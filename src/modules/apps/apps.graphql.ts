@@ -51,7 +51,11 @@ export function defineViewerTypes(): void {
       type: ViewerRef,
       nullable: true,
       description: "The calling app; null for requests without a token.",
-      resolve: (_root, _args, c) => (c.actor.kind === "app" ? (c.actor as AuthenticatedApp) : null),
+      resolve: (_root, _args, c) => {
+        // The app's name, permissions and links are not project data: answers with them are not cached.
+        c.noCache();
+        return c.actor.kind === "app" ? (c.actor as AuthenticatedApp) : null;
+      },
     }),
   );
 }

@@ -219,8 +219,8 @@ export function createAppsService(
     return row;
   }
 
-  function notifyAll(projectIds: Iterable<string>): void {
-    for (const projectId of new Set(projectIds)) changes.notify(projectId);
+  async function notifyAll(projectIds: Iterable<string>): Promise<void> {
+    for (const projectId of new Set(projectIds)) await changes.notify(projectId);
   }
 
   return {
@@ -262,7 +262,7 @@ export function createAppsService(
         if (!updated) throw notFound("App");
         return { row: updated, linked: await appsRepository.activeLinkedProjectIds(trx, data.id) };
       });
-      notifyAll([row.project_id, ...linked]);
+      await notifyAll([row.project_id, ...linked]);
       return presentApp(row);
     },
 
@@ -276,7 +276,7 @@ export function createAppsService(
         return projectIds;
       });
       usage.forget(appId);
-      notifyAll([app.project_id, ...linked]);
+      await notifyAll([app.project_id, ...linked]);
     },
 
     /** Issues a new token (returned once); the old one fails on the next request. */
@@ -296,7 +296,7 @@ export function createAppsService(
         if (!updated) throw notFound("App");
         return { row: updated, linked: await appsRepository.activeLinkedProjectIds(trx, appId) };
       });
-      notifyAll([row.project_id, ...linked]);
+      await notifyAll([row.project_id, ...linked]);
       return { app: await presentApp(row), token };
     },
 
@@ -305,9 +305,15 @@ export function createAppsService(
       return presentApp(await loadManagedApp(actor, appId));
     },
 
-    /** The apps created in a project (its API tab), oldest first; OWNER/ADMIN only. */
+    /**
+     * The apps created in a project (its API tab), oldest first. Any member may look (to see what
+     * touches the event's data); only OWNER/ADMIN may change an app.
+     */
     async listForProject(actor: Actor, projectId: string): Promise<App[]> {
-      await access.requireManager(actor, projectId);
+      const projectAccess = await access.require(actor, projectId);
+      if (projectAccess.role === undefined && actor.kind !== "system") {
+        throw new AppError(ErrorCode.FORBIDDEN, "Only the project's members may see its apps");
+      }
       return presentApps(await appsRepository.listForProject(db, projectId));
     },
 
@@ -368,7 +374,7 @@ export function createAppsService(
         if (!details) throw notFound("Link");
         return details;
       });
-      changes.notify(data.projectId);
+      await changes.notify(data.projectId);
       return presentLink(link, parsePermissions(app.permissions));
     },
 
@@ -384,7 +390,7 @@ export function createAppsService(
         nowIso(),
         userIdOf(actor),
       );
-      if (revoked) changes.notify(data.projectId);
+      if (revoked) await changes.notify(data.projectId);
     },
 
     /** Projects linked to an app (its Linked projects tab), active first; home-project managers only. */

@@ -59,9 +59,8 @@ for (const engine of testEngines()) {
         code: "NOT_FOUND",
         message: "Project not found",
       });
-      await assert.rejects(ctx.services.apps.listForProject(asUser(member.id), project.id), {
-        code: "FORBIDDEN",
-      });
+      // Members see the list (the API tab) but cannot change an app.
+      assert.deepEqual(await ctx.services.apps.listForProject(asUser(member.id), project.id), []);
       await assert.rejects(ctx.services.apps.listForProject(asUser(stranger.id), project.id), {
         code: "NOT_FOUND",
       });
@@ -90,6 +89,11 @@ for (const engine of testEngines()) {
       const listed = await ctx.services.apps.listForProject(asUser(ownerId), project.id);
       assert.deepEqual(
         listed.map((a) => a.id),
+        [app.id],
+      );
+      const seenByMember = await ctx.services.apps.listForProject(asUser(member.id), project.id);
+      assert.deepEqual(
+        seenByMember.map((a) => a.id),
         [app.id],
       );
     });

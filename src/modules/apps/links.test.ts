@@ -51,6 +51,10 @@ for (const engine of testEngines()) {
       );
       await assert.rejects(ctx.services.apps.revokeLink(asUser(member.id), link), { code: "FORBIDDEN" });
       await assert.rejects(ctx.services.apps.revokeLink(asUser(stranger.id), link), { code: "NOT_FOUND" });
+      await assert.rejects(
+        ctx.services.apps.revokeLink(asUser(ownerId), { appId: "no-such-app", projectId: project.id }),
+        { code: "NOT_FOUND", message: "App not found" },
+      );
       assert.deepEqual(await ctx.services.apps.listLinksForApp(systemActor, app.id), []);
     });
 

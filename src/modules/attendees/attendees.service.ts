@@ -160,7 +160,7 @@ export function createAttendeesService(db: Db, access: AccessService, changes: P
         await claimSeat(trx, row.project_id, row.ticket_type_id);
         if (!(await repo.insertRegistered(trx, row))) throw emailTaken();
       });
-      changes.notify(row.project_id);
+      await changes.notify(row.project_id);
       return presentAttendee(row);
     },
 
@@ -211,7 +211,7 @@ export function createAttendeesService(db: Db, access: AccessService, changes: P
         if (isUniqueViolation(error)) throw emailTaken();
         throw error;
       }
-      changes.notify(projectId);
+      await changes.notify(projectId);
       return attendee;
     },
 
@@ -240,7 +240,7 @@ export function createAttendeesService(db: Db, access: AccessService, changes: P
         await checkinsRepository.undoActive(trx, projectId, data.id, now);
         return presentAttendee({ ...row, status: "CANCELLED", cancelled_at: now, updated_at: now });
       });
-      changes.notify(projectId);
+      await changes.notify(projectId);
       return attendee;
     },
   };

@@ -111,7 +111,7 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
         if (!active) throw notFound("Check-in");
         return { attendee: presentAttendee(attendee), checkIn: presentCheckIn(active) };
       });
-      changes.notify(projectId);
+      await changes.notify(projectId);
       return result;
     },
 
@@ -135,7 +135,7 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
           (await repo.findLatest(trx, projectId, attendee.id));
         return { attendee: presentAttendee(attendee), checkIn: undone ? presentCheckIn(undone) : null };
       });
-      changes.notify(projectId);
+      await changes.notify(projectId);
       return result;
     },
   };

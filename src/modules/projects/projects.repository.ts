@@ -78,6 +78,26 @@ export const projectsRepository = {
       .execute();
   },
 
+  /** Marks the project's data as changed (see ProjectChanges); a missing project is ignored. */
+  async bumpDataVersion(db: Db, id: string): Promise<void> {
+    await db
+      .updateTable("projects")
+      .set((eb) => ({ data_version: eb("data_version", "+", 1) }))
+      .where("id", "=", id)
+      .execute();
+  },
+
+  /** Current data versions of projects; a missing project is absent from the map. */
+  async dataVersions(db: Db, ids: readonly string[]): Promise<Map<string, number>> {
+    if (ids.length === 0) return new Map();
+    const rows = await db
+      .selectFrom("projects")
+      .select(["id", "data_version"])
+      .where("id", "in", ids)
+      .execute();
+    return new Map(rows.map((r) => [r.id, Number(r.data_version)]));
+  },
+
   async countOwners(db: Db, projectId: string): Promise<number> {
     const row = await db
       .selectFrom("project_members")

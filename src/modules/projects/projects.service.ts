@@ -126,6 +126,7 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
           status: data.status,
           created_at: now,
           updated_at: now,
+          data_version: 0,
         };
         const created = await db.transaction().execute(async (trx) => {
           if (await projectsRepository.findById(trx, row.id)) return false;
@@ -138,7 +139,11 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
           });
           return true;
         });
-        if (created) return presentProject(row);
+        if (created) {
+          // An API answer "not found" for this id may be cached; the new project must replace it.
+          await changes.notify(row.id);
+          return presentProject(row);
+        }
       }
       throw new AppError(ErrorCode.INTERNAL_SERVER_ERROR, "Could not allocate a project id");
     },
@@ -202,7 +207,7 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
         if (!updated) throw notFound("Project");
         return presentProject(updated);
       });
-      changes.notify(projectId);
+      await changes.notify(projectId);
       return project;
     },
 

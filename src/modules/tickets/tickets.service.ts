@@ -184,7 +184,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
         updated_at: now,
       };
       await db.transaction().execute((trx) => repo.insert(trx, row));
-      changes.notify(row.project_id);
+      await changes.notify(row.project_id);
       return presentTicketType(row);
     },
 
@@ -232,7 +232,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
         if (!updated) throw notFound("Ticket type");
         return presentTicketType(updated);
       });
-      changes.notify(projectId);
+      await changes.notify(projectId);
       return ticketType;
     },
 
@@ -262,7 +262,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
         await repo.delete(trx, projectId, data.id);
         return presentTicketType(row);
       });
-      changes.notify(projectId);
+      await changes.notify(projectId);
       return ticketType;
     },
   };

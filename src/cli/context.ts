@@ -1,0 +1,34 @@
+import { type Config, type ConfigOptions, loadConfig } from "../config.js";
+import { openDatabase, redactUrl } from "../db/database.js";
+import { migrateToLatest } from "../db/migrate.js";
+import { createLogger } from "../logger.js";
+import { createServices, type Services } from "../services.js";
+import type { CliIo } from "./command.js";
+
+/**
+ * Runs `work` with the domain services over DATABASE_URL, migrated first, and closes the database
+ * afterwards. Logs go to stderr so that stdout carries only the command's result.
+ */
+export async function withServices<T>(
+  io: CliIo,
+  work: (services: Services, config: Config) => Promise<T>,
+  options: ConfigOptions = {},
+): Promise<T> {
+  const config = loadConfig(undefined, options);
+  const database = openDatabase(config.databaseUrl);
+  try {
+    try {
+      await database.ping();
+      await migrateToLatest(database.db);
+    } catch (error) {
+      throw new Error(
+        `Cannot open the database at ${redactUrl(config.databaseUrl)}: ${(error as Error).message}`,
+      );
+    }
+    // Warnings and errors only: a one-shot command's info lines would be noise around its result.
+    const logger = createLogger(config.logLevel === "info" ? "warn" : config.logLevel, io.stderr);
+    return await work(createServices(database, config, logger), config);
+  } finally {
+    await database.close();
+  }
+}

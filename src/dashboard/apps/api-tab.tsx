@@ -1,0 +1,156 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { App } from "../../modules/apps/apps.service.js";
+import { type PageContext, pageContext } from "../context.js";
+import { formList, formValues, optional, stateFromError } from "../form-data.js";
+import { loadProjectPage, type ProjectPageData } from "../pages/project-page.js";
+import { SettingsPage } from "../pages/settings.js";
+import { EmptyState, Notice } from "../ui/components.js";
+import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
+import { sendPage } from "../ui/render.js";
+import { AppFields, maskedToken, PermissionChips, TokenDialog, whenUtc } from "./app-ui.js";
+
+type ProjectRequest = FastifyRequest<{ Params: { projectId: string } }>;
+
+/** The address of an app's details page (under its home project's API settings). */
+export function appPath(app: Pick<App, "id" | "projectId">): string {
+  return `/b/${app.projectId}/settings/api/apps/${app.id}`;
+}
+
+function AppsTable(props: { apps: App[]; canManage: boolean }) {
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class="visually-hidden">Apps created in this project</caption>
+        <thead>
+          <tr>
+            <th scope="col">App</th>
+            <th scope="col">Permissions</th>
+            <th scope="col">Token</th>
+            <th scope="col">Last used</th>
+            <th scope="col" class="num">
+              Requests (30 days)
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {props.apps.map((app) => (
+            <tr>
+              <th scope="row">
+                {props.canManage ? <a href={appPath(app)}>{app.name}</a> : app.name}
+                {app.description ? <div class="muted small">{app.description}</div> : null}
+              </th>
+              <td>
+                <PermissionChips permissions={app.permissions} />
+              </td>
+              <td>
+                <code>{maskedToken(app)}</code>
+              </td>
+              <td class="muted">{whenUtc(app.lastUsedAt)}</td>
+              <td class="num">{app.requestsLast30Days}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function ApiTab(props: {
+  ctx: PageContext;
+  data: ProjectPageData;
+  apps: App[];
+  state: FormState;
+  checked: readonly string[];
+  created?: { app: App; token: string };
+}) {
+  const { project, access } = props.data;
+  const base = `/b/${project.id}/settings/api`;
+  return (
+    <SettingsPage ctx={props.ctx} project={project} tab="api">
+      <p class="tab-lead">
+        Apps read and change this event's data through the GraphQL API at <code>/api/graphql</code>. An app
+        reaches this project with its token, and other organizers' projects once they connect it.
+      </p>
+      {props.apps.length === 0 ? (
+        <EmptyState title="No apps yet">
+          <p>Create an app to get an API token for this project and a link other organizers can connect.</p>
+        </EmptyState>
+      ) : (
+        <AppsTable apps={props.apps} canManage={access.canManage} />
+      )}
+      {access.canManage ? (
+        <section class="panel spaced narrow-panel" aria-labelledby="add-app-heading">
+          <h3 id="add-app-heading">Add app</h3>
+          <Form action={`${base}/apps`} csrf={props.ctx.csrf} label="Add app">
+            <FormError state={props.state} />
+            <AppFields state={props.state} checked={props.checked} />
+            <div class="form-actions">
+              <SubmitButton>Create app</SubmitButton>
+            </div>
+          </Form>
+        </section>
+      ) : (
+        <Notice kind="info">Only the project's owners and admins can add and change apps.</Notice>
+      )}
+      {props.created ? (
+        <TokenDialog
+          token={props.created.token}
+          appName={props.created.app.name}
+          closeTo={appPath(props.created.app)}
+          pageUrl={base}
+        />
+      ) : null}
+    </SettingsPage>
+  );
+}
+
+/** Project settings → API: the project's apps, the Add app form and the one showing of a new token. */
+export function registerApiTab(app: FastifyInstance): void {
+  const { services } = app;
+
+  app.get("/b/:projectId/settings/api", async (request: ProjectRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const apps = await services.apps.listForProject(data.actor, data.project.id);
+    return sendPage(
+      reply,
+      <ApiTab ctx={pageContext(request, reply)} data={data} apps={apps} state={formState()} checked={[]} />,
+    );
+  });
+
+  // The new token is rendered into this POST's own response and nowhere else: it is never stored
+  // (not in a session, cookie, flash, URL or server-side cache), so once this page is left it is gone.
+  // This works unchanged behind several server processes, which a one-time store would not.
+  app.post("/b/:projectId/settings/api/apps", async (request: ProjectRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const values = formValues(request.body);
+    const checked = formList(request.body, "permissions");
+    try {
+      const created = await services.apps.createApp(data.actor, {
+        projectId: data.project.id,
+        name: values.name ?? "",
+        description: optional(values.description) ?? null,
+        permissions: checked,
+      });
+      const apps = await services.apps.listForProject(data.actor, data.project.id);
+      return sendPage(
+        reply,
+        <ApiTab
+          ctx={pageContext(request, reply)}
+          data={data}
+          apps={apps}
+          state={formState()}
+          checked={[]}
+          created={created}
+        />,
+      );
+    } catch (error) {
+      const state = stateFromError(error, values);
+      const apps = await services.apps.listForProject(data.actor, data.project.id);
+      return sendPage(
+        reply,
+        <ApiTab ctx={pageContext(request, reply)} data={data} apps={apps} state={state} checked={checked} />,
+        400,
+      );
+    }
+  });
+}

@@ -1,0 +1,323 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { ComponentChildren } from "preact";
+import { notFound } from "../../errors.js";
+import type { App, Link } from "../../modules/apps/apps.service.js";
+import { type PageContext, pageContext, redirectTo } from "../context.js";
+import { formList, formValues, stateFromError } from "../form-data.js";
+import { loadProjectPage, type ProjectPageData } from "../pages/project-page.js";
+import { SettingsPage } from "../pages/settings.js";
+import { formatDateTime } from "../time.js";
+import { Badge, EmptyState, Notice, TabPanel, Tabs } from "../ui/components.js";
+import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
+import { sendPage } from "../ui/render.js";
+import { appPath } from "./api-tab.js";
+import { AppFields, maskedToken, PermissionChips, TokenDialog, whenUtc } from "./app-ui.js";
+
+type AppRequest = FastifyRequest<{ Params: { projectId: string; appId: string } }>;
+
+type AppTab = "settings" | "linked";
+
+function AppFrame(props: {
+  ctx: PageContext;
+  data: ProjectPageData;
+  app: App;
+  tab: AppTab;
+  children: ComponentChildren;
+}) {
+  const path = appPath(props.app);
+  return (
+    <SettingsPage ctx={props.ctx} project={props.data.project} tab="api">
+      <p class="breadcrumb">
+        <a href={`/b/${props.data.project.id}/settings/api`}>All apps</a> <span aria-hidden="true">/</span>
+      </p>
+      <h3 class="app-title">{props.app.name}</h3>
+      <Tabs
+        label="App"
+        current={props.tab}
+        tabs={[
+          { id: "settings", label: "Settings", href: path },
+          { id: "linked", label: "Linked projects", href: `${path}/linked-projects` },
+        ]}
+      />
+      <TabPanel id={props.tab}>{props.children}</TabPanel>
+    </SettingsPage>
+  );
+}
+
+function appFormValues(app: App): Record<string, string> {
+  return { name: app.name, description: app.description ?? "" };
+}
+
+function SettingsTab(props: {
+  ctx: PageContext;
+  data: ProjectPageData;
+  app: App;
+  state: FormState;
+  checked: readonly string[];
+  newToken?: string;
+}) {
+  const { app, ctx } = props;
+  const path = appPath(app);
+  return (
+    <AppFrame ctx={ctx} data={props.data} app={app} tab="settings">
+      <dl class="facts">
+        <div>
+          <dt>API token</dt>
+          <dd>
+            <code>{maskedToken(app)}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>Token created</dt>
+          <dd>{whenUtc(app.tokenCreatedAt)}</dd>
+        </div>
+        <div>
+          <dt>Last used</dt>
+          <dd>{whenUtc(app.lastUsedAt)}</dd>
+        </div>
+        <div>
+          <dt>Requests (30 days)</dt>
+          <dd>{app.requestsLast30Days}</dd>
+        </div>
+      </dl>
+      <section class="panel spaced narrow-panel" aria-labelledby="app-settings-heading">
+        <h4 id="app-settings-heading">App details</h4>
+        <Form action={path} csrf={ctx.csrf} label="App details">
+          <FormError state={props.state} />
+          <AppFields state={props.state} checked={props.checked} />
+          <p class="hint">
+            Removing a permission takes effect at once everywhere. Projects already linked keep what they
+            granted until their organizers approve an added permission.
+          </p>
+          <div class="form-actions">
+            <SubmitButton>Save changes</SubmitButton>
+          </div>
+        </Form>
+      </section>
+      <section class="panel spaced narrow-panel" aria-labelledby="token-heading">
+        <h4 id="token-heading">API token</h4>
+        <p>
+          Regenerating issues a new token, shown once. The current token (<code>{maskedToken(app)}</code>)
+          stops working at once.
+        </p>
+        <Form
+          action={`${path}/token`}
+          csrf={ctx.csrf}
+          label="Regenerate token"
+          confirm="Regenerate the token? The current token stops working at once."
+        >
+          <SubmitButton variant="secondary">Regenerate token</SubmitButton>
+        </Form>
+        <div class="danger-zone">
+          <p>Deleting the app ends its access to this project and every linked project at once.</p>
+          <Form
+            action={`${path}/delete`}
+            csrf={ctx.csrf}
+            label="Delete app"
+            confirm={`Delete the app “${app.name}”? Its token stops working and every linked project loses it.`}
+          >
+            <SubmitButton variant="danger">Delete app</SubmitButton>
+          </Form>
+        </div>
+      </section>
+      {props.newToken ? (
+        <TokenDialog token={props.newToken} appName={app.name} closeTo={path} pageUrl={path} />
+      ) : null}
+    </AppFrame>
+  );
+}
+
+function LinkedProjectsTab(props: {
+  ctx: PageContext;
+  data: ProjectPageData;
+  app: App;
+  links: Link[];
+  verified: boolean;
+}) {
+  const { app, ctx } = props;
+  const user = ctx.user;
+  return (
+    <AppFrame ctx={ctx} data={props.data} app={app} tab="linked">
+      {props.verified ? null : (
+        <Notice kind="info">
+          <p>
+            <strong>This project is unverified.</strong> Verify your email address so other organizers can
+            connect this app: until the project's owner has verified their email, only this project's own team
+            can authorize it.
+          </p>
+          {user && !user.emailVerified ? (
+            <Form action="/verify-email/resend" csrf={ctx.csrf} label="Resend verification email">
+              <SubmitButton variant="secondary">Resend verification email</SubmitButton>
+            </Form>
+          ) : null}
+        </Notice>
+      )}
+      <section class="panel narrow-panel" aria-labelledby="connect-heading">
+        <h4 id="connect-heading">Connect link</h4>
+        <p>
+          Share this link with organizers: it shows them your app's name and the permissions it requests, and
+          lets them connect one of their projects. <a href={app.connectUrl}>Open it</a> to see what they see.
+        </p>
+        <div class="copy-field">
+          <label for="connect-link" class="visually-hidden">
+            Connect link
+          </label>
+          <input id="connect-link" type="text" readOnly value={app.connectUrl} />
+          <button type="button" class="button button-secondary" data-copy="#connect-link">
+            Copy
+          </button>
+        </div>
+      </section>
+      <h4 class="spaced">Linked projects</h4>
+      {props.links.length === 0 ? (
+        <EmptyState title="No linked projects yet">
+          <p>When an organizer authorizes your app through the connect link, their project appears here.</p>
+        </EmptyState>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">Linked projects</caption>
+            <thead>
+              <tr>
+                <th scope="col">Project</th>
+                <th scope="col">Authorized by</th>
+                <th scope="col">Authorized</th>
+                <th scope="col">Granted permissions</th>
+                <th scope="col">Status</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.links.map((link) => (
+                <tr>
+                  <th scope="row">
+                    {link.projectName} <code class="project-id">{link.projectId}</code>
+                  </th>
+                  <td>
+                    {link.authorizedBy ? (
+                      <>
+                        {link.authorizedBy.name}
+                        <div class="muted small">{link.authorizedBy.email}</div>
+                      </>
+                    ) : (
+                      <span class="muted">The operator</span>
+                    )}
+                  </td>
+                  <td class="muted">{formatDateTime(link.authorizedAt, "UTC")} UTC</td>
+                  <td>
+                    <PermissionChips permissions={link.grantedPermissions} />
+                  </td>
+                  <td>
+                    {link.revokedAt ? (
+                      <Badge tone="danger">revoked {formatDateTime(link.revokedAt, "UTC")} UTC</Badge>
+                    ) : (
+                      <Badge tone="success">active</Badge>
+                    )}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </AppFrame>
+  );
+}
+
+/** App details under the home project's API tab: Settings (edit, regenerate, delete) and Linked projects. */
+export function registerAppDetailsPages(app: FastifyInstance): void {
+  const { services } = app;
+
+  // The app must belong to the project in the address: an app id under another project is a 404.
+  async function load(request: AppRequest) {
+    const data = await loadProjectPage(app, request);
+    const found = await services.apps.getApp(data.actor, request.params.appId);
+    if (found.projectId !== data.project.id) throw notFound("App");
+    return { data, found };
+  }
+
+  app.get("/b/:projectId/settings/api/apps/:appId", async (request: AppRequest, reply) => {
+    const { data, found } = await load(request);
+    return sendPage(
+      reply,
+      <SettingsTab
+        ctx={pageContext(request, reply)}
+        data={data}
+        app={found}
+        state={formState(appFormValues(found))}
+        checked={found.permissions}
+      />,
+    );
+  });
+
+  app.post("/b/:projectId/settings/api/apps/:appId", async (request: AppRequest, reply) => {
+    const { data, found } = await load(request);
+    const values = formValues(request.body);
+    const checked = formList(request.body, "permissions");
+    try {
+      await services.apps.updateApp(data.actor, {
+        id: found.id,
+        name: values.name ?? "",
+        description: values.description ?? null,
+        permissions: checked,
+      });
+      return redirectTo(request, reply, appPath(found), { kind: "success", text: "Changes saved." });
+    } catch (error) {
+      const state = stateFromError(error, values);
+      return sendPage(
+        reply,
+        <SettingsTab
+          ctx={pageContext(request, reply)}
+          data={data}
+          app={found}
+          state={state}
+          checked={checked}
+        />,
+        400,
+      );
+    }
+  });
+
+  // Like creation, the new token is rendered into this response only (see the API tab).
+  app.post("/b/:projectId/settings/api/apps/:appId/token", async (request: AppRequest, reply) => {
+    const { data, found } = await load(request);
+    const { app: rotated, token } = await services.apps.rotateToken(data.actor, { id: found.id });
+    return sendPage(
+      reply,
+      <SettingsTab
+        ctx={pageContext(request, reply)}
+        data={data}
+        app={rotated}
+        state={formState(appFormValues(rotated))}
+        checked={rotated.permissions}
+        newToken={token}
+      />,
+    );
+  });
+
+  app.post("/b/:projectId/settings/api/apps/:appId/delete", async (request: AppRequest, reply) => {
+    const { data, found } = await load(request);
+    await services.apps.deleteApp(data.actor, { id: found.id });
+    return redirectTo(request, reply, `/b/${data.project.id}/settings/api`, {
+      kind: "success",
+      text: `The app “${found.name}” was deleted; its token no longer works.`,
+    });
+  });
+
+  app.get("/b/:projectId/settings/api/apps/:appId/linked-projects", async (request: AppRequest, reply) => {
+    const { data, found } = await load(request);
+    const [links, info] = await Promise.all([
+      services.apps.listLinksForApp(data.actor, found.id),
+      services.apps.connectInfo(found.id),
+    ]);
+    return sendPage(
+      reply,
+      <LinkedProjectsTab
+        ctx={pageContext(request, reply)}
+        data={data}
+        app={found}
+        links={links}
+        verified={info.homeProjectVerified}
+      />,
+    );
+  });
+}

@@ -1,0 +1,127 @@
+import type { App } from "../../modules/apps/apps.service.js";
+import { type Permission, permissionCatalogue } from "../../modules/apps/permissions.js";
+import { formatDateTime } from "../time.js";
+import { Dialog } from "../ui/components.js";
+import { CheckboxGroup, type FormState, TextAreaField, TextField } from "../ui/forms.js";
+
+/** The catalogue entry of a permission, for its title and description. */
+export function permissionInfo(name: Permission) {
+  return permissionCatalogue.find((p) => p.name === name) ?? { name, title: name, description: "" };
+}
+
+/** Permissions as chips with their titles (the names stay available as tooltips). */
+export function PermissionChips(props: { permissions: readonly Permission[]; empty?: string }) {
+  if (props.permissions.length === 0) {
+    return <span class="muted">{props.empty ?? "Basic project details only"}</span>;
+  }
+  return (
+    <ul class="chips" aria-label="Permissions">
+      {props.permissions.map((p) => (
+        <li class="chip" title={p}>
+          {permissionInfo(p).title}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Permissions with their titles and descriptions, as the consent page explains them. */
+export function PermissionDescriptions(props: { permissions: readonly Permission[] }) {
+  return (
+    <ul class="permission-list">
+      <li>
+        <strong>Basic project details</strong>
+        <span class="hint">
+          Name, description, dates, time zone, venue, website and status: every connected app reads these.
+        </span>
+      </li>
+      {props.permissions.map((p) => (
+        <li>
+          <strong>{permissionInfo(p).title}</strong>
+          <span class="hint">{permissionInfo(p).description}</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** The visible part of a token: never more than its prefix and last 4 characters. */
+export function maskedToken(app: Pick<App, "tokenLast4">): string {
+  return `evg_…${app.tokenLast4}`;
+}
+
+/** A moment in UTC (apps are used from anywhere, so no project zone applies); "Never" for none. */
+export function whenUtc(iso: string | null): string {
+  return iso ? `${formatDateTime(iso, "UTC")} UTC` : "Never";
+}
+
+/** The app form's fields: name, description, permissions with titles and descriptions. */
+export function AppFields(props: { state: FormState; checked: readonly string[] }) {
+  return (
+    <>
+      <TextField
+        name="name"
+        label="App name"
+        state={props.state}
+        required
+        hint="Shown to organizers when they connect a project to your app."
+      />
+      <TextAreaField name="description" label="Description" state={props.state} rows={3} />
+      <CheckboxGroup
+        name="permissions"
+        label="Permissions"
+        state={props.state}
+        checked={props.checked}
+        options={permissionCatalogue.map((p) => ({
+          value: p.name,
+          label: p.title,
+          description: p.description,
+        }))}
+        hint="Request as few permissions as possible: organizers see this list before they connect, and an app that asks for less is easier to trust. Every app reads the basic details of the projects it can reach."
+      />
+    </>
+  );
+}
+
+/**
+ * The dialog that shows a new token, the only time it is ever shown. `closeTo` is where OK leads;
+ * `pageUrl` is the GET address of the page behind the dialog: the script puts it in the history
+ * entry, so a reload fetches that page (without the token) instead of posting the form again.
+ */
+export function TokenDialog(props: { token: string; appName: string; closeTo: string; pageUrl: string }) {
+  return (
+    <Dialog id="token-dialog" title="Copy your API token now">
+      <div data-replace-url={props.pageUrl}>
+        <p>
+          This is the API token of <strong>{props.appName}</strong>. It is shown only this once: store it
+          somewhere safe, like a password. If you lose it, regenerate it.
+        </p>
+        <div class="copy-field">
+          <label for="new-token" class="visually-hidden">
+            API token
+          </label>
+          <input
+            id="new-token"
+            type="text"
+            readOnly
+            value={props.token}
+            autoComplete="off"
+            spellcheck={false}
+          />
+          <button type="button" class="button button-secondary" data-copy="#new-token">
+            Copy
+          </button>
+        </div>
+        <p class="hint">
+          Send it on every request as <code>{"Authorization: Bearer <token>"}</code> to{" "}
+          <code>POST /api/graphql</code>.
+        </p>
+        <form method="get" action={props.closeTo} class="form-actions">
+          <button type="submit" class="button button-primary">
+            OK
+          </button>
+        </form>
+      </div>
+    </Dialog>
+  );
+}

@@ -1,0 +1,163 @@
+import type { FastifyInstance, FastifyRequest } from "fastify";
+import { AppError, ErrorCode } from "../../errors.js";
+import type { Actor } from "../../modules/access/actor.js";
+import type { ConnectInfo } from "../../modules/apps/apps.service.js";
+import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
+import { formValues, stateFromError } from "../form-data.js";
+import { EmptyState, Notice } from "../ui/components.js";
+import {
+  Form,
+  FormError,
+  type FormState,
+  formState,
+  type Option,
+  SelectField,
+  SubmitButton,
+} from "../ui/forms.js";
+import { Layout } from "../ui/layout.js";
+import { sendPage } from "../ui/render.js";
+import { PermissionDescriptions } from "./app-ui.js";
+
+type ConnectRequest = FastifyRequest<{ Params: { appId: string }; Querystring: { project?: string } }>;
+
+/** Who is looking at the connect page, and what they may connect. */
+interface Viewer {
+  /** Projects the organizer owns or administers, other than the app's home project. */
+  projects: Option[];
+  /** The app's own developer (a manager of its home project), previewing their link. */
+  isDeveloper: boolean;
+}
+
+function ConnectPage(props: {
+  ctx: PageContext;
+  info: ConnectInfo;
+  viewer: Viewer | undefined;
+  state: FormState;
+}) {
+  const { ctx, info, viewer } = props;
+  const here = `/connect/${encodeURIComponent(info.app.id)}`;
+  const blocked = !info.homeProjectVerified && !viewer?.isDeveloper;
+  return (
+    <Layout ctx={ctx} title={`Connect ${info.app.name}`} narrow>
+      <div class="auth-card connect-card">
+        <p class="muted">An app wants to connect to one of your projects</p>
+        <h1>{info.app.name}</h1>
+        {info.app.description ? <p class="lead">{info.app.description}</p> : null}
+        {viewer?.isDeveloper ? (
+          <Notice kind="info">
+            This is your app. Organizers who open this link see this page.
+            {info.homeProjectVerified
+              ? null
+              : " Until you verify your email address, only your own project team can authorize it."}
+          </Notice>
+        ) : null}
+        <h2>It will be able to</h2>
+        <PermissionDescriptions permissions={info.permissions.map((p) => p.name)} />
+        <p class="hint">
+          You can revoke its access at any time on the project's Integrations tab in the settings.
+        </p>
+        {blocked ? (
+          <Notice kind="error">
+            This app cannot be connected yet: its developer has not verified their email address. Ask the
+            developer to verify it, then open this link again.
+          </Notice>
+        ) : !viewer ? (
+          <div class="form-actions">
+            <a class="button button-primary" href={`/login?next=${encodeURIComponent(here)}`}>
+              Log in to connect
+            </a>
+            <a class="button button-secondary" href={`/signup?next=${encodeURIComponent(here)}`}>
+              Sign up
+            </a>
+          </div>
+        ) : viewer.projects.length === 0 ? (
+          <EmptyState title="No project to connect">
+            <p>
+              You can connect projects you own or administer. Create a project first, then open this link
+              again.
+            </p>
+            <a class="button button-primary" href="/projects/new">
+              New project
+            </a>
+          </EmptyState>
+        ) : (
+          <Form action={here} csrf={ctx.csrf} label="Authorize app">
+            <FormError state={props.state} />
+            <SelectField
+              name="projectId"
+              label="Project"
+              required
+              state={props.state}
+              options={viewer.projects}
+              hint="Only projects you own or administer are listed."
+            />
+            <div class="form-actions">
+              <SubmitButton>Authorize</SubmitButton>
+              <a class="button button-secondary" href="/">
+                Cancel
+              </a>
+            </div>
+          </Form>
+        )}
+      </div>
+    </Layout>
+  );
+}
+
+/** The connect (consent) page behind each app's connect link, and its Authorize form. */
+export function registerConnectPages(app: FastifyInstance): void {
+  const { services } = app;
+
+  async function viewerOf(request: FastifyRequest, appId: string): Promise<Viewer | undefined> {
+    const user = request.dashboard.session?.user;
+    if (!user) return undefined;
+    const actor: Actor = { kind: "user", userId: user.id };
+    // getApp answers only the managers of the app's home project: that is how the developer is known.
+    const own = await services.apps.getApp(actor, appId).catch((error: unknown) => {
+      if (error instanceof AppError && error.code === ErrorCode.NOT_FOUND) return undefined;
+      throw error;
+    });
+    const projects = (await services.projects.listForUser(user.id))
+      .filter((p) => (p.role === "OWNER" || p.role === "ADMIN") && p.id !== own?.projectId)
+      .map((p) => ({ value: p.id, label: `${p.name} (${p.id})` }));
+    return { projects, isDeveloper: own !== undefined };
+  }
+
+  app.get("/connect/:appId", async (request: ConnectRequest, reply) => {
+    const info = await services.apps.connectInfo(request.params.appId);
+    const viewer = await viewerOf(request, info.app.id);
+    // A review link from the Integrations tab preselects the project to re-approve.
+    const state = formState({ projectId: request.query.project ?? "" });
+    return sendPage(
+      reply,
+      <ConnectPage ctx={pageContext(request, reply)} info={info} viewer={viewer} state={state} />,
+    );
+  });
+
+  app.post("/connect/:appId", async (request: ConnectRequest, reply) => {
+    const info = await services.apps.connectInfo(request.params.appId);
+    const values = formValues(request.body);
+    const actor = actorOf(request);
+    try {
+      const link = await services.apps.authorize(actor, {
+        appId: info.app.id,
+        projectId: values.projectId ?? "",
+      });
+      return redirectTo(request, reply, `/b/${link.projectId}/settings/integrations`, {
+        kind: "success",
+        text: `“${info.app.name}” is connected to ${link.projectName}.`,
+      });
+    } catch (error) {
+      const forbidden = error instanceof AppError && error.code === ErrorCode.FORBIDDEN;
+      const state: FormState = forbidden
+        ? { values, errors: {}, formError: error.message }
+        : stateFromError(error, values);
+      const viewer = await viewerOf(request, info.app.id);
+      return sendPage(
+        reply,
+        <ConnectPage ctx={pageContext(request, reply)} info={info} viewer={viewer} state={state} />,
+        forbidden ? 403 : 400,
+      );
+    }
+  });
+}

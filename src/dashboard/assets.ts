@@ -1,0 +1,49 @@
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import type { FastifyInstance } from "fastify";
+
+// The files live in src/dashboard/assets. Compiled code runs from dist/src/dashboard, which has no
+// copy (tsc copies no CSS), so the source folder is found from either place.
+const candidates = [
+  new URL("./assets/", import.meta.url),
+  new URL("../../../src/dashboard/assets/", import.meta.url),
+].map((url) => fileURLToPath(url));
+const folder = candidates.find((dir) => existsSync(`${dir}dashboard.css`)) ?? candidates[0];
+
+const types: Record<string, string> = {
+  "dashboard.css": "text/css; charset=utf-8",
+  "dashboard.js": "text/javascript; charset=utf-8",
+};
+
+interface Asset {
+  body: Buffer;
+  type: string;
+  version: string;
+}
+
+const assets = new Map<string, Asset>(
+  Object.entries(types).map(([name, type]) => {
+    const body = readFileSync(`${folder}${name}`);
+    return [name, { body, type, version: createHash("sha256").update(body).digest("hex").slice(0, 12) }];
+  }),
+);
+
+/** The URL of an asset, versioned by its content so browsers may cache it for a year. */
+export function assetPath(name: keyof typeof types | string): string {
+  const asset = assets.get(name);
+  return `/assets/${name}?v=${asset?.version ?? "0"}`;
+}
+
+/** Serves the dashboard's own CSS and JS (no CDN). */
+export function registerAssetRoutes(app: FastifyInstance): void {
+  app.get<{ Params: { name: string } }>("/assets/:name", { logLevel: "warn" }, async (request, reply) => {
+    const asset = assets.get(request.params.name);
+    if (!asset) return reply.callNotFound();
+    return reply
+      .type(asset.type)
+      .header("cache-control", "public, max-age=31536000, immutable")
+      .header("x-content-type-options", "nosniff")
+      .send(asset.body);
+  });
+}

@@ -1,0 +1,57 @@
+// Progressive enhancement only: every page works without this file.
+
+// Forms with data-confirm ask before submitting (deleting a session, cancelling a registration).
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  if (form instanceof HTMLFormElement && form.dataset.confirm && !window.confirm(form.dataset.confirm)) {
+    event.preventDefault();
+  }
+});
+
+// Arrow keys move between tabs, as the ARIA tabs pattern expects; Enter follows the link.
+document.addEventListener("keydown", (event) => {
+  const tab = event.target;
+  if (!(tab instanceof HTMLElement) || tab.getAttribute("role") !== "tab") return;
+  if (event.key !== "ArrowRight" && event.key !== "ArrowLeft") return;
+  const tabs = Array.from(tab.closest("[role=tablist]")?.querySelectorAll("[role=tab]") ?? []);
+  const index = tabs.indexOf(tab);
+  const next = tabs[(index + (event.key === "ArrowRight" ? 1 : tabs.length - 1)) % tabs.length];
+  if (next instanceof HTMLElement) {
+    event.preventDefault();
+    next.focus();
+  }
+});
+
+// Copy buttons: <button data-copy="#element-id">; the text stays selectable without script.
+document.addEventListener("click", async (event) => {
+  const button = event.target instanceof Element ? event.target.closest("[data-copy]") : null;
+  if (!(button instanceof HTMLElement)) return;
+  const source = document.querySelector(button.dataset.copy ?? "");
+  if (!source) return;
+  const text = source instanceof HTMLInputElement ? source.value : (source.textContent ?? "");
+  try {
+    await navigator.clipboard.writeText(text);
+    const label = button.textContent;
+    button.textContent = "Copied";
+    setTimeout(() => {
+      button.textContent = label;
+    }, 1500);
+  } catch {
+    if (source instanceof HTMLInputElement) source.select();
+  }
+});
+
+// A dialog rendered open moves focus into itself, so keyboard users land on its action.
+const dialog = document.querySelector("[role=dialog]");
+if (dialog instanceof HTMLElement) {
+  const target = dialog.querySelector("[autofocus], button, a[href], input");
+  if (target instanceof HTMLElement) target.focus();
+}
+
+// A page that shows a secret once (a new API token) is the answer to a POST. Its history entry is
+// replaced by the plain page behind the dialog, so reloading or going back never posts the form
+// again (which would mint another token) and never shows this token again.
+const replaceWith = document.querySelector("[data-replace-url]");
+if (replaceWith instanceof HTMLElement && replaceWith.dataset.replaceUrl) {
+  history.replaceState(null, "", replaceWith.dataset.replaceUrl);
+}

@@ -1,0 +1,180 @@
+import { createHmac, timingSafeEqual } from "node:crypto";
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Actor } from "../modules/access/actor.js";
+import type { AuthSession } from "../modules/accounts/sessions.service.js";
+import { randomSecret, sessionIdleMs } from "../modules/accounts/sessions.service.js";
+import type { User } from "../modules/accounts/users.service.js";
+import type { Flash } from "./ui/components.js";
+import { csrfFieldName } from "./ui/forms.js";
+
+/** How a route's POST is protected against cross-site requests. */
+export type CsrfMode =
+  /** The token bound to the login session (every form behind login). */
+  | "session"
+  /** Forms used before login (log in, sign up, reset): a signed double-submit cookie. */
+  | "public";
+
+declare module "fastify" {
+  interface FastifyRequest {
+    dashboard: DashboardState;
+  }
+  interface FastifyContextConfig {
+    csrf?: CsrfMode;
+  }
+}
+
+/** What the dashboard knows about the current request. */
+export interface DashboardState {
+  session: AuthSession | undefined;
+  /** Key for the signed pre-login CSRF cookie (set once the plugin has loaded it). */
+  signingKey: string;
+  secureCookies: boolean;
+}
+
+/** What every page needs to draw its frame and forms. */
+export interface PageContext {
+  user: User | undefined;
+  csrf: string;
+  flash: Flash | undefined;
+  path: string;
+}
+
+export const sessionCookie = "evg_session";
+const publicCsrfCookie = "evg_csrf";
+const flashCookie = "evg_flash";
+
+/** Raised for a POST without a valid CSRF token; answered with a 403 page. */
+export class CsrfError extends Error {
+  constructor() {
+    super("Invalid or missing CSRF token");
+    this.name = "CsrfError";
+  }
+}
+
+/** Raised by `requireUser` when nobody is logged in; answered with a redirect to the login page. */
+export class LoginRequired extends Error {
+  constructor(readonly returnTo: string) {
+    super("Login required");
+    this.name = "LoginRequired";
+  }
+}
+
+function cookieOptions(request: FastifyRequest) {
+  return { path: "/", httpOnly: true, sameSite: "lax" as const, secure: request.dashboard.secureCookies };
+}
+
+/** Sets the session cookie after login. */
+export function setSessionCookie(request: FastifyRequest, reply: FastifyReply, cookieValue: string): void {
+  reply.setCookie(sessionCookie, cookieValue, { ...cookieOptions(request), maxAge: sessionIdleMs / 1000 });
+}
+
+/** Removes the session cookie (logout, unknown session). */
+export function clearSessionCookie(request: FastifyRequest, reply: FastifyReply): void {
+  reply.clearCookie(sessionCookie, cookieOptions(request));
+}
+
+function hmac(key: string, value: string): string {
+  return createHmac("sha256", key).update(`csrf:${value}`).digest("base64url");
+}
+
+function sameText(a: string, b: string): boolean {
+  const x = Buffer.from(a);
+  const y = Buffer.from(b);
+  return x.length === y.length && timingSafeEqual(x, y);
+}
+
+// The pre-login token is an HMAC of a random value kept in a cookie: a cross-site page can make the
+// browser send the cookie but can neither read it nor compute the matching token.
+function publicCsrfToken(request: FastifyRequest, reply: FastifyReply): string {
+  let value = request.cookies[publicCsrfCookie];
+  if (!value) {
+    value = randomSecret();
+    reply.setCookie(publicCsrfCookie, value, cookieOptions(request));
+  }
+  return hmac(request.dashboard.signingKey, value);
+}
+
+/** The CSRF token for forms on this page: the session's, or the pre-login one. */
+export function csrfTokenFor(request: FastifyRequest, reply: FastifyReply): string {
+  return request.dashboard.session?.csrfToken ?? publicCsrfToken(request, reply);
+}
+
+/** Throws CsrfError unless the submitted form carries the token the route requires. */
+export function verifyCsrf(request: FastifyRequest, mode: CsrfMode): void {
+  const body = (request.body ?? {}) as Record<string, unknown>;
+  const submitted = typeof body[csrfFieldName] === "string" ? (body[csrfFieldName] as string) : "";
+  if (!submitted) throw new CsrfError();
+  const session = request.dashboard.session;
+  if (session && sameText(submitted, session.csrfToken)) return;
+  if (mode === "public") {
+    const cookie = request.cookies[publicCsrfCookie];
+    if (cookie && sameText(submitted, hmac(request.dashboard.signingKey, cookie))) return;
+  }
+  throw new CsrfError();
+}
+
+/** Queues a message for the next page the browser shows (a signed cookie, so it cannot be forged). */
+export function setFlash(request: FastifyRequest, reply: FastifyReply, flash: Flash): void {
+  reply.setCookie(flashCookie, JSON.stringify(flash), {
+    ...cookieOptions(request),
+    signed: true,
+    maxAge: 120,
+  });
+}
+
+function takeFlash(request: FastifyRequest, reply: FastifyReply): Flash | undefined {
+  const raw = request.cookies[flashCookie];
+  if (!raw) return undefined;
+  reply.clearCookie(flashCookie, cookieOptions(request));
+  const unsigned = request.unsignCookie(raw);
+  if (!unsigned.valid || unsigned.value === null) return undefined;
+  try {
+    const flash = JSON.parse(unsigned.value) as Flash;
+    return ["success", "error", "info"].includes(flash.kind) && typeof flash.text === "string"
+      ? flash
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Builds the page context: current user, CSRF token and the pending flash message. */
+export function pageContext(request: FastifyRequest, reply: FastifyReply): PageContext {
+  return {
+    user: request.dashboard.session?.user,
+    csrf: csrfTokenFor(request, reply),
+    flash: takeFlash(request, reply),
+    path: request.url,
+  };
+}
+
+/** The logged-in user, or a LoginRequired that sends the browser to the login page and back. */
+export function requireUser(request: FastifyRequest): User {
+  const user = request.dashboard.session?.user;
+  if (!user) throw new LoginRequired(request.method === "GET" ? request.url : "/");
+  return user;
+}
+
+/** The domain actor for the logged-in user. */
+export function actorOf(request: FastifyRequest): Actor {
+  return { kind: "user", userId: requireUser(request).id };
+}
+
+/** Redirects after a POST (303: the browser follows with GET), optionally with a flash message. */
+export function redirectTo(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  location: string,
+  flash?: Flash,
+): FastifyReply {
+  if (flash) setFlash(request, reply, flash);
+  return reply.code(303).header("location", location).send();
+}
+
+/** A same-site path to return to after login; anything else (absolute, `//host`) falls back to `/`. */
+export function safeReturnPath(value: unknown): string {
+  if (typeof value !== "string" || !value.startsWith("/") || value.startsWith("//") || value.includes("\\")) {
+    return "/";
+  }
+  return value;
+}

@@ -1,0 +1,167 @@
+import cookie from "@fastify/cookie";
+import formbody from "@fastify/formbody";
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { AppError, ErrorCode } from "../errors.js";
+import { loadServerSecret } from "../modules/accounts/server-secrets.js";
+import { registerDeveloperPages } from "./apps/developer-pages.js";
+import { registerAssetRoutes } from "./assets.js";
+import {
+  CsrfError,
+  clearSessionCookie,
+  LoginRequired,
+  pageContext,
+  redirectTo,
+  sessionCookie,
+  verifyCsrf,
+} from "./context.js";
+import { registerAgendaPages } from "./pages/agenda.js";
+import { registerAttendeePages } from "./pages/attendees.js";
+import { registerAuthPages } from "./pages/auth.js";
+import { ForbiddenPage, NotFoundPage, ServerErrorPage } from "./pages/errors.js";
+import { registerProjectPages } from "./pages/projects.js";
+import { registerSettingsPages } from "./pages/settings.js";
+import { registerSpeakerPages } from "./pages/speakers.js";
+import { registerTicketPages } from "./pages/tickets.js";
+import { sendPage } from "./ui/render.js";
+
+// No inline script or style anywhere, so the policy can forbid both; nothing may frame the pages.
+const contentSecurityPolicy = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "object-src 'none'",
+].join("; ");
+
+/** Headers on every dashboard response: no framing, no sniffing, no referrer to other sites. */
+function securityHeaders(reply: FastifyReply): void {
+  reply.header("content-security-policy", contentSecurityPolicy);
+  reply.header("x-frame-options", "DENY");
+  reply.header("x-content-type-options", "nosniff");
+  reply.header("referrer-policy", "same-origin");
+  reply.header("cross-origin-opener-policy", "same-origin");
+  if (!reply.hasHeader("cache-control")) reply.header("cache-control", "no-store");
+}
+
+// The path of a Referer on this site (by BASE_URL or the request's own host); undefined otherwise.
+function sameSitePath(
+  referer: string | undefined,
+  baseUrl: string,
+  host: string | undefined,
+): string | undefined {
+  if (!referer || !URL.canParse(referer)) return undefined;
+  const url = new URL(referer);
+  const sameSite = url.origin === new URL(baseUrl).origin || (host !== undefined && url.host === host);
+  return sameSite ? `${url.pathname}${url.search}` : undefined;
+}
+
+/**
+ * The organizer and developer dashboard: server-rendered pages, cookie sessions, CSRF-protected
+ * forms. Encapsulated so its cookie and form parsers do not reach the API's routes.
+ */
+export async function registerDashboard(app: FastifyInstance): Promise<void> {
+  await app.register(async (dashboard) => {
+    const { services } = dashboard;
+    const signingKey = await loadServerSecret(services.database.db, "dashboard-cookie-signing");
+    const secureCookies = services.config.baseUrl.startsWith("https://");
+
+    await dashboard.register(cookie, { secret: signingKey });
+    await dashboard.register(formbody);
+    dashboard.decorateRequest("dashboard", undefined as unknown as FastifyRequest["dashboard"]);
+
+    dashboard.addHook("onRequest", async (request, reply) => {
+      request.dashboard = { session: undefined, signingKey, secureCookies };
+      const value = request.cookies[sessionCookie];
+      if (!value) return;
+      const session = await services.sessions.resume(value);
+      if (session) request.dashboard.session = session;
+      else clearSessionCookie(request, reply);
+    });
+
+    dashboard.addHook("preHandler", async (request) => {
+      if (request.method === "GET" || request.method === "HEAD") return;
+      verifyCsrf(request, request.routeOptions.config.csrf ?? "session");
+    });
+
+    dashboard.addHook("onSend", async (_request, reply, payload) => {
+      securityHeaders(reply);
+      return payload;
+    });
+
+    dashboard.setErrorHandler(async (error: FastifyError | AppError | Error, request, reply) => {
+      // A request that failed before the onRequest hook (e.g. an unparsable body) has no state yet.
+      request.dashboard ??= { session: undefined, signingKey, secureCookies };
+      if (error instanceof LoginRequired) {
+        return reply
+          .code(303)
+          .header("location", `/login?next=${encodeURIComponent(error.returnTo)}`)
+          .send();
+      }
+      const ctx = pageContext(request, reply);
+      if (error instanceof CsrfError) {
+        return sendPage(
+          reply,
+          ForbiddenPage({
+            ctx,
+            message:
+              "This form has expired or did not come from this site. Go back, reload the page and try again.",
+          }),
+          403,
+        );
+      }
+      if (error instanceof AppError) {
+        if (error.code === ErrorCode.NOT_FOUND) return sendPage(reply, NotFoundPage({ ctx }), 404);
+        if (error.code === ErrorCode.FORBIDDEN)
+          return sendPage(reply, ForbiddenPage({ ctx, message: error.message }), 403);
+        // A refused action without a form of its own (e.g. deleting a ticket type that has
+        // registrations) goes back to the page it came from, with the reason on top.
+        const back = sameSitePath(request.headers.referer, services.config.baseUrl, request.headers.host);
+        if (
+          request.method === "POST" &&
+          back &&
+          (error.code === ErrorCode.CONFLICT || error.code === ErrorCode.BAD_USER_INPUT)
+        ) {
+          return redirectTo(request, reply, back, { kind: "error", text: error.message });
+        }
+        if (error.code !== ErrorCode.INTERNAL_SERVER_ERROR) {
+          return sendPage(
+            reply,
+            ServerErrorPage({ ctx, status: 400, message: error.message, requestId: String(request.id) }),
+            400,
+          );
+        }
+      }
+      const status = "statusCode" in error && typeof error.statusCode === "number" ? error.statusCode : 500;
+      if (status >= 500) request.log.error({ err: error }, "Dashboard request failed");
+      const message =
+        status >= 500
+          ? "An unexpected error stopped this page. Try again in a moment; if it keeps happening, tell your operator the request id below."
+          : "The request could not be read. Go back and try again.";
+      return sendPage(
+        reply,
+        ServerErrorPage({ ctx, status, message, requestId: String(request.id) }),
+        status,
+      );
+    });
+
+    dashboard.setNotFoundHandler(async (request, reply) => {
+      if (!request.headers.accept?.includes("text/html")) {
+        return reply.code(404).send({ error: "Not found" });
+      }
+      return sendPage(reply, NotFoundPage({ ctx: pageContext(request, reply) }), 404);
+    });
+
+    registerAssetRoutes(dashboard);
+    registerAuthPages(dashboard);
+    registerProjectPages(dashboard);
+    registerSettingsPages(dashboard);
+    registerAgendaPages(dashboard);
+    registerSpeakerPages(dashboard);
+    registerTicketPages(dashboard);
+    registerAttendeePages(dashboard);
+    registerDeveloperPages(dashboard);
+  });
+}

@@ -1,0 +1,177 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { MemberRole } from "../../db/schema.js";
+import type { Project } from "../../modules/projects/projects.service.js";
+import { actorOf, type PageContext, pageContext, redirectTo, requireUser } from "../context.js";
+import { formValues, stateFromError } from "../form-data.js";
+import { formatDateTime } from "../time.js";
+import { Badge, EmptyState } from "../ui/components.js";
+import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
+import { Layout, PageHeading, ProjectLayout } from "../ui/layout.js";
+import { sendPage } from "../ui/render.js";
+import { ProjectFields, projectInputFromForm } from "./project-form.js";
+
+const statusTone = { DRAFT: "neutral", PUBLISHED: "success", ARCHIVED: "warning" } as const;
+
+function venueLine(project: Project): string {
+  return [project.venue.name, project.venue.city, project.venue.country].filter(Boolean).join(", ");
+}
+
+function ProjectsPage(props: { ctx: PageContext; projects: (Project & { role: MemberRole })[] }) {
+  return (
+    <Layout ctx={props.ctx} title="Projects">
+      <PageHeading title="Projects">
+        <a class="button button-primary" href="/projects/new">
+          New project
+        </a>
+      </PageHeading>
+      {props.projects.length === 0 ? (
+        <EmptyState title="No projects yet">
+          <p>
+            A project is one event: its agenda, speakers, tickets, attendees and the apps connected to it.
+          </p>
+          <a class="button button-primary" href="/projects/new">
+            Create your first project
+          </a>
+        </EmptyState>
+      ) : (
+        <ul class="card-list" aria-label="Your projects">
+          {props.projects.map((project) => (
+            <li class="card project-card">
+              <div class="card-main">
+                <a class="card-title" href={`/b/${project.id}`}>
+                  {project.name}
+                </a>
+                <p class="muted">
+                  {formatDateTime(project.startsAt, project.timezone)}
+                  {venueLine(project) ? ` · ${venueLine(project)}` : ""}
+                </p>
+              </div>
+              <div class="card-meta">
+                <Badge tone={statusTone[project.status]}>{project.status.toLowerCase()}</Badge>
+                <span class="muted">{project.role.toLowerCase()}</span>
+                <code class="project-id">{project.id}</code>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </Layout>
+  );
+}
+
+function NewProjectPage(props: { ctx: PageContext; state: FormState }) {
+  return (
+    <Layout ctx={props.ctx} title="New project" narrow>
+      <PageHeading title="New project" />
+      <Form action="/projects" csrf={props.ctx.csrf} label="New project">
+        <FormError state={props.state} />
+        <ProjectFields state={props.state} />
+        <div class="form-actions">
+          <SubmitButton>Create project</SubmitButton>
+          <a class="button button-secondary" href="/">
+            Cancel
+          </a>
+        </div>
+      </Form>
+    </Layout>
+  );
+}
+
+function OverviewPage(props: { ctx: PageContext; project: Project }) {
+  const { project } = props;
+  const base = `/b/${project.id}`;
+  const links = [
+    { href: `${base}/agenda`, title: "Agenda", text: "Sessions, tracks and rooms." },
+    { href: `${base}/speakers`, title: "Speakers", text: "Who speaks, with bio and company." },
+    { href: `${base}/tickets`, title: "Tickets", text: "Ticket types, prices, sold and remaining." },
+    { href: `${base}/attendees`, title: "Attendees", text: "Register, search and cancel." },
+    { href: `${base}/check-in`, title: "Check-in", text: "Find an attendee and check them in." },
+    { href: `${base}/settings`, title: "Settings", text: "Details, status, apps and integrations." },
+  ];
+  return (
+    <ProjectLayout ctx={props.ctx} project={project} section="overview" title="Overview">
+      <dl class="facts">
+        <div>
+          <dt>Starts</dt>
+          <dd>{formatDateTime(project.startsAt, project.timezone)}</dd>
+        </div>
+        <div>
+          <dt>Ends</dt>
+          <dd>{formatDateTime(project.endsAt, project.timezone)}</dd>
+        </div>
+        <div>
+          <dt>Time zone</dt>
+          <dd>{project.timezone}</dd>
+        </div>
+        <div>
+          <dt>Venue</dt>
+          <dd>{venueLine(project) || "—"}</dd>
+        </div>
+        <div>
+          <dt>Project ID</dt>
+          <dd>
+            <code>{project.id}</code>
+          </dd>
+        </div>
+      </dl>
+      {project.description ? <p class="description">{project.description}</p> : null}
+      <ul class="tiles" aria-label="Sections">
+        {links.map((link) => (
+          <li>
+            <a class="tile" href={link.href}>
+              <span class="tile-title">{link.title}</span>
+              <span class="muted">{link.text}</span>
+            </a>
+          </li>
+        ))}
+      </ul>
+    </ProjectLayout>
+  );
+}
+
+/** The projects list, "New project" and a project's overview page. */
+export function registerProjectPages(app: FastifyInstance): void {
+  const { services } = app;
+
+  const list = async (request: FastifyRequest, reply: FastifyReply) => {
+    const user = requireUser(request);
+    const projects = await services.projects.listForUser(user.id);
+    return sendPage(reply, <ProjectsPage ctx={pageContext(request, reply)} projects={projects} />);
+  };
+  app.get("/", list);
+  app.get("/projects", list);
+
+  app.get("/projects/new", async (request, reply) => {
+    requireUser(request);
+    return sendPage(
+      reply,
+      <NewProjectPage ctx={pageContext(request, reply)} state={formState({ timezone: "UTC" })} />,
+    );
+  });
+
+  app.post("/projects", async (request, reply) => {
+    const user = requireUser(request);
+    const values = formValues(request.body);
+    try {
+      const project = await services.projects.create(user.id, {
+        ...projectInputFromForm(values),
+        name: values.name ?? "",
+      });
+      return redirectTo(request, reply, `/b/${project.id}`, {
+        kind: "success",
+        text: `Project “${project.name}” created.`,
+      });
+    } catch (error) {
+      return sendPage(
+        reply,
+        <NewProjectPage ctx={pageContext(request, reply)} state={stateFromError(error, values)} />,
+        400,
+      );
+    }
+  });
+
+  app.get<{ Params: { projectId: string } }>("/b/:projectId", async (request, reply) => {
+    const project = await services.projects.get(actorOf(request), request.params.projectId);
+    return sendPage(reply, <OverviewPage ctx={pageContext(request, reply)} project={project} />);
+  });
+}

@@ -1,0 +1,170 @@
+import type { FastifyInstance } from "fastify";
+import type { ComponentChildren } from "preact";
+import type { ProjectStatus } from "../../db/schema.js";
+import type { ProjectAccess } from "../../modules/access/access.service.js";
+import type { Project } from "../../modules/projects/projects.service.js";
+import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
+import { formValues, stateFromError } from "../form-data.js";
+import { Notice, TabPanel, Tabs } from "../ui/components.js";
+import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
+import { ProjectLayout } from "../ui/layout.js";
+import { sendPage } from "../ui/render.js";
+import { ProjectFields, projectFormValues, projectInputFromForm } from "./project-form.js";
+
+/**
+ * The tabs of project settings, in order. Adding a tab is one line here plus its route, which
+ * renders `<SettingsPage tab="…">`. `path` is appended to `/b/<id>/settings`.
+ */
+export const settingsTabs = [
+  { id: "general", label: "General", path: "" },
+  { id: "api", label: "API", path: "/api" },
+  { id: "integrations", label: "Integrations", path: "/integrations" },
+] as const;
+
+export type SettingsTab = (typeof settingsTabs)[number]["id"];
+
+/** A settings page: the project frame, the settings tabs, and the selected tab's panel. */
+export function SettingsPage(props: {
+  ctx: PageContext;
+  project: Pick<Project, "id" | "name" | "status">;
+  tab: SettingsTab;
+  children: ComponentChildren;
+}) {
+  const tabs = settingsTabs.map((t) => ({
+    id: t.id,
+    label: t.label,
+    href: `/b/${props.project.id}/settings${t.path}`,
+  }));
+  const label = settingsTabs.find((t) => t.id === props.tab)?.label ?? "Settings";
+  return (
+    <ProjectLayout ctx={props.ctx} project={props.project} section="settings" title={`Settings: ${label}`}>
+      <h2 class="visually-hidden">Settings</h2>
+      <Tabs label="Project settings" tabs={tabs} current={props.tab} />
+      <TabPanel id={props.tab}>{props.children}</TabPanel>
+    </ProjectLayout>
+  );
+}
+
+const statusActions: Record<
+  ProjectStatus,
+  { status: ProjectStatus; label: string; variant: "primary" | "secondary" | "danger" }[]
+> = {
+  DRAFT: [
+    { status: "PUBLISHED", label: "Publish", variant: "primary" },
+    { status: "ARCHIVED", label: "Archive", variant: "secondary" },
+  ],
+  PUBLISHED: [
+    { status: "DRAFT", label: "Unpublish", variant: "secondary" },
+    { status: "ARCHIVED", label: "Archive", variant: "secondary" },
+  ],
+  ARCHIVED: [{ status: "DRAFT", label: "Restore as draft", variant: "secondary" }],
+};
+
+const statusText: Record<ProjectStatus, string> = {
+  DRAFT: "Draft: only your team sees this event.",
+  PUBLISHED: "Published: the event, its published sessions and on-sale tickets are public through the API.",
+  ARCHIVED: "Archived: the event is over and hidden from the public.",
+};
+
+function GeneralTab(props: { ctx: PageContext; project: Project; access: ProjectAccess; state: FormState }) {
+  const { ctx, project } = props;
+  const base = `/b/${project.id}/settings`;
+  if (!props.access.canManage) {
+    return (
+      <SettingsPage ctx={ctx} project={project} tab="general">
+        <Notice kind="info">Only the project's owners and admins can change these settings.</Notice>
+        <dl class="facts">
+          <div>
+            <dt>Name</dt>
+            <dd>{project.name}</dd>
+          </div>
+          <div>
+            <dt>Time zone</dt>
+            <dd>{project.timezone}</dd>
+          </div>
+          <div>
+            <dt>Status</dt>
+            <dd>{project.status.toLowerCase()}</dd>
+          </div>
+        </dl>
+      </SettingsPage>
+    );
+  }
+  return (
+    <SettingsPage ctx={ctx} project={project} tab="general">
+      <section class="panel" aria-labelledby="details-heading">
+        <h3 id="details-heading">Event details</h3>
+        <Form action={base} csrf={ctx.csrf} label="Event details">
+          <FormError state={props.state} />
+          <ProjectFields state={props.state} />
+          <div class="form-actions">
+            <SubmitButton>Save changes</SubmitButton>
+          </div>
+        </Form>
+      </section>
+      <section class="panel" aria-labelledby="status-heading">
+        <h3 id="status-heading">Status</h3>
+        <p>{statusText[project.status]}</p>
+        <Form action={`${base}/status`} csrf={ctx.csrf} label="Status" class="button-row">
+          {statusActions[project.status].map((action) => (
+            <SubmitButton name="status" value={action.status} variant={action.variant}>
+              {action.label}
+            </SubmitButton>
+          ))}
+        </Form>
+      </section>
+    </SettingsPage>
+  );
+}
+
+/** Project settings: the General tab (the API and Integrations tabs live in `../apps/`). */
+export function registerSettingsPages(app: FastifyInstance): void {
+  const { services } = app;
+
+  app.get<{ Params: { projectId: string } }>("/b/:projectId/settings", async (request, reply) => {
+    const actor = actorOf(request);
+    const access = await services.access.require(actor, request.params.projectId);
+    const project = await services.projects.get(actor, access.projectId);
+    const state = formState(projectFormValues(project));
+    return sendPage(
+      reply,
+      <GeneralTab ctx={pageContext(request, reply)} project={project} access={access} state={state} />,
+    );
+  });
+
+  app.post<{ Params: { projectId: string } }>("/b/:projectId/settings", async (request, reply) => {
+    const actor = actorOf(request);
+    const access = await services.access.require(actor, request.params.projectId);
+    const values = formValues(request.body);
+    try {
+      const project = await services.projects.update(actor, access.projectId, projectInputFromForm(values));
+      return redirectTo(request, reply, `/b/${project.id}/settings`, {
+        kind: "success",
+        text: "Changes saved.",
+      });
+    } catch (error) {
+      const state = stateFromError(error, values);
+      const project = await services.projects.get(actor, access.projectId);
+      return sendPage(
+        reply,
+        <GeneralTab ctx={pageContext(request, reply)} project={project} access={access} state={state} />,
+        400,
+      );
+    }
+  });
+
+  app.post<{ Params: { projectId: string } }>("/b/:projectId/settings/status", async (request, reply) => {
+    const actor = actorOf(request);
+    const status = formValues(request.body).status as ProjectStatus;
+    const project = await services.projects.update(actor, request.params.projectId, { status });
+    const text = {
+      DRAFT: "The project is a draft again.",
+      PUBLISHED: "The project is published.",
+      ARCHIVED: "The project is archived.",
+    };
+    return redirectTo(request, reply, `/b/${project.id}/settings`, {
+      kind: "success",
+      text: text[project.status],
+    });
+  });
+}

@@ -1,0 +1,264 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { notFound } from "../../errors.js";
+import type { Speaker } from "../../modules/agenda/agenda.service.js";
+import { type PageContext, pageContext, redirectTo } from "../context.js";
+import { formValues, optional, stateFromError } from "../form-data.js";
+import { EmptyState } from "../ui/components.js";
+import {
+  Form,
+  FormError,
+  type FormState,
+  formState,
+  SubmitButton,
+  TextAreaField,
+  TextField,
+} from "../ui/forms.js";
+import { PageHeading, ProjectLayout } from "../ui/layout.js";
+import { sendPage } from "../ui/render.js";
+import { listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
+
+type ProjectRequest = FastifyRequest<{ Params: { projectId: string } }>;
+type SpeakerRequest = FastifyRequest<{ Params: { projectId: string; speakerId: string } }>;
+
+function SpeakerFields(props: { state: FormState }) {
+  return (
+    <>
+      <TextField name="name" label="Name" state={props.state} required />
+      <div class="field-row">
+        <TextField name="jobTitle" label="Job title" state={props.state} />
+        <TextField name="company" label="Company" state={props.state} />
+      </div>
+      <TextAreaField name="bio" label="Bio" state={props.state} rows={3} />
+      <TextField name="photoUrl" label="Photo URL" type="url" state={props.state} />
+    </>
+  );
+}
+
+function SpeakersPage(props: {
+  ctx: PageContext;
+  data: ProjectPageData;
+  speakers: Speaker[];
+  nextCursor: string | null;
+  state: FormState;
+}) {
+  const { project } = props.data;
+  const base = `/b/${project.id}/speakers`;
+  return (
+    <ProjectLayout ctx={props.ctx} project={project} section="speakers" title="Speakers">
+      <div class="grid-2">
+        <section aria-labelledby="speakers-heading">
+          <PageHeading title="Speakers" level={2} />
+          {props.speakers.length === 0 ? (
+            <EmptyState title="No speakers yet">
+              <p>Add the people who speak at your event, then assign them to sessions in the agenda.</p>
+            </EmptyState>
+          ) : (
+            <div class="table-wrap">
+              <table>
+                <caption class="visually-hidden">Speakers</caption>
+                <thead>
+                  <tr>
+                    <th scope="col">Name</th>
+                    <th scope="col">Role</th>
+                    <th scope="col">
+                      <span class="visually-hidden">Actions</span>
+                    </th>
+                  </tr>
+                </thead>
+                <tbody>
+                  {props.speakers.map((speaker) => (
+                    <tr>
+                      <td>
+                        <strong>{speaker.name}</strong>
+                      </td>
+                      <td class="muted">
+                        {[speaker.jobTitle, speaker.company].filter(Boolean).join(", ") || "—"}
+                      </td>
+                      <td>
+                        <div class="row-actions">
+                          <a href={`${base}/${speaker.id}`} aria-label={`Edit ${speaker.name}`}>
+                            Edit
+                          </a>
+                        </div>
+                      </td>
+                    </tr>
+                  ))}
+                </tbody>
+              </table>
+            </div>
+          )}
+          {props.nextCursor ? (
+            <p>
+              <a href={`${base}?after=${encodeURIComponent(props.nextCursor)}`}>More speakers</a>
+            </p>
+          ) : null}
+        </section>
+        <section class="panel" aria-labelledby="add-speaker-heading">
+          <h2 id="add-speaker-heading">Add speaker</h2>
+          <Form action={base} csrf={props.ctx.csrf} label="Add speaker">
+            <FormError state={props.state} />
+            <SpeakerFields state={props.state} />
+            <SubmitButton>Add speaker</SubmitButton>
+          </Form>
+        </section>
+      </div>
+    </ProjectLayout>
+  );
+}
+
+function EditSpeakerPage(props: {
+  ctx: PageContext;
+  data: ProjectPageData;
+  speaker: Speaker;
+  state: FormState;
+}) {
+  const { project } = props.data;
+  const base = `/b/${project.id}/speakers`;
+  return (
+    <ProjectLayout ctx={props.ctx} project={project} section="speakers" title="Edit speaker">
+      <div class="narrow-panel panel">
+        <PageHeading title="Edit speaker" level={2} />
+        <Form action={`${base}/${props.speaker.id}`} csrf={props.ctx.csrf} label="Edit speaker">
+          <FormError state={props.state} />
+          <SpeakerFields state={props.state} />
+          <div class="form-actions">
+            <SubmitButton>Save speaker</SubmitButton>
+            <a class="button button-secondary" href={base}>
+              Cancel
+            </a>
+          </div>
+        </Form>
+        <Form
+          action={`${base}/${props.speaker.id}/delete`}
+          csrf={props.ctx.csrf}
+          class="danger-zone"
+          confirm={`Delete the speaker “${props.speaker.name}”? They are removed from their sessions.`}
+        >
+          <SubmitButton variant="danger">Delete speaker</SubmitButton>
+        </Form>
+      </div>
+    </ProjectLayout>
+  );
+}
+
+function speakerInput(values: Record<string, string>) {
+  return {
+    name: values.name ?? "",
+    jobTitle: values.jobTitle ?? "",
+    company: values.company ?? "",
+    bio: values.bio ?? "",
+    photoUrl: optional(values.photoUrl) ?? null,
+  };
+}
+
+/** Speakers: the list, "Add speaker", edit and delete. */
+export function registerSpeakerPages(app: FastifyInstance): void {
+  const { services } = app;
+
+  async function renderList(
+    request: ProjectRequest,
+    reply: FastifyReply,
+    data: ProjectPageData,
+    state: FormState,
+    status = 200,
+  ) {
+    const after = (request.query as { after?: string } | undefined)?.after;
+    const page = await services.agenda.listSpeakers(
+      data.access,
+      { includeUnpublished: true },
+      listWindow(after),
+    );
+    return sendPage(
+      reply,
+      <SpeakersPage
+        ctx={pageContext(request, reply)}
+        data={data}
+        speakers={page.items}
+        nextCursor={page.hasNextPage ? page.endCursor : null}
+        state={state}
+      />,
+      status,
+    );
+  }
+
+  async function findSpeaker(data: ProjectPageData, speakerId: string): Promise<Speaker> {
+    const found = await services.agenda.findSpeaker(data.actor, speakerId);
+    if (!found || found.item.projectId !== data.project.id) throw notFound("Speaker");
+    return found.item;
+  }
+
+  app.get("/b/:projectId/speakers", async (request: ProjectRequest, reply) => {
+    return renderList(request, reply, await loadProjectPage(app, request), formState());
+  });
+
+  app.post("/b/:projectId/speakers", async (request: ProjectRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const values = formValues(request.body);
+    try {
+      const speaker = await services.agenda.createSpeaker(data.actor, {
+        projectId: data.project.id,
+        ...speakerInput(values),
+      });
+      return redirectTo(request, reply, `/b/${data.project.id}/speakers`, {
+        kind: "success",
+        text: `Speaker “${speaker.name}” added.`,
+      });
+    } catch (error) {
+      return renderList(request, reply, data, stateFromError(error, values), 400);
+    }
+  });
+
+  app.get("/b/:projectId/speakers/:speakerId", async (request: SpeakerRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const speaker = await findSpeaker(data, request.params.speakerId);
+    const values = {
+      name: speaker.name,
+      jobTitle: speaker.jobTitle ?? "",
+      company: speaker.company ?? "",
+      bio: speaker.bio ?? "",
+      photoUrl: speaker.photoUrl ?? "",
+    };
+    return sendPage(
+      reply,
+      <EditSpeakerPage
+        ctx={pageContext(request, reply)}
+        data={data}
+        speaker={speaker}
+        state={formState(values)}
+      />,
+    );
+  });
+
+  app.post("/b/:projectId/speakers/:speakerId", async (request: SpeakerRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const speaker = await findSpeaker(data, request.params.speakerId);
+    const values = formValues(request.body);
+    try {
+      const updated = await services.agenda.updateSpeaker(data.actor, {
+        id: speaker.id,
+        ...speakerInput(values),
+      });
+      return redirectTo(request, reply, `/b/${data.project.id}/speakers`, {
+        kind: "success",
+        text: `Speaker “${updated.name}” saved.`,
+      });
+    } catch (error) {
+      const state = stateFromError(error, values);
+      return sendPage(
+        reply,
+        <EditSpeakerPage ctx={pageContext(request, reply)} data={data} speaker={speaker} state={state} />,
+        400,
+      );
+    }
+  });
+
+  app.post("/b/:projectId/speakers/:speakerId/delete", async (request: SpeakerRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const speaker = await findSpeaker(data, request.params.speakerId);
+    await services.agenda.deleteSpeaker(data.actor, { id: speaker.id });
+    return redirectTo(request, reply, `/b/${data.project.id}/speakers`, {
+      kind: "success",
+      text: `Speaker “${speaker.name}” deleted.`,
+    });
+  });
+}

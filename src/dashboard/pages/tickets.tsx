@@ -1,0 +1,219 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { TicketType } from "../../modules/tickets/tickets.service.js";
+import { type PageContext, pageContext, redirectTo } from "../context.js";
+import { FormReader, formValues, stateFromError } from "../form-data.js";
+import { formatMoney, parseMoney } from "../money.js";
+import { formatDateTime } from "../time.js";
+import { EmptyState } from "../ui/components.js";
+import {
+  Form,
+  FormError,
+  type FormState,
+  formState,
+  SubmitButton,
+  TextAreaField,
+  TextField,
+} from "../ui/forms.js";
+import { PageHeading, ProjectLayout } from "../ui/layout.js";
+import { sendPage } from "../ui/render.js";
+import { listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
+
+type ProjectRequest = FastifyRequest<{ Params: { projectId: string } }>;
+type TicketRequest = FastifyRequest<{ Params: { projectId: string; ticketTypeId: string } }>;
+
+function salesWindow(ticketType: TicketType, timeZone: string): string {
+  if (!ticketType.salesStartAt && !ticketType.salesEndAt) return "Always";
+  const from = ticketType.salesStartAt ? `from ${formatDateTime(ticketType.salesStartAt, timeZone)}` : "";
+  const until = ticketType.salesEndAt ? `until ${formatDateTime(ticketType.salesEndAt, timeZone)}` : "";
+  return [from, until].filter(Boolean).join(" ");
+}
+
+function TicketsPage(props: {
+  ctx: PageContext;
+  data: ProjectPageData;
+  ticketTypes: TicketType[];
+  sold: Map<string, number>;
+  state: FormState;
+}) {
+  const { project } = props.data;
+  const base = `/b/${project.id}/tickets`;
+  return (
+    <ProjectLayout ctx={props.ctx} project={project} section="tickets" title="Tickets">
+      <PageHeading title="Ticket types" level={2} />
+      {props.ticketTypes.length === 0 ? (
+        <EmptyState title="No ticket types yet">
+          <p>Create a ticket type (e.g. “Early bird”) to start registering attendees.</p>
+        </EmptyState>
+      ) : (
+        <div class="table-wrap">
+          <table>
+            <caption class="visually-hidden">Ticket types</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col" class="num">
+                  Price
+                </th>
+                <th scope="col" class="num">
+                  Quantity
+                </th>
+                <th scope="col" class="num">
+                  Sold
+                </th>
+                <th scope="col" class="num">
+                  Remaining
+                </th>
+                <th scope="col">On sale</th>
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.ticketTypes.map((ticketType) => {
+                const sold = props.sold.get(ticketType.id) ?? 0;
+                return (
+                  <tr>
+                    <th scope="row">
+                      {ticketType.name}
+                      {ticketType.description ? (
+                        <div class="muted small">{ticketType.description}</div>
+                      ) : null}
+                    </th>
+                    <td class="num">{formatMoney(ticketType.priceMinor, ticketType.currency)}</td>
+                    <td class="num">{ticketType.quantity}</td>
+                    <td class="num">{sold}</td>
+                    <td class="num">{Math.max(ticketType.quantity - sold, 0)}</td>
+                    <td class="muted">{salesWindow(ticketType, project.timezone)}</td>
+                    <td>
+                      <Form
+                        action={`${base}/${ticketType.id}/delete`}
+                        csrf={props.ctx.csrf}
+                        class="inline-form"
+                        confirm={`Delete the ticket type “${ticketType.name}”?`}
+                      >
+                        <button
+                          type="submit"
+                          class="button button-link"
+                          aria-label={`Delete ticket type ${ticketType.name}`}
+                        >
+                          Delete
+                        </button>
+                      </Form>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <section class="panel spaced" aria-labelledby="add-ticket-heading">
+        <h2 id="add-ticket-heading">Add ticket type</h2>
+        <Form action={base} csrf={props.ctx.csrf} label="Add ticket type">
+          <FormError state={props.state} />
+          <div class="field-row">
+            <TextField name="name" label="Name" state={props.state} required />
+            <TextField name="quantity" label="Quantity" type="number" min="0" state={props.state} required />
+          </div>
+          <div class="field-row">
+            <TextField
+              name="price"
+              label="Price"
+              state={props.state}
+              required
+              hint="e.g. 49.00; 0 for free tickets."
+            />
+            <TextField
+              name="currency"
+              label="Currency"
+              state={props.state}
+              required
+              hint="ISO code, e.g. EUR."
+            />
+          </div>
+          <TextAreaField name="description" label="Description" state={props.state} rows={2} />
+          <div class="field-row">
+            <TextField name="salesStartAt" label="Sales start" type="datetime-local" state={props.state} />
+            <TextField name="salesEndAt" label="Sales end" type="datetime-local" state={props.state} />
+          </div>
+          <div class="form-actions">
+            <SubmitButton>Add ticket type</SubmitButton>
+          </div>
+        </Form>
+      </section>
+    </ProjectLayout>
+  );
+}
+
+/** Tickets: ticket types with sold and remaining counts, "Add ticket type" and delete. */
+export function registerTicketPages(app: FastifyInstance): void {
+  const { services } = app;
+
+  async function render(
+    request: ProjectRequest,
+    reply: FastifyReply,
+    data: ProjectPageData,
+    state: FormState,
+    status = 200,
+  ) {
+    const page = await services.tickets.listTicketTypes(data.access, { onSaleOnly: false }, listWindow());
+    const sold = await services.tickets.soldCounts(page.items.map((t) => t.id));
+    return sendPage(
+      reply,
+      <TicketsPage
+        ctx={pageContext(request, reply)}
+        data={data}
+        ticketTypes={page.items}
+        sold={sold}
+        state={state}
+      />,
+      status,
+    );
+  }
+
+  app.get("/b/:projectId/tickets", async (request: ProjectRequest, reply) => {
+    return render(request, reply, await loadProjectPage(app, request), formState({ currency: "EUR" }));
+  });
+
+  app.post("/b/:projectId/tickets", async (request: ProjectRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const values = formValues(request.body);
+    try {
+      const form = new FormReader(values, data.project.timezone);
+      const currency = form.text("currency").trim().toUpperCase();
+      const priceMinor = parseMoney(form.text("price"), currency);
+      if (priceMinor === undefined) form.problem("price", "must be an amount such as 49.00");
+      const input = {
+        projectId: data.project.id,
+        name: form.text("name"),
+        description: form.text("description"),
+        priceMinor: priceMinor ?? 0,
+        currency,
+        quantity: form.integer("quantity", true) ?? 0,
+        salesStartAt: form.time("salesStartAt", false),
+        salesEndAt: form.time("salesEndAt", false),
+      };
+      form.done();
+      const ticketType = await services.tickets.createTicketType(data.actor, input);
+      return redirectTo(request, reply, `/b/${data.project.id}/tickets`, {
+        kind: "success",
+        text: `Ticket type “${ticketType.name}” added.`,
+      });
+    } catch (error) {
+      // The service names the amount `priceMinor`; the form calls it `price`.
+      const state = stateFromError(error, values);
+      if (state.errors.priceMinor) state.errors.price ??= state.errors.priceMinor;
+      return render(request, reply, data, state, 400);
+    }
+  });
+
+  app.post("/b/:projectId/tickets/:ticketTypeId/delete", async (request: TicketRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const deleted = await services.tickets.deleteTicketType(data.actor, { id: request.params.ticketTypeId });
+    return redirectTo(request, reply, `/b/${data.project.id}/tickets`, {
+      kind: "success",
+      text: `Ticket type “${deleted.name}” deleted.`,
+    });
+  });
+}

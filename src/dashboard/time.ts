@@ -1,0 +1,122 @@
+import { badInput } from "../errors.js";
+
+// The dashboard shows and edits times in the project's time zone; the services store UTC.
+// `<input type="datetime-local">` sends wall-clock time without a zone, so it is converted here.
+
+function partsInZone(date: Date, timeZone: string): Record<string, number> {
+  const parts = new Intl.DateTimeFormat("en-US", {
+    timeZone,
+    hourCycle: "h23",
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+  }).formatToParts(date);
+  return Object.fromEntries(parts.filter((p) => p.type !== "literal").map((p) => [p.type, Number(p.value)]));
+}
+
+function offsetMs(date: Date, timeZone: string): number {
+  const p = partsInZone(date, timeZone);
+  const asUtc = Date.UTC(
+    p.year ?? 0,
+    (p.month ?? 1) - 1,
+    p.day ?? 1,
+    p.hour ?? 0,
+    p.minute ?? 0,
+    p.second ?? 0,
+  );
+  return asUtc - Math.floor(date.getTime() / 1000) * 1000;
+}
+
+/** The `datetime-local` value (YYYY-MM-DDTHH:mm) of a UTC instant in a zone; "" for none. */
+export function toLocalInput(iso: string | null | undefined, timeZone: string): string {
+  if (!iso) return "";
+  const p = partsInZone(new Date(iso), timeZone);
+  const pad = (n: number | undefined) => String(n ?? 0).padStart(2, "0");
+  return `${p.year}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}`;
+}
+
+/**
+ * The UTC instant of a wall-clock time in a zone. Two passes settle the offset around a DST change;
+ * a time that does not exist (skipped by DST) lands on the next valid one.
+ */
+export function fromLocalInput(local: string, timeZone: string): string | undefined {
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(local.trim());
+  if (!match) return undefined;
+  const [, y, mo, d, h, mi] = match.map(Number);
+  const wall = Date.UTC(y ?? 0, (mo ?? 1) - 1, d ?? 1, h ?? 0, mi ?? 0);
+  if (Number.isNaN(wall)) return undefined;
+  let guess = wall - offsetMs(new Date(wall), timeZone);
+  guess = wall - offsetMs(new Date(guess), timeZone);
+  return new Date(guess).toISOString();
+}
+
+/**
+ * Reads optional date-time fields of a form in a zone: blank → null, unparseable → a field error
+ * named after the input (all problems reported together).
+ */
+export function readLocalTimes<K extends string>(
+  values: Record<string, string>,
+  names: readonly K[],
+  timeZone: string,
+): Record<K, string | null> {
+  const result = {} as Record<K, string | null>;
+  const problems: { field: string[]; message: string }[] = [];
+  for (const name of names) {
+    const raw = values[name]?.trim() ?? "";
+    if (!raw) {
+      result[name] = null;
+      continue;
+    }
+    const iso = fromLocalInput(raw, timeZone);
+    if (iso) result[name] = iso;
+    else problems.push({ field: [name], message: "must be a date and time, e.g. 2026-05-04 09:00" });
+  }
+  if (problems.length > 0) throw badInput(problems);
+  return result;
+}
+
+/** A date and time for people, in the project's zone: "Mon, 4 May 2026, 09:00". */
+export function formatDateTime(iso: string | null | undefined, timeZone: string): string {
+  if (!iso) return "—";
+  return new Intl.DateTimeFormat("en-GB", {
+    timeZone,
+    weekday: "short",
+    day: "numeric",
+    month: "short",
+    year: "numeric",
+    hour: "2-digit",
+    minute: "2-digit",
+  }).format(new Date(iso));
+}
+
+/** A time of day in the zone: "09:00". */
+export function formatTime(iso: string, timeZone: string): string {
+  return new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit" }).format(
+    new Date(iso),
+  );
+}
+
+/** A calendar day in the zone: "Monday, 4 May 2026". */
+export function formatDay(iso: string, timeZone: string): string {
+  return new Intl.DateTimeFormat("en-GB", {
+    timeZone,
+    weekday: "long",
+    day: "numeric",
+    month: "long",
+    year: "numeric",
+  }).format(new Date(iso));
+}
+
+let zones: { value: string; label: string }[] | undefined;
+
+/** Every IANA time zone this runtime knows, for the time-zone select. */
+export function timeZoneOptions(): { value: string; label: string }[] {
+  zones ??= ["UTC", ...Intl.supportedValuesOf("timeZone").filter((z) => z !== "UTC")].map((z) => ({
+    value: z,
+    label: z.replaceAll("_", " "),
+  }));
+  return zones;
+}

@@ -1,0 +1,89 @@
+import type { ComponentChildren } from "preact";
+
+/** A one-off message shown at the top of the next page (after a redirect). */
+export interface Flash {
+  kind: "success" | "error" | "info";
+  text: string;
+}
+
+/** A success, error or info banner; errors are announced to screen readers at once. */
+export function Notice(props: { kind: Flash["kind"]; children: ComponentChildren }) {
+  return (
+    <div class={`notice notice-${props.kind}`} role={props.kind === "error" ? "alert" : "status"}>
+      {props.children}
+    </div>
+  );
+}
+
+/** What a list shows when it has nothing yet, with the action that fills it. */
+export function EmptyState(props: { title: string; children?: ComponentChildren }) {
+  return (
+    <div class="empty">
+      <p class="empty-title">{props.title}</p>
+      {props.children}
+    </div>
+  );
+}
+
+/** One tab of a `Tabs` bar: a link to its own page. */
+export interface TabLink {
+  id: string;
+  label: string;
+  href: string;
+}
+
+/**
+ * Tabs as links (each tab is its own URL, so it works without script and can be bookmarked), with
+ * the ARIA tab roles so assistive technology announces them as tabs; `TabPanel` is the content.
+ */
+export function Tabs(props: { label: string; tabs: readonly TabLink[]; current: string }) {
+  return (
+    <div class="tabs" role="tablist" aria-label={props.label}>
+      {props.tabs.map((tab) => {
+        const selected = tab.id === props.current;
+        return (
+          <a
+            id={`tab-${tab.id}`}
+            role="tab"
+            href={tab.href}
+            aria-selected={selected ? "true" : "false"}
+            aria-controls={selected ? `panel-${tab.id}` : undefined}
+            tabIndex={selected ? 0 : -1}
+            class={selected ? "tab tab-current" : "tab"}
+          >
+            {tab.label}
+          </a>
+        );
+      })}
+    </div>
+  );
+}
+
+/** The content of the selected tab, labelled by it. */
+export function TabPanel(props: { id: string; children: ComponentChildren }) {
+  return (
+    <section id={`panel-${props.id}`} role="tabpanel" aria-labelledby={`tab-${props.id}`} class="tabpanel">
+      {props.children}
+    </section>
+  );
+}
+
+/** A modal dialog rendered open by the server (e.g. a secret shown once); its actions close it. */
+export function Dialog(props: { id: string; title: string; children: ComponentChildren }) {
+  return (
+    <div class="dialog-backdrop">
+      <div class="dialog" role="dialog" aria-modal="true" aria-labelledby={`${props.id}-title`} id={props.id}>
+        <h2 id={`${props.id}-title`}>{props.title}</h2>
+        {props.children}
+      </div>
+    </div>
+  );
+}
+
+/** A small coloured label for a status value. */
+export function Badge(props: {
+  tone?: "neutral" | "success" | "warning" | "danger";
+  children: ComponentChildren;
+}) {
+  return <span class={`badge badge-${props.tone ?? "neutral"}`}>{props.children}</span>;
+}

@@ -1,0 +1,232 @@
+import type { ComponentChildren } from "preact";
+
+/** What a form shows: the submitted values (kept on error) and one message per field name. */
+export interface FormState {
+  values: Record<string, string>;
+  errors: Record<string, string>;
+  /** A message about the form as a whole (e.g. wrong credentials). */
+  formError?: string;
+}
+
+/** An empty form, optionally prefilled. */
+export function formState(values: Record<string, string> = {}): FormState {
+  return { values, errors: {} };
+}
+
+/** The name of the hidden field that carries the CSRF token. */
+export const csrfFieldName = "_csrf";
+
+/** A POST form carrying the CSRF token; every state-changing form of the dashboard is one. */
+export function Form(props: {
+  action: string;
+  csrf: string;
+  label?: string;
+  class?: string;
+  /** Asks for confirmation before submitting (progressive enhancement, see dashboard.js). */
+  confirm?: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <form
+      method="post"
+      action={props.action}
+      class={props.class ?? "form"}
+      aria-label={props.label}
+      data-confirm={props.confirm}
+      noValidate
+    >
+      <input type="hidden" name={csrfFieldName} value={props.csrf} />
+      {props.children}
+    </form>
+  );
+}
+
+/** The whole-form error, shown above the fields. */
+export function FormError(props: { state: FormState }) {
+  if (!props.state.formError) return null;
+  return (
+    <div class="notice notice-error" role="alert">
+      {props.state.formError}
+    </div>
+  );
+}
+
+interface FieldProps {
+  name: string;
+  label: string;
+  state: FormState;
+  /** Makes element ids unique when two forms on a page have a field of the same name. */
+  idPrefix?: string;
+  hint?: string;
+  required?: boolean;
+}
+
+function describedBy(props: FieldProps): string | undefined {
+  const ids = [
+    props.hint ? `${fieldId(props.name, props.idPrefix)}-hint` : "",
+    props.state.errors[props.name] ? `${fieldId(props.name, props.idPrefix)}-error` : "",
+  ];
+  return ids.filter(Boolean).join(" ") || undefined;
+}
+
+/** The element id of a field, derived from its (possibly dotted) input name. */
+export function fieldId(name: string, prefix = "f"): string {
+  return `${prefix}-${name.replace(/[^A-Za-z0-9_-]/g, "-")}`;
+}
+
+function FieldFrame(props: FieldProps & { children: ComponentChildren }) {
+  const error = props.state.errors[props.name];
+  const id = fieldId(props.name, props.idPrefix);
+  return (
+    <div class={error ? "field field-invalid" : "field"}>
+      <label for={id}>
+        {props.label}
+        {props.required ? null : <span class="optional"> (optional)</span>}
+      </label>
+      {props.children}
+      {props.hint ? (
+        <p class="hint" id={`${id}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
+      {error ? (
+        <p class="field-error" id={`${id}-error`}>
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+/** A labelled text-like input with its hint and server-side error. */
+export function TextField(
+  props: FieldProps & {
+    type?: "text" | "email" | "password" | "url" | "number" | "datetime-local" | "search";
+    autocomplete?: string;
+    min?: string;
+    step?: string;
+  },
+) {
+  const keep = props.type !== "password";
+  return (
+    <FieldFrame {...props}>
+      <input
+        id={fieldId(props.name, props.idPrefix)}
+        name={props.name}
+        // Preact types `type` as a union tied to `role`; every value here is a textbox-like input.
+        type={(props.type ?? "text") as "text"}
+        value={keep ? (props.state.values[props.name] ?? "") : ""}
+        required={props.required}
+        autoComplete={props.autocomplete}
+        min={props.min}
+        step={props.step}
+        aria-invalid={props.state.errors[props.name] ? "true" : undefined}
+        aria-describedby={describedBy(props)}
+      />
+    </FieldFrame>
+  );
+}
+
+/** A labelled multi-line text input. */
+export function TextAreaField(props: FieldProps & { rows?: number }) {
+  return (
+    <FieldFrame {...props}>
+      <textarea
+        id={fieldId(props.name, props.idPrefix)}
+        name={props.name}
+        rows={props.rows ?? 4}
+        aria-invalid={props.state.errors[props.name] ? "true" : undefined}
+        aria-describedby={describedBy(props)}
+      >
+        {props.state.values[props.name] ?? ""}
+      </textarea>
+    </FieldFrame>
+  );
+}
+
+/** An option of a select: its submitted value and its visible label. */
+export interface Option {
+  value: string;
+  label: string;
+}
+
+/** A labelled single select. */
+export function SelectField(props: FieldProps & { options: readonly Option[]; placeholder?: string }) {
+  const current = props.state.values[props.name] ?? "";
+  return (
+    <FieldFrame {...props}>
+      <select
+        id={fieldId(props.name, props.idPrefix)}
+        name={props.name}
+        aria-invalid={props.state.errors[props.name] ? "true" : undefined}
+        aria-describedby={describedBy(props)}
+      >
+        {props.placeholder !== undefined ? <option value="">{props.placeholder}</option> : null}
+        {props.options.map((o) => (
+          <option value={o.value} selected={o.value === current}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </FieldFrame>
+  );
+}
+
+/** A group of checkboxes sharing one name; the submitted value is the list of checked values. */
+export function CheckboxGroup(
+  props: FieldProps & { options: readonly (Option & { description?: string })[]; checked: readonly string[] },
+) {
+  const error = props.state.errors[props.name];
+  return (
+    <fieldset class={error ? "field field-invalid" : "field"} aria-describedby={describedBy(props)}>
+      <legend>{props.label}</legend>
+      {props.options.map((o) => {
+        const id = `${fieldId(props.name, props.idPrefix)}-${fieldId(o.value)}`;
+        return (
+          <div class="checkbox">
+            <input
+              type="checkbox"
+              id={id}
+              name={props.name}
+              value={o.value}
+              checked={props.checked.includes(o.value)}
+            />
+            <label for={id}>
+              <span class="checkbox-label">{o.label}</span>
+              {o.description ? <span class="hint">{o.description}</span> : null}
+            </label>
+          </div>
+        );
+      })}
+      {props.hint ? (
+        <p class="hint" id={`${fieldId(props.name, props.idPrefix)}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
+      {error ? (
+        <p class="field-error" id={`${fieldId(props.name, props.idPrefix)}-error`}>
+          {error}
+        </p>
+      ) : null}
+    </fieldset>
+  );
+}
+
+/** The primary (or a secondary/danger) button of a form. */
+export function SubmitButton(props: {
+  children: ComponentChildren;
+  variant?: "primary" | "secondary" | "danger";
+  name?: string;
+  value?: string;
+}) {
+  return (
+    <button
+      type="submit"
+      class={`button button-${props.variant ?? "primary"}`}
+      name={props.name}
+      value={props.value}
+    >
+      {props.children}
+    </button>
+  );
+}

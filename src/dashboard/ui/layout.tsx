@@ -1,0 +1,150 @@
+import type { ComponentChildren } from "preact";
+import { assetPath } from "../assets.js";
+import type { PageContext } from "../context.js";
+import { Badge, Notice } from "./components.js";
+import { Form } from "./forms.js";
+
+/** The frame of every dashboard page: header, flash message, main landmark, footer. */
+export function Layout(props: {
+  ctx: PageContext;
+  title: string;
+  narrow?: boolean;
+  children: ComponentChildren;
+}) {
+  const { ctx } = props;
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>{`${props.title} · Eventgraph`}</title>
+        <link rel="stylesheet" href={assetPath("dashboard.css")} />
+        <script src={assetPath("dashboard.js")} defer />
+      </head>
+      <body>
+        <a class="skip-link" href="#main">
+          Skip to content
+        </a>
+        <header class="site-header">
+          <div class="container header-inner">
+            <a class="brand" href="/">
+              <span class="brand-mark" aria-hidden="true">
+                eg
+              </span>
+              Eventgraph
+            </a>
+            {ctx.user ? (
+              <nav aria-label="Account" class="account-nav">
+                <a href="/">Projects</a>
+                <span class="account-name">{ctx.user.name}</span>
+                <Form action="/logout" csrf={ctx.csrf} class="inline-form">
+                  <button type="submit" class="button button-link">
+                    Log out
+                  </button>
+                </Form>
+              </nav>
+            ) : (
+              <nav aria-label="Account" class="account-nav">
+                <a href="/login">Log in</a>
+                <a class="button button-secondary button-small" href="/signup">
+                  Sign up
+                </a>
+              </nav>
+            )}
+          </div>
+        </header>
+        {ctx.user && !ctx.user.emailVerified ? (
+          <div class="verify-banner">
+            <div class="container verify-inner">
+              <span>
+                Please verify your email address (<strong>{ctx.user.email}</strong>): we sent you a link.
+                Until then your projects are unverified.
+              </span>
+              <Form action="/verify-email/resend" csrf={ctx.csrf} class="inline-form">
+                <button type="submit" class="button button-link">
+                  Resend verification email
+                </button>
+              </Form>
+            </div>
+          </div>
+        ) : null}
+        <main id="main" class={props.narrow ? "container container-narrow" : "container"}>
+          {ctx.flash ? <Notice kind={ctx.flash.kind}>{ctx.flash.text}</Notice> : null}
+          {props.children}
+        </main>
+        <footer class="site-footer">
+          <div class="container">Eventgraph · self-hosted event management</div>
+        </footer>
+      </body>
+    </html>
+  );
+}
+
+/** A project's section, for the project navigation. */
+export type ProjectSection =
+  | "overview"
+  | "agenda"
+  | "speakers"
+  | "tickets"
+  | "attendees"
+  | "checkin"
+  | "settings";
+
+const sections: { id: ProjectSection; label: string; path: string }[] = [
+  { id: "overview", label: "Overview", path: "" },
+  { id: "agenda", label: "Agenda", path: "/agenda" },
+  { id: "speakers", label: "Speakers", path: "/speakers" },
+  { id: "tickets", label: "Tickets", path: "/tickets" },
+  { id: "attendees", label: "Attendees", path: "/attendees" },
+  { id: "checkin", label: "Check-in", path: "/check-in" },
+  { id: "settings", label: "Settings", path: "/settings" },
+];
+
+const statusTone = { DRAFT: "neutral", PUBLISHED: "success", ARCHIVED: "warning" } as const;
+
+/** The frame of a project's pages: its name, status and section navigation. */
+export function ProjectLayout(props: {
+  ctx: PageContext;
+  project: { id: string; name: string; status: "DRAFT" | "PUBLISHED" | "ARCHIVED" };
+  section: ProjectSection;
+  title: string;
+  children: ComponentChildren;
+}) {
+  const { project } = props;
+  return (
+    <Layout ctx={props.ctx} title={`${props.title} · ${project.name}`}>
+      <div class="project-header">
+        <p class="breadcrumb">
+          <a href="/">Projects</a> <span aria-hidden="true">/</span> <span>{project.id}</span>
+        </p>
+        <div class="project-title">
+          <h1>{project.name}</h1>
+          <Badge tone={statusTone[project.status]}>{project.status.toLowerCase()}</Badge>
+        </div>
+        <nav class="project-nav" aria-label="Project">
+          {sections.map((s) => (
+            <a
+              href={`/b/${project.id}${s.path}`}
+              aria-current={s.id === props.section ? "page" : undefined}
+              class={s.id === props.section ? "current" : undefined}
+            >
+              {s.label}
+            </a>
+          ))}
+        </nav>
+      </div>
+      {props.children}
+    </Layout>
+  );
+}
+
+/** A page heading with optional actions on the right. */
+export function PageHeading(props: { title: string; children?: ComponentChildren; level?: 1 | 2 }) {
+  const Heading = props.level === 2 ? "h2" : "h1";
+  return (
+    <div class="page-heading">
+      <Heading>{props.title}</Heading>
+      {props.children ? <div class="page-actions">{props.children}</div> : null}
+    </div>
+  );
+}

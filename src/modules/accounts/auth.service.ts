@@ -1,0 +1,159 @@
+import { z } from "zod";
+import type { Config } from "../../config.js";
+import type { Db } from "../../db/database.js";
+import { AppError, ErrorCode } from "../../errors.js";
+import { nowIso } from "../../shared/time.js";
+import { parseInput } from "../../shared/validation.js";
+import { type EmailTokenPurpose, emailTokensRepository } from "./email-tokens.repository.js";
+import type { LoginThrottle } from "./login-throttle.js";
+import type { Mailer } from "./mailer.js";
+import { hashSecret, randomSecret, type SessionsService } from "./sessions.service.js";
+import { passwordRule, type User, type UsersService } from "./users.service.js";
+
+const tokenLifetimeMs: Record<EmailTokenPurpose, number> = {
+  verify_email: 48 * 60 * 60 * 1000,
+  // A reset link grants the account: keep its window short.
+  reset_password: 60 * 60 * 1000,
+};
+
+/** The one answer for an unknown email and a wrong password, so accounts cannot be probed. */
+export const invalidCredentialsMessage = "The email or password is incorrect.";
+export const tooManyAttemptsMessage = "Too many failed attempts. Wait 15 minutes and try again.";
+export const invalidLinkMessage = "This link is invalid, has expired or was already used.";
+
+const loginInput = z.object({
+  email: z.string().trim().toLowerCase().max(254),
+  password: z.string().min(1, "must not be empty").max(200),
+});
+
+/**
+ * Account flows of the dashboard: sign-up with email verification, login with throttling,
+ * password reset. Sessions and emails are delegated to their own services.
+ */
+export function createAuthService(deps: {
+  db: Db;
+  config: Config;
+  users: UsersService;
+  sessions: SessionsService;
+  mailer: Mailer;
+  throttle: LoginThrottle;
+}) {
+  const { db, config, users, sessions, mailer, throttle } = deps;
+
+  async function issueToken(userId: string, purpose: EmailTokenPurpose): Promise<string> {
+    const token = randomSecret();
+    const now = new Date();
+    await db.transaction().execute(async (trx) => {
+      await emailTokensRepository.retireUnused(trx, userId, purpose, now.toISOString());
+      await emailTokensRepository.insert(trx, {
+        token_hash: hashSecret(token),
+        user_id: userId,
+        purpose,
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + tokenLifetimeMs[purpose]).toISOString(),
+        used_at: null,
+      });
+    });
+    return token;
+  }
+
+  // Spends a one-time token; the conditional update makes a double click count once.
+  async function redeemToken(token: string, purpose: EmailTokenPurpose): Promise<string> {
+    const tokenHash = hashSecret(token);
+    const row = await emailTokensRepository.findByHash(db, tokenHash, purpose);
+    const now = nowIso();
+    if (!row || row.used_at || row.expires_at <= now) {
+      throw new AppError(ErrorCode.BAD_USER_INPUT, invalidLinkMessage);
+    }
+    if (!(await emailTokensRepository.markUsed(db, tokenHash, now))) {
+      throw new AppError(ErrorCode.BAD_USER_INPUT, invalidLinkMessage);
+    }
+    return row.user_id;
+  }
+
+  async function sendVerification(user: User): Promise<void> {
+    const token = await issueToken(user.id, "verify_email");
+    const link = `${config.baseUrl}/verify-email?token=${token}`;
+    await mailer.send({
+      to: user.email,
+      subject: "Confirm your email for Eventgraph",
+      text: `Hello ${user.name},\n\nconfirm your email address by opening this link within 48 hours:\n\n${link}\n\nIf you did not sign up for Eventgraph, ignore this email.\n`,
+      link,
+    });
+  }
+
+  return {
+    /** Creates the account and sends the verification link. */
+    async signUp(input: { email: string; name: string; password: string }): Promise<User> {
+      const user = await users.create(input);
+      await sendVerification(user);
+      return user;
+    },
+
+    /**
+     * Checks the credentials and starts a new session (a fresh id at every login, so a session id
+     * planted before login is worthless). Unknown email and wrong password fail alike.
+     */
+    async logIn(input: { email: string; password: string }, clientIp: string) {
+      const data = parseInput(loginInput, input);
+      if (throttle.isBlocked(data.email, clientIp)) {
+        throw new AppError(ErrorCode.RATE_LIMITED, tooManyAttemptsMessage);
+      }
+      const user = await users.authenticate(data.email, data.password);
+      if (!user) {
+        throttle.recordFailure(data.email, clientIp);
+        throw new AppError(ErrorCode.UNAUTHENTICATED, invalidCredentialsMessage);
+      }
+      throttle.recordSuccess(data.email);
+      return sessions.start(user.id);
+    },
+
+    /** Sends a new verification link (the previous one stops working); no-op when already verified. */
+    async resendVerification(userId: string): Promise<void> {
+      const user = await users.getById(userId);
+      if (!user.emailVerified) await sendVerification(user);
+    },
+
+    /** Verifies the email of the link's owner; each link works once. */
+    async verifyEmail(token: string): Promise<User> {
+      const userId = await redeemToken(token, "verify_email");
+      return users.markEmailVerified(userId);
+    },
+
+    /** Sends a reset link when the account exists; the caller shows the same answer either way. */
+    async requestPasswordReset(address: string): Promise<void> {
+      const user = await users.findByEmail(address.trim());
+      if (!user) return;
+      const token = await issueToken(user.id, "reset_password");
+      const link = `${config.baseUrl}/reset-password?token=${token}`;
+      await mailer.send({
+        to: user.email,
+        subject: "Reset your Eventgraph password",
+        text: `Hello ${user.name},\n\nchoose a new password by opening this link within one hour:\n\n${link}\n\nIf you did not ask for this, ignore this email: your password stays as it is.\n`,
+        link,
+      });
+    },
+
+    /**
+     * Sets a new password through a reset link, ends every session of the account and starts a new
+     * one. The link arrived by email, so it also proves the address.
+     */
+    async resetPassword(token: string, password: string) {
+      // Validate the password before spending the link, so a typo does not burn it.
+      parseInput(z.object({ password: passwordRule }), { password });
+      const userId = await redeemToken(token, "reset_password");
+      await users.setPassword(userId, password);
+      await users.markEmailVerified(userId);
+      await sessions.endAllForUser(userId);
+      return sessions.start(userId);
+    },
+
+    /** Whether a reset link can still be used (the form is shown only then). */
+    async isResetTokenUsable(token: string): Promise<boolean> {
+      const row = await emailTokensRepository.findByHash(db, hashSecret(token), "reset_password");
+      return Boolean(row && !row.used_at && row.expires_at > nowIso());
+    },
+  };
+}
+
+export type AuthService = ReturnType<typeof createAuthService>;

@@ -1,0 +1,44 @@
+import nodemailer from "nodemailer";
+import type { Config } from "../../config.js";
+import type { Logger } from "../../logger.js";
+
+/** One plain-text email. */
+export interface Email {
+  to: string;
+  subject: string;
+  text: string;
+  /** The action link in the email; written to the log when no SMTP server is configured. */
+  link: string;
+}
+
+/** Sends account emails: over SMTP when SMTP_URL is set, otherwise to the server log. */
+export interface Mailer {
+  send(email: Email): Promise<void>;
+}
+
+/** Builds the mailer the configuration asks for. */
+export function createMailer(config: Config, logger: Logger): Mailer {
+  if (!config.smtpUrl) {
+    return {
+      // Without SMTP the operator (or a developer on their laptop) copies the link from the log.
+      async send(email) {
+        logger.info(
+          { emailTo: email.to, subject: email.subject, link: email.link },
+          "Email not sent (no SMTP_URL): open the link",
+        );
+      },
+    };
+  }
+  const transport = nodemailer.createTransport(config.smtpUrl);
+  return {
+    async send(email) {
+      await transport.sendMail({
+        from: config.mailFrom,
+        to: email.to,
+        subject: email.subject,
+        text: email.text,
+      });
+      logger.info({ emailTo: email.to, subject: email.subject }, "Email sent");
+    },
+  };
+}

@@ -1,0 +1,51 @@
+import type { Insertable } from "kysely";
+import type { Db, Tx } from "../../db/database.js";
+import type {
+  AttendeesTable,
+  CheckInsTable,
+  RoomsTable,
+  SessionSpeakersTable,
+  SessionsTable,
+  SpeakersTable,
+  TicketTypesTable,
+  TracksTable,
+} from "../../db/schema.js";
+
+// Bound parameters per statement: SQLite allows 32,766, PostgreSQL 65,535. Large multi-row inserts
+// are what makes 200,000 attendees take seconds rather than minutes.
+const maxParameters = 30_000;
+
+// One transaction per table: each table lands whole or not at all, and the engine writes its
+// journal once per table instead of once per statement.
+async function insertInBatches<R extends object>(
+  db: Db,
+  rows: readonly R[],
+  insert: (trx: Tx, batch: R[]) => Promise<unknown>,
+): Promise<void> {
+  const first = rows[0];
+  if (!first) return;
+  const size = Math.max(1, Math.floor(maxParameters / Object.keys(first).length));
+  await db.transaction().execute(async (trx) => {
+    for (let i = 0; i < rows.length; i += size) await insert(trx, rows.slice(i, i + size));
+  });
+}
+
+/** Bulk SQL for the demo generator: batched multi-row inserts, one transaction per table. */
+export const demoRepository = {
+  insertTracks: (db: Db, rows: Insertable<TracksTable>[]) =>
+    insertInBatches(db, rows, (trx, batch) => trx.insertInto("tracks").values(batch).execute()),
+  insertRooms: (db: Db, rows: Insertable<RoomsTable>[]) =>
+    insertInBatches(db, rows, (trx, batch) => trx.insertInto("rooms").values(batch).execute()),
+  insertSpeakers: (db: Db, rows: Insertable<SpeakersTable>[]) =>
+    insertInBatches(db, rows, (trx, batch) => trx.insertInto("speakers").values(batch).execute()),
+  insertSessions: (db: Db, rows: Insertable<SessionsTable>[]) =>
+    insertInBatches(db, rows, (trx, batch) => trx.insertInto("sessions").values(batch).execute()),
+  insertSessionSpeakers: (db: Db, rows: Insertable<SessionSpeakersTable>[]) =>
+    insertInBatches(db, rows, (trx, batch) => trx.insertInto("session_speakers").values(batch).execute()),
+  insertTicketTypes: (db: Db, rows: Insertable<TicketTypesTable>[]) =>
+    insertInBatches(db, rows, (trx, batch) => trx.insertInto("ticket_types").values(batch).execute()),
+  insertAttendees: (db: Db, rows: Insertable<AttendeesTable>[]) =>
+    insertInBatches(db, rows, (trx, batch) => trx.insertInto("attendees").values(batch).execute()),
+  insertCheckIns: (db: Db, rows: Insertable<CheckInsTable>[]) =>
+    insertInBatches(db, rows, (trx, batch) => trx.insertInto("check_ins").values(batch).execute()),
+};
