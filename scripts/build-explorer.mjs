@@ -25,6 +25,9 @@ export async function buildExplorer(outdir = "dist/explorer") {
     entryPoints: { explorer: "src/docs/explorer/explorer.browser.jsx" },
     format: "esm",
     jsx: "automatic",
+    // The repository's tsconfig points JSX at Preact (the dashboard); GraphiQL needs React's.
+    jsxImportSource: "react",
+    tsconfigRaw: "{}",
     loader: { ".ttf": "file", ".woff": "file", ".woff2": "file" },
     assetNames: "[name]-[hash]",
   });
