@@ -78,8 +78,8 @@ describe("the API explorer", () => {
 
     const status = await page.getByTestId("status").innerText();
     assert.match(status, /HTTP 200/);
-    assert.match(status, /cost: /);
-    assert.match(status, /rate limit: /);
+    assert.match(status, /cost: \d+ \(\d+ points charged\)/);
+    assert.match(status, /rate limit: \d+ of \d+ points left · resets at /);
 
     assert.deepEqual(outside, [], "the explorer requested nothing from another host");
     assert.deepEqual(pageErrors, []);

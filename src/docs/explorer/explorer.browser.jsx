@@ -19,6 +19,9 @@ function storedToken() {
 
 function describeCost(cost) {
   if (cost === undefined || cost === null) return undefined;
+  if (typeof cost === "object" && "requestedQueryCost" in cost) {
+    return `${cost.requestedQueryCost}${cost.points === undefined ? "" : ` (${cost.points} points charged)`}`;
+  }
   if (typeof cost === "object") {
     return Object.entries(cost)
       .map(([key, value]) => `${key} ${typeof value === "object" ? JSON.stringify(value) : value}`)
@@ -39,7 +42,7 @@ function summarize(response, body) {
     remaining: header("x-ratelimit-remaining"),
     reset,
     retryAfter: header("retry-after"),
-    cache: extensions.cache === undefined ? undefined : JSON.stringify(extensions.cache),
+    cached: extensions.cached,
     requestId: header("x-request-id"),
   };
 }
@@ -55,12 +58,15 @@ function StatusLine({ summary }) {
   parts.push(summary.cost === undefined ? "cost: not reported" : `cost: ${summary.cost}`);
   if (summary.remaining !== undefined) {
     parts.push(`rate limit: ${summary.remaining} of ${summary.limit ?? "?"} points left`);
-    if (summary.reset !== undefined) parts.push(`resets in ${summary.reset}`);
+    // x-ratelimit-reset is the Unix time (in seconds) at which the window refills.
+    if (summary.reset !== undefined) {
+      parts.push(`resets at ${new Date(Number(summary.reset) * 1000).toLocaleTimeString()}`);
+    }
   } else {
     parts.push("rate limit: not reported");
   }
   if (summary.retryAfter !== undefined) parts.push(`retry after ${summary.retryAfter} s`);
-  if (summary.cache !== undefined) parts.push(`cache: ${summary.cache}`);
+  if (summary.cached !== undefined) parts.push(summary.cached ? "served from cache" : "not cached");
   return (
     <output className="explorer-status" data-testid="status" title={`request id ${summary.requestId ?? "?"}`}>
       {parts.join(" · ")}
