@@ -38,9 +38,9 @@ export function createServices(
   const responseCache = new ResponseCache();
   connectProjectChanges(changes, cluster.signals, responseCache);
   const users = createUsersService(db);
+  const projects = createProjectsService(db, access, changes);
   const sessions = createSessionsService(db);
   const mailer = createMailer(config, logger);
-  const projects = createProjectsService(db, access, changes);
   const apps = createAppsService(db, access, changes, config, logger);
   return {
     config,

@@ -193,8 +193,14 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
           })
         : undefined;
     const hit = cacheKey ? services.responseCache.lookup(cacheKey) : undefined;
+    // The cached bytes go out as they are: decoding and re-encoding a large page cost more than the rest of a hit.
     if (hit && (await stillCurrent(hit.versions))) {
-      return sendRaw(reply, 200, media, `${hit.body.toString("utf8")},"extensions":${extensions(true)}}`);
+      return sendRaw(
+        reply,
+        200,
+        media,
+        Buffer.concat([hit.body, Buffer.from(`,"extensions":${extensions(true)}}`)]),
+      );
     }
 
     const compiled = documents.compiled(prepared.prepared, params.operationName);
@@ -292,6 +298,6 @@ function send(reply: FastifyReply, status: number, media: MediaType, body: unkno
   return sendRaw(reply, status, media, JSON.stringify(body));
 }
 
-function sendRaw(reply: FastifyReply, status: number, media: MediaType, body: string): FastifyReply {
+function sendRaw(reply: FastifyReply, status: number, media: MediaType, body: string | Buffer): FastifyReply {
   return reply.code(status).header("cache-control", "no-store").type(`${media}; charset=utf-8`).send(body);
 }

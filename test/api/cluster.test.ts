@@ -8,6 +8,15 @@ import { redisTestUrl, uniqueRedisPrefix } from "../helpers/redis.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 import { createTestContext } from "../helpers/test-services.js";
 
+// An invalidation announced over Redis for an earlier write (creating the link, say) may still
+// arrive while the first answer is computed and keep it out of the cache; asking again settles it.
+async function servedFromCache(url: string, query: string, token?: string): Promise<boolean> {
+  for (let attempt = 0; attempt < 10; attempt++) {
+    if ((await gql(url, query, token ? { token } : {})).body.extensions.cached) return true;
+  }
+  return false;
+}
+
 for (const engine of testEngines()) {
   describe(`two processes sharing a database and Redis (${engine.name})`, () => {
     let a: TestServer;
@@ -39,7 +48,7 @@ for (const engine of testEngines()) {
       const { token } = await createApp(a.services, { projectId: project.id, permissions: [] });
       const query = `{ project(id: "${project.id}") { name } }`;
       await gql(a.url, query, { token });
-      assert.equal((await gql(a.url, query, { token })).body.extensions.cached, true);
+      assert.ok(await servedFromCache(a.url, query, token));
       await b.services.projects.update(systemActor, project.id, { name: "Renamed on B" });
       // The very next request: the data version is checked on every hit, whatever Redis delivered.
       const answer = await gql(a.url, query, { token });
@@ -54,7 +63,7 @@ for (const engine of testEngines()) {
       await b.services.apps.authorize(owner, { appId: app.id, projectId: project.id });
       const query = `{ project(id: "${project.id}") { name } }`;
       assert.equal((await gql(a.url, query, { token })).body.data.project.name, project.name);
-      assert.equal((await gql(a.url, query, { token })).body.extensions.cached, true);
+      assert.ok(await servedFromCache(a.url, query, token));
       await b.services.apps.revokeLink(owner, { appId: app.id, projectId: project.id });
       const answer = await gql(a.url, query, { token });
       assert.equal(answer.body.data.project, null);

@@ -25,6 +25,8 @@ export interface TestContext {
   logs: LogCapture;
   /** SQL statements executed since the last `resetStatements()`. */
   statements: string[];
+  /** The same statements with their parameters, for tests that EXPLAIN them. */
+  queries: { sql: string; parameters: readonly unknown[] }[];
   close(): Promise<void>;
 }
 
@@ -35,9 +37,17 @@ export async function createTestContext(
 ): Promise<TestContext> {
   const config = loadConfig({ DATABASE_URL: engine.newDatabaseUrl(), LOG_LEVEL: "info", ...env });
   const statements: string[] = [];
-  const database = openDatabase(config.databaseUrl, { poolSize: 4, onQuery: (sql) => statements.push(sql) });
+  const queries: TestContext["queries"] = [];
+  const database = openDatabase(config.databaseUrl, {
+    poolSize: 4,
+    onQuery: (sql, parameters) => {
+      statements.push(sql);
+      queries.push({ sql, parameters });
+    },
+  });
   await migrateToLatest(database.db);
   statements.length = 0;
+  queries.length = 0;
   const logs = new LogCapture();
   const logger = createLogger(config.logLevel, logs);
   return {
@@ -46,6 +56,7 @@ export async function createTestContext(
     services: createServices(database, config, logger),
     logs,
     statements,
+    queries,
     close: () => database.close(),
   };
 }

@@ -1,0 +1,105 @@
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { loadConfig } from "../src/config.js";
+import { openDatabase } from "../src/db/database.js";
+import { migrateToLatest } from "../src/db/migrate.js";
+import { createLogger } from "../src/logger.js";
+import { systemActor } from "../src/modules/access/actor.js";
+import { createServices } from "../src/services.js";
+
+/** A seeded database the server under test runs on. */
+export interface Dataset {
+  /** "sqlite ×1", "sqlite ×100", "postgres ×1". */
+  name: string;
+  engine: "sqlite" | "postgres";
+  scale: number;
+  databaseUrl: string;
+  projectId: string;
+  /** Token of an app in the demo project holding agenda:read, attendees:read and checkins:write. */
+  token: string;
+  /** Rows the demo generator made, per table. */
+  counts: Record<string, number>;
+  seedSeconds: number;
+  /** Deletes the file or drops the database. */
+  dispose(): Promise<void>;
+}
+
+/** What to prepare. */
+export interface DatasetSpec {
+  engine: "sqlite" | "postgres";
+  scale: number;
+}
+
+// The generator is deterministic from its seed, so every run measures the same conference.
+const seed = 1;
+
+async function seedInto(databaseUrl: string, scale: number) {
+  const config = loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: "warn" });
+  const database = openDatabase(databaseUrl);
+  try {
+    await migrateToLatest(database.db);
+    const services = createServices(database, config, createLogger("warn"));
+    const started = performance.now();
+    const demo = await services.demo.seed({ scale, seed });
+    const { token } = await services.apps.createApp(systemActor, {
+      projectId: demo.project.id,
+      name: "Benchmark",
+      permissions: ["agenda:read", "attendees:read", "checkins:write"],
+    });
+    return {
+      projectId: demo.project.id,
+      token,
+      counts: demo.counts,
+      seedSeconds: (performance.now() - started) / 1000,
+    };
+  } finally {
+    await database.close();
+  }
+}
+
+/**
+ * Seeds the demo conference at `scale` into a new SQLite file, or into a new PostgreSQL database
+ * `eventgraph_bench_<pid>_<scale>` on the server `postgresUrl` names (dropped by `dispose`).
+ */
+export async function prepareDataset(spec: DatasetSpec, postgresUrl: string): Promise<Dataset> {
+  const name = `${spec.engine} ×${spec.scale}`;
+  if (spec.engine === "sqlite") {
+    const dir = mkdtempSync(join(tmpdir(), "eventgraph-bench-"));
+    const databaseUrl = `sqlite:${join(dir, "bench.sqlite")}`;
+    const seeded = await seedInto(databaseUrl, spec.scale);
+    return {
+      name,
+      engine: "sqlite",
+      scale: spec.scale,
+      databaseUrl,
+      ...seeded,
+      async dispose() {
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  }
+
+  const databaseName = `eventgraph_bench_${process.pid}_${spec.scale}`;
+  const admin = async (statement: string) => {
+    const client = new pg.Client({ connectionString: postgresUrl });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`create database "${databaseName}"`);
+  const url = new URL(postgresUrl);
+  url.pathname = `/${databaseName}`;
+  const dispose = () => admin(`drop database if exists "${databaseName}" with (force)`);
+  try {
+    const seeded = await seedInto(url.toString(), spec.scale);
+    return { name, engine: "postgres", scale: spec.scale, databaseUrl: url.toString(), ...seeded, dispose };
+  } catch (error) {
+    await dispose();
+    throw error;
+  }
+}

@@ -1,0 +1,102 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { createInterface } from "node:readline";
+import { setTimeout as sleep } from "node:timers/promises";
+
+/** A child process the bench started, and how to stop it. */
+export interface ChildServer {
+  process: ChildProcess;
+  url: string;
+  /** Lines the child wrote to stderr (warnings, a crash), for the report when something fails. */
+  stderr: string[];
+  /** Sends SIGTERM and waits for the exit (SIGKILL after `graceMs`). */
+  stop(graceMs?: number): Promise<void>;
+}
+
+/** A free TCP port on loopback (the OS picks it; it is released before the server binds it). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  if (!address || typeof address === "string") throw new Error("no port");
+  return address.port;
+}
+
+/** Peak resident set size of a process (VmHWM) in MiB, or undefined once it has exited. */
+export function peakRssMiB(pid: number | undefined): number | undefined {
+  if (pid === undefined) return undefined;
+  try {
+    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return match?.[1] ? Number(match[1]) / 1024 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function track(child: ChildProcess, url: string): ChildServer {
+  const stderr: string[] = [];
+  child.stderr?.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr.push(...chunk.split("\n").filter(Boolean));
+    if (stderr.length > 200) stderr.splice(0, stderr.length - 200);
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  return {
+    process: child,
+    url,
+    stderr,
+    async stop(graceMs = 10_000) {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), graceMs);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * Starts Eventgraph (`node dist/src/main.js`) on a free port with `env` added to this process's
+ * environment, and waits until `/readyz` answers 200 (the database is reachable).
+ */
+export async function startEventgraph(
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+): Promise<ChildServer> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [...nodeArgs, "dist/src/main.js"], {
+    env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  const server = track(child, `http://127.0.0.1:${port}`);
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) {
+      throw new Error(`Eventgraph exited with ${child.exitCode}: ${server.stderr.join("\n")}`);
+    }
+    try {
+      const response = await fetch(`${server.url}/readyz`);
+      await response.arrayBuffer();
+      if (response.ok) return server;
+    } catch {
+      // not listening yet
+    }
+    await sleep(100);
+  }
+  await server.stop();
+  throw new Error(`Eventgraph did not become ready in 30 s: ${server.stderr.join("\n")}`);
+}
+
+/** Starts the limit server over the precomputed responses in `file` and waits for its port. */
+export async function startLimitServer(file: string): Promise<ChildServer> {
+  const child = spawn(process.execPath, ["dist/bench/limit-server.js", file], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`the limit server exited with ${code}`)));
+    lines.once("line", (line) => resolve((JSON.parse(line) as { port: number }).port));
+  });
+  return track(child, `http://127.0.0.1:${port}`);
+}

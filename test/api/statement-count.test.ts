@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { systemActor } from "../../src/modules/access/actor.js";
+import { testEngines } from "../helpers/engines.js";
+import { gql } from "../helpers/graphql.js";
+import { startTestServer, type TestServer } from "../helpers/test-server.js";
+
+const agendaQuery = `query Agenda($id: ID!, $first: Int!) {
+  project(id: $id) {
+    sessions(first: $first) {
+      edges { node { id title room { name } track { name } speakers { name company } } }
+    }
+  }
+}`;
+
+const attendeesQuery = `query Attendees($id: ID!, $first: Int!) {
+  project(id: $id) {
+    attendees(first: $first) {
+      edges { node { id name ticketType { name } checkedIn checkIn { checkedInAt } checkIns { checkedInAt } } }
+    }
+  }
+}`;
+
+for (const engine of testEngines()) {
+  describe(`SQL statements per API request (${engine.name})`, () => {
+    let server: TestServer;
+    let projectId: string;
+    let token: string;
+    before(async () => {
+      server = await startTestServer(engine, {
+        RATE_LIMIT_APP_POINTS_PER_HOUR: "1000000",
+        RATE_LIMIT_PUBLIC_POINTS_PER_HOUR: "1000000",
+      });
+      // The demo conference at ×2: 120 sessions (with rooms, tracks and speakers) and 4,000
+      // attendees (with ticket types and check-ins), a new organizer and project per run.
+      const demo = await server.services.demo.seed({ scale: 2, seed: 7 });
+      projectId = demo.project.id;
+      ({ token } = await server.services.apps.createApp(systemActor, {
+        projectId,
+        name: "Statement counter",
+        permissions: ["agenda:read", "attendees:read"],
+      }));
+    });
+    after(() => server.close());
+
+    // Runs one request and returns the statements it executed, checking that it answered the page.
+    async function statementsFor(query: string, first: number, connection: string, authenticated: boolean) {
+      server.statements.length = 0;
+      const { status, body } = await gql(server.url, query, {
+        variables: { id: projectId, first },
+        ...(authenticated ? { token } : {}),
+      });
+      const statements = [...server.statements];
+      assert.equal(status, 200, JSON.stringify(body));
+      assert.equal(body.errors, undefined, JSON.stringify(body.errors));
+      assert.equal(body.data.project[connection].edges.length, first);
+      return statements;
+    }
+
+    test("a page of 100 sessions with room, track and speakers takes as many statements as a page of 10", async () => {
+      const ten = await statementsFor(agendaQuery, 10, "sessions", false);
+      const hundred = await statementsFor(agendaQuery, 100, "sessions", false);
+      assert.equal(hundred.length, ten.length, `10: ${ten.join("\n")}\n100: ${hundred.join("\n")}`);
+      // Project lookup, the page, then one statement per relation: a small constant.
+      assert.ok(ten.length >= 4 && ten.length <= 6, ten.join("\n"));
+    });
+
+    test("a page of 100 attendees with ticket type and check-ins takes as many statements as a page of 10", async () => {
+      const ten = await statementsFor(attendeesQuery, 10, "attendees", true);
+      const hundred = await statementsFor(attendeesQuery, 100, "attendees", true);
+      assert.equal(hundred.length, ten.length, `10: ${ten.join("\n")}\n100: ${hundred.join("\n")}`);
+      assert.ok(ten.length >= 4 && ten.length <= 7, ten.join("\n"));
+    });
+  });
+}
