@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { setTimeout as sleep } from "node:timers/promises";
 import { describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { globalId } from "../../src/graphql/builder.js";
 import { systemActor } from "../../src/modules/access/actor.js";
@@ -22,9 +22,17 @@ describe("request timeout (postgres)", { skip: postgres ? false : "needs DATABAS
     try {
       const { project } = await createProject(server.services);
       const ticket = await createTicketType(server.services, systemActor, project.id);
-      const { token } = await createApp(server.services, { projectId: project.id, permissions: ["attendees:write"] });
+      const { token } = await createApp(server.services, {
+        projectId: project.id,
+        permissions: ["attendees:write"],
+      });
       const register = `mutation($input: RegisterAttendeeInput!) { registerAttendee(input: $input) { attendee { id } userErrors { field message } } }`;
-      const input = { projectId: project.id, name: "Late Larry", email: "larry@example.test", ticketTypeId: globalId("TicketType", ticket.id) };
+      const input = {
+        projectId: project.id,
+        name: "Late Larry",
+        email: "larry@example.test",
+        ticketTypeId: globalId("TicketType", ticket.id),
+      };
 
       // Another transaction holds the ticket type's row, which a registration locks to count seats.
       await blocker.query("begin");
@@ -37,7 +45,11 @@ describe("request timeout (postgres)", { skip: postgres ? false : "needs DATABAS
       // The registration goes on once the lock is gone, and must roll back rather than commit.
       await blocker.query("rollback");
       await sleep(300);
-      const rows = await server.database.db.selectFrom("attendees").select("id").where("project_id", "=", project.id).execute();
+      const rows = await server.database.db
+        .selectFrom("attendees")
+        .select("id")
+        .where("project_id", "=", project.id)
+        .execute();
       assert.deepEqual(rows, []);
       // The same email registers fine now: the first attempt left nothing behind.
       const retry = await gql(server.url, register, { token, variables: { input } });
