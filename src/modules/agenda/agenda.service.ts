@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../../db/database.js";
 import type { SessionStatus } from "../../db/schema.js";
+import { inTransaction } from "../../db/transaction.js";
 import { badInput, type FieldError, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
@@ -439,7 +440,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         color: data.color ?? null,
         created_at: nowIso(),
       };
-      await db.transaction().execute((trx) => repo.insertTrack(trx, row));
+      await inTransaction(db, actor, (trx) => repo.insertTrack(trx, row));
       await changes.notify(row.project_id);
       return presentTrack(row);
     },
@@ -456,7 +457,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         "agenda:write",
         anyone,
       );
-      const track = await db.transaction().execute(async (trx) => {
+      const track = await inTransaction(db, actor, async (trx) => {
         const patch: Partial<TrackRow> = {};
         if (data.name !== undefined) patch.name = data.name;
         if (data.color !== undefined) patch.color = data.color;
@@ -481,7 +482,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         "agenda:write",
         anyone,
       );
-      const track = await db.transaction().execute(async (trx) => {
+      const track = await inTransaction(db, actor, async (trx) => {
         const row = await repo.findTrack(trx, projectId, data.id);
         if (!row) throw notFound("Track");
         await repo.deleteTrack(trx, projectId, data.id);
@@ -504,7 +505,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         capacity: data.capacity ?? null,
         created_at: nowIso(),
       };
-      await db.transaction().execute((trx) => repo.insertRoom(trx, row));
+      await inTransaction(db, actor, (trx) => repo.insertRoom(trx, row));
       await changes.notify(row.project_id);
       return presentRoom(row);
     },
@@ -521,7 +522,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         "agenda:write",
         anyone,
       );
-      const room = await db.transaction().execute(async (trx) => {
+      const room = await inTransaction(db, actor, async (trx) => {
         const patch: Partial<RoomRow> = {};
         if (data.name !== undefined) patch.name = data.name;
         if (data.capacity !== undefined) patch.capacity = data.capacity;
@@ -546,7 +547,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         "agenda:write",
         anyone,
       );
-      const room = await db.transaction().execute(async (trx) => {
+      const room = await inTransaction(db, actor, async (trx) => {
         const row = await repo.findRoom(trx, projectId, data.id);
         if (!row) throw notFound("Room");
         await repo.deleteRoom(trx, projectId, data.id);
@@ -575,7 +576,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         created_at: now,
         updated_at: now,
       };
-      await db.transaction().execute((trx) => repo.insertSpeaker(trx, row));
+      await inTransaction(db, actor, (trx) => repo.insertSpeaker(trx, row));
       await changes.notify(row.project_id);
       return presentSpeaker(row);
     },
@@ -592,7 +593,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         "agenda:write",
         speakerVisible,
       );
-      const speaker = await db.transaction().execute(async (trx) => {
+      const speaker = await inTransaction(db, actor, async (trx) => {
         const patch: Partial<SpeakerRow> = { updated_at: nowIso() };
         if (data.name !== undefined) patch.name = data.name;
         if (data.bio !== undefined) patch.bio = data.bio;
@@ -621,7 +622,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         "agenda:write",
         speakerVisible,
       );
-      const speaker = await db.transaction().execute(async (trx) => {
+      const speaker = await inTransaction(db, actor, async (trx) => {
         const row = await repo.findSpeaker(trx, projectId, data.id);
         if (!row) throw notFound("Speaker");
         await repo.deleteSpeaker(trx, projectId, data.id);
@@ -653,7 +654,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         created_at: now,
         updated_at: now,
       };
-      await db.transaction().execute(async (trx) => {
+      await inTransaction(db, actor, async (trx) => {
         await checkReferences(trx, row.project_id, data);
         await repo.insertSession(trx, row);
         await repo.replaceSessionSpeakers(trx, row.id, data.speakerIds);
@@ -674,7 +675,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         "agenda:write",
         sessionVisible,
       );
-      const session = await db.transaction().execute(async (trx) => {
+      const session = await inTransaction(db, actor, async (trx) => {
         const row = await repo.findSession(trx, projectId, data.id);
         if (!row) throw notFound("Session");
         checkTimes(data.startsAt ?? row.starts_at, data.endsAt ?? row.ends_at);
@@ -710,7 +711,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         "agenda:write",
         sessionVisible,
       );
-      const session = await db.transaction().execute(async (trx) => {
+      const session = await inTransaction(db, actor, async (trx) => {
         const row = await repo.findSession(trx, projectId, data.id);
         if (!row) throw notFound("Session");
         await repo.deleteSession(trx, projectId, data.id);

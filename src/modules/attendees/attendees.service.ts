@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isUniqueViolation } from "../../db/constraint-errors.js";
 import type { Db } from "../../db/database.js";
 import type { AttendeeStatus } from "../../db/schema.js";
+import { inTransaction } from "../../db/transaction.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
@@ -156,7 +157,7 @@ export function createAttendeesService(db: Db, access: AccessService, changes: P
         cancelled_at: null,
         updated_at: now,
       };
-      await db.transaction().execute(async (trx) => {
+      await inTransaction(db, actor, async (trx) => {
         await claimSeat(trx, row.project_id, row.ticket_type_id);
         if (!(await repo.insertRegistered(trx, row))) throw emailTaken();
       });
@@ -178,7 +179,7 @@ export function createAttendeesService(db: Db, access: AccessService, changes: P
       );
       let attendee: Attendee;
       try {
-        attendee = await db.transaction().execute(async (trx) => {
+        attendee = await inTransaction(db, actor, async (trx) => {
           const row = await repo.lock(trx, projectId, data.id);
           if (!row) throw notFound("Attendee");
           const patch: Partial<AttendeeRow> = { updated_at: nowIso() };
@@ -227,7 +228,7 @@ export function createAttendeesService(db: Db, access: AccessService, changes: P
         "attendees:write",
         attendeeVisible,
       );
-      const attendee = await db.transaction().execute(async (trx) => {
+      const attendee = await inTransaction(db, actor, async (trx) => {
         const row = await repo.lock(trx, projectId, data.id);
         if (!row) throw notFound("Attendee");
         if (row.status === "CANCELLED") return presentAttendee(row);

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../../db/database.js";
+import { inTransaction } from "../../db/transaction.js";
 import { badInput, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
@@ -86,7 +87,7 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
         "checkins:write",
         attendeeVisible,
       );
-      const result = await db.transaction().execute(async (trx) => {
+      const result = await inTransaction(db, actor, async (trx) => {
         // Locking the attendee orders this check-in after a concurrent cancellation (or before it).
         const attendee = await attendeesRepository.lock(trx, projectId, data.attendeeId);
         if (!attendee) throw notFound("Attendee");
@@ -127,7 +128,7 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
         "checkins:write",
         attendeeVisible,
       );
-      const result = await db.transaction().execute(async (trx) => {
+      const result = await inTransaction(db, actor, async (trx) => {
         const attendee = await attendeesRepository.lock(trx, projectId, data.attendeeId);
         if (!attendee) throw notFound("Attendee");
         const undone =

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../../db/database.js";
+import { inTransaction } from "../../db/transaction.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
@@ -183,7 +184,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
         created_at: now,
         updated_at: now,
       };
-      await db.transaction().execute((trx) => repo.insert(trx, row));
+      await inTransaction(db, actor, (trx) => repo.insert(trx, row));
       await changes.notify(row.project_id);
       return presentTicketType(row);
     },
@@ -200,7 +201,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
         "tickets:write",
         ticketTypeVisible,
       );
-      const ticketType = await db.transaction().execute(async (trx) => {
+      const ticketType = await inTransaction(db, actor, async (trx) => {
         // Locked so a registration cannot slip in between counting the sold tickets and lowering the quantity.
         const row = await repo.lockForSale(trx, projectId, data.id);
         if (!row) throw notFound("Ticket type");
@@ -248,7 +249,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
         "tickets:write",
         ticketTypeVisible,
       );
-      const ticketType = await db.transaction().execute(async (trx) => {
+      const ticketType = await inTransaction(db, actor, async (trx) => {
         const row = await repo.lockForSale(trx, projectId, data.id);
         if (!row) throw notFound("Ticket type");
         const registrations = await repo.registrationCount(trx, projectId, data.id);
