@@ -379,11 +379,21 @@ export function createAppsService(
       return presentLink(link, parsePermissions(app.permissions));
     },
 
-    /** Ends a link (OWNER/ADMIN of the linked project, or the operator); revoking twice is fine. */
-    async revokeLink(actor: Actor, input: { appId: string; projectId: string }): Promise<void> {
+    /**
+     * Ends a link (OWNER/ADMIN of the linked project, or the operator); revoking twice is fine.
+     * Resolves to true when an active link was ended, false when there was none.
+     */
+    async revokeLink(actor: Actor, input: { appId: string; projectId: string }): Promise<boolean> {
       const data = parseInput(linkRef, input);
       await access.requireManager(actor, data.projectId);
-      if (!(await appsRepository.findById(db, data.appId))) throw notFound("App");
+      const app = await appsRepository.findById(db, data.appId);
+      if (!app) throw notFound("App");
+      // Saying "revoked" here would be a lie: an app always reaches its home project.
+      if (app.project_id === data.projectId) {
+        throw badInput([
+          { field: ["projectId"], message: "is the app's home project, which only deleting the app ends" },
+        ]);
+      }
       const revoked = await appsRepository.revokeActiveLink(
         db,
         data.appId,
@@ -392,6 +402,7 @@ export function createAppsService(
         userIdOf(actor),
       );
       if (revoked) await changes.notify(data.projectId);
+      return revoked;
     },
 
     /** Projects linked to an app (its Linked projects tab), active first; home-project managers only. */
