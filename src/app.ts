@@ -4,6 +4,7 @@ import type { Cluster } from "./cluster/cluster.js";
 import type { Config } from "./config.js";
 import { registerDashboard } from "./dashboard/dashboard.js";
 import type { DatabaseHandle } from "./db/database.js";
+import { registerDocsRoutes } from "./docs/docs.routes.js";
 import { registerGraphQLRoutes } from "./graphql/http.js";
 import { registerHealthRoutes } from "./http/health.routes.js";
 import { type Logger, lazyChildLogger } from "./logger.js";
@@ -59,6 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   registerHealthRoutes(app, database);
   registerGraphQLRoutes(app, services);
+  registerDocsRoutes(app);
   await registerDashboard(app);
   return app;
 }

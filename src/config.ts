@@ -18,6 +18,8 @@ export interface Config {
     maxQueryCost: number;
     maxQueryDepth: number;
     maxBodyBytes: number;
+    /** Longest an API operation may run before it is cut off (TIMEOUT) and its writes rolled back. */
+    requestTimeoutMs: number;
   };
 }
 
@@ -52,6 +54,7 @@ const envSchema = z.object({
   MAX_QUERY_COST: positiveInt(50_000),
   MAX_QUERY_DEPTH: positiveInt(15),
   MAX_BODY_BYTES: positiveInt(100 * 1024),
+  REQUEST_TIMEOUT_MS: positiveInt(10_000),
 });
 
 /** Raised when the environment is invalid; the message lists every problem, one per line. */
@@ -116,6 +119,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
       maxQueryCost: e.MAX_QUERY_COST,
       maxQueryDepth: e.MAX_QUERY_DEPTH,
       maxBodyBytes: e.MAX_BODY_BYTES,
+      requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
     },
   };
 }

@@ -19,6 +19,8 @@ export interface OptionSpec {
   /** Placeholder in the usage line, e.g. "E" for `--email E`. */
   placeholder?: string;
   required?: boolean;
+  /** A required flag whose empty value (`--flag ""`) is meaningful, e.g. "no permissions". */
+  allowEmpty?: boolean;
 }
 
 /** What a command's `run` receives: its parsed flags, the output mode and the streams. */
@@ -107,7 +109,10 @@ export function parseCommandArgs(
   const help = values.help === true;
   if (!help) {
     const missing = Object.entries(command.options)
-      .filter(([name, spec]) => spec.required && (values[name] === undefined || values[name] === ""))
+      .filter(
+        ([name, spec]) =>
+          spec.required && (values[name] === undefined || (values[name] === "" && !spec.allowEmpty)),
+      )
       .map(([name]) => `--${name}`);
     if (missing.length > 0) throw new UsageError(`missing required ${missing.join(", ")}`);
   }

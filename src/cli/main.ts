@@ -7,6 +7,7 @@ import {
   parseCommandArgs,
   UsageError,
 } from "./command.js";
+import { appsCommands } from "./commands/apps.js";
 import { demoCommand } from "./commands/demo.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { projectsCommands } from "./commands/projects.js";
@@ -23,6 +24,7 @@ const table: (Command | CommandGroup)[] = [
   demoCommand,
   usersCommands,
   projectsCommands,
+  appsCommands,
 ];
 
 const processIo: CliIo = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ExecutionResult, GraphQLFormattedError } from "graphql";
+import { bindDeadline } from "../db/transaction.js";
 import { AppError, ErrorCode } from "../errors.js";
 import type { Actor } from "../modules/access/actor.js";
 import type { Services } from "../services.js";
@@ -24,8 +25,6 @@ import { schema } from "./schema.js";
 // Answers computed from the clock (a ticket type's sales window opening) are not invalidated by a
 // write, so cached answers also expire: exact for writes, at most this stale for the clock.
 const cacheTtlMs = 30_000;
-// Longest an operation may run; past it the client gets TIMEOUT instead of a hung connection.
-const executionTimeoutMs = 10_000;
 
 /** Registers `POST /api/graphql` (and GET for queries), following the GraphQL-over-HTTP spec. */
 export function registerGraphQLRoutes(app: FastifyInstance, services: Services): void {
@@ -204,12 +203,15 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
     }
     const mark = services.responseCache.begin();
     const context = createContext(services, actor, request.id, requestBudget);
-    const result = await withTimeout(
-      compiled.query(undefined, context, params.variables ?? {}),
-      executionTimeoutMs,
-    );
+    // Past the deadline the client gets TIMEOUT at once; a write still running then rolls back
+    // instead of committing (see inTransaction). Only app actors can write, and each is per request.
+    const deadline = new AbortController();
+    if (actor.kind === "app") bindDeadline(actor, deadline.signal);
+    const timeoutMs = config.limits.requestTimeoutMs;
+    const result = await withTimeout(compiled.query(undefined, context, params.variables ?? {}), timeoutMs);
     if (result === "timeout") {
-      const message = `The operation ran longer than ${executionTimeoutMs / 1000} s and was stopped`;
+      deadline.abort();
+      const message = `The operation ran longer than ${timeoutMs} ms and was stopped; its changes were rolled back`;
       return send(reply, 503, media, { errors: [requestError(ErrorCode.TIMEOUT, message)] });
     }
     // No `data` at all means the variables failed to coerce: a request error, not a field error.

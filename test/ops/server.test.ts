@@ -43,7 +43,8 @@ describe("server start-up and shutdown (compiled, as a child process)", () => {
       env: { PORT: "99999", DATABASE_URL: "mysql://localhost/db", LOG_LEVEL: "chatty" },
     });
     assert.equal(code, 1);
-    assert.ok(Date.now() - started < 5000, "takes more than 5 s to give up");
+    // Not a speed goal: it proves the process gives up instead of retrying (loaded CI machines are slow).
+    assert.ok(Date.now() - started < 30_000, "takes more than 30 s to give up");
     assert.equal(stdout, "");
     const problems = stderr.split("\n").filter((line) => line.trim().startsWith("- "));
     assert.equal(problems.length, 3, stderr);

@@ -69,7 +69,9 @@ function ApiTab(props: {
     <SettingsPage ctx={props.ctx} project={project} tab="api">
       <p class="tab-lead">
         Apps read and change this event's data through the GraphQL API at <code>/api/graphql</code>. An app
-        reaches this project with its token, and other organizers' projects once they connect it.
+        reaches this project with its token, and other organizers' projects once they connect it. See the{" "}
+        <a href="/graphql/reference/">API reference</a> and try queries in the{" "}
+        <a href="/graphql/explorer/">explorer</a>.
       </p>
       {props.apps.length === 0 ? (
         <EmptyState title="No apps yet">

@@ -36,6 +36,7 @@ export function Layout(props: {
             {ctx.user ? (
               <nav aria-label="Account" class="account-nav">
                 <a href="/">Projects</a>
+                <a href="/graphql/reference/">API docs</a>
                 <span class="account-name">{ctx.user.name}</span>
                 <Form action="/logout" csrf={ctx.csrf} class="inline-form">
                   <button type="submit" class="button button-link">
@@ -45,6 +46,7 @@ export function Layout(props: {
               </nav>
             ) : (
               <nav aria-label="Account" class="account-nav">
+                <a href="/graphql/reference/">API docs</a>
                 <a href="/login">Log in</a>
                 <a class="button button-secondary button-small" href="/signup">
                   Sign up

@@ -101,6 +101,7 @@ const limits: OperationLimits = operationLimitsFrom({
     appPointsPerHour: 1,
     publicPointsPerHour: 1,
     maxBodyBytes: 1,
+    requestTimeoutMs: 10_000,
   },
 });
 

@@ -1,4 +1,7 @@
+import type { Db, Tx } from "../../db/database.js";
+import { inTransaction } from "../../db/transaction.js";
 import { notFound } from "../../errors.js";
+import type { ProjectChanges } from "../../shared/project-changes.js";
 import type { Permission } from "../apps/permissions.js";
 import { type AccessService, assertPermission, type ProjectAccess } from "./access.service.js";
 import type { Actor } from "./actor.js";
@@ -43,4 +46,30 @@ export async function requireRowPermission<R extends { project_id: string }>(
   }
   assertPermission(projectAccess, permission);
   return projectAccess;
+}
+
+/** What `writeRow` needs: the database, the access rules and where to announce changes. */
+export interface RowWriter {
+  db: Db;
+  access: AccessService;
+  changes: ProjectChanges;
+}
+
+/**
+ * One write to an existing row: authorizes it (as `requireRowPermission`), runs `change` in one
+ * transaction (rolled back if the request was cut off meanwhile) and announces the project's change.
+ */
+export async function writeRow<R extends { project_id: string }, T>(
+  writer: RowWriter,
+  actor: Actor,
+  row: R | undefined,
+  what: string,
+  permission: Permission,
+  isVisible: RowVisibility<R>,
+  change: (trx: Tx, projectId: string) => Promise<T>,
+): Promise<T> {
+  const { projectId } = await requireRowPermission(writer.access, actor, row, what, permission, isVisible);
+  const result = await inTransaction(writer.db, actor, (trx) => change(trx, projectId));
+  await writer.changes.notify(projectId);
+  return result;
 }

@@ -5,7 +5,7 @@ import type { GraphQLContext } from "../../graphql/context.js";
 import { optionalLocal, referenceLocal, requiredLocal } from "../../graphql/ids.js";
 import { payloadType, runMutation } from "../../graphql/mutations.js";
 import { nodeLoader as loader } from "../../graphql/nodes.js";
-import { requires } from "../../graphql/permissions.js";
+import { requires, restricts } from "../../graphql/permissions.js";
 import { ProjectRef } from "../projects/projects.graphql.js";
 import type { Room, Session, Speaker, SpeakerLink, Track } from "./agenda.service.js";
 
@@ -134,6 +134,7 @@ export function defineAgendaTypes(): void {
           "Sessions by start time. Published ones by default; asking for other statuses needs agenda:read.",
         args: {
           status: t.arg({
+            ...restricts("agenda:read", ["PUBLISHED"]),
             type: [SessionStatusEnum],
             description: "Statuses to include (default [PUBLISHED]).",
           }),
@@ -164,6 +165,7 @@ export function defineAgendaTypes(): void {
           "Speakers by name: those of published sessions; all of them with includeUnpublished (agenda:read).",
         args: {
           includeUnpublished: t.arg.boolean({
+            ...restricts("agenda:read", [false]),
             defaultValue: false,
             description: "Include speakers without a published session (needs agenda:read).",
           }),

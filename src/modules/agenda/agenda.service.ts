@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../../db/database.js";
 import type { SessionStatus } from "../../db/schema.js";
+import { inTransaction } from "../../db/transaction.js";
 import { badInput, type FieldError, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
@@ -9,7 +10,7 @@ import { nowIso } from "../../shared/time.js";
 import { dateTime, httpUrl, optionalText, parseInput, requiredText } from "../../shared/validation.js";
 import { type AccessService, assertPermission, type ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
-import { requireRowPermission, resolveRowAccess } from "../access/row-access.js";
+import { resolveRowAccess, writeRow } from "../access/row-access.js";
 import {
   type RoomRow,
   agendaRepository as repo,
@@ -277,6 +278,7 @@ function groupBy<R, T>(
 
 /** The agenda: tracks, rooms, speakers and sessions, with their public and organizer views. */
 export function createAgendaService(db: Db, access: AccessService, changes: ProjectChanges) {
+  const writer = { db, access, changes };
   const speakerVisible = async (projectAccess: ProjectAccess, row: SpeakerRow) =>
     canReadAll(projectAccess) || (await repo.speakerIsPublished(db, row.project_id, row.id));
 
@@ -439,7 +441,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         color: data.color ?? null,
         created_at: nowIso(),
       };
-      await db.transaction().execute((trx) => repo.insertTrack(trx, row));
+      await inTransaction(db, actor, (trx) => repo.insertTrack(trx, row));
       await changes.notify(row.project_id);
       return presentTrack(row);
     },
@@ -447,48 +449,42 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
     /** Renames or recolors a track; needs agenda:write. */
     async updateTrack(actor: Actor, input: UpdateTrackInput): Promise<Track> {
       const data = parseInput(updateTrackInput, input);
-      const current = await repo.locateTrack(db, data.id);
-      const { projectId } = await requireRowPermission(
-        access,
+      return writeRow(
+        writer,
         actor,
-        current,
+        await repo.locateTrack(db, data.id),
         "Track",
         "agenda:write",
         anyone,
+        async (trx, projectId) => {
+          const patch: Partial<TrackRow> = {};
+          if (data.name !== undefined) patch.name = data.name;
+          if (data.color !== undefined) patch.color = data.color;
+          if (Object.keys(patch).length > 0) await repo.updateTrack(trx, projectId, data.id, patch);
+          const updated = await repo.findTrack(trx, projectId, data.id);
+          if (!updated) throw notFound("Track");
+          return presentTrack(updated);
+        },
       );
-      const track = await db.transaction().execute(async (trx) => {
-        const patch: Partial<TrackRow> = {};
-        if (data.name !== undefined) patch.name = data.name;
-        if (data.color !== undefined) patch.color = data.color;
-        if (Object.keys(patch).length > 0) await repo.updateTrack(trx, projectId, data.id, patch);
-        const updated = await repo.findTrack(trx, projectId, data.id);
-        if (!updated) throw notFound("Track");
-        return presentTrack(updated);
-      });
-      await changes.notify(projectId);
-      return track;
     },
 
     /** Deletes a track; its sessions stay, without a track. Needs agenda:write. */
     async deleteTrack(actor: Actor, input: DeleteInput): Promise<Track> {
       const data = parseInput(deleteInput, input);
-      const current = await repo.locateTrack(db, data.id);
-      const { projectId } = await requireRowPermission(
-        access,
+      return writeRow(
+        writer,
         actor,
-        current,
+        await repo.locateTrack(db, data.id),
         "Track",
         "agenda:write",
         anyone,
+        async (trx, projectId) => {
+          const row = await repo.findTrack(trx, projectId, data.id);
+          if (!row) throw notFound("Track");
+          await repo.deleteTrack(trx, projectId, data.id);
+          return presentTrack(row);
+        },
       );
-      const track = await db.transaction().execute(async (trx) => {
-        const row = await repo.findTrack(trx, projectId, data.id);
-        if (!row) throw notFound("Track");
-        await repo.deleteTrack(trx, projectId, data.id);
-        return presentTrack(row);
-      });
-      await changes.notify(projectId);
-      return track;
     },
 
     // ---- rooms ----
@@ -504,7 +500,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         capacity: data.capacity ?? null,
         created_at: nowIso(),
       };
-      await db.transaction().execute((trx) => repo.insertRoom(trx, row));
+      await inTransaction(db, actor, (trx) => repo.insertRoom(trx, row));
       await changes.notify(row.project_id);
       return presentRoom(row);
     },
@@ -512,48 +508,42 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
     /** Renames a room or changes its capacity; needs agenda:write. */
     async updateRoom(actor: Actor, input: UpdateRoomInput): Promise<Room> {
       const data = parseInput(updateRoomInput, input);
-      const current = await repo.locateRoom(db, data.id);
-      const { projectId } = await requireRowPermission(
-        access,
+      return writeRow(
+        writer,
         actor,
-        current,
+        await repo.locateRoom(db, data.id),
         "Room",
         "agenda:write",
         anyone,
+        async (trx, projectId) => {
+          const patch: Partial<RoomRow> = {};
+          if (data.name !== undefined) patch.name = data.name;
+          if (data.capacity !== undefined) patch.capacity = data.capacity;
+          if (Object.keys(patch).length > 0) await repo.updateRoom(trx, projectId, data.id, patch);
+          const updated = await repo.findRoom(trx, projectId, data.id);
+          if (!updated) throw notFound("Room");
+          return presentRoom(updated);
+        },
       );
-      const room = await db.transaction().execute(async (trx) => {
-        const patch: Partial<RoomRow> = {};
-        if (data.name !== undefined) patch.name = data.name;
-        if (data.capacity !== undefined) patch.capacity = data.capacity;
-        if (Object.keys(patch).length > 0) await repo.updateRoom(trx, projectId, data.id, patch);
-        const updated = await repo.findRoom(trx, projectId, data.id);
-        if (!updated) throw notFound("Room");
-        return presentRoom(updated);
-      });
-      await changes.notify(projectId);
-      return room;
     },
 
     /** Deletes a room; its sessions stay, without a room. Needs agenda:write. */
     async deleteRoom(actor: Actor, input: DeleteInput): Promise<Room> {
       const data = parseInput(deleteInput, input);
-      const current = await repo.locateRoom(db, data.id);
-      const { projectId } = await requireRowPermission(
-        access,
+      return writeRow(
+        writer,
         actor,
-        current,
+        await repo.locateRoom(db, data.id),
         "Room",
         "agenda:write",
         anyone,
+        async (trx, projectId) => {
+          const row = await repo.findRoom(trx, projectId, data.id);
+          if (!row) throw notFound("Room");
+          await repo.deleteRoom(trx, projectId, data.id);
+          return presentRoom(row);
+        },
       );
-      const room = await db.transaction().execute(async (trx) => {
-        const row = await repo.findRoom(trx, projectId, data.id);
-        if (!row) throw notFound("Room");
-        await repo.deleteRoom(trx, projectId, data.id);
-        return presentRoom(row);
-      });
-      await changes.notify(projectId);
-      return room;
     },
 
     // ---- speakers ----
@@ -575,7 +565,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         created_at: now,
         updated_at: now,
       };
-      await db.transaction().execute((trx) => repo.insertSpeaker(trx, row));
+      await inTransaction(db, actor, (trx) => repo.insertSpeaker(trx, row));
       await changes.notify(row.project_id);
       return presentSpeaker(row);
     },
@@ -583,52 +573,46 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
     /** Updates a speaker's profile; `links` replaces the list. Needs agenda:write. */
     async updateSpeaker(actor: Actor, input: UpdateSpeakerInput): Promise<Speaker> {
       const data = parseInput(updateSpeakerInput, input);
-      const current = await repo.locateSpeaker(db, data.id);
-      const { projectId } = await requireRowPermission(
-        access,
+      return writeRow(
+        writer,
         actor,
-        current,
+        await repo.locateSpeaker(db, data.id),
         "Speaker",
         "agenda:write",
         speakerVisible,
+        async (trx, projectId) => {
+          const patch: Partial<SpeakerRow> = { updated_at: nowIso() };
+          if (data.name !== undefined) patch.name = data.name;
+          if (data.bio !== undefined) patch.bio = data.bio;
+          if (data.company !== undefined) patch.company = data.company;
+          if (data.jobTitle !== undefined) patch.job_title = data.jobTitle;
+          if (data.photoUrl !== undefined) patch.photo_url = data.photoUrl;
+          if (data.links !== undefined) patch.links = JSON.stringify(data.links);
+          await repo.updateSpeaker(trx, projectId, data.id, patch);
+          const updated = await repo.findSpeaker(trx, projectId, data.id);
+          if (!updated) throw notFound("Speaker");
+          return presentSpeaker(updated);
+        },
       );
-      const speaker = await db.transaction().execute(async (trx) => {
-        const patch: Partial<SpeakerRow> = { updated_at: nowIso() };
-        if (data.name !== undefined) patch.name = data.name;
-        if (data.bio !== undefined) patch.bio = data.bio;
-        if (data.company !== undefined) patch.company = data.company;
-        if (data.jobTitle !== undefined) patch.job_title = data.jobTitle;
-        if (data.photoUrl !== undefined) patch.photo_url = data.photoUrl;
-        if (data.links !== undefined) patch.links = JSON.stringify(data.links);
-        await repo.updateSpeaker(trx, projectId, data.id, patch);
-        const updated = await repo.findSpeaker(trx, projectId, data.id);
-        if (!updated) throw notFound("Speaker");
-        return presentSpeaker(updated);
-      });
-      await changes.notify(projectId);
-      return speaker;
     },
 
     /** Deletes a speaker and removes them from their sessions; needs agenda:write. */
     async deleteSpeaker(actor: Actor, input: DeleteInput): Promise<Speaker> {
       const data = parseInput(deleteInput, input);
-      const current = await repo.locateSpeaker(db, data.id);
-      const { projectId } = await requireRowPermission(
-        access,
+      return writeRow(
+        writer,
         actor,
-        current,
+        await repo.locateSpeaker(db, data.id),
         "Speaker",
         "agenda:write",
         speakerVisible,
+        async (trx, projectId) => {
+          const row = await repo.findSpeaker(trx, projectId, data.id);
+          if (!row) throw notFound("Speaker");
+          await repo.deleteSpeaker(trx, projectId, data.id);
+          return presentSpeaker(row);
+        },
       );
-      const speaker = await db.transaction().execute(async (trx) => {
-        const row = await repo.findSpeaker(trx, projectId, data.id);
-        if (!row) throw notFound("Speaker");
-        await repo.deleteSpeaker(trx, projectId, data.id);
-        return presentSpeaker(row);
-      });
-      await changes.notify(projectId);
-      return speaker;
     },
 
     // ---- sessions ----
@@ -653,7 +637,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         created_at: now,
         updated_at: now,
       };
-      await db.transaction().execute(async (trx) => {
+      await inTransaction(db, actor, async (trx) => {
         await checkReferences(trx, row.project_id, data);
         await repo.insertSession(trx, row);
         await repo.replaceSessionSpeakers(trx, row.id, data.speakerIds);
@@ -665,59 +649,53 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
     /** Updates a session; `speakerIds` replaces the list. Needs agenda:write. */
     async updateSession(actor: Actor, input: UpdateSessionInput): Promise<Session> {
       const data = parseInput(updateSessionInput, input);
-      const current = await repo.locateSession(db, data.id);
-      const { projectId } = await requireRowPermission(
-        access,
+      return writeRow(
+        writer,
         actor,
-        current,
+        await repo.locateSession(db, data.id),
         "Session",
         "agenda:write",
         sessionVisible,
+        async (trx, projectId) => {
+          const row = await repo.findSession(trx, projectId, data.id);
+          if (!row) throw notFound("Session");
+          checkTimes(data.startsAt ?? row.starts_at, data.endsAt ?? row.ends_at);
+          await checkReferences(trx, projectId, data);
+          const patch: Partial<SessionRow> = { updated_at: nowIso() };
+          if (data.title !== undefined) patch.title = data.title;
+          if (data.description !== undefined) patch.description = data.description;
+          if (data.startsAt !== undefined) patch.starts_at = data.startsAt;
+          if (data.endsAt !== undefined) patch.ends_at = data.endsAt;
+          if (data.roomId !== undefined) patch.room_id = data.roomId;
+          if (data.trackId !== undefined) patch.track_id = data.trackId;
+          if (data.capacity !== undefined) patch.capacity = data.capacity;
+          if (data.status !== undefined) patch.status = data.status;
+          await repo.updateSession(trx, projectId, data.id, patch);
+          if (data.speakerIds !== undefined) await repo.replaceSessionSpeakers(trx, data.id, data.speakerIds);
+          const updated = await repo.findSession(trx, projectId, data.id);
+          if (!updated) throw notFound("Session");
+          return presentSession(updated);
+        },
       );
-      const session = await db.transaction().execute(async (trx) => {
-        const row = await repo.findSession(trx, projectId, data.id);
-        if (!row) throw notFound("Session");
-        checkTimes(data.startsAt ?? row.starts_at, data.endsAt ?? row.ends_at);
-        await checkReferences(trx, projectId, data);
-        const patch: Partial<SessionRow> = { updated_at: nowIso() };
-        if (data.title !== undefined) patch.title = data.title;
-        if (data.description !== undefined) patch.description = data.description;
-        if (data.startsAt !== undefined) patch.starts_at = data.startsAt;
-        if (data.endsAt !== undefined) patch.ends_at = data.endsAt;
-        if (data.roomId !== undefined) patch.room_id = data.roomId;
-        if (data.trackId !== undefined) patch.track_id = data.trackId;
-        if (data.capacity !== undefined) patch.capacity = data.capacity;
-        if (data.status !== undefined) patch.status = data.status;
-        await repo.updateSession(trx, projectId, data.id, patch);
-        if (data.speakerIds !== undefined) await repo.replaceSessionSpeakers(trx, data.id, data.speakerIds);
-        const updated = await repo.findSession(trx, projectId, data.id);
-        if (!updated) throw notFound("Session");
-        return presentSession(updated);
-      });
-      await changes.notify(projectId);
-      return session;
     },
 
     /** Deletes a session (its speakers stay); needs agenda:write. */
     async deleteSession(actor: Actor, input: DeleteInput): Promise<Session> {
       const data = parseInput(deleteInput, input);
-      const current = await repo.locateSession(db, data.id);
-      const { projectId } = await requireRowPermission(
-        access,
+      return writeRow(
+        writer,
         actor,
-        current,
+        await repo.locateSession(db, data.id),
         "Session",
         "agenda:write",
         sessionVisible,
+        async (trx, projectId) => {
+          const row = await repo.findSession(trx, projectId, data.id);
+          if (!row) throw notFound("Session");
+          await repo.deleteSession(trx, projectId, data.id);
+          return presentSession(row);
+        },
       );
-      const session = await db.transaction().execute(async (trx) => {
-        const row = await repo.findSession(trx, projectId, data.id);
-        if (!row) throw notFound("Session");
-        await repo.deleteSession(trx, projectId, data.id);
-        return presentSession(row);
-      });
-      await changes.notify(projectId);
-      return session;
     },
   };
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/database.js";
+import { inTransaction } from "../../db/transaction.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import { newId } from "../../shared/ids.js";
@@ -252,7 +253,7 @@ export function createAppsService(
     async updateApp(actor: Actor, input: UpdateAppInput): Promise<App> {
       const data = parseInput(updateInput, input);
       await loadManagedApp(actor, data.id);
-      const { row, linked } = await db.transaction().execute(async (trx) => {
+      const { row, linked } = await inTransaction(db, actor, async (trx) => {
         const patch: Partial<AppRow> = { updated_at: nowIso() };
         if (data.name !== undefined) patch.name = data.name;
         if (data.description !== undefined) patch.description = data.description;
@@ -270,7 +271,7 @@ export function createAppsService(
     async deleteApp(actor: Actor, input: { id: string }): Promise<void> {
       const { id: appId } = parseInput(appRef, input);
       const app = await loadManagedApp(actor, appId);
-      const linked = await db.transaction().execute(async (trx) => {
+      const linked = await inTransaction(db, actor, async (trx) => {
         const projectIds = await appsRepository.activeLinkedProjectIds(trx, appId);
         await appsRepository.delete(trx, appId);
         return projectIds;
@@ -285,7 +286,7 @@ export function createAppsService(
       await loadManagedApp(actor, appId);
       const token = generateToken();
       const now = nowIso();
-      const { row, linked } = await db.transaction().execute(async (trx) => {
+      const { row, linked } = await inTransaction(db, actor, async (trx) => {
         await appsRepository.update(trx, appId, {
           token_hash: hashToken(token),
           token_last4: tokenLast4(token),
@@ -358,7 +359,7 @@ export function createAppsService(
         }
       }
       const linkId = newId();
-      const link = await db.transaction().execute(async (trx) => {
+      const link = await inTransaction(db, actor, async (trx) => {
         await appsRepository.upsertActiveLink(trx, {
           id: linkId,
           app_id: app.id,
@@ -378,11 +379,21 @@ export function createAppsService(
       return presentLink(link, parsePermissions(app.permissions));
     },
 
-    /** Ends a link (OWNER/ADMIN of the linked project, or the operator); revoking twice is fine. */
-    async revokeLink(actor: Actor, input: { appId: string; projectId: string }): Promise<void> {
+    /**
+     * Ends a link (OWNER/ADMIN of the linked project, or the operator); revoking twice is fine.
+     * Resolves to true when an active link was ended, false when there was none.
+     */
+    async revokeLink(actor: Actor, input: { appId: string; projectId: string }): Promise<boolean> {
       const data = parseInput(linkRef, input);
       await access.requireManager(actor, data.projectId);
-      if (!(await appsRepository.findById(db, data.appId))) throw notFound("App");
+      const app = await appsRepository.findById(db, data.appId);
+      if (!app) throw notFound("App");
+      // Saying "revoked" here would be a lie: an app always reaches its home project.
+      if (app.project_id === data.projectId) {
+        throw badInput([
+          { field: ["projectId"], message: "is the app's home project, which only deleting the app ends" },
+        ]);
+      }
       const revoked = await appsRepository.revokeActiveLink(
         db,
         data.appId,
@@ -391,6 +402,7 @@ export function createAppsService(
         userIdOf(actor),
       );
       if (revoked) await changes.notify(data.projectId);
+      return revoked;
     },
 
     /** Projects linked to an app (its Linked projects tab), active first; home-project managers only. */

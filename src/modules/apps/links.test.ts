@@ -24,12 +24,17 @@ for (const engine of testEngines()) {
       return access && [...access.permissions].sort();
     }
 
-    test("refuses to link the app's own home project", async () => {
-      const { app, ownerId, projectId } = await createApp(ctx.services);
+    test("refuses to link or revoke the app's own home project", async () => {
+      const { app, ownerId, projectId, token } = await createApp(ctx.services);
       await rejectsWithFieldErrors(
         ctx.services.apps.authorize(asUser(ownerId as string), { appId: app.id, projectId }),
         ["projectId"],
       );
+      await rejectsWithFieldErrors(
+        ctx.services.apps.revokeLink(asUser(ownerId as string), { appId: app.id, projectId }),
+        ["projectId"],
+      );
+      assert.deepEqual(await effective(token, projectId), ["agenda:read"]);
     });
 
     test("refuses organizers who do not manage the project, and unknown apps", async () => {
@@ -193,14 +198,23 @@ for (const engine of testEngines()) {
       await ctx.services.apps.authorize(organizer, { appId: app.id, projectId: project.id });
       assert.deepEqual(await effective(token, project.id), ["agenda:read"]);
 
-      await ctx.services.apps.revokeLink(organizer, { appId: app.id, projectId: project.id });
+      assert.equal(
+        await ctx.services.apps.revokeLink(organizer, { appId: app.id, projectId: project.id }),
+        true,
+      );
       assert.equal(await effective(token, project.id), undefined);
       await assert.rejects(
         ctx.services.access.require(await ctx.services.apps.authenticate(token), project.id),
         { code: "NOT_FOUND" },
       );
-      await ctx.services.apps.revokeLink(organizer, { appId: app.id, projectId: project.id });
-      await ctx.services.apps.revokeLink(systemActor, { appId: app.id, projectId: project.id });
+      assert.equal(
+        await ctx.services.apps.revokeLink(organizer, { appId: app.id, projectId: project.id }),
+        false,
+      );
+      assert.equal(
+        await ctx.services.apps.revokeLink(systemActor, { appId: app.id, projectId: project.id }),
+        false,
+      );
       assert.deepEqual(await ctx.services.apps.listIntegrations(organizer, project.id), []);
 
       const [revoked] = await ctx.services.apps.listLinksForApp(systemActor, app.id);

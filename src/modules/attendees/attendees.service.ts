@@ -2,6 +2,7 @@ import { z } from "zod";
 import { isUniqueViolation } from "../../db/constraint-errors.js";
 import type { Db } from "../../db/database.js";
 import type { AttendeeStatus } from "../../db/schema.js";
+import { inTransaction } from "../../db/transaction.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
@@ -10,7 +11,7 @@ import { nowIso } from "../../shared/time.js";
 import { email, optionalText, parseInput, requiredText } from "../../shared/validation.js";
 import { type AccessService, assertPermission, type ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
-import { requireRowPermission, resolveRowAccess } from "../access/row-access.js";
+import { requireRowPermission, resolveRowAccess, writeRow } from "../access/row-access.js";
 import { checkinsRepository } from "../checkins/checkins.repository.js";
 import { ticketsRepository } from "../tickets/tickets.repository.js";
 import { type AttendeeQuery, type AttendeeRow, attendeesRepository as repo } from "./attendees.repository.js";
@@ -111,6 +112,7 @@ async function claimSeat(trx: Db, projectId: string, ticketTypeId: string): Prom
 
 /** Registrations: register, update and cancel attendees; every read needs attendees:read. */
 export function createAttendeesService(db: Db, access: AccessService, changes: ProjectChanges) {
+  const writer = { db, access, changes };
   return {
     /** Attendees by registration time, filtered by name/email text, status and ticket type. */
     async listAttendees(
@@ -156,7 +158,7 @@ export function createAttendeesService(db: Db, access: AccessService, changes: P
         cancelled_at: null,
         updated_at: now,
       };
-      await db.transaction().execute(async (trx) => {
+      await inTransaction(db, actor, async (trx) => {
         await claimSeat(trx, row.project_id, row.ticket_type_id);
         if (!(await repo.insertRegistered(trx, row))) throw emailTaken();
       });
@@ -178,7 +180,7 @@ export function createAttendeesService(db: Db, access: AccessService, changes: P
       );
       let attendee: Attendee;
       try {
-        attendee = await db.transaction().execute(async (trx) => {
+        attendee = await inTransaction(db, actor, async (trx) => {
           const row = await repo.lock(trx, projectId, data.id);
           if (!row) throw notFound("Attendee");
           const patch: Partial<AttendeeRow> = { updated_at: nowIso() };
@@ -218,30 +220,27 @@ export function createAttendeesService(db: Db, access: AccessService, changes: P
     /** Cancels a registration (idempotent): the row stays, its seat is freed, its check-in undone. */
     async cancelAttendee(actor: Actor, input: z.input<typeof cancelInput>): Promise<Attendee> {
       const data = parseInput(cancelInput, input);
-      const current = await repo.locate(db, data.id);
-      const { projectId } = await requireRowPermission(
-        access,
+      return writeRow(
+        writer,
         actor,
-        current,
+        await repo.locate(db, data.id),
         "Attendee",
         "attendees:write",
         attendeeVisible,
+        async (trx, projectId) => {
+          const row = await repo.lock(trx, projectId, data.id);
+          if (!row) throw notFound("Attendee");
+          if (row.status === "CANCELLED") return presentAttendee(row);
+          const now = nowIso();
+          await repo.update(trx, projectId, data.id, {
+            status: "CANCELLED",
+            cancelled_at: now,
+            updated_at: now,
+          });
+          await checkinsRepository.undoActive(trx, projectId, data.id, now);
+          return presentAttendee({ ...row, status: "CANCELLED", cancelled_at: now, updated_at: now });
+        },
       );
-      const attendee = await db.transaction().execute(async (trx) => {
-        const row = await repo.lock(trx, projectId, data.id);
-        if (!row) throw notFound("Attendee");
-        if (row.status === "CANCELLED") return presentAttendee(row);
-        const now = nowIso();
-        await repo.update(trx, projectId, data.id, {
-          status: "CANCELLED",
-          cancelled_at: now,
-          updated_at: now,
-        });
-        await checkinsRepository.undoActive(trx, projectId, data.id, now);
-        return presentAttendee({ ...row, status: "CANCELLED", cancelled_at: now, updated_at: now });
-      });
-      await changes.notify(projectId);
-      return attendee;
     },
   };
 }

@@ -226,18 +226,23 @@ for (const engine of testEngines()) {
       const { project, owner } = await createPublishedProject(ctx.services);
       const standard = await createTicketType(ctx.services, owner, project.id);
       const vip = await createTicketType(ctx.services, owner, project.id);
+      // Fixed emails (unique within this new project): random ones could contain "ada" by chance.
       const ada = await createAttendee(ctx.services, owner, project.id, standard.id, {
         name: "Ada Lovelace",
-        email: uniqueEmail("analytical"),
+        email: "ada@analytical.example",
       });
       const grace = await createAttendee(ctx.services, owner, project.id, vip.id, {
         name: "Grace Hopper",
-        email: uniqueEmail("COBOL"),
+        email: "grace@COBOL.example",
       });
       const percent = await createAttendee(ctx.services, owner, project.id, standard.id, {
         name: "100% Sure",
+        email: "sure@example.test",
       });
-      const gone = await createAttendee(ctx.services, owner, project.id, standard.id, { name: "Ada Gone" });
+      const gone = await createAttendee(ctx.services, owner, project.id, standard.id, {
+        name: "Ada Gone",
+        email: "gone@example.test",
+      });
       await ctx.services.attendees.cancelAttendee(owner, { id: gone.id });
 
       const access = await ctx.services.access.require(appActor(project.id, ["attendees:read"]), project.id);

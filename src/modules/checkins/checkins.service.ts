@@ -7,7 +7,7 @@ import { nowIso } from "../../shared/time.js";
 import { parseInput } from "../../shared/validation.js";
 import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
-import { requireRowPermission } from "../access/row-access.js";
+import { writeRow } from "../access/row-access.js";
 import { attendeesRepository } from "../attendees/attendees.repository.js";
 import { type Attendee, presentAttendee } from "../attendees/attendees.service.js";
 import { type CheckInRow, checkinsRepository as repo } from "./checkins.repository.js";
@@ -60,6 +60,7 @@ function groupByAttendee(ids: readonly string[], rows: CheckInRow[]): Map<string
 
 /** Check-in at the door: idempotent check-in and undo, recorded with who did it. */
 export function createCheckinsService(db: Db, access: AccessService, changes: ProjectChanges) {
+  const writer = { db, access, changes };
   return {
     /** Active check-in per attendee (attendees without one are absent), one statement for any number. */
     async activeByAttendeeIds(attendeeIds: readonly string[]): Promise<Map<string, CheckIn>> {
@@ -77,66 +78,60 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
     /** Checks a registered attendee in; checking in again returns the same active check-in. */
     async checkIn(actor: Actor, input: CheckInInput): Promise<CheckInResult> {
       const data = parseInput(checkInInput, input);
-      const current = await attendeesRepository.locate(db, data.attendeeId);
-      const { projectId } = await requireRowPermission(
-        access,
+      return writeRow(
+        writer,
         actor,
-        current,
+        await attendeesRepository.locate(db, data.attendeeId),
         "Attendee",
         "checkins:write",
         attendeeVisible,
+        async (trx, projectId) => {
+          // Locking the attendee orders this check-in after a concurrent cancellation (or before it).
+          const attendee = await attendeesRepository.lock(trx, projectId, data.attendeeId);
+          if (!attendee) throw notFound("Attendee");
+          if (attendee.status === "CANCELLED") {
+            throw badInput([
+              {
+                field: ["attendeeId"],
+                message: "is cancelled and cannot be checked in",
+              },
+            ]);
+          }
+          await repo.insertActive(trx, {
+            id: newId(),
+            project_id: projectId,
+            attendee_id: attendee.id,
+            checked_in_at: nowIso(),
+            by_user_id: actor.kind === "user" ? actor.userId : null,
+            by_app_id: actor.kind === "app" ? actor.appId : null,
+            undone_at: null,
+          });
+          const active = await repo.findActive(trx, projectId, attendee.id);
+          if (!active) throw notFound("Check-in");
+          return { attendee: presentAttendee(attendee), checkIn: presentCheckIn(active) };
+        },
       );
-      const result = await db.transaction().execute(async (trx) => {
-        // Locking the attendee orders this check-in after a concurrent cancellation (or before it).
-        const attendee = await attendeesRepository.lock(trx, projectId, data.attendeeId);
-        if (!attendee) throw notFound("Attendee");
-        if (attendee.status === "CANCELLED") {
-          throw badInput([
-            {
-              field: ["attendeeId"],
-              message: "is cancelled and cannot be checked in",
-            },
-          ]);
-        }
-        await repo.insertActive(trx, {
-          id: newId(),
-          project_id: projectId,
-          attendee_id: attendee.id,
-          checked_in_at: nowIso(),
-          by_user_id: actor.kind === "user" ? actor.userId : null,
-          by_app_id: actor.kind === "app" ? actor.appId : null,
-          undone_at: null,
-        });
-        const active = await repo.findActive(trx, projectId, attendee.id);
-        if (!active) throw notFound("Check-in");
-        return { attendee: presentAttendee(attendee), checkIn: presentCheckIn(active) };
-      });
-      await changes.notify(projectId);
-      return result;
     },
 
     /** Takes back the active check-in (idempotent: without one, answers the latest, or null). */
     async undoCheckIn(actor: Actor, input: CheckInInput): Promise<CheckInResult> {
       const data = parseInput(checkInInput, input);
-      const current = await attendeesRepository.locate(db, data.attendeeId);
-      const { projectId } = await requireRowPermission(
-        access,
+      return writeRow(
+        writer,
         actor,
-        current,
+        await attendeesRepository.locate(db, data.attendeeId),
         "Attendee",
         "checkins:write",
         attendeeVisible,
+        async (trx, projectId) => {
+          const attendee = await attendeesRepository.lock(trx, projectId, data.attendeeId);
+          if (!attendee) throw notFound("Attendee");
+          const undone =
+            (await repo.undoActive(trx, projectId, attendee.id, nowIso())) ??
+            (await repo.findLatest(trx, projectId, attendee.id));
+          return { attendee: presentAttendee(attendee), checkIn: undone ? presentCheckIn(undone) : null };
+        },
       );
-      const result = await db.transaction().execute(async (trx) => {
-        const attendee = await attendeesRepository.lock(trx, projectId, data.attendeeId);
-        if (!attendee) throw notFound("Attendee");
-        const undone =
-          (await repo.undoActive(trx, projectId, attendee.id, nowIso())) ??
-          (await repo.findLatest(trx, projectId, attendee.id));
-        return { attendee: presentAttendee(attendee), checkIn: undone ? presentCheckIn(undone) : null };
-      });
-      await changes.notify(projectId);
-      return result;
     },
   };
 }

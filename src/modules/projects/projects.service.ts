@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../../db/database.js";
 import type { MemberRole, ProjectStatus } from "../../db/schema.js";
+import { inTransaction } from "../../db/transaction.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
@@ -128,7 +129,7 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
           updated_at: now,
           data_version: 0,
         };
-        const created = await db.transaction().execute(async (trx) => {
+        const created = await inTransaction(db, undefined, async (trx) => {
           if (await projectsRepository.findById(trx, row.id)) return false;
           await projectsRepository.insert(trx, row);
           await projectsRepository.upsertMember(trx, {
@@ -179,7 +180,7 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
     async update(actor: Actor, projectId: string, input: UpdateProjectInput): Promise<Project> {
       await access.requirePermission(actor, projectId, "project:write");
       const data = parseInput(updateInput, input);
-      const project = await db.transaction().execute(async (trx) => {
+      const project = await inTransaction(db, actor, async (trx) => {
         const current = await projectsRepository.findById(trx, projectId);
         if (!current) throw notFound("Project");
         const startsAt = data.startsAt === undefined ? current.starts_at : data.startsAt;
@@ -229,7 +230,7 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
       await access.requireManager(actor, projectId);
       const user = await usersRepository.findByEmail(db, email);
       if (!user) throw badInput([{ field: ["email"], message: "has no Eventgraph account" }]);
-      await db.transaction().execute(async (trx) => {
+      await inTransaction(db, actor, async (trx) => {
         const current = await projectsRepository.findMember(trx, projectId, user.id);
         if (
           current?.role === "OWNER" &&
@@ -250,7 +251,7 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
     /** Removes a member; the last owner cannot be removed. */
     async removeMember(actor: Actor, projectId: string, userId: string): Promise<void> {
       await access.requireManager(actor, projectId);
-      await db.transaction().execute(async (trx) => {
+      await inTransaction(db, actor, async (trx) => {
         const current = await projectsRepository.findMember(trx, projectId, userId);
         if (!current) throw notFound("Member");
         if (current.role === "OWNER" && (await projectsRepository.countOwners(trx, projectId)) <= 1) {

@@ -4,7 +4,7 @@ import { connectionTypes, toConnection } from "../../graphql/connections.js";
 import { requiredLocal } from "../../graphql/ids.js";
 import { payloadType, runMutation } from "../../graphql/mutations.js";
 import { nodeLoader } from "../../graphql/nodes.js";
-import { requires } from "../../graphql/permissions.js";
+import { requires, restricts } from "../../graphql/permissions.js";
 import { ProjectRef } from "../projects/projects.graphql.js";
 import type { TicketType } from "./tickets.service.js";
 
@@ -93,7 +93,11 @@ export function defineTicketTypes(): void {
         description:
           "Ticket types by creation: those on sale now by default; all of them with onSaleOnly: false (tickets:read).",
         args: {
-          onSaleOnly: t.arg.boolean({ defaultValue: true, description: "Only ticket types on sale now." }),
+          onSaleOnly: t.arg.boolean({
+            ...restricts("tickets:read", [true]),
+            defaultValue: true,
+            description: "Only ticket types on sale now; false (all of them) needs tickets:read.",
+          }),
         },
         resolve: async (project, args, c) => {
           const access = await c.access(project.id);

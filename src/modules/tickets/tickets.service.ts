@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../../db/database.js";
+import { inTransaction } from "../../db/transaction.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
@@ -8,7 +9,7 @@ import { nowIso } from "../../shared/time.js";
 import { dateTime, optionalText, parseInput, requiredText } from "../../shared/validation.js";
 import { type AccessService, assertPermission, type ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
-import { requireRowPermission, resolveRowAccess } from "../access/row-access.js";
+import { resolveRowAccess, writeRow } from "../access/row-access.js";
 import { ticketsRepository as repo, type TicketTypeRow } from "./tickets.repository.js";
 
 /** A kind of ticket with its price and capacity; the sold count is loaded separately (`soldCounts`). */
@@ -122,6 +123,7 @@ function onSaleAtFor(access: ProjectAccess, filter: TicketTypeFilter): string | 
 
 /** Ticket types: prices, capacity and sales windows; sold counts come from the attendees table. */
 export function createTicketsService(db: Db, access: AccessService, changes: ProjectChanges) {
+  const writer = { db, access, changes };
   return {
     /** Ticket types by creation; on sale now only, unless onSaleOnly is false (needs tickets:read). */
     async listTicketTypes(
@@ -183,7 +185,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
         created_at: now,
         updated_at: now,
       };
-      await db.transaction().execute((trx) => repo.insert(trx, row));
+      await inTransaction(db, actor, (trx) => repo.insert(trx, row));
       await changes.notify(row.project_id);
       return presentTicketType(row);
     },
@@ -191,79 +193,73 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
     /** Updates a ticket type; the quantity cannot drop below the tickets sold. Needs tickets:write. */
     async updateTicketType(actor: Actor, input: UpdateTicketTypeInput): Promise<TicketType> {
       const data = parseInput(updateInput, input);
-      const current = await repo.locate(db, data.id);
-      const { projectId } = await requireRowPermission(
-        access,
+      return writeRow(
+        writer,
         actor,
-        current,
+        await repo.locate(db, data.id),
         "Ticket type",
         "tickets:write",
         ticketTypeVisible,
-      );
-      const ticketType = await db.transaction().execute(async (trx) => {
-        // Locked so a registration cannot slip in between counting the sold tickets and lowering the quantity.
-        const row = await repo.lockForSale(trx, projectId, data.id);
-        if (!row) throw notFound("Ticket type");
-        checkSalesWindow(
-          data.salesStartAt === undefined ? row.sales_start_at : data.salesStartAt,
-          data.salesEndAt === undefined ? row.sales_end_at : data.salesEndAt,
-        );
-        if (data.quantity !== undefined) {
-          const sold = await repo.soldCount(trx, projectId, data.id);
-          if (data.quantity < sold) {
-            throw badInput([
-              {
-                field: ["quantity"],
-                message: `must be at least ${sold}, the number of tickets already sold`,
-              },
-            ]);
+        async (trx, projectId) => {
+          // Locked so a registration cannot slip in between counting the sold tickets and lowering the quantity.
+          const row = await repo.lockForSale(trx, projectId, data.id);
+          if (!row) throw notFound("Ticket type");
+          checkSalesWindow(
+            data.salesStartAt === undefined ? row.sales_start_at : data.salesStartAt,
+            data.salesEndAt === undefined ? row.sales_end_at : data.salesEndAt,
+          );
+          if (data.quantity !== undefined) {
+            const sold = await repo.soldCount(trx, projectId, data.id);
+            if (data.quantity < sold) {
+              throw badInput([
+                {
+                  field: ["quantity"],
+                  message: `must be at least ${sold}, the number of tickets already sold`,
+                },
+              ]);
+            }
           }
-        }
-        const patch: Partial<TicketTypeRow> = { updated_at: nowIso() };
-        if (data.name !== undefined) patch.name = data.name;
-        if (data.description !== undefined) patch.description = data.description;
-        if (data.priceMinor !== undefined) patch.price_minor = data.priceMinor;
-        if (data.currency !== undefined) patch.currency = data.currency;
-        if (data.quantity !== undefined) patch.quantity = data.quantity;
-        if (data.salesStartAt !== undefined) patch.sales_start_at = data.salesStartAt;
-        if (data.salesEndAt !== undefined) patch.sales_end_at = data.salesEndAt;
-        await repo.update(trx, projectId, data.id, patch);
-        const updated = await repo.findById(trx, projectId, data.id);
-        if (!updated) throw notFound("Ticket type");
-        return presentTicketType(updated);
-      });
-      await changes.notify(projectId);
-      return ticketType;
+          const patch: Partial<TicketTypeRow> = { updated_at: nowIso() };
+          if (data.name !== undefined) patch.name = data.name;
+          if (data.description !== undefined) patch.description = data.description;
+          if (data.priceMinor !== undefined) patch.price_minor = data.priceMinor;
+          if (data.currency !== undefined) patch.currency = data.currency;
+          if (data.quantity !== undefined) patch.quantity = data.quantity;
+          if (data.salesStartAt !== undefined) patch.sales_start_at = data.salesStartAt;
+          if (data.salesEndAt !== undefined) patch.sales_end_at = data.salesEndAt;
+          await repo.update(trx, projectId, data.id, patch);
+          const updated = await repo.findById(trx, projectId, data.id);
+          if (!updated) throw notFound("Ticket type");
+          return presentTicketType(updated);
+        },
+      );
     },
 
     /** Deletes a ticket type nobody registered with (cancelled registrations count too). Needs tickets:write. */
     async deleteTicketType(actor: Actor, input: z.input<typeof deleteInput>): Promise<TicketType> {
       const data = parseInput(deleteInput, input);
-      const current = await repo.locate(db, data.id);
-      const { projectId } = await requireRowPermission(
-        access,
+      return writeRow(
+        writer,
         actor,
-        current,
+        await repo.locate(db, data.id),
         "Ticket type",
         "tickets:write",
         ticketTypeVisible,
+        async (trx, projectId) => {
+          const row = await repo.lockForSale(trx, projectId, data.id);
+          if (!row) throw notFound("Ticket type");
+          const registrations = await repo.registrationCount(trx, projectId, data.id);
+          if (registrations > 0) {
+            throw new AppError(
+              ErrorCode.CONFLICT,
+              `This ticket type has ${registrations} registration${registrations === 1 ? "" : "s"} and cannot be deleted`,
+              { registrations },
+            );
+          }
+          await repo.delete(trx, projectId, data.id);
+          return presentTicketType(row);
+        },
       );
-      const ticketType = await db.transaction().execute(async (trx) => {
-        const row = await repo.lockForSale(trx, projectId, data.id);
-        if (!row) throw notFound("Ticket type");
-        const registrations = await repo.registrationCount(trx, projectId, data.id);
-        if (registrations > 0) {
-          throw new AppError(
-            ErrorCode.CONFLICT,
-            `This ticket type has ${registrations} registration${registrations === 1 ? "" : "s"} and cannot be deleted`,
-            { registrations },
-          );
-        }
-        await repo.delete(trx, projectId, data.id);
-        return presentTicketType(row);
-      });
-      await changes.notify(projectId);
-      return ticketType;
     },
   };
 }

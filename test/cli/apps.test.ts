@@ -1,0 +1,458 @@
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, describe, test } from "node:test";
+import { systemActor } from "../../src/modules/access/actor.js";
+import { hashToken } from "../../src/modules/apps/tokens.js";
+import { testEngines } from "../helpers/engines.js";
+import {
+  createAttendee,
+  createProject,
+  createTicketType,
+  createUser,
+  uniqueEmail,
+  userActor,
+} from "../helpers/factories.js";
+import { gql } from "../helpers/graphql.js";
+import { runNode } from "../helpers/processes.js";
+import { startTestServer, type TestServer } from "../helpers/test-server.js";
+
+const stackLine = /^\s+at .+:\d+:\d+\)?$/m;
+
+/** Runs the real bin, as `npx eventgraph` does. */
+function eventgraph(args: string[], env: Record<string, string>) {
+  return runNode(["bin/eventgraph.js", ...args], { env });
+}
+
+/** Parses stdout that must be exactly one JSON object on one line. */
+function onlyJson(stdout: string): Record<string, unknown> {
+  const lines = stdout.split("\n").filter(Boolean);
+  assert.equal(lines.length, 1, `expected one line on stdout, got:\n${stdout}`);
+  const value: unknown = JSON.parse(lines[0] ?? "");
+  assert.ok(value && typeof value === "object" && !Array.isArray(value));
+  return value as Record<string, unknown>;
+}
+
+/** How often `needle` occurs in `text`. */
+function occurrences(text: string, needle: string): number {
+  return text.split(needle).length - 1;
+}
+
+const readAttendees = `query ($id: ID!) { project(id: $id) { id name attendees { totalCount } } }`;
+
+describe("eventgraph apps: usage", () => {
+  const env = {
+    DATABASE_URL: `sqlite:${join(mkdtempSync(join(tmpdir(), "eventgraph-apps-")), "db.sqlite")}`,
+  };
+
+  test("exits 2 with the usage on stderr for a missing flag, a flag without value or an unknown flag", async () => {
+    const cases: [string[], RegExp][] = [
+      [["apps", "create", "--project", "Ab12", "--name", "X"], /^error: missing required --permissions\n/],
+      [["apps", "create", "--name", "X", "--permissions", ""], /^error: missing required --project\n/],
+      [
+        ["apps", "create", "--project", "Ab12", "--permissions", "agenda:read"],
+        /^error: missing required --name\n/,
+      ],
+      [["apps", "create", "--project", "Ab12", "--name", "X", "--permissions"], /^error: option /],
+      [["apps", "link", "--app", "a", "--project", "Ab12"], /^error: missing required --as\n/],
+      [["apps", "link", "--app", "a", "--project", "Ab12", "--as", ""], /^error: missing required --as\n/],
+      [["apps", "revoke", "--app", "a"], /^error: missing required --project\n/],
+      [["apps", "rotate-token"], /^error: missing required --app\n/],
+      [["apps", "rotate-token", "--app", "a", "--project", "Ab12"], /^error: unknown option --project\n/],
+      [["apps", "delete", "--app", "a"], /^error: unknown command "apps delete"\n/],
+    ];
+    for (const [args, message] of cases) {
+      const { code, stdout, stderr } = await eventgraph([...args, "--json"], env);
+      assert.equal(code, 2, `eventgraph ${args.join(" ")}: ${stderr}`);
+      assert.equal(stdout, "");
+      assert.match(stderr, message, args.join(" "));
+      assert.match(stderr, /\n\nUsage: eventgraph apps /);
+    }
+  });
+
+  test("lists the apps commands in the help, and each one's flags in its own help", async () => {
+    const top = await eventgraph(["--help"], env);
+    const group = await eventgraph(["apps", "--help"], env);
+    const expected: Record<string, string> = {
+      create: "--project ID --name N --permissions a,b [--description D]",
+      link: "--app A --project ID --as E",
+      revoke: "--app A --project ID",
+      "rotate-token": "--app A",
+    };
+    for (const [command, synopsis] of Object.entries(expected)) {
+      assert.ok(top.stdout.includes(`  apps ${command} `), `main help lacks apps ${command}`);
+      assert.ok(group.stdout.includes(`  ${command} `), `apps help lacks ${command}`);
+      const help = await eventgraph(["apps", command, "--help"], env);
+      assert.equal(help.code, 0, command);
+      assert.ok(help.stdout.startsWith(`Usage: eventgraph apps ${command} ${synopsis} [--json] [--help]\n`));
+    }
+    const create = await eventgraph(["apps", "create", "--help"], env);
+    assert.match(create.stdout, /project:write, agenda:read, .*checkins:write/);
+    assert.match(create.stdout, /--permissions "" creates an app with none/);
+  });
+});
+
+for (const engine of testEngines()) {
+  describe(`eventgraph apps (${engine.name})`, () => {
+    let server: TestServer;
+    let env: Record<string, string>;
+    before(async () => {
+      // The server and the CLI share one database, as `npm start` and `npx eventgraph` do.
+      const url = engine.newDatabaseUrl();
+      server = await startTestServer(engine, { DATABASE_URL: url });
+      env = { DATABASE_URL: url, BASE_URL: server.url };
+    });
+    after(() => server.close());
+
+    /** A verified developer's project, as `users create`, `users verify` and `projects create` leave it. */
+    async function developerProject(options: { verified?: boolean } = {}) {
+      const developer = await createUser(server.services, { verified: options.verified ?? true });
+      const { project } = await createProject(server.services, { ownerId: developer.id });
+      return { developer, project };
+    }
+
+    /** Another organizer's draft project with one registered attendee. */
+    async function organizerProject() {
+      const organizer = await createUser(server.services);
+      const { project } = await createProject(server.services, { ownerId: organizer.id });
+      const ticket = await createTicketType(server.services, systemActor, project.id);
+      const attendee = await createAttendee(server.services, systemActor, project.id, ticket.id);
+      return { organizer, project, attendee };
+    }
+
+    /** `apps create --json`, which must succeed. */
+    async function createAppWithCli(projectId: string, permissions: string, name = "Check-in kiosk") {
+      const args = ["apps", "create", "--project", projectId, "--name", name, "--permissions", permissions];
+      const { code, stdout, stderr } = await eventgraph([...args, "--json"], env);
+      assert.equal(code, 0, stderr);
+      return onlyJson(stdout) as { id: string; name: string; permissions: string[]; token: string };
+    }
+
+    test("apps create fails with exit 1 and one line for unknown permissions, an unknown project and a blank name", async () => {
+      const { project } = await developerProject();
+      const cases: [string[], string][] = [
+        [
+          ["--project", project.id, "--name", "X", "--permissions", "agenda:read,agenda:wirte,admin"],
+          'error: permissions: unknown permission "agenda:wirte", "admin"; expected any of project:write, agenda:read, agenda:write, tickets:read, tickets:write, attendees:read, attendees:write, checkins:write\n',
+        ],
+        [["--project", "Zz9Q", "--name", "X", "--permissions", "agenda:read"], "error: Project not found\n"],
+        [["--project", "not-an-id", "--name", "X", "--permissions", ""], "error: Project not found\n"],
+        [["--project", project.id, "--name", "  ", "--permissions", ""], "error: name: must not be empty\n"],
+      ];
+      for (const [args, message] of cases) {
+        const { code, stdout, stderr } = await eventgraph(["apps", "create", ...args, "--json"], env);
+        assert.deepEqual([code, stdout, stderr], [1, "", message], args.join(" "));
+      }
+      const apps = await server.services.apps.listForProject(systemActor, project.id);
+      assert.deepEqual(apps, []);
+    });
+
+    test("apps link fails with exit 1 for an unknown app, organizer or project, a plain member, a stranger and the home project", async () => {
+      const { developer, project: home } = await developerProject();
+      const app = await createAppWithCli(home.id, "attendees:read");
+      const { organizer, project } = await organizerProject();
+      const member = await createUser(server.services);
+      await server.services.projects.setMember(userActor(organizer.id), project.id, member.email, "MEMBER");
+      const stranger = await createUser(server.services);
+      const link = (appId: string, projectId: string, as: string) =>
+        eventgraph(["apps", "link", "--app", appId, "--project", projectId, "--as", as, "--json"], env);
+      const cases: [Promise<{ code: number | null; stdout: string; stderr: string }>, string][] = [
+        [link("3f1c0c4e-0000-4000-8000-000000000000", project.id, organizer.email), "error: App not found\n"],
+        [link(app.id, project.id, uniqueEmail()), "error: User not found\n"],
+        [link(app.id, "Zz9Q", organizer.email), "error: Project not found\n"],
+        // Someone who may not see the project learns nothing about it: the same answer as no project.
+        [link(app.id, project.id, stranger.email), "error: Project not found\n"],
+        [link(app.id, project.id, member.email), "error: Only the project's owners and admins may do this\n"],
+        [
+          link(app.id, home.id, developer.email),
+          "error: projectId: is the app's home project, which the app can always reach\n",
+        ],
+      ];
+      for (const [run, message] of cases) {
+        const { code, stdout, stderr } = await run;
+        assert.deepEqual([code, stdout, stderr], [1, "", message]);
+      }
+      const integrations = await server.services.apps.listIntegrations(systemActor, project.id);
+      assert.deepEqual(integrations, []);
+    });
+
+    test("apps link refuses an unverified developer's app to outsiders but not to the developer's own team", async () => {
+      const { developer, project: home } = await developerProject({ verified: false });
+      const app = await createAppWithCli(home.id, "agenda:read");
+      const { organizer, project } = await organizerProject();
+      const refused = await eventgraph(
+        ["apps", "link", "--app", app.id, "--project", project.id, "--as", organizer.email],
+        env,
+      );
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /^error: This app's developer has not verified their email address yet/);
+      // The developer linking a second project of their own is their team's business.
+      const { project: own } = await createProject(server.services, { ownerId: developer.id });
+      const allowed = await eventgraph(
+        ["apps", "link", "--app", app.id, "--project", own.id, "--as", developer.email],
+        env,
+      );
+      assert.equal(allowed.code, 0, allowed.stderr);
+    });
+
+    test("apps revoke and rotate-token fail with exit 1 for an unknown app or project and for the home project", async () => {
+      const { project: home } = await developerProject();
+      const app = await createAppWithCli(home.id, "agenda:read");
+      const cases: [string[], string][] = [
+        [["revoke", "--app", "no-such-app", "--project", home.id], "error: App not found\n"],
+        [["revoke", "--app", app.id, "--project", "Zz9Q"], "error: Project not found\n"],
+        [
+          ["revoke", "--app", app.id, "--project", home.id],
+          "error: projectId: is the app's home project, which only deleting the app ends\n",
+        ],
+        [["rotate-token", "--app", "no-such-app"], "error: App not found\n"],
+      ];
+      for (const [args, message] of cases) {
+        const { code, stdout, stderr } = await eventgraph(["apps", ...args, "--json"], env);
+        assert.deepEqual([code, stdout, stderr], [1, "", message], args.join(" "));
+        assert.doesNotMatch(stderr, stackLine);
+      }
+      // The refused revocation left the home project reachable.
+      const { body } = await gql(server.url, readAttendees, { token: app.token, variables: { id: home.id } });
+      assert.equal(body.data.project.id, home.id);
+    });
+
+    test("apps create prints {id, name, permissions, token, connectLink}, and the token reads its project through the API", async () => {
+      const { project } = await developerProject();
+      const { code, stdout, stderr } = await eventgraph(
+        [
+          "apps",
+          "create",
+          "--project",
+          project.id,
+          "--name",
+          "Badge printer",
+          "--description",
+          "Prints badges at the door",
+          "--permissions",
+          " checkins:write, attendees:read,attendees:read ",
+          "--json",
+        ],
+        env,
+      );
+      assert.equal(code, 0, stderr);
+      assert.equal(stderr, "");
+      const app = onlyJson(stdout);
+      assert.deepEqual(Object.keys(app).sort(), ["connectLink", "id", "name", "permissions", "token"]);
+      assert.equal(app.name, "Badge printer");
+      // Deduplicated, in catalogue order.
+      assert.deepEqual(app.permissions, ["attendees:read", "checkins:write"]);
+      assert.match(String(app.token), /^evg_[A-Za-z0-9]{32,}$/);
+      assert.equal(app.connectLink, `${server.url}/connect/${app.id}`);
+
+      const row = await server.database.db
+        .selectFrom("apps")
+        .selectAll()
+        .where("id", "=", String(app.id))
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(
+        [row.project_id, row.description, row.token_hash, row.created_by],
+        [project.id, "Prints badges at the door", hashToken(String(app.token)), null],
+      );
+
+      const { body } = await gql(
+        server.url,
+        `query ($id: ID!) { viewer { id name permissions } project(id: $id) { id attendees { totalCount } } }`,
+        { token: String(app.token), variables: { id: project.id } },
+      );
+      assert.equal(body.errors, undefined);
+      assert.deepEqual(body.data.viewer.permissions, ["ATTENDEES_READ", "CHECKINS_WRITE"]);
+      assert.equal(body.data.viewer.name, "Badge printer");
+      assert.deepEqual(body.data.project, { id: project.id, attendees: { totalCount: 0 } });
+    });
+
+    test("apps create without --json prints the token exactly once with a shown-once warning", async () => {
+      const { project } = await developerProject();
+      const { code, stdout, stderr } = await eventgraph(
+        ["apps", "create", "--project", project.id, "--name", "Kiosk", "--permissions", "agenda:read"],
+        env,
+      );
+      assert.equal(code, 0, stderr);
+      assert.equal(stderr, "");
+      const token = /Token: +(evg_\S+)/.exec(stdout)?.[1];
+      assert.ok(token, stdout);
+      assert.equal(occurrences(stdout, token), 1);
+      assert.match(stdout, /^Created app "Kiosk" in project /);
+      assert.match(stdout, /shown only this once/);
+      const [app] = await server.services.apps.listForProject(systemActor, project.id);
+      assert.ok(app);
+      assert.ok(stdout.includes(`App id:       ${app.id}\n`));
+      assert.ok(stdout.includes(`Connect link: ${server.url}/connect/${app.id}\n`));
+      assert.equal(app.tokenLast4, token.slice(-4));
+      // The server that served nothing about this app logged nothing with the token either.
+      assert.ok(!server.logs.text.includes(token));
+    });
+
+    test('apps create --permissions "" makes an app that reads basic fields only and is FORBIDDEN the rest', async () => {
+      const { project } = await developerProject();
+      const app = await createAppWithCli(project.id, "");
+      assert.deepEqual(app.permissions, []);
+      const { body } = await gql(server.url, readAttendees, {
+        token: app.token,
+        variables: { id: project.id },
+      });
+      // The basic fields come back; the one field that needs a permission is null with the error.
+      assert.deepEqual(body.data.project, { id: project.id, name: project.name, attendees: null });
+      assert.equal(body.errors.length, 1);
+      assert.deepEqual(body.errors[0].path, ["project", "attendees"]);
+      assert.equal(body.errors[0].extensions.code, "FORBIDDEN");
+      assert.equal(body.errors[0].extensions.requiredPermission, "attendees:read");
+    });
+
+    test("apps link lets the token read and write the linked project; apps revoke stops it at the very next request", async () => {
+      const { project: home } = await developerProject();
+      const app = await createAppWithCli(home.id, "attendees:read,checkins:write");
+      const { organizer, project, attendee } = await organizerProject();
+      const variables = { id: project.id };
+
+      const before = await gql(server.url, readAttendees, { token: app.token, variables });
+      assert.equal(before.body.data.project, null);
+      assert.equal(before.body.errors[0].extensions.code, "NOT_FOUND");
+
+      const linked = await eventgraph(
+        [
+          "apps",
+          "link",
+          "--app",
+          app.id,
+          "--project",
+          project.id,
+          "--as",
+          organizer.email.toUpperCase(),
+          "--json",
+        ],
+        env,
+      );
+      assert.equal(linked.code, 0, linked.stderr);
+      const link = onlyJson(linked.stdout);
+      assert.deepEqual(Object.keys(link).sort(), [
+        "appId",
+        "authorizedAt",
+        "grantedPermissions",
+        "projectId",
+      ]);
+      assert.deepEqual(
+        [link.appId, link.projectId, link.grantedPermissions],
+        [app.id, project.id, ["attendees:read", "checkins:write"]],
+      );
+      const [integration] = await server.services.apps.listIntegrations(systemActor, project.id);
+      assert.equal(integration?.app.id, app.id);
+      const [linkRow] = await server.services.apps.listLinksForApp(systemActor, app.id);
+      assert.equal(linkRow?.authorizedBy?.email, organizer.email);
+
+      const read = await gql(server.url, readAttendees, { token: app.token, variables });
+      assert.deepEqual(read.body.data.project, {
+        id: project.id,
+        name: project.name,
+        attendees: { totalCount: 1 },
+      });
+      const cached = await gql(server.url, readAttendees, { token: app.token, variables });
+      assert.equal(cached.body.extensions.cached, true);
+      const list = await gql(
+        server.url,
+        `query ($id: ID!) { project(id: $id) { attendees(first: 1) { edges { node { id email } } } } }`,
+        { token: app.token, variables },
+      );
+      const [edge] = list.body.data.project.attendees.edges;
+      assert.equal(edge.node.email, attendee.email);
+      const checkIn = await gql(
+        server.url,
+        "mutation ($input: CheckInAttendeeInput!) { checkInAttendee(input: $input) { attendee { checkedIn } userErrors { message } } }",
+        { token: app.token, variables: { input: { attendeeId: edge.node.id } } },
+      );
+      assert.equal(checkIn.body.errors, undefined, JSON.stringify(checkIn.body));
+      assert.deepEqual(checkIn.body.data.checkInAttendee, { attendee: { checkedIn: true }, userErrors: [] });
+
+      const revoked = await eventgraph(
+        ["apps", "revoke", "--app", app.id, "--project", project.id, "--json"],
+        env,
+      );
+      assert.equal(revoked.code, 0, revoked.stderr);
+      assert.deepEqual(onlyJson(revoked.stdout), {
+        appId: app.id,
+        projectId: project.id,
+        revoked: true,
+        wasLinked: true,
+      });
+      // The very next request, though the same query was just answered from the cache.
+      const afterRevoke = await gql(server.url, readAttendees, { token: app.token, variables });
+      assert.equal(afterRevoke.body.data.project, null);
+      assert.equal(afterRevoke.body.errors[0].extensions.code, "NOT_FOUND");
+      assert.deepEqual(afterRevoke.body.errors, before.body.errors);
+      // The home project is untouched.
+      const homeRead = await gql(server.url, readAttendees, { token: app.token, variables: { id: home.id } });
+      assert.equal(homeRead.body.data.project.id, home.id);
+
+      const again = await eventgraph(["apps", "revoke", "--app", app.id, "--project", project.id], env);
+      assert.deepEqual(
+        [again.code, again.stdout],
+        [0, `App ${app.id} was not linked to project ${project.id}; nothing changed\n`],
+      );
+    });
+
+    test("apps link and revoke print one readable line or block without --json", async () => {
+      const { project: home } = await developerProject();
+      const app = await createAppWithCli(home.id, "");
+      const { organizer, project } = await organizerProject();
+      const linked = await eventgraph(
+        ["apps", "link", "--app", app.id, "--project", project.id, "--as", organizer.email],
+        env,
+      );
+      assert.equal(linked.code, 0, linked.stderr);
+      assert.match(
+        linked.stdout,
+        new RegExp(
+          `^Linked app ${app.id} to project ${project.id} "Test Conference"\n  Granted: +none \\(basic project fields only\\)\n  Authorized by: ${organizer.email.replace(/[.+]/g, "\\$&")} at \\d{4}-`,
+        ),
+      );
+      const revoked = await eventgraph(["apps", "revoke", "--app", app.id, "--project", project.id], env);
+      assert.equal(revoked.stdout, `Revoked app ${app.id}'s access to project ${project.id}\n`);
+    });
+
+    test("apps rotate-token prints a new token once and the old one fails at the very next request", async () => {
+      const { project } = await developerProject();
+      const app = await createAppWithCli(project.id, "attendees:read", "Rotating app");
+      const variables = { id: project.id };
+      assert.equal((await gql(server.url, readAttendees, { token: app.token, variables })).status, 200);
+
+      const { code, stdout, stderr } = await eventgraph(
+        ["apps", "rotate-token", "--app", app.id, "--json"],
+        env,
+      );
+      assert.equal(code, 0, stderr);
+      const rotated = onlyJson(stdout);
+      assert.deepEqual(rotated, {
+        id: app.id,
+        name: "Rotating app",
+        permissions: ["attendees:read"],
+        token: rotated.token,
+        connectLink: `${server.url}/connect/${app.id}`,
+      });
+      assert.notEqual(rotated.token, app.token);
+
+      const old = await gql(server.url, readAttendees, { token: app.token, variables });
+      assert.equal(old.status, 401);
+      assert.equal(old.body.errors[0].extensions.code, "UNAUTHENTICATED");
+      const fresh = await gql(server.url, readAttendees, { token: String(rotated.token), variables });
+      assert.deepEqual(fresh.body.data.project.attendees, { totalCount: 0 });
+
+      const text = await eventgraph(["apps", "rotate-token", "--app", app.id], env);
+      assert.equal(text.code, 0, text.stderr);
+      const token = /Token: +(evg_\S+)/.exec(text.stdout)?.[1];
+      assert.ok(token);
+      assert.equal(occurrences(text.stdout, token), 1);
+      assert.match(text.stdout, /^New token for app "Rotating app"\n/);
+      assert.match(text.stdout, /shown only this once.*\nThe previous token no longer works\.\n$/);
+      assert.equal(
+        (await gql(server.url, readAttendees, { token: String(rotated.token), variables })).status,
+        401,
+      );
+    });
+  });
+}

@@ -1,0 +1,75 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { ErrorCode } from "../../src/errors.js";
+import { testEngines } from "../helpers/engines.js";
+import { startTestServer, type TestServer } from "../helpers/test-server.js";
+
+// The guides are files served as pages; the database plays no part, so one engine is enough.
+const [engine] = testEngines();
+
+describe("the guides", () => {
+  let server: TestServer;
+  before(async () => {
+    if (!engine) throw new Error("no test engine");
+    server = await startTestServer(engine);
+  });
+  after(() => server?.close());
+
+  const page = async (path: string) => {
+    const response = await fetch(`${server.url}${path}`);
+    return { status: response.status, html: await response.text(), headers: response.headers };
+  };
+
+  test("answers 404 for a guide that does not exist", async () => {
+    assert.equal((await page("/graphql/reference/guides/nope")).status, 404);
+    assert.equal((await page("/graphql/reference/assets/..%2F..%2Fpackage.json")).status, 404);
+  });
+
+  test("lists every guide, and every internal link of every page answers", async () => {
+    const index = await page("/graphql/reference/guides/");
+    const guides = [...index.html.matchAll(/href="(\/graphql\/reference\/guides\/[\w-]+)"/g)].map(
+      (m) => m[1] ?? "",
+    );
+    for (const slug of [
+      "getting-started",
+      "permissions",
+      "errors",
+      "pagination",
+      "limits",
+      "versioning",
+      "organizers",
+      "operators",
+    ]) {
+      assert.ok(guides.includes(`/graphql/reference/guides/${slug}`), slug);
+    }
+    const links = new Set<string>();
+    for (const path of [...guides, "/graphql/reference/", "/graphql/reference/changelog"]) {
+      const { status, html, headers } = await page(path);
+      assert.equal(status, 200, path);
+      assert.match(headers.get("content-security-policy") ?? "", /script-src 'self'/);
+      for (const match of html.matchAll(/href="(\/[^"#]*)/g)) links.add(match[1] ?? "");
+    }
+    for (const link of links) {
+      if (link === "/") continue; // the dashboard's home, not part of the docs
+      assert.equal((await fetch(`${server.url}${link}`)).status, 200, link);
+    }
+  });
+
+  test("documents every error code with an example", async () => {
+    const { html } = await page("/graphql/reference/guides/errors");
+    for (const code of Object.values(ErrorCode)) {
+      assert.match(html, new RegExp(`<code>${code}</code>`), code);
+      assert.match(
+        html,
+        new RegExp(`&quot;code&quot;:&quot;${code}&quot;`),
+        `an example response for ${code}`,
+      );
+    }
+  });
+
+  test("shows the changelog with deprecations and the schema's history", async () => {
+    const { html } = await page("/graphql/reference/changelog");
+    assert.match(html, /Deprecated, with removal dates/);
+    assert.match(html, /Schema first published|was added/);
+  });
+});
