@@ -32,9 +32,14 @@ export interface UsageIncrement {
   requests: number;
 }
 
-// Every authenticated API request starts with this read: compiled once (see reusableQuery).
-const appByTokenHash = reusableQuery(
-  (db, tokenHash: string) => db.selectFrom("apps").selectAll().where("token_hash", "=", tokenHash),
+// Every authenticated API request starts with this read: compiled once, and named columns (not
+// `select *`) so PostgreSQL keeps it prepared (see reusableQuery).
+const tokenOwner = reusableQuery(
+  (db, tokenHash: string) =>
+    db
+      .selectFrom("apps")
+      .select(["id", "project_id", "name", "permissions"])
+      .where("token_hash", "=", tokenHash),
   [""] as const,
 );
 
@@ -45,8 +50,12 @@ export const appsRepository = {
   },
 
   /** The one indexed lookup behind every authenticated API request. */
-  async findByTokenHash(db: Db, tokenHash: string): Promise<AppRow | undefined> {
-    return (await appByTokenHash(db, tokenHash))[0];
+  /** The app holding the token with this hash: what authenticating a request needs of it. */
+  async findTokenOwner(
+    db: Db,
+    tokenHash: string,
+  ): Promise<Pick<AppRow, "id" | "project_id" | "name" | "permissions"> | undefined> {
+    return (await tokenOwner(db, tokenHash))[0];
   },
 
   listForProject(db: Db, projectId: string): Promise<AppRow[]> {

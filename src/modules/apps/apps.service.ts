@@ -443,7 +443,7 @@ export function createAppsService(
      */
     async authenticate(token: string): Promise<AuthenticatedApp> {
       if (typeof token !== "string" || !isWellFormedToken(token)) throw unauthenticated();
-      const row = await appsRepository.findByTokenHash(db, hashToken(token));
+      const row = await appsRepository.findTokenOwner(db, hashToken(token));
       if (!row) throw unauthenticated();
       return {
         kind: "app",
