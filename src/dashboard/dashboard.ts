@@ -18,6 +18,7 @@ import { registerAgendaPages } from "./pages/agenda.js";
 import { registerAttendeePages } from "./pages/attendees.js";
 import { registerAuthPages } from "./pages/auth.js";
 import { ForbiddenPage, NotFoundPage, ServerErrorPage } from "./pages/errors.js";
+import { registerMemberPages } from "./pages/members.js";
 import { registerProjectPages } from "./pages/projects.js";
 import { registerSettingsPages } from "./pages/settings.js";
 import { registerSpeakerPages } from "./pages/speakers.js";
@@ -158,6 +159,7 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     registerAuthPages(dashboard);
     registerProjectPages(dashboard);
     registerSettingsPages(dashboard);
+    registerMemberPages(dashboard);
     registerAgendaPages(dashboard);
     registerSpeakerPages(dashboard);
     registerTicketPages(dashboard);

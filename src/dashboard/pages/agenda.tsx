@@ -1,8 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { ComponentChildren } from "preact";
 import { notFound } from "../../errors.js";
 import type { Room, Session, SessionStatus, Speaker, Track } from "../../modules/agenda/agenda.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
-import { FormReader, formList, formValues, stateFromError } from "../form-data.js";
+import { FormReader, formList, formValues, optional, stateFromError } from "../form-data.js";
 import { formatDay, formatTime, toLocalInput } from "../time.js";
 import { Badge, EmptyState } from "../ui/components.js";
 import {
@@ -166,19 +167,76 @@ function NamedList(props: { items: (Track | Room)[]; deleteBase: string; csrf: s
               <span class="muted"> · {item.capacity} seats</span>
             ) : null}
           </span>
-          <Form
-            action={`${props.deleteBase}/${item.id}/delete`}
-            csrf={props.csrf}
-            class="inline-form"
-            confirm={`Delete the ${props.kind} “${item.name}”? Sessions keep their other details.`}
-          >
-            <button type="submit" class="button button-link" aria-label={`Delete ${props.kind} ${item.name}`}>
-              Delete
-            </button>
-          </Form>
+          <div class="row-actions">
+            <a href={`${props.deleteBase}/${item.id}`} aria-label={`Edit ${props.kind} ${item.name}`}>
+              Edit
+            </a>
+            <Form
+              action={`${props.deleteBase}/${item.id}/delete`}
+              csrf={props.csrf}
+              class="inline-form"
+              confirm={`Delete the ${props.kind} “${item.name}”? Sessions keep their other details.`}
+            >
+              <button
+                type="submit"
+                class="button button-link"
+                aria-label={`Delete ${props.kind} ${item.name}`}
+              >
+                Delete
+              </button>
+            </Form>
+          </div>
         </li>
       ))}
     </ul>
+  );
+}
+
+/** The edit page of a track or a room: one form, its fields given by the caller. */
+function EditItemPage(props: {
+  ctx: PageContext;
+  data: ProjectPageData;
+  kind: "track" | "room";
+  itemId: string;
+  state: FormState;
+  children: ComponentChildren;
+}) {
+  const base = `/b/${props.data.project.id}/agenda`;
+  const title = `Edit ${props.kind}`;
+  return (
+    <ProjectLayout ctx={props.ctx} project={props.data.project} section="agenda" title={title}>
+      <div class="narrow-panel panel">
+        <PageHeading title={title} level={2} />
+        <Form action={`${base}/${props.kind}s/${props.itemId}`} csrf={props.ctx.csrf} label={title}>
+          <FormError state={props.state} />
+          {props.children}
+          <div class="form-actions">
+            <SubmitButton>Save {props.kind}</SubmitButton>
+            <a class="button button-secondary" href={base}>
+              Cancel
+            </a>
+          </div>
+        </Form>
+      </div>
+    </ProjectLayout>
+  );
+}
+
+function TrackFields(props: { state: FormState }) {
+  return (
+    <>
+      <TextField name="name" label="Track name" state={props.state} required />
+      <TextField name="color" label="Color" state={props.state} hint="As #RRGGBB, e.g. #1A73E8." />
+    </>
+  );
+}
+
+function RoomFields(props: { state: FormState }) {
+  return (
+    <>
+      <TextField name="name" label="Room name" state={props.state} required />
+      <TextField name="capacity" label="Capacity" type="number" min="0" state={props.state} />
+    </>
   );
 }
 
@@ -394,6 +452,105 @@ export function registerAgendaPages(app: FastifyInstance): void {
       });
     } catch (error) {
       return renderAgenda(request, reply, data, { roomState: stateFromError(error, values) }, 400);
+    }
+  });
+
+  async function findTrack(data: ProjectPageData, trackId: string): Promise<Track> {
+    const found = await services.agenda.findTrack(data.actor, trackId);
+    if (!found || found.item.projectId !== data.project.id) throw notFound("Track");
+    return found.item;
+  }
+
+  async function findRoom(data: ProjectPageData, roomId: string): Promise<Room> {
+    const found = await services.agenda.findRoom(data.actor, roomId);
+    if (!found || found.item.projectId !== data.project.id) throw notFound("Room");
+    return found.item;
+  }
+
+  function trackPage(request: ItemRequest, reply: FastifyReply, data: ProjectPageData, state: FormState) {
+    return (
+      <EditItemPage
+        ctx={pageContext(request, reply)}
+        data={data}
+        kind="track"
+        itemId={request.params.itemId}
+        state={state}
+      >
+        <TrackFields state={state} />
+      </EditItemPage>
+    );
+  }
+
+  function roomPage(request: ItemRequest, reply: FastifyReply, data: ProjectPageData, state: FormState) {
+    return (
+      <EditItemPage
+        ctx={pageContext(request, reply)}
+        data={data}
+        kind="room"
+        itemId={request.params.itemId}
+        state={state}
+      >
+        <RoomFields state={state} />
+      </EditItemPage>
+    );
+  }
+
+  app.get("/b/:projectId/agenda/tracks/:itemId", async (request: ItemRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const track = await findTrack(data, request.params.itemId);
+    const state = formState({ name: track.name, color: track.color ?? "" });
+    return sendPage(reply, trackPage(request, reply, data, state));
+  });
+
+  app.post("/b/:projectId/agenda/tracks/:itemId", async (request: ItemRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const track = await findTrack(data, request.params.itemId);
+    const values = formValues(request.body);
+    try {
+      const updated = await services.agenda.updateTrack(data.actor, {
+        id: track.id,
+        name: values.name ?? "",
+        // A blank color clears it.
+        color: optional(values.color)?.trim() ?? null,
+      });
+      return redirectTo(request, reply, `/b/${data.project.id}/agenda`, {
+        kind: "success",
+        text: `Track “${updated.name}” saved.`,
+      });
+    } catch (error) {
+      return sendPage(reply, trackPage(request, reply, data, stateFromError(error, values)), 400);
+    }
+  });
+
+  app.get("/b/:projectId/agenda/rooms/:itemId", async (request: ItemRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const room = await findRoom(data, request.params.itemId);
+    const state = formState({
+      name: room.name,
+      capacity: room.capacity === null ? "" : String(room.capacity),
+    });
+    return sendPage(reply, roomPage(request, reply, data, state));
+  });
+
+  app.post("/b/:projectId/agenda/rooms/:itemId", async (request: ItemRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const room = await findRoom(data, request.params.itemId);
+    const values = formValues(request.body);
+    try {
+      const form = new FormReader(values, data.project.timezone);
+      const capacity = form.integer("capacity", false);
+      form.done();
+      const updated = await services.agenda.updateRoom(data.actor, {
+        id: room.id,
+        name: values.name ?? "",
+        capacity,
+      });
+      return redirectTo(request, reply, `/b/${data.project.id}/agenda`, {
+        kind: "success",
+        text: `Room “${updated.name}” saved.`,
+      });
+    } catch (error) {
+      return sendPage(reply, roomPage(request, reply, data, stateFromError(error, values)), 400);
     }
   });
 

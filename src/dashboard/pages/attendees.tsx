@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { notFound } from "../../errors.js";
 import type { Attendee } from "../../modules/attendees/attendees.service.js";
 import type { CheckIn } from "../../modules/checkins/checkins.service.js";
 import type { TicketType } from "../../modules/tickets/tickets.service.js";
@@ -127,22 +128,27 @@ function AttendeesPage(props: {
                         </Badge>
                       </td>
                       <td>
-                        {attendee.status === "REGISTERED" ? (
-                          <Form
-                            action={`${base}/${attendee.id}/cancel`}
-                            csrf={props.ctx.csrf}
-                            class="inline-form"
-                            confirm={`Cancel the registration of ${attendee.name}?`}
-                          >
-                            <button
-                              type="submit"
-                              class="button button-link"
-                              aria-label={`Cancel registration of ${attendee.name}`}
+                        <div class="row-actions">
+                          <a href={`${base}/${attendee.id}`} aria-label={`Edit ${attendee.name}`}>
+                            Edit
+                          </a>
+                          {attendee.status === "REGISTERED" ? (
+                            <Form
+                              action={`${base}/${attendee.id}/cancel`}
+                              csrf={props.ctx.csrf}
+                              class="inline-form"
+                              confirm={`Cancel the registration of ${attendee.name}?`}
                             >
-                              Cancel
-                            </button>
-                          </Form>
-                        ) : null}
+                              <button
+                                type="submit"
+                                class="button button-link"
+                                aria-label={`Cancel registration of ${attendee.name}`}
+                              >
+                                Cancel
+                              </button>
+                            </Form>
+                          ) : null}
+                        </div>
                       </td>
                     </tr>
                   ))}
@@ -169,16 +175,7 @@ function AttendeesPage(props: {
           ) : (
             <Form action={base} csrf={props.ctx.csrf} label="Register attendee">
               <FormError state={props.state} />
-              <TextField name="name" label="Name" state={props.state} required />
-              <TextField name="email" label="Email" type="email" state={props.state} required />
-              <TextField name="company" label="Company" state={props.state} />
-              <SelectField
-                name="ticketTypeId"
-                label="Ticket type"
-                state={props.state}
-                required
-                options={props.ticketTypes.map((t) => ({ value: t.id, label: t.name }))}
-              />
+              <AttendeeFields state={props.state} ticketTypes={props.ticketTypes} />
               <SubmitButton>Register</SubmitButton>
             </Form>
           )}
@@ -267,11 +264,65 @@ function CheckInPage(props: {
   );
 }
 
+/** The inputs of an attendee, shared by "Register attendee" and its edit page. */
+function AttendeeFields(props: { state: FormState; ticketTypes: TicketType[] }) {
+  return (
+    <>
+      <TextField name="name" label="Name" state={props.state} required />
+      <TextField name="email" label="Email" type="email" state={props.state} required />
+      <TextField name="company" label="Company" state={props.state} />
+      <SelectField
+        name="ticketTypeId"
+        label="Ticket type"
+        state={props.state}
+        required
+        options={props.ticketTypes.map((t) => ({ value: t.id, label: t.name }))}
+      />
+    </>
+  );
+}
+
+function EditAttendeePage(props: {
+  ctx: PageContext;
+  data: ProjectPageData;
+  attendee: Attendee;
+  ticketTypes: TicketType[];
+  state: FormState;
+}) {
+  const base = `/b/${props.data.project.id}/attendees`;
+  return (
+    <ProjectLayout ctx={props.ctx} project={props.data.project} section="attendees" title="Edit attendee">
+      <div class="narrow-panel panel">
+        <PageHeading title="Edit attendee" level={2} />
+        <Form action={`${base}/${props.attendee.id}`} csrf={props.ctx.csrf} label="Edit attendee">
+          <FormError state={props.state} />
+          <AttendeeFields state={props.state} ticketTypes={props.ticketTypes} />
+          <div class="form-actions">
+            <SubmitButton>Save attendee</SubmitButton>
+            <a class="button button-secondary" href={base}>
+              Cancel
+            </a>
+          </div>
+        </Form>
+      </div>
+    </ProjectLayout>
+  );
+}
+
+function attendeeInput(values: Record<string, string>) {
+  return {
+    name: values.name ?? "",
+    email: values.email ?? "",
+    company: optional(values.company) ?? null,
+    ticketTypeId: values.ticketTypeId ?? "",
+  };
+}
+
 function queryText(value: unknown): string {
   return typeof value === "string" ? value.trim().slice(0, 200) : "";
 }
 
-/** Attendees (search, register, cancel) and Check-in (find, check in, undo). */
+/** Attendees (search, register, edit, cancel) and Check-in (find, check in, undo). */
 export function registerAttendeePages(app: FastifyInstance): void {
   const { services } = app;
 
@@ -322,10 +373,7 @@ export function registerAttendeePages(app: FastifyInstance): void {
     try {
       const attendee = await services.attendees.registerAttendee(data.actor, {
         projectId: data.project.id,
-        name: values.name ?? "",
-        email: values.email ?? "",
-        company: optional(values.company) ?? null,
-        ticketTypeId: values.ticketTypeId ?? "",
+        ...attendeeInput(values),
       });
       return redirectTo(request, reply, `/b/${data.project.id}/attendees`, {
         kind: "success",
@@ -333,6 +381,63 @@ export function registerAttendeePages(app: FastifyInstance): void {
       });
     } catch (error) {
       return renderAttendees(request, reply, data, stateFromError(error, values), 400);
+    }
+  });
+
+  async function findAttendee(data: ProjectPageData, attendeeId: string): Promise<Attendee> {
+    const found = await services.attendees.findAttendee(data.actor, attendeeId);
+    if (!found || found.item.projectId !== data.project.id) throw notFound("Attendee");
+    return found.item;
+  }
+
+  async function renderEdit(
+    request: AttendeeRequest,
+    reply: Reply,
+    data: ProjectPageData,
+    attendee: Attendee,
+    state: FormState,
+    status = 200,
+  ) {
+    return sendPage(
+      reply,
+      <EditAttendeePage
+        ctx={pageContext(request, reply)}
+        data={data}
+        attendee={attendee}
+        ticketTypes={await ticketTypes(data)}
+        state={state}
+      />,
+      status,
+    );
+  }
+
+  app.get("/b/:projectId/attendees/:attendeeId", async (request: AttendeeRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const attendee = await findAttendee(data, request.params.attendeeId);
+    const values = {
+      name: attendee.name,
+      email: attendee.email,
+      company: attendee.company ?? "",
+      ticketTypeId: attendee.ticketTypeId,
+    };
+    return renderEdit(request, reply, data, attendee, formState(values));
+  });
+
+  app.post("/b/:projectId/attendees/:attendeeId", async (request: AttendeeRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const attendee = await findAttendee(data, request.params.attendeeId);
+    const values = formValues(request.body);
+    try {
+      const updated = await services.attendees.updateAttendee(data.actor, {
+        id: attendee.id,
+        ...attendeeInput(values),
+      });
+      return redirectTo(request, reply, `/b/${data.project.id}/attendees`, {
+        kind: "success",
+        text: `${updated.name} saved.`,
+      });
+    } catch (error) {
+      return renderEdit(request, reply, data, attendee, stateFromError(error, values), 400);
     }
   });
 

@@ -17,6 +17,7 @@ import { ProjectFields, projectFormValues, projectInputFromForm } from "./projec
  */
 export const settingsTabs = [
   { id: "general", label: "General", path: "" },
+  { id: "members", label: "Members", path: "/members" },
   { id: "api", label: "API", path: "/api" },
   { id: "integrations", label: "Integrations", path: "/integrations" },
 ] as const;

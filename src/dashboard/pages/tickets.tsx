@@ -1,9 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { notFound } from "../../errors.js";
 import type { TicketType } from "../../modules/tickets/tickets.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { FormReader, formValues, stateFromError } from "../form-data.js";
-import { formatMoney, parseMoney } from "../money.js";
-import { formatDateTime } from "../time.js";
+import { formatMoney, moneyInput, parseMoney } from "../money.js";
+import { formatDateTime, toLocalInput } from "../time.js";
 import { EmptyState } from "../ui/components.js";
 import {
   Form,
@@ -26,6 +27,33 @@ function salesWindow(ticketType: TicketType, timeZone: string): string {
   const from = ticketType.salesStartAt ? `from ${formatDateTime(ticketType.salesStartAt, timeZone)}` : "";
   const until = ticketType.salesEndAt ? `until ${formatDateTime(ticketType.salesEndAt, timeZone)}` : "";
   return [from, until].filter(Boolean).join(" ");
+}
+
+/** The inputs of a ticket type, shared by "Add ticket type" and its edit page. */
+function TicketTypeFields(props: { state: FormState }) {
+  return (
+    <>
+      <div class="field-row">
+        <TextField name="name" label="Name" state={props.state} required />
+        <TextField name="quantity" label="Quantity" type="number" min="0" state={props.state} required />
+      </div>
+      <div class="field-row">
+        <TextField
+          name="price"
+          label="Price"
+          state={props.state}
+          required
+          hint="e.g. 49.00; 0 for free tickets."
+        />
+        <TextField name="currency" label="Currency" state={props.state} required hint="ISO code, e.g. EUR." />
+      </div>
+      <TextAreaField name="description" label="Description" state={props.state} rows={2} />
+      <div class="field-row">
+        <TextField name="salesStartAt" label="Sales start" type="datetime-local" state={props.state} />
+        <TextField name="salesEndAt" label="Sales end" type="datetime-local" state={props.state} />
+      </div>
+    </>
+  );
 }
 
 function TicketsPage(props: {
@@ -86,20 +114,28 @@ function TicketsPage(props: {
                     <td class="num">{Math.max(ticketType.quantity - sold, 0)}</td>
                     <td class="muted">{salesWindow(ticketType, project.timezone)}</td>
                     <td>
-                      <Form
-                        action={`${base}/${ticketType.id}/delete`}
-                        csrf={props.ctx.csrf}
-                        class="inline-form"
-                        confirm={`Delete the ticket type “${ticketType.name}”?`}
-                      >
-                        <button
-                          type="submit"
-                          class="button button-link"
-                          aria-label={`Delete ticket type ${ticketType.name}`}
+                      <div class="row-actions">
+                        <a
+                          href={`${base}/${ticketType.id}`}
+                          aria-label={`Edit ticket type ${ticketType.name}`}
                         >
-                          Delete
-                        </button>
-                      </Form>
+                          Edit
+                        </a>
+                        <Form
+                          action={`${base}/${ticketType.id}/delete`}
+                          csrf={props.ctx.csrf}
+                          class="inline-form"
+                          confirm={`Delete the ticket type “${ticketType.name}”?`}
+                        >
+                          <button
+                            type="submit"
+                            class="button button-link"
+                            aria-label={`Delete ticket type ${ticketType.name}`}
+                          >
+                            Delete
+                          </button>
+                        </Form>
+                      </div>
                     </td>
                   </tr>
                 );
@@ -112,31 +148,7 @@ function TicketsPage(props: {
         <h2 id="add-ticket-heading">Add ticket type</h2>
         <Form action={base} csrf={props.ctx.csrf} label="Add ticket type">
           <FormError state={props.state} />
-          <div class="field-row">
-            <TextField name="name" label="Name" state={props.state} required />
-            <TextField name="quantity" label="Quantity" type="number" min="0" state={props.state} required />
-          </div>
-          <div class="field-row">
-            <TextField
-              name="price"
-              label="Price"
-              state={props.state}
-              required
-              hint="e.g. 49.00; 0 for free tickets."
-            />
-            <TextField
-              name="currency"
-              label="Currency"
-              state={props.state}
-              required
-              hint="ISO code, e.g. EUR."
-            />
-          </div>
-          <TextAreaField name="description" label="Description" state={props.state} rows={2} />
-          <div class="field-row">
-            <TextField name="salesStartAt" label="Sales start" type="datetime-local" state={props.state} />
-            <TextField name="salesEndAt" label="Sales end" type="datetime-local" state={props.state} />
-          </div>
+          <TicketTypeFields state={props.state} />
           <div class="form-actions">
             <SubmitButton>Add ticket type</SubmitButton>
           </div>
@@ -146,7 +158,66 @@ function TicketsPage(props: {
   );
 }
 
-/** Tickets: ticket types with sold and remaining counts, "Add ticket type" and delete. */
+function EditTicketTypePage(props: {
+  ctx: PageContext;
+  data: ProjectPageData;
+  ticketType: TicketType;
+  sold: number;
+  state: FormState;
+}) {
+  const base = `/b/${props.data.project.id}/tickets`;
+  return (
+    <ProjectLayout ctx={props.ctx} project={props.data.project} section="tickets" title="Edit ticket type">
+      <div class="narrow-panel panel">
+        <PageHeading title="Edit ticket type" level={2} />
+        <p class="muted">
+          {props.sold} {props.sold === 1 ? "ticket" : "tickets"} sold: the quantity cannot go below that.
+        </p>
+        <Form action={`${base}/${props.ticketType.id}`} csrf={props.ctx.csrf} label="Edit ticket type">
+          <FormError state={props.state} />
+          <TicketTypeFields state={props.state} />
+          <div class="form-actions">
+            <SubmitButton>Save ticket type</SubmitButton>
+            <a class="button button-secondary" href={base}>
+              Cancel
+            </a>
+          </div>
+        </Form>
+      </div>
+    </ProjectLayout>
+  );
+}
+
+/**
+ * The form's values as a ticket type's fields: price text in the currency's minor units, local
+ * times in the project's zone. Conversion problems are thrown together, under the form's names.
+ */
+function ticketTypeInput(values: Record<string, string>, timeZone: string) {
+  const form = new FormReader(values, timeZone);
+  const currency = form.text("currency").trim().toUpperCase();
+  const priceMinor = parseMoney(form.text("price"), currency);
+  if (priceMinor === undefined) form.problem("price", "must be an amount such as 49.00");
+  const input = {
+    name: form.text("name"),
+    description: form.text("description"),
+    priceMinor: priceMinor ?? 0,
+    currency,
+    quantity: form.integer("quantity", true) ?? 0,
+    salesStartAt: form.time("salesStartAt", false),
+    salesEndAt: form.time("salesEndAt", false),
+  };
+  form.done();
+  return input;
+}
+
+/** Form state after a failed save; the service names the amount `priceMinor`, the form calls it `price`. */
+function ticketTypeErrorState(error: unknown, values: Record<string, string>): FormState {
+  const state = stateFromError(error, values);
+  if (state.errors.priceMinor) state.errors.price ??= state.errors.priceMinor;
+  return state;
+}
+
+/** Tickets: ticket types with sold and remaining counts, "Add ticket type", edit and delete. */
 export function registerTicketPages(app: FastifyInstance): void {
   const { services } = app;
 
@@ -180,31 +251,79 @@ export function registerTicketPages(app: FastifyInstance): void {
     const data = await loadProjectPage(app, request);
     const values = formValues(request.body);
     try {
-      const form = new FormReader(values, data.project.timezone);
-      const currency = form.text("currency").trim().toUpperCase();
-      const priceMinor = parseMoney(form.text("price"), currency);
-      if (priceMinor === undefined) form.problem("price", "must be an amount such as 49.00");
-      const input = {
+      const ticketType = await services.tickets.createTicketType(data.actor, {
         projectId: data.project.id,
-        name: form.text("name"),
-        description: form.text("description"),
-        priceMinor: priceMinor ?? 0,
-        currency,
-        quantity: form.integer("quantity", true) ?? 0,
-        salesStartAt: form.time("salesStartAt", false),
-        salesEndAt: form.time("salesEndAt", false),
-      };
-      form.done();
-      const ticketType = await services.tickets.createTicketType(data.actor, input);
+        ...ticketTypeInput(values, data.project.timezone),
+      });
       return redirectTo(request, reply, `/b/${data.project.id}/tickets`, {
         kind: "success",
         text: `Ticket type “${ticketType.name}” added.`,
       });
     } catch (error) {
-      // The service names the amount `priceMinor`; the form calls it `price`.
-      const state = stateFromError(error, values);
-      if (state.errors.priceMinor) state.errors.price ??= state.errors.priceMinor;
+      const state = ticketTypeErrorState(error, values);
       return render(request, reply, data, state, 400);
+    }
+  });
+
+  async function findTicketType(data: ProjectPageData, ticketTypeId: string): Promise<TicketType> {
+    const found = await services.tickets.findTicketType(data.actor, ticketTypeId);
+    if (!found || found.item.projectId !== data.project.id) throw notFound("Ticket type");
+    return found.item;
+  }
+
+  async function renderEdit(
+    request: TicketRequest,
+    reply: FastifyReply,
+    data: ProjectPageData,
+    ticketType: TicketType,
+    state: FormState,
+    status = 200,
+  ) {
+    const sold = (await services.tickets.soldCounts([ticketType.id])).get(ticketType.id) ?? 0;
+    return sendPage(
+      reply,
+      <EditTicketTypePage
+        ctx={pageContext(request, reply)}
+        data={data}
+        ticketType={ticketType}
+        sold={sold}
+        state={state}
+      />,
+      status,
+    );
+  }
+
+  app.get("/b/:projectId/tickets/:ticketTypeId", async (request: TicketRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const ticketType = await findTicketType(data, request.params.ticketTypeId);
+    const zone = data.project.timezone;
+    const values = {
+      name: ticketType.name,
+      description: ticketType.description ?? "",
+      price: moneyInput(ticketType.priceMinor, ticketType.currency),
+      currency: ticketType.currency,
+      quantity: String(ticketType.quantity),
+      salesStartAt: toLocalInput(ticketType.salesStartAt, zone),
+      salesEndAt: toLocalInput(ticketType.salesEndAt, zone),
+    };
+    return renderEdit(request, reply, data, ticketType, formState(values));
+  });
+
+  app.post("/b/:projectId/tickets/:ticketTypeId", async (request: TicketRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const ticketType = await findTicketType(data, request.params.ticketTypeId);
+    const values = formValues(request.body);
+    try {
+      const updated = await services.tickets.updateTicketType(data.actor, {
+        id: ticketType.id,
+        ...ticketTypeInput(values, data.project.timezone),
+      });
+      return redirectTo(request, reply, `/b/${data.project.id}/tickets`, {
+        kind: "success",
+        text: `Ticket type “${updated.name}” saved.`,
+      });
+    } catch (error) {
+      return renderEdit(request, reply, data, ticketType, ticketTypeErrorState(error, values), 400);
     }
   });
 

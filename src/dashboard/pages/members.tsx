@@ -1,0 +1,254 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { MemberRole } from "../../db/schema.js";
+import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
+import { type PageContext, pageContext, redirectTo } from "../context.js";
+import { formValues, stateFromError } from "../form-data.js";
+import { formatDateTime } from "../time.js";
+import { Badge, Notice } from "../ui/components.js";
+import {
+  Form,
+  FormError,
+  type FormState,
+  formState,
+  type Option,
+  SelectField,
+  SubmitButton,
+  TextField,
+} from "../ui/forms.js";
+import { sendPage } from "../ui/render.js";
+import { loadProjectPage, type ProjectPageData } from "./project-page.js";
+import { SettingsPage } from "./settings.js";
+
+type ProjectRequest = FastifyRequest<{ Params: { projectId: string } }>;
+type MemberRequest = FastifyRequest<{ Params: { projectId: string; userId: string } }>;
+
+/** One row of the members list, as `projects.listMembers` returns it. */
+interface Member {
+  userId: string;
+  email: string;
+  name: string;
+  role: MemberRole;
+  since: string;
+}
+
+const roleOptions: readonly (Option & { value: MemberRole })[] = [
+  { value: "MEMBER", label: "Member" },
+  { value: "ADMIN", label: "Admin" },
+  { value: "OWNER", label: "Owner" },
+];
+
+const roleLabel = (role: MemberRole) => roleOptions.find((o) => o.value === role)?.label ?? role;
+
+/** "a member", "an admin", "an owner": for the success messages. */
+const asRole = (role: MemberRole) => `${role === "MEMBER" ? "a" : "an"} ${roleLabel(role).toLowerCase()}`;
+
+/** The submitted role, refused at the boundary when it is not one of the three. */
+function roleFrom(values: Record<string, string>): MemberRole {
+  const role = roleOptions.find((o) => o.value === values.role)?.value;
+  if (!role) throw badInput([{ field: ["role"], message: "must be Member, Admin or Owner" }]);
+  return role;
+}
+
+function MembersTab(props: {
+  ctx: PageContext;
+  data: ProjectPageData;
+  members: Member[];
+  state: FormState;
+  /** A refusal of a role change or removal (e.g. the last owner), shown above the list. */
+  problem?: string;
+}) {
+  const { project, access } = props.data;
+  const base = `/b/${project.id}/settings/members`;
+  const canManage = access.canManage;
+  return (
+    <SettingsPage ctx={props.ctx} project={project} tab="members">
+      {props.problem ? <Notice kind="error">{props.problem}</Notice> : null}
+      {canManage ? null : (
+        <Notice kind="info">Only the project's owners and admins can add, change or remove members.</Notice>
+      )}
+      <div class="table-wrap">
+        <table>
+          <caption class="visually-hidden">Members</caption>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Email</th>
+              <th scope="col">Role</th>
+              <th scope="col">Member since</th>
+              {canManage ? (
+                <th scope="col">
+                  <span class="visually-hidden">Actions</span>
+                </th>
+              ) : null}
+            </tr>
+          </thead>
+          <tbody>
+            {props.members.map((member) => (
+              <tr>
+                <th scope="row">{member.name}</th>
+                <td>{member.email}</td>
+                <td>
+                  {canManage ? (
+                    <Form
+                      action={`${base}/${member.userId}/role`}
+                      csrf={props.ctx.csrf}
+                      class="inline-form"
+                      label={`Role of ${member.name}`}
+                    >
+                      <select name="role" aria-label={`Role of ${member.name}`}>
+                        {roleOptions.map((o) => (
+                          <option value={o.value} selected={o.value === member.role}>
+                            {o.label}
+                          </option>
+                        ))}
+                      </select>
+                      <button type="submit" class="button button-link">
+                        Change role
+                      </button>
+                    </Form>
+                  ) : (
+                    <Badge>{roleLabel(member.role)}</Badge>
+                  )}
+                </td>
+                <td class="muted">{formatDateTime(member.since, project.timezone)}</td>
+                {canManage ? (
+                  <td>
+                    <Form
+                      action={`${base}/${member.userId}/remove`}
+                      csrf={props.ctx.csrf}
+                      class="inline-form"
+                      confirm={`Remove ${member.name} from the project?`}
+                    >
+                      <button type="submit" class="button button-link" aria-label={`Remove ${member.name}`}>
+                        Remove
+                      </button>
+                    </Form>
+                  </td>
+                ) : null}
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {canManage ? (
+        <section class="panel spaced" aria-labelledby="add-member-heading">
+          <h3 id="add-member-heading">Add member</h3>
+          <Form action={base} csrf={props.ctx.csrf} label="Add member">
+            <FormError state={props.state} />
+            <div class="field-row">
+              <TextField
+                name="email"
+                label="Email"
+                type="email"
+                state={props.state}
+                required
+                hint="The person needs an Eventgraph account."
+              />
+              <SelectField name="role" label="Role" options={roleOptions} state={props.state} required />
+            </div>
+            <div class="form-actions">
+              <SubmitButton>Add member</SubmitButton>
+            </div>
+          </Form>
+        </section>
+      ) : null}
+    </SettingsPage>
+  );
+}
+
+/** The Members tab of project settings: everyone sees the list; owners and admins add, re-role and remove. */
+export function registerMemberPages(app: FastifyInstance): void {
+  const { services } = app;
+
+  async function render(
+    request: ProjectRequest,
+    reply: FastifyReply,
+    data: ProjectPageData,
+    state: FormState,
+    status = 200,
+    problem?: string,
+  ) {
+    const members = await services.projects.listMembers(data.actor, data.project.id);
+    return sendPage(
+      reply,
+      <MembersTab
+        ctx={pageContext(request, reply)}
+        data={data}
+        members={members}
+        state={state}
+        problem={problem}
+      />,
+      status,
+    );
+  }
+
+  async function findMember(data: ProjectPageData, userId: string): Promise<Member> {
+    const members = await services.projects.listMembers(data.actor, data.project.id);
+    const member = members.find((m) => m.userId === userId);
+    if (!member) throw notFound("Member");
+    return member;
+  }
+
+  /** Only the last-owner rule is shown on the page; anything else goes to the error pages. */
+  function ownerConflict(error: unknown): string {
+    if (error instanceof AppError && error.code === ErrorCode.CONFLICT) return error.message;
+    throw error;
+  }
+
+  const defaults = () => formState({ role: "MEMBER" });
+
+  app.get("/b/:projectId/settings/members", async (request: ProjectRequest, reply) => {
+    return render(request, reply, await loadProjectPage(app, request), defaults());
+  });
+
+  app.post("/b/:projectId/settings/members", async (request: ProjectRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const values = formValues(request.body);
+    try {
+      const email = (values.email ?? "").trim();
+      if (!email) throw badInput([{ field: ["email"], message: "must not be empty" }]);
+      const role = roleFrom(values);
+      await services.projects.setMember(data.actor, data.project.id, email, role);
+      return redirectTo(request, reply, `/b/${data.project.id}/settings/members`, {
+        kind: "success",
+        text: `${email} is now ${asRole(role)} of the project.`,
+      });
+    } catch (error) {
+      return render(request, reply, data, stateFromError(error, values), 400);
+    }
+  });
+
+  app.post("/b/:projectId/settings/members/:userId/role", async (request: MemberRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    // Managers only, checked before the member lookup so a member learns nothing from the answer.
+    await services.access.requireManager(data.actor, data.project.id);
+    const member = await findMember(data, request.params.userId);
+    const role = roleFrom(formValues(request.body));
+    try {
+      await services.projects.setMember(data.actor, data.project.id, member.email, role);
+    } catch (error) {
+      return render(request, reply, data, defaults(), 409, ownerConflict(error));
+    }
+    return redirectTo(request, reply, `/b/${data.project.id}/settings/members`, {
+      kind: "success",
+      text: `${member.name} is now ${asRole(role)}.`,
+    });
+  });
+
+  app.post("/b/:projectId/settings/members/:userId/remove", async (request: MemberRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    await services.access.requireManager(data.actor, data.project.id);
+    const member = await findMember(data, request.params.userId);
+    try {
+      await services.projects.removeMember(data.actor, data.project.id, member.userId);
+    } catch (error) {
+      return render(request, reply, data, defaults(), 409, ownerConflict(error));
+    }
+    // Someone who removed themselves can no longer see the project.
+    const self = data.actor.kind === "user" && data.actor.userId === member.userId;
+    return redirectTo(request, reply, self ? "/" : `/b/${data.project.id}/settings/members`, {
+      kind: "success",
+      text: self ? `You left ${data.project.name}.` : `${member.name} was removed from the project.`,
+    });
+  });
+}
