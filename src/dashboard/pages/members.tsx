@@ -93,7 +93,7 @@ function MembersTab(props: {
                       action={`${base}/${member.userId}/role`}
                       csrf={props.ctx.csrf}
                       class="inline-form"
-                      label={`Role of ${member.name}`}
+                      label={`Change the role of ${member.name}`}
                     >
                       <select name="role" aria-label={`Role of ${member.name}`}>
                         {roleOptions.map((o) => (

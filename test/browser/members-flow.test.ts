@@ -1,0 +1,91 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { Browser } from "playwright-core";
+import { launchBrowser, newPage, screenshot } from "../helpers/browser.js";
+import { testEngines } from "../helpers/engines.js";
+import {
+  createAttendee,
+  createProject,
+  createTicketType,
+  createUser,
+  testPassword,
+} from "../helpers/factories.js";
+import { startTestServer, type TestServer } from "../helpers/test-server.js";
+
+const sqlite = testEngines().find((e) => e.name === "sqlite") ?? assert.fail("SQLite engine missing");
+
+describe("members tab and edit pages in Chromium", () => {
+  let server: TestServer;
+  let browser: Browser;
+  before(async () => {
+    server = await startTestServer(sqlite);
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser.close();
+    await server.close();
+  });
+
+  test("an owner adds a colleague, re-roles and removes them, and edits a ticket type", async () => {
+    const owner = await createUser(server.services, { name: "Olga Owner" });
+    const colleague = await createUser(server.services, { name: "Carl Colleague" });
+    const { project } = await createProject(server.services, { ownerId: owner.id });
+    const actor = { kind: "user", userId: owner.id } as const;
+    const ticketType = await createTicketType(server.services, actor, project.id, {
+      name: "Standard",
+      quantity: 5,
+    });
+    await createAttendee(server.services, actor, project.id, ticketType.id);
+
+    const page = await newPage(browser);
+    const dialogs: string[] = [];
+    page.on("dialog", (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.accept();
+    });
+    await page.goto(`${server.url}/login`);
+    await page.getByLabel("Email").fill(owner.email);
+    await page.getByLabel("Password").fill(testPassword);
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.getByRole("heading", { name: "Projects" }).waitFor();
+    const flash = (text: string) => page.getByRole("status").filter({ hasText: text }).waitFor();
+
+    await page.goto(`${server.url}/b/${project.id}/settings`);
+    await page.getByRole("tab", { name: "Members" }).click();
+    await page.getByRole("tabpanel", { name: "Members" }).waitFor();
+    await page.getByLabel("Email").fill(colleague.email);
+    await page.getByLabel("Role", { exact: true }).selectOption({ label: "Admin" });
+    await page.getByRole("button", { name: "Add member" }).click();
+    await flash(`${colleague.email} is now an admin of the project.`);
+
+    await page.getByRole("combobox", { name: "Role of Carl Colleague" }).selectOption({ label: "Member" });
+    await page
+      .getByRole("row")
+      .filter({ hasText: "Carl Colleague" })
+      .getByRole("button", { name: "Change role" })
+      .click();
+    await flash("Carl Colleague is now a member.");
+    assert.equal(await page.getByRole("combobox", { name: "Role of Carl Colleague" }).inputValue(), "MEMBER");
+
+    await page.getByRole("button", { name: "Remove Olga Owner" }).click();
+    await page.getByRole("alert").filter({ hasText: "A project needs at least one owner" }).waitFor();
+    await page.getByRole("button", { name: "Remove Carl Colleague" }).click();
+    await flash("Carl Colleague was removed from the project.");
+    await screenshot(page, "members");
+    assert.deepEqual(dialogs, [
+      "Remove Olga Owner from the project?",
+      "Remove Carl Colleague from the project?",
+    ]);
+
+    await page.goto(`${server.url}/b/${project.id}/tickets`);
+    await page.getByRole("link", { name: "Edit ticket type Standard" }).click();
+    await page.getByLabel("Quantity").fill("0");
+    await page.getByLabel("Name").fill("Standard (late)");
+    await page.getByRole("button", { name: "Save ticket type" }).click();
+    await page.getByText("Must be at least 1, the number of tickets already sold").waitFor();
+    assert.equal(await page.getByLabel("Name").inputValue(), "Standard (late)");
+    await page.getByLabel("Quantity").fill("1");
+    await page.getByRole("button", { name: "Save ticket type" }).click();
+    await flash("Ticket type “Standard (late)” saved.");
+  });
+});
