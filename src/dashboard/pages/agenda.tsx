@@ -1,6 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
-import { notFound } from "../../errors.js";
 import type { Room, Session, SessionStatus, Speaker, Track } from "../../modules/agenda/agenda.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { FormReader, formList, formValues, optional, stateFromError } from "../form-data.js";
@@ -19,7 +18,7 @@ import {
 } from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
-import { listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
+import { findInProject, listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
 
 type ProjectRequest = FastifyRequest<{ Params: { projectId: string } }>;
 type SessionRequest = FastifyRequest<{ Params: { projectId: string; sessionId: string } }>;
@@ -456,15 +455,11 @@ export function registerAgendaPages(app: FastifyInstance): void {
   });
 
   async function findTrack(data: ProjectPageData, trackId: string): Promise<Track> {
-    const found = await services.agenda.findTrack(data.actor, trackId);
-    if (!found || found.item.projectId !== data.project.id) throw notFound("Track");
-    return found.item;
+    return findInProject(data, "Track", await services.agenda.findTrack(data.actor, trackId));
   }
 
   async function findRoom(data: ProjectPageData, roomId: string): Promise<Room> {
-    const found = await services.agenda.findRoom(data.actor, roomId);
-    if (!found || found.item.projectId !== data.project.id) throw notFound("Room");
-    return found.item;
+    return findInProject(data, "Room", await services.agenda.findRoom(data.actor, roomId));
   }
 
   function trackPage(request: ItemRequest, reply: FastifyReply, data: ProjectPageData, state: FormState) {
@@ -617,9 +612,7 @@ export function registerAgendaPages(app: FastifyInstance): void {
 
   // A session id of another project answers like a missing one.
   async function findSession(data: ProjectPageData, sessionId: string): Promise<Session> {
-    const found = await services.agenda.findSession(data.actor, sessionId);
-    if (!found || found.item.projectId !== data.project.id) throw notFound("Session");
-    return found.item;
+    return findInProject(data, "Session", await services.agenda.findSession(data.actor, sessionId));
   }
 
   app.get("/b/:projectId/agenda/sessions/:sessionId", async (request: SessionRequest, reply) => {

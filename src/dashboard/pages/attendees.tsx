@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { notFound } from "../../errors.js";
 import type { Attendee } from "../../modules/attendees/attendees.service.js";
 import type { CheckIn } from "../../modules/checkins/checkins.service.js";
 import type { TicketType } from "../../modules/tickets/tickets.service.js";
@@ -18,7 +17,7 @@ import {
 } from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
-import { listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
+import { findInProject, listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
 
 type ProjectRequest = FastifyRequest<{
   Params: { projectId: string };
@@ -385,9 +384,7 @@ export function registerAttendeePages(app: FastifyInstance): void {
   });
 
   async function findAttendee(data: ProjectPageData, attendeeId: string): Promise<Attendee> {
-    const found = await services.attendees.findAttendee(data.actor, attendeeId);
-    if (!found || found.item.projectId !== data.project.id) throw notFound("Attendee");
-    return found.item;
+    return findInProject(data, "Attendee", await services.attendees.findAttendee(data.actor, attendeeId));
   }
 
   async function renderEdit(

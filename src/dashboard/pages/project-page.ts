@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { notFound } from "../../errors.js";
 import type { ProjectAccess } from "../../modules/access/access.service.js";
 import type { Actor } from "../../modules/access/actor.js";
 import type { Project } from "../../modules/projects/projects.service.js";
@@ -26,3 +27,16 @@ export async function loadProjectPage(
 /** The largest page a dashboard list asks for; pick-lists (rooms, tracks, speakers) show this many. */
 export const listWindow = (after?: string): PageWindow =>
   resolvePageArgs({ first: 100, after: after || null });
+
+/**
+ * The row an id in this project's URL names, from a service's access-checked lookup. A row of
+ * another project answers like a missing one, so a URL cannot reach across projects.
+ */
+export function findInProject<T extends { projectId: string }>(
+  data: ProjectPageData,
+  what: string,
+  found: { item: T } | undefined,
+): T {
+  if (!found || found.item.projectId !== data.project.id) throw notFound(what);
+  return found.item;
+}

@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { notFound } from "../../errors.js";
 import type { Speaker } from "../../modules/agenda/agenda.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, optional, stateFromError } from "../form-data.js";
@@ -15,7 +14,7 @@ import {
 } from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
-import { listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
+import { findInProject, listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
 
 type ProjectRequest = FastifyRequest<{ Params: { projectId: string } }>;
 type SpeakerRequest = FastifyRequest<{ Params: { projectId: string; speakerId: string } }>;
@@ -182,9 +181,7 @@ export function registerSpeakerPages(app: FastifyInstance): void {
   }
 
   async function findSpeaker(data: ProjectPageData, speakerId: string): Promise<Speaker> {
-    const found = await services.agenda.findSpeaker(data.actor, speakerId);
-    if (!found || found.item.projectId !== data.project.id) throw notFound("Speaker");
-    return found.item;
+    return findInProject(data, "Speaker", await services.agenda.findSpeaker(data.actor, speakerId));
   }
 
   app.get("/b/:projectId/speakers", async (request: ProjectRequest, reply) => {

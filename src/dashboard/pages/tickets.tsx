@@ -1,5 +1,4 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { notFound } from "../../errors.js";
 import type { TicketType } from "../../modules/tickets/tickets.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { FormReader, formValues, stateFromError } from "../form-data.js";
@@ -17,7 +16,7 @@ import {
 } from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
-import { listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
+import { findInProject, listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
 
 type ProjectRequest = FastifyRequest<{ Params: { projectId: string } }>;
 type TicketRequest = FastifyRequest<{ Params: { projectId: string; ticketTypeId: string } }>;
@@ -266,9 +265,11 @@ export function registerTicketPages(app: FastifyInstance): void {
   });
 
   async function findTicketType(data: ProjectPageData, ticketTypeId: string): Promise<TicketType> {
-    const found = await services.tickets.findTicketType(data.actor, ticketTypeId);
-    if (!found || found.item.projectId !== data.project.id) throw notFound("Ticket type");
-    return found.item;
+    return findInProject(
+      data,
+      "Ticket type",
+      await services.tickets.findTicketType(data.actor, ticketTypeId),
+    );
   }
 
   async function renderEdit(
