@@ -1,6 +1,6 @@
 /**
- * Stable error codes. Services throw AppError with one of these; `httpStatusFor` and the GraphQL
- * error formatter are the only places that turn them into transport details.
+ * Stable error codes. Services throw AppError with one of these; `errorTable` below is the only
+ * place that says what each means for a transport (HTTP status, user error or not).
  */
 export const ErrorCode = {
   /** Bad, revoked or malformed token (thrown by the API's authentication step). */
@@ -13,14 +13,29 @@ export const ErrorCode = {
   BAD_USER_INPUT: "BAD_USER_INPUT",
   /** A write conflicts with current state (duplicate email, ticket type sold out, ...). */
   CONFLICT: "CONFLICT",
-  /** The HTTP request itself is malformed: not JSON, wrong content type, no `query`, a batch. */
+  /** The HTTP request itself is malformed: not JSON, no `query`, a batch, bad variables JSON. */
   BAD_REQUEST: "BAD_REQUEST",
+  /** The request's Accept header allows none of the media types the API answers with. */
+  NOT_ACCEPTABLE: "NOT_ACCEPTABLE",
+  /** A POST body that is not declared as JSON. */
+  UNSUPPORTED_MEDIA_TYPE: "UNSUPPORTED_MEDIA_TYPE",
+  /** A mutation sent with GET (GET serves queries only). */
+  METHOD_NOT_ALLOWED: "METHOD_NOT_ALLOWED",
+  /** The GraphQL document does not parse (GraphQL-over-HTTP request error). */
   GRAPHQL_PARSE_FAILED: "GRAPHQL_PARSE_FAILED",
+  /** The document does not validate against the schema, or its variables do not coerce. */
   GRAPHQL_VALIDATION_FAILED: "GRAPHQL_VALIDATION_FAILED",
+  /** The operation exceeds a cost, depth, token or alias limit. */
   QUERY_TOO_COMPLEX: "QUERY_TOO_COMPLEX",
+  /** The caller's points for the hour are spent. */
   RATE_LIMITED: "RATE_LIMITED",
+  /** The request body is larger than MAX_BODY_BYTES. */
   PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
+  /** The operation ran past REQUEST_TIMEOUT_MS and was stopped (its writes rolled back). */
   TIMEOUT: "TIMEOUT",
+  /** A dependency (the database, Redis) is unreachable; retrying later may succeed. */
+  SERVICE_UNAVAILABLE: "SERVICE_UNAVAILABLE",
+  /** Anything unexpected: logged with the request id, never shown in detail. */
   INTERNAL_SERVER_ERROR: "INTERNAL_SERVER_ERROR",
 } as const;
 
@@ -57,23 +72,53 @@ export function badInput(fieldErrors: FieldError[]): AppError {
   return new AppError(ErrorCode.BAD_USER_INPUT, message, { fieldErrors });
 }
 
-const statusByCode: Record<ErrorCode, number> = {
-  UNAUTHENTICATED: 401,
-  FORBIDDEN: 403,
-  NOT_FOUND: 404,
-  BAD_USER_INPUT: 400,
-  CONFLICT: 409,
-  BAD_REQUEST: 400,
-  GRAPHQL_PARSE_FAILED: 400,
-  GRAPHQL_VALIDATION_FAILED: 400,
-  QUERY_TOO_COMPLEX: 400,
-  RATE_LIMITED: 429,
-  PAYLOAD_TOO_LARGE: 413,
-  TIMEOUT: 503,
-  INTERNAL_SERVER_ERROR: 500,
+/** What one error code means for every transport. */
+export interface ErrorMeaning {
+  /** The HTTP status of a response that fails with this code alone. */
+  status: number;
+  /**
+   * An expected problem with what the user sent, fixable by them: mutations return it in
+   * `userErrors`, forms show it next to their fields. Not logged as a failure of the service.
+   */
+  userError: boolean;
+}
+
+/**
+ * The one table from error code to transport: the GraphQL handler, mutation payloads, dashboard
+ * forms and error pages, and the CLI's exit codes all read it (issue 14: statuses were chosen in
+ * eight places and disagreed).
+ */
+export const errorTable: Readonly<Record<ErrorCode, ErrorMeaning>> = {
+  UNAUTHENTICATED: { status: 401, userError: false },
+  FORBIDDEN: { status: 403, userError: false },
+  NOT_FOUND: { status: 404, userError: false },
+  BAD_USER_INPUT: { status: 400, userError: true },
+  CONFLICT: { status: 409, userError: true },
+  BAD_REQUEST: { status: 400, userError: false },
+  NOT_ACCEPTABLE: { status: 406, userError: false },
+  UNSUPPORTED_MEDIA_TYPE: { status: 415, userError: false },
+  METHOD_NOT_ALLOWED: { status: 405, userError: false },
+  GRAPHQL_PARSE_FAILED: { status: 400, userError: false },
+  GRAPHQL_VALIDATION_FAILED: { status: 400, userError: false },
+  QUERY_TOO_COMPLEX: { status: 400, userError: false },
+  RATE_LIMITED: { status: 429, userError: false },
+  PAYLOAD_TOO_LARGE: { status: 413, userError: false },
+  TIMEOUT: { status: 503, userError: false },
+  SERVICE_UNAVAILABLE: { status: 503, userError: false },
+  INTERNAL_SERVER_ERROR: { status: 500, userError: false },
 };
 
-/** HTTP status for a code, used by REST-ish routes (the GraphQL handler decides its own). */
+/** HTTP status for a code (from `errorTable`). */
 export function httpStatusFor(code: ErrorCode): number {
-  return statusByCode[code];
+  return errorTable[code].status;
+}
+
+/** HTTP status for any thrown value: the table's for an AppError, 500 for anything else. */
+export function httpStatusOf(error: unknown): number {
+  return error instanceof AppError ? httpStatusFor(error.code) : 500;
+}
+
+/** Whether `error` is an expected problem with the user's input (see `ErrorMeaning.userError`). */
+export function isUserError(error: unknown): error is AppError {
+  return error instanceof AppError && errorTable[error.code].userError;
 }

@@ -1,8 +1,9 @@
 import cookie from "@fastify/cookie";
 import formbody from "@fastify/formbody";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { AppError, ErrorCode } from "../errors.js";
+import { AppError, badInput, ErrorCode, httpStatusFor, isUserError } from "../errors.js";
 import { loadServerSecret } from "../modules/accounts/server-secrets.js";
+import { hasControlCharacters } from "../shared/validation.js";
 import { registerDeveloperPages } from "./apps/developer-pages.js";
 import { registerAssetRoutes } from "./assets.js";
 import {
@@ -59,6 +60,18 @@ function sameSitePath(
   return sameSite ? `${url.pathname}${url.search}` : undefined;
 }
 
+// Throws BAD_USER_INPUT naming the first field (URL segment, query or form field) holding a control
+// character; form fields may hold newlines and tabs (descriptions are multi-line).
+function refuseControlCharacters(values: unknown, multiline: boolean): void {
+  if (typeof values !== "object" || values === null) return;
+  for (const [name, value] of Object.entries(values)) {
+    const texts: unknown[] = Array.isArray(value) ? value : [value];
+    const bad = (text: unknown) =>
+      typeof text === "string" && (hasControlCharacters(text, multiline) || hasControlCharacters(name));
+    if (texts.some(bad)) throw badInput([{ field: [name], message: "must not contain control characters" }]);
+  }
+}
+
 /**
  * The organizer and developer dashboard: server-rendered pages, cookie sessions, CSRF-protected
  * forms. Encapsulated so its cookie and form parsers do not reach the API's routes.
@@ -80,6 +93,14 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
       const session = await services.sessions.resume(value);
       if (session) request.dashboard.session = session;
       else clearSessionCookie(request, reply);
+    });
+
+    // NUL and other control characters are refused at the door, for every page the same way:
+    // PostgreSQL cannot store NUL (it was an internal error) while SQLite silently kept it.
+    dashboard.addHook("preValidation", async (request) => {
+      refuseControlCharacters(request.params, false);
+      refuseControlCharacters(request.query, false);
+      refuseControlCharacters(request.body, true);
     });
 
     dashboard.addHook("preHandler", async (request) => {
@@ -114,28 +135,30 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
         );
       }
       if (error instanceof AppError) {
-        if (error.code === ErrorCode.NOT_FOUND) return sendPage(reply, NotFoundPage({ ctx }), 404);
+        const status = httpStatusFor(error.code);
+        if (error.code === ErrorCode.NOT_FOUND) return sendPage(reply, NotFoundPage({ ctx }), status);
         if (error.code === ErrorCode.FORBIDDEN)
-          return sendPage(reply, ForbiddenPage({ ctx, message: error.message }), 403);
+          return sendPage(reply, ForbiddenPage({ ctx, message: error.message }), status);
         // A refused action without a form of its own (e.g. deleting a ticket type that has
         // registrations) goes back to the page it came from, with the reason on top.
         const back = sameSitePath(request.headers.referer, services.config.baseUrl, request.headers.host);
-        if (
-          request.method === "POST" &&
-          back &&
-          (error.code === ErrorCode.CONFLICT || error.code === ErrorCode.BAD_USER_INPUT)
-        ) {
+        if (request.method === "POST" && back && isUserError(error)) {
           return redirectTo(request, reply, back, { kind: "error", text: error.message });
         }
-        if (error.code !== ErrorCode.INTERNAL_SERVER_ERROR) {
+        if (status < 500) {
           return sendPage(
             reply,
-            ServerErrorPage({ ctx, status: 400, message: error.message, requestId: String(request.id) }),
-            400,
+            ServerErrorPage({ ctx, status, message: error.message, requestId: String(request.id) }),
+            status,
           );
         }
       }
-      const status = "statusCode" in error && typeof error.statusCode === "number" ? error.statusCode : 500;
+      const status =
+        error instanceof AppError
+          ? httpStatusFor(error.code)
+          : "statusCode" in error && typeof error.statusCode === "number"
+            ? error.statusCode
+            : 500;
       if (status >= 500) request.log.error({ err: error }, "Dashboard request failed");
       const message =
         status >= 500

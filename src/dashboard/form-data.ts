@@ -1,4 +1,4 @@
-import { AppError, badInput, ErrorCode } from "../errors.js";
+import { badInput, isUserError } from "../errors.js";
 import { fromLocalInput } from "./time.js";
 import { csrfFieldName, type FormState } from "./ui/forms.js";
 
@@ -33,10 +33,7 @@ export function optional(value: string | undefined): string | undefined {
  * is not a validation failure is rethrown for the error page.
  */
 export function stateFromError(error: unknown, values: Record<string, string>): FormState {
-  if (
-    error instanceof AppError &&
-    (error.code === ErrorCode.BAD_USER_INPUT || error.code === ErrorCode.CONFLICT)
-  ) {
+  if (isUserError(error)) {
     const errors: Record<string, string> = {};
     for (const fieldError of error.details.fieldErrors ?? []) {
       // Services validate their own input object; a leading "input" segment is not part of the form name.

@@ -1,7 +1,8 @@
 import SchemaBuilder from "@pothos/core";
 import RelayPlugin from "@pothos/plugin-relay";
-import { GraphQLError, Kind } from "graphql";
+import { GraphQLError, type GraphQLResolveInfo, isObjectType, Kind } from "graphql";
 import { isProjectId } from "../modules/projects/project-id.js";
+import { isCleanId, isIsoDateTime } from "../shared/validation.js";
 import type { GraphQLContext } from "./context.js";
 
 /**
@@ -40,10 +41,23 @@ export const builder = new SchemaBuilder<{
     encodeGlobalID,
     decodeGlobalID,
     nodeQueryOptions: {
-      description: "Fetches any object by its global id (a project by its 4-character id).",
+      description:
+        "Fetches any object by its global id (a project by its 4-character id); null when the id is malformed, unknown or invisible.",
+      resolve: (_root, args, _context, info, resolveNode) =>
+        isLoadableId(args.id, info) ? resolveNode(args.id) : null,
     },
     nodesQueryOptions: {
-      description: "Fetches several objects by global id; invisible ones come back null.",
+      description:
+        "Fetches several objects by global id; each malformed, unknown or invisible id comes back null on its own.",
+      resolve: (_root, args, _context, info, resolveNodes) => {
+        // Pothos loads `args.ids` itself (the ids passed to the callback are ignored): blanking an
+        // id in place makes that item null without failing the others.
+        const ids = args.ids as ({ typename: string; id: string } | null)[];
+        ids.forEach((id, index) => {
+          if (!isLoadableId(id, info)) ids[index] = null;
+        });
+        return resolveNodes(args.ids);
+      },
     },
     nodeTypeOptions: { description: "An object with a global id that `node(id:)` can refetch." },
     pageInfoTypeOptions: { description: "Where a page sits in its connection (Relay cursor connections)." },
@@ -62,6 +76,17 @@ function decodeGlobalID(globalID: string): { typename: string; id: string } {
   const colon = decoded.indexOf(":");
   if (colon <= 0) return { typename: "", id: globalID };
   return { typename: decoded.slice(0, colon), id: decoded.slice(colon + 1) };
+}
+
+/**
+ * Whether a decoded global id names a type that `node(id:)` can load, with an id of sane text.
+ * Anything else (garbage, a non-Node type such as UserError, an unknown type) is answered null
+ * before Pothos would throw its own internal messages.
+ */
+function isLoadableId(decoded: { typename: string; id: string } | null, info: GraphQLResolveInfo): boolean {
+  if (!decoded || !isCleanId(decoded.id)) return false;
+  const type = info.schema.getType(decoded.typename);
+  return isObjectType(type) && type.getInterfaces().some((i) => i.name === "Node");
 }
 
 /** Decodes a global id of an expected type; undefined when it is malformed or of another type. */
@@ -87,7 +112,7 @@ builder.scalarType("DateTime", {
 });
 
 function parseDateTime(value: unknown): string {
-  if (typeof value !== "string" || Number.isNaN(Date.parse(value))) {
+  if (typeof value !== "string" || !isIsoDateTime(value)) {
     throw new GraphQLError("DateTime must be an ISO-8601 string such as 2026-05-04T09:00:00Z");
   }
   return value;

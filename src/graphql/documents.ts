@@ -3,7 +3,9 @@ import {
   type ExecutionResult,
   type GraphQLError,
   type GraphQLSchema,
+  getOperationAST,
   validate,
+  valueFromASTUntyped,
 } from "graphql";
 import { type CompiledQuery, compileQuery, isCompiledQuery } from "graphql-jit";
 import { LRUCache } from "lru-cache";
@@ -86,6 +88,27 @@ export class DocumentCache {
       prepared.analyses.set(key, analysis);
     }
     return analysis;
+  }
+
+  /**
+   * The variables with each omitted one that declares a default set to it, as the GraphQL spec's
+   * CoerceVariableValues does. graphql-jit refuses an omitted non-null variable even when it has a
+   * default (`query ($id: ID! = "AbC1")`), so the defaults are filled in before it sees them.
+   */
+  withDefaults(
+    prepared: PreparedDocument,
+    operationName: string | undefined,
+    variables: Record<string, unknown> | undefined,
+  ): Record<string, unknown> | undefined {
+    const definitions = getOperationAST(prepared.document, operationName)?.variableDefinitions ?? [];
+    let filled = variables;
+    for (const definition of definitions) {
+      const name = definition.variable.name.value;
+      if (!definition.defaultValue || (variables && Object.hasOwn(variables, name))) continue;
+      // A default is a constant (no variables inside), so its plain JSON value is what a client sends.
+      filled = { ...filled, [name]: valueFromASTUntyped(definition.defaultValue) };
+    }
+    return filled;
   }
 
   /** The JIT-compiled operation, compiled once per document and operation name. */

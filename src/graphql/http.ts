@@ -1,15 +1,16 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ExecutionResult, GraphQLFormattedError } from "graphql";
 import { bindDeadline } from "../db/transaction.js";
-import { AppError, ErrorCode } from "../errors.js";
+import { AppError, ErrorCode, httpStatusFor } from "../errors.js";
 import type { Actor } from "../modules/access/actor.js";
 import type { Services } from "../services.js";
 import { authenticate } from "./authentication.js";
 import { appView, canonicalJson, publicView, responseCacheKey } from "./cache/response-cache.js";
 import { createContext, type RequestBudget } from "./context.js";
-import { DocumentCache, isCompiledQuery } from "./documents.js";
+import { DocumentCache, isCompiledQuery, type PreparedDocument } from "./documents.js";
 import { formatError, requestError } from "./errors.js";
 import {
+  type GraphQLParams,
   graphqlResponse,
   isJsonContentType,
   json,
@@ -17,7 +18,7 @@ import {
   negotiate,
   readParams,
 } from "./http-params.js";
-import { permissionsLacking } from "./limits/analyze-operation.js";
+import { type OperationAnalysis, permissionsLacking } from "./limits/analyze-operation.js";
 import { assertWithinLimits, operationLimitsFrom } from "./limits/operation-limits.js";
 import { pointsForCost, type RateLimitState } from "./limits/rate-limiter.js";
 import { schema } from "./schema.js";
@@ -39,201 +40,243 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
       const media = negotiate(request.headers.accept) ?? json;
       if (error.statusCode === 413) {
         const message = `The request body is larger than ${config.limits.maxBodyBytes} bytes`;
-        return send(reply, 413, media, {
-          errors: [
-            requestError(ErrorCode.PAYLOAD_TOO_LARGE, message, {
-              limit: "bodyBytes",
-              max: config.limits.maxBodyBytes,
-            }),
-          ],
-        });
+        return refuse(
+          reply,
+          media,
+          new Refusal(ErrorCode.PAYLOAD_TOO_LARGE, message, {
+            limit: "bodyBytes",
+            max: config.limits.maxBodyBytes,
+          }),
+        );
       }
-      if (error.statusCode === 415) {
-        return send(reply, 415, media, {
-          errors: [requestError(ErrorCode.BAD_REQUEST, "Send the request as Content-Type: application/json")],
-        });
-      }
+      if (error.statusCode === 415) return refuse(reply, media, notJsonBody());
       if (error.statusCode && error.statusCode < 500) {
-        return send(reply, 400, media, {
-          errors: [
-            requestError(ErrorCode.BAD_REQUEST, `The request body is not valid JSON: ${error.message}`),
-          ],
-        });
+        const message = `The request body is not valid JSON: ${error.message}`;
+        return refuse(reply, media, new Refusal(ErrorCode.BAD_REQUEST, message));
       }
       request.log.error({ err: error }, "GraphQL request failed");
-      return send(reply, 500, media, { errors: [internalError(request.id)] });
+      return refuse(reply, media, internalError(request.id));
     });
 
     scope.route({ method: ["GET", "POST"], url: "/api/graphql", handler: handle });
   });
 
-  // The checklist of one request: negotiate, read, authenticate, prepare, limit, charge, answer
-  // (from the cache or by executing).
+  // The checklist of one request. Each step either hands its result to the next or refuses the
+  // request with a Refusal, whose HTTP status comes from the error table.
   async function handle(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const media = negotiate(request.headers.accept);
     if (!media) {
-      return send(reply, 406, json, {
-        errors: [requestError(ErrorCode.BAD_REQUEST, `Accept must allow ${graphqlResponse} or ${json}`)],
-      });
+      const message = `Accept must allow ${graphqlResponse} or ${json}`;
+      return refuse(reply, json, new Refusal(ErrorCode.NOT_ACCEPTABLE, message));
     }
-    // GraphQL-over-HTTP: with application/json, request errors still answer 200; with the GraphQL
-    // media type they answer 400.
-    const requestErrorStatus = media === graphqlResponse ? 400 : 200;
-    if (request.method === "POST" && !isJsonContentType(request.headers["content-type"])) {
-      return send(reply, 415, media, {
-        errors: [requestError(ErrorCode.BAD_REQUEST, "Send the request as Content-Type: application/json")],
-      });
+    try {
+      const params = readRequest(request);
+      const actor = await authenticateCaller(request.headers.authorization);
+      const operation = prepare(request, params);
+      if (params.extensions?.dryRun === true)
+        return await answerDryRun(reply, media, actor, request, operation);
+      const budget = await charge(reply, actor, request, operation);
+      const cacheKey =
+        operation.analysis.operationType === "query" ? keyFor(actor, params, operation) : undefined;
+      return (
+        (await answerFromCache(reply, media, cacheKey, operation, budget)) ??
+        (await execute(request, reply, media, actor, params, operation, budget, cacheKey))
+      );
+    } catch (error) {
+      if (error instanceof Refusal) return refuse(reply, media, error);
+      throw error;
     }
-    const params = readParams(request);
-    if (params instanceof AppError)
-      return send(reply, 400, media, { errors: [requestError(params.code, params.message)] });
+  }
 
+  /** Checks the content type and reads `query`, `variables`, `operationName` and `extensions`. */
+  function readRequest(request: FastifyRequest): GraphQLParams {
+    if (request.method === "POST" && !isJsonContentType(request.headers["content-type"])) throw notJsonBody();
+    const params = readParams(request);
+    if (params instanceof AppError) throw Refusal.from(params);
+    return params;
+  }
+
+  /** The caller: the public view without a token, the app of a valid token, else UNAUTHENTICATED. */
+  async function authenticateCaller(header: string | undefined): Promise<Actor> {
     let actor: Actor;
     try {
-      actor = await authenticate(services, request.headers.authorization);
+      actor = await authenticate(services, header);
     } catch (error) {
-      if (error instanceof AppError && error.code === ErrorCode.UNAUTHENTICATED) {
-        reply.header("www-authenticate", 'Bearer error="invalid_token"');
-        return send(reply, 401, media, { errors: [requestError(error.code, error.message)] });
-      }
+      if (error instanceof AppError && error.code === ErrorCode.UNAUTHENTICATED) throw Refusal.from(error);
       throw error;
     }
     if (actor.kind === "app") services.apps.recordRequest(actor.appId);
+    return actor;
+  }
 
+  /** Parses, validates and measures the operation, and refuses it past the limits. */
+  function prepare(request: FastifyRequest, params: GraphQLParams): Operation {
     const prepared = documents.prepare(params.query);
     if (!prepared.ok) {
-      if ("error" in prepared) {
-        const status = prepared.error.code === ErrorCode.QUERY_TOO_COMPLEX ? 400 : requestErrorStatus;
-        return send(reply, status, media, {
-          errors: [requestError(prepared.error.code, prepared.error.message, detailsOf(prepared.error))],
-        });
-      }
-      const errors = prepared.validationErrors.map((e) => ({
-        message: e.message,
-        locations: e.locations,
-        extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED },
-      }));
-      return send(reply, requestErrorStatus, media, { errors });
+      if ("error" in prepared) throw Refusal.from(prepared.error);
+      throw new Refusal(
+        ErrorCode.GRAPHQL_VALIDATION_FAILED,
+        prepared.validationErrors.map((e) => ({
+          message: e.message,
+          locations: e.locations,
+          extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED },
+        })),
+      );
     }
-
+    const variables = documents.withDefaults(prepared.prepared, params.operationName, params.variables);
     const variablesJson = canonicalJson(params.variables);
-    let analysis: ReturnType<typeof documents.analyze>;
+    let analysis: OperationAnalysis;
     try {
-      analysis = documents.analyze(prepared.prepared, params.operationName, params.variables, variablesJson);
+      analysis = documents.analyze(prepared.prepared, params.operationName, variables, variablesJson);
       assertWithinLimits(analysis, limits);
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      const status = error.code === ErrorCode.QUERY_TOO_COMPLEX ? 400 : requestErrorStatus;
-      const code = error.code === ErrorCode.BAD_USER_INPUT ? ErrorCode.GRAPHQL_VALIDATION_FAILED : error.code;
-      return send(reply, status, media, { errors: [requestError(code, error.message, detailsOf(error))] });
+      // Variables that do not fit their types are a validation failure of the request.
+      if (error.code !== ErrorCode.BAD_USER_INPUT) throw Refusal.from(error);
+      throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, error.message, detailsOf(error));
     }
     if (request.method === "GET" && analysis.operationType !== "query") {
-      reply.header("allow", "POST");
-      return send(reply, 405, media, {
-        errors: [
-          requestError(ErrorCode.BAD_REQUEST, "Only queries may be sent with GET; send mutations with POST"),
-        ],
-      });
+      throw new Refusal(
+        ErrorCode.METHOD_NOT_ALLOWED,
+        "Only queries may be sent with GET; send mutations with POST",
+      );
     }
+    return { prepared: prepared.prepared, analysis, variables, variablesJson };
+  }
 
+  /** Where the caller's points are counted: per app, or per client IP for public requests. */
+  function budgetOf(actor: Actor, request: FastifyRequest): [key: string, limit: number] {
+    return actor.kind === "app"
+      ? [`app:${actor.appId}`, config.limits.appPointsPerHour]
+      : [`ip:${request.ip}`, config.limits.publicPointsPerHour];
+  }
+
+  /** A dry run is measured but neither executed nor charged. */
+  async function answerDryRun(
+    reply: FastifyReply,
+    media: MediaType,
+    actor: Actor,
+    request: FastifyRequest,
+    { analysis }: Operation,
+  ): Promise<FastifyReply> {
     const points = pointsForCost(analysis.cost);
-    const [budgetKey, budgetLimit] =
-      actor.kind === "app"
-        ? [`app:${actor.appId}`, config.limits.appPointsPerHour]
-        : [`ip:${request.ip}`, config.limits.publicPointsPerHour];
+    const [key, limit] = budgetOf(actor, request);
+    const budget = await services.rateLimiter.peek(key, limit);
+    setRateLimitHeaders(reply, budget, points);
     const held = actor.kind === "app" ? actor.permissions : [];
-
-    // A dry run is measured but neither executed nor charged.
-    if (params.extensions?.dryRun === true) {
-      const budget = await services.rateLimiter.peek(budgetKey, budgetLimit);
-      setRateLimitHeaders(reply, budget, points);
-      return send(reply, 200, media, {
-        extensions: {
-          dryRun: {
-            cost: analysis.cost,
-            points,
-            depth: analysis.depth,
-            nodeCount: analysis.nodeCount,
-            aliases: analysis.aliases,
-            requiredPermissions: analysis.permissions,
-            missingPermissions: permissionsLacking(analysis.permissions, held),
-          },
-          rateLimit: presentBudget(budget),
+    return send(reply, 200, media, {
+      extensions: {
+        dryRun: {
+          cost: analysis.cost,
+          points,
+          depth: analysis.depth,
+          nodeCount: analysis.nodeCount,
+          aliases: analysis.aliases,
+          requiredPermissions: analysis.permissions,
+          missingPermissions: permissionsLacking(analysis.permissions, held),
         },
-      });
-    }
+        rateLimit: presentBudget(budget),
+      },
+    });
+  }
 
-    const budget = await services.rateLimiter.consume(budgetKey, points, budgetLimit);
+  /** Takes the operation's points from the caller's hourly budget, or refuses with RATE_LIMITED. */
+  async function charge(
+    reply: FastifyReply,
+    actor: Actor,
+    request: FastifyRequest,
+    { analysis }: Operation,
+  ): Promise<RequestBudget> {
+    const points = pointsForCost(analysis.cost);
+    const [key, limit] = budgetOf(actor, request);
+    const budget = await services.rateLimiter.consume(key, points, limit);
     setRateLimitHeaders(reply, budget, points);
     if (!budget.allowed) {
       reply.header("retry-after", String(budget.retryAfterSeconds));
       const message = `Rate limit of ${budget.limit} points per hour exceeded; retry in ${budget.retryAfterSeconds} s`;
-      return send(reply, 429, media, {
-        errors: [
-          requestError(ErrorCode.RATE_LIMITED, message, { retryAfterSeconds: budget.retryAfterSeconds }),
-        ],
-        extensions: { rateLimit: presentBudget(budget) },
-      });
+      throw new Refusal(
+        ErrorCode.RATE_LIMITED,
+        message,
+        { retryAfterSeconds: budget.retryAfterSeconds },
+        { rateLimit: presentBudget(budget) },
+      );
     }
-    const requestBudget: RequestBudget = { ...budget, cost: analysis.cost, points };
+    return { ...budget, cost: analysis.cost, points };
+  }
 
-    const cacheKey =
-      analysis.operationType === "query"
-        ? responseCacheKey({
-            view: actor.kind === "app" ? appView(actor.appId, actor.permissions) : publicView,
-            query: params.query,
-            operationName: params.operationName,
-            variablesJson,
-          })
-        : undefined;
+  /** The response cache key of a query: the document, its variables and the caller's view. */
+  function keyFor(actor: Actor, params: GraphQLParams, operation: Operation): string {
+    return responseCacheKey({
+      view: actor.kind === "app" ? appView(actor.appId, actor.permissions) : publicView,
+      query: params.query,
+      operationName: params.operationName,
+      variablesJson: operation.variablesJson,
+    });
+  }
+
+  /** Answers from the response cache when an identical query's answer is still current. */
+  async function answerFromCache(
+    reply: FastifyReply,
+    media: MediaType,
+    cacheKey: string | undefined,
+    { analysis }: Operation,
+    budget: RequestBudget,
+  ): Promise<FastifyReply | undefined> {
     const hit = cacheKey ? services.responseCache.lookup(cacheKey) : undefined;
+    if (!hit || !(await stillCurrent(hit.versions))) return undefined;
     // The cached bytes go out as they are, followed by this request's extensions: decoding and
     // re-encoding a large page cost more than the rest of a hit.
-    if (hit && (await stillCurrent(hit.versions))) {
-      const tail = `,"extensions":${extensionsJson(analysis.cost, points, budget, true)}}`;
-      const body = Buffer.allocUnsafe(hit.body.byteLength + Buffer.byteLength(tail));
-      hit.body.copy(body);
-      body.write(tail, hit.body.byteLength);
-      return sendRaw(reply, 200, media, body);
-    }
+    const tail = `,"extensions":${extensionsJson(analysis.cost, budget.points, budget, true)}}`;
+    const body = Buffer.allocUnsafe(hit.body.byteLength + Buffer.byteLength(tail));
+    hit.body.copy(body);
+    body.write(tail, hit.body.byteLength);
+    return sendRaw(reply, 200, media, body);
+  }
 
-    const compiled = documents.compiled(prepared.prepared, params.operationName);
+  /** Runs the operation within the request timeout and answers; a clean query answer is cached. */
+  async function execute(
+    request: FastifyRequest,
+    reply: FastifyReply,
+    media: MediaType,
+    actor: Actor,
+    params: GraphQLParams,
+    { prepared, analysis, variables }: Operation,
+    budget: RequestBudget,
+    cacheKey: string | undefined,
+  ): Promise<FastifyReply> {
+    const compiled = documents.compiled(prepared, params.operationName);
     if (!isCompiledQuery(compiled)) {
-      return send(reply, requestErrorStatus, media, { errors: formatAll(compiled, request) });
+      throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, formatAll(compiled, request));
     }
     const mark = services.responseCache.begin();
-    const context = createContext(services, actor, request.id, requestBudget);
+    const context = createContext(services, actor, request.id, budget);
     // Past the deadline the client gets TIMEOUT at once; a write still running then rolls back
     // instead of committing (see inTransaction). Only app actors can write, and each is per request.
     const deadline = new AbortController();
     if (actor.kind === "app") bindDeadline(actor, deadline.signal);
     const timeoutMs = config.limits.requestTimeoutMs;
-    const result = await withTimeout(compiled.query(undefined, context, params.variables ?? {}), timeoutMs);
+    const result = await withTimeout(compiled.query(undefined, context, variables ?? {}), timeoutMs);
     if (result === "timeout") {
       deadline.abort();
       const message = `The operation ran longer than ${timeoutMs} ms and was stopped; its changes were rolled back`;
-      return send(reply, 503, media, { errors: [requestError(ErrorCode.TIMEOUT, message)] });
+      throw new Refusal(ErrorCode.TIMEOUT, message);
     }
-    // No `data` at all means the variables failed to coerce: a request error, not a field error.
-    const status = result.data === undefined ? requestErrorStatus : 200;
     const errors = result.errors?.length ? formatAll(result, request) : undefined;
+    // No `data` at all means the variables failed to coerce: a request error, not a field error.
+    if (result.data === undefined) throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, errors ?? []);
     const parts: string[] = [];
     if (errors) parts.push(`"errors":${JSON.stringify(errors)}`);
-    if (result.data !== undefined) parts.push(`"data":${JSON.stringify(result.data)}`);
+    parts.push(`"data":${JSON.stringify(result.data)}`);
     const head = `{${parts.join(",")}`;
     const internal = errors?.some((e) => e.extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR);
-    if (cacheKey && status === 200 && !internal && context.cacheable) {
+    if (cacheKey && !internal && context.cacheable) {
       services.responseCache.store(cacheKey, head, context.projectsRead, mark, {
         ttlMs: cacheTtlMs,
         versions: context.projectVersions,
       });
     }
-    return sendRaw(
-      reply,
-      status,
-      media,
-      `${head}${parts.length ? "," : ""}"extensions":${extensionsJson(analysis.cost, points, budget, false)}}`,
-    );
+    const tail = `"extensions":${extensionsJson(analysis.cost, budget.points, budget, false)}}`;
+    return sendRaw(reply, 200, media, `${head},${tail}`);
   }
 
   // A cached answer is served only while every project it read is at the data version it was
@@ -256,8 +299,69 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
   }
 }
 
-function internalError(requestId: string) {
-  return requestError(
+/** A parsed, validated and measured operation, with its variables (defaults applied). */
+interface Operation {
+  prepared: PreparedDocument;
+  analysis: OperationAnalysis;
+  variables: Record<string, unknown> | undefined;
+  /** The variables as sent, canonical JSON: part of the cache key. */
+  variablesJson: string;
+}
+
+/**
+ * Ends a request before or instead of execution with GraphQL errors. Its status comes from the error
+ * table (`statusFor`), so no step chooses a status of its own.
+ */
+class Refusal extends Error {
+  readonly errors: GraphQLFormattedError[];
+
+  constructor(
+    readonly code: ErrorCode,
+    messageOrErrors: string | GraphQLFormattedError[],
+    details: Record<string, unknown> = {},
+    /** Top-level `extensions` of the answer (the budget of a rate-limited caller). */
+    readonly extensions?: Record<string, unknown>,
+  ) {
+    super(code);
+    this.errors =
+      typeof messageOrErrors === "string" ? [requestError(code, messageOrErrors, details)] : messageOrErrors;
+  }
+
+  /** The refusal for a request-level AppError, with its safe details (limit names and values). */
+  static from(error: AppError): Refusal {
+    return new Refusal(error.code, error.message, detailsOf(error));
+  }
+}
+
+// GraphQL-over-HTTP: with application/json, request errors (a document or variables that do not
+// parse or validate) still answer 200; with the GraphQL media type they answer the table's 400.
+const documentErrors = new Set<ErrorCode>([
+  ErrorCode.GRAPHQL_PARSE_FAILED,
+  ErrorCode.GRAPHQL_VALIDATION_FAILED,
+]);
+
+/** The HTTP status of a refusal under `media`, read from the error table. */
+function statusFor(code: ErrorCode, media: MediaType): number {
+  return media === json && documentErrors.has(code) ? 200 : httpStatusFor(code);
+}
+
+// Headers a few refusals carry by protocol (RFC 6750 for tokens, RFC 9110 for methods).
+function refuse(reply: FastifyReply, media: MediaType, refusal: Refusal): FastifyReply {
+  if (refusal.code === ErrorCode.UNAUTHENTICATED)
+    reply.header("www-authenticate", 'Bearer error="invalid_token"');
+  if (refusal.code === ErrorCode.METHOD_NOT_ALLOWED) reply.header("allow", "POST");
+  const body = refusal.extensions
+    ? { errors: refusal.errors, extensions: refusal.extensions }
+    : { errors: refusal.errors };
+  return send(reply, statusFor(refusal.code, media), media, body);
+}
+
+function notJsonBody(): Refusal {
+  return new Refusal(ErrorCode.UNSUPPORTED_MEDIA_TYPE, "Send the request as Content-Type: application/json");
+}
+
+function internalError(requestId: string): Refusal {
+  return new Refusal(
     ErrorCode.INTERNAL_SERVER_ERROR,
     `Internal server error. Quote request id ${requestId} when reporting it.`,
     { requestId },

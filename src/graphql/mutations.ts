@@ -1,5 +1,5 @@
 import type { ObjectRef } from "@pothos/core";
-import { AppError, ErrorCode, type FieldError } from "../errors.js";
+import { type FieldError, isUserError } from "../errors.js";
 import { builder, type Types } from "./builder.js";
 
 /** An expected problem with a mutation's input, returned in the payload rather than as an error. */
@@ -19,8 +19,8 @@ export const UserErrorRef = builder.objectRef<FieldError>("UserError").implement
 export type Payload<Name extends string, T> = { [K in Name]: T | null } & { userErrors: FieldError[] };
 
 /**
- * Runs a service write and shapes its outcome as a payload. Validation failures and conflicts become
- * `userErrors`; NOT_FOUND and FORBIDDEN stay top-level errors, as for reads.
+ * Runs a service write and shapes its outcome as a payload. User errors (per `errorTable`: validation
+ * failures, conflicts) become `userErrors`; NOT_FOUND, FORBIDDEN and the rest stay top-level errors.
  */
 export async function runMutation<Name extends string, T>(
   name: Name,
@@ -30,10 +30,7 @@ export async function runMutation<Name extends string, T>(
     const result = await write();
     return { [name]: result, userErrors: [] } as Payload<Name, T>;
   } catch (error) {
-    if (
-      error instanceof AppError &&
-      (error.code === ErrorCode.BAD_USER_INPUT || error.code === ErrorCode.CONFLICT)
-    ) {
+    if (isUserError(error)) {
       const userErrors = error.details.fieldErrors?.length
         ? error.details.fieldErrors
         : [{ field: [], message: error.message }];

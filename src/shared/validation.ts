@@ -18,30 +18,104 @@ export function parseInput<S extends z.ZodType>(schema: S, input: unknown): z.ou
 
 // Building blocks shared by the domain schemas, so the same rule reads the same everywhere.
 
-/** Trimmed, non-empty text of bounded length. */
-export const requiredText = (max: number) =>
-  z.string().trim().min(1, "must not be empty").max(max, `must be at most ${max} characters`);
+// C0 and C1 control characters and DEL. PostgreSQL refuses NUL in text while SQLite stores it, so
+// refusing them here is what makes both engines answer the same (a clear BAD_USER_INPUT).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const controlCharacter = /[\u0000-\u001F\u007F-\u009F]/;
+// The same, except tab, line feed and carriage return, which multi-line text legitimately holds.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point
+const controlCharacterExceptNewlines = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+// Bidi embeddings, overrides and isolates: in a name shown to someone else they can make text read
+// differently from what it is (U+202E turns an app named "moc.elgoog" into one that reads "google.com" on the consent page).
+const bidiControl = /[\u202A-\u202E\u2066-\u2069]/;
+// Characters that render as nothing: a name made only of them (and spaces) is empty.
+const invisible = /[\s\u200B-\u200D\u2060\uFEFF\u180E]/gu;
 
-/** Optional text: blank becomes null so the database never stores "". */
-export const optionalText = (max: number) =>
+const controlMessage = "must not contain control characters";
+const bidiMessage = "must not contain bidirectional override characters";
+
+/** Whether text holds a control character (newlines and tabs allowed when `multiline`). */
+export function hasControlCharacters(text: string, multiline = false): boolean {
+  return (multiline ? controlCharacterExceptNewlines : controlCharacter).test(text);
+}
+
+/** Whether text is empty once spaces and invisible characters (zero-width space, BOM...) are removed. */
+export function isBlank(text: string): boolean {
+  return text.replace(invisible, "") === "";
+}
+
+/** Whether an identifier from outside (a row id inside a global id, a URL segment) is plain text. */
+export function isCleanId(text: string): boolean {
+  return text.length > 0 && text.length <= 200 && !hasControlCharacters(text);
+}
+
+// One line of text shown to people: no control characters, no bidi overrides, trimmed.
+const singleLine = (max: number) =>
   z
     .string()
     .trim()
     .max(max, `must be at most ${max} characters`)
+    .refine((v) => !hasControlCharacters(v), controlMessage)
+    .refine((v) => !bidiControl.test(v), bidiMessage);
+
+/** Trimmed, non-empty one-line text of bounded length (names, titles). */
+export const requiredText = (max: number) => singleLine(max).refine((v) => !isBlank(v), "must not be empty");
+
+/** Optional one-line text: blank (or only invisible characters) becomes null, never "". */
+export const optionalText = (max: number) =>
+  singleLine(max)
     .nullish()
-    .transform((v) => (v ? v : null));
+    .transform((v) => (v && !isBlank(v) ? v : null));
+
+/** Optional multi-line text (descriptions, bios): newlines and tabs allowed, other controls not. */
+export const optionalMultilineText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max, `must be at most ${max} characters`)
+    .refine((v) => !hasControlCharacters(v, true), controlMessage)
+    .nullish()
+    .transform((v) => (v && !isBlank(v) ? v : null));
+
+/** The id of a row or project as sent by a client: plain text, checked further by the lookup. */
+export const idText = z.string().refine(isCleanId, "must be a valid id");
+
+/** Search text: one line, bounded; blank means no search. */
+export const searchText = (max: number) =>
+  z
+    .string()
+    .trim()
+    .max(max, `must be at most ${max} characters`)
+    .refine((v) => !hasControlCharacters(v), controlMessage);
+
+/**
+ * Whether `value` is an ISO-8601 date-time with a time zone naming a real instant: `Date.parse`
+ * alone shifts impossible dates (2026-02-30 becomes 2 March), so the fields are read back.
+ */
+export function isIsoDateTime(value: string): boolean {
+  const match =
+    /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?(?:Z|[+-](\d{2}):(\d{2}))$/.exec(value);
+  if (!match) return false;
+  const [year, month, day, hour, minute, second = "0", offsetHours = "0", offsetMinutes = "0"] = match
+    .slice(1)
+    .map((part) => part ?? "0");
+  if (Number(hour) > 23 || Number(minute) > 59 || Number(second) > 59) return false;
+  if (Number(offsetHours) > 23 || Number(offsetMinutes) > 59) return false;
+  return isCalendarDate(Number(year), Number(month), Number(day));
+}
+
+/** Whether year-month-day exists in the proleptic Gregorian calendar (no 30 February). */
+export function isCalendarDate(year: number, month: number, day: number): boolean {
+  if (month < 1 || month > 12 || day < 1) return false;
+  return day <= new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
 
 /** An ISO-8601 date-time with an offset or Z, normalized to UTC. */
 export const dateTime = z
   .string()
-  .refine(
-    (v) =>
-      /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(v) &&
-      !Number.isNaN(Date.parse(v)),
-    {
-      message: "must be an ISO-8601 date-time with a time zone, e.g. 2026-05-04T09:00:00Z",
-    },
-  )
+  .refine(isIsoDateTime, {
+    message: "must be an ISO-8601 date-time with a time zone, e.g. 2026-05-04T09:00:00Z",
+  })
   .transform((v) => new Date(v).toISOString());
 
 /** An http(s) URL. */

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
-import { AppError, ErrorCode } from "../../errors.js";
+import { AppError, ErrorCode, httpStatusOf } from "../../errors.js";
 import type { Actor } from "../../modules/access/actor.js";
 import type { ConnectInfo } from "../../modules/apps/apps.service.js";
 import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
@@ -148,6 +148,7 @@ export function registerConnectPages(app: FastifyInstance): void {
         text: `“${info.app.name}” is connected to ${link.projectName}.`,
       });
     } catch (error) {
+      // A refused project (not one the organizer manages) is said above the form, with its status.
       const forbidden = error instanceof AppError && error.code === ErrorCode.FORBIDDEN;
       const state: FormState = forbidden
         ? { values, errors: {}, formError: error.message }
@@ -156,7 +157,7 @@ export function registerConnectPages(app: FastifyInstance): void {
       return sendPage(
         reply,
         <ConnectPage ctx={pageContext(request, reply)} info={info} viewer={viewer} state={state} />,
-        forbidden ? 403 : 400,
+        httpStatusOf(error),
       );
     }
   });

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { ComponentChildren } from "preact";
-import { AppError, ErrorCode } from "../../errors.js";
+import { AppError, ErrorCode, httpStatusOf } from "../../errors.js";
 import {
   clearSessionCookie,
   type PageContext,
@@ -255,7 +255,6 @@ export function registerAuthPages(app: FastifyInstance): void {
         return redirectTo(request, reply, next);
       } catch (error) {
         if (!(error instanceof AppError)) throw error;
-        const status = error.code === ErrorCode.RATE_LIMITED ? 429 : 401;
         const state: FormState = {
           values: { email: values.email ?? "" },
           errors: {},
@@ -264,7 +263,7 @@ export function registerAuthPages(app: FastifyInstance): void {
         return sendPage(
           reply,
           <LoginPage ctx={pageContext(request, reply)} state={state} next={next} />,
-          status,
+          httpStatusOf(error),
         );
       }
     },

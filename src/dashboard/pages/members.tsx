@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { MemberRole } from "../../db/schema.js";
-import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
+import { AppError, badInput, ErrorCode, httpStatusOf, notFound } from "../../errors.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
 import { formatDateTime } from "../time.js";
@@ -214,7 +214,7 @@ export function registerMemberPages(app: FastifyInstance): void {
         text: `${email} is now ${asRole(role)} of the project.`,
       });
     } catch (error) {
-      return render(request, reply, data, stateFromError(error, values), 400);
+      return render(request, reply, data, stateFromError(error, values), httpStatusOf(error));
     }
   });
 
@@ -227,7 +227,7 @@ export function registerMemberPages(app: FastifyInstance): void {
     try {
       await services.projects.setMember(data.actor, data.project.id, member.email, role);
     } catch (error) {
-      return render(request, reply, data, defaults(), 409, ownerConflict(error));
+      return render(request, reply, data, defaults(), httpStatusOf(error), ownerConflict(error));
     }
     return redirectTo(request, reply, `/b/${data.project.id}/settings/members`, {
       kind: "success",
@@ -242,7 +242,7 @@ export function registerMemberPages(app: FastifyInstance): void {
     try {
       await services.projects.removeMember(data.actor, data.project.id, member.userId);
     } catch (error) {
-      return render(request, reply, data, defaults(), 409, ownerConflict(error));
+      return render(request, reply, data, defaults(), httpStatusOf(error), ownerConflict(error));
     }
     // Someone who removed themselves can no longer see the project.
     const self = data.actor.kind === "user" && data.actor.userId === member.userId;

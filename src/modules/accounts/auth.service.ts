@@ -3,7 +3,7 @@ import type { Config } from "../../config.js";
 import type { Db } from "../../db/database.js";
 import { AppError, ErrorCode } from "../../errors.js";
 import { nowIso } from "../../shared/time.js";
-import { parseInput } from "../../shared/validation.js";
+import { parseInput, searchText } from "../../shared/validation.js";
 import { type EmailTokenPurpose, emailTokensRepository } from "./email-tokens.repository.js";
 import type { LoginThrottle } from "./login-throttle.js";
 import type { Mailer } from "./mailer.js";
@@ -22,7 +22,8 @@ export const tooManyAttemptsMessage = "Too many failed attempts. Wait 15 minutes
 export const invalidLinkMessage = "This link is invalid, has expired or was already used.";
 
 const loginInput = z.object({
-  email: z.string().trim().toLowerCase().max(254),
+  // Not the full email rule: a mistyped address must answer "incorrect", not reveal the rule.
+  email: searchText(254).toLowerCase(),
   password: z.string().min(1, "must not be empty").max(200),
 });
 

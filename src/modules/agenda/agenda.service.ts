@@ -7,7 +7,15 @@ import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
-import { dateTime, httpUrl, optionalText, parseInput, requiredText } from "../../shared/validation.js";
+import {
+  dateTime,
+  httpUrl,
+  idText,
+  optionalMultilineText,
+  optionalText,
+  parseInput,
+  requiredText,
+} from "../../shared/validation.js";
 import { type AccessService, assertPermission, type ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { resolveRowAccess, writeRow } from "../access/row-access.js";
@@ -135,7 +143,7 @@ export function presentSession(row: SessionRow): Session {
 // ---- input schemas ----
 
 const sessionStatus = z.enum(["DRAFT", "PUBLISHED", "CANCELLED"]);
-const id = z.string().min(1, "must not be empty");
+const id = idText;
 const capacity = z.number().int("must be a whole number").min(0, "must not be negative").max(1_000_000);
 const color = z
   .string()
@@ -148,16 +156,16 @@ const uniqueIds = z
   .refine((ids) => new Set(ids).size === ids.length, "must not list a speaker twice");
 
 const trackFields = { name: requiredText(120), color: color.nullish() };
-const createTrackInput = z.object({ projectId: z.string(), ...trackFields });
+const createTrackInput = z.object({ projectId: idText, ...trackFields });
 const updateTrackInput = z.object({ id, ...trackFields }).partial({ name: true, color: true });
 
 const roomFields = { name: requiredText(120), capacity: capacity.nullish() };
-const createRoomInput = z.object({ projectId: z.string(), ...roomFields });
+const createRoomInput = z.object({ projectId: idText, ...roomFields });
 const updateRoomInput = z.object({ id, ...roomFields }).partial({ name: true, capacity: true });
 
 const speakerFields = {
   name: requiredText(200),
-  bio: optionalText(10_000),
+  bio: optionalMultilineText(10_000),
   company: optionalText(200),
   jobTitle: optionalText(200),
   photoUrl: httpUrl.nullish(),
@@ -169,7 +177,7 @@ const speakerFields = {
     .transform((links) => links ?? []),
 };
 const createSpeakerInput = z.object({
-  projectId: z.string(),
+  projectId: idText,
   ...speakerFields,
 });
 const updateSpeakerInput = z.object({ id, ...speakerFields }).partial({
@@ -183,7 +191,7 @@ const updateSpeakerInput = z.object({ id, ...speakerFields }).partial({
 
 const sessionFields = {
   title: requiredText(300),
-  description: optionalText(20_000),
+  description: optionalMultilineText(20_000),
   startsAt: dateTime,
   endsAt: dateTime,
   roomId: id.nullish(),
@@ -194,7 +202,7 @@ const sessionFields = {
   status: sessionStatus,
 };
 const createSessionInput = z.object({
-  projectId: z.string(),
+  projectId: idText,
   ...sessionFields,
   status: sessionStatus.nullish().transform((status) => status ?? "DRAFT"),
 });
@@ -214,8 +222,8 @@ const deleteInput = z.object({ id });
 const sessionFilter = z.object({
   // Filters arrive from GraphQL arguments, where an omitted one may be null.
   statuses: z.array(sessionStatus).nullish(),
-  trackId: z.string().nullish(),
-  roomId: z.string().nullish(),
+  trackId: idText.nullish(),
+  roomId: idText.nullish(),
 });
 const speakerFilter = z.object({ includeUnpublished: z.boolean().nullish() });
 

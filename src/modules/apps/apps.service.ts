@@ -8,7 +8,7 @@ import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
-import { optionalText, parseInput, requiredText } from "../../shared/validation.js";
+import { idText, optionalMultilineText, parseInput, requiredText } from "../../shared/validation.js";
 import { type AccessService, effectiveLinkPermissions } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { type Project, presentProject } from "../projects/projects.service.js";
@@ -106,18 +106,18 @@ const permissionList = z
   // Deduplicated and in catalogue order, so the stored form is canonical.
   .transform((names) => parsePermissions(serializePermissions(names as Permission[])));
 
-const id = z.string({ error: "is required" }).min(1, "is required");
+const id = z.string({ error: "is required" }).min(1, "is required").pipe(idText);
 
 const createInput = z.object({
   projectId: id,
   name: requiredText(100),
-  description: optionalText(2000),
+  description: optionalMultilineText(2000),
   permissions: permissionList,
 });
 const updateInput = z.object({
   id,
   name: requiredText(100).optional(),
-  description: optionalText(2000).optional(),
+  description: optionalMultilineText(2000).optional(),
   permissions: permissionList.optional(),
 });
 const appRef = z.object({ id });

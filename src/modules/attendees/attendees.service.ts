@@ -8,7 +8,14 @@ import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
-import { email, optionalText, parseInput, requiredText } from "../../shared/validation.js";
+import {
+  email,
+  idText,
+  optionalText,
+  parseInput,
+  requiredText,
+  searchText,
+} from "../../shared/validation.js";
 import { type AccessService, assertPermission, type ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { requireRowPermission, resolveRowAccess, writeRow } from "../access/row-access.js";
@@ -48,9 +55,9 @@ export function presentAttendee(row: AttendeeRow): Attendee {
   };
 }
 
-const id = z.string().min(1, "must not be empty");
+const id = idText;
 const registerInput = z.object({
-  projectId: z.string(),
+  projectId: idText,
   name: requiredText(200),
   email,
   ticketTypeId: id,
@@ -66,9 +73,9 @@ const updateInput = z.object({
 const cancelInput = z.object({ id });
 const listFilter = z.object({
   // From GraphQL arguments, where an omitted filter may be null.
-  search: z.string().trim().max(200, "must be at most 200 characters").nullish(),
+  search: searchText(200).nullish(),
   status: z.enum(["REGISTERED", "CANCELLED"]).nullish(),
-  ticketTypeId: z.string().nullish(),
+  ticketTypeId: idText.nullish(),
 });
 
 export type RegisterAttendeeInput = z.input<typeof registerInput>;

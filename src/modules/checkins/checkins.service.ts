@@ -4,7 +4,7 @@ import { badInput, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
-import { parseInput } from "../../shared/validation.js";
+import { idText, parseInput } from "../../shared/validation.js";
 import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { writeRow } from "../access/row-access.js";
@@ -45,7 +45,7 @@ export function presentCheckIn(row: CheckInRow): CheckIn {
   };
 }
 
-const checkInInput = z.object({ attendeeId: z.string().min(1, "must not be empty") });
+const checkInInput = z.object({ attendeeId: idText });
 export type CheckInInput = z.input<typeof checkInInput>;
 
 // Without checkins:write, only a caller that may read attendees learns that the id exists (FORBIDDEN);

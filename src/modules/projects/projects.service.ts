@@ -8,6 +8,7 @@ import { nowIso } from "../../shared/time.js";
 import {
   dateTime,
   httpUrl,
+  optionalMultilineText,
   optionalText,
   parseInput,
   requiredText,
@@ -74,7 +75,7 @@ const venueInput = z
 
 const projectFields = {
   name: requiredText(200),
-  description: optionalText(10_000),
+  description: optionalMultilineText(10_000),
   timezone: timeZone,
   startsAt: dateTime.nullish(),
   endsAt: dateTime.nullish(),

@@ -6,7 +6,13 @@ import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
-import { dateTime, optionalText, parseInput, requiredText } from "../../shared/validation.js";
+import {
+  dateTime,
+  idText,
+  optionalMultilineText,
+  parseInput,
+  requiredText,
+} from "../../shared/validation.js";
 import { type AccessService, assertPermission, type ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { resolveRowAccess, writeRow } from "../access/row-access.js";
@@ -60,10 +66,10 @@ export function isOnSale(
 // Intl knows the currencies in use today; the list is read once, not per request.
 const currencies = new Set(Intl.supportedValuesOf("currency"));
 
-const id = z.string().min(1, "must not be empty");
+const id = idText;
 const ticketTypeFields = {
   name: requiredText(200),
-  description: optionalText(5_000),
+  description: optionalMultilineText(5_000),
   priceMinor: z
     .number()
     .int("must be a whole number of minor units (cents)")
@@ -83,7 +89,7 @@ const ticketTypeFields = {
   salesStartAt: dateTime.nullish(),
   salesEndAt: dateTime.nullish(),
 };
-const createInput = z.object({ projectId: z.string(), ...ticketTypeFields });
+const createInput = z.object({ projectId: idText, ...ticketTypeFields });
 const updateInput = z.object({ id, ...ticketTypeFields }).partial({
   name: true,
   description: true,
