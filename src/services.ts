@@ -34,7 +34,7 @@ export function createServices(
 ) {
   const { db } = database;
   const access = createAccessService(db);
-  const changes = new ProjectChanges((projectId) => projectsRepository.bumpDataVersion(db, projectId));
+  const changes = new ProjectChanges((trx, projectId) => projectsRepository.bumpDataVersion(trx, projectId));
   // 32 MiB of answers, half of it open to any answer and the rest only to answers asked for twice:
   // under a stream of distinct queries the process stays well under 250 MB (docs/performance.md).
   const responseCache = new ResponseCache({

@@ -58,11 +58,11 @@ describe("signals (in process)", () => {
     const changes = new ProjectChanges();
     const cache = cacheWith("AAAA", "BBBB");
     const disconnect = connectProjectChanges(changes, createLocalSignals(), cache);
-    await changes.notify("AAAA");
+    changes.announce("AAAA");
     assert.equal(cache.get(keyOf("AAAA")), undefined);
     assert.ok(cache.get(keyOf("BBBB")));
     disconnect();
-    await changes.notify("BBBB");
+    changes.announce("BBBB");
     assert.ok(cache.get(keyOf("BBBB")), "no longer wired after disconnecting");
   });
 });
@@ -118,7 +118,7 @@ describe("signals (Redis)", () => {
     connectProjectChanges(changesA, a, cacheA);
     connectProjectChanges(new ProjectChanges(), b, cacheB);
     const markB = cacheB.begin();
-    await changesA.notify("AAAA");
+    changesA.announce("AAAA");
     assert.equal(cacheA.get(keyOf("AAAA")), undefined, "the writing process drops it at once");
     await waitFor(() => cacheB.stats().entries === 1, "the invalidation on the other process");
     assert.equal(cacheB.get(keyOf("AAAA")), undefined);

@@ -1,5 +1,4 @@
 import type { Db, Tx } from "../../db/database.js";
-import { inTransaction } from "../../db/transaction.js";
 import { notFound } from "../../errors.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import type { Permission } from "../apps/permissions.js";
@@ -57,7 +56,8 @@ export interface RowWriter {
 
 /**
  * One write to an existing row: authorizes it (as `requireRowPermission`), runs `change` in one
- * transaction (rolled back if the request was cut off meanwhile) and announces the project's change.
+ * transaction (rolled back if the request was cut off meanwhile) that also bumps the project's data
+ * version, and announces the change after the commit.
  */
 export async function writeRow<R extends { project_id: string }, T>(
   writer: RowWriter,
@@ -66,10 +66,9 @@ export async function writeRow<R extends { project_id: string }, T>(
   what: string,
   permission: Permission,
   isVisible: RowVisibility<R>,
-  change: (trx: Tx, projectId: string) => Promise<T>,
+  change: (trx: Tx, projectId: string, access: ProjectAccess) => Promise<T>,
 ): Promise<T> {
-  const { projectId } = await requireRowPermission(writer.access, actor, row, what, permission, isVisible);
-  const result = await inTransaction(writer.db, actor, (trx) => change(trx, projectId));
-  await writer.changes.notify(projectId);
-  return result;
+  const granted = await requireRowPermission(writer.access, actor, row, what, permission, isVisible);
+  const { projectId } = granted;
+  return writer.changes.write(writer.db, actor, projectId, (trx) => change(trx, projectId, granted));
 }

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../../db/database.js";
 import type { SessionStatus } from "../../db/schema.js";
-import { inTransaction } from "../../db/transaction.js";
 import { badInput, type FieldError, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
@@ -449,8 +448,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         color: data.color ?? null,
         created_at: nowIso(),
       };
-      await inTransaction(db, actor, (trx) => repo.insertTrack(trx, row));
-      await changes.notify(row.project_id);
+      await changes.write(db, actor, row.project_id, (trx) => repo.insertTrack(trx, row));
       return presentTrack(row);
     },
 
@@ -508,8 +506,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         capacity: data.capacity ?? null,
         created_at: nowIso(),
       };
-      await inTransaction(db, actor, (trx) => repo.insertRoom(trx, row));
-      await changes.notify(row.project_id);
+      await changes.write(db, actor, row.project_id, (trx) => repo.insertRoom(trx, row));
       return presentRoom(row);
     },
 
@@ -573,8 +570,7 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         created_at: now,
         updated_at: now,
       };
-      await inTransaction(db, actor, (trx) => repo.insertSpeaker(trx, row));
-      await changes.notify(row.project_id);
+      await changes.write(db, actor, row.project_id, (trx) => repo.insertSpeaker(trx, row));
       return presentSpeaker(row);
     },
 
@@ -645,12 +641,11 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
         created_at: now,
         updated_at: now,
       };
-      await inTransaction(db, actor, async (trx) => {
+      await changes.write(db, actor, row.project_id, async (trx) => {
         await checkReferences(trx, row.project_id, data);
         await repo.insertSession(trx, row);
         await repo.replaceSessionSpeakers(trx, row.id, data.speakerIds);
       });
-      await changes.notify(row.project_id);
       return presentSession(row);
     },
 

@@ -220,9 +220,6 @@ export function createAppsService(
     return row;
   }
 
-  async function notifyAll(projectIds: Iterable<string>): Promise<void> {
-    for (const projectId of new Set(projectIds)) await changes.notify(projectId);
-  }
 
   return {
     /** Creates an app in a project (OWNER/ADMIN or the operator) and returns its token, shown once. */
@@ -261,9 +258,11 @@ export function createAppsService(
         await appsRepository.update(trx, data.id, patch);
         const updated = await appsRepository.findById(trx, data.id);
         if (!updated) throw notFound("App");
-        return { row: updated, linked: await appsRepository.activeLinkedProjectIds(trx, data.id) };
+        const linked = await appsRepository.activeLinkedProjectIds(trx, data.id);
+        await changes.record(trx, updated.project_id, ...linked);
+        return { row: updated, linked };
       });
-      await notifyAll([row.project_id, ...linked]);
+      changes.announce(row.project_id, ...linked);
       return presentApp(row);
     },
 
@@ -274,10 +273,11 @@ export function createAppsService(
       const linked = await inTransaction(db, actor, async (trx) => {
         const projectIds = await appsRepository.activeLinkedProjectIds(trx, appId);
         await appsRepository.delete(trx, appId);
+        await changes.record(trx, app.project_id, ...projectIds);
         return projectIds;
       });
       usage.forget(appId);
-      await notifyAll([app.project_id, ...linked]);
+      changes.announce(app.project_id, ...linked);
     },
 
     /** Issues a new token (returned once); the old one fails on the next request. */
@@ -295,9 +295,11 @@ export function createAppsService(
         });
         const updated = await appsRepository.findById(trx, appId);
         if (!updated) throw notFound("App");
-        return { row: updated, linked: await appsRepository.activeLinkedProjectIds(trx, appId) };
+        const linked = await appsRepository.activeLinkedProjectIds(trx, appId);
+        await changes.record(trx, updated.project_id, ...linked);
+        return { row: updated, linked };
       });
-      await notifyAll([row.project_id, ...linked]);
+      changes.announce(row.project_id, ...linked);
       return { app: await presentApp(row), token };
     },
 
@@ -359,7 +361,7 @@ export function createAppsService(
         }
       }
       const linkId = newId();
-      const link = await inTransaction(db, actor, async (trx) => {
+      const link = await changes.write(db, actor, data.projectId, async (trx) => {
         await appsRepository.upsertActiveLink(trx, {
           id: linkId,
           app_id: app.id,
@@ -375,7 +377,6 @@ export function createAppsService(
         if (!details) throw notFound("Link");
         return details;
       });
-      await changes.notify(data.projectId);
       return presentLink(link, parsePermissions(app.permissions));
     },
 
@@ -394,15 +395,9 @@ export function createAppsService(
           { field: ["projectId"], message: "is the app's home project, which only deleting the app ends" },
         ]);
       }
-      const revoked = await appsRepository.revokeActiveLink(
-        db,
-        data.appId,
-        data.projectId,
-        nowIso(),
-        userIdOf(actor),
+      return changes.write(db, actor, data.projectId, (trx) =>
+        appsRepository.revokeActiveLink(trx, data.appId, data.projectId, nowIso(), userIdOf(actor)),
       );
-      if (revoked) await changes.notify(data.projectId);
-      return revoked;
     },
 
     /** Projects linked to an app (its Linked projects tab), active first; home-project managers only. */

@@ -2,7 +2,6 @@ import { z } from "zod";
 import { isUniqueViolation } from "../../db/constraint-errors.js";
 import type { Db } from "../../db/database.js";
 import type { AttendeeStatus } from "../../db/schema.js";
-import { inTransaction } from "../../db/transaction.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
@@ -21,6 +20,7 @@ import type { Actor } from "../access/actor.js";
 import { requireRowPermission, resolveRowAccess, writeRow } from "../access/row-access.js";
 import { checkinsRepository } from "../checkins/checkins.repository.js";
 import { ticketsRepository } from "../tickets/tickets.repository.js";
+import { isOnSale } from "../tickets/tickets.service.js";
 import { type AttendeeQuery, type AttendeeRow, attendeesRepository as repo } from "./attendees.repository.js";
 
 export type { AttendeeStatus } from "../../db/schema.js";
@@ -104,10 +104,17 @@ function emailTaken(): AppError {
  * Takes a seat of a ticket type for one registration, inside the caller's transaction: the ticket
  * type is locked first, so concurrent registrations count and insert one after the other.
  */
-async function claimSeat(trx: Db, projectId: string, ticketTypeId: string): Promise<void> {
+async function claimSeat(trx: Db, actor: Actor, projectId: string, ticketTypeId: string): Promise<void> {
   const ticketType = await ticketsRepository.lockForSale(trx, projectId, ticketTypeId);
   if (!ticketType) {
     throw badInput([{ field: ["ticketTypeId"], message: "ticket type not found in this project" }]);
+  }
+  // Apps sell through the sales window like the public page does; organizers in the dashboard may
+  // register someone outside it (a speaker's guest, a door sale after online sales closed).
+  if (actor.kind !== "user" && !isOnSale(ticketType)) {
+    throw new AppError(ErrorCode.CONFLICT, `The ticket type "${ticketType.name}" is not on sale now`, {
+      fieldErrors: [{ field: ["ticketTypeId"], message: "is not on sale now (outside its sales window)" }],
+    });
   }
   const sold = await ticketsRepository.soldCount(trx, projectId, ticketTypeId);
   if (sold >= Number(ticketType.quantity)) {
@@ -165,11 +172,10 @@ export function createAttendeesService(db: Db, access: AccessService, changes: P
         cancelled_at: null,
         updated_at: now,
       };
-      await inTransaction(db, actor, async (trx) => {
-        await claimSeat(trx, row.project_id, row.ticket_type_id);
+      await changes.write(db, actor, row.project_id, async (trx) => {
+        await claimSeat(trx, actor, row.project_id, row.ticket_type_id);
         if (!(await repo.insertRegistered(trx, row))) throw emailTaken();
       });
-      await changes.notify(row.project_id);
       return presentAttendee(row);
     },
 
@@ -187,7 +193,7 @@ export function createAttendeesService(db: Db, access: AccessService, changes: P
       );
       let attendee: Attendee;
       try {
-        attendee = await inTransaction(db, actor, async (trx) => {
+        attendee = await changes.write(db, actor, projectId, async (trx) => {
           const row = await repo.lock(trx, projectId, data.id);
           if (!row) throw notFound("Attendee");
           const patch: Partial<AttendeeRow> = { updated_at: nowIso() };
@@ -204,7 +210,7 @@ export function createAttendeesService(db: Db, access: AccessService, changes: P
           }
           if (data.ticketTypeId !== undefined && data.ticketTypeId !== row.ticket_type_id) {
             if (row.status === "REGISTERED") {
-              await claimSeat(trx, projectId, data.ticketTypeId);
+              await claimSeat(trx, actor, projectId, data.ticketTypeId);
             } else if (!(await ticketsRepository.findById(trx, projectId, data.ticketTypeId))) {
               throw badInput([{ field: ["ticketTypeId"], message: "ticket type not found in this project" }]);
             }
@@ -220,7 +226,6 @@ export function createAttendeesService(db: Db, access: AccessService, changes: P
         if (isUniqueViolation(error)) throw emailTaken();
         throw error;
       }
-      await changes.notify(projectId);
       return attendee;
     },
 

@@ -77,7 +77,8 @@ export function createDemoService(
       lap("attendees");
       await demoRepository.insertCheckIns(db, data.checkIns);
       lap("checkIns");
-      deps.changes.notify(project.id);
+      // The rows above went in without a transaction of their own (bulk seeding); the version follows.
+      await deps.changes.write(db, undefined, project.id, async () => {});
       const { token } = await deps.apps.createApp(systemActor, {
         projectId: project.id,
         name: "Demo app",

@@ -130,7 +130,8 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
           updated_at: now,
           data_version: 0,
         };
-        const created = await inTransaction(db, undefined, async (trx) => {
+        // An API answer "not found" for this id may be cached; the version bump replaces it.
+        const created = await changes.write(db, undefined, row.id, async (trx) => {
           if (await projectsRepository.findById(trx, row.id)) return false;
           await projectsRepository.insert(trx, row);
           await projectsRepository.upsertMember(trx, {
@@ -141,11 +142,7 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
           });
           return true;
         });
-        if (created) {
-          // An API answer "not found" for this id may be cached; the new project must replace it.
-          await changes.notify(row.id);
-          return presentProject(row);
-        }
+        if (created) return presentProject(row);
       }
       throw new AppError(ErrorCode.INTERNAL_SERVER_ERROR, "Could not allocate a project id");
     },
@@ -181,7 +178,7 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
     async update(actor: Actor, projectId: string, input: UpdateProjectInput): Promise<Project> {
       await access.requirePermission(actor, projectId, "project:write");
       const data = parseInput(updateInput, input);
-      const project = await inTransaction(db, actor, async (trx) => {
+      const project = await changes.write(db, actor, projectId, async (trx) => {
         const current = await projectsRepository.findById(trx, projectId);
         if (!current) throw notFound("Project");
         const startsAt = data.startsAt === undefined ? current.starts_at : data.startsAt;
@@ -209,7 +206,6 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
         if (!updated) throw notFound("Project");
         return presentProject(updated);
       });
-      await changes.notify(projectId);
       return project;
     },
 

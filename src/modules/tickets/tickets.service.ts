@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { Db } from "../../db/database.js";
-import { inTransaction } from "../../db/transaction.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
@@ -191,8 +190,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
         created_at: now,
         updated_at: now,
       };
-      await inTransaction(db, actor, (trx) => repo.insert(trx, row));
-      await changes.notify(row.project_id);
+      await changes.write(db, actor, row.project_id, (trx) => repo.insert(trx, row));
       return presentTicketType(row);
     },
 
@@ -206,7 +204,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
         "Ticket type",
         "tickets:write",
         ticketTypeVisible,
-        async (trx, projectId) => {
+        async (trx, projectId, granted) => {
           // Locked so a registration cannot slip in between counting the sold tickets and lowering the quantity.
           const row = await repo.lockForSale(trx, projectId, data.id);
           if (!row) throw notFound("Ticket type");
@@ -217,12 +215,11 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
           if (data.quantity !== undefined) {
             const sold = await repo.soldCount(trx, projectId, data.id);
             if (data.quantity < sold) {
-              throw badInput([
-                {
-                  field: ["quantity"],
-                  message: `must be at least ${sold}, the number of tickets already sold`,
-                },
-              ]);
+              // The exact count is a sales figure (tickets:read); a write-only caller learns only the rule.
+              const message = granted.permissions.has("tickets:read")
+                ? `must be at least ${sold}, the number of tickets already sold`
+                : "must not be below the number of tickets already sold";
+              throw badInput([{ field: ["quantity"], message }]);
             }
           }
           const patch: Partial<TicketTypeRow> = { updated_at: nowIso() };
@@ -251,11 +248,15 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
         "Ticket type",
         "tickets:write",
         ticketTypeVisible,
-        async (trx, projectId) => {
+        async (trx, projectId, granted) => {
           const row = await repo.lockForSale(trx, projectId, data.id);
           if (!row) throw notFound("Ticket type");
           const registrations = await repo.registrationCount(trx, projectId, data.id);
           if (registrations > 0) {
+            // How many registered is attendee data (attendees:read); without it only the rule is said.
+            if (!granted.permissions.has("attendees:read")) {
+              throw new AppError(ErrorCode.CONFLICT, "This ticket type has registrations and cannot be deleted");
+            }
             throw new AppError(
               ErrorCode.CONFLICT,
               `This ticket type has ${registrations} registration${registrations === 1 ? "" : "s"} and cannot be deleted`,
