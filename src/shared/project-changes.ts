@@ -19,7 +19,12 @@ export class ProjectChanges {
    * Runs `work` in one transaction (see inTransaction) that also records a change of `projectId`,
    * then announces it once committed.
    */
-  async write<T>(db: Db, actor: object | undefined, projectId: string, work: (trx: Tx) => Promise<T>): Promise<T> {
+  async write<T>(
+    db: Db,
+    actor: object | undefined,
+    projectId: string,
+    work: (trx: Tx) => Promise<T>,
+  ): Promise<T> {
     const result = await inTransaction(db, actor, async (trx) => {
       const value = await work(trx);
       await this.record(trx, projectId);

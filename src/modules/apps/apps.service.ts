@@ -220,7 +220,6 @@ export function createAppsService(
     return row;
   }
 
-
   return {
     /** Creates an app in a project (OWNER/ADMIN or the operator) and returns its token, shown once. */
     async createApp(actor: Actor, input: CreateAppInput): Promise<AppWithToken> {

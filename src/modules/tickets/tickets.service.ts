@@ -255,7 +255,10 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
           if (registrations > 0) {
             // How many registered is attendee data (attendees:read); without it only the rule is said.
             if (!granted.permissions.has("attendees:read")) {
-              throw new AppError(ErrorCode.CONFLICT, "This ticket type has registrations and cannot be deleted");
+              throw new AppError(
+                ErrorCode.CONFLICT,
+                "This ticket type has registrations and cannot be deleted",
+              );
             }
             throw new AppError(
               ErrorCode.CONFLICT,
