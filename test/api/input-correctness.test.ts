@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import {
   type GraphQLInputType,
@@ -73,6 +74,22 @@ for (const engine of testEngines()) {
         variables: { id: project.id },
       });
       assert.equal(sent.body.data.project.name, project.name, "a sent value wins over the default");
+    });
+
+    test("runs the explorer's own default query as written (a non-null variable with a default)", async () => {
+      const source = readFileSync(
+        new URL("../../../src/docs/explorer/explorer.browser.jsx", import.meta.url),
+        "utf8",
+      );
+      const document = /const defaultQuery = `([^`]*)`/.exec(source)?.[1] ?? "";
+      assert.ok(
+        document?.includes("ID! ="),
+        "the explorer's default query declares a defaulted non-null variable",
+      );
+      const { status, body } = await gql(server.url, document);
+      assert.equal(status, 200);
+      assert.deepEqual(body.data, { project: null });
+      assert.equal(body.errors[0].extensions.code, "NOT_FOUND");
     });
 
     test("answers node(id:) null for malformed, non-Node and unknown-type ids, without internal messages", async () => {
