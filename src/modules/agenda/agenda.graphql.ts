@@ -3,6 +3,7 @@ import { builder, type InputFields } from "../../graphql/builder.js";
 import { connectionTypes, toConnection } from "../../graphql/connections.js";
 import type { GraphQLContext } from "../../graphql/context.js";
 import { optionalLocal, referenceLocal, requiredLocal } from "../../graphql/ids.js";
+import { serviceInput } from "../../graphql/inputs.js";
 import { payloadType, runMutation } from "../../graphql/mutations.js";
 import { nodeLoader as loader } from "../../graphql/nodes.js";
 import { requires, restricts } from "../../graphql/permissions.js";
@@ -22,9 +23,6 @@ const SessionStatusEnum = builder.enumType("SessionStatus", {
     CANCELLED: { description: "Called off; needs agenda:read to be seen." },
   } as const,
 });
-
-// GraphQL inputs carry explicit nulls where the services' TypeScript types say "optional"; the
-// services validate every input at run time, so resolvers pass inputs on with `as never`.
 
 /** Defines sessions, speakers, tracks and rooms, their Project connections and mutations. */
 export function defineAgendaTypes(): void {
@@ -284,7 +282,9 @@ function defineAgendaMutations(): void {
       description: "Adds a session to the agenda (a draft unless a status is given).",
       args: { input: t.arg({ type: CreateSessionInput, required: true }) },
       resolve: (_r, { input }, c) =>
-        runMutation("session", () => c.services.agenda.createSession(c.actor, sessionRefs(input) as never)),
+        runMutation("session", () =>
+          c.services.agenda.createSession(c.actor, serviceInput(sessionRefs(input))),
+        ),
     }),
     updateSession: t.field({
       ...requires("agenda:write"),
@@ -293,10 +293,13 @@ function defineAgendaMutations(): void {
       args: { input: t.arg({ type: UpdateSessionInput, required: true }) },
       resolve: (_r, { input }, c) =>
         runMutation("session", () =>
-          c.services.agenda.updateSession(c.actor, {
-            ...sessionRefs(input),
-            id: requiredLocal(input.id, "Session"),
-          } as never),
+          c.services.agenda.updateSession(
+            c.actor,
+            serviceInput({
+              ...sessionRefs(input),
+              id: requiredLocal(input.id, "Session"),
+            }),
+          ),
         ),
     }),
     deleteSession: t.field({
@@ -386,7 +389,7 @@ function defineAgendaMutations(): void {
       description: "Adds a speaker.",
       args: { input: t.arg({ type: CreateSpeakerInput, required: true }) },
       resolve: (_r, { input }, c) =>
-        runMutation("speaker", () => agenda(c).createSpeaker(c.actor, input as never)),
+        runMutation("speaker", () => agenda(c).createSpeaker(c.actor, serviceInput(input))),
     }),
     updateSpeaker: t.field({
       ...requires("agenda:write"),
@@ -395,7 +398,10 @@ function defineAgendaMutations(): void {
       args: { input: t.arg({ type: UpdateSpeakerInput, required: true }) },
       resolve: (_r, { input }, c) =>
         runMutation("speaker", () =>
-          agenda(c).updateSpeaker(c.actor, { ...input, id: requiredLocal(input.id, "Speaker") } as never),
+          agenda(c).updateSpeaker(
+            c.actor,
+            serviceInput({ ...input, id: requiredLocal(input.id, "Speaker") }),
+          ),
         ),
     }),
     deleteSpeaker: t.field({
@@ -414,7 +420,7 @@ function defineAgendaMutations(): void {
       description: "Adds a track.",
       args: { input: t.arg({ type: CreateTrackInput, required: true }) },
       resolve: (_r, { input }, c) =>
-        runMutation("track", () => agenda(c).createTrack(c.actor, input as never)),
+        runMutation("track", () => agenda(c).createTrack(c.actor, serviceInput(input))),
     }),
     updateTrack: t.field({
       ...requires("agenda:write"),
@@ -423,7 +429,7 @@ function defineAgendaMutations(): void {
       args: { input: t.arg({ type: UpdateTrackInput, required: true }) },
       resolve: (_r, { input }, c) =>
         runMutation("track", () =>
-          agenda(c).updateTrack(c.actor, { ...input, id: requiredLocal(input.id, "Track") } as never),
+          agenda(c).updateTrack(c.actor, serviceInput({ ...input, id: requiredLocal(input.id, "Track") })),
         ),
     }),
     deleteTrack: t.field({
@@ -439,7 +445,8 @@ function defineAgendaMutations(): void {
       type: RoomPayload("CreateRoomPayload", "The result of createRoom."),
       description: "Adds a room.",
       args: { input: t.arg({ type: CreateRoomInput, required: true }) },
-      resolve: (_r, { input }, c) => runMutation("room", () => agenda(c).createRoom(c.actor, input as never)),
+      resolve: (_r, { input }, c) =>
+        runMutation("room", () => agenda(c).createRoom(c.actor, serviceInput(input))),
     }),
     updateRoom: t.field({
       ...requires("agenda:write"),
@@ -448,7 +455,7 @@ function defineAgendaMutations(): void {
       args: { input: t.arg({ type: UpdateRoomInput, required: true }) },
       resolve: (_r, { input }, c) =>
         runMutation("room", () =>
-          agenda(c).updateRoom(c.actor, { ...input, id: requiredLocal(input.id, "Room") } as never),
+          agenda(c).updateRoom(c.actor, serviceInput({ ...input, id: requiredLocal(input.id, "Room") })),
         ),
     }),
     deleteRoom: t.field({

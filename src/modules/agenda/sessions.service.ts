@@ -5,7 +5,7 @@ import { badInput, type FieldError, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import { nowIso } from "../../shared/time.js";
-import { dateTime, optionalText, parseInput, requiredText } from "../../shared/validation.js";
+import { dateTime, notNull, optionalText, parseInput, requiredText } from "../../shared/validation.js";
 import { assertPermission, type ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { createRow, patchFrom, type RowWriter, resolveRowAccess, writeRow } from "../access/row-access.js";
@@ -46,17 +46,26 @@ const createSessionInput = z.object({
   ...sessionFields,
   status: sessionStatus.nullish().transform((status) => status ?? "DRAFT"),
 });
-const updateSessionInput = z.object({ id: rowId, ...sessionFields }).partial({
-  title: true,
-  description: true,
-  startsAt: true,
-  endsAt: true,
-  roomId: true,
-  trackId: true,
-  speakerIds: true,
-  capacity: true,
-  status: true,
-});
+const updateSessionInput = z
+  .object({
+    id: rowId,
+    ...sessionFields,
+    title: notNull(sessionFields.title),
+    startsAt: notNull(sessionFields.startsAt),
+    endsAt: notNull(sessionFields.endsAt),
+    status: notNull(sessionFields.status),
+  })
+  .partial({
+    title: true,
+    description: true,
+    startsAt: true,
+    endsAt: true,
+    roomId: true,
+    trackId: true,
+    speakerIds: true,
+    capacity: true,
+    status: true,
+  });
 const sessionFilter = z.object({
   // Filters arrive from GraphQL arguments, where an omitted one may be null.
   statuses: z.array(sessionStatus).nullish(),

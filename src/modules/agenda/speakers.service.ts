@@ -3,7 +3,7 @@ import { notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import { nowIso } from "../../shared/time.js";
-import { httpUrl, optionalText, parseInput, requiredText } from "../../shared/validation.js";
+import { httpUrl, notNull, optionalText, parseInput, requiredText } from "../../shared/validation.js";
 import { assertPermission, type ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { createRow, patchFrom, type RowWriter, resolveRowAccess, writeRow } from "../access/row-access.js";
@@ -32,14 +32,16 @@ const speakerFields = {
     .transform((links) => links ?? []),
 };
 const createSpeakerInput = z.object({ projectId: z.string(), ...speakerFields });
-const updateSpeakerInput = z.object({ id: rowId, ...speakerFields }).partial({
-  name: true,
-  bio: true,
-  company: true,
-  jobTitle: true,
-  photoUrl: true,
-  links: true,
-});
+const updateSpeakerInput = z
+  .object({ id: rowId, ...speakerFields, name: notNull(speakerFields.name) })
+  .partial({
+    name: true,
+    bio: true,
+    company: true,
+    jobTitle: true,
+    photoUrl: true,
+    links: true,
+  });
 const speakerFilter = z.object({ includeUnpublished: z.boolean().nullish() });
 
 /** Input of `createSpeaker`. */

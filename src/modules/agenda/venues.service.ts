@@ -4,7 +4,7 @@ import { notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import { nowIso } from "../../shared/time.js";
-import { parseInput, requiredText } from "../../shared/validation.js";
+import { notNull, parseInput, requiredText } from "../../shared/validation.js";
 import type { ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { createRow, patchFrom, type RowWriter, resolveRowAccess, writeRow } from "../access/row-access.js";
@@ -29,11 +29,15 @@ const color = z
 
 const trackFields = { name: requiredText(120), color: color.nullish() };
 const createTrackInput = z.object({ projectId: z.string(), ...trackFields });
-const updateTrackInput = z.object({ id: rowId, ...trackFields }).partial({ name: true, color: true });
+const updateTrackInput = z
+  .object({ id: rowId, ...trackFields, name: notNull(trackFields.name) })
+  .partial({ name: true, color: true });
 
 const roomFields = { name: requiredText(120), capacity: capacity.nullish() };
 const createRoomInput = z.object({ projectId: z.string(), ...roomFields });
-const updateRoomInput = z.object({ id: rowId, ...roomFields }).partial({ name: true, capacity: true });
+const updateRoomInput = z
+  .object({ id: rowId, ...roomFields, name: notNull(roomFields.name) })
+  .partial({ name: true, capacity: true });
 
 /** Input of `createTrack`. */
 export type CreateTrackInput = z.input<typeof createTrackInput>;

@@ -8,7 +8,7 @@ import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
-import { email, optionalText, parseInput, requiredText } from "../../shared/validation.js";
+import { email, notNull, optionalText, parseInput, requiredText } from "../../shared/validation.js";
 import { type AccessService, assertPermission, type ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { requireRowPermission, resolveRowAccess, writeRow } from "../access/row-access.js";
@@ -58,10 +58,10 @@ const registerInput = z.object({
 });
 const updateInput = z.object({
   id,
-  name: requiredText(200).optional(),
-  email: email.optional(),
+  name: notNull(requiredText(200)).optional(),
+  email: notNull(email).optional(),
   company: optionalText(200).optional(),
-  ticketTypeId: id.optional(),
+  ticketTypeId: notNull(id).optional(),
 });
 const cancelInput = z.object({ id });
 const listFilter = z.object({

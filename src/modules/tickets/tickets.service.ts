@@ -6,7 +6,7 @@ import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
-import { dateTime, optionalText, parseInput, requiredText } from "../../shared/validation.js";
+import { dateTime, notNull, optionalText, parseInput, requiredText } from "../../shared/validation.js";
 import { type AccessService, assertPermission, type ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { resolveRowAccess, writeRow } from "../access/row-access.js";
@@ -84,15 +84,24 @@ const ticketTypeFields = {
   salesEndAt: dateTime.nullish(),
 };
 const createInput = z.object({ projectId: z.string(), ...ticketTypeFields });
-const updateInput = z.object({ id, ...ticketTypeFields }).partial({
-  name: true,
-  description: true,
-  priceMinor: true,
-  currency: true,
-  quantity: true,
-  salesStartAt: true,
-  salesEndAt: true,
-});
+const updateInput = z
+  .object({
+    id,
+    ...ticketTypeFields,
+    name: notNull(ticketTypeFields.name),
+    priceMinor: notNull(ticketTypeFields.priceMinor),
+    currency: notNull(ticketTypeFields.currency),
+    quantity: notNull(ticketTypeFields.quantity),
+  })
+  .partial({
+    name: true,
+    description: true,
+    priceMinor: true,
+    currency: true,
+    quantity: true,
+    salesStartAt: true,
+    salesEndAt: true,
+  });
 const deleteInput = z.object({ id });
 // From GraphQL arguments, where an omitted filter may be null (meaning the default).
 const listFilter = z.object({ onSaleOnly: z.boolean().nullish() });
