@@ -18,6 +18,7 @@ import {
 import { registerAgendaPages } from "./pages/agenda.js";
 import { registerAttendeePages } from "./pages/attendees.js";
 import { registerAuthPages } from "./pages/auth.js";
+import { registerCheckInPages } from "./pages/check-in.js";
 import { ForbiddenPage, NotFoundPage, ServerErrorPage } from "./pages/errors.js";
 import { registerMemberPages } from "./pages/members.js";
 import { registerProjectPages } from "./pages/projects.js";
@@ -187,6 +188,7 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     registerSpeakerPages(dashboard);
     registerTicketPages(dashboard);
     registerAttendeePages(dashboard);
+    registerCheckInPages(dashboard);
     registerDeveloperPages(dashboard);
   });
 }

@@ -32,11 +32,11 @@ export interface Deprecation {
 
 // Root types first, then the rest alphabetically; introspection types are GraphQL's own.
 function documentedTypes(schema: GraphQLSchema): GraphQLNamedType[] {
-  const roots = [schema.getQueryType(), schema.getMutationType()].filter((t): t is NonNullable<typeof t> =>
-    Boolean(t),
+  const roots: GraphQLNamedType[] = [schema.getQueryType(), schema.getMutationType()].filter(
+    (t): t is NonNullable<typeof t> => Boolean(t),
   );
   const rest = Object.values(schema.getTypeMap())
-    .filter((t) => !t.name.startsWith("__") && !roots.includes(t as never))
+    .filter((t) => !t.name.startsWith("__") && !roots.includes(t))
     .filter((t) => !(isScalarType(t) && isSpecifiedScalarType(t)))
     .sort((a, b) => a.name.localeCompare(b.name));
   return [...roots, ...rest];

@@ -51,15 +51,17 @@ export function payloadType<Name extends string, T>(
   description: string,
 ): ObjectRef<Types, Payload<Name, T>> {
   const payload = builder.objectRef<Payload<Name, T>>(typeName);
+  // Pothos cannot resolve its result type for a generic T; seen as an ObjectRef of unknown it
+  // needs none, while `runMutation` and the Payload type keep the object's type for callers.
+  const item: ObjectRef<Types, unknown> = ref;
   payload.implement({
     description,
     fields: (t) => ({
       [field]: t.field({
-        type: ref,
+        type: item,
         nullable: true,
         description: "The object as it is after the change; null when the input had problems.",
-        // Pothos cannot check a generic T against its conditional result type; `ref` fixes the type.
-        resolve: (parent) => parent[field] as never,
+        resolve: (parent) => parent[field],
       }),
       userErrors: t.field({
         type: [UserErrorRef],

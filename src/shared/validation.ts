@@ -147,3 +147,14 @@ function isTimeZone(tz: string): boolean {
     return false;
   }
 }
+
+/**
+ * A field an update may leave out but not clear (a name, a price). GraphQL passes an explicit null
+ * on to the service, so the input type admits null and the service refuses it with the schema's
+ * own "expected …, received null" issue: resolvers need no cast, and a renamed field fails to compile.
+ */
+export const notNull = <S extends z.ZodType>(schema: S) =>
+  // The first stage only widens the input type; `schema` does all the checking and its issues stand.
+  z
+    .custom<z.input<S> | null>(() => true)
+    .pipe(schema as unknown as z.ZodType<z.output<S>, z.input<S> | null>);

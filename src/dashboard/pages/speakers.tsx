@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import type { Speaker } from "../../modules/agenda/agenda.service.js";
-import { type PageContext, pageContext, redirectTo } from "../context.js";
-import { formValues, optional, stateFromError } from "../form-data.js";
+import { type PageContext, pageContext } from "../context.js";
+import { optional } from "../form-data.js";
+import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } from "../form-route.js";
 import { EmptyState } from "../ui/components.js";
 import {
   Form,
@@ -14,10 +15,7 @@ import {
 } from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
-import { findInProject, listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
-
-type ProjectRequest = FastifyRequest<{ Params: { projectId: string } }>;
-type SpeakerRequest = FastifyRequest<{ Params: { projectId: string; speakerId: string } }>;
+import { listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
 
 function SpeakerFields(props: { state: FormState }) {
   return (
@@ -153,61 +151,54 @@ function speakerInput(values: Record<string, string>) {
 /** Speakers: the list, "Add speaker", edit and delete. */
 export function registerSpeakerPages(app: FastifyInstance): void {
   const { services } = app;
+  const speakerRow: RowLookup<Speaker> = {
+    param: "speakerId",
+    what: "Speaker",
+    find: (actor, id) => services.agenda.findSpeaker(actor, id),
+  };
+  const speakersPath = (data: ProjectPageData) => `/b/${data.project.id}/speakers`;
 
-  async function renderList(
-    request: ProjectRequest,
+  async function listPage(
+    request: FormRequest,
     reply: FastifyReply,
     data: ProjectPageData,
     state: FormState,
-    status = 200,
   ) {
-    const after = (request.query as { after?: string } | undefined)?.after;
     const page = await services.agenda.listSpeakers(
       data.access,
       { includeUnpublished: true },
-      listWindow(after),
+      listWindow(request.query.after),
     );
-    return sendPage(
-      reply,
+    return (
       <SpeakersPage
         ctx={pageContext(request, reply)}
         data={data}
         speakers={page.items}
         nextCursor={page.hasNextPage ? page.endCursor : null}
         state={state}
-      />,
-      status,
+      />
     );
   }
 
-  async function findSpeaker(data: ProjectPageData, speakerId: string): Promise<Speaker> {
-    return findInProject(data, "Speaker", await services.agenda.findSpeaker(data.actor, speakerId));
-  }
-
-  app.get("/b/:projectId/speakers", async (request: ProjectRequest, reply) => {
-    return renderList(request, reply, await loadProjectPage(app, request), formState());
+  app.get("/b/:projectId/speakers", async (request: FormRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    return sendPage(reply, await listPage(request, reply, data, formState()));
   });
 
-  app.post("/b/:projectId/speakers", async (request: ProjectRequest, reply) => {
-    const data = await loadProjectPage(app, request);
-    const values = formValues(request.body);
-    try {
+  formRoute(app, "/b/:projectId/speakers", {
+    async submit({ data, values }) {
       const speaker = await services.agenda.createSpeaker(data.actor, {
         projectId: data.project.id,
         ...speakerInput(values),
       });
-      return redirectTo(request, reply, `/b/${data.project.id}/speakers`, {
-        kind: "success",
-        text: `Speaker “${speaker.name}” added.`,
-      });
-    } catch (error) {
-      return renderList(request, reply, data, stateFromError(error, values), 400);
-    }
+      return { to: speakersPath(data), flash: { kind: "success", text: `Speaker “${speaker.name}” added.` } };
+    },
+    invalid: ({ request, reply, data }, state) => listPage(request, reply, data, state),
   });
 
-  app.get("/b/:projectId/speakers/:speakerId", async (request: SpeakerRequest, reply) => {
+  app.get("/b/:projectId/speakers/:speakerId", async (request: FormRequest, reply) => {
     const data = await loadProjectPage(app, request);
-    const speaker = await findSpeaker(data, request.params.speakerId);
+    const speaker = await loadRow(data, speakerRow, request.params);
     const values = {
       name: speaker.name,
       jobTitle: speaker.jobTitle ?? "",
@@ -226,36 +217,23 @@ export function registerSpeakerPages(app: FastifyInstance): void {
     );
   });
 
-  app.post("/b/:projectId/speakers/:speakerId", async (request: SpeakerRequest, reply) => {
-    const data = await loadProjectPage(app, request);
-    const speaker = await findSpeaker(data, request.params.speakerId);
-    const values = formValues(request.body);
-    try {
+  rowFormRoute(app, "/b/:projectId/speakers/:speakerId", speakerRow, {
+    async submit({ data, row, values }) {
       const updated = await services.agenda.updateSpeaker(data.actor, {
-        id: speaker.id,
+        id: row.id,
         ...speakerInput(values),
       });
-      return redirectTo(request, reply, `/b/${data.project.id}/speakers`, {
-        kind: "success",
-        text: `Speaker “${updated.name}” saved.`,
-      });
-    } catch (error) {
-      const state = stateFromError(error, values);
-      return sendPage(
-        reply,
-        <EditSpeakerPage ctx={pageContext(request, reply)} data={data} speaker={speaker} state={state} />,
-        400,
-      );
-    }
+      return { to: speakersPath(data), flash: { kind: "success", text: `Speaker “${updated.name}” saved.` } };
+    },
+    invalid: ({ request, reply, data, row }, state) => (
+      <EditSpeakerPage ctx={pageContext(request, reply)} data={data} speaker={row} state={state} />
+    ),
   });
 
-  app.post("/b/:projectId/speakers/:speakerId/delete", async (request: SpeakerRequest, reply) => {
-    const data = await loadProjectPage(app, request);
-    const speaker = await findSpeaker(data, request.params.speakerId);
-    await services.agenda.deleteSpeaker(data.actor, { id: speaker.id });
-    return redirectTo(request, reply, `/b/${data.project.id}/speakers`, {
-      kind: "success",
-      text: `Speaker “${speaker.name}” deleted.`,
-    });
+  rowFormRoute(app, "/b/:projectId/speakers/:speakerId/delete", speakerRow, {
+    async submit({ data, row }) {
+      await services.agenda.deleteSpeaker(data.actor, { id: row.id });
+      return { to: speakersPath(data), flash: { kind: "success", text: `Speaker “${row.name}” deleted.` } };
+    },
   });
 }

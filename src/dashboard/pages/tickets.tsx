@@ -1,7 +1,8 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply } from "fastify";
 import type { TicketType } from "../../modules/tickets/tickets.service.js";
-import { type PageContext, pageContext, redirectTo } from "../context.js";
-import { FormReader, formValues, stateFromError } from "../form-data.js";
+import { type PageContext, pageContext } from "../context.js";
+import { FormReader, stateFromError } from "../form-data.js";
+import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } from "../form-route.js";
 import { formatMoney, moneyInput, parseMoney } from "../money.js";
 import { formatDateTime, toLocalInput } from "../time.js";
 import { EmptyState } from "../ui/components.js";
@@ -16,10 +17,7 @@ import {
 } from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
-import { findInProject, listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
-
-type ProjectRequest = FastifyRequest<{ Params: { projectId: string } }>;
-type TicketRequest = FastifyRequest<{ Params: { projectId: string; ticketTypeId: string } }>;
+import { listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
 
 function salesWindow(ticketType: TicketType, timeZone: string): string {
   if (!ticketType.salesStartAt && !ticketType.salesEndAt) return "Always";
@@ -219,84 +217,74 @@ function ticketTypeErrorState(error: unknown, values: Record<string, string>): F
 /** Tickets: ticket types with sold and remaining counts, "Add ticket type", edit and delete. */
 export function registerTicketPages(app: FastifyInstance): void {
   const { services } = app;
+  const ticketTypeRow: RowLookup<TicketType> = {
+    param: "ticketTypeId",
+    what: "Ticket type",
+    find: (actor, id) => services.tickets.findTicketType(actor, id),
+  };
+  const ticketsPath = (data: ProjectPageData) => `/b/${data.project.id}/tickets`;
 
-  async function render(
-    request: ProjectRequest,
+  async function listPage(
+    request: FormRequest,
     reply: FastifyReply,
     data: ProjectPageData,
     state: FormState,
-    status = 200,
   ) {
     const page = await services.tickets.listTicketTypes(data.access, { onSaleOnly: false }, listWindow());
     const sold = await services.tickets.soldCounts(page.items.map((t) => t.id));
-    return sendPage(
-      reply,
+    return (
       <TicketsPage
         ctx={pageContext(request, reply)}
         data={data}
         ticketTypes={page.items}
         sold={sold}
         state={state}
-      />,
-      status,
+      />
     );
   }
 
-  app.get("/b/:projectId/tickets", async (request: ProjectRequest, reply) => {
-    return render(request, reply, await loadProjectPage(app, request), formState({ currency: "EUR" }));
+  app.get("/b/:projectId/tickets", async (request: FormRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    return sendPage(reply, await listPage(request, reply, data, formState({ currency: "EUR" })));
   });
 
-  app.post("/b/:projectId/tickets", async (request: ProjectRequest, reply) => {
-    const data = await loadProjectPage(app, request);
-    const values = formValues(request.body);
-    try {
+  formRoute(app, "/b/:projectId/tickets", {
+    async submit({ data, values }) {
       const ticketType = await services.tickets.createTicketType(data.actor, {
         projectId: data.project.id,
         ...ticketTypeInput(values, data.project.timezone),
       });
-      return redirectTo(request, reply, `/b/${data.project.id}/tickets`, {
-        kind: "success",
-        text: `Ticket type “${ticketType.name}” added.`,
-      });
-    } catch (error) {
-      const state = ticketTypeErrorState(error, values);
-      return render(request, reply, data, state, 400);
-    }
+      return {
+        to: ticketsPath(data),
+        flash: { kind: "success", text: `Ticket type “${ticketType.name}” added.` },
+      };
+    },
+    errorState: ticketTypeErrorState,
+    invalid: ({ request, reply, data }, state) => listPage(request, reply, data, state),
   });
 
-  async function findTicketType(data: ProjectPageData, ticketTypeId: string): Promise<TicketType> {
-    return findInProject(
-      data,
-      "Ticket type",
-      await services.tickets.findTicketType(data.actor, ticketTypeId),
-    );
-  }
-
-  async function renderEdit(
-    request: TicketRequest,
+  async function editPage(
+    request: FormRequest,
     reply: FastifyReply,
     data: ProjectPageData,
     ticketType: TicketType,
     state: FormState,
-    status = 200,
   ) {
     const sold = (await services.tickets.soldCounts([ticketType.id])).get(ticketType.id) ?? 0;
-    return sendPage(
-      reply,
+    return (
       <EditTicketTypePage
         ctx={pageContext(request, reply)}
         data={data}
         ticketType={ticketType}
         sold={sold}
         state={state}
-      />,
-      status,
+      />
     );
   }
 
-  app.get("/b/:projectId/tickets/:ticketTypeId", async (request: TicketRequest, reply) => {
+  app.get("/b/:projectId/tickets/:ticketTypeId", async (request: FormRequest, reply) => {
     const data = await loadProjectPage(app, request);
-    const ticketType = await findTicketType(data, request.params.ticketTypeId);
+    const ticketType = await loadRow(data, ticketTypeRow, request.params);
     const zone = data.project.timezone;
     const values = {
       name: ticketType.name,
@@ -307,33 +295,31 @@ export function registerTicketPages(app: FastifyInstance): void {
       salesStartAt: toLocalInput(ticketType.salesStartAt, zone),
       salesEndAt: toLocalInput(ticketType.salesEndAt, zone),
     };
-    return renderEdit(request, reply, data, ticketType, formState(values));
+    return sendPage(reply, await editPage(request, reply, data, ticketType, formState(values)));
   });
 
-  app.post("/b/:projectId/tickets/:ticketTypeId", async (request: TicketRequest, reply) => {
-    const data = await loadProjectPage(app, request);
-    const ticketType = await findTicketType(data, request.params.ticketTypeId);
-    const values = formValues(request.body);
-    try {
+  rowFormRoute(app, "/b/:projectId/tickets/:ticketTypeId", ticketTypeRow, {
+    async submit({ data, row, values }) {
       const updated = await services.tickets.updateTicketType(data.actor, {
-        id: ticketType.id,
+        id: row.id,
         ...ticketTypeInput(values, data.project.timezone),
       });
-      return redirectTo(request, reply, `/b/${data.project.id}/tickets`, {
-        kind: "success",
-        text: `Ticket type “${updated.name}” saved.`,
-      });
-    } catch (error) {
-      return renderEdit(request, reply, data, ticketType, ticketTypeErrorState(error, values), 400);
-    }
+      return {
+        to: ticketsPath(data),
+        flash: { kind: "success", text: `Ticket type “${updated.name}” saved.` },
+      };
+    },
+    errorState: ticketTypeErrorState,
+    invalid: ({ request, reply, data, row }, state) => editPage(request, reply, data, row, state),
   });
 
-  app.post("/b/:projectId/tickets/:ticketTypeId/delete", async (request: TicketRequest, reply) => {
-    const data = await loadProjectPage(app, request);
-    const deleted = await services.tickets.deleteTicketType(data.actor, { id: request.params.ticketTypeId });
-    return redirectTo(request, reply, `/b/${data.project.id}/tickets`, {
-      kind: "success",
-      text: `Ticket type “${deleted.name}” deleted.`,
-    });
+  rowFormRoute(app, "/b/:projectId/tickets/:ticketTypeId/delete", ticketTypeRow, {
+    async submit({ data, row }) {
+      const deleted = await services.tickets.deleteTicketType(data.actor, { id: row.id });
+      return {
+        to: ticketsPath(data),
+        flash: { kind: "success", text: `Ticket type “${deleted.name}” deleted.` },
+      };
+    },
   });
 }

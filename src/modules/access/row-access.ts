@@ -72,3 +72,43 @@ export async function writeRow<R extends { project_id: string }, T>(
   const { projectId } = granted;
   return writer.changes.write(writer.db, actor, projectId, (trx) => change(trx, projectId, granted));
 }
+
+/**
+ * One new row in a project: checks the permission first (so a caller without it learns nothing
+ * from validation), then `prepare` validates and builds, `insert` writes in one transaction that
+ * also bumps the project's data version, and the change is announced after the commit. Returns what `prepare` built.
+ */
+export async function createRow<T>(
+  writer: RowWriter,
+  actor: Actor,
+  projectId: string,
+  permission: Permission,
+  prepare: () => T,
+  insert: (trx: Tx, prepared: T) => Promise<void>,
+): Promise<T> {
+  await writer.access.requirePermission(actor, projectId, permission);
+  const prepared = prepare();
+  await writer.changes.write(writer.db, actor, projectId, (trx) => insert(trx, prepared));
+  return prepared;
+}
+
+/** The columns of `R` a field of `D` may be written to: those whose type holds the field's value. */
+type ColumnFor<D, R, K extends keyof D> = {
+  [C in keyof R]-?: Exclude<D[K], undefined> extends R[C] ? C : never;
+}[keyof R];
+
+/**
+ * The column changes of a partial update: each field of the parsed input that was given (not
+ * undefined; null clears) under its column's name. A column of the wrong type fails to compile.
+ */
+export function patchFrom<D extends object, R>(
+  data: D,
+  columns: { [K in keyof D]?: ColumnFor<D, R, K> },
+): Partial<R> {
+  const patch: Record<string, unknown> = {};
+  for (const [field, column] of Object.entries(columns)) {
+    const value = (data as Record<string, unknown>)[field];
+    if (value !== undefined) patch[column as string] = value;
+  }
+  return patch as Partial<R>;
+}

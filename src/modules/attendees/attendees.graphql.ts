@@ -2,6 +2,7 @@ import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
 import { connectionTypes, toConnection } from "../../graphql/connections.js";
 import { optionalLocal, referenceLocal, requiredLocal } from "../../graphql/ids.js";
+import { serviceInput } from "../../graphql/inputs.js";
 import { payloadType, runMutation } from "../../graphql/mutations.js";
 import { nodeLoader } from "../../graphql/nodes.js";
 import { requires } from "../../graphql/permissions.js";
@@ -137,8 +138,6 @@ export function defineAttendeeTypes(): void {
   });
   const payload = (name: string, what: string) => payloadType(name, "attendee", AttendeeRef, what);
 
-  // GraphQL inputs carry explicit nulls where the services' TypeScript types say "optional"; the
-  // services validate every input at run time, so inputs are passed on with `as never`.
   builder.mutationFields((t) => ({
     registerAttendee: t.field({
       ...requires("attendees:write"),
@@ -147,10 +146,13 @@ export function defineAttendeeTypes(): void {
       args: { input: t.arg({ type: RegisterAttendeeInput, required: true }) },
       resolve: (_r, { input }, c) =>
         runMutation("attendee", () =>
-          c.services.attendees.registerAttendee(c.actor, {
-            ...input,
-            ticketTypeId: referenceLocal(input.ticketTypeId, "TicketType"),
-          } as never),
+          c.services.attendees.registerAttendee(
+            c.actor,
+            serviceInput({
+              ...input,
+              ticketTypeId: referenceLocal(input.ticketTypeId, "TicketType"),
+            }),
+          ),
         ),
     }),
     updateAttendee: t.field({
@@ -160,11 +162,14 @@ export function defineAttendeeTypes(): void {
       args: { input: t.arg({ type: UpdateAttendeeInput, required: true }) },
       resolve: (_r, { input }, c) =>
         runMutation("attendee", () =>
-          c.services.attendees.updateAttendee(c.actor, {
-            ...input,
-            id: requiredLocal(input.id, "Attendee"),
-            ticketTypeId: optionalLocal(input.ticketTypeId, "TicketType") ?? undefined,
-          } as never),
+          c.services.attendees.updateAttendee(
+            c.actor,
+            serviceInput({
+              ...input,
+              id: requiredLocal(input.id, "Attendee"),
+              ticketTypeId: optionalLocal(input.ticketTypeId, "TicketType") ?? undefined,
+            }),
+          ),
         ),
     }),
     cancelAttendee: t.field({

@@ -10,6 +10,7 @@ import { nowIso } from "../../shared/time.js";
 import {
   email,
   idText,
+  notNull,
   optionalText,
   parseInput,
   requiredText,
@@ -65,10 +66,10 @@ const registerInput = z.object({
 });
 const updateInput = z.object({
   id,
-  name: requiredText(200).optional(),
-  email: email.optional(),
+  name: notNull(requiredText(200)).optional(),
+  email: notNull(email).optional(),
   company: optionalText(200).optional(),
-  ticketTypeId: id.optional(),
+  ticketTypeId: notNull(id).optional(),
 });
 const cancelInput = z.object({ id });
 const listFilter = z.object({

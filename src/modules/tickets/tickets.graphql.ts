@@ -2,6 +2,7 @@ import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
 import { connectionTypes, toConnection } from "../../graphql/connections.js";
 import { requiredLocal } from "../../graphql/ids.js";
+import { serviceInput } from "../../graphql/inputs.js";
 import { payloadType, runMutation } from "../../graphql/mutations.js";
 import { nodeLoader } from "../../graphql/nodes.js";
 import { requires, restricts } from "../../graphql/permissions.js";
@@ -25,9 +26,6 @@ const MoneyRef = builder.objectRef<{ amountMinor: number; currency: string }>("M
     currency: t.exposeString("currency", { description: "ISO 4217 currency code, e.g. EUR." }),
   }),
 });
-
-// GraphQL inputs carry explicit nulls where the services' TypeScript types say "optional"; the
-// services validate every input at run time, so resolvers pass inputs on with `as never`.
 
 /** Defines ticket types, `Project.ticketTypes` and the ticket type mutations. */
 export function defineTicketTypes(): void {
@@ -157,7 +155,7 @@ export function defineTicketTypes(): void {
       description: "Adds a ticket type.",
       args: { input: t.arg({ type: CreateTicketTypeInput, required: true }) },
       resolve: (_r, { input }, c) =>
-        runMutation("ticketType", () => c.services.tickets.createTicketType(c.actor, input as never)),
+        runMutation("ticketType", () => c.services.tickets.createTicketType(c.actor, serviceInput(input))),
     }),
     updateTicketType: t.field({
       ...requires("tickets:write"),
@@ -166,10 +164,13 @@ export function defineTicketTypes(): void {
       args: { input: t.arg({ type: UpdateTicketTypeInput, required: true }) },
       resolve: (_r, { input }, c) =>
         runMutation("ticketType", () =>
-          c.services.tickets.updateTicketType(c.actor, {
-            ...input,
-            id: requiredLocal(input.id, "TicketType"),
-          } as never),
+          c.services.tickets.updateTicketType(
+            c.actor,
+            serviceInput({
+              ...input,
+              id: requiredLocal(input.id, "TicketType"),
+            }),
+          ),
         ),
     }),
     deleteTicketType: t.field({

@@ -8,6 +8,7 @@ import { nowIso } from "../../shared/time.js";
 import {
   dateTime,
   idText,
+  notNull,
   optionalMultilineText,
   parseInput,
   requiredText,
@@ -89,15 +90,24 @@ const ticketTypeFields = {
   salesEndAt: dateTime.nullish(),
 };
 const createInput = z.object({ projectId: idText, ...ticketTypeFields });
-const updateInput = z.object({ id, ...ticketTypeFields }).partial({
-  name: true,
-  description: true,
-  priceMinor: true,
-  currency: true,
-  quantity: true,
-  salesStartAt: true,
-  salesEndAt: true,
-});
+const updateInput = z
+  .object({
+    id,
+    ...ticketTypeFields,
+    name: notNull(ticketTypeFields.name),
+    priceMinor: notNull(ticketTypeFields.priceMinor),
+    currency: notNull(ticketTypeFields.currency),
+    quantity: notNull(ticketTypeFields.quantity),
+  })
+  .partial({
+    name: true,
+    description: true,
+    priceMinor: true,
+    currency: true,
+    quantity: true,
+    salesStartAt: true,
+    salesEndAt: true,
+  });
 const deleteInput = z.object({ id });
 // From GraphQL arguments, where an omitted filter may be null (meaning the default).
 const listFilter = z.object({ onSaleOnly: z.boolean().nullish() });
