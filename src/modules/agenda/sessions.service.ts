@@ -5,7 +5,14 @@ import { badInput, type FieldError, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import { nowIso } from "../../shared/time.js";
-import { dateTime, idText, notNull, optionalMultilineText, parseInput, requiredText } from "../../shared/validation.js";
+import {
+  dateTime,
+  idText,
+  notNull,
+  optionalMultilineText,
+  parseInput,
+  requiredText,
+} from "../../shared/validation.js";
 import { assertPermission, type ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { createRow, patchFrom, type RowWriter, resolveRowAccess, writeRow } from "../access/row-access.js";
