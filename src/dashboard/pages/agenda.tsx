@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
+import { httpStatusOf } from "../../errors.js";
 import type { Room, Session, SessionStatus, Speaker, Track } from "../../modules/agenda/agenda.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { FormReader, formList, formValues, optional, stateFromError } from "../form-data.js";
@@ -429,7 +430,13 @@ export function registerAgendaPages(app: FastifyInstance): void {
         text: `Track “${track.name}” added.`,
       });
     } catch (error) {
-      return renderAgenda(request, reply, data, { trackState: stateFromError(error, values) }, 400);
+      return renderAgenda(
+        request,
+        reply,
+        data,
+        { trackState: stateFromError(error, values) },
+        httpStatusOf(error),
+      );
     }
   });
 
@@ -450,7 +457,13 @@ export function registerAgendaPages(app: FastifyInstance): void {
         text: `Room “${room.name}” added.`,
       });
     } catch (error) {
-      return renderAgenda(request, reply, data, { roomState: stateFromError(error, values) }, 400);
+      return renderAgenda(
+        request,
+        reply,
+        data,
+        { roomState: stateFromError(error, values) },
+        httpStatusOf(error),
+      );
     }
   });
 
@@ -513,7 +526,11 @@ export function registerAgendaPages(app: FastifyInstance): void {
         text: `Track “${updated.name}” saved.`,
       });
     } catch (error) {
-      return sendPage(reply, trackPage(request, reply, data, stateFromError(error, values)), 400);
+      return sendPage(
+        reply,
+        trackPage(request, reply, data, stateFromError(error, values)),
+        httpStatusOf(error),
+      );
     }
   });
 
@@ -545,7 +562,11 @@ export function registerAgendaPages(app: FastifyInstance): void {
         text: `Room “${updated.name}” saved.`,
       });
     } catch (error) {
-      return sendPage(reply, roomPage(request, reply, data, stateFromError(error, values)), 400);
+      return sendPage(
+        reply,
+        roomPage(request, reply, data, stateFromError(error, values)),
+        httpStatusOf(error),
+      );
     }
   });
 
@@ -605,7 +626,7 @@ export function registerAgendaPages(app: FastifyInstance): void {
           state={state}
           speakerIds={speakerIds}
         />,
-        400,
+        httpStatusOf(error),
       );
     }
   });
@@ -655,7 +676,7 @@ export function registerAgendaPages(app: FastifyInstance): void {
           speakerIds={speakerIds}
           session={session}
         />,
-        400,
+        httpStatusOf(error),
       );
     }
   });

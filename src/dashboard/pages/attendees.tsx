@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { httpStatusOf } from "../../errors.js";
 import type { Attendee } from "../../modules/attendees/attendees.service.js";
 import type { CheckIn } from "../../modules/checkins/checkins.service.js";
 import type { TicketType } from "../../modules/tickets/tickets.service.js";
@@ -379,7 +380,7 @@ export function registerAttendeePages(app: FastifyInstance): void {
         text: `${attendee.name} is registered.`,
       });
     } catch (error) {
-      return renderAttendees(request, reply, data, stateFromError(error, values), 400);
+      return renderAttendees(request, reply, data, stateFromError(error, values), httpStatusOf(error));
     }
   });
 
@@ -434,7 +435,7 @@ export function registerAttendeePages(app: FastifyInstance): void {
         text: `${updated.name} saved.`,
       });
     } catch (error) {
-      return renderEdit(request, reply, data, attendee, stateFromError(error, values), 400);
+      return renderEdit(request, reply, data, attendee, stateFromError(error, values), httpStatusOf(error));
     }
   });
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { httpStatusOf } from "../../errors.js";
 import type { Speaker } from "../../modules/agenda/agenda.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, optional, stateFromError } from "../form-data.js";
@@ -201,7 +202,7 @@ export function registerSpeakerPages(app: FastifyInstance): void {
         text: `Speaker “${speaker.name}” added.`,
       });
     } catch (error) {
-      return renderList(request, reply, data, stateFromError(error, values), 400);
+      return renderList(request, reply, data, stateFromError(error, values), httpStatusOf(error));
     }
   });
 
@@ -244,7 +245,7 @@ export function registerSpeakerPages(app: FastifyInstance): void {
       return sendPage(
         reply,
         <EditSpeakerPage ctx={pageContext(request, reply)} data={data} speaker={speaker} state={state} />,
-        400,
+        httpStatusOf(error),
       );
     }
   });

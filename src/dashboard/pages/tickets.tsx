@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { httpStatusOf } from "../../errors.js";
 import type { TicketType } from "../../modules/tickets/tickets.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { FormReader, formValues, stateFromError } from "../form-data.js";
@@ -260,7 +261,7 @@ export function registerTicketPages(app: FastifyInstance): void {
       });
     } catch (error) {
       const state = ticketTypeErrorState(error, values);
-      return render(request, reply, data, state, 400);
+      return render(request, reply, data, state, httpStatusOf(error));
     }
   });
 
@@ -324,7 +325,14 @@ export function registerTicketPages(app: FastifyInstance): void {
         text: `Ticket type “${updated.name}” saved.`,
       });
     } catch (error) {
-      return renderEdit(request, reply, data, ticketType, ticketTypeErrorState(error, values), 400);
+      return renderEdit(
+        request,
+        reply,
+        data,
+        ticketType,
+        ticketTypeErrorState(error, values),
+        httpStatusOf(error),
+      );
     }
   });
 
