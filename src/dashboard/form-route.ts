@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { VNode } from "preact";
+import { httpStatusOf } from "../errors.js";
 import type { Actor } from "../modules/access/actor.js";
 import { redirectTo } from "./context.js";
 import { formValues, stateFromError } from "./form-data.js";
@@ -35,7 +36,7 @@ export interface FormDone {
 export interface FormSteps<R> {
   /** Calls the service; throws its validation errors for `invalid`. */
   submit(post: FormPost<R>): Promise<FormDone>;
-  /** The form again with the errors, answered 400; without it every error goes to the error pages. */
+  /** The form again with the errors, answered with the error's status (400, 409...); without it every error goes to the error pages. */
   invalid?(post: FormPost<R>, state: FormState): VNode | Promise<VNode>;
   /** Form state from a failed submit when the form names fields unlike the service (default `stateFromError`). */
   errorState?(error: unknown, values: Record<string, string>): FormState;
@@ -86,7 +87,7 @@ async function handle<R>(
   } catch (error) {
     if (!steps.invalid) throw error;
     const state = (steps.errorState ?? stateFromError)(error, post.values);
-    return sendPage(reply, await steps.invalid(post, state), 400);
+    return sendPage(reply, await steps.invalid(post, state), httpStatusOf(error));
   }
   return redirectTo(request, reply, done.to, done.flash);
 }

@@ -1,4 +1,5 @@
 import { badInput } from "../errors.js";
+import { isCalendarDate } from "../shared/validation.js";
 
 // The dashboard shows and edits times in the project's time zone; the services store UTC.
 // `<input type="datetime-local">` sends wall-clock time without a zone, so it is converted here.
@@ -45,9 +46,10 @@ export function toLocalInput(iso: string | null | undefined, timeZone: string): 
 export function fromLocalInput(local: string, timeZone: string): string | undefined {
   const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(local.trim());
   if (!match) return undefined;
-  const [, y, mo, d, h, mi] = match.map(Number);
-  const wall = Date.UTC(y ?? 0, (mo ?? 1) - 1, d ?? 1, h ?? 0, mi ?? 0);
-  if (Number.isNaN(wall)) return undefined;
+  const [, y = 0, mo = 0, d = 0, h = 0, mi = 0] = match.map(Number);
+  // Date.UTC would roll 30 February over to 2 March: an impossible date is refused, not moved.
+  if (!isCalendarDate(y, mo, d) || h > 23 || mi > 59) return undefined;
+  const wall = Date.UTC(y, mo - 1, d, h, mi);
   let guess = wall - offsetMs(new Date(wall), timeZone);
   guess = wall - offsetMs(new Date(guess), timeZone);
   return new Date(guess).toISOString();

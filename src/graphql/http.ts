@@ -1,14 +1,15 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ExecutionResult, GraphQLFormattedError } from "graphql";
 import { bindDeadline } from "../db/transaction.js";
-import { AppError, ErrorCode, httpStatusFor } from "../errors.js";
+import { AppError, ErrorCode } from "../errors.js";
 import type { Actor } from "../modules/access/actor.js";
 import type { Services } from "../services.js";
 import { authenticate } from "./authentication.js";
 import { appView, canonicalJson, publicView, responseCacheKey } from "./cache/response-cache.js";
 import { createContext, type RequestBudget } from "./context.js";
 import { DocumentCache, isCompiledQuery, type PreparedDocument } from "./documents.js";
-import { formatError, requestError } from "./errors.js";
+import { formatError } from "./errors.js";
+import { detailsOf, internalError, notJsonBody, Refusal, refuse, send, sendRaw } from "./http-answers.js";
 import {
   type GraphQLParams,
   graphqlResponse,
@@ -69,18 +70,16 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
       const message = `Accept must allow ${graphqlResponse} or ${json}`;
       return refuse(reply, json, new Refusal(ErrorCode.NOT_ACCEPTABLE, message));
     }
+    const exchange: Exchange = { request, reply, media };
     try {
       const params = readRequest(request);
       const actor = await authenticateCaller(request.headers.authorization);
-      const operation = prepare(request, params);
-      if (params.extensions?.dryRun === true)
-        return await answerDryRun(reply, media, actor, request, operation);
-      const budget = await charge(reply, actor, request, operation);
-      const cacheKey =
-        operation.analysis.operationType === "query" ? keyFor(actor, params, operation) : undefined;
+      const operation = prepare(request, params, actor);
+      if (params.extensions?.dryRun === true) return await answerDryRun(exchange, actor, operation);
+      const budget = await charge(exchange, actor, operation);
       return (
-        (await answerFromCache(reply, media, cacheKey, operation, budget)) ??
-        (await execute(request, reply, media, actor, params, operation, budget, cacheKey))
+        (await answerFromCache(exchange, operation, budget)) ??
+        (await execute(exchange, actor, operation, budget))
       );
     } catch (error) {
       if (error instanceof Refusal) return refuse(reply, media, error);
@@ -110,7 +109,7 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
   }
 
   /** Parses, validates and measures the operation, and refuses it past the limits. */
-  function prepare(request: FastifyRequest, params: GraphQLParams): Operation {
+  function prepare(request: FastifyRequest, params: GraphQLParams, actor: Actor): Operation {
     const prepared = documents.prepare(params.query);
     if (!prepared.ok) {
       if ("error" in prepared) throw Refusal.from(prepared.error);
@@ -141,7 +140,16 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
         "Only queries may be sent with GET; send mutations with POST",
       );
     }
-    return { prepared: prepared.prepared, analysis, variables, variablesJson };
+    const cacheKey =
+      analysis.operationType === "query"
+        ? responseCacheKey({
+            view: actor.kind === "app" ? appView(actor.appId, actor.permissions) : publicView,
+            query: params.query,
+            operationName: params.operationName,
+            variablesJson,
+          })
+        : undefined;
+    return { params, prepared: prepared.prepared, analysis, variables, cacheKey };
   }
 
   /** Where the caller's points are counted: per app, or per client IP for public requests. */
@@ -153,10 +161,8 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
 
   /** A dry run is measured but neither executed nor charged. */
   async function answerDryRun(
-    reply: FastifyReply,
-    media: MediaType,
+    { request, reply, media }: Exchange,
     actor: Actor,
-    request: FastifyRequest,
     { analysis }: Operation,
   ): Promise<FastifyReply> {
     const points = pointsForCost(analysis.cost);
@@ -182,9 +188,8 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
 
   /** Takes the operation's points from the caller's hourly budget, or refuses with RATE_LIMITED. */
   async function charge(
-    reply: FastifyReply,
+    { request, reply }: Exchange,
     actor: Actor,
-    request: FastifyRequest,
     { analysis }: Operation,
   ): Promise<RequestBudget> {
     const points = pointsForCost(analysis.cost);
@@ -204,22 +209,10 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
     return { ...budget, cost: analysis.cost, points };
   }
 
-  /** The response cache key of a query: the document, its variables and the caller's view. */
-  function keyFor(actor: Actor, params: GraphQLParams, operation: Operation): string {
-    return responseCacheKey({
-      view: actor.kind === "app" ? appView(actor.appId, actor.permissions) : publicView,
-      query: params.query,
-      operationName: params.operationName,
-      variablesJson: operation.variablesJson,
-    });
-  }
-
   /** Answers from the response cache when an identical query's answer is still current. */
   async function answerFromCache(
-    reply: FastifyReply,
-    media: MediaType,
-    cacheKey: string | undefined,
-    { analysis }: Operation,
+    { reply, media }: Exchange,
+    { analysis, cacheKey }: Operation,
     budget: RequestBudget,
   ): Promise<FastifyReply | undefined> {
     const hit = cacheKey ? services.responseCache.lookup(cacheKey) : undefined;
@@ -235,14 +228,10 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
 
   /** Runs the operation within the request timeout and answers; a clean query answer is cached. */
   async function execute(
-    request: FastifyRequest,
-    reply: FastifyReply,
-    media: MediaType,
+    { request, reply, media }: Exchange,
     actor: Actor,
-    params: GraphQLParams,
-    { prepared, analysis, variables }: Operation,
+    { params, prepared, analysis, variables, cacheKey }: Operation,
     budget: RequestBudget,
-    cacheKey: string | undefined,
   ): Promise<FastifyReply> {
     const compiled = documents.compiled(prepared, params.operationName);
     if (!isCompiledQuery(compiled)) {
@@ -299,79 +288,21 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
   }
 }
 
+/** One request being answered: what every step that writes the response needs. */
+interface Exchange {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  media: MediaType;
+}
+
 /** A parsed, validated and measured operation, with its variables (defaults applied). */
 interface Operation {
+  params: GraphQLParams;
   prepared: PreparedDocument;
   analysis: OperationAnalysis;
   variables: Record<string, unknown> | undefined;
-  /** The variables as sent, canonical JSON: part of the cache key. */
-  variablesJson: string;
-}
-
-/**
- * Ends a request before or instead of execution with GraphQL errors. Its status comes from the error
- * table (`statusFor`), so no step chooses a status of its own.
- */
-class Refusal extends Error {
-  readonly errors: GraphQLFormattedError[];
-
-  constructor(
-    readonly code: ErrorCode,
-    messageOrErrors: string | GraphQLFormattedError[],
-    details: Record<string, unknown> = {},
-    /** Top-level `extensions` of the answer (the budget of a rate-limited caller). */
-    readonly extensions?: Record<string, unknown>,
-  ) {
-    super(code);
-    this.errors =
-      typeof messageOrErrors === "string" ? [requestError(code, messageOrErrors, details)] : messageOrErrors;
-  }
-
-  /** The refusal for a request-level AppError, with its safe details (limit names and values). */
-  static from(error: AppError): Refusal {
-    return new Refusal(error.code, error.message, detailsOf(error));
-  }
-}
-
-// GraphQL-over-HTTP: with application/json, request errors (a document or variables that do not
-// parse or validate) still answer 200; with the GraphQL media type they answer the table's 400.
-const documentErrors = new Set<ErrorCode>([
-  ErrorCode.GRAPHQL_PARSE_FAILED,
-  ErrorCode.GRAPHQL_VALIDATION_FAILED,
-]);
-
-/** The HTTP status of a refusal under `media`, read from the error table. */
-function statusFor(code: ErrorCode, media: MediaType): number {
-  return media === json && documentErrors.has(code) ? 200 : httpStatusFor(code);
-}
-
-// Headers a few refusals carry by protocol (RFC 6750 for tokens, RFC 9110 for methods).
-function refuse(reply: FastifyReply, media: MediaType, refusal: Refusal): FastifyReply {
-  if (refusal.code === ErrorCode.UNAUTHENTICATED)
-    reply.header("www-authenticate", 'Bearer error="invalid_token"');
-  if (refusal.code === ErrorCode.METHOD_NOT_ALLOWED) reply.header("allow", "POST");
-  const body = refusal.extensions
-    ? { errors: refusal.errors, extensions: refusal.extensions }
-    : { errors: refusal.errors };
-  return send(reply, statusFor(refusal.code, media), media, body);
-}
-
-function notJsonBody(): Refusal {
-  return new Refusal(ErrorCode.UNSUPPORTED_MEDIA_TYPE, "Send the request as Content-Type: application/json");
-}
-
-function internalError(requestId: string): Refusal {
-  return new Refusal(
-    ErrorCode.INTERNAL_SERVER_ERROR,
-    `Internal server error. Quote request id ${requestId} when reporting it.`,
-    { requestId },
-  );
-}
-
-// The safe details of a request-level AppError (limit names and values), never field errors.
-function detailsOf(error: AppError): Record<string, unknown> {
-  const { fieldErrors: _fieldErrors, ...details } = error.details;
-  return details;
+  /** The response cache key of a query (document, variables as sent, caller's view); none for writes. */
+  cacheKey: string | undefined;
 }
 
 function presentBudget(budget: RateLimitState) {
@@ -407,12 +338,4 @@ function withTimeout<T>(work: T | Promise<T>, ms: number): Promise<T | "timeout"
     timer = setTimeout(() => resolve("timeout"), ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
-
-function send(reply: FastifyReply, status: number, media: MediaType, body: unknown): FastifyReply {
-  return sendRaw(reply, status, media, JSON.stringify(body));
-}
-
-function sendRaw(reply: FastifyReply, status: number, media: MediaType, body: string | Buffer): FastifyReply {
-  return reply.code(status).header("cache-control", "no-store").type(`${media}; charset=utf-8`).send(body);
 }

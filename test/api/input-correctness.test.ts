@@ -16,8 +16,10 @@ import { testEngines } from "../helpers/engines.js";
 import {
   createApp,
   createAttendee,
+  createProject,
   createPublishedProject,
   createTicketType,
+  createUser,
   testPassword,
   uniqueEmail,
 } from "../helpers/factories.js";
@@ -203,6 +205,31 @@ for (const engine of testEngines()) {
       assert.equal(signup.status, 400);
       const page = await client.get("/b/%00abc/agenda");
       assert.ok(page.status === 400 || page.status === 303, `status ${page.status}`);
+    });
+
+    test("refuses an impossible date in a dashboard form instead of moving it to the next month", async () => {
+      const owner = await createUser(server.services);
+      const { project } = await createProject(server.services, {
+        ownerId: owner.id,
+        input: { timezone: "UTC" },
+      });
+      const client = new HttpClient(server.url);
+      await client.get("/login");
+      assert.equal((await client.post("/login", { email: owner.email, password: testPassword })).status, 303);
+      await client.get(`/b/${project.id}/agenda/sessions/new`);
+      const created = await client.post(`/b/${project.id}/agenda/sessions`, {
+        title: "Keynote",
+        startsAt: "2026-02-30T09:00",
+        endsAt: "2026-02-30T10:00",
+        status: "DRAFT",
+      });
+      assert.equal(created.status, 400);
+      const stored = await server.database.db
+        .selectFrom("sessions")
+        .select("starts_at")
+        .where("project_id", "=", project.id)
+        .execute();
+      assert.deepEqual(stored, [], "nothing stored on 2 March either");
     });
 
     test("refuses impossible dates, zero-width-only names and bidi overrides in names shown to others", async () => {

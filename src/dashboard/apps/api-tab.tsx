@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { httpStatusOf } from "../../errors.js";
 import type { App } from "../../modules/apps/apps.service.js";
 import { type PageContext, pageContext } from "../context.js";
 import { formList, formValues, optional, stateFromError } from "../form-data.js";
@@ -151,7 +152,7 @@ export function registerApiTab(app: FastifyInstance): void {
       return sendPage(
         reply,
         <ApiTab ctx={pageContext(request, reply)} data={data} apps={apps} state={state} checked={checked} />,
-        400,
+        httpStatusOf(error),
       );
     }
   });

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
-import { notFound } from "../../errors.js";
+import { httpStatusOf, notFound } from "../../errors.js";
 import type { App, Link } from "../../modules/apps/apps.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { formList, formValues, stateFromError } from "../form-data.js";
@@ -272,7 +272,7 @@ export function registerAppDetailsPages(app: FastifyInstance): void {
           state={state}
           checked={checked}
         />,
-        400,
+        httpStatusOf(error),
       );
     }
   });

@@ -225,7 +225,7 @@ export function registerAuthPages(app: FastifyInstance): void {
         return sendPage(
           reply,
           <SignupPage ctx={pageContext(request, reply)} state={state} next={next} />,
-          400,
+          httpStatusOf(error),
         );
       }
     },
@@ -294,7 +294,7 @@ export function registerAuthPages(app: FastifyInstance): void {
           title="Verification link not valid"
           message={error.message}
         />,
-        400,
+        httpStatusOf(error),
       );
     }
     if (request.dashboard.session) {
@@ -367,7 +367,7 @@ export function registerAuthPages(app: FastifyInstance): void {
       return sendPage(
         reply,
         <ResetPasswordPage ctx={pageContext(request, reply)} state={state} token={token} />,
-        400,
+        httpStatusOf(error),
       );
     }
   });

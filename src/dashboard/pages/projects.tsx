@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { MemberRole } from "../../db/schema.js";
+import { httpStatusOf } from "../../errors.js";
 import type { Project } from "../../modules/projects/projects.service.js";
 import { actorOf, type PageContext, pageContext, redirectTo, requireUser } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
@@ -165,7 +166,7 @@ export function registerProjectPages(app: FastifyInstance): void {
       return sendPage(
         reply,
         <NewProjectPage ctx={pageContext(request, reply)} state={stateFromError(error, values)} />,
-        400,
+        httpStatusOf(error),
       );
     }
   });

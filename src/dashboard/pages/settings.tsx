@@ -1,6 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { ComponentChildren } from "preact";
 import type { ProjectStatus } from "../../db/schema.js";
+import { httpStatusOf } from "../../errors.js";
 import type { ProjectAccess } from "../../modules/access/access.service.js";
 import type { Project } from "../../modules/projects/projects.service.js";
 import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
@@ -149,7 +150,7 @@ export function registerSettingsPages(app: FastifyInstance): void {
       return sendPage(
         reply,
         <GeneralTab ctx={pageContext(request, reply)} project={project} access={access} state={state} />,
-        400,
+        httpStatusOf(error),
       );
     }
   });

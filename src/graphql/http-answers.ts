@@ -1,0 +1,91 @@
+import type { FastifyReply } from "fastify";
+import type { GraphQLFormattedError } from "graphql";
+import { type AppError, ErrorCode, httpStatusFor } from "../errors.js";
+import { requestError } from "./errors.js";
+import { json, type MediaType } from "./http-params.js";
+
+/**
+ * Ends a request before or instead of execution with GraphQL errors. Its status comes from the error
+ * table (`statusFor`), so no step chooses a status of its own.
+ */
+export class Refusal extends Error {
+  readonly errors: GraphQLFormattedError[];
+
+  constructor(
+    readonly code: ErrorCode,
+    messageOrErrors: string | GraphQLFormattedError[],
+    details: Record<string, unknown> = {},
+    /** Top-level `extensions` of the answer (the budget of a rate-limited caller). */
+    readonly extensions?: Record<string, unknown>,
+  ) {
+    super(code);
+    this.errors =
+      typeof messageOrErrors === "string" ? [requestError(code, messageOrErrors, details)] : messageOrErrors;
+  }
+
+  /** The refusal for a request-level AppError, with its safe details (limit names and values). */
+  static from(error: AppError): Refusal {
+    return new Refusal(error.code, error.message, detailsOf(error));
+  }
+}
+
+// GraphQL-over-HTTP: with application/json, request errors (a document or variables that do not
+// parse or validate) still answer 200; with the GraphQL media type they answer the table's 400.
+const documentErrors = new Set<ErrorCode>([
+  ErrorCode.GRAPHQL_PARSE_FAILED,
+  ErrorCode.GRAPHQL_VALIDATION_FAILED,
+]);
+
+/** The HTTP status of a refusal under `media`, read from the error table. */
+function statusFor(code: ErrorCode, media: MediaType): number {
+  return media === json && documentErrors.has(code) ? 200 : httpStatusFor(code);
+}
+
+/**
+ * Answers a refusal: the status from the error table, and the headers a few refusals carry by
+ * protocol (RFC 6750 for tokens, RFC 9110 for methods).
+ */
+export function refuse(reply: FastifyReply, media: MediaType, refusal: Refusal): FastifyReply {
+  if (refusal.code === ErrorCode.UNAUTHENTICATED)
+    reply.header("www-authenticate", 'Bearer error="invalid_token"');
+  if (refusal.code === ErrorCode.METHOD_NOT_ALLOWED) reply.header("allow", "POST");
+  const body = refusal.extensions
+    ? { errors: refusal.errors, extensions: refusal.extensions }
+    : { errors: refusal.errors };
+  return send(reply, statusFor(refusal.code, media), media, body);
+}
+
+/** The refusal of a POST body that is not declared as JSON. */
+export function notJsonBody(): Refusal {
+  return new Refusal(ErrorCode.UNSUPPORTED_MEDIA_TYPE, "Send the request as Content-Type: application/json");
+}
+
+/** The refusal for anything unexpected: no detail, a request id to quote. */
+export function internalError(requestId: string): Refusal {
+  return new Refusal(
+    ErrorCode.INTERNAL_SERVER_ERROR,
+    `Internal server error. Quote request id ${requestId} when reporting it.`,
+    { requestId },
+  );
+}
+
+/** The safe details of a request-level AppError (limit names and values), never field errors. */
+export function detailsOf(error: AppError): Record<string, unknown> {
+  const { fieldErrors: _fieldErrors, ...details } = error.details;
+  return details;
+}
+
+/** Sends `body` as JSON in the negotiated media type, never cached by intermediaries. */
+export function send(reply: FastifyReply, status: number, media: MediaType, body: unknown): FastifyReply {
+  return sendRaw(reply, status, media, JSON.stringify(body));
+}
+
+/** Sends an already serialized body (a cached answer's bytes). */
+export function sendRaw(
+  reply: FastifyReply,
+  status: number,
+  media: MediaType,
+  body: string | Buffer,
+): FastifyReply {
+  return reply.code(status).header("cache-control", "no-store").type(`${media}; charset=utf-8`).send(body);
+}
