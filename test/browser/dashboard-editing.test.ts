@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { testEngines } from "../helpers/engines.js";
 import {
+  addMember,
   createAttendee,
   createProject,
   createTicketType,
@@ -54,7 +55,7 @@ for (const engine of testEngines()) {
     }
 
     async function roles(projectId: string): Promise<Record<string, string>> {
-      const members = await server.services.projects.listMembers(system, projectId);
+      const members = await server.services.members.list(system, projectId);
       return Object.fromEntries(members.map((m) => [m.email, m.role]));
     }
 
@@ -132,7 +133,7 @@ for (const engine of testEngines()) {
 
       // With a second owner, the first may step down and leave.
       const partner = await createUser(server.services);
-      await server.services.projects.setMember(userActor(owner.id), project.id, partner.email, "OWNER");
+      await addMember(server.services, userActor(owner.id), project.id, partner.email, "OWNER");
       await client.get(members);
       const left = await client.post(`${members}/${owner.id}/remove`, {});
       assert.equal(left.status, 303);
@@ -144,7 +145,7 @@ for (const engine of testEngines()) {
       const { owner, project } = await ownerWithProject();
       const member = await createUser(server.services, { name: "Mia Member" });
       const other = await createUser(server.services);
-      await server.services.projects.setMember(userActor(owner.id), project.id, member.email, "MEMBER");
+      await addMember(server.services, userActor(owner.id), project.id, member.email, "MEMBER");
       const client = await loggedInAs(member.email);
       const members = `/b/${project.id}/settings/members`;
       const page = await client.get(members);
@@ -170,7 +171,7 @@ for (const engine of testEngines()) {
     test("shows a member's name with markup as text", async () => {
       const { owner, project, client } = await ownerWithProject();
       const sneaky = await createUser(server.services, { name: xss });
-      await server.services.projects.setMember(userActor(owner.id), project.id, sneaky.email, "MEMBER");
+      await addMember(server.services, userActor(owner.id), project.id, sneaky.email, "MEMBER");
       const page = await client.get(`/b/${project.id}/settings/members`);
       assert.equal(page.status, 200);
       assert.ok(!page.body.includes(xss), "the raw payload is not in the page");
@@ -186,7 +187,7 @@ for (const engine of testEngines()) {
       const { owner, project, client } = await ownerWithProject();
       const actor = userActor(owner.id);
       const colleague = await createUser(server.services);
-      await server.services.projects.setMember(actor, project.id, colleague.email, "ADMIN");
+      await addMember(server.services, actor, project.id, colleague.email, "ADMIN");
       const ticketType = await createTicketType(server.services, actor, project.id);
       const attendee = await createAttendee(server.services, actor, project.id, ticketType.id);
       const track = await server.services.agenda.createTrack(actor, { projectId: project.id, name: "Web" });

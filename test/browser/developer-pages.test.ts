@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
 import { testEngines } from "../helpers/engines.js";
-import { createUser, testPassword, uniqueEmail } from "../helpers/factories.js";
+import { addMember, createUser, testPassword, uniqueEmail } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { HttpClient, type TestResponse } from "../helpers/http-client.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
@@ -202,12 +202,7 @@ for (const engine of testEngines()) {
       const projectId = await newProject(client);
       const { path, appId } = await addApp(client, projectId, { name: "Badge printer" });
       const member = await createUser(server.services);
-      await server.services.projects.setMember(
-        { kind: "user", userId: user.id },
-        projectId,
-        member.email,
-        "MEMBER",
-      );
+      await addMember(server.services, { kind: "user", userId: user.id }, projectId, member.email, "MEMBER");
       const memberClient = await loggedIn(member.email);
       const list = await memberClient.get(`/b/${projectId}/settings/api`);
       assert.equal(list.status, 200);

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { can } from "../../modules/access/policy.js";
 import type { App } from "../../modules/apps/apps.service.js";
 import { type PageContext, pageContext } from "../context.js";
 import { formList, formValues, optional, stateFromError } from "../form-data.js";
@@ -78,9 +79,9 @@ function ApiTab(props: {
           <p>Create an app to get an API token for this project and a link other organizers can connect.</p>
         </EmptyState>
       ) : (
-        <AppsTable apps={props.apps} canManage={access.canManage} />
+        <AppsTable apps={props.apps} canManage={can(access, "apps.manage")} />
       )}
-      {access.canManage ? (
+      {can(access, "apps.manage") ? (
         <section class="panel spaced narrow-panel" aria-labelledby="add-app-heading">
           <h3 id="add-app-heading">Add app</h3>
           <Form action={`${base}/apps`} csrf={props.ctx.csrf} label="Add app">

@@ -1,5 +1,5 @@
+import { type Permission, permissionCatalogue } from "../../modules/access/permissions.js";
 import type { App } from "../../modules/apps/apps.service.js";
-import { type Permission, permissionCatalogue } from "../../modules/apps/permissions.js";
 import { formatDateTime } from "../time.js";
 import { Dialog } from "../ui/components.js";
 import { CheckboxGroup, type FormState, TextAreaField, TextField } from "../ui/forms.js";

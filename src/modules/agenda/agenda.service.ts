@@ -8,8 +8,9 @@ import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { dateTime, httpUrl, optionalText, parseInput, requiredText } from "../../shared/validation.js";
-import { type AccessService, assertPermission, type ProjectAccess } from "../access/access.service.js";
+import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
+import { assertPermission, speakerVisible as canSeeSpeaker, sessionVisible } from "../access/policy.js";
 import { resolveRowAccess, writeRow } from "../access/row-access.js";
 import {
   type RoomRow,
@@ -239,10 +240,7 @@ export interface Found<T> {
 
 // ---- visibility (the read rules, shared by lists, lookups and by-id writes) ----
 
-const canReadAll = (access: ProjectAccess) => access.permissions.has("agenda:read");
 const anyone = () => true;
-const sessionVisible = (access: ProjectAccess, row: SessionRow) =>
-  row.status === "PUBLISHED" || canReadAll(access);
 
 function checkTimes(startsAt: string, endsAt: string): void {
   if (endsAt <= startsAt) throw badInput([{ field: ["endsAt"], message: "must be after startsAt" }]);
@@ -279,8 +277,8 @@ function groupBy<R, T>(
 /** The agenda: tracks, rooms, speakers and sessions, with their public and organizer views. */
 export function createAgendaService(db: Db, access: AccessService, changes: ProjectChanges) {
   const writer = { db, access, changes };
-  const speakerVisible = async (projectAccess: ProjectAccess, row: SpeakerRow) =>
-    canReadAll(projectAccess) || (await repo.speakerIsPublished(db, row.project_id, row.id));
+  const speakerVisible = (projectAccess: ProjectAccess, row: SpeakerRow) =>
+    canSeeSpeaker(projectAccess, () => repo.speakerIsPublished(db, row.project_id, row.id));
 
   /** Field errors for room, track and speaker ids that are not rows of this project. */
   async function checkReferences(

@@ -9,8 +9,9 @@ import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { email, optionalText, parseInput, requiredText } from "../../shared/validation.js";
-import { type AccessService, assertPermission, type ProjectAccess } from "../access/access.service.js";
+import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
+import { assertPermission, attendeeVisible } from "../access/policy.js";
 import { requireRowPermission, resolveRowAccess, writeRow } from "../access/row-access.js";
 import { checkinsRepository } from "../checkins/checkins.repository.js";
 import { ticketsRepository } from "../tickets/tickets.repository.js";
@@ -74,8 +75,6 @@ const listFilter = z.object({
 export type RegisterAttendeeInput = z.input<typeof registerInput>;
 export type UpdateAttendeeInput = z.input<typeof updateInput>;
 export type AttendeeFilter = z.input<typeof listFilter>;
-
-const attendeeVisible = (access: ProjectAccess) => access.permissions.has("attendees:read");
 
 function attendeeQueryFor(access: ProjectAccess, filter: AttendeeFilter): AttendeeQuery {
   assertPermission(access, "attendees:read");
