@@ -15,14 +15,15 @@ const minutes = 60 * 1000;
 /**
  * The account throttles. 5 password guesses per account stop online guessing; an office behind one
  * address gets more room. Mails (sign-up, reset, invitation) are capped per recipient so nobody can
- * use Eventgraph to flood an inbox, and per client address so one caller cannot mail many inboxes.
+ * use Eventgraph to flood an inbox, and per client address so one caller cannot mail many inboxes
+ * (generous, since a whole office or event team may sign up from one address).
  */
 export const throttleRules = {
   loginEmail: { name: "login-email", limit: 5, windowMs: 15 * minutes },
   loginIp: { name: "login-ip", limit: 20, windowMs: 15 * minutes },
-  signupIp: { name: "signup-ip", limit: 10, windowMs: 60 * minutes },
+  signupIp: { name: "signup-ip", limit: 100, windowMs: 60 * minutes },
   mailRecipient: { name: "mail-to", limit: 5, windowMs: 60 * minutes },
-  mailIp: { name: "mail-ip", limit: 20, windowMs: 60 * minutes },
+  mailIp: { name: "mail-ip", limit: 200, windowMs: 60 * minutes },
 } as const satisfies Record<string, ThrottleRule>;
 
 /** One counter to charge: a rule and the key it counts (an email, a client address). */
