@@ -8,7 +8,7 @@ import { SettingsPage } from "../pages/settings.js";
 import { EmptyState, Notice } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
-import { AppFields, maskedToken, PermissionChips, TokenDialog, whenUtc } from "./app-ui.js";
+import { AppFields, CreatedBy, maskedToken, PermissionChips, TokenDialog, whenUtc } from "./app-ui.js";
 
 type ProjectRequest = FastifyRequest<{ Params: { projectId: string } }>;
 
@@ -39,6 +39,7 @@ function AppsTable(props: { apps: App[]; canManage: boolean }) {
               <th scope="row">
                 {props.canManage ? <a href={appPath(app)}>{app.name}</a> : app.name}
                 {app.description ? <div class="muted small">{app.description}</div> : null}
+                <CreatedBy app={app} />
               </th>
               <td>
                 <PermissionChips permissions={app.permissions} />

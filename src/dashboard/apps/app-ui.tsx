@@ -55,6 +55,18 @@ export function whenUtc(iso: string | null): string {
   return iso ? `${formatDateTime(iso, "UTC")} UTC` : "Never";
 }
 
+/** "Created by Carl", marked when that person has left the project (their token copy may live on). */
+export function CreatedBy(props: { app: Pick<App, "createdBy"> }) {
+  const creator = props.app.createdBy;
+  if (!creator) return <span class="muted small">Created by the operator</span>;
+  return (
+    <span class="muted small">
+      Created by {creator.name}
+      {creator.stillMember ? null : " (no longer a member)"}
+    </span>
+  );
+}
+
 /** The app form's fields: name, description, permissions with titles and descriptions. */
 export function AppFields(props: { state: FormState; checked: readonly string[] }) {
   return (

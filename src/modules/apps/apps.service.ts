@@ -43,8 +43,22 @@ export interface App {
   requestsLast30Days: number;
   createdAt: string;
   updatedAt: string;
+  /**
+   * Who created the app (null when created by the operator or the account is gone). The app belongs
+   * to its project, not to this person: it keeps working after they leave, so the page suggests
+   * regenerating the token they may still hold.
+   */
+  createdBy: { name: string; stillMember: boolean } | null;
   /** The link organizers open to connect a project (served by the dashboard). */
   connectUrl: string;
+}
+
+function creatorOf(
+  creators: Map<string, { name: string; projectIds: Set<string> }>,
+  row: Pick<AppRow, "created_by" | "project_id">,
+): App["createdBy"] {
+  const creator = row.created_by ? creators.get(row.created_by) : undefined;
+  return creator ? { name: creator.name, stillMember: creator.projectIds.has(row.project_id) } : null;
 }
 
 /** An app with its token: returned only by createApp and rotateToken, the token's one showing. */
@@ -196,6 +210,7 @@ export function createAppsService(
 
   async function presentApps(rows: readonly AppRow[]): Promise<App[]> {
     const usageById = await usageOf(rows);
+    const creators = await appsRepository.creators(db, rows);
     return rows.map((row) => ({
       id: row.id,
       projectId: row.project_id,
@@ -208,6 +223,7 @@ export function createAppsService(
       requestsLast30Days: usageById.get(row.id)?.requestsLast30Days ?? 0,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
+      createdBy: creatorOf(creators, row),
       // Read on every call: the base URL is configuration, not part of the stored app.
       connectUrl: `${config.baseUrl}/connect/${encodeURIComponent(row.id)}`,
     }));
