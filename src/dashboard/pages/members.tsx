@@ -170,15 +170,16 @@ function Invitations(props: {
   return (
     <section class="spaced" aria-labelledby="invitations-heading">
       <h3 id="invitations-heading">Pending invitations</h3>
-      <ul class="plain-list">
+      <ul class="plain-list invitation-list">
         {props.invitations.map((invitation) => (
           <li>
-            <strong>{invitation.email}</strong> as {roleLabel(invitation.role).toLowerCase()}
-            <span class="muted">
-              {" "}
-              · invited by {invitation.invitedBy ?? "the operator"} · expires{" "}
-              {invitation.expiresAt.slice(0, 10)}
-            </span>
+            <div>
+              <strong>{invitation.email}</strong> as {roleLabel(invitation.role).toLowerCase()}
+              <div class="muted small">
+                Invited by {invitation.invitedBy ?? "the operator"} · expires{" "}
+                {invitation.expiresAt.slice(0, 10)}
+              </div>
+            </div>
             {props.canManage ? (
               <Form
                 action={`${props.base}/invitations/${invitation.id}/revoke`}
