@@ -245,6 +245,32 @@ for (const engine of testEngines()) {
       assert.equal((await server.services.apps.connectInfo(app.id)).homeProjectVerified, false);
     });
 
+    test("shows who created each app, and after they leave, suggests regenerating its token", async () => {
+      const { owner, admin, project, ownerClient } = await ownerAndAdmin();
+      const { app, token } = await server.services.apps.createApp(userActor(admin.id), {
+        projectId: project.id,
+        name: "Door scanner",
+        permissions: ["checkins:write"],
+      });
+      const apiTab = `/b/${project.id}/settings/api`;
+      const appPage = `${apiTab}/apps/${app.id}`;
+      assert.match((await ownerClient.get(apiTab)).body, /Created by Adam Admin</);
+      assert.doesNotMatch((await ownerClient.get(appPage)).body, /no longer a member/);
+
+      await server.services.members.removeMember(userActor(owner.id), project.id, admin.id);
+      assert.match((await ownerClient.get(apiTab)).body, /Created by Adam Admin \(no longer a member\)/);
+      const page = await ownerClient.get(appPage);
+      assert.match(page.body, /Adam Admin, who created this app, is no longer a member of this project/);
+      assert.match(page.body, /regenerate it\s+below/);
+      // The decision, as documented: the app belongs to the project and keeps working.
+      const still = await fetch(`${server.url}/api/graphql`, {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+        body: JSON.stringify({ query: "{ viewer { name } }" }),
+      });
+      assert.equal(still.status, 200);
+    });
+
     test("concurrent demotions and removals never leave a project without an owner or members", async () => {
       for (let round = 0; round < 6; round++) {
         const a = await createUser(server.services);

@@ -99,6 +99,22 @@ export function authorizeMembershipChange(
   if (change.from === "OWNER" || change.to === "OWNER") authorize(standing, "members.manageOwners");
 }
 
+/** Why a change was refused that would leave a project without an owner. */
+export const lastOwnerMessage = "A project needs at least one owner";
+
+/**
+ * A project always keeps an OWNER: refuses (CONFLICT) a change that takes the role from its last
+ * one. `owners` must be counted under the membership lock, or two changes could each see another.
+ */
+export function assertKeepsAnOwner(
+  change: { from: MemberRole | undefined; to: MemberRole | undefined },
+  owners: number,
+): void {
+  if (change.from === "OWNER" && change.to !== "OWNER" && owners <= 1) {
+    throw new AppError(ErrorCode.CONFLICT, lastOwnerMessage);
+  }
+}
+
 /**
  * Whether the actor may connect an app to a project they manage. An unverified developer could
  * impersonate a well-known app by name, so until an owner of the app's home project verifies their

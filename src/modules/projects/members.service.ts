@@ -1,10 +1,10 @@
 import type { Db, Tx } from "../../db/database.js";
 import type { MemberRole } from "../../db/schema.js";
 import { inTransaction } from "../../db/transaction.js";
-import { AppError, ErrorCode, notFound } from "../../errors.js";
+import { notFound } from "../../errors.js";
 import type { AccessService } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
-import { authorize, authorizeMembershipChange, type Standing } from "../access/policy.js";
+import { assertKeepsAnOwner, authorize, authorizeMembershipChange, type Standing } from "../access/policy.js";
 import { projectsRepository } from "./projects.repository.js";
 
 /** One member of a project, as the Members tab shows it. */
@@ -15,8 +15,6 @@ export interface Member {
   role: MemberRole;
   since: string;
 }
-
-export const lastOwnerMessage = "A project needs at least one owner";
 
 /**
  * The actor's standing read inside a transaction that holds the project's membership lock, so the
@@ -48,8 +46,9 @@ export function createMembersService(db: Db, access: AccessService) {
       if (!current) throw notFound("Member");
       authorizeMembershipChange(standing, { from: current.role, to });
       if (current.role === to) return;
-      if (current.role === "OWNER" && (await projectsRepository.countOwners(trx, projectId)) <= 1) {
-        throw new AppError(ErrorCode.CONFLICT, lastOwnerMessage);
+      // Only a change of an owner can leave none; the count is read under the lock taken above.
+      if (current.role === "OWNER") {
+        assertKeepsAnOwner({ from: current.role, to }, await projectsRepository.countOwners(trx, projectId));
       }
       if (to) await projectsRepository.upsertMember(trx, { ...current, role: to });
       else await projectsRepository.deleteMember(trx, projectId, userId);
