@@ -20,10 +20,10 @@ export interface Standing {
 }
 
 /** All roles, strongest first. */
-export const roles: readonly MemberRole[] = ["OWNER", "ADMIN", "MEMBER"];
+const roles: readonly MemberRole[] = ["OWNER", "ADMIN", "MEMBER"];
 
 /** Organizer actions that are not API permissions, with what each lets a person do. */
-export const projectActions = {
+const projectActions = {
   "members.view": "See the project's members and pending invitations",
   "members.manage": "Invite members, change roles below owner, remove non-owners, revoke invitations",
   "members.manageOwners": "Invite, grant, change or remove the OWNER role",
@@ -100,7 +100,7 @@ export function authorizeMembershipChange(
 }
 
 /** Why a change was refused that would leave a project without an owner. */
-export const lastOwnerMessage = "A project needs at least one owner";
+const lastOwnerMessage = "A project needs at least one owner";
 
 /**
  * A project always keeps an OWNER: refuses (CONFLICT) a change that takes the role from its last

@@ -19,7 +19,7 @@ const tokenLifetimeMs: Record<EmailTokenPurpose, number> = {
 /** The one answer for an unknown email and a wrong password, so accounts cannot be probed. */
 export const invalidCredentialsMessage = "The email or password is incorrect.";
 export const tooManyAttemptsMessage = "Too many failed attempts. Wait 15 minutes and try again.";
-export const tooManyMailsMessage = "Too many emails were requested. Wait an hour and try again.";
+const tooManyMailsMessage = "Too many emails were requested. Wait an hour and try again.";
 export const invalidLinkMessage = "This link is invalid, has expired or was already used.";
 
 const loginInput = z.object({

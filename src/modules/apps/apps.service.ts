@@ -26,7 +26,7 @@ import { generateToken, hashToken, isWellFormedToken, tokenLast4 } from "./token
 import { firstDayOfLast30Days, UsageRecorder } from "./usage.js";
 
 /** Why an Authorize was refused when the app's permissions changed after the page was shown. */
-export const permissionsChangedMessage =
+const permissionsChangedMessage =
   "This app's requested permissions changed after the page was loaded. Review them again, then authorize.";
 
 /** An app as its developers see it (the token itself is never part of it). */

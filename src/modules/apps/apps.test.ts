@@ -110,6 +110,7 @@ for (const engine of testEngines()) {
       assert.deepEqual(Object.keys(app).sort(), [
         "connectUrl",
         "createdAt",
+        "createdBy",
         "description",
         "id",
         "lastUsedAt",

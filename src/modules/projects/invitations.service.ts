@@ -43,7 +43,7 @@ const maxPending = 50;
 
 export const invalidInvitationMessage =
   "This invitation is invalid, has expired, was revoked or was already used.";
-export const otherAddressMessage =
+const otherAddressMessage =
   "This invitation was sent to another email address. Log in with the account of that address to accept it.";
 
 const inviteInput = z.object({ email, role: z.enum(["OWNER", "ADMIN", "MEMBER"]) });
