@@ -7,15 +7,17 @@ import { createRateLimiter } from "./graphql/limits/rate-limiter.js";
 import type { Logger } from "./logger.js";
 import { createAccessService } from "./modules/access/access.service.js";
 import { createAuthService } from "./modules/accounts/auth.service.js";
-import { LoginThrottle } from "./modules/accounts/login-throttle.js";
 import { createMailer } from "./modules/accounts/mailer.js";
 import { createSessionsService } from "./modules/accounts/sessions.service.js";
+import { createThrottle } from "./modules/accounts/throttle.js";
 import { createUsersService } from "./modules/accounts/users.service.js";
 import { createAgendaService } from "./modules/agenda/agenda.service.js";
 import { createAppsService } from "./modules/apps/apps.service.js";
 import { createAttendeesService } from "./modules/attendees/attendees.service.js";
 import { createCheckinsService } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
+import { createInvitationsService } from "./modules/projects/invitations.service.js";
+import { createMembersService } from "./modules/projects/members.service.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
 import { createTicketsService } from "./modules/tickets/tickets.service.js";
@@ -47,6 +49,7 @@ export function createServices(
   const sessions = createSessionsService(db);
   const mailer = createMailer(config, logger);
   const apps = createAppsService(db, access, changes, config, logger);
+  const throttle = createThrottle({ redis: cluster.redis, keyPrefix: cluster.keyPrefix, logger });
   return {
     config,
     logger,
@@ -59,8 +62,10 @@ export function createServices(
     users,
     sessions,
     mailer,
-    auth: createAuthService({ db, config, users, sessions, mailer, throttle: new LoginThrottle() }),
+    auth: createAuthService({ db, config, users, sessions, mailer, throttle }),
     projects,
+    members: createMembersService(db, access),
+    invitations: createInvitationsService({ db, access, mailer, config, throttle }),
     agenda: createAgendaService(db, access, changes),
     tickets: createTicketsService(db, access, changes),
     attendees: createAttendeesService(db, access, changes),

@@ -171,10 +171,18 @@ export function redirectTo(
   return reply.code(303).header("location", location).send();
 }
 
-/** A same-site path to return to after login; anything else (absolute, `//host`) falls back to `/`. */
+// A path on this site in printable ASCII without spaces or backslashes. Browsers drop tabs and line
+// breaks inside URLs ("/\t/evil.example" becomes "//evil.example") and read "\\" as "/", and a
+// Location header cannot carry non-ASCII text at all (it would answer 500).
+const returnPathPattern = /^\/(?!\/)[\x21-\x5b\x5d-\x7e]*$/;
+
+/**
+ * The one reader of every `next` (return-to) parameter: a same-origin path, or `/` for anything else
+ * (absolute URLs, `//host`, hidden whitespace, backslashes, non-ASCII).
+ */
 export function safeReturnPath(value: unknown): string {
-  if (typeof value !== "string" || !value.startsWith("/") || value.startsWith("//") || value.includes("\\")) {
-    return "/";
-  }
-  return value;
+  if (typeof value !== "string" || value.length > 2000 || !returnPathPattern.test(value)) return "/";
+  // Belt and braces: whatever a URL parser makes of it must stay on this origin.
+  const origin = "http://same-origin.invalid";
+  return new URL(value, origin).origin === origin ? value : "/";
 }

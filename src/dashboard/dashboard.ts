@@ -20,6 +20,7 @@ import { registerAttendeePages } from "./pages/attendees.js";
 import { registerAuthPages } from "./pages/auth.js";
 import { registerCheckInPages } from "./pages/check-in.js";
 import { ForbiddenPage, NotFoundPage, ServerErrorPage } from "./pages/errors.js";
+import { registerInvitationPages } from "./pages/invitation.js";
 import { registerMemberPages } from "./pages/members.js";
 import { registerProjectPages } from "./pages/projects.js";
 import { registerSettingsPages } from "./pages/settings.js";
@@ -184,6 +185,7 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     registerProjectPages(dashboard);
     registerSettingsPages(dashboard);
     registerMemberPages(dashboard);
+    registerInvitationPages(dashboard);
     registerAgendaPages(dashboard);
     registerSpeakerPages(dashboard);
     registerTicketPages(dashboard);

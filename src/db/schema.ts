@@ -11,6 +11,7 @@ export interface Database {
   email_tokens: EmailTokensTable;
   projects: ProjectsTable;
   project_members: ProjectMembersTable;
+  project_invitations: ProjectInvitationsTable;
   tracks: TracksTable;
   rooms: RoomsTable;
   speakers: SpeakersTable;
@@ -86,6 +87,22 @@ export interface ProjectMembersTable {
   user_id: string;
   role: MemberRole;
   created_at: string;
+}
+
+/** An invitation to join a project, accepted through an emailed link (only its hash is stored). */
+export interface ProjectInvitationsTable {
+  id: string;
+  project_id: string;
+  email: string;
+  email_normalized: string;
+  role: MemberRole;
+  token_hash: string;
+  invited_by: string | null;
+  created_at: string;
+  expires_at: string;
+  accepted_at: string | null;
+  accepted_by: string | null;
+  revoked_at: string | null;
 }
 
 export interface TracksTable {

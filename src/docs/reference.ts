@@ -18,8 +18,8 @@ import {
   print,
 } from "graphql";
 import { declaredPermission, declaredRestriction } from "../graphql/permissions.js";
-import type { Permission } from "../modules/apps/permissions.js";
-import { permissionCatalogue } from "../modules/apps/permissions.js";
+import type { Permission } from "../modules/access/permissions.js";
+import { permissionCatalogue } from "../modules/access/permissions.js";
 import { describe, docsPage, escapeHtml } from "./layout.js";
 import { removalDate } from "./schema-history.js";
 

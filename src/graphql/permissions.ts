@@ -6,8 +6,8 @@ import {
   isObjectType,
 } from "graphql";
 import { notFound } from "../errors.js";
-import { assertPermission } from "../modules/access/access.service.js";
-import type { Permission } from "../modules/apps/permissions.js";
+import type { Permission } from "../modules/access/permissions.js";
+import { assertPermission } from "../modules/access/policy.js";
 import type { GraphQLContext } from "./context.js";
 
 /**

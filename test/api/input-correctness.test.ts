@@ -11,7 +11,7 @@ import {
   isScalarType,
 } from "graphql";
 import { schema } from "../../src/graphql/schema.js";
-import { allPermissions } from "../../src/modules/apps/permissions.js";
+import { allPermissions } from "../../src/modules/access/permissions.js";
 import { testEngines } from "../helpers/engines.js";
 import {
   createApp,

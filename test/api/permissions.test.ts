@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { globalId } from "../../src/graphql/builder.js";
 import { systemActor } from "../../src/modules/access/actor.js";
-import { allPermissions, type Permission } from "../../src/modules/apps/permissions.js";
+import { allPermissions, type Permission } from "../../src/modules/access/permissions.js";
 import { testEngines } from "../helpers/engines.js";
 import {
   createApp,

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { testEngines } from "../helpers/engines.js";
 import {
+  addMember,
   createAttendee,
   createProject,
   createTicketType,
@@ -54,7 +55,7 @@ for (const engine of testEngines()) {
     }
 
     async function roles(projectId: string): Promise<Record<string, string>> {
-      const members = await server.services.projects.listMembers(system, projectId);
+      const members = await server.services.members.list(system, projectId);
       return Object.fromEntries(members.map((m) => [m.email, m.role]));
     }
 
@@ -64,15 +65,15 @@ for (const engine of testEngines()) {
       return client.get(response.headers.get("location") ?? "/");
     }
 
-    test("refuses an unknown email and a made-up role, keeping the typed values", async () => {
+    test("refuses a malformed email and a made-up role, keeping the typed values", async () => {
       const { project, client } = await ownerWithProject();
       const members = `/b/${project.id}/settings/members`;
       await client.get(members);
-      const unknown = uniqueEmail("nobody");
-      const missing = await client.post(members, { email: unknown, role: "ADMIN" });
+      const malformed = "nobody-at-example";
+      const missing = await client.post(members, { email: malformed, role: "ADMIN" });
       assert.equal(missing.status, 400);
-      assert.equal(fieldError(missing.body, "email"), "Has no Eventgraph account");
-      assert.equal(inputValue(missing.body, "email"), unknown);
+      assert.equal(fieldError(missing.body, "email"), "Must be a valid email address");
+      assert.equal(inputValue(missing.body, "email"), malformed);
       assert.match(missing.body, /<option value="ADMIN" selected/);
       const someone = await createUser(server.services);
       const badRole = await client.post(members, { email: someone.email, role: "ROOT" });
@@ -81,7 +82,7 @@ for (const engine of testEngines()) {
       assert.equal((await roles(project.id))[someone.email], undefined);
     });
 
-    test("managers add, re-role and remove a member, who then gets the 404 page", async () => {
+    test("managers invite, re-role and remove a member, who then gets the 404 page", async () => {
       const { owner, project, client } = await ownerWithProject();
       const colleague = await createUser(server.services, { name: "Carl Colleague" });
       const members = `/b/${project.id}/settings/members`;
@@ -89,11 +90,18 @@ for (const engine of testEngines()) {
       assert.equal(tab.status, 200);
       assert.match(tab.body, /role="tab"[^>]*aria-selected="true"[^>]*>Members</);
 
-      const added = await follow(
+      const invited = await follow(
         client,
         await client.post(members, { email: colleague.email, role: "ADMIN" }),
       );
-      assert.match(added.body, new RegExp(`${colleague.email} is now an admin of the project.`));
+      assert.match(
+        invited.body,
+        new RegExp(`We emailed ${colleague.email} an invitation to join as an admin.`),
+      );
+      assert.match(invited.body, /Pending invitations/);
+      // No membership without the invitee's consent.
+      assert.deepEqual(await roles(project.id), { [owner.email]: "OWNER" });
+      await addMember(server.services, userActor(owner.id), project.id, colleague.email, "ADMIN");
       assert.deepEqual(await roles(project.id), { [owner.email]: "OWNER", [colleague.email]: "ADMIN" });
 
       const colleagueClient = await loggedInAs(colleague.email);
@@ -132,7 +140,7 @@ for (const engine of testEngines()) {
 
       // With a second owner, the first may step down and leave.
       const partner = await createUser(server.services);
-      await server.services.projects.setMember(userActor(owner.id), project.id, partner.email, "OWNER");
+      await addMember(server.services, userActor(owner.id), project.id, partner.email, "OWNER");
       await client.get(members);
       const left = await client.post(`${members}/${owner.id}/remove`, {});
       assert.equal(left.status, 303);
@@ -144,14 +152,14 @@ for (const engine of testEngines()) {
       const { owner, project } = await ownerWithProject();
       const member = await createUser(server.services, { name: "Mia Member" });
       const other = await createUser(server.services);
-      await server.services.projects.setMember(userActor(owner.id), project.id, member.email, "MEMBER");
+      await addMember(server.services, userActor(owner.id), project.id, member.email, "MEMBER");
       const client = await loggedInAs(member.email);
       const members = `/b/${project.id}/settings/members`;
       const page = await client.get(members);
       assert.equal(page.status, 200);
       assert.match(page.body, /Olga Owner/);
-      assert.match(page.body, /Only the project's owners and admins can add, change or remove members/);
-      assert.doesNotMatch(page.body, /Add member|Change role|>Remove</);
+      assert.match(page.body, /Only the project's owners and admins can invite, change or remove members/);
+      assert.doesNotMatch(page.body, /Send invitation|Change role|>Remove</);
 
       await client.get(`/b/${project.id}`);
       const add = await client.post(members, { email: other.email, role: "OWNER" });
@@ -170,7 +178,7 @@ for (const engine of testEngines()) {
     test("shows a member's name with markup as text", async () => {
       const { owner, project, client } = await ownerWithProject();
       const sneaky = await createUser(server.services, { name: xss });
-      await server.services.projects.setMember(userActor(owner.id), project.id, sneaky.email, "MEMBER");
+      await addMember(server.services, userActor(owner.id), project.id, sneaky.email, "MEMBER");
       const page = await client.get(`/b/${project.id}/settings/members`);
       assert.equal(page.status, 200);
       assert.ok(!page.body.includes(xss), "the raw payload is not in the page");
@@ -186,7 +194,7 @@ for (const engine of testEngines()) {
       const { owner, project, client } = await ownerWithProject();
       const actor = userActor(owner.id);
       const colleague = await createUser(server.services);
-      await server.services.projects.setMember(actor, project.id, colleague.email, "ADMIN");
+      await addMember(server.services, actor, project.id, colleague.email, "ADMIN");
       const ticketType = await createTicketType(server.services, actor, project.id);
       const attendee = await createAttendee(server.services, actor, project.id, ticketType.id);
       const track = await server.services.agenda.createTrack(actor, { projectId: project.id, name: "Web" });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { lastEmailLink } from "../helpers/browser.js";
 import { testEngines } from "../helpers/engines.js";
-import { createProject, createUser, testPassword, uniqueEmail } from "../helpers/factories.js";
+import { addMember, createProject, createUser, testPassword, uniqueEmail } from "../helpers/factories.js";
 import { HttpClient } from "../helpers/http-client.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
@@ -228,12 +228,7 @@ for (const engine of testEngines()) {
     test("shows settings to a member but lets only owners and admins change them", async () => {
       const { project, ownerId } = await createProject(server.services);
       const member = await createUser(server.services);
-      await server.services.projects.setMember(
-        { kind: "user", userId: ownerId },
-        project.id,
-        member.email,
-        "MEMBER",
-      );
+      await addMember(server.services, { kind: "user", userId: ownerId }, project.id, member.email, "MEMBER");
       const client = await loggedInAs(member.email);
       const page = await client.get(`/b/${project.id}/settings`);
       assert.equal(page.status, 200);

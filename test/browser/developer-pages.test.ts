@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
 import { testEngines } from "../helpers/engines.js";
-import { createUser, testPassword, uniqueEmail } from "../helpers/factories.js";
+import { addMember, createUser, testPassword, uniqueEmail } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { HttpClient, type TestResponse } from "../helpers/http-client.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
@@ -202,12 +202,7 @@ for (const engine of testEngines()) {
       const projectId = await newProject(client);
       const { path, appId } = await addApp(client, projectId, { name: "Badge printer" });
       const member = await createUser(server.services);
-      await server.services.projects.setMember(
-        { kind: "user", userId: user.id },
-        projectId,
-        member.email,
-        "MEMBER",
-      );
+      await addMember(server.services, { kind: "user", userId: user.id }, projectId, member.email, "MEMBER");
       const memberClient = await loggedIn(member.email);
       const list = await memberClient.get(`/b/${projectId}/settings/api`);
       assert.equal(list.status, 200);
@@ -261,7 +256,10 @@ for (const engine of testEngines()) {
       const noProject = await org.post(`/connect/${appId}`, { projectId: "" });
       assert.equal(noProject.status, 400);
       assert.match(noProject.body, /Is required|Must not be empty|Please correct/);
-      const authorized = await org.post(`/connect/${appId}`, { projectId: partnerId });
+      const authorized = await org.post(`/connect/${appId}`, {
+        projectId: partnerId,
+        permissions: org.formValue("permissions") ?? "",
+      });
       assert.equal(authorized.status, 303);
       assert.equal(authorized.headers.get("location"), `/b/${partnerId}/settings/integrations`);
       const tab = await org.get(`/b/${partnerId}/settings/integrations`);
@@ -300,7 +298,15 @@ for (const engine of testEngines()) {
       const reviewPage = await org.get(review);
       assert.match(reviewPage.body, new RegExp(`<option value="${partnerId}" selected`));
       assert.match(reviewPage.body, /Read attendees/);
-      assert.equal((await org.post(`/connect/${appId}`, { projectId: partnerId })).status, 303);
+      assert.equal(
+        (
+          await org.post(`/connect/${appId}`, {
+            projectId: partnerId,
+            permissions: org.formValue("permissions") ?? "",
+          })
+        ).status,
+        303,
+      );
       const approved = await gql(server.url, attendeeCount(partnerId), { token });
       assert.deepEqual(approved.body.data, { project: { attendees: { totalCount: 0 } } });
       assert.doesNotMatch((await org.get(`/b/${partnerId}/settings/integrations`)).body, /update requested/);
@@ -326,7 +332,10 @@ for (const engine of testEngines()) {
         /This app cannot be connected yet: its developer has not verified their email address/,
       );
       assert.doesNotMatch(consent.body, />Authorize</);
-      const forced = await org.post(`/connect/${appId}`, { projectId: partnerId });
+      const forced = await org.post(`/connect/${appId}`, {
+        projectId: partnerId,
+        permissions: org.formValue("permissions") ?? "",
+      });
       assert.equal(forced.status, 403);
       assert.match(forced.body, /This app cannot be connected yet/);
       assert.deepEqual(await server.services.apps.listIntegrations({ kind: "system" }, partnerId), []);
@@ -334,7 +343,15 @@ for (const engine of testEngines()) {
       await server.services.users.markEmailVerified(user.id);
       assert.doesNotMatch((await dev.get(`${path}/linked-projects`)).body, /This project is unverified/);
       assert.match((await org.get(`/connect/${appId}`)).body, />Authorize</);
-      assert.equal((await org.post(`/connect/${appId}`, { projectId: partnerId })).status, 303);
+      assert.equal(
+        (
+          await org.post(`/connect/${appId}`, {
+            projectId: partnerId,
+            permissions: org.formValue("permissions") ?? "",
+          })
+        ).status,
+        303,
+      );
     });
 
     test("sends a logged-out organizer to log in or sign up and back to the connect page", async () => {
@@ -430,7 +447,15 @@ for (const engine of testEngines()) {
       assert.deepEqual(await server.services.apps.listIntegrations({ kind: "system" }, partnerId), []);
 
       await org.get(`/connect/${appId}`);
-      assert.equal((await org.post(`/connect/${appId}`, { projectId: partnerId })).status, 303);
+      assert.equal(
+        (
+          await org.post(`/connect/${appId}`, {
+            projectId: partnerId,
+            permissions: org.formValue("permissions") ?? "",
+          })
+        ).status,
+        303,
+      );
       const revoke = `/b/${partnerId}/settings/integrations/${appId}/revoke`;
       await org.get(`/b/${partnerId}/settings/integrations`);
       assert.equal((await org.post(revoke, { _csrf: null })).status, 403);
@@ -449,7 +474,15 @@ for (const engine of testEngines()) {
       const { client: org } = await organizer();
       const partnerId = await newProject(org, "Partner Summit");
       await org.get(`/connect/${appId}`);
-      assert.equal((await org.post(`/connect/${appId}`, { projectId: partnerId })).status, 303);
+      assert.equal(
+        (
+          await org.post(`/connect/${appId}`, {
+            projectId: partnerId,
+            permissions: org.formValue("permissions") ?? "",
+          })
+        ).status,
+        303,
+      );
       const pages: [string, TestResponse][] = [
         ["token dialog", response],
         ["API tab", await dev.get(`/b/${homeId}/settings/api`)],

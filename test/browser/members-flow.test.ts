@@ -10,6 +10,7 @@ import {
   createUser,
   testPassword,
 } from "../helpers/factories.js";
+import { Mailbox } from "../helpers/mailbox.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 const sqlite = testEngines().find((e) => e.name === "sqlite") ?? assert.fail("SQLite engine missing");
@@ -17,16 +18,19 @@ const sqlite = testEngines().find((e) => e.name === "sqlite") ?? assert.fail("SQ
 describe("members tab and edit pages in Chromium", () => {
   let server: TestServer;
   let browser: Browser;
+  let mailbox: Mailbox;
   before(async () => {
-    server = await startTestServer(sqlite);
+    mailbox = await new Mailbox().start();
+    server = await startTestServer(sqlite, { SMTP_URL: mailbox.url });
     browser = await launchBrowser();
   });
   after(async () => {
     await browser.close();
     await server.close();
+    await mailbox.close();
   });
 
-  test("an owner adds a colleague, re-roles and removes them, and edits a ticket type", async () => {
+  test("an owner invites a colleague, who accepts on a phone; then re-roles and removes them, and edits a ticket type", async () => {
     const owner = await createUser(server.services, { name: "Olga Owner" });
     const colleague = await createUser(server.services, { name: "Carl Colleague" });
     const { project } = await createProject(server.services, { ownerId: owner.id });
@@ -55,8 +59,39 @@ describe("members tab and edit pages in Chromium", () => {
     await page.getByRole("tabpanel", { name: "Members" }).waitFor();
     await page.getByLabel("Email").fill(colleague.email);
     await page.getByLabel("Role", { exact: true }).selectOption({ label: "Admin" });
-    await page.getByRole("button", { name: "Add member" }).click();
-    await flash(`${colleague.email} is now an admin of the project.`);
+    await page.getByRole("button", { name: "Send invitation" }).click();
+    await flash(`We emailed ${colleague.email} an invitation to join as an admin.`);
+    await page.getByRole("heading", { name: "Pending invitations" }).waitFor();
+    await page.setViewportSize({ width: 390, height: 844 });
+    await screenshot(page, "members-invitation-phone");
+    const narrow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(narrow <= 0, `the members tab with an invitation fits 390 px (overflow ${narrow}px)`);
+    await page.setViewportSize({ width: 1280, height: 860 });
+
+    // The colleague opens the emailed link on a 390 px phone, logs in and accepts.
+    const link = Mailbox.linkIn(await mailbox.latest(colleague.email), server.url);
+    const phone = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
+    await phone.goto(`${server.url}${link}`);
+    await phone.getByRole("heading", { name: `Join ${project.name}` }).waitFor();
+    await phone.getByRole("link", { name: "Log in to accept" }).click();
+    await phone.getByLabel("Email").fill(colleague.email);
+    await phone.getByLabel("Password").fill(testPassword);
+    await phone.getByRole("button", { name: "Log in" }).click();
+    await phone.getByRole("button", { name: "Accept invitation" }).waitFor();
+    await screenshot(phone, "invitation-phone");
+    const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `the invitation page fits 390 px (overflow ${overflow}px)`);
+    await phone.getByRole("button", { name: "Accept invitation" }).click();
+    await phone
+      .getByRole("status")
+      .filter({ hasText: `Welcome to ${project.name}.` })
+      .waitFor();
+    await phone.context().close();
+
+    await page.reload();
+    await page.getByRole("combobox", { name: "Role of Carl Colleague" }).waitFor();
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(wide <= 0, `the members tab fits the desktop width (overflow ${wide}px)`);
 
     await page.getByRole("combobox", { name: "Role of Carl Colleague" }).selectOption({ label: "Member" });
     await page

@@ -7,6 +7,7 @@ import { systemActor } from "../../src/modules/access/actor.js";
 import { hashToken } from "../../src/modules/apps/tokens.js";
 import { testEngines } from "../helpers/engines.js";
 import {
+  addMember,
   createAttendee,
   createProject,
   createTicketType,
@@ -153,7 +154,7 @@ for (const engine of testEngines()) {
       const app = await createAppWithCli(home.id, "attendees:read");
       const { organizer, project } = await organizerProject();
       const member = await createUser(server.services);
-      await server.services.projects.setMember(userActor(organizer.id), project.id, member.email, "MEMBER");
+      await addMember(server.services, userActor(organizer.id), project.id, member.email, "MEMBER");
       const stranger = await createUser(server.services);
       const link = (appId: string, projectId: string, as: string) =>
         eventgraph(["apps", "link", "--app", appId, "--project", projectId, "--as", as, "--json"], env);

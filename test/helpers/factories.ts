@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { type Actor, systemActor } from "../../src/modules/access/actor.js";
+import type { Permission } from "../../src/modules/access/permissions.js";
 import type { CreateSessionInput } from "../../src/modules/agenda/agenda.service.js";
-import type { Permission } from "../../src/modules/apps/permissions.js";
 import type { RegisterAttendeeInput } from "../../src/modules/attendees/attendees.service.js";
 import type { CreateProjectInput } from "../../src/modules/projects/projects.service.js";
 import type { CreateTicketTypeInput } from "../../src/modules/tickets/tickets.service.js";
@@ -56,6 +56,24 @@ export async function createApp(
     permissions: options.permissions ?? ["agenda:read"],
   });
   return { app, token, projectId: home.projectId, ownerId: home.ownerId };
+}
+
+/**
+ * Makes an existing user a member the only way there is: `actor` invites their address and they
+ * accept the link (read from the service's answer here; the mail itself is tested elsewhere).
+ */
+export async function addMember(
+  services: Services,
+  actor: Actor,
+  projectId: string,
+  email: string,
+  role: "OWNER" | "ADMIN" | "MEMBER",
+): Promise<void> {
+  const user = await services.users.findByEmail(email);
+  if (!user) throw new Error(`addMember: no account for ${email}`);
+  const { link } = await services.invitations.invite(actor, projectId, { email, role });
+  const token = new URL(link).searchParams.get("token") ?? "";
+  await services.invitations.accept(user.id, token);
 }
 
 /** An organizer acting in the dashboard. */

@@ -35,6 +35,12 @@ export class HttpClient {
     return this.request("POST", path, body, { "content-type": "application/x-www-form-urlencoded" });
   }
 
+  /** The value of the last page's first input named `name` (a hidden field a form carries), if any. */
+  formValue(name: string): string | undefined {
+    const tag = new RegExp(`<input[^>]*name="${name}"[^>]*>`).exec(this.lastBody)?.[0];
+    return tag === undefined ? undefined : (/value="([^"]*)"/.exec(tag)?.[1] ?? "");
+  }
+
   /** The CSRF token in the last page's first form. */
   csrfToken(): string {
     const match = /name="_csrf" value="([^"]+)"/.exec(this.lastBody);

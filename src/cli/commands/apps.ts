@@ -1,7 +1,7 @@
 import { notFound } from "../../errors.js";
+import { allPermissions } from "../../modules/access/permissions.js";
 // Type-only: the services are imported inside `run`, so help and usage errors answer without them.
 import type { AppWithToken } from "../../modules/apps/apps.service.js";
-import { allPermissions } from "../../modules/apps/permissions.js";
 import type { CommandGroup, CommandInput } from "../command.js";
 import { printResult } from "../output.js";
 

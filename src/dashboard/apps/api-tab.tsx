@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { httpStatusOf } from "../../errors.js";
+import { can } from "../../modules/access/policy.js";
 import type { App } from "../../modules/apps/apps.service.js";
 import { type PageContext, pageContext } from "../context.js";
 import { formList, formValues, optional, stateFromError } from "../form-data.js";
@@ -8,7 +9,7 @@ import { SettingsPage } from "../pages/settings.js";
 import { EmptyState, Notice } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
-import { AppFields, maskedToken, PermissionChips, TokenDialog, whenUtc } from "./app-ui.js";
+import { AppFields, CreatedBy, maskedToken, PermissionChips, TokenDialog, whenUtc } from "./app-ui.js";
 
 type ProjectRequest = FastifyRequest<{ Params: { projectId: string } }>;
 
@@ -39,6 +40,7 @@ function AppsTable(props: { apps: App[]; canManage: boolean }) {
               <th scope="row">
                 {props.canManage ? <a href={appPath(app)}>{app.name}</a> : app.name}
                 {app.description ? <div class="muted small">{app.description}</div> : null}
+                <CreatedBy app={app} />
               </th>
               <td>
                 <PermissionChips permissions={app.permissions} />
@@ -79,9 +81,9 @@ function ApiTab(props: {
           <p>Create an app to get an API token for this project and a link other organizers can connect.</p>
         </EmptyState>
       ) : (
-        <AppsTable apps={props.apps} canManage={access.canManage} />
+        <AppsTable apps={props.apps} canManage={can(access, "apps.manage")} />
       )}
-      {access.canManage ? (
+      {can(access, "apps.manage") ? (
         <section class="panel spaced narrow-panel" aria-labelledby="add-app-heading">
           <h3 id="add-app-heading">Add app</h3>
           <Form action={`${base}/apps`} csrf={props.ctx.csrf} label="Add app">

@@ -11,7 +11,7 @@ import { Badge, EmptyState, Notice, TabPanel, Tabs } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
 import { appPath } from "./api-tab.js";
-import { AppFields, maskedToken, PermissionChips, TokenDialog, whenUtc } from "./app-ui.js";
+import { AppFields, CreatedBy, maskedToken, PermissionChips, TokenDialog, whenUtc } from "./app-ui.js";
 
 type AppRequest = FastifyRequest<{ Params: { projectId: string; appId: string } }>;
 
@@ -79,7 +79,20 @@ function SettingsTab(props: {
           <dt>Requests (30 days)</dt>
           <dd>{app.requestsLast30Days}</dd>
         </div>
+        <div>
+          <dt>Created by</dt>
+          <dd>
+            <CreatedBy app={app} />
+          </dd>
+        </div>
       </dl>
+      {app.createdBy && !app.createdBy.stillMember ? (
+        <Notice kind="info">
+          {app.createdBy.name}, who created this app, is no longer a member of this project. The app stays
+          with the project and keeps working. If its token was not regenerated since they left, regenerate it
+          below: they may still have a copy.
+        </Notice>
+      ) : null}
       <section class="panel spaced narrow-panel" aria-labelledby="app-settings-heading">
         <h4 id="app-settings-heading">App details</h4>
         <Form action={path} csrf={ctx.csrf} label="App details">

@@ -1,5 +1,5 @@
+import { type Permission, permissionCatalogue } from "../../modules/access/permissions.js";
 import type { App } from "../../modules/apps/apps.service.js";
-import { type Permission, permissionCatalogue } from "../../modules/apps/permissions.js";
 import { formatDateTime } from "../time.js";
 import { Dialog } from "../ui/components.js";
 import { CheckboxGroup, type FormState, TextAreaField, TextField } from "../ui/forms.js";
@@ -53,6 +53,18 @@ export function maskedToken(app: Pick<App, "tokenLast4">): string {
 /** A moment in UTC (apps are used from anywhere, so no project zone applies); "Never" for none. */
 export function whenUtc(iso: string | null): string {
   return iso ? `${formatDateTime(iso, "UTC")} UTC` : "Never";
+}
+
+/** "Created by Carl", marked when that person has left the project (their token copy may live on). */
+export function CreatedBy(props: { app: Pick<App, "createdBy"> }) {
+  const creator = props.app.createdBy;
+  if (!creator) return <span class="muted small">Created by the operator</span>;
+  return (
+    <span class="muted small">
+      Created by {creator.name}
+      {creator.stillMember ? null : " (no longer a member)"}
+    </span>
+  );
 }
 
 /** The app form's fields: name, description, permissions with titles and descriptions. */

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AppError, ErrorCode, httpStatusOf } from "../../errors.js";
 import type { Actor } from "../../modules/access/actor.js";
+import { can } from "../../modules/access/policy.js";
 import type { ConnectInfo } from "../../modules/apps/apps.service.js";
 import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
@@ -83,6 +84,8 @@ function ConnectPage(props: {
         ) : (
           <Form action={here} csrf={ctx.csrf} label="Authorize app">
             <FormError state={props.state} />
+            {/* What this page showed: the grant is exactly this, or nothing (see apps.authorize). */}
+            <input type="hidden" name="permissions" value={info.permissions.map((p) => p.name).join(" ")} />
             <SelectField
               name="projectId"
               label="Project"
@@ -118,7 +121,7 @@ export function registerConnectPages(app: FastifyInstance): void {
       throw error;
     });
     const projects = (await services.projects.listForUser(user.id))
-      .filter((p) => (p.role === "OWNER" || p.role === "ADMIN") && p.id !== own?.projectId)
+      .filter((p) => can({ actor, role: p.role }, "integrations.manage") && p.id !== own?.projectId)
       .map((p) => ({ value: p.id, label: `${p.name} (${p.id})` }));
     return { projects, isDeveloper: own !== undefined };
   }
@@ -142,21 +145,26 @@ export function registerConnectPages(app: FastifyInstance): void {
       const link = await services.apps.authorize(actor, {
         appId: info.app.id,
         projectId: values.projectId ?? "",
+        // A form without the field showed nothing, so it may grant nothing.
+        shownPermissions: values.permissions ?? "",
       });
       return redirectTo(request, reply, `/b/${link.projectId}/settings/integrations`, {
         kind: "success",
         text: `“${info.app.name}” is connected to ${link.projectName}.`,
       });
     } catch (error) {
-      // A refused project (not one the organizer manages) is said above the form, with its status.
-      const forbidden = error instanceof AppError && error.code === ErrorCode.FORBIDDEN;
-      const state: FormState = forbidden
-        ? { values, errors: {}, formError: error.message }
-        : stateFromError(error, values);
+      const code = error instanceof AppError ? error.code : undefined;
+      const shownAgain = code === ErrorCode.FORBIDDEN || code === ErrorCode.CONFLICT;
+      const state: FormState =
+        shownAgain && error instanceof AppError
+          ? { values: { projectId: values.projectId ?? "" }, errors: {}, formError: error.message }
+          : stateFromError(error, values);
+      // Re-read: after a change of the app's permissions the page must show the new ones.
+      const current = code === ErrorCode.CONFLICT ? await services.apps.connectInfo(info.app.id) : info;
       const viewer = await viewerOf(request, info.app.id);
       return sendPage(
         reply,
-        <ConnectPage ctx={pageContext(request, reply)} info={info} viewer={viewer} state={state} />,
+        <ConnectPage ctx={pageContext(request, reply)} info={current} viewer={viewer} state={state} />,
         httpStatusOf(error),
       );
     }

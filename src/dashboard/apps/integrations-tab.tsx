@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
+import { can } from "../../modules/access/policy.js";
 import type { Integration } from "../../modules/apps/apps.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { loadProjectPage, type ProjectPageData } from "../pages/project-page.js";
@@ -86,12 +87,12 @@ function IntegrationsTab(props: { ctx: PageContext; data: ProjectPageData; integ
               ctx={props.ctx}
               projectId={project.id}
               integration={integration}
-              canManage={access.canManage}
+              canManage={can(access, "integrations.manage")}
             />
           ))}
         </ul>
       )}
-      {access.canManage ? null : (
+      {can(access, "integrations.manage") ? null : (
         <Notice kind="info">Only the project's owners and admins can connect and revoke apps.</Notice>
       )}
     </SettingsPage>

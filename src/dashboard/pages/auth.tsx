@@ -188,6 +188,12 @@ function VerifiedPage(props: { ctx: PageContext }) {
 const query = (value: unknown) => (typeof value === "string" ? value : "");
 
 // Sign-up and log-in pass the page to return to between them (e.g. an app's connect page).
+/** The form state for a throttled request (its message above the form); undefined for any other error. */
+function throttled(error: unknown, values: Record<string, string>): FormState | undefined {
+  if (!(error instanceof AppError) || error.code !== ErrorCode.RATE_LIMITED) return undefined;
+  return { values, errors: {}, formError: error.message };
+}
+
 function withNext(path: string, next: string): string {
   return next === "/" ? path : `${path}?next=${encodeURIComponent(next)}`;
 }
@@ -209,11 +215,10 @@ export function registerAuthPages(app: FastifyInstance): void {
       const values = formValues(request.body);
       const next = safeReturnPath(request.query.next);
       try {
-        const user = await services.auth.signUp({
-          name: values.name ?? "",
-          email: values.email ?? "",
-          password: values.password ?? "",
-        });
+        const user = await services.auth.signUp(
+          { name: values.name ?? "", email: values.email ?? "", password: values.password ?? "" },
+          request.ip,
+        );
         const { cookieValue } = await services.sessions.start(user.id);
         setSessionCookie(request, reply, cookieValue);
         return redirectTo(request, reply, next, {
@@ -221,7 +226,8 @@ export function registerAuthPages(app: FastifyInstance): void {
           text: `Welcome to Eventgraph, ${user.name}! We sent a verification link to ${user.email}.`,
         });
       } catch (error) {
-        const state = stateFromError(error, values);
+        const limited = throttled(error, { name: values.name ?? "", email: values.email ?? "" });
+        const state = limited ?? stateFromError(error, values);
         return sendPage(
           reply,
           <SignupPage ctx={pageContext(request, reply)} state={state} next={next} />,
@@ -309,7 +315,7 @@ export function registerAuthPages(app: FastifyInstance): void {
   app.post("/verify-email/resend", async (request, reply) => {
     const session = request.dashboard.session;
     if (!session) return redirectTo(request, reply, "/login");
-    await services.auth.resendVerification(session.user.id);
+    await services.auth.resendVerification(session.user.id, request.ip);
     return redirectTo(request, reply, "/", {
       kind: "success",
       text: `We sent a new verification link to ${session.user.email}.`,
@@ -327,7 +333,13 @@ export function registerAuthPages(app: FastifyInstance): void {
       const state: FormState = { values, errors: { email: "Must be a valid email address" } };
       return sendPage(reply, <ForgotPasswordPage ctx={pageContext(request, reply)} state={state} />, 400);
     }
-    await services.auth.requestPasswordReset(email);
+    try {
+      await services.auth.requestPasswordReset(email, request.ip);
+    } catch (error) {
+      const state = throttled(error, { email });
+      if (!state) throw error;
+      return sendPage(reply, <ForgotPasswordPage ctx={pageContext(request, reply)} state={state} />, 429);
+    }
     // The same answer whether or not the account exists.
     return sendPage(
       reply,

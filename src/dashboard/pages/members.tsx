@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { MemberRole } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, httpStatusOf, notFound } from "../../errors.js";
+import { can } from "../../modules/access/policy.js";
+import type { Invitation } from "../../modules/projects/invitations.service.js";
+import type { Member } from "../../modules/projects/members.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
 import { formatDateTime } from "../time.js";
@@ -21,15 +24,7 @@ import { SettingsPage } from "./settings.js";
 
 type ProjectRequest = FastifyRequest<{ Params: { projectId: string } }>;
 type MemberRequest = FastifyRequest<{ Params: { projectId: string; userId: string } }>;
-
-/** One row of the members list, as `projects.listMembers` returns it. */
-interface Member {
-  userId: string;
-  email: string;
-  name: string;
-  role: MemberRole;
-  since: string;
-}
+type InvitationRequest = FastifyRequest<{ Params: { projectId: string; invitationId: string } }>;
 
 const roleOptions: readonly (Option & { value: MemberRole })[] = [
   { value: "MEMBER", label: "Member" },
@@ -53,18 +48,25 @@ function MembersTab(props: {
   ctx: PageContext;
   data: ProjectPageData;
   members: Member[];
+  invitations: Invitation[];
   state: FormState;
   /** A refusal of a role change or removal (e.g. the last owner), shown above the list. */
   problem?: string;
 }) {
   const { project, access } = props.data;
   const base = `/b/${project.id}/settings/members`;
-  const canManage = access.canManage;
+  const canManage = can(access, "members.manage");
+  // Only an owner is offered the owner role (the policy refuses it to anyone else anyway).
+  const offered = can(access, "members.manageOwners")
+    ? roleOptions
+    : roleOptions.filter((o) => o.value !== "OWNER");
   return (
     <SettingsPage ctx={props.ctx} project={project} tab="members">
       {props.problem ? <Notice kind="error">{props.problem}</Notice> : null}
       {canManage ? null : (
-        <Notice kind="info">Only the project's owners and admins can add, change or remove members.</Notice>
+        <Notice kind="info">
+          Only the project's owners and admins can invite, change or remove members.
+        </Notice>
       )}
       <div class="table-wrap">
         <table>
@@ -96,7 +98,7 @@ function MembersTab(props: {
                       label={`Change the role of ${member.name}`}
                     >
                       <select name="role" aria-label={`Role of ${member.name}`}>
-                        {roleOptions.map((o) => (
+                        {(member.role === "OWNER" ? roleOptions : offered).map((o) => (
                           <option value={o.value} selected={o.value === member.role}>
                             {o.label}
                           </option>
@@ -130,10 +132,11 @@ function MembersTab(props: {
           </tbody>
         </table>
       </div>
+      <Invitations ctx={props.ctx} base={base} invitations={props.invitations} canManage={canManage} />
       {canManage ? (
         <section class="panel spaced" aria-labelledby="add-member-heading">
-          <h3 id="add-member-heading">Add member</h3>
-          <Form action={base} csrf={props.ctx.csrf} label="Add member">
+          <h3 id="add-member-heading">Invite member</h3>
+          <Form action={base} csrf={props.ctx.csrf} label="Invite member">
             <FormError state={props.state} />
             <div class="field-row">
               <TextField
@@ -142,17 +145,60 @@ function MembersTab(props: {
                 type="email"
                 state={props.state}
                 required
-                hint="The person needs an Eventgraph account."
+                hint="We email them a link. They join only once they accept it (signing up first if needed)."
               />
-              <SelectField name="role" label="Role" options={roleOptions} state={props.state} required />
+              <SelectField name="role" label="Role" options={offered} state={props.state} required />
             </div>
             <div class="form-actions">
-              <SubmitButton>Add member</SubmitButton>
+              <SubmitButton>Send invitation</SubmitButton>
             </div>
           </Form>
         </section>
       ) : null}
     </SettingsPage>
+  );
+}
+
+/** Pending invitations, each revocable by a manager until it is accepted. */
+function Invitations(props: {
+  ctx: PageContext;
+  base: string;
+  invitations: Invitation[];
+  canManage: boolean;
+}) {
+  if (props.invitations.length === 0) return null;
+  return (
+    <section class="spaced" aria-labelledby="invitations-heading">
+      <h3 id="invitations-heading">Pending invitations</h3>
+      <ul class="plain-list invitation-list">
+        {props.invitations.map((invitation) => (
+          <li>
+            <div>
+              <strong>{invitation.email}</strong> as {roleLabel(invitation.role).toLowerCase()}
+              <div class="muted small">
+                Invited by {invitation.invitedBy ?? "the operator"} · expires{" "}
+                {invitation.expiresAt.slice(0, 10)}
+              </div>
+            </div>
+            {props.canManage ? (
+              <Form
+                action={`${props.base}/invitations/${invitation.id}/revoke`}
+                csrf={props.ctx.csrf}
+                class="inline-form"
+              >
+                <button
+                  type="submit"
+                  class="button button-link"
+                  aria-label={`Revoke the invitation of ${invitation.email}`}
+                >
+                  Revoke
+                </button>
+              </Form>
+            ) : null}
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }
 
@@ -168,13 +214,15 @@ export function registerMemberPages(app: FastifyInstance): void {
     status = 200,
     problem?: string,
   ) {
-    const members = await services.projects.listMembers(data.actor, data.project.id);
+    const members = await services.members.list(data.actor, data.project.id);
+    const invitations = await services.invitations.listPending(data.actor, data.project.id);
     return sendPage(
       reply,
       <MembersTab
         ctx={pageContext(request, reply)}
         data={data}
         members={members}
+        invitations={invitations}
         state={state}
         problem={problem}
       />,
@@ -183,16 +231,18 @@ export function registerMemberPages(app: FastifyInstance): void {
   }
 
   async function findMember(data: ProjectPageData, userId: string): Promise<Member> {
-    const members = await services.projects.listMembers(data.actor, data.project.id);
+    const members = await services.members.list(data.actor, data.project.id);
     const member = members.find((m) => m.userId === userId);
     if (!member) throw notFound("Member");
     return member;
   }
 
-  /** Only the last-owner rule is shown on the page; anything else goes to the error pages. */
-  function ownerConflict(error: unknown): string {
-    if (error instanceof AppError && error.code === ErrorCode.CONFLICT) return error.message;
-    throw error;
+  /** The last-owner rule and the owner-only rule are shown on the page; anything else goes to the error pages. */
+  function refusal(error: unknown): { status: number; message: string } {
+    const shown =
+      error instanceof AppError && (error.code === ErrorCode.CONFLICT || error.code === ErrorCode.FORBIDDEN);
+    if (!shown) throw error;
+    return { status: httpStatusOf(error), message: error.message };
   }
 
   const defaults = () => formState({ role: "MEMBER" });
@@ -208,12 +258,19 @@ export function registerMemberPages(app: FastifyInstance): void {
       const email = (values.email ?? "").trim();
       if (!email) throw badInput([{ field: ["email"], message: "must not be empty" }]);
       const role = roleFrom(values);
-      await services.projects.setMember(data.actor, data.project.id, email, role);
+      await services.invitations.invite(data.actor, data.project.id, { email, role });
       return redirectTo(request, reply, `/b/${data.project.id}/settings/members`, {
         kind: "success",
-        text: `${email} is now ${asRole(role)} of the project.`,
+        text: `We emailed ${email} an invitation to join as ${asRole(role)}.`,
       });
     } catch (error) {
+      if (
+        error instanceof AppError &&
+        (error.code === ErrorCode.FORBIDDEN || error.code === ErrorCode.RATE_LIMITED)
+      ) {
+        const state: FormState = { values, errors: {}, formError: error.message };
+        return render(request, reply, data, state, httpStatusOf(error));
+      }
       return render(request, reply, data, stateFromError(error, values), httpStatusOf(error));
     }
   });
@@ -221,13 +278,14 @@ export function registerMemberPages(app: FastifyInstance): void {
   app.post("/b/:projectId/settings/members/:userId/role", async (request: MemberRequest, reply) => {
     const data = await loadProjectPage(app, request);
     // Managers only, checked before the member lookup so a member learns nothing from the answer.
-    await services.access.requireManager(data.actor, data.project.id);
+    await services.access.requireAction(data.actor, data.project.id, "members.manage");
     const member = await findMember(data, request.params.userId);
     const role = roleFrom(formValues(request.body));
     try {
-      await services.projects.setMember(data.actor, data.project.id, member.email, role);
+      await services.members.changeRole(data.actor, data.project.id, member.userId, role);
     } catch (error) {
-      return render(request, reply, data, defaults(), httpStatusOf(error), ownerConflict(error));
+      const { status, message } = refusal(error);
+      return render(request, reply, data, defaults(), status, message);
     }
     return redirectTo(request, reply, `/b/${data.project.id}/settings/members`, {
       kind: "success",
@@ -237,12 +295,13 @@ export function registerMemberPages(app: FastifyInstance): void {
 
   app.post("/b/:projectId/settings/members/:userId/remove", async (request: MemberRequest, reply) => {
     const data = await loadProjectPage(app, request);
-    await services.access.requireManager(data.actor, data.project.id);
+    await services.access.requireAction(data.actor, data.project.id, "members.manage");
     const member = await findMember(data, request.params.userId);
     try {
-      await services.projects.removeMember(data.actor, data.project.id, member.userId);
+      await services.members.removeMember(data.actor, data.project.id, member.userId);
     } catch (error) {
-      return render(request, reply, data, defaults(), httpStatusOf(error), ownerConflict(error));
+      const { status, message } = refusal(error);
+      return render(request, reply, data, defaults(), status, message);
     }
     // Someone who removed themselves can no longer see the project.
     const self = data.actor.kind === "user" && data.actor.userId === member.userId;
@@ -251,4 +310,21 @@ export function registerMemberPages(app: FastifyInstance): void {
       text: self ? `You left ${data.project.name}.` : `${member.name} was removed from the project.`,
     });
   });
+
+  app.post(
+    "/b/:projectId/settings/members/invitations/:invitationId/revoke",
+    async (request: InvitationRequest, reply) => {
+      const data = await loadProjectPage(app, request);
+      try {
+        await services.invitations.revoke(data.actor, data.project.id, request.params.invitationId);
+      } catch (error) {
+        const { status, message } = refusal(error);
+        return render(request, reply, data, defaults(), status, message);
+      }
+      return redirectTo(request, reply, `/b/${data.project.id}/settings/members`, {
+        kind: "success",
+        text: "The invitation was revoked: its link no longer works.",
+      });
+    },
+  );
 }

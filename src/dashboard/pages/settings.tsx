@@ -71,7 +71,7 @@ const statusText: Record<ProjectStatus, string> = {
 function GeneralTab(props: { ctx: PageContext; project: Project; access: ProjectAccess; state: FormState }) {
   const { ctx, project } = props;
   const base = `/b/${project.id}/settings`;
-  if (!props.access.canManage) {
+  if (!props.access.permissions.has("project:write")) {
     return (
       <SettingsPage ctx={ctx} project={project} tab="general">
         <Notice kind="info">Only the project's owners and admins can change these settings.</Notice>

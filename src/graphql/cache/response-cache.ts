@@ -1,5 +1,5 @@
 import { LRUCache } from "lru-cache";
-import { type Permission, serializePermissions } from "../../modules/apps/permissions.js";
+import { type Permission, serializePermissions } from "../../modules/access/permissions.js";
 
 /**
  * The API's response cache: serialized response bytes of read-only operations, bounded in bytes.

@@ -24,7 +24,7 @@
  * size times the page sizes above it (`sessions(first: 10) { speakers(first: 5) }` → 10 + 50 = 60).
  *
  * Permission convention: a field that needs a permission declares it in its extensions,
- * `extensions: {permission: "agenda:read"}`, with a name from modules/apps/permissions.ts.
+ * `extensions: {permission: "agenda:read"}`, with a name from modules/access/permissions.ts.
  */
 import {
   type DocumentNode,
@@ -52,7 +52,7 @@ import {
   TypeNameMetaFieldDef,
 } from "graphql";
 import { AppError, ErrorCode } from "../../errors.js";
-import { allPermissions, isPermission, type Permission } from "../../modules/apps/permissions.js";
+import { allPermissions, isPermission, type Permission } from "../../modules/access/permissions.js";
 import { type OperationLimits, operationLimitDefaults } from "./operation-limits.js";
 
 /** The `cost` field extension: see the convention at the top of this file. */

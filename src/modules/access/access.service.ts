@@ -1,30 +1,30 @@
 import type { Db } from "../../db/database.js";
 import type { MemberRole, ProjectStatus } from "../../db/schema.js";
-import { AppError, ErrorCode, notFound } from "../../errors.js";
-import { allPermissions, type Permission, parsePermissions } from "../apps/permissions.js";
+import { notFound } from "../../errors.js";
 import { isProjectId } from "../projects/project-id.js";
 import { projectsRepository } from "../projects/projects.repository.js";
 import type { Actor } from "./actor.js";
+import { allPermissions, type Permission, parsePermissions } from "./permissions.js";
+import {
+  assertPermission,
+  authorize,
+  type ProjectAction,
+  permissionsOfRole,
+  type Standing,
+} from "./policy.js";
 
 /**
  * What an actor may do in one project. `permissions` are the effective API permissions: for an
  * organizer everything their role allows, for an app what was granted to it for this project.
  */
-export interface ProjectAccess {
+export interface ProjectAccess extends Standing {
   projectId: string;
   projectStatus: ProjectStatus;
-  actor: Actor;
   /** The organizer's role; undefined for apps, the public and the system. */
   role: MemberRole | undefined;
-  permissions: ReadonlySet<Permission>;
   /** Public callers see only published data. */
   isPublic: boolean;
-  /** OWNER/ADMIN (or the operator): may manage apps, integrations, members and settings. */
-  canManage: boolean;
 }
-
-// Organizers of any role run the event; editing the project itself is for OWNER/ADMIN.
-const memberPermissions = allPermissions.filter((p) => p !== "project:write");
 
 /** An access decision with the version of the project's data it was made at. */
 export interface VersionedAccess {
@@ -61,11 +61,10 @@ export function createAccessService(db: Db) {
           role: undefined,
           permissions: new Set(allPermissions),
           isPublic: false,
-          canManage: true,
         };
       case "public":
         if (status !== "PUBLISHED") return undefined;
-        return { ...base, role: undefined, permissions: new Set(), isPublic: true, canManage: false };
+        return { ...base, role: undefined, permissions: new Set(), isPublic: true };
       case "user": {
         const member = await db
           .selectFrom("project_members")
@@ -74,17 +73,15 @@ export function createAccessService(db: Db) {
           .where("user_id", "=", actor.userId)
           .executeTakeFirst();
         if (!member) return undefined;
-        const canManage = member.role === "OWNER" || member.role === "ADMIN";
-        const permissions = new Set<Permission>(canManage ? allPermissions : memberPermissions);
-        return { ...base, role: member.role, permissions, isPublic: false, canManage };
+        const permissions = new Set<Permission>(permissionsOfRole(member.role));
+        return { ...base, role: member.role, permissions, isPublic: false };
       }
       case "app": {
         const granted = await grantedToApp(actor, projectId);
-        if (granted)
-          return { ...base, role: undefined, permissions: granted, isPublic: false, canManage: false };
+        if (granted) return { ...base, role: undefined, permissions: granted, isPublic: false };
         // A token never shows less than no token: an app sees any published project as the public does.
         if (status === "PUBLISHED") {
-          return { ...base, role: undefined, permissions: new Set(), isPublic: true, canManage: false };
+          return { ...base, role: undefined, permissions: new Set(), isPublic: true };
         }
         return undefined;
       }
@@ -133,12 +130,10 @@ export function createAccessService(db: Db) {
       return access;
     },
 
-    /** Requires OWNER/ADMIN (apps, integrations, members). */
-    async requireManager(actor: Actor, projectId: string): Promise<ProjectAccess> {
+    /** Requires an organizer action of the policy (FORBIDDEN when the project is visible but refused). */
+    async requireAction(actor: Actor, projectId: string, action: ProjectAction): Promise<ProjectAccess> {
       const access = await this.require(actor, projectId);
-      if (!access.canManage) {
-        throw new AppError(ErrorCode.FORBIDDEN, "Only the project's owners and admins may do this");
-      }
+      authorize(access, action);
       return access;
     },
   };
@@ -151,15 +146,6 @@ export function createAccessService(db: Db) {
 export function effectiveLinkPermissions(granted: string, current: readonly Permission[]): Permission[] {
   const requested = new Set(current);
   return parsePermissions(granted).filter((p) => requested.has(p));
-}
-
-/** Throws FORBIDDEN with `requiredPermission` unless the access holds the permission. */
-export function assertPermission(access: ProjectAccess, permission: Permission): void {
-  if (!access.permissions.has(permission)) {
-    throw new AppError(ErrorCode.FORBIDDEN, `This requires the ${permission} permission`, {
-      requiredPermission: permission,
-    });
-  }
 }
 
 export type AccessService = ReturnType<typeof createAccessService>;

@@ -1,4 +1,4 @@
-import type { Permission } from "../apps/permissions.js";
+import type { Permission } from "./permissions.js";
 
 /**
  * Who is asking. Every service call that touches project data names its actor, so the access

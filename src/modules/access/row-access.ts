@@ -1,9 +1,10 @@
 import type { Db, Tx } from "../../db/database.js";
 import { notFound } from "../../errors.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
-import type { Permission } from "../apps/permissions.js";
-import { type AccessService, assertPermission, type ProjectAccess } from "./access.service.js";
+import type { AccessService, ProjectAccess } from "./access.service.js";
 import type { Actor } from "./actor.js";
+import type { Permission } from "./permissions.js";
+import { assertPermission } from "./policy.js";
 
 /** Whether the actor may see this row without any write permission (a module's read rule). */
 export type RowVisibility<R> = (access: ProjectAccess, row: R) => boolean | Promise<boolean>;

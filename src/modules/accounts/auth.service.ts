@@ -5,9 +5,9 @@ import { AppError, ErrorCode } from "../../errors.js";
 import { nowIso } from "../../shared/time.js";
 import { parseInput, searchText } from "../../shared/validation.js";
 import { type EmailTokenPurpose, emailTokensRepository } from "./email-tokens.repository.js";
-import type { LoginThrottle } from "./login-throttle.js";
 import type { Mailer } from "./mailer.js";
 import { hashSecret, randomSecret, type SessionsService } from "./sessions.service.js";
+import { type Throttle, type ThrottleHit, throttleRules } from "./throttle.js";
 import { passwordRule, type User, type UsersService } from "./users.service.js";
 
 const tokenLifetimeMs: Record<EmailTokenPurpose, number> = {
@@ -19,6 +19,7 @@ const tokenLifetimeMs: Record<EmailTokenPurpose, number> = {
 /** The one answer for an unknown email and a wrong password, so accounts cannot be probed. */
 export const invalidCredentialsMessage = "The email or password is incorrect.";
 export const tooManyAttemptsMessage = "Too many failed attempts. Wait 15 minutes and try again.";
+const tooManyMailsMessage = "Too many emails were requested. Wait an hour and try again.";
 export const invalidLinkMessage = "This link is invalid, has expired or was already used.";
 
 const loginInput = z.object({
@@ -37,7 +38,7 @@ export function createAuthService(deps: {
   users: UsersService;
   sessions: SessionsService;
   mailer: Mailer;
-  throttle: LoginThrottle;
+  throttle: Throttle;
 }) {
   const { db, config, users, sessions, mailer, throttle } = deps;
 
@@ -72,6 +73,15 @@ export function createAuthService(deps: {
     return row.user_id;
   }
 
+  // Every mail an anonymous caller can trigger passes here: per recipient and per client address.
+  async function takeMail(to: string, clientIp: string): Promise<void> {
+    const hits: ThrottleHit[] = [
+      { rule: throttleRules.mailRecipient, key: to.trim().toLowerCase() },
+      { rule: throttleRules.mailIp, key: clientIp },
+    ];
+    if (!(await throttle.take(hits))) throw new AppError(ErrorCode.RATE_LIMITED, tooManyMailsMessage);
+  }
+
   async function sendVerification(user: User): Promise<void> {
     const token = await issueToken(user.id, "verify_email");
     const link = `${config.baseUrl}/verify-email?token=${token}`;
@@ -84,8 +94,11 @@ export function createAuthService(deps: {
   }
 
   return {
-    /** Creates the account and sends the verification link. */
-    async signUp(input: { email: string; name: string; password: string }): Promise<User> {
+    /** Creates the account and sends the verification link; throttled per client address and recipient. */
+    async signUp(input: { email: string; name: string; password: string }, clientIp: string): Promise<User> {
+      const hits: ThrottleHit[] = [{ rule: throttleRules.signupIp, key: clientIp }];
+      if (!(await throttle.take(hits))) throw new AppError(ErrorCode.RATE_LIMITED, tooManyMailsMessage);
+      await takeMail(input.email, clientIp);
       const user = await users.create(input);
       await sendVerification(user);
       return user;
@@ -97,22 +110,27 @@ export function createAuthService(deps: {
      */
     async logIn(input: { email: string; password: string }, clientIp: string) {
       const data = parseInput(loginInput, input);
-      if (throttle.isBlocked(data.email, clientIp)) {
+      const account: ThrottleHit = { rule: throttleRules.loginEmail, key: data.email };
+      const address: ThrottleHit = { rule: throttleRules.loginIp, key: clientIp };
+      // Counted before the password is checked, in the same step as the limit: parallel guesses
+      // cannot all pass a check that none of them has been recorded against yet.
+      if (!(await throttle.take([account, address]))) {
         throw new AppError(ErrorCode.RATE_LIMITED, tooManyAttemptsMessage);
       }
       const user = await users.authenticate(data.email, data.password);
-      if (!user) {
-        throttle.recordFailure(data.email, clientIp);
-        throw new AppError(ErrorCode.UNAUTHENTICATED, invalidCredentialsMessage);
-      }
-      throttle.recordSuccess(data.email);
+      if (!user) throw new AppError(ErrorCode.UNAUTHENTICATED, invalidCredentialsMessage);
+      // Only failures should use up the budgets: the account starts afresh, the address gets its try back.
+      await throttle.clear(account);
+      await throttle.giveBack(address);
       return sessions.start(user.id);
     },
 
     /** Sends a new verification link (the previous one stops working); no-op when already verified. */
-    async resendVerification(userId: string): Promise<void> {
+    async resendVerification(userId: string, clientIp: string): Promise<void> {
       const user = await users.getById(userId);
-      if (!user.emailVerified) await sendVerification(user);
+      if (user.emailVerified) return;
+      await takeMail(user.email, clientIp);
+      await sendVerification(user);
     },
 
     /** Verifies the email of the link's owner; each link works once. */
@@ -122,7 +140,9 @@ export function createAuthService(deps: {
     },
 
     /** Sends a reset link when the account exists; the caller shows the same answer either way. */
-    async requestPasswordReset(address: string): Promise<void> {
+    async requestPasswordReset(address: string, clientIp: string): Promise<void> {
+      // Counted whether or not the account exists, so the throttle reveals nothing either.
+      await takeMail(address, clientIp);
       const user = await users.findByEmail(address.trim());
       if (!user) return;
       const token = await issueToken(user.id, "reset_password");

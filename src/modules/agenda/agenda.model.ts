@@ -136,6 +136,3 @@ export const capacity = z
 export const deleteInput = z.object({ id: rowId });
 /** Input of `delete…`: the row's id. */
 export type DeleteInput = z.input<typeof deleteInput>;
-
-/** Whether the caller sees organizer data (drafts, speakers without a published session). */
-export const canReadAll = (access: ProjectAccess) => access.permissions.has("agenda:read");

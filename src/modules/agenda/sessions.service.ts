@@ -13,11 +13,11 @@ import {
   parseInput,
   requiredText,
 } from "../../shared/validation.js";
-import { assertPermission, type ProjectAccess } from "../access/access.service.js";
+import type { ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
+import { assertPermission, sessionVisible } from "../access/policy.js";
 import { createRow, patchFrom, type RowWriter, resolveRowAccess, writeRow } from "../access/row-access.js";
 import {
-  canReadAll,
   capacity,
   type DeleteInput,
   deleteInput,
@@ -86,10 +86,6 @@ export type CreateSessionInput = z.input<typeof createSessionInput>;
 export type UpdateSessionInput = z.input<typeof updateSessionInput>;
 /** Which sessions a list shows. */
 export type SessionFilter = z.input<typeof sessionFilter>;
-
-// Drafts and cancelled sessions are organizer data.
-const sessionVisible = (access: ProjectAccess, row: SessionRow) =>
-  row.status === "PUBLISHED" || canReadAll(access);
 
 function checkTimes(startsAt: string, endsAt: string): void {
   if (endsAt <= startsAt) throw badInput([{ field: ["endsAt"], message: "must be after startsAt" }]);

@@ -12,11 +12,11 @@ import {
   parseInput,
   requiredText,
 } from "../../shared/validation.js";
-import { assertPermission, type ProjectAccess } from "../access/access.service.js";
+import type { ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
+import { assertPermission, speakerVisible as canSeeSpeaker } from "../access/policy.js";
 import { createRow, patchFrom, type RowWriter, resolveRowAccess, writeRow } from "../access/row-access.js";
 import {
-  canReadAll,
   type DeleteInput,
   deleteInput,
   type Found,
@@ -71,8 +71,8 @@ function speakersPublishedOnly(access: ProjectAccess, filter: SpeakerFilter): bo
 /** Speakers: the public see those of a published session; agenda:read sees all, agenda:write changes them. */
 export function createSpeakersService(writer: RowWriter) {
   const { db } = writer;
-  const speakerVisible = async (projectAccess: ProjectAccess, row: SpeakerRow) =>
-    canReadAll(projectAccess) || (await repo.speakerIsPublished(db, row.project_id, row.id));
+  const speakerVisible = (projectAccess: ProjectAccess, row: SpeakerRow) =>
+    canSeeSpeaker(projectAccess, () => repo.speakerIsPublished(db, row.project_id, row.id));
 
   return {
     /** Speakers by name; only those of a published session unless includeUnpublished (agenda:read). */

@@ -58,6 +58,31 @@ export const appsRepository = {
     return (await tokenOwner(db, tokenHash))[0];
   },
 
+  /**
+   * Who created these apps: each creator's name, and whether they are still a member of the app's
+   * home project (one query for any number of apps).
+   */
+  async creators(
+    db: Db,
+    apps: readonly Pick<AppRow, "created_by" | "project_id">[],
+  ): Promise<Map<string, { name: string; projectIds: Set<string> }>> {
+    const ids = [...new Set(apps.map((a) => a.created_by).filter((id): id is string => id !== null))];
+    if (ids.length === 0) return new Map();
+    const rows = await db
+      .selectFrom("users")
+      .leftJoin("project_members", "project_members.user_id", "users.id")
+      .select(["users.id", "users.name", "project_members.project_id"])
+      .where("users.id", "in", ids)
+      .execute();
+    const byId = new Map<string, { name: string; projectIds: Set<string> }>();
+    for (const row of rows) {
+      const entry = byId.get(row.id) ?? { name: row.name, projectIds: new Set<string>() };
+      if (row.project_id) entry.projectIds.add(row.project_id);
+      byId.set(row.id, entry);
+    }
+    return byId;
+  },
+
   listForProject(db: Db, projectId: string): Promise<AppRow[]> {
     return db
       .selectFrom("apps")

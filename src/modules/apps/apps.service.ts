@@ -11,8 +11,6 @@ import { nowIso } from "../../shared/time.js";
 import { idText, optionalMultilineText, parseInput, requiredText } from "../../shared/validation.js";
 import { type AccessService, effectiveLinkPermissions } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
-import { type Project, presentProject } from "../projects/projects.service.js";
-import { type AppRow, appsRepository, type LinkDetailsRow } from "./apps.repository.js";
 import {
   allPermissions,
   isPermission,
@@ -20,9 +18,16 @@ import {
   parsePermissions,
   permissionCatalogue,
   serializePermissions,
-} from "./permissions.js";
+} from "../access/permissions.js";
+import { can, canConnectApp } from "../access/policy.js";
+import { type Project, presentProject } from "../projects/projects.service.js";
+import { type AppRow, appsRepository, type LinkDetailsRow } from "./apps.repository.js";
 import { generateToken, hashToken, isWellFormedToken, tokenLast4 } from "./tokens.js";
 import { firstDayOfLast30Days, UsageRecorder } from "./usage.js";
+
+/** Why an Authorize was refused when the app's permissions changed after the page was shown. */
+const permissionsChangedMessage =
+  "This app's requested permissions changed after the page was loaded. Review them again, then authorize.";
 
 /** An app as its developers see it (the token itself is never part of it). */
 export interface App {
@@ -38,8 +43,22 @@ export interface App {
   requestsLast30Days: number;
   createdAt: string;
   updatedAt: string;
+  /**
+   * Who created the app (null when created by the operator or the account is gone). The app belongs
+   * to its project, not to this person: it keeps working after they leave, so the page suggests
+   * regenerating the token they may still hold.
+   */
+  createdBy: { name: string; stillMember: boolean } | null;
   /** The link organizers open to connect a project (served by the dashboard). */
   connectUrl: string;
+}
+
+function creatorOf(
+  creators: Map<string, { name: string; projectIds: Set<string> }>,
+  row: Pick<AppRow, "created_by" | "project_id">,
+): App["createdBy"] {
+  const creator = row.created_by ? creators.get(row.created_by) : undefined;
+  return creator ? { name: creator.name, stillMember: creator.projectIds.has(row.project_id) } : null;
 }
 
 /** An app with its token: returned only by createApp and rotateToken, the token's one showing. */
@@ -122,6 +141,10 @@ const updateInput = z.object({
 });
 const appRef = z.object({ id });
 const linkRef = z.object({ appId: id, projectId: id });
+const authorizeInput = linkRef.extend({
+  // The permissions the consent page showed, in their stored form; absent only for the operator's CLI.
+  shownPermissions: z.string().max(1000).optional(),
+});
 
 export type CreateAppInput = z.input<typeof createInput>;
 export type UpdateAppInput = z.input<typeof updateInput>;
@@ -187,6 +210,7 @@ export function createAppsService(
 
   async function presentApps(rows: readonly AppRow[]): Promise<App[]> {
     const usageById = await usageOf(rows);
+    const creators = await appsRepository.creators(db, rows);
     return rows.map((row) => ({
       id: row.id,
       projectId: row.project_id,
@@ -199,6 +223,7 @@ export function createAppsService(
       requestsLast30Days: usageById.get(row.id)?.requestsLast30Days ?? 0,
       createdAt: row.created_at,
       updatedAt: row.updated_at,
+      createdBy: creatorOf(creators, row),
       // Read on every call: the base URL is configuration, not part of the stored app.
       connectUrl: `${config.baseUrl}/connect/${encodeURIComponent(row.id)}`,
     }));
@@ -216,7 +241,7 @@ export function createAppsService(
     const row = await appsRepository.findById(db, appId);
     if (!row) throw notFound("App");
     const projectAccess = await access.resolve(actor, row.project_id);
-    if (!projectAccess?.canManage) throw notFound("App");
+    if (!projectAccess || !can(projectAccess, "apps.manage")) throw notFound("App");
     return row;
   }
 
@@ -224,7 +249,7 @@ export function createAppsService(
     /** Creates an app in a project (OWNER/ADMIN or the operator) and returns its token, shown once. */
     async createApp(actor: Actor, input: CreateAppInput): Promise<AppWithToken> {
       const data = parseInput(createInput, input);
-      await access.requireManager(actor, data.projectId);
+      await access.requireAction(actor, data.projectId, "apps.manage");
       const token = generateToken();
       const now = nowIso();
       const row: AppRow = {
@@ -312,10 +337,7 @@ export function createAppsService(
      * touches the event's data); only OWNER/ADMIN may change an app.
      */
     async listForProject(actor: Actor, projectId: string): Promise<App[]> {
-      const projectAccess = await access.require(actor, projectId);
-      if (projectAccess.role === undefined && actor.kind !== "system") {
-        throw new AppError(ErrorCode.FORBIDDEN, "Only the project's members may see its apps");
-      }
+      await access.requireAction(actor, projectId, "apps.view");
       return presentApps(await appsRepository.listForProject(db, projectId));
     },
 
@@ -334,14 +356,19 @@ export function createAppsService(
     },
 
     /**
-     * Links a project to an app (consent), granting the app's current permissions. Authorizing an
-     * active link again re-approves it with the app's current permissions.
+     * Links a project to an app (consent), granting exactly the permissions the organizer was shown
+     * (`shownPermissions`): when the app asks for anything else now, nothing is granted and CONFLICT
+     * asks to review the page again. Authorizing an active link again re-approves it. Without
+     * `shownPermissions` (the operator's CLI) the app's current permissions are granted.
      */
-    async authorize(actor: Actor, input: { appId: string; projectId: string }): Promise<Link> {
-      const data = parseInput(linkRef, input);
+    async authorize(
+      actor: Actor,
+      input: { appId: string; projectId: string; shownPermissions?: string | undefined },
+    ): Promise<Link> {
+      const data = parseInput(authorizeInput, input);
       const app = await appsRepository.findById(db, data.appId);
       if (!app) throw notFound("App");
-      await access.requireManager(actor, data.projectId);
+      await access.requireAction(actor, data.projectId, "integrations.manage");
       if (app.project_id === data.projectId) {
         throw badInput([
           { field: ["projectId"], message: "is the app's home project, which the app can always reach" },
@@ -349,15 +376,27 @@ export function createAppsService(
       }
       // An unverified developer could impersonate a well-known app by name; until an owner of the
       // home project verifies their email, only that project's own team may connect the app.
-      if (actor.kind !== "system" && !(await appsRepository.hasVerifiedOwner(db, app.project_id))) {
-        const teamMember =
-          actor.kind === "user" && (await appsRepository.isMember(db, app.project_id, actor.userId));
-        if (!teamMember) {
-          throw new AppError(
-            ErrorCode.FORBIDDEN,
-            "This app's developer has not verified their email address yet, so the app can only be connected by members of its own project",
-          );
-        }
+      const developerVerified = await appsRepository.hasVerifiedOwner(db, app.project_id);
+      const actorInHomeTeam =
+        actor.kind === "user" && (await appsRepository.isMember(db, app.project_id, actor.userId));
+      if (!canConnectApp(actor, { developerVerified, actorInHomeTeam })) {
+        throw new AppError(
+          ErrorCode.FORBIDDEN,
+          "This app's developer has not verified their email address yet, so the app can only be connected by members of its own project",
+        );
+      }
+      // Stored as shown, not re-read from the app: a change landing after this check only narrows
+      // (effectiveLinkPermissions); a widening still waits for a new consent.
+      const granted = serializePermissions(
+        data.shownPermissions === undefined
+          ? parsePermissions(app.permissions)
+          : parsePermissions(data.shownPermissions),
+      );
+      if (
+        data.shownPermissions !== undefined &&
+        granted !== serializePermissions(parsePermissions(app.permissions))
+      ) {
+        throw new AppError(ErrorCode.CONFLICT, permissionsChangedMessage);
       }
       const linkId = newId();
       const link = await changes.write(db, actor, data.projectId, async (trx) => {
@@ -367,7 +406,7 @@ export function createAppsService(
           project_id: data.projectId,
           authorized_by: userIdOf(actor),
           authorized_at: nowIso(),
-          permissions: app.permissions,
+          permissions: granted,
           revoked_at: null,
           revoked_by: null,
         });
@@ -385,7 +424,7 @@ export function createAppsService(
      */
     async revokeLink(actor: Actor, input: { appId: string; projectId: string }): Promise<boolean> {
       const data = parseInput(linkRef, input);
-      await access.requireManager(actor, data.projectId);
+      await access.requireAction(actor, data.projectId, "integrations.manage");
       const app = await appsRepository.findById(db, data.appId);
       if (!app) throw notFound("App");
       // Saying "revoked" here would be a lie: an app always reaches its home project.
@@ -409,10 +448,7 @@ export function createAppsService(
 
     /** Apps connected to a project (its Integrations tab); any member may look. */
     async listIntegrations(actor: Actor, projectId: string): Promise<Integration[]> {
-      const projectAccess = await access.require(actor, projectId);
-      if (projectAccess.role === undefined && actor.kind !== "system") {
-        throw new AppError(ErrorCode.FORBIDDEN, "Only the project's members may see its integrations");
-      }
+      await access.requireAction(actor, projectId, "integrations.view");
       const rows = await appsRepository.listIntegrations(db, projectId);
       const usageById = await usageOf(rows.map((r) => ({ id: r.app_id, last_used_at: r.app_last_used_at })));
       return rows.map((row) => {

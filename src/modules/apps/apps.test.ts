@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { rejectsWithFieldErrors } from "../../../test/helpers/assertions.js";
 import { testEngines } from "../../../test/helpers/engines.js";
-import { createApp, createProject, createUser } from "../../../test/helpers/factories.js";
+import { addMember, createApp, createProject, createUser } from "../../../test/helpers/factories.js";
 import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
 import { type Actor, systemActor } from "../access/actor.js";
 import { generateToken, hashToken } from "./tokens.js";
@@ -46,8 +46,8 @@ for (const engine of testEngines()) {
       const member = await createUser(ctx.services);
       const admin = await createUser(ctx.services);
       const stranger = await createUser(ctx.services);
-      await ctx.services.projects.setMember(asUser(ownerId), project.id, member.email, "MEMBER");
-      await ctx.services.projects.setMember(asUser(ownerId), project.id, admin.email, "ADMIN");
+      await addMember(ctx.services, asUser(ownerId), project.id, member.email, "MEMBER");
+      await addMember(ctx.services, asUser(ownerId), project.id, admin.email, "ADMIN");
       const input = {
         projectId: project.id,
         name: "Badge printer",
@@ -110,6 +110,7 @@ for (const engine of testEngines()) {
       assert.deepEqual(Object.keys(app).sort(), [
         "connectUrl",
         "createdAt",
+        "createdBy",
         "description",
         "id",
         "lastUsedAt",

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { rejectsWithFieldErrors } from "../../../test/helpers/assertions.js";
 import { testEngines } from "../../../test/helpers/engines.js";
-import { createApp, createProject, createUser } from "../../../test/helpers/factories.js";
+import { addMember, createApp, createProject, createUser } from "../../../test/helpers/factories.js";
 import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
 import { resolvePageArgs } from "../../shared/pagination.js";
 import { type Actor, publicActor, systemActor } from "../access/actor.js";
@@ -42,7 +42,7 @@ for (const engine of testEngines()) {
       const { project, ownerId } = await createProject(ctx.services);
       const member = await createUser(ctx.services);
       const stranger = await createUser(ctx.services);
-      await ctx.services.projects.setMember(asUser(ownerId), project.id, member.email, "MEMBER");
+      await addMember(ctx.services, asUser(ownerId), project.id, member.email, "MEMBER");
       const link = { appId: app.id, projectId: project.id };
       await assert.rejects(ctx.services.apps.authorize(asUser(member.id), link), { code: "FORBIDDEN" });
       await assert.rejects(ctx.services.apps.authorize(asUser(stranger.id), link), {
@@ -84,7 +84,7 @@ for (const engine of testEngines()) {
 
       // An admin with a verified email does not make the project verified: only owners do.
       const admin = await createUser(ctx.services);
-      await ctx.services.projects.setMember(asUser(developer.id), home.id, admin.email, "ADMIN");
+      await addMember(ctx.services, asUser(developer.id), home.id, admin.email, "ADMIN");
       assert.equal((await ctx.services.apps.connectInfo(app.id)).homeProjectVerified, false);
 
       await ctx.services.users.markEmailVerified(developer.id);
@@ -244,7 +244,7 @@ for (const engine of testEngines()) {
       const { project, ownerId } = await createProject(ctx.services, { input: { status: "PUBLISHED" } });
       const member = await createUser(ctx.services);
       const stranger = await createUser(ctx.services);
-      await ctx.services.projects.setMember(asUser(ownerId), project.id, member.email, "MEMBER");
+      await addMember(ctx.services, asUser(ownerId), project.id, member.email, "MEMBER");
       await ctx.services.apps.authorize(asUser(ownerId), { appId: app.id, projectId: project.id });
 
       await assert.rejects(ctx.services.apps.listIntegrations(asUser(stranger.id), project.id), {

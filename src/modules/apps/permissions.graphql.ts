@@ -1,5 +1,5 @@
 import { builder } from "../../graphql/builder.js";
-import { type Permission, permissionCatalogue } from "./permissions.js";
+import { type Permission, permissionCatalogue } from "../access/permissions.js";
 
 /** The `Permission` enum: AGENDA_READ for agenda:read, and so on. */
 export const PermissionEnum = builder.enumType("Permission", {

@@ -16,8 +16,9 @@ import {
   requiredText,
   searchText,
 } from "../../shared/validation.js";
-import { type AccessService, assertPermission, type ProjectAccess } from "../access/access.service.js";
+import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
+import { assertPermission, attendeeVisible } from "../access/policy.js";
 import { requireRowPermission, resolveRowAccess, writeRow } from "../access/row-access.js";
 import { checkinsRepository } from "../checkins/checkins.repository.js";
 import { ticketsRepository } from "../tickets/tickets.repository.js";
@@ -82,8 +83,6 @@ const listFilter = z.object({
 export type RegisterAttendeeInput = z.input<typeof registerInput>;
 export type UpdateAttendeeInput = z.input<typeof updateInput>;
 export type AttendeeFilter = z.input<typeof listFilter>;
-
-const attendeeVisible = (access: ProjectAccess) => access.permissions.has("attendees:read");
 
 function attendeeQueryFor(access: ProjectAccess, filter: AttendeeFilter): AttendeeQuery {
   assertPermission(access, "attendees:read");

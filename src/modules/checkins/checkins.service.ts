@@ -5,8 +5,9 @@ import { newId } from "../../shared/ids.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { idText, parseInput } from "../../shared/validation.js";
-import type { AccessService, ProjectAccess } from "../access/access.service.js";
+import type { AccessService } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
+import { attendeeVisible } from "../access/policy.js";
 import { writeRow } from "../access/row-access.js";
 import { attendeesRepository } from "../attendees/attendees.repository.js";
 import { type Attendee, presentAttendee } from "../attendees/attendees.service.js";
@@ -50,7 +51,6 @@ export type CheckInInput = z.input<typeof checkInInput>;
 
 // Without checkins:write, only a caller that may read attendees learns that the id exists (FORBIDDEN);
 // anyone else gets NOT_FOUND. With checkins:write the id is enough, attendees:read is not needed.
-const attendeeVisible = (access: ProjectAccess) => access.permissions.has("attendees:read");
 
 function groupByAttendee(ids: readonly string[], rows: CheckInRow[]): Map<string, CheckIn[]> {
   const map = new Map<string, CheckIn[]>(ids.map((id) => [id, []]));

@@ -121,6 +121,20 @@ export const projectsRepository = {
     return new Map(rows.map((r) => [r.id, Number(r.data_version)]));
   },
 
+  /**
+   * Serializes membership changes of one project until the transaction ends: a no-op update of the
+   * project row takes its row lock on PostgreSQL and the write lock on SQLite, so two concurrent
+   * demotions or removals cannot both count the same "other owner" and leave none.
+   */
+  async lockMembership(trx: Db, projectId: string): Promise<boolean> {
+    const result = await trx
+      .updateTable("projects")
+      .set((eb) => ({ data_version: eb.ref("data_version") }))
+      .where("id", "=", projectId)
+      .executeTakeFirst();
+    return Number(result.numUpdatedRows) > 0;
+  },
+
   async countOwners(db: Db, projectId: string): Promise<number> {
     const row = await db
       .selectFrom("project_members")

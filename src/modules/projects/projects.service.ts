@@ -208,55 +208,6 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
       });
       return project;
     },
-
-    /** Members with their role; any member may see the team. */
-    async listMembers(actor: Actor, projectId: string) {
-      await access.require(actor, projectId);
-      const rows = await projectsRepository.listMembers(db, projectId);
-      return rows.map((r) => ({
-        userId: r.user_id,
-        email: r.email,
-        name: r.name,
-        role: r.role,
-        since: r.created_at,
-      }));
-    },
-
-    /** Adds an existing user by email, or changes their role. OWNER/ADMIN only. */
-    async setMember(actor: Actor, projectId: string, email: string, role: MemberRole): Promise<void> {
-      await access.requireManager(actor, projectId);
-      const user = await usersRepository.findByEmail(db, email);
-      if (!user) throw badInput([{ field: ["email"], message: "has no Eventgraph account" }]);
-      await inTransaction(db, actor, async (trx) => {
-        const current = await projectsRepository.findMember(trx, projectId, user.id);
-        if (
-          current?.role === "OWNER" &&
-          role !== "OWNER" &&
-          (await projectsRepository.countOwners(trx, projectId)) <= 1
-        ) {
-          throw new AppError(ErrorCode.CONFLICT, "A project needs at least one owner");
-        }
-        await projectsRepository.upsertMember(trx, {
-          project_id: projectId,
-          user_id: user.id,
-          role,
-          created_at: nowIso(),
-        });
-      });
-    },
-
-    /** Removes a member; the last owner cannot be removed. */
-    async removeMember(actor: Actor, projectId: string, userId: string): Promise<void> {
-      await access.requireManager(actor, projectId);
-      await inTransaction(db, actor, async (trx) => {
-        const current = await projectsRepository.findMember(trx, projectId, userId);
-        if (!current) throw notFound("Member");
-        if (current.role === "OWNER" && (await projectsRepository.countOwners(trx, projectId)) <= 1) {
-          throw new AppError(ErrorCode.CONFLICT, "A project needs at least one owner");
-        }
-        await projectsRepository.deleteMember(trx, projectId, userId);
-      });
-    },
   };
 }
 

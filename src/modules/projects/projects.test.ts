@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { rejectsWithFieldErrors } from "../../../test/helpers/assertions.js";
 import { testEngines } from "../../../test/helpers/engines.js";
-import { createProject, createUser } from "../../../test/helpers/factories.js";
+import { addMember, createProject, createUser } from "../../../test/helpers/factories.js";
 import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
 import { publicActor, systemActor } from "../access/actor.js";
 
@@ -66,12 +66,12 @@ for (const engine of testEngines()) {
       const { project, ownerId } = await createProject(ctx.services);
       const member = await createUser(ctx.services);
       const owner = { kind: "user" as const, userId: ownerId };
-      await ctx.services.projects.setMember(owner, project.id, member.email, "MEMBER");
+      await addMember(ctx.services, owner, project.id, member.email, "MEMBER");
       const asMember = { kind: "user" as const, userId: member.id };
       await assert.rejects(ctx.services.projects.update(asMember, project.id, { name: "Hijacked" }), {
         code: "FORBIDDEN",
       });
-      await assert.rejects(ctx.services.projects.setMember(asMember, project.id, member.email, "OWNER"), {
+      await assert.rejects(ctx.services.members.changeRole(asMember, project.id, member.id, "OWNER"), {
         code: "FORBIDDEN",
       });
       const updated = await ctx.services.projects.update(owner, project.id, {
@@ -85,7 +85,7 @@ for (const engine of testEngines()) {
     test("keeps at least one owner", async () => {
       const { project, ownerId } = await createProject(ctx.services);
       const owner = { kind: "user" as const, userId: ownerId };
-      await assert.rejects(ctx.services.projects.removeMember(owner, project.id, ownerId), {
+      await assert.rejects(ctx.services.members.removeMember(owner, project.id, ownerId), {
         code: "CONFLICT",
       });
     });

@@ -13,8 +13,9 @@ import {
   parseInput,
   requiredText,
 } from "../../shared/validation.js";
-import { type AccessService, assertPermission, type ProjectAccess } from "../access/access.service.js";
+import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
+import { assertPermission, ticketTypeVisible as canSeeTicketType } from "../access/policy.js";
 import { resolveRowAccess, writeRow } from "../access/row-access.js";
 import { ticketsRepository as repo, type TicketTypeRow } from "./tickets.repository.js";
 
@@ -116,8 +117,8 @@ export type CreateTicketTypeInput = z.input<typeof createInput>;
 export type UpdateTicketTypeInput = z.input<typeof updateInput>;
 export type TicketTypeFilter = z.input<typeof listFilter>;
 
-const canReadAll = (access: ProjectAccess) => access.permissions.has("tickets:read");
-const ticketTypeVisible = (access: ProjectAccess, row: TicketTypeRow) => canReadAll(access) || isOnSale(row);
+const ticketTypeVisible = (access: ProjectAccess, row: TicketTypeRow) =>
+  canSeeTicketType(access, isOnSale(row));
 
 function checkSalesWindow(start: string | null | undefined, end: string | null | undefined): void {
   if (start && end && end <= start) {

@@ -1,0 +1,90 @@
+import { SMTPServer } from "smtp-server";
+
+/** One message the mailbox received: its recipients and its decoded plain text. */
+export interface ReceivedMail {
+  to: string[];
+  subject: string;
+  text: string;
+}
+
+// Nodemailer sends long plain-text lines as quoted-printable: undo the soft breaks and =XX escapes.
+function decodeQuotedPrintable(body: string): string {
+  return body
+    .replace(/=\r?\n/g, "")
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+}
+
+/**
+ * A real SMTP server on a free loopback port, in process: the code under test mails through its
+ * ordinary mailer (`SMTP_URL=mailbox.url`), and the test reads what arrived.
+ */
+export class Mailbox {
+  readonly received: ReceivedMail[] = [];
+  private waiters: (() => void)[] = [];
+  private readonly server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ["STARTTLS", "AUTH"],
+    logger: false,
+    onData: (stream, session, callback) => {
+      const chunks: Buffer[] = [];
+      stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+      stream.on("end", () => {
+        const raw = Buffer.concat(chunks).toString("utf8");
+        const split = raw.indexOf("\r\n\r\n");
+        const headers = raw.slice(0, split);
+        const subject = /^Subject: (.*)$/im.exec(headers)?.[1] ?? "";
+        const quoted = /Content-Transfer-Encoding: quoted-printable/i.test(headers);
+        const body = raw.slice(split + 4);
+        this.received.push({
+          to: session.envelope.rcptTo.map((r) => r.address),
+          subject,
+          text: quoted ? decodeQuotedPrintable(body) : body,
+        });
+        for (const wake of this.waiters.splice(0)) wake();
+        callback();
+      });
+    },
+  });
+  url = "";
+
+  /** Starts listening; `url` is then the SMTP_URL to give the server under test. */
+  async start(): Promise<this> {
+    await new Promise<void>((resolve) => this.server.listen(0, "127.0.0.1", resolve));
+    const address = this.server.server.address();
+    if (!address || typeof address === "string") throw new Error("mailbox has no port");
+    this.url = `smtp://127.0.0.1:${address.port}`;
+    return this;
+  }
+
+  /** Mails received for an address (case-insensitive). */
+  to(address: string): ReceivedMail[] {
+    return this.received.filter((m) => m.to.some((t) => t.toLowerCase() === address.toLowerCase()));
+  }
+
+  /** Waits until a mail to `address` arrived and returns the newest one (fails after 10 s). */
+  async latest(address: string): Promise<ReceivedMail> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      const mails = this.to(address);
+      const last = mails[mails.length - 1];
+      if (last) return last;
+      if (Date.now() > deadline) throw new Error(`no mail to ${address}`);
+      await new Promise<void>((resolve) => {
+        this.waiters.push(resolve);
+        setTimeout(resolve, 200);
+      });
+    }
+  }
+
+  /** The first link to this server in a mail, as a path with its query. */
+  static linkIn(mail: ReceivedMail, baseUrl: string): string {
+    const match = new RegExp(`${baseUrl.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(/\\S+)`).exec(mail.text);
+    if (!match?.[1]) throw new Error(`no link to ${baseUrl} in: ${mail.text}`);
+    return match[1];
+  }
+
+  /** Stops the server. */
+  close(): Promise<void> {
+    return new Promise((resolve) => this.server.close(() => resolve()));
+  }
+}
