@@ -64,9 +64,12 @@ function sameSitePath(
 
 // Throws BAD_USER_INPUT naming the first field (URL segment, query or form field) holding a control
 // character; form fields may hold newlines and tabs (descriptions are multi-line).
+// `next` is exempt: it is never stored or shown, and safeReturnPath turns anything but a clean path
+// of this site into "/", so a bad return path never stops a login.
 function refuseControlCharacters(values: unknown, multiline: boolean): void {
   if (typeof values !== "object" || values === null) return;
   for (const [name, value] of Object.entries(values)) {
+    if (name === "next") continue;
     const texts: unknown[] = Array.isArray(value) ? value : [value];
     const bad = (text: unknown) =>
       typeof text === "string" && (hasControlCharacters(text, multiline) || hasControlCharacters(name));
