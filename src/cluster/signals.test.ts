@@ -3,6 +3,7 @@ import { after, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { RedisConnections, redisTestUrl, uniqueRedisPrefix } from "../../test/helpers/redis.js";
+import { describeNeeding, redisMissing } from "../../test/helpers/requirements.js";
 import { LogCapture } from "../../test/helpers/test-services.js";
 import { ResponseCache, responseCacheKey } from "../graphql/cache/response-cache.js";
 import { createLogger } from "../logger.js";
@@ -67,7 +68,7 @@ describe("signals (in process)", () => {
   });
 });
 
-describe("signals (Redis)", () => {
+describeNeeding(await redisMissing(), "signals (Redis)", () => {
   const connections = new RedisConnections();
   const buses: Signals[] = [];
   after(async () => {

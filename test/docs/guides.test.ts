@@ -1,16 +1,15 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { ErrorCode } from "../../src/errors.js";
-import { testEngines } from "../helpers/engines.js";
+import { sqliteEngine } from "../helpers/engines.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 // The guides are files served as pages; the database plays no part, so one engine is enough.
-const [engine] = testEngines();
+const engine = sqliteEngine;
 
 describe("the guides", () => {
   let server: TestServer;
   before(async () => {
-    if (!engine) throw new Error("no test engine");
     server = await startTestServer(engine);
   });
   after(() => server?.close());
