@@ -41,10 +41,13 @@ export const builder = new SchemaBuilder<{
     decodeGlobalID,
     nodeQueryOptions: {
       description: "Fetches any object by its global id (a project by its 4-character id).",
+      args: { id: { description: "The global id of the object." } },
     },
     nodesQueryOptions: {
       description: "Fetches several objects by global id; invisible ones come back null.",
+      args: { ids: { description: "Global ids of the objects." } },
     },
+    idFieldOptions: { description: "Global id: node(id:) fetches this object again." },
     nodeTypeOptions: { description: "An object with a global id that `node(id:)` can refetch." },
     pageInfoTypeOptions: { description: "Where a page sits in its connection (Relay cursor connections)." },
   },

@@ -9,10 +9,10 @@ import { requires, restricts } from "../../graphql/permissions.js";
 import { ProjectRef } from "../projects/projects.graphql.js";
 import type { Room, Session, Speaker, SpeakerLink, Track } from "./agenda.service.js";
 
-export const SessionRef = builder.objectRef<Session>("Session");
-export const SpeakerRef = builder.objectRef<Speaker>("Speaker");
-export const TrackRef = builder.objectRef<Track>("Track");
-export const RoomRef = builder.objectRef<Room>("Room");
+const SessionRef = builder.objectRef<Session>("Session");
+const SpeakerRef = builder.objectRef<Speaker>("Speaker");
+const TrackRef = builder.objectRef<Track>("Track");
+const RoomRef = builder.objectRef<Room>("Room");
 
 const SessionStatusEnum = builder.enumType("SessionStatus", {
   description: "Where a session stands. Only PUBLISHED sessions are public.",
@@ -282,7 +282,13 @@ function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: SessionPayload("CreateSessionPayload", "The result of createSession."),
       description: "Adds a session to the agenda (a draft unless a status is given).",
-      args: { input: t.arg({ type: CreateSessionInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: CreateSessionInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("session", () => c.services.agenda.createSession(c.actor, sessionRefs(input) as never)),
     }),
@@ -290,7 +296,13 @@ function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: SessionPayload("UpdateSessionPayload", "The result of updateSession."),
       description: "Changes a session.",
-      args: { input: t.arg({ type: UpdateSessionInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: UpdateSessionInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("session", () =>
           c.services.agenda.updateSession(c.actor, {
@@ -303,7 +315,13 @@ function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: SessionPayload("DeleteSessionPayload", "The result of deleteSession: the session as it was."),
       description: "Deletes a session.",
-      args: { input: t.arg({ type: DeleteInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: DeleteInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("session", () =>
           c.services.agenda.deleteSession(c.actor, { id: requiredLocal(input.id, "Session") }),
@@ -384,7 +402,13 @@ function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: SpeakerPayload("CreateSpeakerPayload", "The result of createSpeaker."),
       description: "Adds a speaker.",
-      args: { input: t.arg({ type: CreateSpeakerInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: CreateSpeakerInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("speaker", () => agenda(c).createSpeaker(c.actor, input as never)),
     }),
@@ -392,7 +416,13 @@ function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: SpeakerPayload("UpdateSpeakerPayload", "The result of updateSpeaker."),
       description: "Changes a speaker.",
-      args: { input: t.arg({ type: UpdateSpeakerInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: UpdateSpeakerInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("speaker", () =>
           agenda(c).updateSpeaker(c.actor, { ...input, id: requiredLocal(input.id, "Speaker") } as never),
@@ -402,7 +432,13 @@ function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: SpeakerPayload("DeleteSpeakerPayload", "The result of deleteSpeaker: the speaker as it was."),
       description: "Deletes a speaker (and removes them from their sessions).",
-      args: { input: t.arg({ type: DeleteInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: DeleteInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("speaker", () =>
           agenda(c).deleteSpeaker(c.actor, { id: requiredLocal(input.id, "Speaker") }),
@@ -412,7 +448,13 @@ function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: TrackPayload("CreateTrackPayload", "The result of createTrack."),
       description: "Adds a track.",
-      args: { input: t.arg({ type: CreateTrackInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: CreateTrackInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("track", () => agenda(c).createTrack(c.actor, input as never)),
     }),
@@ -420,7 +462,13 @@ function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: TrackPayload("UpdateTrackPayload", "The result of updateTrack."),
       description: "Changes a track.",
-      args: { input: t.arg({ type: UpdateTrackInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: UpdateTrackInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("track", () =>
           agenda(c).updateTrack(c.actor, { ...input, id: requiredLocal(input.id, "Track") } as never),
@@ -430,7 +478,13 @@ function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: TrackPayload("DeleteTrackPayload", "The result of deleteTrack: the track as it was."),
       description: "Deletes a track; its sessions keep running without one.",
-      args: { input: t.arg({ type: DeleteInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: DeleteInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("track", () => agenda(c).deleteTrack(c.actor, { id: requiredLocal(input.id, "Track") })),
     }),
@@ -438,14 +492,26 @@ function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: RoomPayload("CreateRoomPayload", "The result of createRoom."),
       description: "Adds a room.",
-      args: { input: t.arg({ type: CreateRoomInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: CreateRoomInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) => runMutation("room", () => agenda(c).createRoom(c.actor, input as never)),
     }),
     updateRoom: t.field({
       ...requires("agenda:write"),
       type: RoomPayload("UpdateRoomPayload", "The result of updateRoom."),
       description: "Changes a room.",
-      args: { input: t.arg({ type: UpdateRoomInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: UpdateRoomInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("room", () =>
           agenda(c).updateRoom(c.actor, { ...input, id: requiredLocal(input.id, "Room") } as never),
@@ -455,7 +521,13 @@ function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: RoomPayload("DeleteRoomPayload", "The result of deleteRoom: the room as it was."),
       description: "Deletes a room; its sessions keep running without one.",
-      args: { input: t.arg({ type: DeleteInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: DeleteInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("room", () => agenda(c).deleteRoom(c.actor, { id: requiredLocal(input.id, "Room") })),
     }),
