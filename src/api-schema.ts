@@ -1,14 +1,18 @@
 import { type GraphQLSchema, lexicographicSortSchema, printSchema } from "graphql";
-import { defineAgendaTypes } from "../modules/agenda/agenda.graphql.js";
-import { defineViewerTypes } from "../modules/apps/apps.graphql.js";
-import { definePermissionFields } from "../modules/apps/permissions.graphql.js";
-import { defineAttendeeTypes } from "../modules/attendees/attendees.graphql.js";
-import { defineCheckInTypes } from "../modules/checkins/checkins.graphql.js";
-import { defineProjectTypes } from "../modules/projects/projects.graphql.js";
-import { defineTicketTypes } from "../modules/tickets/tickets.graphql.js";
-import { builder } from "./builder.js";
-import { enforcePermissions } from "./permissions.js";
-import { defineRateLimitField } from "./rate-limit.graphql.js";
+import { builder } from "./graphql/builder.js";
+import { enforcePermissions } from "./graphql/permissions.js";
+import { defineRateLimitField } from "./graphql/rate-limit.graphql.js";
+import { defineAgendaTypes } from "./modules/agenda/agenda.graphql.js";
+import { defineViewerTypes } from "./modules/apps/apps.graphql.js";
+import { definePermissionFields } from "./modules/apps/permissions.graphql.js";
+import { defineAttendeeTypes } from "./modules/attendees/attendees.graphql.js";
+import { defineCheckInTypes } from "./modules/checkins/checkins.graphql.js";
+import { defineProjectTypes } from "./modules/projects/projects.graphql.js";
+import { defineTicketTypes } from "./modules/tickets/tickets.graphql.js";
+
+// The composition root of the API: the one file that knows which modules make it up. It lives
+// above src/graphql/ (the builder, permissions, limits and transport every module uses) so that
+// layer never imports a module's types; .dependency-cruiser.cjs keeps it that way.
 
 let built: GraphQLSchema | undefined;
 

@@ -14,7 +14,7 @@ import { createUsersService } from "./modules/accounts/users.service.js";
 import { createAgendaService } from "./modules/agenda/agenda.service.js";
 import { createAppsService } from "./modules/apps/apps.service.js";
 import { createAttendeesService } from "./modules/attendees/attendees.service.js";
-import { createCheckinsService } from "./modules/checkins/checkins.service.js";
+import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
@@ -63,7 +63,7 @@ export function createServices(
     projects,
     agenda: createAgendaService(db, access, changes),
     tickets: createTicketsService(db, access, changes),
-    attendees: createAttendeesService(db, access, changes),
+    attendees: createAttendeesService(db, access, changes, undoCheckInOfCancelled),
     checkins: createCheckinsService(db, access, changes),
     apps,
     demo: createDemoService(db, { users, projects, apps, changes }),

@@ -18,7 +18,7 @@ export class UsageError extends Error {
 }
 
 /** One flag of a command, as shown in its help. */
-export interface OptionSpec {
+interface OptionSpec {
   type: "string" | "boolean";
   description: string;
   /** Placeholder in the usage line, e.g. "E" for `--email E`. */

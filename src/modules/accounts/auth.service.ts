@@ -17,9 +17,9 @@ const tokenLifetimeMs: Record<EmailTokenPurpose, number> = {
 };
 
 /** The one answer for an unknown email and a wrong password, so accounts cannot be probed. */
-export const invalidCredentialsMessage = "The email or password is incorrect.";
-export const tooManyAttemptsMessage = "Too many failed attempts. Wait 15 minutes and try again.";
-export const invalidLinkMessage = "This link is invalid, has expired or was already used.";
+const invalidCredentialsMessage = "The email or password is incorrect.";
+const tooManyAttemptsMessage = "Too many failed attempts. Wait 15 minutes and try again.";
+const invalidLinkMessage = "This link is invalid, has expired or was already used.";
 
 const loginInput = z.object({
   email: z.string().trim().toLowerCase().max(254),
@@ -155,5 +155,3 @@ export function createAuthService(deps: {
     },
   };
 }
-
-export type AuthService = ReturnType<typeof createAuthService>;

@@ -8,7 +8,7 @@ export interface ThrottleLimits {
 }
 
 // 5 wrong passwords per account stop online guessing; an office behind one address gets more room.
-export const defaultThrottleLimits: ThrottleLimits = { perEmail: 5, perIp: 20, windowMs: 15 * 60 * 1000 };
+const defaultThrottleLimits: ThrottleLimits = { perEmail: 5, perIp: 20, windowMs: 15 * 60 * 1000 };
 
 /**
  * Counts failed logins in memory, bounded by an LRU so a flood of made-up emails cannot grow it.

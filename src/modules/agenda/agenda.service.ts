@@ -77,7 +77,7 @@ export interface Session {
 }
 
 /** A track as it leaves the service. */
-export function presentTrack(row: TrackRow): Track {
+function presentTrack(row: TrackRow): Track {
   return {
     id: row.id,
     projectId: row.project_id,
@@ -88,7 +88,7 @@ export function presentTrack(row: TrackRow): Track {
 }
 
 /** A room as it leaves the service. */
-export function presentRoom(row: RoomRow): Room {
+function presentRoom(row: RoomRow): Room {
   return {
     id: row.id,
     projectId: row.project_id,
@@ -99,7 +99,7 @@ export function presentRoom(row: RoomRow): Room {
 }
 
 /** A speaker as it leaves the service, with the stored JSON links parsed. */
-export function presentSpeaker(row: SpeakerRow): Speaker {
+function presentSpeaker(row: SpeakerRow): Speaker {
   return {
     id: row.id,
     projectId: row.project_id,
@@ -115,7 +115,7 @@ export function presentSpeaker(row: SpeakerRow): Speaker {
 }
 
 /** A session as it leaves the service. */
-export function presentSession(row: SessionRow): Session {
+function presentSession(row: SessionRow): Session {
   return {
     id: row.id,
     projectId: row.project_id,
@@ -699,5 +699,3 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
     },
   };
 }
-
-export type AgendaService = ReturnType<typeof createAgendaService>;

@@ -105,5 +105,3 @@ export function createDemoService(
     },
   };
 }
-
-export type DemoService = ReturnType<typeof createDemoService>;

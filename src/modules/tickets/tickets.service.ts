@@ -30,7 +30,7 @@ export interface TicketType {
 }
 
 /** A ticket type as it leaves the service. */
-export function presentTicketType(row: TicketTypeRow): TicketType {
+function presentTicketType(row: TicketTypeRow): TicketType {
   return {
     id: row.id,
     projectId: row.project_id,
@@ -47,7 +47,7 @@ export function presentTicketType(row: TicketTypeRow): TicketType {
 }
 
 /** Whether the sales window is open at `at` (an open end on either side counts as open). */
-export function isOnSale(
+function isOnSale(
   ticketType: Pick<TicketTypeRow, "sales_start_at" | "sales_end_at">,
   at = nowIso(),
 ): boolean {
@@ -263,5 +263,3 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
     },
   };
 }
-
-export type TicketsService = ReturnType<typeof createTicketsService>;
