@@ -2,7 +2,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 
 /** The repository root: compiled helpers live in dist/test/helpers/. */
-const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
+export const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 
 // Variables the service reads: a child starts from none of them, so the developer's own
 // environment (a DATABASE_URL, a PORT) cannot leak into what a test observes.
