@@ -15,7 +15,7 @@ export interface ChildServer {
 }
 
 /** A free TCP port on loopback (the OS picks it; it is released before the server binds it). */
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();

@@ -58,7 +58,7 @@ export const attendeeIdsQuery = `query AttendeeIds($id: ID!, $after: String) {
  * request: the page is the same first page, but no two requests share a response cache key, so
  * each one is executed. The id part is never compared, since every row's sort value is larger.
  */
-export function uniqueFirstPageCursor(n: number): string {
+function uniqueFirstPageCursor(n: number): string {
   return encodeCursor(["", `bench-${n}`]);
 }
 

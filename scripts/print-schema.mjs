@@ -5,7 +5,7 @@
 import { writeFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-const { printedSchema } = await import("../dist/src/graphql/schema.js");
+const { printedSchema } = await import("../dist/src/api-schema.js");
 const target = fileURLToPath(new URL("../schema.graphql", import.meta.url));
 writeFileSync(target, printedSchema());
 console.log(`Wrote ${target}`);

@@ -2,9 +2,14 @@
 // Runs the compiled test files with node:test. Files are listed explicitly because node's own
 // discovery would also run every helper under a `test/` folder. Arguments narrow the run to files
 // whose path contains one of them (`npm test -- agenda`).
+//
+// Tests needing PostgreSQL, Redis or Chromium skip themselves, with the reason, when it is missing
+// (test/helpers/requirements.ts); this script ends with the list of what was skipped and why. With
+// CI=true nothing may be skipped: a skip, or a missing service, fails the run.
 import { spawnSync } from "node:child_process";
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
 
 const filters = process.argv.slice(2);
 
@@ -51,12 +56,14 @@ if (process.env.DATABASE_URL_POSTGRES) {
     await client.end();
   };
 } else {
-  console.log("DATABASE_URL_POSTGRES is not set: running the SQLite suite only.");
+  console.log("DATABASE_URL_POSTGRES is not set: the PostgreSQL tests are skipped (listed at the end).");
 }
 
 const files = ["dist/src", "dist/test"]
   .flatMap((dir) => findTests(dir))
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
+  // tsc never deletes: a compiled test whose source was moved or removed must not run again.
+  .filter((file) => existsSync(file.replace(/^dist\//, "").replace(/\.js$/, ".ts")))
   .sort();
 if (files.length === 0) {
   console.error(`No test files match ${filters.join(", ")}`);
@@ -65,10 +72,42 @@ if (files.length === 0) {
 }
 
 const concurrency = process.env.TEST_CONCURRENCY ?? "2";
+const skipDir = mkdtempSync(join(tmpdir(), "eventgraph-skips-"));
+const skipLog = join(skipDir, "skips.jsonl");
 const result = spawnSync(
   process.execPath,
-  ["--enable-source-maps", "--test", `--test-concurrency=${concurrency}`, "--test-reporter=spec", ...files],
+  [
+    "--enable-source-maps",
+    "--test",
+    `--test-concurrency=${concurrency}`,
+    "--test-reporter=spec",
+    "--test-reporter-destination=stdout",
+    `--test-reporter=${join(import.meta.dirname, "skip-reporter.mjs")}`,
+    `--test-reporter-destination=${skipLog}`,
+    ...files,
+  ],
   { stdio: "inherit" },
 );
 await dropDatabase().catch((error) => console.error(`Could not drop the test database: ${error.message}`));
+
+const skips = readFileSync(skipLog, "utf8")
+  .split("\n")
+  .filter(Boolean)
+  .map((line) => JSON.parse(line));
+rmSync(skipDir, { recursive: true, force: true });
+if (skips.length > 0) {
+  const byReason = new Map();
+  for (const skip of skips) byReason.set(skip.reason, [...(byReason.get(skip.reason) ?? []), skip]);
+  console.log(`\nSkipped ${skips.length} test(s):`);
+  for (const [reason, list] of byReason) {
+    console.log(`  ${list.length} because ${reason}:`);
+    for (const skip of list) {
+      console.log(`    ${skip.file ? `${relative(process.cwd(), skip.file)}: ` : ""}${skip.name}`);
+    }
+  }
+}
+if (process.env.CI === "true" && skips.length > 0) {
+  console.error("CI=true: nothing may be skipped in CI, so the run fails.");
+  process.exit(1);
+}
 process.exit(result.status ?? 1);

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import { schema } from "./api-schema.js";
 import type { Cluster } from "./cluster/cluster.js";
 import type { Config } from "./config.js";
 import { registerDashboard } from "./dashboard/dashboard.js";
@@ -59,7 +60,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
 
   registerHealthRoutes(app, database);
-  registerGraphQLRoutes(app, services);
+  registerGraphQLRoutes(app, services, schema());
   registerDocsRoutes(app);
   await registerDashboard(app);
   return app;

@@ -78,7 +78,7 @@ function parseTrustProxy(value: string | undefined): boolean | string {
 }
 
 /** Variable names the environment may set (PRODUCT.md §7). */
-export type EnvName = keyof z.input<typeof envSchema>;
+type EnvName = keyof z.input<typeof envSchema>;
 
 /**
  * Adjustments a command makes to the environment: `defaults` apply only where a variable is unset

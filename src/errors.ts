@@ -73,7 +73,7 @@ export function badInput(fieldErrors: FieldError[]): AppError {
 }
 
 /** What one error code means for every transport. */
-export interface ErrorMeaning {
+interface ErrorMeaning {
   /** The HTTP status of a response that fails with this code alone. */
   status: number;
   /**

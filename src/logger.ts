@@ -22,7 +22,7 @@ const redact = {
 const secretInUrl = /(evg_[A-Za-z0-9]+|([?&](?:token|access_token|password)=)[^&#]*)/g;
 
 /** Removes tokens and secret query parameters from a URL before it is logged. */
-export function redactUrlSecrets(url: string): string {
+function redactUrlSecrets(url: string): string {
   return url.replace(secretInUrl, (match, _all, param: string | undefined) =>
     param ? `${param}[redacted]` : match.startsWith("evg_") ? "[redacted]" : match,
   );

@@ -14,7 +14,7 @@ import { createUsersService } from "./modules/accounts/users.service.js";
 import { createAgendaService } from "./modules/agenda/agenda.service.js";
 import { createAppsService } from "./modules/apps/apps.service.js";
 import { createAttendeesService } from "./modules/attendees/attendees.service.js";
-import { createCheckinsService } from "./modules/checkins/checkins.service.js";
+import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
 import { createInvitationsService } from "./modules/projects/invitations.service.js";
 import { createMembersService } from "./modules/projects/members.service.js";
@@ -68,7 +68,7 @@ export function createServices(
     invitations: createInvitationsService({ db, access, mailer, config, throttle }),
     agenda: createAgendaService(db, access, changes),
     tickets: createTicketsService(db, access, changes),
-    attendees: createAttendeesService(db, access, changes),
+    attendees: createAttendeesService(db, access, changes, undoCheckInOfCancelled),
     checkins: createCheckinsService(db, access, changes),
     apps,
     demo: createDemoService(db, { users, projects, apps, changes }),

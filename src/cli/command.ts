@@ -1,10 +1,15 @@
 import { parseArgs } from "node:util";
 
-/** Where a command reads and writes; the bin passes the process's streams, nothing else. */
+/**
+ * Where a command reads and writes, and the environment it is configured from: the bin passes the
+ * process's own; tests pass their own and run commands in-process.
+ */
 export interface CliIo {
   stdout: NodeJS.WritableStream;
   stderr: NodeJS.WritableStream;
   stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** The variables config.ts reads (DATABASE_URL, PORT, BASE_URL, …). */
+  env: NodeJS.ProcessEnv;
 }
 
 /** Bad usage (unknown flag, missing or malformed value): exit code 2 with the command's usage. */
@@ -13,7 +18,7 @@ export class UsageError extends Error {
 }
 
 /** One flag of a command, as shown in its help. */
-export interface OptionSpec {
+interface OptionSpec {
   type: "string" | "boolean";
   description: string;
   /** Placeholder in the usage line, e.g. "E" for `--email E`. */

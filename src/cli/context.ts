@@ -14,7 +14,7 @@ export async function withServices<T>(
   work: (services: Services, config: Config) => Promise<T>,
   options: ConfigOptions = {},
 ): Promise<T> {
-  const config = loadConfig(undefined, options);
+  const config = loadConfig(io.env, options);
   // Commands load data in bulk (`demo` seeds up to millions of rows): a large page cache pays.
   const database = openDatabase(config.databaseUrl, { sqlitePageCacheMiB: 64 });
   try {

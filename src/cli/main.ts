@@ -27,7 +27,12 @@ const table: (Command | CommandGroup)[] = [
   appsCommands,
 ];
 
-const processIo: CliIo = { stdout: process.stdout, stderr: process.stderr, stdin: process.stdin };
+const processIo: CliIo = {
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdin: process.stdin,
+  env: process.env,
+};
 
 function isGroup(entry: Command | CommandGroup): entry is CommandGroup {
   return "commands" in entry;

@@ -2,14 +2,17 @@ import { randomUUID } from "node:crypto";
 import type { Redis } from "ioredis";
 import type { Logger } from "../logger.js";
 
-/** The topics processes tell each other about; the payload is an id. */
-export const signalTopics = ["project-changed", "token-revoked"] as const;
+/**
+ * The topics processes tell each other about; the payload is an id. A topic is added with its
+ * first publisher (a `token-revoked` topic had none and was removed).
+ */
+const signalTopics = ["project-changed"] as const;
 
-/** `project-changed`: a project id whose data changed. `token-revoked`: an app id whose access changed. */
-export type SignalTopic = (typeof signalTopics)[number];
+/** `project-changed`: a project id whose data changed. */
+type SignalTopic = (typeof signalTopics)[number];
 
 /** "up" while signals from other processes arrive; "down" while some may be missed. */
-export type SignalStatus = "up" | "down";
+type SignalStatus = "up" | "down";
 
 /** A publish/subscribe bus between the server processes (or within one). */
 export interface Signals {

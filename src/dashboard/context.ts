@@ -24,7 +24,7 @@ declare module "fastify" {
 }
 
 /** What the dashboard knows about the current request. */
-export interface DashboardState {
+interface DashboardState {
   session: AuthSession | undefined;
   /** Key for the signed pre-login CSRF cookie (set once the plugin has loaded it). */
   signingKey: string;
@@ -95,7 +95,7 @@ function publicCsrfToken(request: FastifyRequest, reply: FastifyReply): string {
 }
 
 /** The CSRF token for forms on this page: the session's, or the pre-login one. */
-export function csrfTokenFor(request: FastifyRequest, reply: FastifyReply): string {
+function csrfTokenFor(request: FastifyRequest, reply: FastifyReply): string {
   return request.dashboard.session?.csrfToken ?? publicCsrfToken(request, reply);
 }
 
@@ -114,7 +114,7 @@ export function verifyCsrf(request: FastifyRequest, mode: CsrfMode): void {
 }
 
 /** Queues a message for the next page the browser shows (a signed cookie, so it cannot be forged). */
-export function setFlash(request: FastifyRequest, reply: FastifyReply, flash: Flash): void {
+function setFlash(request: FastifyRequest, reply: FastifyReply, flash: Flash): void {
   reply.setCookie(flashCookie, JSON.stringify(flash), {
     ...cookieOptions(request),
     signed: true,

@@ -16,7 +16,7 @@ export type FormRequest = FastifyRequest<{
 }>;
 
 /** What each step of a form route receives: the request, its project, the row it names and the form. */
-export interface FormPost<R> {
+interface FormPost<R> {
   request: FormRequest;
   reply: FastifyReply;
   data: ProjectPageData;
@@ -27,7 +27,7 @@ export interface FormPost<R> {
 }
 
 /** Where a successful post leads and the message shown there. */
-export interface FormDone {
+interface FormDone {
   to: string;
   flash: Flash;
 }

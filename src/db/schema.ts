@@ -233,14 +233,14 @@ export interface AppLinksTable {
 }
 
 /** Requests per app and UTC day. */
-export interface AppUsageTable {
+interface AppUsageTable {
   app_id: string;
   day: string;
   requests: number;
 }
 
 /** Keys the service generates for itself, shared by every process (e.g. the cookie-signing key). */
-export interface ServerSecretsTable {
+interface ServerSecretsTable {
   name: string;
   value: string;
   created_at: string;

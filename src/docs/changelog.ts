@@ -19,7 +19,7 @@ function deprecationTable(list: Deprecation[]): string {
 
 function entries(changelog: ChangelogEntry[] | undefined): string {
   if (!changelog) {
-    return "<p>This installation runs without its git history, so the changelog cannot be generated here. It is generated from the history of <code>schema.graphql</code> in the source repository.</p>";
+    return "<p>This copy was built without its git history, so its changelog could not be generated. <code>npm run build</code> generates it from the history of <code>schema.graphql</code> in a clone of the source repository.</p>";
   }
   return changelog
     .map((entry) => {

@@ -13,7 +13,10 @@ import {
   isObjectType,
 } from "graphql";
 
-/** The committed schema file, relative to the repository root. */
+/**
+ * The committed schema file, relative to the repository root.
+ * @internal Exported for its tests only (knip --production checks that nothing else uses it).
+ */
 export const schemaFile = "schema.graphql";
 
 /** The repository root: this file sits at dist/src/docs/ once compiled. */
@@ -28,13 +31,16 @@ export function removalDate(reason: string | null | undefined): string | undefin
 }
 
 /** One schema change between two versions, as the changelog shows it. */
-export interface SchemaChange {
+interface SchemaChange {
   criticality: "BREAKING" | "DANGEROUS" | "NON_BREAKING";
   message: string;
   path: string | undefined;
 }
 
-/** A change of `schema.graphql` made by one commit (against one of its parents). */
+/**
+ * A change of `schema.graphql` made by one commit (against one of its parents).
+ * @internal Exported for the breaking-change check in schema.test.ts (knip --production).
+ */
 export interface SchemaRevision {
   commit: string;
   /** Commit time, ISO-8601. */
@@ -45,7 +51,10 @@ export interface SchemaRevision {
   after: string;
 }
 
-/** A breaking change that was not announced with @deprecated in the earlier version. */
+/**
+ * A breaking change that was not announced with @deprecated in the earlier version.
+ * @internal Exported for the breaking-change check in schema.test.ts (knip --production).
+ */
 export interface Violation {
   /** The commit that made it, or "working tree". */
   where: string;
@@ -61,7 +70,7 @@ function git(args: string[], root: string): string {
 }
 
 /** Whether `root` is a git checkout with git available (a packaged install may be neither). */
-export function hasGitHistory(root = repositoryRoot): boolean {
+function hasGitHistory(root = repositoryRoot): boolean {
   try {
     git(["rev-parse", "--verify", "HEAD"], root);
     return true;
@@ -74,6 +83,7 @@ export function hasGitHistory(root = repositoryRoot): boolean {
  * Every change of schema.graphql in the history of HEAD. `-m` splits a merge into one diff per
  * parent, so each pair compared is a real parent → child step, never two sibling branches.
  * `firstParent` keeps only main's own line: what the changelog shows.
+ * @internal Exported for the breaking-change check in schema.test.ts (knip --production).
  */
 export function schemaRevisions(options: { root?: string; firstParent?: boolean } = {}): SchemaRevision[] {
   const root = options.root ?? repositoryRoot;
@@ -110,12 +120,12 @@ export function schemaRevisions(options: { root?: string; firstParent?: boolean 
 }
 
 /** The text of a blob of the repository. */
-export function readBlob(blob: string, root = repositoryRoot): string {
+function readBlob(blob: string, root = repositoryRoot): string {
   return git(["cat-file", "blob", blob], root);
 }
 
 /** The schema.graphql committed at HEAD, or undefined when HEAD has none. */
-export function committedSchema(root = repositoryRoot): string | undefined {
+function committedSchema(root = repositoryRoot): string | undefined {
   try {
     return git(["show", `HEAD:${schemaFile}`], root);
   } catch {
@@ -124,7 +134,7 @@ export function committedSchema(root = repositoryRoot): string | undefined {
 }
 
 /** Every change from one schema version to the next, breaking ones first. */
-export async function schemaChanges(before: string, after: string): Promise<SchemaChange[]> {
+async function schemaChanges(before: string, after: string): Promise<SchemaChange[]> {
   const changes = await diff(buildSchema(before), buildSchema(after));
   const order = { BREAKING: 0, DANGEROUS: 1, NON_BREAKING: 2 };
   return changes
@@ -141,6 +151,7 @@ export async function schemaChanges(before: string, after: string): Promise<Sche
  * incompatibly changed field, argument, input field or enum value must carry @deprecated in the
  * earlier version; a removed type must only be reachable through deprecated fields. A removal made
  * before the date the deprecation announced is refused too, when `changedAt` is known.
+ * @internal Exported for the breaking-change check in schema.test.ts (knip --production).
  */
 export async function unannouncedBreakingChanges(
   before: string,
@@ -219,7 +230,10 @@ function typeDeprecation(schema: GraphQLSchema, target: GraphQLNamedType): strin
   return reasons[0] ?? undefined;
 }
 
-/** Checks every step of schema.graphql's history, and the working tree against HEAD. */
+/**
+ * Checks every step of schema.graphql's history, and the working tree against HEAD.
+ * @internal Exported for the breaking-change check in schema.test.ts (knip --production).
+ */
 export async function historyViolations(
   root = repositoryRoot,
   workingTree?: string,

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { isEnumType, isInputObjectType, isInterfaceType, isObjectType } from "graphql";
-import { printedSchema, schema } from "../graphql/schema.js";
+import { printedSchema, schema } from "../api-schema.js";
 import {
   historyViolations,
   removalDate,

@@ -45,6 +45,7 @@ export const builder = new SchemaBuilder<{
         "Fetches any object by its global id (a project by its 4-character id); null when the id is malformed, unknown or invisible.",
       resolve: (_root, args, _context, info, resolveNode) =>
         isLoadableId(args.id, info) ? resolveNode(args.id) : null,
+      args: { id: { description: "The global id of the object." } },
     },
     nodesQueryOptions: {
       description:
@@ -58,7 +59,9 @@ export const builder = new SchemaBuilder<{
         });
         return resolveNodes(args.ids);
       },
+      args: { ids: { description: "Global ids of the objects." } },
     },
+    idFieldOptions: { description: "Global id: node(id:) fetches this object again." },
     nodeTypeOptions: { description: "An object with a global id that `node(id:)` can refetch." },
     pageInfoTypeOptions: { description: "Where a page sits in its connection (Relay cursor connections)." },
   },

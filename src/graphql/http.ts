@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { ExecutionResult, GraphQLFormattedError } from "graphql";
+import type { ExecutionResult, GraphQLFormattedError, GraphQLSchema } from "graphql";
 import { bindDeadline } from "../db/transaction.js";
 import { AppError, ErrorCode } from "../errors.js";
 import type { Actor } from "../modules/access/actor.js";
@@ -22,17 +22,16 @@ import {
 import { type OperationAnalysis, permissionsLacking } from "./limits/analyze-operation.js";
 import { assertWithinLimits, operationLimitsFrom } from "./limits/operation-limits.js";
 import { pointsForCost, type RateLimitState } from "./limits/rate-limiter.js";
-import { schema } from "./schema.js";
 
 // Answers computed from the clock (a ticket type's sales window opening) are not invalidated by a
 // write, so cached answers also expire: exact for writes, at most this stale for the clock.
 const cacheTtlMs = 30_000;
 
-/** Registers `POST /api/graphql` (and GET for queries), following the GraphQL-over-HTTP spec. */
-export function registerGraphQLRoutes(app: FastifyInstance, services: Services): void {
+/** Registers `POST /api/graphql` (and GET for queries) serving `schema`, following the GraphQL-over-HTTP spec. */
+export function registerGraphQLRoutes(app: FastifyInstance, services: Services, schema: GraphQLSchema): void {
   const { config } = services;
   const limits = operationLimitsFrom(config);
-  const documents = new DocumentCache(schema(), limits);
+  const documents = new DocumentCache(schema, limits);
 
   app.register(async (scope) => {
     // Malformed JSON or an oversized body never reach the handler; answer them in the GraphQL error

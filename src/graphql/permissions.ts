@@ -44,7 +44,7 @@ export function declaredRestriction(arg: {
 }
 
 /** Whether an argument's value needs the restriction's permission (null and omitted never do). */
-export function exceedsRestriction(restriction: ArgumentRestriction, value: unknown): boolean {
+function exceedsRestriction(restriction: ArgumentRestriction, value: unknown): boolean {
   if (value === undefined || value === null) return false;
   const values = Array.isArray(value) ? value : [value];
   return values.some((v) => !restriction.allowedWithout.includes(v as string | boolean));

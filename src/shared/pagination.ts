@@ -35,6 +35,10 @@ export interface Page<T> {
 export const maxPageSize = 100;
 export const defaultPageSize = 20;
 
+/**
+ * The opaque cursor of a row's sort key (base64url JSON); decodeCursor reads it back.
+ * @internal Exported for its tests only (knip --production checks that nothing else uses it).
+ */
 export function encodeCursor(key: CursorKey): string {
   return Buffer.from(JSON.stringify(key)).toString("base64url");
 }

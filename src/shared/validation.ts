@@ -40,7 +40,7 @@ export function hasControlCharacters(text: string, multiline = false): boolean {
 }
 
 /** Whether text is empty once spaces and invisible characters (zero-width space, BOM...) are removed. */
-export function isBlank(text: string): boolean {
+function isBlank(text: string): boolean {
   return text.replace(invisible, "") === "";
 }
 

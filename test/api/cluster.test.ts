@@ -5,6 +5,7 @@ import { testEngines } from "../helpers/engines.js";
 import { createApp, createProject, createPublishedProject } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { redisTestUrl, uniqueRedisPrefix } from "../helpers/redis.js";
+import { describeNeeding, redisMissing } from "../helpers/requirements.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 import { createTestContext } from "../helpers/test-services.js";
 
@@ -18,7 +19,7 @@ async function servedFromCache(url: string, query: string, token?: string): Prom
 }
 
 for (const engine of testEngines()) {
-  describe(`two processes sharing a database and Redis (${engine.name})`, () => {
+  describeNeeding(await redisMissing(), `two processes sharing a database and Redis (${engine.name})`, () => {
     let a: TestServer;
     let b: TestServer;
     before(async () => {

@@ -10,7 +10,7 @@ import {
   isNonNullType,
   isScalarType,
 } from "graphql";
-import { schema } from "../../src/graphql/schema.js";
+import { schema } from "../../src/api-schema.js";
 import { allPermissions } from "../../src/modules/access/permissions.js";
 import { testEngines } from "../helpers/engines.js";
 import {

@@ -1,15 +1,17 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
-import { lastEmailLink, launchBrowser, screenshot } from "../helpers/browser.js";
-import { testEngines } from "../helpers/engines.js";
+import { launchBrowser, screenshot } from "../helpers/browser.js";
+import { sqliteEngine } from "../helpers/engines.js";
 import { testPassword, uniqueEmail } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
+import { lastEmailLink } from "../helpers/mail-log.js";
+import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
-const sqlite = testEngines().find((e) => e.name === "sqlite") ?? assert.fail("SQLite engine missing");
+const sqlite = sqliteEngine;
 
-describe("developer and organizer story in Chromium", () => {
+describeNeeding(chromiumMissing(), "developer and organizer story in Chromium", () => {
   let server: TestServer;
   let browser: Browser;
   before(async () => {

@@ -1,16 +1,17 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { after, before, test } from "node:test";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser, newPage, screenshot } from "../helpers/browser.js";
-import { testEngines } from "../helpers/engines.js";
+import { sqliteEngine } from "../helpers/engines.js";
 import { createProject, createUser, testPassword } from "../helpers/factories.js";
 import { HttpClient } from "../helpers/http-client.js";
+import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
-const sqlite = testEngines().find((e) => e.name === "sqlite") ?? assert.fail("SQLite engine missing");
+const sqlite = sqliteEngine;
 const xss = `<img src=x onerror=alert(1)><script>alert(2)</script>`;
 
-describe("agenda, tickets, attendees and check-in pages in Chromium", () => {
+describeNeeding(chromiumMissing(), "agenda, tickets, attendees and check-in pages in Chromium", () => {
   let server: TestServer;
   let browser: Browser;
   before(async () => {

@@ -1,28 +1,20 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, describe, test } from "node:test";
+import { after, before, test } from "node:test";
 import { pathToFileURL } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { repositoryRoot } from "../../src/docs/schema-history.js";
-import { testEngines } from "../helpers/engines.js";
+import { launchBrowser } from "../helpers/browser.js";
+import { sqliteEngine } from "../helpers/engines.js";
 import { createApp } from "../helpers/factories.js";
+import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
-const chromiumFlags = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-  "--no-first-run",
-];
-
 // The explorer is the same bundle whatever the database, so one engine is enough here.
-const [engine] = testEngines();
+const engine = sqliteEngine;
 
-describe("the API explorer", () => {
+describeNeeding(chromiumMissing(), "the API explorer", () => {
   let server: TestServer;
   let browser: Browser;
 
@@ -33,12 +25,8 @@ describe("the API explorer", () => {
       const { buildExplorer } = await import(script);
       await buildExplorer();
     }
-    if (!engine) throw new Error("no test engine");
     server = await startTestServer(engine);
-    browser = await chromium.launch({
-      executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
-      args: chromiumFlags,
-    });
+    browser = await launchBrowser();
   });
 
   after(async () => {

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { after, before, test } from "node:test";
 import type { Browser } from "playwright-core";
 import { launchBrowser, newPage, screenshot } from "../helpers/browser.js";
-import { testEngines } from "../helpers/engines.js";
+import { sqliteEngine } from "../helpers/engines.js";
 import {
   createAttendee,
   createProject,
@@ -11,11 +11,12 @@ import {
   testPassword,
 } from "../helpers/factories.js";
 import { Mailbox } from "../helpers/mailbox.js";
+import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
-const sqlite = testEngines().find((e) => e.name === "sqlite") ?? assert.fail("SQLite engine missing");
+const sqlite = sqliteEngine;
 
-describe("members tab and edit pages in Chromium", () => {
+describeNeeding(chromiumMissing(), "members tab and edit pages in Chromium", () => {
   let server: TestServer;
   let browser: Browser;
   let mailbox: Mailbox;

@@ -1,14 +1,16 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { after, before, test } from "node:test";
 import type { Browser } from "playwright-core";
-import { lastEmailLink, launchBrowser, newPage, screenshot } from "../helpers/browser.js";
-import { testEngines } from "../helpers/engines.js";
+import { launchBrowser, newPage, screenshot } from "../helpers/browser.js";
+import { sqliteEngine } from "../helpers/engines.js";
 import { testPassword, uniqueEmail } from "../helpers/factories.js";
+import { lastEmailLink } from "../helpers/mail-log.js";
+import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
-const sqlite = testEngines().find((e) => e.name === "sqlite") ?? assert.fail("SQLite engine missing");
+const sqlite = sqliteEngine;
 
-describe("organizer flow in Chromium", () => {
+describeNeeding(chromiumMissing(), "organizer flow in Chromium", () => {
   let server: TestServer;
   let browser: Browser;
   before(async () => {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { systemActor } from "../../src/modules/access/actor.js";
 import { hashToken } from "../../src/modules/apps/tokens.js";
+import { runCliBinary, runCliInProcess } from "../helpers/cli.js";
 import { testEngines } from "../helpers/engines.js";
 import {
   addMember,
@@ -16,15 +17,12 @@ import {
   userActor,
 } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { runNode } from "../helpers/processes.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 const stackLine = /^\s+at .+:\d+:\d+\)?$/m;
 
-/** Runs the real bin, as `npx eventgraph` does. */
-function eventgraph(args: string[], env: Record<string, string>) {
-  return runNode(["bin/eventgraph.js", ...args], { env });
-}
+// In-process: the bin's own wiring is proved in cli.test.ts and by the token test below.
+const eventgraph = runCliInProcess;
 
 /** Parses stdout that must be exactly one JSON object on one line. */
 function onlyJson(stdout: string): Record<string, unknown> {
@@ -221,7 +219,7 @@ for (const engine of testEngines()) {
 
     test("apps create prints {id, name, permissions, token, connectLink}, and the token reads its project through the API", async () => {
       const { project } = await developerProject();
-      const { code, stdout, stderr } = await eventgraph(
+      const { code, stdout, stderr } = await runCliBinary(
         [
           "apps",
           "create",

@@ -4,17 +4,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type DatabaseHandle, openDatabase } from "../../src/db/database.js";
+import { runCliBinary, runCliInProcess } from "../helpers/cli.js";
 import { testEngines } from "../helpers/engines.js";
 import { uniqueEmail } from "../helpers/factories.js";
-import { runNode, spawnNode } from "../helpers/processes.js";
+import { spawnNode } from "../helpers/processes.js";
 
 const stackLine = /^\s+at .+:\d+:\d+\)?$/m;
 const password = "correct horse battery staple";
 
-/** Runs the real bin, as `npx eventgraph` does. */
-function eventgraph(args: string[], env: Record<string, string>, input?: string) {
-  return runNode(["bin/eventgraph.js", ...args], { env, ...(input === undefined ? {} : { input }) });
-}
+// Most cases run in-process; the ones through the real bin prove the wiring: exit codes, stdin,
+// no stack trace, and the first migration of a new database.
+const eventgraph = runCliInProcess;
 
 /** Parses stdout that must be exactly one JSON object on one line. */
 function onlyJson(stdout: string): Record<string, unknown> {
@@ -42,6 +42,15 @@ describe("eventgraph CLI: usage", () => {
       assert.equal(stdout, "");
       assert.match(stderr, /^error: .+\n\nUsage: eventgraph /);
     }
+  });
+
+  test("the real bin exits 2 with the usage for an unknown command and 0 with the help", async () => {
+    const bad = await runCliBinary(["frobnicate"], env);
+    assert.deepEqual([bad.code, bad.stdout], [2, ""]);
+    assert.match(bad.stderr, /^error: unknown command "frobnicate"\n\nUsage: eventgraph /);
+    const help = await runCliBinary(["--help"], env);
+    assert.deepEqual([help.code, help.stderr], [0, ""]);
+    assert.match(help.stdout, /^Usage: eventgraph <command>/);
   });
 
   test("exits 2 naming a missing required flag, and for a malformed number", async () => {
@@ -78,7 +87,7 @@ describe("eventgraph CLI: usage", () => {
   });
 
   test("fails with exit 1 and one line when DATABASE_URL is invalid", async () => {
-    const { code, stderr } = await eventgraph(["migrate"], { DATABASE_URL: "mysql://nope" });
+    const { code, stderr } = await runCliBinary(["migrate"], { DATABASE_URL: "mysql://nope" });
     assert.equal(code, 1);
     assert.match(stderr, /DATABASE_URL: must be sqlite:<path> or postgres:/);
     assert.doesNotMatch(stderr, stackLine);
@@ -92,7 +101,7 @@ for (const engine of testEngines()) {
     let database: DatabaseHandle;
     before(async () => {
       // The CLI migrates by itself; a first command proves it on a new SQLite file.
-      const { code, stderr } = await eventgraph(["migrate", "--json"], env);
+      const { code, stderr } = await runCliBinary(["migrate", "--json"], env);
       assert.equal(code, 0, stderr);
       database = openDatabase(url);
     });
@@ -190,7 +199,7 @@ for (const engine of testEngines()) {
     test("reads the password from stdin when --password is absent", async () => {
       const email = uniqueEmail("Stdin");
       const piped = "a piped password, not in argv";
-      const { code, stdout, stderr } = await eventgraph(
+      const { code, stdout, stderr } = await runCliBinary(
         ["users", "create", "--email", email, "--name", "Pipe", "--json"],
         env,
         `${piped}\n`,

@@ -1,16 +1,20 @@
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
+import { writeChangelogFile } from "../../src/docs/build-changelog.js";
+import { changelogFile, readChangelogFile } from "../../src/docs/changelog-file.js";
 import { ErrorCode } from "../../src/errors.js";
-import { testEngines } from "../helpers/engines.js";
+import { sqliteEngine } from "../helpers/engines.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 // The guides are files served as pages; the database plays no part, so one engine is enough.
-const [engine] = testEngines();
+const engine = sqliteEngine;
 
 describe("the guides", () => {
   let server: TestServer;
   before(async () => {
-    if (!engine) throw new Error("no test engine");
+    // `npm run build` generates the changelog; a run after only `tsc` has not, so generate it here.
+    if (!existsSync(changelogFile)) await writeChangelogFile();
     server = await startTestServer(engine);
   });
   after(() => server?.close());
@@ -71,5 +75,15 @@ describe("the guides", () => {
     const { html } = await page("/graphql/reference/changelog");
     assert.match(html, /Deprecated, with removal dates/);
     assert.match(html, /Schema first published|was added/);
+  });
+
+  test("shows the changelog the build generated, newest entry first", async () => {
+    const entries = readChangelogFile();
+    assert.ok(entries && entries.length > 0, "the build wrote a changelog from git history");
+    const { html } = await page("/graphql/reference/changelog");
+    const newest = html.indexOf(`<code>${entries[0]?.commit.slice(0, 10)}</code>`);
+    assert.ok(newest > 0, "the newest entry of dist/schema-changelog.json is on the page");
+    const oldest = html.indexOf(`<code>${entries.at(-1)?.commit.slice(0, 10)}</code>`);
+    assert.ok(oldest >= newest);
   });
 });

@@ -12,9 +12,9 @@ import {
   isObjectType,
   isUnionType,
 } from "graphql";
+import { schema } from "../../src/api-schema.js";
 import { globalId } from "../../src/graphql/builder.js";
 import { declaredPermission, declaredRestriction } from "../../src/graphql/permissions.js";
-import { schema } from "../../src/graphql/schema.js";
 import { systemActor } from "../../src/modules/access/actor.js";
 import { allPermissions, type Permission } from "../../src/modules/access/permissions.js";
 import { testEngines } from "../helpers/engines.js";

@@ -1,11 +1,12 @@
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
+import { chromiumPath } from "./requirements.js";
 
 /** Launches Debian's Chromium (or CHROMIUM_PATH) headless; never a downloaded browser build. */
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
+    executablePath: chromiumPath,
     headless: true,
     args: [
       "--headless",
@@ -33,16 +34,4 @@ const screenshotDir =
 /** Saves a full-page screenshot (docs/screenshots/ with SCREENSHOTS=update, else a temp folder). */
 export async function screenshot(page: Page, name: string): Promise<void> {
   await page.screenshot({ path: join(screenshotDir, `${name}.png`), fullPage: true });
-}
-
-/** The last link the server logged instead of sending an email (no SMTP in tests). */
-export function lastEmailLink(logText: string, to: string, kind: "verify-email" | "reset-password"): string {
-  const links = logText
-    .split("\n")
-    .map((line) => JSON.parse(line) as { emailTo?: string; link?: string })
-    .filter((entry) => entry.emailTo === to && entry.link?.includes(`/${kind}?`))
-    .map((entry) => entry.link as string);
-  const link = links.at(-1);
-  if (!link) throw new Error(`No ${kind} link was logged for ${to}`);
-  return link;
 }

@@ -1,6 +1,3 @@
-import type { Services } from "../../src/services.js";
-import { createProject, createUser } from "./factories.js";
-
 /** The answer of one API call: status, headers and the parsed JSON body. */
 export interface GraphQLResponse {
   status: number;
@@ -32,12 +29,4 @@ export async function gql(
   });
   const text = await response.text();
   return { status: response.status, headers: response.headers, body: text ? JSON.parse(text) : undefined };
-}
-
-/** A second organizer's project linked to `appId` by its owner (who is verified). */
-export async function linkedProject(services: Services, appId: string) {
-  const owner = await createUser(services);
-  const { project } = await createProject(services, { ownerId: owner.id });
-  await services.apps.authorize({ kind: "user", userId: owner.id }, { appId, projectId: project.id });
-  return { project, owner };
 }

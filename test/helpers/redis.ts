@@ -17,6 +17,9 @@ export class RedisConnections {
   /** Opens a new connection to the test Redis. */
   async open(): Promise<Redis> {
     const client = await connectRedis(redisTestUrl);
+    // A test must end even if Redis goes away mid-run: give up after a few reconnects instead of
+    // ioredis's default of retrying for ever (which keeps the test process alive).
+    client.options.retryStrategy = (attempt) => (attempt > 5 ? null : 200);
     this.clients.push(client);
     return client;
   }

@@ -34,7 +34,7 @@ export const demoCommand: Command = {
     const { loadConfig } = await import("../../config.js");
     const { withServices } = await import("../context.js");
     const { startServer, stopOnSignals } = await import("../../server.js");
-    const config = loadConfig(undefined, options);
+    const config = loadConfig(input.io.env, options);
 
     const started = performance.now();
     const result = await withServices(input.io, (services) => services.demo.seed({ scale, seed }), options);

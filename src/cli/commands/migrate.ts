@@ -10,7 +10,7 @@ export const migrateCommand: Command = {
     const { loadConfig } = await import("../../config.js");
     const { openDatabase, redactUrl } = await import("../../db/database.js");
     const { migrateToLatest } = await import("../../db/migrate.js");
-    const config = loadConfig();
+    const config = loadConfig(input.io.env);
     const database = openDatabase(config.databaseUrl);
     const where = redactUrl(config.databaseUrl);
     let applied: string[];

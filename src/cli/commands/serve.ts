@@ -7,10 +7,10 @@ export const serveCommand: Command = {
   details:
     "Migrates DATABASE_URL first. SIGTERM or Ctrl+C stops accepting, finishes in-flight requests, then exits.",
   options: {},
-  async run() {
+  async run(input) {
     const { loadConfig } = await import("../../config.js");
     const { runService } = await import("../../server.js");
-    await runService(loadConfig());
+    await runService(loadConfig(input.io.env));
     // The server keeps the process alive; the signal handlers end it with their own exit code.
     return 0;
   },

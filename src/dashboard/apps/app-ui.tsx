@@ -5,7 +5,7 @@ import { Dialog } from "../ui/components.js";
 import { CheckboxGroup, type FormState, TextAreaField, TextField } from "../ui/forms.js";
 
 /** The catalogue entry of a permission, for its title and description. */
-export function permissionInfo(name: Permission) {
+function permissionInfo(name: Permission) {
   return permissionCatalogue.find((p) => p.name === name) ?? { name, title: name, description: "" };
 }
 

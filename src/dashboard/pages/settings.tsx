@@ -16,7 +16,7 @@ import { ProjectFields, projectFormValues, projectInputFromForm } from "./projec
  * The tabs of project settings, in order. Adding a tab is one line here plus its route, which
  * renders `<SettingsPage tab="…">`. `path` is appended to `/b/<id>/settings`.
  */
-export const settingsTabs = [
+const settingsTabs = [
   { id: "general", label: "General", path: "" },
   { id: "members", label: "Members", path: "/members" },
   { id: "api", label: "API", path: "/api" },

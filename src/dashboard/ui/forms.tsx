@@ -70,7 +70,7 @@ function describedBy(props: FieldProps): string | undefined {
 }
 
 /** The element id of a field, derived from its (possibly dotted) input name. */
-export function fieldId(name: string, prefix = "f"): string {
+function fieldId(name: string, prefix = "f"): string {
   return `${prefix}-${name.replace(/[^A-Za-z0-9_-]/g, "-")}`;
 }
 

@@ -56,13 +56,13 @@ import { allPermissions, isPermission, type Permission } from "../../modules/acc
 import { type OperationLimits, operationLimitDefaults } from "./operation-limits.js";
 
 /** The `cost` field extension: see the convention at the top of this file. */
-export interface CostExtension {
+interface CostExtension {
   value?: number;
   multiplierArgs?: string[];
 }
 
 /** The field extensions this module reads. */
-export interface AnalyzedFieldExtensions {
+interface AnalyzedFieldExtensions {
   cost?: CostExtension;
   permission?: Permission;
 }
@@ -286,6 +286,7 @@ export function permissionsLacking(
  * The permissions the operation's fields declare that `granted` lacks (empty: it may run). The
  * handler that already holds an `OperationAnalysis` can call `permissionsLacking(analysis.permissions, …)`
  * instead of walking the document again.
+ * @internal Exported for its tests only (knip --production checks that nothing else uses it).
  */
 export function missingPermissions(
   schema: GraphQLSchema,
@@ -303,6 +304,7 @@ export function missingPermissions(
 /**
  * Lists every malformed `cost` or `permission` field extension in the schema (empty when all are
  * well-formed). Call it in a schema test so a typo fails CI instead of silently costing 1.
+ * @internal Exported for its tests only (knip --production checks that nothing else uses it).
  */
 export function checkSchemaExtensions(schema: GraphQLSchema): string[] {
   const problems: string[] = [];

@@ -3,6 +3,7 @@ import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { Redis } from "ioredis";
 import { RedisConnections, uniqueRedisPrefix } from "../../../test/helpers/redis.js";
+import { describeNeeding, redisMissing } from "../../../test/helpers/requirements.js";
 import { LogCapture } from "../../../test/helpers/test-services.js";
 import { createLogger } from "../../logger.js";
 import { createRateLimiter, pointsForCost, type RateLimiter } from "./rate-limiter.js";
@@ -91,7 +92,7 @@ describe("rate limiter (in process)", () => {
   });
 });
 
-describe("rate limiter (Redis)", () => {
+describeNeeding(await redisMissing(), "rate limiter (Redis)", () => {
   const connections = new RedisConnections();
   const prefix = uniqueRedisPrefix();
   let limiterA: RateLimiter;

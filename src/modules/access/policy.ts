@@ -159,7 +159,10 @@ export const ticketTypeVisible = (standing: Holder, onSale: boolean): boolean =>
 
 // ---- the committed table ----
 
-/** The role × action table as Markdown: `docs/roles.md` is this text, checked by a test. */
+/**
+ * The role × action table as Markdown: `docs/roles.md` is this text, checked by a test.
+ * @internal written by scripts/roles-table.mjs, read by test/api/roles.test.ts
+ */
 export function renderRoleTable(): string {
   const head = `| action | ${roles.join(" | ")} |\n|---|${roles.map(() => "---").join("|")}|`;
   const mark = (yes: boolean) => (yes ? "yes" : "—");

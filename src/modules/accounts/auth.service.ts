@@ -17,10 +17,10 @@ const tokenLifetimeMs: Record<EmailTokenPurpose, number> = {
 };
 
 /** The one answer for an unknown email and a wrong password, so accounts cannot be probed. */
-export const invalidCredentialsMessage = "The email or password is incorrect.";
-export const tooManyAttemptsMessage = "Too many failed attempts. Wait 15 minutes and try again.";
+const invalidCredentialsMessage = "The email or password is incorrect.";
+const tooManyAttemptsMessage = "Too many failed attempts. Wait 15 minutes and try again.";
 const tooManyMailsMessage = "Too many emails were requested. Wait an hour and try again.";
-export const invalidLinkMessage = "This link is invalid, has expired or was already used.";
+const invalidLinkMessage = "This link is invalid, has expired or was already used.";
 
 const loginInput = z.object({
   // Not the full email rule: a mistyped address must answer "incorrect", not reveal the rule.
@@ -176,5 +176,3 @@ export function createAuthService(deps: {
     },
   };
 }
-
-export type AuthService = ReturnType<typeof createAuthService>;

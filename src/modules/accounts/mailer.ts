@@ -3,7 +3,7 @@ import type { Config } from "../../config.js";
 import type { Logger } from "../../logger.js";
 
 /** One plain-text email. */
-export interface Email {
+interface Email {
   to: string;
   subject: string;
   text: string;

@@ -27,6 +27,17 @@ export function presentUser(row: UserRow): User {
 }
 
 /** The password rule for sign-up and reset. */
+/**
+ * User lookups for other modules, usable inside their transactions (the invitations service reads
+ * the invitee's account while it holds the project's lock). Rows stay inside the server: present
+ * them with `presentUser` before they leave.
+ */
+export const userLookup = {
+  byId: (db: Db, id: string): Promise<UserRow | undefined> => usersRepository.findById(db, id),
+  byEmail: (db: Db, address: string): Promise<UserRow | undefined> =>
+    usersRepository.findByEmail(db, address),
+};
+
 export const passwordRule = z
   .string()
   .min(10, "must be at least 10 characters")

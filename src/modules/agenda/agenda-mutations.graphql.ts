@@ -69,7 +69,13 @@ export function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: SessionPayload("CreateSessionPayload", "The result of createSession."),
       description: "Adds a session to the agenda (a draft unless a status is given).",
-      args: { input: t.arg({ type: CreateSessionInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: CreateSessionInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("session", () =>
           c.services.agenda.createSession(c.actor, serviceInput(sessionRefs(input))),
@@ -79,7 +85,13 @@ export function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: SessionPayload("UpdateSessionPayload", "The result of updateSession."),
       description: "Changes a session.",
-      args: { input: t.arg({ type: UpdateSessionInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: UpdateSessionInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("session", () =>
           c.services.agenda.updateSession(
@@ -95,7 +107,13 @@ export function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: SessionPayload("DeleteSessionPayload", "The result of deleteSession: the session as it was."),
       description: "Deletes a session.",
-      args: { input: t.arg({ type: DeleteInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: DeleteInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("session", () =>
           c.services.agenda.deleteSession(c.actor, { id: requiredLocal(input.id, "Session") }),
@@ -176,7 +194,13 @@ export function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: SpeakerPayload("CreateSpeakerPayload", "The result of createSpeaker."),
       description: "Adds a speaker.",
-      args: { input: t.arg({ type: CreateSpeakerInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: CreateSpeakerInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("speaker", () => agenda(c).createSpeaker(c.actor, serviceInput(input))),
     }),
@@ -184,7 +208,13 @@ export function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: SpeakerPayload("UpdateSpeakerPayload", "The result of updateSpeaker."),
       description: "Changes a speaker.",
-      args: { input: t.arg({ type: UpdateSpeakerInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: UpdateSpeakerInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("speaker", () =>
           agenda(c).updateSpeaker(
@@ -197,7 +227,13 @@ export function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: SpeakerPayload("DeleteSpeakerPayload", "The result of deleteSpeaker: the speaker as it was."),
       description: "Deletes a speaker (and removes them from their sessions).",
-      args: { input: t.arg({ type: DeleteInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: DeleteInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("speaker", () =>
           agenda(c).deleteSpeaker(c.actor, { id: requiredLocal(input.id, "Speaker") }),
@@ -207,7 +243,13 @@ export function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: TrackPayload("CreateTrackPayload", "The result of createTrack."),
       description: "Adds a track.",
-      args: { input: t.arg({ type: CreateTrackInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: CreateTrackInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("track", () => agenda(c).createTrack(c.actor, serviceInput(input))),
     }),
@@ -215,7 +257,13 @@ export function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: TrackPayload("UpdateTrackPayload", "The result of updateTrack."),
       description: "Changes a track.",
-      args: { input: t.arg({ type: UpdateTrackInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: UpdateTrackInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("track", () =>
           agenda(c).updateTrack(c.actor, serviceInput({ ...input, id: requiredLocal(input.id, "Track") })),
@@ -225,7 +273,13 @@ export function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: TrackPayload("DeleteTrackPayload", "The result of deleteTrack: the track as it was."),
       description: "Deletes a track; its sessions keep running without one.",
-      args: { input: t.arg({ type: DeleteInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: DeleteInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("track", () => agenda(c).deleteTrack(c.actor, { id: requiredLocal(input.id, "Track") })),
     }),
@@ -233,7 +287,13 @@ export function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: RoomPayload("CreateRoomPayload", "The result of createRoom."),
       description: "Adds a room.",
-      args: { input: t.arg({ type: CreateRoomInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: CreateRoomInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("room", () => agenda(c).createRoom(c.actor, serviceInput(input))),
     }),
@@ -241,7 +301,13 @@ export function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: RoomPayload("UpdateRoomPayload", "The result of updateRoom."),
       description: "Changes a room.",
-      args: { input: t.arg({ type: UpdateRoomInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: UpdateRoomInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("room", () =>
           agenda(c).updateRoom(c.actor, serviceInput({ ...input, id: requiredLocal(input.id, "Room") })),
@@ -251,7 +317,13 @@ export function defineAgendaMutations(): void {
       ...requires("agenda:write"),
       type: RoomPayload("DeleteRoomPayload", "The result of deleteRoom: the room as it was."),
       description: "Deletes a room; its sessions keep running without one.",
-      args: { input: t.arg({ type: DeleteInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: DeleteInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("room", () => agenda(c).deleteRoom(c.actor, { id: requiredLocal(input.id, "Room") })),
     }),

@@ -6,7 +6,6 @@ import { createSpeakersService } from "./speakers.service.js";
 import { createVenuesService } from "./venues.service.js";
 
 export type { Room, Session, SessionStatus, Speaker, SpeakerLink, Track } from "./agenda.model.js";
-export type { CreateSessionInput } from "./sessions.service.js";
 
 /**
  * The agenda as one service (`services.agenda`): sessions, speakers, and venues (tracks and rooms),
@@ -20,6 +19,3 @@ export function createAgendaService(db: Db, access: AccessService, changes: Proj
     ...createVenuesService(writer),
   };
 }
-
-/** The agenda service's methods (see `createAgendaService`). */
-export type AgendaService = ReturnType<typeof createAgendaService>;

@@ -68,7 +68,7 @@ export interface AppWithToken {
 }
 
 /** What the consent page shows about a permission. */
-export interface PermissionInfo {
+interface PermissionInfo {
   name: Permission;
   title: string;
   description: string;

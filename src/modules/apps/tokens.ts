@@ -4,6 +4,7 @@ import { createHash, randomInt } from "node:crypto";
  * API tokens: `evg_` + 32 random base62 characters + a 6-character base62 CRC32 of the random part
  * (the scheme GitHub uses). The prefix lets secret scanners recognise a leaked token; the checksum
  * lets the API reject a mistyped or truncated token without a database lookup.
+ * @internal Exported for its tests only (knip --production checks that nothing else uses it).
  */
 export const tokenPrefix = "evg_";
 
@@ -20,7 +21,10 @@ const crcTable = Array.from({ length: 256 }, (_, n) => {
   return c >>> 0;
 });
 
-/** CRC-32 of a UTF-8 string, as an unsigned 32-bit integer. */
+/**
+ * CRC-32 of a UTF-8 string, as an unsigned 32-bit integer.
+ * @internal Exported for its tests only (knip --production checks that nothing else uses it).
+ */
 export function crc32(text: string): number {
   let crc = 0xffffffff;
   const bytes = Buffer.from(text, "utf8");

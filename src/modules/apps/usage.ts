@@ -4,7 +4,7 @@ import { utcDay } from "../../shared/time.js";
 import { appsRepository, type UsageIncrement } from "./apps.repository.js";
 
 /** How long counted requests wait in memory before they are written. */
-export const usageFlushIntervalMs = 5_000;
+const usageFlushIntervalMs = 5_000;
 
 interface PendingUsage {
   /** Requests per UTC day not yet written. */

@@ -6,7 +6,6 @@ import { serviceInput } from "../../graphql/inputs.js";
 import { payloadType, runMutation } from "../../graphql/mutations.js";
 import { nodeLoader } from "../../graphql/nodes.js";
 import { requires } from "../../graphql/permissions.js";
-import { CheckInRef } from "../checkins/checkins.graphql.js";
 import { ProjectRef } from "../projects/projects.graphql.js";
 import { TicketTypeRef } from "../tickets/tickets.graphql.js";
 import type { Attendee } from "./attendees.service.js";
@@ -54,23 +53,6 @@ export function defineAttendeeTypes(): void {
         nullable: true,
         description: "The ticket they hold.",
         resolve: (a, _args, c) => c.loaders.ticketType.load(a.ticketTypeId),
-      }),
-      checkedIn: t.boolean({
-        nullable: true,
-        description: "Whether they are checked in now.",
-        resolve: async (a, _args, c) => (await c.loaders.activeCheckIn.load(a.id)) !== undefined,
-      }),
-      checkIn: t.field({
-        type: CheckInRef,
-        nullable: true,
-        description: "The current check-in, if they are checked in.",
-        resolve: async (a, _args, c) => (await c.loaders.activeCheckIn.load(a.id)) ?? null,
-      }),
-      checkIns: t.field({
-        type: [CheckInRef],
-        nullable: true,
-        description: "Every check-in, undone ones included, oldest first.",
-        resolve: (a, _args, c) => c.loaders.checkInHistory.load(a.id),
       }),
     }),
   });
@@ -143,7 +125,13 @@ export function defineAttendeeTypes(): void {
       ...requires("attendees:write"),
       type: payload("RegisterAttendeePayload", "The result of registerAttendee."),
       description: "Registers a person for the event with a ticket type.",
-      args: { input: t.arg({ type: RegisterAttendeeInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: RegisterAttendeeInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("attendee", () =>
           c.services.attendees.registerAttendee(
@@ -159,7 +147,13 @@ export function defineAttendeeTypes(): void {
       ...requires("attendees:write"),
       type: payload("UpdateAttendeePayload", "The result of updateAttendee."),
       description: "Changes a registration.",
-      args: { input: t.arg({ type: UpdateAttendeeInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: UpdateAttendeeInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("attendee", () =>
           c.services.attendees.updateAttendee(
@@ -176,7 +170,13 @@ export function defineAttendeeTypes(): void {
       ...requires("attendees:write"),
       type: payload("CancelAttendeePayload", "The result of cancelAttendee."),
       description: "Cancels a registration (idempotent); a current check-in is undone.",
-      args: { input: t.arg({ type: CancelAttendeeInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: CancelAttendeeInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("attendee", () =>
           c.services.attendees.cancelAttendee(c.actor, { id: requiredLocal(input.id, "Attendee") }),

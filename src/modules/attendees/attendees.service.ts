@@ -20,12 +20,9 @@ import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { assertPermission, attendeeVisible } from "../access/policy.js";
 import { requireRowPermission, resolveRowAccess, writeRow } from "../access/row-access.js";
-import { checkinsRepository } from "../checkins/checkins.repository.js";
 import { ticketsRepository } from "../tickets/tickets.repository.js";
 import { isOnSale } from "../tickets/tickets.service.js";
 import { type AttendeeQuery, type AttendeeRow, attendeesRepository as repo } from "./attendees.repository.js";
-
-export type { AttendeeStatus } from "../../db/schema.js";
 
 /** A registration: personal data, never public. */
 export interface Attendee {
@@ -124,8 +121,38 @@ async function claimSeat(trx: Db, actor: Actor, projectId: string, ticketTypeId:
   }
 }
 
-/** Registrations: register, update and cancel attendees; every read needs attendees:read. */
-export function createAttendeesService(db: Db, access: AccessService, changes: ProjectChanges) {
+/**
+ * What else happens, in the same transaction, when a registration is cancelled (the check-ins
+ * module undoes the active check-in). services.ts passes it in, so this module knows nothing of
+ * the modules built on attendees and the dependency runs one way.
+ */
+export type OnAttendeeCancelled = (
+  trx: Db,
+  projectId: string,
+  attendeeId: string,
+  at: string,
+) => Promise<unknown>;
+
+/** An attendee by id in whichever project holds it, for the access check before another module's write. */
+export function locateAttendee(db: Db, id: string): Promise<AttendeeRow | undefined> {
+  return repo.locate(db, id);
+}
+
+/** Reads an attendee and write-locks its row until the transaction ends (orders check-ins and cancellations). */
+export function lockAttendee(trx: Db, projectId: string, id: string): Promise<AttendeeRow | undefined> {
+  return repo.lock(trx, projectId, id);
+}
+
+/**
+ * Registrations: register, update and cancel attendees; every read needs attendees:read.
+ * `onCancelled` runs inside each cancellation's transaction.
+ */
+export function createAttendeesService(
+  db: Db,
+  access: AccessService,
+  changes: ProjectChanges,
+  onCancelled: OnAttendeeCancelled,
+) {
   const writer = { db, access, changes };
   return {
     /** Attendees by registration time, filtered by name/email text, status and ticket type. */
@@ -249,12 +276,10 @@ export function createAttendeesService(db: Db, access: AccessService, changes: P
             cancelled_at: now,
             updated_at: now,
           });
-          await checkinsRepository.undoActive(trx, projectId, data.id, now);
+          await onCancelled(trx, projectId, data.id, now);
           return presentAttendee({ ...row, status: "CANCELLED", cancelled_at: now, updated_at: now });
         },
       );
     },
   };
 }
-
-export type AttendeesService = ReturnType<typeof createAttendeesService>;

@@ -6,7 +6,7 @@ import { requires } from "../../graphql/permissions.js";
 import { AttendeeRef } from "../attendees/attendees.graphql.js";
 import type { CheckIn, CheckInResult } from "./checkins.service.js";
 
-export const CheckInRef = builder.objectRef<CheckIn>("CheckIn");
+const CheckInRef = builder.objectRef<CheckIn>("CheckIn");
 
 const CheckInSourceEnum = builder.enumType("CheckInSource", {
   description: "Who checked the attendee in.",
@@ -36,6 +36,29 @@ export function defineCheckInTypes(): void {
       }),
     }),
   });
+
+  // The check-in edges of Attendee live here, beside the check-ins, so that the attendees module
+  // knows nothing of check-ins (and the two modules do not import each other). Attendee's own
+  // requirement (attendees:read) covers them like every other field of the type.
+  builder.objectFields(AttendeeRef, (t) => ({
+    checkedIn: t.boolean({
+      nullable: true,
+      description: "Whether they are checked in now.",
+      resolve: async (a, _args, c) => (await c.loaders.activeCheckIn.load(a.id)) !== undefined,
+    }),
+    checkIn: t.field({
+      type: CheckInRef,
+      nullable: true,
+      description: "The current check-in, if they are checked in.",
+      resolve: async (a, _args, c) => (await c.loaders.activeCheckIn.load(a.id)) ?? null,
+    }),
+    checkIns: t.field({
+      type: [CheckInRef],
+      nullable: true,
+      description: "Every check-in, undone ones included, oldest first.",
+      resolve: (a, _args, c) => c.loaders.checkInHistory.load(a.id),
+    }),
+  }));
 
   const CheckInInput = builder.inputType("CheckInAttendeeInput", {
     description: "The attendee to check in or out.",
@@ -72,7 +95,13 @@ export function defineCheckInTypes(): void {
       ...requires("checkins:write"),
       type: CheckInPayload,
       description: "Checks an attendee in. Idempotent: checking in twice returns the same check-in.",
-      args: { input: t.arg({ type: CheckInInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: CheckInInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("result", () =>
           c.services.checkins.checkIn(c.actor, { attendeeId: requiredLocal(input.attendeeId, "Attendee") }),
@@ -82,7 +111,13 @@ export function defineCheckInTypes(): void {
       ...requires("checkins:write"),
       type: CheckInPayload,
       description: "Takes back an attendee's current check-in. Idempotent.",
-      args: { input: t.arg({ type: CheckInInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: CheckInInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("result", () =>
           c.services.checkins.undoCheckIn(c.actor, {

@@ -9,8 +9,12 @@ import type { AccessService } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { attendeeVisible } from "../access/policy.js";
 import { writeRow } from "../access/row-access.js";
-import { attendeesRepository } from "../attendees/attendees.repository.js";
-import { type Attendee, presentAttendee } from "../attendees/attendees.service.js";
+import {
+  type Attendee,
+  locateAttendee,
+  lockAttendee,
+  presentAttendee,
+} from "../attendees/attendees.service.js";
 import { type CheckInRow, checkinsRepository as repo } from "./checkins.repository.js";
 
 /** One check-in of an attendee; `undoneAt` is set when it was taken back. */
@@ -34,7 +38,7 @@ export interface CheckInResult {
 }
 
 /** A check-in as it leaves the service. */
-export function presentCheckIn(row: CheckInRow): CheckIn {
+function presentCheckIn(row: CheckInRow): CheckIn {
   return {
     id: row.id,
     projectId: row.project_id,
@@ -56,6 +60,16 @@ function groupByAttendee(ids: readonly string[], rows: CheckInRow[]): Map<string
   const map = new Map<string, CheckIn[]>(ids.map((id) => [id, []]));
   for (const row of rows) map.get(row.attendee_id)?.push(presentCheckIn(row));
   return map;
+}
+
+/** Undoes an attendee's active check-in when their registration is cancelled (wired by services.ts). */
+export function undoCheckInOfCancelled(
+  trx: Db,
+  projectId: string,
+  attendeeId: string,
+  at: string,
+): Promise<unknown> {
+  return repo.undoActive(trx, projectId, attendeeId, at);
 }
 
 /** Check-in at the door: idempotent check-in and undo, recorded with who did it. */
@@ -81,13 +95,13 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
       return writeRow(
         writer,
         actor,
-        await attendeesRepository.locate(db, data.attendeeId),
+        await locateAttendee(db, data.attendeeId),
         "Attendee",
         "checkins:write",
         attendeeVisible,
         async (trx, projectId) => {
           // Locking the attendee orders this check-in after a concurrent cancellation (or before it).
-          const attendee = await attendeesRepository.lock(trx, projectId, data.attendeeId);
+          const attendee = await lockAttendee(trx, projectId, data.attendeeId);
           if (!attendee) throw notFound("Attendee");
           if (attendee.status === "CANCELLED") {
             throw badInput([
@@ -119,12 +133,12 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
       return writeRow(
         writer,
         actor,
-        await attendeesRepository.locate(db, data.attendeeId),
+        await locateAttendee(db, data.attendeeId),
         "Attendee",
         "checkins:write",
         attendeeVisible,
         async (trx, projectId) => {
-          const attendee = await attendeesRepository.lock(trx, projectId, data.attendeeId);
+          const attendee = await lockAttendee(trx, projectId, data.attendeeId);
           if (!attendee) throw notFound("Attendee");
           const undone =
             (await repo.undoActive(trx, projectId, attendee.id, nowIso())) ??
@@ -135,5 +149,3 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
     },
   };
 }
-
-export type CheckinsService = ReturnType<typeof createCheckinsService>;

@@ -35,6 +35,10 @@ export interface DemoDataset {
   checkIns: Insertable<CheckInsTable>[];
 }
 
+/**
+ * The demo conference's time zone: its sessions are laid out on Berlin wall-clock times.
+ * @internal Exported for its tests only (knip --production checks that nothing else uses it).
+ */
 export const demoTimeZone = "Europe/Berlin";
 const days = 3;
 // Local start minutes of the 45-minute slots of a conference day, with breaks and lunch between.
@@ -94,7 +98,10 @@ function zoneOffsetMs(timeZone: string, t: number): number {
   return asUtc - Math.floor(t / 1000) * 1000;
 }
 
-/** The UTC instant of a wall-clock time (`minutes` after local midnight of `localDay`) in a zone. */
+/**
+ * The UTC instant of a wall-clock time (`minutes` after local midnight of `localDay`) in a zone.
+ * @internal Exported for its tests only (knip --production checks that nothing else uses it).
+ */
 export function zonedTime(localDay: number, minutes: number, timeZone: string): number {
   // `localDay` is the UTC midnight carrying the local date; correct by the offset, twice around DST.
   const wall = localDay + minutes * 60_000;

@@ -106,5 +106,3 @@ export function createDemoService(
     },
   };
 }
-
-export type DemoService = ReturnType<typeof createDemoService>;

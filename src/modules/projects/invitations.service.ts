@@ -13,7 +13,7 @@ import { authorize, authorizeMembershipChange } from "../access/policy.js";
 import type { Mailer } from "../accounts/mailer.js";
 import { hashSecret, randomSecret } from "../accounts/sessions.service.js";
 import { type Throttle, throttleRules } from "../accounts/throttle.js";
-import { usersRepository } from "../accounts/users.repository.js";
+import { userLookup } from "../accounts/users.service.js";
 import { type InvitationRow, invitationsRepository } from "./invitations.repository.js";
 import { lockedStanding } from "./members.service.js";
 import { projectsRepository } from "./projects.repository.js";
@@ -87,7 +87,7 @@ export function createInvitationsService(deps: {
       const row = await inTransaction(db, actor, async (trx) => {
         const standing = await lockedStanding(trx, actor, projectId);
         authorizeMembershipChange(standing, { from: undefined, to: data.role });
-        const existing = await usersRepository.findByEmail(trx, normalized);
+        const existing = await userLookup.byEmail(trx, normalized);
         if (existing && (await projectsRepository.findMember(trx, projectId, existing.id))) {
           throw new AppError(ErrorCode.CONFLICT, "This person is already a member", {
             fieldErrors: [{ field: ["email"], message: "is already a member of the project" }],
@@ -127,7 +127,7 @@ export function createInvitationsService(deps: {
         return invitation;
       });
       const project = await projectsRepository.findById(db, projectId);
-      const inviter = actor.kind === "user" ? await usersRepository.findById(db, actor.userId) : undefined;
+      const inviter = actor.kind === "user" ? await userLookup.byId(db, actor.userId) : undefined;
       const link = `${config.baseUrl}/invite?token=${token}`;
       const role = data.role.toLowerCase();
       await mailer.send({
@@ -163,7 +163,7 @@ export function createInvitationsService(deps: {
       const row = await usable(token);
       if (!row) return undefined;
       const project = await projectsRepository.findById(db, row.project_id);
-      const inviter = row.invited_by ? await usersRepository.findById(db, row.invited_by) : undefined;
+      const inviter = row.invited_by ? await userLookup.byId(db, row.invited_by) : undefined;
       if (!project) return undefined;
       return {
         projectName: project.name,
@@ -181,7 +181,7 @@ export function createInvitationsService(deps: {
     async accept(userId: string, token: string): Promise<string> {
       const found = await usable(token);
       if (!found) throw new AppError(ErrorCode.BAD_USER_INPUT, invalidInvitationMessage);
-      const user = await usersRepository.findById(db, userId);
+      const user = await userLookup.byId(db, userId);
       if (!user) throw notFound("User");
       if (user.email_normalized !== found.email_normalized) {
         throw new AppError(ErrorCode.FORBIDDEN, otherAddressMessage);
@@ -225,5 +225,3 @@ function present(row: InvitationRow, inviterName: string | null): Invitation {
     expiresAt: row.expires_at,
   };
 }
-
-export type InvitationsService = ReturnType<typeof createInvitationsService>;

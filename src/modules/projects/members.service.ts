@@ -80,5 +80,3 @@ export function createMembersService(db: Db, access: AccessService) {
     },
   };
 }
-
-export type MembersService = ReturnType<typeof createMembersService>;

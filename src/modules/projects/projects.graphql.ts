@@ -139,7 +139,13 @@ export function defineProjectTypes(): void {
       ...requires("project:write"),
       type: UpdateProjectPayload,
       description: "Updates the project's basic fields.",
-      args: { input: t.arg({ type: UpdateProjectInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: UpdateProjectInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_root, { input }, context) => {
         const { projectId, ...changes } = input;
         // GraphQL hands explicit nulls through; the service's schema validates them like any input.

@@ -153,7 +153,13 @@ export function defineTicketTypes(): void {
       ...requires("tickets:write"),
       type: payload("CreateTicketTypePayload", "The result of createTicketType."),
       description: "Adds a ticket type.",
-      args: { input: t.arg({ type: CreateTicketTypeInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: CreateTicketTypeInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("ticketType", () => c.services.tickets.createTicketType(c.actor, serviceInput(input))),
     }),
@@ -161,7 +167,13 @@ export function defineTicketTypes(): void {
       ...requires("tickets:write"),
       type: payload("UpdateTicketTypePayload", "The result of updateTicketType."),
       description: "Changes a ticket type.",
-      args: { input: t.arg({ type: UpdateTicketTypeInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: UpdateTicketTypeInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("ticketType", () =>
           c.services.tickets.updateTicketType(
@@ -177,7 +189,13 @@ export function defineTicketTypes(): void {
       ...requires("tickets:write"),
       type: payload("DeleteTicketTypePayload", "The result of deleteTicketType: the ticket type as it was."),
       description: "Deletes a ticket type that has no registrations.",
-      args: { input: t.arg({ type: DeleteTicketTypeInput, required: true }) },
+      args: {
+        input: t.arg({
+          type: DeleteTicketTypeInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
       resolve: (_r, { input }, c) =>
         runMutation("ticketType", () =>
           c.services.tickets.deleteTicketType(c.actor, { id: requiredLocal(input.id, "TicketType") }),

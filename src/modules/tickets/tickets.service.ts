@@ -37,7 +37,7 @@ export interface TicketType {
 }
 
 /** A ticket type as it leaves the service. */
-export function presentTicketType(row: TicketTypeRow): TicketType {
+function presentTicketType(row: TicketTypeRow): TicketType {
   return {
     id: row.id,
     projectId: row.project_id,
@@ -284,5 +284,3 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
     },
   };
 }
-
-export type TicketsService = ReturnType<typeof createTicketsService>;

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { lastEmailLink } from "../helpers/browser.js";
-import { testEngines } from "../helpers/engines.js";
+import { sqliteEngine, testEngines } from "../helpers/engines.js";
 import { addMember, createProject, createUser, testPassword, uniqueEmail } from "../helpers/factories.js";
 import { HttpClient } from "../helpers/http-client.js";
+import { lastEmailLink } from "../helpers/mail-log.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 const xss = `<script>alert("x")</script><img src=x onerror=alert(1)>`;
@@ -246,7 +246,7 @@ for (const engine of testEngines()) {
 describe("dashboard cookies behind https", () => {
   let server: TestServer;
   before(async () => {
-    server = await startTestServer(testEngines()[0] ?? assert.fail("no engine"), {
+    server = await startTestServer(sqliteEngine, {
       BASE_URL: "https://events.example.test",
     });
   });

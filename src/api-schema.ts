@@ -1,0 +1,41 @@
+import { type GraphQLSchema, lexicographicSortSchema, printSchema } from "graphql";
+import { builder } from "./graphql/builder.js";
+import { enforcePermissions } from "./graphql/permissions.js";
+import { defineRateLimitField } from "./graphql/rate-limit.graphql.js";
+import { defineAgendaTypes } from "./modules/agenda/agenda.graphql.js";
+import { defineViewerTypes } from "./modules/apps/apps.graphql.js";
+import { definePermissionFields } from "./modules/apps/permissions.graphql.js";
+import { defineAttendeeTypes } from "./modules/attendees/attendees.graphql.js";
+import { defineCheckInTypes } from "./modules/checkins/checkins.graphql.js";
+import { defineProjectTypes } from "./modules/projects/projects.graphql.js";
+import { defineTicketTypes } from "./modules/tickets/tickets.graphql.js";
+
+// The composition root of the API: the one file that knows which modules make it up. It lives
+// above src/graphql/ (the builder, permissions, limits and transport every module uses) so that
+// layer never imports a module's types; .dependency-cruiser.cjs keeps it that way.
+
+let built: GraphQLSchema | undefined;
+
+/**
+ * The API schema, assembled once per process from each module's types (the builder is a singleton,
+ * so the modules' definitions must run exactly once), with permission guards applied.
+ */
+export function schema(): GraphQLSchema {
+  if (!built) {
+    defineProjectTypes();
+    definePermissionFields();
+    defineViewerTypes();
+    defineAgendaTypes();
+    defineTicketTypes();
+    defineAttendeeTypes();
+    defineCheckInTypes();
+    defineRateLimitField();
+    built = enforcePermissions(builder.toSchema({ sortSchema: true }));
+  }
+  return built;
+}
+
+/** The schema as sorted SDL, as committed in `schema.graphql`. */
+export function printedSchema(): string {
+  return `${printSchema(lexicographicSortSchema(schema()))}\n`;
+}
