@@ -58,6 +58,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done(null, payload);
   });
 
+  // Once per outage, not once per failed request: the circuit breaker reports transitions only.
+  const offHealth = database.health.onChange((state) => {
+    if (state.status === "down") {
+      logger.error(
+        { detail: state.lastError },
+        "Database unreachable: API requests answer 503 until it returns",
+      );
+    } else logger.info("Database reachable again");
+  });
+  app.addHook("onClose", async () => {
+    offHealth();
+  });
   registerHealthRoutes(app, database);
   registerGraphQLRoutes(app, services);
   registerDocsRoutes(app);

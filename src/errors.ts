@@ -21,6 +21,8 @@ export const ErrorCode = {
   RATE_LIMITED: "RATE_LIMITED",
   PAYLOAD_TOO_LARGE: "PAYLOAD_TOO_LARGE",
   TIMEOUT: "TIMEOUT",
+  /** A dependency (the database) is unreachable for now: 503 with Retry-After, safe to retry. */
+  SERVICE_UNAVAILABLE: "SERVICE_UNAVAILABLE",
   INTERNAL_SERVER_ERROR: "INTERNAL_SERVER_ERROR",
 } as const;
 
@@ -70,6 +72,7 @@ const statusByCode: Record<ErrorCode, number> = {
   RATE_LIMITED: 429,
   PAYLOAD_TOO_LARGE: 413,
   TIMEOUT: 503,
+  SERVICE_UNAVAILABLE: 503,
   INTERNAL_SERVER_ERROR: 500,
 };
 

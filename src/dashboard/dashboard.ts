@@ -1,6 +1,7 @@
 import cookie from "@fastify/cookie";
 import formbody from "@fastify/formbody";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { databaseRetryAfterSeconds } from "../db/availability.js";
 import { AppError, ErrorCode } from "../errors.js";
 import { loadServerSecret } from "../modules/accounts/server-secrets.js";
 import { registerDeveloperPages } from "./apps/developer-pages.js";
@@ -115,6 +116,12 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
       }
       if (error instanceof AppError) {
         if (error.code === ErrorCode.NOT_FOUND) return sendPage(reply, NotFoundPage({ ctx }), 404);
+        if (error.code === ErrorCode.SERVICE_UNAVAILABLE) {
+          reply.header("retry-after", String(databaseRetryAfterSeconds));
+          const message = "The database is unavailable for a moment. Try again in a few seconds.";
+          const page = ServerErrorPage({ ctx, status: 503, message, requestId: String(request.id) });
+          return sendPage(reply, page, 503);
+        }
         if (error.code === ErrorCode.FORBIDDEN)
           return sendPage(reply, ForbiddenPage({ ctx, message: error.message }), 403);
         // A refused action without a form of its own (e.g. deleting a ticket type that has

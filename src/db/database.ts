@@ -14,6 +14,7 @@ import {
 } from "kysely";
 import { LRUCache } from "lru-cache";
 import pg from "pg";
+import { DatabaseHealth, DatabaseUnavailableError, isConnectionError } from "./availability.js";
 import type { Database as Tables } from "./schema.js";
 
 /** Kysely handle typed with every table; a transaction is accepted wherever a Db is. */
@@ -28,6 +29,8 @@ export interface DatabaseHandle {
   engine: Engine;
   /** Runs `select 1`; rejects when the database cannot be reached. */
   ping(): Promise<void>;
+  /** Whether the database link is up (always for SQLite); /readyz and the metrics read it. */
+  health: DatabaseHealth;
   close(): Promise<void>;
 }
 
@@ -72,6 +75,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     return {
       db,
       engine: "sqlite",
+      health: new DatabaseHealth(),
       async ping() {
         sqlite.prepare("select 1").get();
       },
@@ -85,19 +89,31 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 5000,
     });
+    const health = new DatabaseHealth();
     // An idle client losing its connection must not crash the process; the pool replaces it.
-    pool.on("error", () => {});
-    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }), log });
+    pool.on("error", (error) => health.markDown(error));
+    const db = new Kysely<Tables>({
+      dialect: new PostgresDialect({ pool: withNamedStatements(pool, health) }),
+      log,
+    });
     return {
       db,
       engine: "postgres",
+      health,
+      // Goes around the circuit breaker: /readyz is how a load balancer learns of the recovery.
       async ping() {
-        const client = await pool.connect();
         try {
-          await client.query("select 1");
-        } finally {
-          client.release();
+          const client = await pool.connect();
+          try {
+            await client.query("select 1");
+          } finally {
+            client.release();
+          }
+        } catch (error) {
+          if (isConnectionError(error)) health.markDown(error);
+          throw error;
         }
+        health.markUp();
       },
       close: () => db.destroy(),
     };
@@ -174,20 +190,50 @@ function nameStatement(sql: string): void {
  * PostgreSQL parses and plans every unnamed statement anew; the hot statements of `reusableQuery`
  * are sent as named prepared statements instead (pg prepares each once per connection), which took
  * a third off the round trip of the data-version check that every cache hit makes.
+ *
+ * It is also where a lost database stops being fatal. A checked-out client has no `error` listener
+ * of the pool's, so a server shutdown arriving between two statements of a transaction was an
+ * unhandled `error` event that killed the process: each checkout listens, and a client that failed
+ * is released as broken so the pool discards it. Connection failures become
+ * DatabaseUnavailableError (503) and open the circuit of `health`.
  */
-function withNamedStatements(pool: pg.Pool): PostgresPool {
+function withNamedStatements(pool: pg.Pool, health: DatabaseHealth): PostgresPool {
+  const unavailable = (error: unknown): never => {
+    if (isConnectionError(error)) {
+      health.markDown(error);
+      throw new DatabaseUnavailableError(error);
+    }
+    throw error;
+  };
   return {
     async connect(): Promise<PostgresPoolClient> {
-      const client = await pool.connect();
+      if (!health.allowAttempt()) throw new DatabaseUnavailableError();
+      const client = await pool.connect().catch(unavailable);
+      health.markUp();
+      let broken: Error | undefined;
+      const onError = (error: Error) => {
+        broken = error;
+        health.markDown(error);
+      };
+      client.on("error", onError);
+      const fail = (error: unknown): never => {
+        if (isConnectionError(error)) broken ??= error as Error;
+        return unavailable(error);
+      };
       return {
         query: ((sql: string | pg.Submittable, parameters?: readonly unknown[]) => {
           // A cursor (streamed query) is passed through as it is.
           if (typeof sql !== "string") return client.query(sql);
+          if (broken) return Promise.reject(new DatabaseUnavailableError(broken));
           const name = statementNames.get(sql);
           const values = [...(parameters ?? [])];
-          return name ? client.query({ name, text: sql, values }) : client.query(sql, values);
+          const result = name ? client.query({ name, text: sql, values }) : client.query(sql, values);
+          return result.catch(fail);
         }) as unknown as PostgresPoolClient["query"],
-        release: () => client.release(),
+        release: () => {
+          client.removeListener("error", onError);
+          client.release(broken);
+        },
       };
     },
     end: () => pool.end(),

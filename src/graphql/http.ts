@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ExecutionResult, GraphQLFormattedError } from "graphql";
+import { databaseRetryAfterSeconds } from "../db/availability.js";
 import { bindDeadline } from "../db/transaction.js";
 import { AppError, ErrorCode } from "../errors.js";
 import type { Actor } from "../modules/access/actor.js";
@@ -37,6 +38,9 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
     // shape too, so clients handle one format.
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const media = negotiate(request.headers.accept) ?? json;
+      if (error instanceof AppError && error.code === ErrorCode.SERVICE_UNAVAILABLE) {
+        return sendUnavailable(reply, media, [requestError(error.code, error.message, detailsOf(error))]);
+      }
       if (error.statusCode === 413) {
         const message = `The request body is larger than ${config.limits.maxBodyBytes} bytes`;
         return send(reply, 413, media, {
@@ -214,9 +218,13 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
       const message = `The operation ran longer than ${timeoutMs} ms and was stopped; its changes were rolled back`;
       return send(reply, 503, media, { errors: [requestError(ErrorCode.TIMEOUT, message)] });
     }
+    const errors = result.errors?.length ? formatAll(result, request) : undefined;
+    // The database went away while resolving: "retry shortly", not a partial answer to keep.
+    if (errors?.some((e) => e.extensions?.code === ErrorCode.SERVICE_UNAVAILABLE)) {
+      return sendUnavailable(reply, media, errors);
+    }
     // No `data` at all means the variables failed to coerce: a request error, not a field error.
     const status = result.data === undefined ? requestErrorStatus : 200;
-    const errors = result.errors?.length ? formatAll(result, request) : undefined;
     const parts: string[] = [];
     if (errors) parts.push(`"errors":${JSON.stringify(errors)}`);
     if (result.data !== undefined) parts.push(`"data":${JSON.stringify(result.data)}`);
@@ -303,6 +311,12 @@ function withTimeout<T>(work: T | Promise<T>, ms: number): Promise<T | "timeout"
     timer = setTimeout(() => resolve("timeout"), ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+// 503 with Retry-After: the database is unreachable; the client may retry the same request.
+function sendUnavailable(reply: FastifyReply, media: MediaType, errors: unknown[]): FastifyReply {
+  reply.header("retry-after", String(databaseRetryAfterSeconds));
+  return send(reply, 503, media, { errors });
 }
 
 function send(reply: FastifyReply, status: number, media: MediaType, body: unknown): FastifyReply {
