@@ -70,7 +70,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook("onClose", async () => {
     offHealth();
   });
-  registerHealthRoutes(app, database);
+  registerHealthRoutes(app, database, () => deps.cluster?.readiness());
   registerGraphQLRoutes(app, services);
   registerDocsRoutes(app);
   await registerDashboard(app);

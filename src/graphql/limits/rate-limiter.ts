@@ -153,8 +153,11 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
       return decideLocally(key, points, limit, charge, now());
     }
   };
+  // While the connection is not ready (Redis down, reconnecting) the budget is decided in process
+  // at once: a command sent then would wait in ioredis's offline queue for the command timeout,
+  // which made every request of an outage take a second. The connection logs the outage once.
   const decide = (key: string, points: number, limit: number, charge: boolean) =>
-    consumeInRedis
+    consumeInRedis && redis?.status === "ready"
       ? decideInRedis(consumeInRedis, key, points, limit, charge)
       : decideLocally(key, points, limit, charge, now());
 
