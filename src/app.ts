@@ -8,6 +8,7 @@ import { registerDocsRoutes } from "./docs/docs.routes.js";
 import { registerGraphQLRoutes } from "./graphql/http.js";
 import { registerHealthRoutes } from "./http/health.routes.js";
 import { type Logger, lazyChildLogger } from "./logger.js";
+import { registerMetrics } from "./metrics/metrics.routes.js";
 import { createServices, type Services } from "./services.js";
 
 export interface AppDeps {
@@ -69,6 +70,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   app.addHook("onClose", async () => {
     offHealth();
+  });
+  await registerMetrics(app, {
+    config,
+    database,
+    cache: services.responseCache,
+    cluster: deps.cluster,
+    logger,
   });
   registerHealthRoutes(app, database, () => deps.cluster?.readiness());
   registerGraphQLRoutes(app, services);

@@ -31,6 +31,8 @@ export interface DatabaseHandle {
   ping(): Promise<void>;
   /** Whether the database link is up (always for SQLite); /readyz and the metrics read it. */
   health: DatabaseHealth;
+  /** PostgreSQL pool connections by state, for the metrics; undefined for SQLite (one connection). */
+  poolStats(): { total: number; idle: number; waiting: number } | undefined;
   close(): Promise<void>;
 }
 
@@ -46,15 +48,24 @@ export interface DatabaseOptions {
   sqlitePageCacheMiB?: number;
   /** Called with every SQL statement executed and its parameters (tests count and EXPLAIN them). */
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
+  /** Called with the duration of every statement, in milliseconds, failed ones included (metrics). */
+  onQueryDuration?: (milliseconds: number) => void;
 }
 
 /** Opens `sqlite:<path>` (file created with its folder) or `postgres://…` (pooled). */
 export function openDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
-  const log = options.onQuery
-    ? (event: { level: string; query: { sql: string; parameters: readonly unknown[] } }) => {
-        if (event.level === "query") options.onQuery?.(event.query.sql, event.query.parameters);
-      }
-    : undefined;
+  const { onQuery, onQueryDuration } = options;
+  const log =
+    onQuery || onQueryDuration
+      ? (event: {
+          level: string;
+          query: { sql: string; parameters: readonly unknown[] };
+          queryDurationMillis: number;
+        }) => {
+          if (event.level === "query") onQuery?.(event.query.sql, event.query.parameters);
+          onQueryDuration?.(event.queryDurationMillis);
+        }
+      : undefined;
 
   if (url.startsWith("sqlite:")) {
     const path = url.slice("sqlite:".length);
@@ -76,6 +87,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       db,
       engine: "sqlite",
       health: new DatabaseHealth(),
+      poolStats: () => undefined,
       async ping() {
         sqlite.prepare("select 1").get();
       },
@@ -100,6 +112,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       db,
       engine: "postgres",
       health,
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       // Goes around the circuit breaker: /readyz is how a load balancer learns of the recovery.
       async ping() {
         try {

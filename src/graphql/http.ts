@@ -131,6 +131,7 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services):
       const code = error.code === ErrorCode.BAD_USER_INPUT ? ErrorCode.GRAPHQL_VALIDATION_FAILED : error.code;
       return send(reply, status, media, { errors: [requestError(code, error.message, detailsOf(error))] });
     }
+    request.graphqlOperationType = params.extensions?.dryRun === true ? "dry_run" : analysis.operationType;
     if (request.method === "GET" && analysis.operationType !== "query") {
       reply.header("allow", "POST");
       return send(reply, 405, media, {

@@ -22,6 +22,8 @@ const serviceVariables = [
   "MAX_QUERY_COST",
   "MAX_QUERY_DEPTH",
   "MAX_BODY_BYTES",
+  "METRICS_TOKEN",
+  "METRICS_PORT",
 ];
 
 /** A child process of the compiled service or CLI, with everything it printed so far. */

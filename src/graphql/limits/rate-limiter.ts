@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { LRUCache } from "lru-cache";
 import type { Logger } from "../../logger.js";
+import { rateLimitRejections } from "../../metrics/instruments.js";
 
 /**
  * A budget of points per key (an app id, or a client IP for public requests) over a fixed window
@@ -164,7 +165,9 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
   return {
     async consume(key, points, limitPerHour) {
       assertBudget(points, limitPerHour);
-      return decide(key, points, limitPerHour, true);
+      const result = await decide(key, points, limitPerHour, true);
+      if (!result.allowed) rateLimitRejections.labels(key.startsWith("app:") ? "app" : "ip").inc();
+      return result;
     },
     async peek(key, limitPerHour) {
       assertBudget(1, limitPerHour);
