@@ -102,8 +102,10 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       connectionTimeoutMillis: 5000,
     });
     const health = new DatabaseHealth();
-    // An idle client losing its connection must not crash the process; the pool replaces it.
-    pool.on("error", (error) => health.markDown(error));
+    // An idle client losing its connection must not crash the process; the pool replaces it. One
+    // lost connection (an idle timeout, a terminated backend) says nothing about the database: only
+    // a failed new connection opens the circuit.
+    pool.on("error", () => {});
     const db = new Kysely<Tables>({
       dialect: new PostgresDialect({ pool: withNamedStatements(pool, health) }),
       log,
@@ -211,27 +213,26 @@ function nameStatement(sql: string): void {
  * DatabaseUnavailableError (503) and open the circuit of `health`.
  */
 function withNamedStatements(pool: pg.Pool, health: DatabaseHealth): PostgresPool {
-  const unavailable = (error: unknown): never => {
-    if (isConnectionError(error)) {
-      health.markDown(error);
-      throw new DatabaseUnavailableError(error);
-    }
-    throw error;
-  };
   return {
     async connect(): Promise<PostgresPoolClient> {
       if (!health.allowAttempt()) throw new DatabaseUnavailableError();
-      const client = await pool.connect().catch(unavailable);
+      const client = await pool.connect().catch((error: unknown) => {
+        if (!isConnectionError(error)) throw error;
+        health.markDown(error);
+        throw new DatabaseUnavailableError(error);
+      });
       health.markUp();
       let broken: Error | undefined;
       const onError = (error: Error) => {
         broken = error;
-        health.markDown(error);
       };
       client.on("error", onError);
+      // A connection lost mid-use fails its request with 503; the next request's new connection
+      // tells whether the database itself is down.
       const fail = (error: unknown): never => {
-        if (isConnectionError(error)) broken ??= error as Error;
-        return unavailable(error);
+        if (!isConnectionError(error)) throw error;
+        broken ??= error as Error;
+        throw new DatabaseUnavailableError(error);
       };
       return {
         query: ((sql: string | pg.Submittable, parameters?: readonly unknown[]) => {

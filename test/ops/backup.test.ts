@@ -28,7 +28,7 @@ describe("eventgraph backup and restore", () => {
     const { token, projectId } = await createApp(services, { permissions: ["agenda:read", "agenda:write"] });
     await database.close();
 
-    const { child, url: server } = await startServerProcess({ DATABASE_URL: url });
+    const { child, url: server } = await startServerProcess({ DATABASE_URL: url }, { timeoutMs: 60_000 });
     const acknowledged: string[] = [];
     let running = true;
     const writer = (async () => {
@@ -98,7 +98,10 @@ describe("eventgraph backup and restore", () => {
       }
     }
     // The restored database serves: the server starts on it.
-    const { child: restartedChild, url: restartedUrl } = await startServerProcess({ DATABASE_URL: fresh });
+    const { child: restartedChild, url: restartedUrl } = await startServerProcess(
+      { DATABASE_URL: fresh },
+      { timeoutMs: 60_000 },
+    );
     try {
       const read = await gql(restartedUrl, `{ viewer { name } }`, { token });
       assert.equal(read.status, 200);

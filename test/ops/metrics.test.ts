@@ -107,10 +107,13 @@ describe("GET /metrics", () => {
   test("with METRICS_PORT: served on 127.0.0.1 at that port without a token, not on the main port, with SQL latency", async () => {
     const port = await freePort();
     const dir = mkdtempSync(join(tmpdir(), "eventgraph-metrics-"));
-    const { child, url } = await startServerProcess({
-      DATABASE_URL: `sqlite:${join(dir, "db.sqlite")}`,
-      METRICS_PORT: String(port),
-    });
+    const { child, url } = await startServerProcess(
+      {
+        DATABASE_URL: `sqlite:${join(dir, "db.sqlite")}`,
+        METRICS_PORT: String(port),
+      },
+      { timeoutMs: 60_000 },
+    );
     try {
       await gql(url, "{ __typename }");
       assert.equal((await scrape(url)).status, 404);

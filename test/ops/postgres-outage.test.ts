@@ -47,7 +47,7 @@ describe("PostgreSQL outage drill (a throwaway cluster stopped under load)", { s
     token = created.token;
     projectId = created.projectId;
     await database.close();
-    server = await startServerProcess({ DATABASE_URL: pg.url, LOG_LEVEL: "info" });
+    server = await startServerProcess({ DATABASE_URL: pg.url, LOG_LEVEL: "info" }, { timeoutMs: 60_000 });
   });
 
   after(() => {
