@@ -9,6 +9,7 @@ import { registerDocsRoutes } from "./docs/docs.routes.js";
 import { registerGraphQLRoutes } from "./graphql/http.js";
 import { registerHealthRoutes } from "./http/health.routes.js";
 import { type Logger, lazyChildLogger } from "./logger.js";
+import { registerMetrics } from "./metrics/metrics.routes.js";
 import { createServices, type Services } from "./services.js";
 
 export interface AppDeps {
@@ -59,7 +60,26 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     done(null, payload);
   });
 
-  registerHealthRoutes(app, database);
+  // Once per outage, not once per failed request: the circuit breaker reports transitions only.
+  const offHealth = database.health.onChange((state) => {
+    if (state.status === "down") {
+      logger.error(
+        { detail: state.lastError },
+        "Database unreachable: API requests answer 503 until it returns",
+      );
+    } else logger.info("Database reachable again");
+  });
+  app.addHook("onClose", async () => {
+    offHealth();
+  });
+  await registerMetrics(app, {
+    config,
+    database,
+    cache: services.responseCache,
+    cluster: deps.cluster,
+    logger,
+  });
+  registerHealthRoutes(app, database, () => deps.cluster?.readiness());
   registerGraphQLRoutes(app, services, schema());
   registerDocsRoutes(app);
   await registerDashboard(app);

@@ -12,6 +12,13 @@ export interface Config {
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   webConcurrency: number;
   trustProxy: boolean | string;
+  /** `GET /metrics`: off unless a bearer token (main port) or a localhost-only port is set. */
+  metrics: {
+    /** Bearer token that /metrics on the main port requires; undefined: not served there. */
+    token: string | undefined;
+    /** Port of a second listener on 127.0.0.1 serving /metrics without a token (0: any free port). */
+    port: number | undefined;
+  };
   limits: {
     appPointsPerHour: number;
     publicPointsPerHour: number;
@@ -55,6 +62,9 @@ const envSchema = z.object({
   MAX_QUERY_DEPTH: positiveInt(15),
   MAX_BODY_BYTES: positiveInt(100 * 1024),
   REQUEST_TIMEOUT_MS: positiveInt(10_000),
+  // Long enough not to be guessed: /metrics reveals traffic and error rates.
+  METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
 });
 
 /** Raised when the environment is invalid; the message lists every problem, one per line. */
@@ -113,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
     logLevel: e.LOG_LEVEL,
     webConcurrency: e.WEB_CONCURRENCY,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
+    metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
     limits: {
       appPointsPerHour: e.RATE_LIMIT_APP_POINTS_PER_HOUR,
       publicPointsPerHour: e.RATE_LIMIT_PUBLIC_POINTS_PER_HOUR,

@@ -6,6 +6,10 @@ import type { Config } from "./config.js";
 import { openDatabase, redactUrl } from "./db/database.js";
 import { migrateToLatest } from "./db/migrate.js";
 import { createLogger } from "./logger.js";
+import { queryDuration } from "./metrics/instruments.js";
+import { metricsEnabled } from "./metrics/metrics.routes.js";
+
+const engineOf = (url: string) => (url.startsWith("sqlite:") ? "sqlite" : "postgres");
 
 /** A running server and how to stop it. */
 export interface RunningServer {
@@ -25,7 +29,11 @@ export interface StartOptions {
 /** Opens and migrates the database, builds the app and listens on HOST:PORT. */
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel, options.logDestination);
-  const database = openDatabase(config.databaseUrl);
+  const database = openDatabase(config.databaseUrl, {
+    onQueryDuration: metricsEnabled(config)
+      ? (milliseconds) => queryDuration.labels(engineOf(config.databaseUrl)).observe(milliseconds / 1000)
+      : undefined,
+  });
   try {
     await database.ping();
     if (options.migrate !== false) await migrateToLatest(database.db);

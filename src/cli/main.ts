@@ -8,6 +8,7 @@ import {
   UsageError,
 } from "./command.js";
 import { appsCommands } from "./commands/apps.js";
+import { backupCommand, restoreCommand } from "./commands/backup.js";
 import { demoCommand } from "./commands/demo.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { projectsCommands } from "./commands/projects.js";
@@ -21,6 +22,8 @@ import { describeFailure } from "./output.js";
 const table: (Command | CommandGroup)[] = [
   serveCommand,
   migrateCommand,
+  backupCommand,
+  restoreCommand,
   demoCommand,
   usersCommands,
   projectsCommands,

@@ -10,6 +10,8 @@ export interface Cluster {
   signals: Signals;
   /** Prefix of every Redis key and channel this deployment uses. */
   keyPrefix: string | undefined;
+  /** What /readyz reports about Redis; undefined when REDIS_URL is not set. */
+  readiness(): { status: "ok" | "degraded"; detail?: string } | undefined;
   /** Closes the signal subscriber and the Redis connection. */
   close(): Promise<void>;
 }
@@ -17,7 +19,13 @@ export interface Cluster {
 /** A single process on its own: no Redis, signals stay in process. */
 export function localCluster(logger?: Logger): Cluster {
   const signals = createLocalSignals(logger);
-  return { redis: undefined, signals, keyPrefix: undefined, close: () => signals.close() };
+  return {
+    redis: undefined,
+    signals,
+    keyPrefix: undefined,
+    readiness: () => undefined,
+    close: () => signals.close(),
+  };
 }
 
 /**
@@ -37,6 +45,14 @@ export async function connectCluster(
       redis,
       signals,
       keyPrefix: options.keyPrefix,
+      readiness() {
+        if (redis.status === "ready" && signals.status === "up") return { status: "ok" };
+        return {
+          status: "degraded",
+          detail:
+            "Redis unreachable: rate limits are per process and the response cache is off until it returns",
+        };
+      },
       async close() {
         await signals.close();
         await redis.quit();

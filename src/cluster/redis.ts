@@ -20,10 +20,17 @@ export async function connectRedis(
   let reported = false;
   client.on("error", (error: Error) => {
     lastError = error;
-    if (!reported) options.logger?.warn({ err: error }, "Redis connection failed; reconnecting");
+    if (!reported) {
+      options.logger?.warn(
+        { err: error },
+        "Redis unreachable; reconnecting. Meanwhile rate limits are per process and the response cache is off",
+      );
+    }
     reported = true;
   });
   client.on("ready", () => {
+    if (reported)
+      options.logger?.info("Redis reachable again: rate limits and invalidations are shared again");
     reported = false;
   });
   try {

@@ -157,6 +157,9 @@ export async function connectRedisSignals(options: RedisSignalsOptions): Promise
   return {
     async publish(topic, payload) {
       bus.deliver(topic, payload);
+      // Not queued for later while Redis is away: the others' caches are suspended meanwhile (their
+      // subscriber is down too) or check data versions on every hit, so a lost signal is harmless.
+      if (redis.status !== "ready") return;
       try {
         await redis.publish(channelOf(topic), JSON.stringify({ origin, payload } satisfies Envelope));
       } catch (error) {

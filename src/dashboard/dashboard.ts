@@ -1,6 +1,7 @@
 import cookie from "@fastify/cookie";
 import formbody from "@fastify/formbody";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { databaseRetryAfterSeconds } from "../db/availability.js";
 import { AppError, badInput, ErrorCode, httpStatusFor, isUserError } from "../errors.js";
 import { loadServerSecret } from "../modules/accounts/server-secrets.js";
 import { hasControlCharacters } from "../shared/validation.js";
@@ -142,6 +143,12 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
       if (error instanceof AppError) {
         const status = httpStatusFor(error.code);
         if (error.code === ErrorCode.NOT_FOUND) return sendPage(reply, NotFoundPage({ ctx }), status);
+        if (error.code === ErrorCode.SERVICE_UNAVAILABLE) {
+          reply.header("retry-after", String(databaseRetryAfterSeconds));
+          const message = "The database is unavailable for a moment. Try again in a few seconds.";
+          const page = ServerErrorPage({ ctx, status, message, requestId: String(request.id) });
+          return sendPage(reply, page, status);
+        }
         if (error.code === ErrorCode.FORBIDDEN)
           return sendPage(reply, ForbiddenPage({ ctx, message: error.message }), status);
         // A refused action without a form of its own (e.g. deleting a ticket type that has

@@ -14,6 +14,7 @@ import {
 } from "kysely";
 import { LRUCache } from "lru-cache";
 import pg from "pg";
+import { DatabaseHealth, DatabaseUnavailableError, isConnectionError } from "./availability.js";
 import type { Database as Tables } from "./schema.js";
 
 /** Kysely handle typed with every table; a transaction is accepted wherever a Db is. */
@@ -32,6 +33,10 @@ export interface DatabaseHandle {
   engine: Engine;
   /** Runs `select 1`; rejects when the database cannot be reached. */
   ping(): Promise<void>;
+  /** Whether the database link is up (always for SQLite); /readyz and the metrics read it. */
+  health: DatabaseHealth;
+  /** PostgreSQL pool connections by state, for the metrics; undefined for SQLite (one connection). */
+  poolStats(): { total: number; idle: number; waiting: number } | undefined;
   close(): Promise<void>;
 }
 
@@ -47,15 +52,24 @@ export interface DatabaseOptions {
   sqlitePageCacheMiB?: number;
   /** Called with every SQL statement executed and its parameters (tests count and EXPLAIN them). */
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
+  /** Called with the duration of every statement, in milliseconds, failed ones included (metrics). */
+  onQueryDuration?: (milliseconds: number) => void;
 }
 
 /** Opens `sqlite:<path>` (file created with its folder) or `postgres://…` (pooled). */
 export function openDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
-  const log = options.onQuery
-    ? (event: { level: string; query: { sql: string; parameters: readonly unknown[] } }) => {
-        if (event.level === "query") options.onQuery?.(event.query.sql, event.query.parameters);
-      }
-    : undefined;
+  const { onQuery, onQueryDuration } = options;
+  const log =
+    onQuery || onQueryDuration
+      ? (event: {
+          level: string;
+          query: { sql: string; parameters: readonly unknown[] };
+          queryDurationMillis: number;
+        }) => {
+          if (event.level === "query") onQuery?.(event.query.sql, event.query.parameters);
+          onQueryDuration?.(event.queryDurationMillis);
+        }
+      : undefined;
 
   if (url.startsWith("sqlite:")) {
     const path = url.slice("sqlite:".length);
@@ -76,6 +90,8 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     return {
       db,
       engine: "sqlite",
+      health: new DatabaseHealth(),
+      poolStats: () => undefined,
       async ping() {
         sqlite.prepare("select 1").get();
       },
@@ -89,19 +105,34 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       max: options.poolSize ?? 10,
       connectionTimeoutMillis: 5000,
     });
-    // An idle client losing its connection must not crash the process; the pool replaces it.
+    const health = new DatabaseHealth();
+    // An idle client losing its connection must not crash the process; the pool replaces it. One
+    // lost connection (an idle timeout, a terminated backend) says nothing about the database: only
+    // a failed new connection opens the circuit.
     pool.on("error", () => {});
-    const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }), log });
+    const db = new Kysely<Tables>({
+      dialect: new PostgresDialect({ pool: withNamedStatements(pool, health) }),
+      log,
+    });
     return {
       db,
       engine: "postgres",
+      health,
+      poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      // Goes around the circuit breaker: /readyz is how a load balancer learns of the recovery.
       async ping() {
-        const client = await pool.connect();
         try {
-          await client.query("select 1");
-        } finally {
-          client.release();
+          const client = await pool.connect();
+          try {
+            await client.query("select 1");
+          } finally {
+            client.release();
+          }
+        } catch (error) {
+          if (isConnectionError(error)) health.markDown(error);
+          throw error;
         }
+        health.markUp();
       },
       close: () => db.destroy(),
     };
@@ -178,20 +209,49 @@ function nameStatement(sql: string): void {
  * PostgreSQL parses and plans every unnamed statement anew; the hot statements of `reusableQuery`
  * are sent as named prepared statements instead (pg prepares each once per connection), which took
  * a third off the round trip of the data-version check that every cache hit makes.
+ *
+ * It is also where a lost database stops being fatal. A checked-out client has no `error` listener
+ * of the pool's, so a server shutdown arriving between two statements of a transaction was an
+ * unhandled `error` event that killed the process: each checkout listens, and a client that failed
+ * is released as broken so the pool discards it. Connection failures become
+ * DatabaseUnavailableError (503) and open the circuit of `health`.
  */
-function withNamedStatements(pool: pg.Pool): PostgresPool {
+function withNamedStatements(pool: pg.Pool, health: DatabaseHealth): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
-      const client = await pool.connect();
+      if (!health.allowAttempt()) throw new DatabaseUnavailableError();
+      const client = await pool.connect().catch((error: unknown) => {
+        if (!isConnectionError(error)) throw error;
+        health.markDown(error);
+        throw new DatabaseUnavailableError(error);
+      });
+      health.markUp();
+      let broken: Error | undefined;
+      const onError = (error: Error) => {
+        broken = error;
+      };
+      client.on("error", onError);
+      // A connection lost mid-use fails its request with 503; the next request's new connection
+      // tells whether the database itself is down.
+      const fail = (error: unknown): never => {
+        if (!isConnectionError(error)) throw error;
+        broken ??= error as Error;
+        throw new DatabaseUnavailableError(error);
+      };
       return {
         query: ((sql: string | pg.Submittable, parameters?: readonly unknown[]) => {
           // A cursor (streamed query) is passed through as it is.
           if (typeof sql !== "string") return client.query(sql);
+          if (broken) return Promise.reject(new DatabaseUnavailableError(broken));
           const name = statementNames.get(sql);
           const values = [...(parameters ?? [])];
-          return name ? client.query({ name, text: sql, values }) : client.query(sql, values);
+          const result = name ? client.query({ name, text: sql, values }) : client.query(sql, values);
+          return result.catch(fail);
         }) as unknown as PostgresPoolClient["query"],
-        release: () => client.release(),
+        release: () => {
+          client.removeListener("error", onError);
+          client.release(broken);
+        },
       };
     },
     end: () => pool.end(),

@@ -16,6 +16,27 @@ const migrations: Record<string, Migration> = {
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
 
+/**
+ * The names of the migrations in order; the first N are the schema of a release that shipped N.
+ * @internal read by test/ops/migrations.test.ts
+ */
+export const migrationNames: readonly string[] = Object.keys(migrations).sort();
+
+/** Names of the migrations not yet applied, in the order they would run (reads only). */
+export async function pendingMigrations(db: Db): Promise<string[]> {
+  const all = await new Migrator({ db, provider }).getMigrations();
+  return all.filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
+/**
+ * Migrates forward to `name` (inclusive) and no further: how tests rebuild a released schema.
+ * @internal used by test/ops/migrations.test.ts
+ */
+export async function migrateUpTo(db: Db, name: string): Promise<void> {
+  const { error } = await new Migrator({ db, provider }).migrateTo(name);
+  if (error) throw error;
+}
+
 /** Applies every pending migration; safe to call from several processes at once (Kysely locks). */
 export async function migrateToLatest(db: Db): Promise<MigrationResult[]> {
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();

@@ -1,6 +1,7 @@
 import { GraphQLError, type GraphQLFormattedError } from "graphql";
 import { AppError, ErrorCode } from "../errors.js";
 import type { Logger } from "../logger.js";
+import { apiErrors } from "../metrics/instruments.js";
 
 /**
  * Turns any error raised while answering into what the client sees. Domain errors keep their code and
@@ -8,6 +9,12 @@ import type { Logger } from "../logger.js";
  * its message, stack and SQL go to the log only.
  */
 export function formatError(error: GraphQLError, requestId: string, logger: Logger): GraphQLFormattedError {
+  const formatted = format(error, requestId, logger);
+  apiErrors.labels(String(formatted.extensions?.code)).inc();
+  return formatted;
+}
+
+function format(error: GraphQLError, requestId: string, logger: Logger): GraphQLFormattedError {
   const original = error.originalError;
   const base = { message: error.message, locations: error.locations, path: error.path };
   if (original instanceof AppError) {
@@ -29,5 +36,6 @@ export function formatError(error: GraphQLError, requestId: string, logger: Logg
 
 /** A request-level error (before execution) in the GraphQL error shape. */
 export function requestError(code: ErrorCode, message: string, extensions: Record<string, unknown> = {}) {
+  apiErrors.labels(code).inc();
   return { message, extensions: { code, ...extensions } };
 }

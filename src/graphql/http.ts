@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ExecutionResult, GraphQLFormattedError, GraphQLSchema } from "graphql";
+import { databaseRetryAfterSeconds } from "../db/availability.js";
 import { bindDeadline } from "../db/transaction.js";
 import { AppError, ErrorCode } from "../errors.js";
 import type { Actor } from "../modules/access/actor.js";
@@ -8,7 +9,7 @@ import { authenticate } from "./authentication.js";
 import { appView, canonicalJson, publicView, responseCacheKey } from "./cache/response-cache.js";
 import { createContext, type RequestBudget } from "./context.js";
 import { DocumentCache, isCompiledQuery, type PreparedDocument } from "./documents.js";
-import { formatError } from "./errors.js";
+import { formatError, requestError } from "./errors.js";
 import { detailsOf, internalError, notJsonBody, Refusal, refuse, send, sendRaw } from "./http-answers.js";
 import {
   type GraphQLParams,
@@ -38,6 +39,9 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     // shape too, so clients handle one format.
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const media = negotiate(request.headers.accept) ?? json;
+      if (error instanceof AppError && error.code === ErrorCode.SERVICE_UNAVAILABLE) {
+        return sendUnavailable(reply, media, [requestError(error.code, error.message, detailsOf(error))]);
+      }
       if (error.statusCode === 413) {
         const message = `The request body is larger than ${config.limits.maxBodyBytes} bytes`;
         return refuse(
@@ -133,6 +137,7 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
       if (error.code !== ErrorCode.BAD_USER_INPUT) throw Refusal.from(error);
       throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, error.message, detailsOf(error));
     }
+    request.graphqlOperationType = params.extensions?.dryRun === true ? "dry_run" : analysis.operationType;
     if (request.method === "GET" && analysis.operationType !== "query") {
       throw new Refusal(
         ErrorCode.METHOD_NOT_ALLOWED,
@@ -250,6 +255,10 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
       throw new Refusal(ErrorCode.TIMEOUT, message);
     }
     const errors = result.errors?.length ? formatAll(result, request) : undefined;
+    // The database went away while resolving: "retry shortly", not a partial answer to keep.
+    if (errors?.some((e) => e.extensions?.code === ErrorCode.SERVICE_UNAVAILABLE)) {
+      return sendUnavailable(reply, media, errors);
+    }
     // No `data` at all means the variables failed to coerce: a request error, not a field error.
     if (result.data === undefined) throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, errors ?? []);
     const parts: string[] = [];
@@ -337,4 +346,10 @@ function withTimeout<T>(work: T | Promise<T>, ms: number): Promise<T | "timeout"
     timer = setTimeout(() => resolve("timeout"), ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
+
+// 503 with Retry-After: the database is unreachable; the client may retry the same request.
+function sendUnavailable(reply: FastifyReply, media: MediaType, errors: unknown[]): FastifyReply {
+  reply.header("retry-after", String(databaseRetryAfterSeconds));
+  return send(reply, 503, media, { errors });
 }

@@ -22,6 +22,8 @@ const serviceVariables = [
   "MAX_QUERY_COST",
   "MAX_QUERY_DEPTH",
   "MAX_BODY_BYTES",
+  "METRICS_TOKEN",
+  "METRICS_PORT",
 ];
 
 /** A child process of the compiled service or CLI, with everything it printed so far. */
@@ -133,11 +135,15 @@ export async function runNode(
   return { code, stdout: child.stdout, stderr: child.stderr };
 }
 
-/** Starts the compiled server and resolves once it listens, with its URL. */
+/**
+ * Starts the compiled server and resolves once it listens, with its URL. `timeoutMs` (15 s by
+ * default) is a bound for loaded machines, not a speed goal.
+ */
 export async function startServerProcess(
   env: Record<string, string>,
+  options: { timeoutMs?: number } = {},
 ): Promise<{ child: Child; url: string }> {
   const child = spawnNode(["dist/src/main.js"], { env: { HOST: "127.0.0.1", PORT: "0", ...env } });
-  const line = await child.waitForLog((l) => l.msg === "Eventgraph is listening");
+  const line = await child.waitForLog((l) => l.msg === "Eventgraph is listening", options.timeoutMs);
   return { child, url: String(line.url) };
 }

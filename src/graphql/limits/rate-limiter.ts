@@ -1,6 +1,7 @@
 import type { Redis } from "ioredis";
 import { LRUCache } from "lru-cache";
 import type { Logger } from "../../logger.js";
+import { rateLimitRejections } from "../../metrics/instruments.js";
 
 /**
  * A budget of points per key (an app id, or a client IP for public requests) over a fixed window
@@ -153,15 +154,20 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
       return decideLocally(key, points, limit, charge, now());
     }
   };
+  // While the connection is not ready (Redis down, reconnecting) the budget is decided in process
+  // at once: a command sent then would wait in ioredis's offline queue for the command timeout,
+  // which made every request of an outage take a second. The connection logs the outage once.
   const decide = (key: string, points: number, limit: number, charge: boolean) =>
-    consumeInRedis
+    consumeInRedis && redis?.status === "ready"
       ? decideInRedis(consumeInRedis, key, points, limit, charge)
       : decideLocally(key, points, limit, charge, now());
 
   return {
     async consume(key, points, limitPerHour) {
       assertBudget(points, limitPerHour);
-      return decide(key, points, limitPerHour, true);
+      const result = await decide(key, points, limitPerHour, true);
+      if (!result.allowed) rateLimitRejections.labels(key.startsWith("app:") ? "app" : "ip").inc();
+      return result;
     },
     async peek(key, limitPerHour) {
       assertBudget(1, limitPerHour);

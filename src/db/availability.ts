@@ -1,0 +1,112 @@
+import { AppError, ErrorCode } from "../errors.js";
+
+/** Seconds a client is told to wait (`Retry-After`) while the database is away. */
+export const databaseRetryAfterSeconds = 5;
+
+/** The database cannot be reached right now: the API answers 503 SERVICE_UNAVAILABLE, never 500. */
+export class DatabaseUnavailableError extends AppError {
+  constructor(cause?: unknown) {
+    super(ErrorCode.SERVICE_UNAVAILABLE, "The database is unavailable; retry shortly", {
+      retryAfterSeconds: databaseRetryAfterSeconds,
+    });
+    this.name = "DatabaseUnavailableError";
+    // Kept for the log only: the caller sees the message above, never the driver's.
+    this.cause = cause;
+  }
+}
+
+// Node socket errors of a connection that cannot be opened or was cut.
+const socketCodes = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+]);
+// SQLSTATEs meaning "the server is going away or not accepting yet" (class 08 is handled below):
+// admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections.
+const unavailableStates = new Set(["57P01", "57P02", "57P03", "53300"]);
+// pg raises these without a code.
+const driverMessages =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused/i;
+
+/** Whether `error` means the database connection failed (as opposed to a bad query or a constraint). */
+export function isConnectionError(error: unknown): boolean {
+  if (error instanceof DatabaseUnavailableError) return true;
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") {
+    if (socketCodes.has(code) || unavailableStates.has(code) || code.startsWith("08")) return true;
+  }
+  if (error instanceof AggregateError && error.errors.some(isConnectionError)) return true;
+  return driverMessages.test(error.message);
+}
+
+/** What /readyz and the metrics report about the database link. */
+export interface DatabaseHealthState {
+  status: "up" | "down";
+  /** The driver's message for the failure that took it down (for operators; never shown to API callers). */
+  lastError: string | undefined;
+  /** When the status last changed (epoch ms). */
+  since: number;
+}
+
+/**
+ * A circuit breaker over the database link. Once a connection fails, requests fail at once with
+ * DatabaseUnavailableError instead of each waiting for its own connection attempt (up to the
+ * connect timeout when the network drops packets); one attempt per `probeIntervalMs` goes through,
+ * and the first that succeeds closes the circuit again.
+ */
+export class DatabaseHealth {
+  private state: DatabaseHealthState = { status: "up", lastError: undefined, since: Date.now() };
+  private lastAttempt = 0;
+  private readonly listeners = new Set<(state: DatabaseHealthState) => void>();
+
+  constructor(private readonly probeIntervalMs = 1000) {}
+
+  /** The current state (a copy). */
+  get current(): DatabaseHealthState {
+    return { ...this.state };
+  }
+
+  /** Calls `listener` on every change of status (the server logs it once per outage). */
+  onChange(listener: (state: DatabaseHealthState) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Whether a new connection may be tried now: always while up, once per probe interval while down. */
+  allowAttempt(): boolean {
+    if (this.state.status === "up") return true;
+    const now = Date.now();
+    if (now - this.lastAttempt < this.probeIntervalMs) return false;
+    this.lastAttempt = now;
+    return true;
+  }
+
+  /** Records a connection failure. */
+  markDown(error: unknown): void {
+    if (this.state.status === "down") return;
+    this.lastAttempt = Date.now();
+    this.set({
+      status: "down",
+      lastError: error instanceof Error ? error.message : String(error),
+      since: Date.now(),
+    });
+  }
+
+  /** Records a working connection. */
+  markUp(): void {
+    if (this.state.status === "up") return;
+    this.set({ status: "up", lastError: undefined, since: Date.now() });
+  }
+
+  private set(state: DatabaseHealthState): void {
+    this.state = state;
+    for (const listener of this.listeners) listener({ ...state });
+  }
+}

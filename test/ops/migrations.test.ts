@@ -1,0 +1,87 @@
+import assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, test } from "node:test";
+import pg from "pg";
+import { openDatabase } from "../../src/db/database.js";
+import { migrateToLatest, migrateUpTo, migrationNames, pendingMigrations } from "../../src/db/migrate.js";
+import { runNode } from "../helpers/processes.js";
+
+/** A new, empty database of each engine (PostgreSQL: created on the test server, dropped after). */
+async function emptyDatabases(): Promise<{ engine: string; url: string; drop(): Promise<void> }[]> {
+  const sqlite = `sqlite:${join(mkdtempSync(join(tmpdir(), "eventgraph-migrate-")), "db.sqlite")}`;
+  const databases = [{ engine: "sqlite", url: sqlite, drop: async () => {} }];
+  const server = process.env.DATABASE_URL_POSTGRES;
+  if (server) {
+    const name = `eventgraph_migrate_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
+    const admin = new pg.Client({ connectionString: server });
+    await admin.connect();
+    await admin.query(`create database "${name}"`);
+    await admin.end();
+    const url = new URL(server);
+    url.pathname = `/${name}`;
+    databases.push({
+      engine: "postgres",
+      url: url.toString(),
+      async drop() {
+        const client = new pg.Client({ connectionString: server });
+        await client.connect();
+        await client.query(`drop database if exists "${name}" with (force)`);
+        await client.end();
+      },
+    });
+  }
+  return databases;
+}
+
+describe("migrations are forward-only from every released schema", () => {
+  for (const [index, name] of migrationNames.entries()) {
+    test(`from the schema after ${name}: --dry-run lists exactly the later migrations, and migrating reaches the latest`, async () => {
+      for (const target of await emptyDatabases()) {
+        try {
+          const database = openDatabase(target.url);
+          try {
+            await migrateUpTo(database.db, name);
+            const later = migrationNames.slice(index + 1);
+            assert.deepEqual(await pendingMigrations(database.db), later, target.engine);
+          } finally {
+            await database.close();
+          }
+          const dryRun = await runNode(["bin/eventgraph.js", "migrate", "--dry-run", "--json"], {
+            env: { DATABASE_URL: target.url },
+          });
+          assert.equal(dryRun.code, 0, dryRun.stderr);
+          assert.deepEqual(JSON.parse(dryRun.stdout).pending, migrationNames.slice(index + 1));
+          const reopened = openDatabase(target.url);
+          try {
+            // Dry run changed nothing; the real run then applies the rest.
+            assert.deepEqual(await pendingMigrations(reopened.db), migrationNames.slice(index + 1));
+            await migrateToLatest(reopened.db);
+            assert.deepEqual(await pendingMigrations(reopened.db), []);
+          } finally {
+            await reopened.close();
+          }
+        } finally {
+          await target.drop();
+        }
+      }
+    });
+  }
+
+  test("--dry-run on an empty database lists every migration and creates nothing", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "eventgraph-migrate-"));
+    const url = `sqlite:${join(dir, "db.sqlite")}`;
+    const dryRun = await runNode(["bin/eventgraph.js", "migrate", "--dry-run"], {
+      env: { DATABASE_URL: url },
+    });
+    assert.equal(dryRun.code, 0, dryRun.stderr);
+    for (const name of migrationNames) assert.match(dryRun.stdout, new RegExp(name));
+    const database = openDatabase(url);
+    try {
+      assert.deepEqual(await pendingMigrations(database.db), migrationNames);
+    } finally {
+      await database.close();
+    }
+  });
+});
