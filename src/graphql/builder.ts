@@ -2,6 +2,7 @@ import SchemaBuilder from "@pothos/core";
 import RelayPlugin from "@pothos/plugin-relay";
 import { GraphQLError, Kind } from "graphql";
 import { isProjectId } from "../modules/projects/project-id.js";
+import { maxPageSize as maxNodeIds } from "../shared/pagination.js";
 import type { GraphQLContext } from "./context.js";
 
 /**
@@ -43,7 +44,9 @@ export const builder = new SchemaBuilder<{
       description: "Fetches any object by its global id (a project by its 4-character id).",
     },
     nodesQueryOptions: {
-      description: "Fetches several objects by global id; invisible ones come back null.",
+      description: `Fetches up to ${maxNodeIds} objects by global id; invisible ones come back null.`,
+      // Each id is a lookup: the ids multiply the cost, and more than a page of them is refused.
+      extensions: { cost: { multiplierArgs: ["ids"], maxItems: maxNodeIds } },
     },
     nodeTypeOptions: { description: "An object with a global id that `node(id:)` can refetch." },
     pageInfoTypeOptions: { description: "Where a page sits in its connection (Relay cursor connections)." },
@@ -100,7 +103,9 @@ builder.mutationType({
 
 builder.globalConnectionField("totalCount", (t) =>
   t.int({
-    description: "The number of items in the whole connection, across all pages.",
+    description: "The number of items in the whole connection, across all pages. Costs 100.",
+    // A count reads every index entry of the connection: priced like 100 rows (docs/security.md).
+    extensions: { cost: { value: 100 } },
     resolve: (connection) => connection.totalCount(),
   }),
 );

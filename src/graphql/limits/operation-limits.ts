@@ -29,6 +29,12 @@ export const operationLimitDefaults = {
   maxPageSize,
 } as const;
 
+/** MAX_QUERY_COST's default, also the bound of an analysis run without configured limits. */
+export const defaultMaxCost = 50_000;
+
+/** What each root field of a mutation costs at least: a transaction, row locks, cache invalidation. */
+export const writeCost = 10;
+
 /** The full set of limits for this process: the configured depth and cost plus the fixed defaults. */
 export function operationLimitsFrom(config: Pick<Config, "limits">): OperationLimits {
   return {

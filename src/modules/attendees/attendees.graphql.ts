@@ -2,6 +2,7 @@ import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
 import { connectionTypes, toConnection } from "../../graphql/connections.js";
 import { optionalLocal, referenceLocal, requiredLocal } from "../../graphql/ids.js";
+import { boundedList, maxCheckInsListed } from "../../graphql/limits/list-bounds.js";
 import { payloadType, runMutation } from "../../graphql/mutations.js";
 import { nodeLoader } from "../../graphql/nodes.js";
 import { requires } from "../../graphql/permissions.js";
@@ -68,8 +69,10 @@ export function defineAttendeeTypes(): void {
       checkIns: t.field({
         type: [CheckInRef],
         nullable: true,
-        description: "Every check-in, undone ones included, oldest first.",
-        resolve: (a, _args, c) => c.loaders.checkInHistory.load(a.id),
+        description: `The latest ${maxCheckInsListed} check-ins, undone ones included, oldest first.`,
+        ...boundedList(maxCheckInsListed),
+        // The latest ones matter: a check-in undone and redone many times keeps its current state.
+        resolve: async (a, _args, c) => (await c.loaders.checkInHistory.load(a.id)).slice(-maxCheckInsListed),
       }),
     }),
   });
@@ -78,11 +81,16 @@ export function defineAttendeeTypes(): void {
     t.connection(
       {
         ...requires("attendees:read"),
+        // A search reads up to 2,000 index entries and rows (maxSearchMatches): priced like 100 rows.
+        extensions: { ...requires("attendees:read").extensions, cost: { argumentCosts: { search: 100 } } },
         type: AttendeeRef,
         nullable: true,
         description: "Attendees by registration time.",
         args: {
-          search: t.arg.string({ description: "Part of a name or email, case-insensitive." }),
+          search: t.arg.string({
+            description:
+              "At least 3 characters found in the name, email or company, case-insensitive; looks at the first 2,000 matches. Adds 100 to the cost.",
+          }),
           status: t.arg({ type: AttendeeStatusEnum, description: "Only attendees with this status." }),
           ticketTypeId: t.arg.id({ description: "Only holders of this ticket type." }),
         },

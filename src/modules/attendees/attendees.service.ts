@@ -66,7 +66,13 @@ const updateInput = z.object({
 const cancelInput = z.object({ id });
 const listFilter = z.object({
   // From GraphQL arguments, where an omitted filter may be null.
-  search: z.string().trim().max(200, "must be at most 200 characters").nullish(),
+  // The search index works on trigrams: a shorter term would need a scan of every attendee.
+  search: z
+    .string()
+    .trim()
+    .max(200, "must be at most 200 characters")
+    .refine((text) => text.length === 0 || [...text].length >= 3, "must be at least 3 characters")
+    .nullish(),
   status: z.enum(["REGISTERED", "CANCELLED"]).nullish(),
   ticketTypeId: z.string().nullish(),
 });

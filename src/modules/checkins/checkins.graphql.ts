@@ -1,6 +1,7 @@
 import type { FieldError } from "../../errors.js";
 import { builder, globalId } from "../../graphql/builder.js";
 import { requiredLocal } from "../../graphql/ids.js";
+import { atMost, boundedList, maxUserErrors } from "../../graphql/limits/list-bounds.js";
 import { runMutation, UserErrorRef } from "../../graphql/mutations.js";
 import { requires } from "../../graphql/permissions.js";
 import { AttendeeRef } from "../attendees/attendees.graphql.js";
@@ -62,7 +63,8 @@ export function defineCheckInTypes(): void {
         userErrors: t.field({
           type: [UserErrorRef],
           description: "Problems with the input; empty on success.",
-          resolve: (p) => p.userErrors,
+          ...boundedList(maxUserErrors),
+          resolve: (p) => atMost(p.userErrors, maxUserErrors),
         }),
       }),
     });
