@@ -187,6 +187,7 @@ describe("operation limits", () => {
       maxTokens: 10_000,
       maxAliases: 100,
       maxDirectives: 50,
+      maxIntrospection: 15_000,
       defaultPageSize: 20,
       maxPageSize: 100,
     });
@@ -224,6 +225,8 @@ describe("operation cost", () => {
       analyze(`{ project(id: "a") { sessions(first: 5000) { edges { cursor } } } }`).cost,
       2 + 200,
     );
+    // `first: 0` still answers the connection's own fields once.
+    assert.equal(analyze(`{ project(id: "a") { sessions(first: 0) { edges { cursor } } } }`).cost, 2 + 2);
   });
 
   test("expands named and inline fragments where they are spread", () => {

@@ -97,6 +97,8 @@ export interface OperationAnalysis {
   nodeCount: number;
   aliases: number;
   directives: number;
+  /** Fields of introspection in the answer (part of `cost`). */
+  introspection: number;
   /** Lexical tokens of the whole document; absent when it was parsed without locations. */
   tokens?: number | undefined;
   /** Every permission the executed fields declare, in catalogue order. */
@@ -111,7 +113,10 @@ export interface AnalyzeOperationInput {
   variables?: Record<string, unknown> | null | undefined;
   operationName?: string | null | undefined;
   /** Only the page-size settings are read here; `assertWithinLimits` compares the rest. */
-  limits?: Pick<OperationLimits, "defaultPageSize" | "maxPageSize" | "maxCost"> | undefined;
+  limits?:
+    | (Pick<OperationLimits, "defaultPageSize" | "maxPageSize" | "maxCost"> &
+        Partial<Pick<OperationLimits, "maxIntrospection">>)
+    | undefined;
 }
 
 interface Summary {
@@ -145,7 +150,10 @@ export function analyzeOperation(input: AnalyzeOperationInput): OperationAnalysi
   const { schema, document } = input;
   const pageSizes = input.limits ?? operationLimitDefaults;
   // Introspection is measured by walking its answer; past the limit the exact figure is moot.
-  const stopAbove = input.limits?.maxCost ?? defaultMaxCost;
+  const stopAbove = Math.min(
+    input.limits?.maxCost ?? defaultMaxCost,
+    input.limits?.maxIntrospection ?? operationLimitDefaults.maxIntrospection,
+  );
   let introspectionSpent = 0;
   const operation = getOperationAST(document, input.operationName ?? undefined);
   if (!operation) {
@@ -211,7 +219,8 @@ export function analyzeOperation(input: AnalyzeOperationInput): OperationAnalysi
       .filter((value) => value !== undefined && value !== null)
       .map((value) => (Array.isArray(value) ? value.length : typeof value === "number" ? value : 1));
     let factor = given.length > 0 ? Math.max(...given) : connection ? pageSizes.defaultPageSize : 1;
-    if (connection) factor = Math.min(factor, pageSizes.maxPageSize);
+    // `first: 0` still answers the connection's own fields (totalCount, pageInfo) once.
+    if (connection) factor = Math.max(1, Math.min(factor, pageSizes.maxPageSize));
     else if (cost?.maxItems !== undefined && factor > cost.maxItems) {
       throw tooComplex(`${field.name}.${names.join("|")}`, factor, cost.maxItems);
     }
@@ -331,6 +340,7 @@ export function analyzeOperation(input: AnalyzeOperationInput): OperationAnalysi
     nodeCount: summary.nodes,
     aliases: summary.aliases,
     directives: summary.directives,
+    introspection: introspectionSpent,
     tokens: countTokens(document),
     permissions: allPermissions.filter((p) => summary.permissions.has(p)),
   };

@@ -14,6 +14,8 @@ export interface OperationLimits {
   maxAliases: number;
   /** Directive uses in the executed operation, fragments expanded. */
   maxDirectives: number;
+  /** Fields of introspection (`__schema`, `__type`) one operation may answer: about 3 full schemas. */
+  maxIntrospection: number;
   /** Page size counted for a connection queried without `first`/`last`. */
   defaultPageSize: number;
   /** Largest page size a connection serves; larger `first`/`last` count as this. */
@@ -25,6 +27,8 @@ export const operationLimitDefaults = {
   maxTokens: 10_000,
   maxAliases: 100,
   maxDirectives: 50,
+  // Introspection executes synchronously (graphql-js): 50,000 fields held the event loop ~100 ms.
+  maxIntrospection: 15_000,
   defaultPageSize,
   maxPageSize,
 } as const;
@@ -50,6 +54,7 @@ export interface OperationMeasures {
   depth: number;
   aliases: number;
   directives: number;
+  introspection?: number | undefined;
   tokens?: number | undefined;
 }
 
@@ -72,6 +77,7 @@ export function assertWithinLimits(measures: OperationMeasures, limits: Operatio
     ["depth", measures.depth, limits.maxDepth],
     ["aliases", measures.aliases, limits.maxAliases],
     ["directives", measures.directives, limits.maxDirectives],
+    ["introspection", measures.introspection, limits.maxIntrospection],
     ["cost", measures.cost, limits.maxCost],
   ];
   for (const [limit, value, max] of checks) {
