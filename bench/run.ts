@@ -27,8 +27,15 @@ const { values: flags } = parseArgs({
     rounds: { type: "string" },
     connections: { type: "string", default: "50" },
     out: { type: "string" },
+    "event-loop": { type: "boolean", default: false },
   },
 });
+
+// `npm run bench -- --event-loop`: the event-loop drill instead (bench/event-loop.ts, SQLite ×100).
+if (flags["event-loop"]) {
+  execFileSync(process.execPath, [join("dist", "bench", "event-loop.js")], { stdio: "inherit" });
+  process.exit(0);
+}
 
 const quick = flags.quick === true;
 const seconds = Number(flags.seconds ?? (quick ? 2 : 3));

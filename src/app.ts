@@ -39,7 +39,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // SIGTERM closes keep-alive connections that are idle; busy ones finish their request first.
     forceCloseConnections: "idle",
     return503OnClosing: true,
+    // A client trickling its request (1 byte every 5 s) is cut once these pass; Node checks them
+    // every `connectionsCheckingInterval` (30 s by default, too coarse for a 10 s limit).
+    requestTimeout: config.http.bodyTimeoutMs,
+    keepAliveTimeout: config.http.keepAliveTimeoutMs,
+    http: { headersTimeout: config.http.headersTimeoutMs, connectionsCheckingInterval: 1_000 },
   });
+  // Beyond this many open connections new ones are closed at once: file descriptors and memory per
+  // connection stay bounded whatever a client opens.
+  app.server.maxConnections = config.http.maxConnections;
   const services = createServices(database, config, logger, deps.cluster);
   app.decorate("services", services);
   // Runs after in-flight requests finished and before the caller closes the database, so the

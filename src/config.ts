@@ -28,6 +28,17 @@ export interface Config {
     /** Longest an API operation may run before it is cut off (TIMEOUT) and its writes rolled back. */
     requestTimeoutMs: number;
   };
+  /** Connection limits of the HTTP server (docs/security.md). */
+  http: {
+    /** Longest a client may take to send a whole request, headers and body. */
+    bodyTimeoutMs: number;
+    /** Longest a client may take to send the request headers. */
+    headersTimeoutMs: number;
+    /** How long an idle keep-alive connection stays open. */
+    keepAliveTimeoutMs: number;
+    /** Open connections at most; further ones are closed at once. */
+    maxConnections: number;
+  };
 }
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -65,6 +76,10 @@ const envSchema = z.object({
   // Long enough not to be guessed: /metrics reveals traffic and error rates.
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  BODY_TIMEOUT_MS: positiveInt(30_000),
+  HEADERS_TIMEOUT_MS: positiveInt(10_000),
+  KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000),
+  MAX_CONNECTIONS: positiveInt(1_000),
 });
 
 /** Raised when the environment is invalid; the message lists every problem, one per line. */
@@ -131,6 +146,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
       maxQueryDepth: e.MAX_QUERY_DEPTH,
       maxBodyBytes: e.MAX_BODY_BYTES,
       requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    },
+    http: {
+      bodyTimeoutMs: e.BODY_TIMEOUT_MS,
+      // Node refuses a headers timeout above the whole-request timeout.
+      headersTimeoutMs: Math.min(e.HEADERS_TIMEOUT_MS, e.BODY_TIMEOUT_MS),
+      keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
+      maxConnections: e.MAX_CONNECTIONS,
     },
   };
 }

@@ -5,6 +5,7 @@ import {
   type Compilable,
   type CompiledQuery,
   Kysely,
+  type KyselyPlugin,
   PostgresDialect,
   type PostgresPool,
   type PostgresPoolClient,
@@ -86,6 +87,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     const db = new Kysely<Tables>({
       dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
       log,
+      plugins: [yieldAfterStatement],
     });
     return {
       db,
@@ -140,6 +142,20 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
 
   throw new Error(`Unsupported DATABASE_URL (expected sqlite:<path> or postgres://…): ${redactUrl(url)}`);
 }
+
+/**
+ * better-sqlite3 runs each statement synchronously, and the statements of one request follow each
+ * other as promise continuations, which never let the event loop run: a request of many statements
+ * held every other request (and /healthz) until it finished. Returning to the event loop after each
+ * statement bounds a stall by the longest single statement instead (docs/security.md).
+ */
+const yieldAfterStatement: KyselyPlugin = {
+  transformQuery: (args) => args.node,
+  transformResult: async (args) => {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    return args.result;
+  },
+};
 
 /**
  * Kysely prepares every statement anew, and preparing was a tenth of the CPU time of an API page:

@@ -3,6 +3,7 @@ import type { Db } from "./database.js";
 import * as initial from "./migrations/2026-11-23T00-00_initial.js";
 import * as serverSecrets from "./migrations/2026-11-23T01-00_server-secrets.js";
 import * as projectDataVersion from "./migrations/2026-11-23T02-00_project-data-version.js";
+import * as searchIndex from "./migrations/2026-11-24T01-00_search-index.js";
 import * as invitations from "./migrations/2026-11-24T02-00_invitations.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
@@ -11,6 +12,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-23T00-00_initial": initial,
   "2026-11-23T01-00_server-secrets": serverSecrets,
   "2026-11-23T02-00_project-data-version": projectDataVersion,
+  "2026-11-24T01-00_search-index": searchIndex,
   "2026-11-24T02-00_invitations": invitations,
 };
 

@@ -2,6 +2,7 @@ import SchemaBuilder from "@pothos/core";
 import RelayPlugin from "@pothos/plugin-relay";
 import { GraphQLError, type GraphQLResolveInfo, isObjectType, Kind } from "graphql";
 import { isProjectId } from "../modules/projects/project-id.js";
+import { maxPageSize as maxNodeIds } from "../shared/pagination.js";
 import { isCleanId, isIsoDateTime } from "../shared/validation.js";
 import type { GraphQLContext } from "./context.js";
 
@@ -48,8 +49,9 @@ export const builder = new SchemaBuilder<{
       args: { id: { description: "The global id of the object." } },
     },
     nodesQueryOptions: {
-      description:
-        "Fetches several objects by global id; each malformed, unknown or invisible id comes back null on its own.",
+      description: `Fetches up to ${maxNodeIds} objects by global id; each malformed, unknown or invisible id comes back null on its own.`,
+      // Each id is a lookup: the ids multiply the cost, and more than a page of them is refused.
+      extensions: { cost: { multiplierArgs: ["ids"], maxItems: maxNodeIds } },
       resolve: (_root, args, _context, info, resolveNodes) => {
         // Pothos loads `args.ids` itself (the ids passed to the callback are ignored): blanking an
         // id in place makes that item null without failing the others.
@@ -128,7 +130,9 @@ builder.mutationType({
 
 builder.globalConnectionField("totalCount", (t) =>
   t.int({
-    description: "The number of items in the whole connection, across all pages.",
+    description: "The number of items in the whole connection, across all pages. Costs 100.",
+    // A count reads every index entry of the connection: priced like 100 rows (docs/security.md).
+    extensions: { cost: { value: 100 } },
     resolve: (connection) => connection.totalCount(),
   }),
 );

@@ -1,6 +1,7 @@
 import {
   type DocumentNode,
   type ExecutionResult,
+  execute,
   type GraphQLError,
   type GraphQLSchema,
   getOperationAST,
@@ -111,18 +112,42 @@ export class DocumentCache {
     return filled;
   }
 
-  /** The JIT-compiled operation, compiled once per document and operation name. */
+  /**
+   * The JIT-compiled operation, compiled once per document and operation name. Compiling is
+   * synchronous and grows with the document: 70 aliased pages took ~160 ms of one event-loop turn,
+   * nine introspection queries seconds. Large documents and introspection, which are rarely repeated,
+   * run on graphql-js's interpreter instead (docs/security.md).
+   */
   compiled(prepared: PreparedDocument, operationName: string | undefined): CompiledQuery | ExecutionResult {
     const key = operationName ?? "";
     let compiled = prepared.compiled.get(key);
     if (!compiled) {
-      compiled = compileQuery(this.schema, prepared.document, operationName, {
-        disablingCapturingStackErrors: true,
-      });
+      const source = prepared.document.loc?.source.body ?? "";
+      compiled =
+        source.length > maxCompiledSourceLength || /\b__(schema|type)\b/.test(source)
+          ? interpreted(this.schema, prepared.document, operationName)
+          : compileQuery(this.schema, prepared.document, operationName, {
+              disablingCapturingStackErrors: true,
+            });
       prepared.compiled.set(key, compiled);
     }
     return compiled;
   }
+}
+
+// Typical app documents are well under this; the largest admitted ones are 25 times longer.
+const maxCompiledSourceLength = 4_000;
+
+// The CompiledQuery shape around graphql-js's `execute`, so the handler runs either the same way.
+function interpreted(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | undefined,
+): CompiledQuery {
+  return {
+    query: (rootValue, contextValue, variableValues) =>
+      execute({ schema, document, rootValue, contextValue, variableValues, operationName }),
+  } as CompiledQuery;
 }
 
 export { isCompiledQuery };

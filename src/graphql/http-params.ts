@@ -1,5 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import { AppError, ErrorCode } from "../errors.js";
+import { jsonDepthExceeds, maxJsonDepth } from "../http/json-body.js";
 
 export const graphqlResponse = "application/graphql-response+json";
 export const json = "application/json";
@@ -44,6 +45,9 @@ function jsonParam(value: unknown, name: string): Record<string, unknown> | unde
   if (value === undefined || value === null || value === "") return undefined;
   let parsed = value;
   if (typeof value === "string") {
+    if (jsonDepthExceeds(value)) {
+      return new AppError(ErrorCode.BAD_REQUEST, `${name} nests deeper than ${maxJsonDepth} levels`);
+    }
     try {
       parsed = JSON.parse(value);
     } catch {

@@ -3,6 +3,7 @@ import type { ExecutionResult, GraphQLFormattedError, GraphQLSchema } from "grap
 import { databaseRetryAfterSeconds } from "../db/availability.js";
 import { bindDeadline } from "../db/transaction.js";
 import { AppError, ErrorCode } from "../errors.js";
+import { registerJsonBodyParser } from "../http/json-body.js";
 import type { Actor } from "../modules/access/actor.js";
 import type { Services } from "../services.js";
 import { authenticate } from "./authentication.js";
@@ -35,6 +36,8 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
   const documents = new DocumentCache(schema, limits);
 
   app.register(async (scope) => {
+    // Deeply nested JSON is refused before it is parsed (and before rate limiting): docs/security.md.
+    registerJsonBodyParser(scope);
     // Malformed JSON or an oversized body never reach the handler; answer them in the GraphQL error
     // shape too, so clients handle one format.
     scope.setErrorHandler((error: FastifyError, request, reply) => {

@@ -1,6 +1,7 @@
 import type { ObjectRef } from "@pothos/core";
 import { type FieldError, isUserError } from "../errors.js";
 import { builder, type Types } from "./builder.js";
+import { atMost, boundedList, maxUserErrors } from "./limits/list-bounds.js";
 
 /** An expected problem with a mutation's input, returned in the payload rather than as an error. */
 export const UserErrorRef = builder.objectRef<FieldError>("UserError").implement({
@@ -66,7 +67,8 @@ export function payloadType<Name extends string, T>(
       userErrors: t.field({
         type: [UserErrorRef],
         description: "Problems with the input; empty on success.",
-        resolve: (parent) => parent.userErrors,
+        ...boundedList(maxUserErrors),
+        resolve: (parent) => atMost(parent.userErrors, maxUserErrors),
       }),
     }),
   });

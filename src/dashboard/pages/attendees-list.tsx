@@ -26,7 +26,14 @@ export function SearchForm(props: {
     <form method="get" action={props.action} class="search-form">
       <div class="field">
         <label for="search-q">{props.label}</label>
-        <input id="search-q" name="q" type="search" value={props.query} placeholder="Name or email" />
+        <input
+          id="search-q"
+          name="q"
+          type="search"
+          value={props.query}
+          minlength={3}
+          placeholder="Name, email or company"
+        />
       </div>
       {props.status !== undefined ? (
         <div class="field field-narrow">

@@ -187,6 +187,7 @@ describe("operation limits", () => {
       maxTokens: 10_000,
       maxAliases: 100,
       maxDirectives: 50,
+      maxIntrospection: 15_000,
       defaultPageSize: 20,
       maxPageSize: 100,
     });
@@ -224,6 +225,8 @@ describe("operation cost", () => {
       analyze(`{ project(id: "a") { sessions(first: 5000) { edges { cursor } } } }`).cost,
       2 + 200,
     );
+    // `first: 0` still answers the connection's own fields once.
+    assert.equal(analyze(`{ project(id: "a") { sessions(first: 0) { edges { cursor } } } }`).cost, 2 + 2);
   });
 
   test("expands named and inline fragments where they are spread", () => {
@@ -279,18 +282,15 @@ describe("operation cost", () => {
     assert.equal(analyze(`{ project(id: "a") { tags } }`).cost, 2);
   });
 
-  test("makes introspection free but keeps it within the depth limit", () => {
-    const result = analyze(getIntrospectionQuery());
-    assert.equal(result.cost, 0);
-    assert.ok(result.depth <= 15, `introspection depth ${result.depth}`);
-    assertWithinLimits(result, limits);
+  test("keeps introspection within the depth limit; __typename alone is free", () => {
+    assertWithinLimits(analyze(getIntrospectionQuery()), limits);
+    // The project object still counts: every object returned costs at least 1.
     const typename = analyze(`{ __typename project(id: "a") { __typename } }`);
-    assert.equal(typename.cost, 1);
+    assert.equal(typename.cost, 2);
     // __schema › types › fields › type › 12 × ofType › name: 17 levels.
     const deep = analyze(
       `{ __schema { types { fields { type { ${"ofType { ".repeat(12)}name${" }".repeat(16)} }`,
     );
-    assert.equal(deep.cost, 0);
     rejectsAsTooComplex(() => assertWithinLimits(deep, limits), "depth", 17, 15);
   });
 
@@ -375,7 +375,7 @@ describe("field permissions", () => {
     assert.deepEqual(checkSchemaExtensions(bad), [
       'Query.a: permission "agenda:raed" is not in the catalogue',
       "Query.b: cost.value must be a number ≥ 0",
-      'Query.b: cost.multiplierArgs names "first", which is not an argument of the field',
+      'Query.b: cost names the argument "first", which is not an argument of the field',
     ]);
     assert.throws(() => analyzeOperation({ schema: bad, document: parse("{ a }") }), /unknown permission/);
   });

@@ -2,20 +2,30 @@
  * Static analysis of one GraphQL operation before it runs: cost, depth, node count, aliases,
  * directives, tokens, and the permissions its fields declare.
  *
- * Cost convention (what a field costs):
- * - Every field costs 1; introspection fields (`__schema`, `__type`, `__typename` and every field of
- *   the `__*` types) cost 0 but still count towards depth.
+ * The cost is an upper bound on the objects the answer can contain and the rows it can read
+ * (docs/security.md): the property test in test/api/cost-bound.test.ts checks it on the real server.
+ * - Every field costs 1; a field returning objects counts its subtree at least 1 per object.
+ *   `__typename` costs 0.
  * - A connection is a field that declares a `first` or `last` argument. Its subtree is multiplied by
  *   its page size: the larger of `first`/`last` (variables resolved), 20 when neither is given,
  *   counted as at most 100. So `sessions(first: 10) { nodes { speakers(first: 5) { nodes { name } } } }`
  *   costs 1 + 10 × (1 + 1 + 5 × (1 + 1)) = 121.
- * - A plain list field without paging counts its subtree once, unless annotated.
+ * - A plain list field of objects declares the most items it returns, `extensions: {cost: {maxItems}}`
+ *   (its resolver must never return more), and multiplies its subtree by that.
+ *   `checkSchemaExtensions` fails on a list of objects that declares nothing.
  * - A field may declare its own cost in its schema extensions (Pothos: `extensions: {cost: ...}`):
- *   `{cost: {value?: number, multiplierArgs?: string[]}}`. `value` replaces the field's own cost of 1
- *   (use it for fields that do expensive work). `multiplierArgs` names the arguments whose value
- *   multiplies the subtree: a number counts as itself, a list as its length, the largest one wins
- *   and 1 when none is given (use it for `byIds(ids: [ID!]!)`-style fields). On a connection it
- *   replaces `first`/`last`, keeping the connection's default page size and cap.
+ *   `{cost: {value?: number, multiplierArgs?: string[], maxItems?: number}}`. `value` replaces the
+ *   field's own cost of 1 (use it for fields that do expensive work, such as counting rows).
+ *   `multiplierArgs` names the arguments whose value multiplies the subtree: a number counts as
+ *   itself, a list as its length, the largest one wins and 1 when none is given (use it for
+ *   `nodes(ids: [ID!]!)`-style fields); with `maxItems` a longer list is refused as QUERY_TOO_COMPLEX.
+ *   On a connection it replaces `first`/`last`, keeping the connection's default page size and cap.
+ *   `argumentCosts` adds to the field's own cost when an argument is given (an attendee search
+ *   costs 100: it reads up to 2,000 index entries and rows).
+ * - `totalCount` costs 100: a count reads index entries rather than rows, but all of them.
+ * - Each root field of a mutation costs `writeCost` (10) unless it declares more: a write takes a
+ *   transaction, locks and invalidates caches. Aliased mutations each count.
+ * - `__schema` and `__type` cost the exact size of their answer (introspection-cost.ts).
  * - Fragments and inline fragments are expanded where they are spread; `@skip`/`@include` are
  *   honoured. Each named fragment is measured once and reused, so nested spreads cannot make the
  *   analysis itself exponential.
@@ -43,8 +53,10 @@ import {
   getVariableValues,
   isCompositeType,
   isIntrospectionType,
+  isListType,
+  isNonNullType,
   Kind,
-  type OperationTypeNode,
+  OperationTypeNode,
   SchemaMetaFieldDef,
   type SelectionSetNode,
   TokenKind,
@@ -53,12 +65,22 @@ import {
 } from "graphql";
 import { AppError, ErrorCode } from "../../errors.js";
 import { allPermissions, isPermission, type Permission } from "../../modules/access/permissions.js";
-import { type OperationLimits, operationLimitDefaults } from "./operation-limits.js";
+import { introspectionCost } from "./introspection-cost.js";
+import {
+  defaultMaxCost,
+  type OperationLimits,
+  operationLimitDefaults,
+  tooComplex,
+  writeCost,
+} from "./operation-limits.js";
 
 /** The `cost` field extension: see the convention at the top of this file. */
 interface CostExtension {
   value?: number;
   multiplierArgs?: string[];
+  maxItems?: number;
+  /** Extra cost when the named argument is given (not null): `{search: 100}` for an index search. */
+  argumentCosts?: Record<string, number>;
 }
 
 /** The field extensions this module reads. */
@@ -75,6 +97,8 @@ export interface OperationAnalysis {
   nodeCount: number;
   aliases: number;
   directives: number;
+  /** Fields of introspection in the answer (part of `cost`). */
+  introspection: number;
   /** Lexical tokens of the whole document; absent when it was parsed without locations. */
   tokens?: number | undefined;
   /** Every permission the executed fields declare, in catalogue order. */
@@ -89,7 +113,10 @@ export interface AnalyzeOperationInput {
   variables?: Record<string, unknown> | null | undefined;
   operationName?: string | null | undefined;
   /** Only the page-size settings are read here; `assertWithinLimits` compares the rest. */
-  limits?: Pick<OperationLimits, "defaultPageSize" | "maxPageSize"> | undefined;
+  limits?:
+    | (Pick<OperationLimits, "defaultPageSize" | "maxPageSize" | "maxCost"> &
+        Partial<Pick<OperationLimits, "maxIntrospection">>)
+    | undefined;
 }
 
 interface Summary {
@@ -122,6 +149,12 @@ function badRequest(message: string): AppError {
 export function analyzeOperation(input: AnalyzeOperationInput): OperationAnalysis {
   const { schema, document } = input;
   const pageSizes = input.limits ?? operationLimitDefaults;
+  // Introspection is measured by walking its answer; past the limit the exact figure is moot.
+  const stopAbove = Math.min(
+    input.limits?.maxCost ?? defaultMaxCost,
+    input.limits?.maxIntrospection ?? operationLimitDefaults.maxIntrospection,
+  );
+  let introspectionSpent = 0;
   const operation = getOperationAST(document, input.operationName ?? undefined);
   if (!operation) {
     throw badRequest(
@@ -170,7 +203,11 @@ export function analyzeOperation(input: AnalyzeOperationInput): OperationAnalysi
     const cost = costExtension(field);
     const connection = field.args.some((arg) => arg.name === "first" || arg.name === "last");
     const names = cost?.multiplierArgs ?? (connection ? ["first", "last"] : []);
-    if (names.length === 0) return { factor: 1, paged: false };
+    if (names.length === 0) {
+      return cost?.maxItems === undefined
+        ? { factor: 1, paged: false }
+        : { factor: cost.maxItems, paged: true };
+    }
     let args: Record<string, unknown>;
     try {
       args = getArgumentValues(field, node, variables);
@@ -182,8 +219,23 @@ export function analyzeOperation(input: AnalyzeOperationInput): OperationAnalysi
       .filter((value) => value !== undefined && value !== null)
       .map((value) => (Array.isArray(value) ? value.length : typeof value === "number" ? value : 1));
     let factor = given.length > 0 ? Math.max(...given) : connection ? pageSizes.defaultPageSize : 1;
-    if (connection) factor = Math.min(factor, pageSizes.maxPageSize);
+    // `first: 0` still answers the connection's own fields (totalCount, pageInfo) once.
+    if (connection) factor = Math.max(1, Math.min(factor, pageSizes.maxPageSize));
+    else if (cost?.maxItems !== undefined && factor > cost.maxItems) {
+      throw tooComplex(`${field.name}.${names.join("|")}`, factor, cost.maxItems);
+    }
     return { factor: Math.max(0, Math.floor(factor)), paged: true };
+  };
+
+  const argumentCost = (field: GraphQLField<unknown, unknown>, node: FieldNode): number => {
+    const costs = costExtension(field)?.argumentCosts;
+    if (!costs) return 0;
+    const args = getArgumentValues(field, node, variables);
+    let sum = 0;
+    for (const [name, cost] of Object.entries(costs)) {
+      if (args[name] !== undefined && args[name] !== null) sum += cost;
+    }
+    return sum;
   };
 
   const measureFragment = (fragment: FragmentDefinitionNode): Summary => {
@@ -219,7 +271,14 @@ export function analyzeOperation(input: AnalyzeOperationInput): OperationAnalysi
       return;
     }
     const introspection = node.name.value.startsWith("__") || isIntrospectionType(parent as GraphQLNamedType);
-    const own = introspection ? 0 : (costExtension(field)?.value ?? 1);
+    const root = parent === rootType;
+    const declared = costExtension(field)?.value;
+    const extra = introspection ? 0 : argumentCost(field, node);
+    const own = introspection
+      ? 0
+      : root && operation.operation === OperationTypeNode.MUTATION
+        ? Math.max(declared ?? 1, writeCost)
+        : (declared ?? 1);
     const permission = introspection ? undefined : permissionExtension(field);
     if (permission) into.permissions.add(permission);
     const childType = getNamedType(field.type);
@@ -228,7 +287,21 @@ export function analyzeOperation(input: AnalyzeOperationInput): OperationAnalysi
         ? measureSelections(childType, node.selectionSet)
         : empty();
     const { factor, paged } = introspection ? { factor: 1, paged: false } : multiplierOf(field, node);
-    into.cost += own + factor * children.cost;
+    // Every object returned counts, even one whose only selection is the free `__typename`.
+    const perItem = node.selectionSet ? Math.max(1, children.cost) : children.cost;
+    if (root && (field === SchemaMetaFieldDef || field === TypeMetaFieldDef)) {
+      // Aliases walk again, so the bound is what the earlier walks left of the limit.
+      const spent = introspectionCost(node, field, {
+        schema,
+        fragments,
+        variables,
+        stopAbove: stopAbove - introspectionSpent,
+      });
+      introspectionSpent += spent;
+      into.cost += spent;
+    } else {
+      into.cost += own + extra + factor * perItem;
+    }
     into.nodes += (paged ? factor : 0) + factor * children.nodes;
     into.depth = Math.max(into.depth, 1 + children.depth);
     into.aliases += children.aliases;
@@ -267,6 +340,7 @@ export function analyzeOperation(input: AnalyzeOperationInput): OperationAnalysi
     nodeCount: summary.nodes,
     aliases: summary.aliases,
     directives: summary.directives,
+    introspection: introspectionSpent,
     tokens: countTokens(document),
     permissions: allPermissions.filter((p) => summary.permissions.has(p)),
   };
@@ -321,20 +395,34 @@ export function checkSchemaExtensions(schema: GraphQLSchema): string[] {
         }
       }
       const cost = extensions.cost as CostExtension | undefined;
+      if (unboundedList(type.name, field) && cost?.maxItems === undefined && !cost?.multiplierArgs) {
+        problems.push(`${where}: a list of objects must declare cost.maxItems (see list-bounds.ts)`);
+      }
       if (cost === undefined) continue;
+      if (cost.maxItems !== undefined && !(Number.isInteger(cost.maxItems) && cost.maxItems >= 0)) {
+        problems.push(`${where}: cost.maxItems must be an integer ≥ 0`);
+      }
       if (cost.value !== undefined && !(Number.isFinite(cost.value) && cost.value >= 0)) {
         problems.push(`${where}: cost.value must be a number ≥ 0`);
       }
-      for (const name of cost.multiplierArgs ?? []) {
+      for (const name of [...(cost.multiplierArgs ?? []), ...Object.keys(cost.argumentCosts ?? {})]) {
         if (!field.args.some((arg) => arg.name === name)) {
-          problems.push(
-            `${where}: cost.multiplierArgs names "${name}", which is not an argument of the field`,
-          );
+          problems.push(`${where}: cost names the argument "${name}", which is not an argument of the field`);
         }
       }
     }
   }
   return problems;
+}
+
+// A list of objects that nothing multiplies: a connection's `edges` are multiplied by the
+// connection field above them, every other list must say how long it can be.
+function unboundedList(typeName: string, field: GraphQLField<unknown, unknown>): boolean {
+  let type = field.type;
+  if (isNonNullType(type)) type = type.ofType;
+  if (!isListType(type) || !isCompositeType(getNamedType(type))) return false;
+  const paged = field.args.some((arg) => arg.name === "first" || arg.name === "last");
+  return !paged && !(typeName.endsWith("Connection") && field.name === "edges");
 }
 
 function costExtension(field: GraphQLField<unknown, unknown>): CostExtension | undefined {

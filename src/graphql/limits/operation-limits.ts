@@ -14,6 +14,8 @@ export interface OperationLimits {
   maxAliases: number;
   /** Directive uses in the executed operation, fragments expanded. */
   maxDirectives: number;
+  /** Fields of introspection (`__schema`, `__type`) one operation may answer: about 3 full schemas. */
+  maxIntrospection: number;
   /** Page size counted for a connection queried without `first`/`last`. */
   defaultPageSize: number;
   /** Largest page size a connection serves; larger `first`/`last` count as this. */
@@ -25,9 +27,17 @@ export const operationLimitDefaults = {
   maxTokens: 10_000,
   maxAliases: 100,
   maxDirectives: 50,
+  // Introspection executes synchronously (graphql-js): 50,000 fields held the event loop ~100 ms.
+  maxIntrospection: 15_000,
   defaultPageSize,
   maxPageSize,
 } as const;
+
+/** MAX_QUERY_COST's default, also the bound of an analysis run without configured limits. */
+export const defaultMaxCost = 50_000;
+
+/** What each root field of a mutation costs at least: a transaction, row locks, cache invalidation. */
+export const writeCost = 10;
 
 /** The full set of limits for this process: the configured depth and cost plus the fixed defaults. */
 export function operationLimitsFrom(config: Pick<Config, "limits">): OperationLimits {
@@ -44,6 +54,7 @@ export interface OperationMeasures {
   depth: number;
   aliases: number;
   directives: number;
+  introspection?: number | undefined;
   tokens?: number | undefined;
 }
 
@@ -66,6 +77,7 @@ export function assertWithinLimits(measures: OperationMeasures, limits: Operatio
     ["depth", measures.depth, limits.maxDepth],
     ["aliases", measures.aliases, limits.maxAliases],
     ["directives", measures.directives, limits.maxDirectives],
+    ["introspection", measures.introspection, limits.maxIntrospection],
     ["cost", measures.cost, limits.maxCost],
   ];
   for (const [limit, value, max] of checks) {

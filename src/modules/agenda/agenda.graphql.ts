@@ -2,6 +2,13 @@ import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
 import { connectionTypes, toConnection } from "../../graphql/connections.js";
 import { optionalLocal } from "../../graphql/ids.js";
+import {
+  atMost,
+  boundedList,
+  maxLinksPerSpeaker,
+  maxSessionsPerSpeaker,
+  maxSpeakersPerSession,
+} from "../../graphql/limits/list-bounds.js";
 import { nodeLoader as loader } from "../../graphql/nodes.js";
 import { restricts } from "../../graphql/permissions.js";
 import { ProjectRef } from "../projects/projects.graphql.js";
@@ -40,8 +47,10 @@ export function defineAgendaTypes(): void {
       }),
       speakers: t.field({
         type: [SpeakerRef],
-        description: "Its speakers, in billing order.",
-        resolve: (s, _args, c) => c.loaders.speakersOfSession.load(s.id),
+        description: `Its speakers, in billing order (at most ${maxSpeakersPerSession}).`,
+        ...boundedList(maxSpeakersPerSession),
+        resolve: async (s, _args, c) =>
+          atMost(await c.loaders.speakersOfSession.load(s.id), maxSpeakersPerSession),
       }),
       project: t.field({
         type: ProjectRef,
@@ -72,16 +81,22 @@ export function defineAgendaTypes(): void {
       company: t.exposeString("company", { nullable: true, description: "Employer or organisation." }),
       jobTitle: t.exposeString("jobTitle", { nullable: true, description: "Role at the company." }),
       photoUrl: t.exposeString("photoUrl", { nullable: true, description: "URL of a portrait." }),
-      links: t.field({ type: [SpeakerLinkRef], description: "Profile links.", resolve: (s) => s.links }),
+      links: t.field({
+        type: [SpeakerLinkRef],
+        description: `Profile links (at most ${maxLinksPerSpeaker}).`,
+        ...boundedList(maxLinksPerSpeaker),
+        resolve: (s) => atMost(s.links, maxLinksPerSpeaker),
+      }),
       sessions: t.field({
         type: [SessionRef],
-        description:
-          "Sessions the speaker appears in, by start time: published ones, and all with agenda:read.",
+        description: `Sessions the speaker appears in, by start time (the first ${maxSessionsPerSpeaker}): published ones, and all with agenda:read.`,
+        ...boundedList(maxSessionsPerSpeaker),
         resolve: async (s, _args, c) => {
           const access = await c.access(s.projectId);
-          return access?.permissions.has("agenda:read")
+          const sessions = await (access?.permissions.has("agenda:read")
             ? c.loaders.allSessionsOfSpeaker.load(s.id)
-            : c.loaders.publishedSessionsOfSpeaker.load(s.id);
+            : c.loaders.publishedSessionsOfSpeaker.load(s.id));
+          return atMost(sessions, maxSessionsPerSpeaker);
         },
       }),
       createdAt: t.expose("createdAt", { type: "DateTime", description: "When it was created." }),

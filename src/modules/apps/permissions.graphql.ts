@@ -1,4 +1,5 @@
 import { builder } from "../../graphql/builder.js";
+import { boundedList } from "../../graphql/limits/list-bounds.js";
 import { type Permission, permissionCatalogue } from "../access/permissions.js";
 
 /** The `Permission` enum: AGENDA_READ for agenda:read, and so on. */
@@ -33,6 +34,7 @@ export function definePermissionFields(): void {
     t.field({
       type: [PermissionInfoRef],
       description: "Every permission an app can request, with the text organizers see. Public.",
+      ...boundedList(permissionCatalogue.length),
       resolve: () => [...permissionCatalogue],
     }),
   );

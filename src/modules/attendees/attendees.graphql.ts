@@ -61,11 +61,16 @@ export function defineAttendeeTypes(): void {
     t.connection(
       {
         ...requires("attendees:read"),
+        // A search reads up to 2,000 index entries and rows (maxSearchMatches): priced like 100 rows.
+        extensions: { ...requires("attendees:read").extensions, cost: { argumentCosts: { search: 100 } } },
         type: AttendeeRef,
         nullable: true,
         description: "Attendees by registration time.",
         args: {
-          search: t.arg.string({ description: "Part of a name or email, case-insensitive." }),
+          search: t.arg.string({
+            description:
+              "At least 3 characters found in the name, email or company, case-insensitive; looks at the first 2,000 matches. Adds 100 to the cost.",
+          }),
           status: t.arg({ type: AttendeeStatusEnum, description: "Only attendees with this status." }),
           ticketTypeId: t.arg.id({ description: "Only holders of this ticket type." }),
         },

@@ -72,7 +72,10 @@ const updateInput = z.object({
 const cancelInput = z.object({ id });
 const listFilter = z.object({
   // From GraphQL arguments, where an omitted filter may be null.
-  search: searchText(200).nullish(),
+  // The search index works on trigrams: a shorter term would need a scan of every attendee.
+  search: searchText(200)
+    .refine((text) => text.length === 0 || [...text].length >= 3, "must be at least 3 characters")
+    .nullish(),
   status: z.enum(["REGISTERED", "CANCELLED"]).nullish(),
   ticketTypeId: idText.nullish(),
 });

@@ -222,7 +222,7 @@ for (const engine of testEngines()) {
       await createAttendee(ctx.services, owner, project.id, ticketType.id);
     });
 
-    test("searches names and emails case-insensitively, filters, and pages with a total", async () => {
+    test("searches names, emails and companies case-insensitively, filters, and pages with a total", async () => {
       const { project, owner } = await createPublishedProject(ctx.services);
       const standard = await createTicketType(ctx.services, owner, project.id);
       const vip = await createTicketType(ctx.services, owner, project.id);
@@ -234,6 +234,7 @@ for (const engine of testEngines()) {
       const grace = await createAttendee(ctx.services, owner, project.id, vip.id, {
         name: "Grace Hopper",
         email: "grace@COBOL.example",
+        company: "US Navy",
       });
       const percent = await createAttendee(ctx.services, owner, project.id, standard.id, {
         name: "100% Sure",
@@ -250,12 +251,19 @@ for (const engine of testEngines()) {
         (await ctx.services.attendees.listAttendees(access, filter, firstPage)).items.map((a) => a.id);
       assert.deepEqual(await ids({ search: "ADA" }), inListOrder(ada, gone));
       assert.deepEqual(await ids({ search: "cobol" }), [grace.id]);
-      assert.deepEqual(await ids({ search: "0%" }), [percent.id]);
-      assert.deepEqual(await ids({ search: "_" }), []);
+      assert.deepEqual(await ids({ search: "00%" }), [percent.id]);
+      assert.deepEqual(await ids({ search: "e_t" }), []);
+      assert.deepEqual(await ids({ search: "us navy" }), [grace.id]);
+      assert.deepEqual(await ids({ search: 'a"b' }), []);
+      // A field boundary is not text: the end of a name and the start of the email do not join.
+      assert.deepEqual(await ids({ search: "lacead" }), []);
+      assert.deepEqual(await ids({ search: "  " }), inListOrder(ada, grace, percent, gone));
       assert.deepEqual(await ids({ search: "ada", status: "REGISTERED" }), [ada.id]);
       assert.deepEqual(await ids({ ticketTypeId: vip.id }), [grace.id]);
       assert.equal(await ctx.services.attendees.countAttendees(access, { status: "CANCELLED" }), 1);
       assert.equal(await ctx.services.attendees.countAttendees(access, { search: "ada" }), 2);
+      // Shorter terms would need a scan of every attendee: the index works on trigrams.
+      await assert.rejects(ids({ search: "ad" }), (e: AppError) => e.code === "BAD_USER_INPUT");
 
       const all = inListOrder(ada, grace, percent, gone);
       const page1 = await ctx.services.attendees.listAttendees(access, {}, resolvePageArgs({ first: 3 }));

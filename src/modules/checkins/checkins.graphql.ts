@@ -1,6 +1,7 @@
 import type { FieldError } from "../../errors.js";
 import { builder, globalId } from "../../graphql/builder.js";
 import { requiredLocal } from "../../graphql/ids.js";
+import { atMost, boundedList, maxCheckInsListed, maxUserErrors } from "../../graphql/limits/list-bounds.js";
 import { runMutation, UserErrorRef } from "../../graphql/mutations.js";
 import { requires } from "../../graphql/permissions.js";
 import { AttendeeRef } from "../attendees/attendees.graphql.js";
@@ -55,8 +56,10 @@ export function defineCheckInTypes(): void {
     checkIns: t.field({
       type: [CheckInRef],
       nullable: true,
-      description: "Every check-in, undone ones included, oldest first.",
-      resolve: (a, _args, c) => c.loaders.checkInHistory.load(a.id),
+      description: `The latest ${maxCheckInsListed} check-ins, undone ones included, oldest first.`,
+      ...boundedList(maxCheckInsListed),
+      // The latest ones matter: a check-in undone and redone many times keeps its current state.
+      resolve: async (a, _args, c) => (await c.loaders.checkInHistory.load(a.id)).slice(-maxCheckInsListed),
     }),
   }));
 
@@ -85,7 +88,8 @@ export function defineCheckInTypes(): void {
         userErrors: t.field({
           type: [UserErrorRef],
           description: "Problems with the input; empty on success.",
-          resolve: (p) => p.userErrors,
+          ...boundedList(maxUserErrors),
+          resolve: (p) => atMost(p.userErrors, maxUserErrors),
         }),
       }),
     });

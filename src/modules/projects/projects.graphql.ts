@@ -1,5 +1,6 @@
 import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
+import { atMost, boundedList, maxUserErrors } from "../../graphql/limits/list-bounds.js";
 import { runMutation, UserErrorRef } from "../../graphql/mutations.js";
 import { requires } from "../../graphql/permissions.js";
 import { PermissionEnum } from "../apps/permissions.graphql.js";
@@ -129,7 +130,8 @@ export function defineProjectTypes(): void {
       userErrors: t.field({
         type: [UserErrorRef],
         description: "Input problems; empty on success.",
-        resolve: (p) => p.userErrors,
+        ...boundedList(maxUserErrors),
+        resolve: (p) => atMost(p.userErrors, maxUserErrors),
       }),
     }),
   });
