@@ -14,16 +14,35 @@ export function bindDeadline(actor: object, signal: AbortSignal): void {
  * Runs `work` in one transaction. If the request `actor` acts for was cut off meanwhile, the
  * transaction is rolled back instead of committed: the client was told its write did not happen.
  */
-export function inTransaction<T>(
+export async function inTransaction<T>(
   db: Db,
   actor: object | undefined,
   work: (trx: Tx) => Promise<T>,
 ): Promise<T> {
-  return db.transaction().execute(async (trx) => {
-    const result = await work(trx);
-    if (actor && deadlines.get(actor)?.aborted) {
-      throw new AppError(ErrorCode.TIMEOUT, "The request took too long; its changes were rolled back");
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await db.transaction().execute(async (trx) => {
+        const result = await work(trx);
+        if (actor && deadlines.get(actor)?.aborted) {
+          throw new AppError(ErrorCode.TIMEOUT, "The request took too long; its changes were rolled back");
+        }
+        return result;
+      });
+    } catch (error) {
+      if (attempt >= maxBusyRetries || !isSqliteSnapshotBusy(error)) throw error;
+      // Rolled back, so running `work` again is safe; a little jitter lets the other writer finish.
+      await new Promise((resolve) => setTimeout(resolve, attempt * 20 + Math.random() * 30));
     }
-    return result;
-  });
+  }
+}
+
+const maxBusyRetries = 5;
+
+// SQLite's busy_timeout makes a writer wait for the lock, except when a transaction that began by
+// reading must become a writer after another connection (the CLI, another server process) committed:
+// its snapshot is stale and SQLite answers SQLITE_BUSY at once. The transaction is rolled back, and
+// a fresh attempt reads the new data (PostgreSQL waits on row locks instead).
+function isSqliteSnapshotBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === "string" && code.startsWith("SQLITE_BUSY");
 }

@@ -5,7 +5,7 @@
  * The cost is an upper bound on the objects the answer can contain and the rows it can read
  * (docs/security.md): the property test in test/api/cost-bound.test.ts checks it on the real server.
  * - Every field costs 1; a field returning objects counts its subtree at least 1 per object.
- *   `__typename` costs 0.
+ *   `__typename` costs 0, but an operation costs at least 1 (its root object).
  * - A connection is a field that declares a `first` or `last` argument. Its subtree is multiplied by
  *   its page size: the larger of `first`/`last` (variables resolved), 20 when neither is given,
  *   counted as at most 100. So `sessions(first: 10) { nodes { speakers(first: 5) { nodes { name } } } }`
@@ -335,7 +335,8 @@ export function analyzeOperation(input: AnalyzeOperationInput): OperationAnalysi
   summary.directives += operation.directives?.length ?? 0;
   return {
     operationType: operation.operation,
-    cost: summary.cost,
+    // The answer's root object counts too: `{ __typename }` returns one field.
+    cost: Math.max(1, summary.cost),
     depth: summary.depth,
     nodeCount: summary.nodes,
     aliases: summary.aliases,
