@@ -96,8 +96,10 @@ describe("Redis outage drill (a throwaway redis-server stopped and started)", { 
     // No cached answer is trusted while invalidations from other processes could be missed.
     assert.equal(await cachedFlag(), false);
     assert.equal(await cachedFlag(), false);
-    const warnings = a.logs.lines.filter((line) => line.includes("Redis unreachable"));
-    assert.equal(warnings.length, 1, "the outage is logged once, not once per request");
+    // The child's log line arrives through its stdout pipe: wait for it, then count.
+    const warnings = () => a.logs.lines.filter((line) => line.includes("Redis unreachable"));
+    await until("A to log the outage", async () => warnings().length > 0);
+    assert.equal(warnings().length, 1, "the outage is logged once, not once per request");
 
     await redis.start();
     await until("A and B to reconnect", async () => {
