@@ -13,6 +13,7 @@ import { createThrottle } from "./modules/accounts/throttle.js";
 import { createUsersService } from "./modules/accounts/users.service.js";
 import { createAgendaService } from "./modules/agenda/agenda.service.js";
 import { createAppsService } from "./modules/apps/apps.service.js";
+import { createAuditService } from "./modules/audit/audit.service.js";
 import { createAttendeesService } from "./modules/attendees/attendees.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
@@ -49,6 +50,9 @@ export function createServices(
   const sessions = createSessionsService(db);
   const mailer = createMailer(config, logger);
   const apps = createAppsService(db, access, changes, config, logger);
+  // Every domain event is an audit entry, written in the transaction of the write it describes.
+  const audit = createAuditService(db, access, logger);
+  changes.addRecorder((trx, actor, event) => audit.record(trx, actor, event));
   const throttle = createThrottle({ redis: cluster.redis, keyPrefix: cluster.keyPrefix, logger });
   return {
     config,
@@ -71,6 +75,7 @@ export function createServices(
     attendees: createAttendeesService(db, access, changes, undoCheckInOfCancelled),
     checkins: createCheckinsService(db, access, changes),
     apps,
+    audit,
     demo: createDemoService(db, { users, projects, apps, changes }),
   };
 }

@@ -51,11 +51,13 @@ const actionRoles: Record<ProjectAction, readonly MemberRole[]> = {
   "integrations.manage": managers,
 };
 
-// Organizers of any role run the event; editing the project itself is for OWNER/ADMIN.
+// Organizers of any role run the event; editing the project itself and reading its audit log (who
+// did what, from which address: the team's own activity) are for OWNER/ADMIN.
+const managersOnly: readonly Permission[] = ["project:write", "audit:read"];
 const permissionsByRole: Record<MemberRole, readonly Permission[]> = {
   OWNER: allPermissions,
   ADMIN: allPermissions,
-  MEMBER: allPermissions.filter((p) => p !== "project:write"),
+  MEMBER: allPermissions.filter((p) => !managersOnly.includes(p)),
 };
 
 /** The API permissions an organizer of this role holds in their project. */
