@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Db } from "../../db/database.js";
 import type { MemberRole, ProjectStatus } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
+import { inTransaction } from "../../db/transaction.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
@@ -16,6 +17,7 @@ import {
 import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { usersRepository } from "../accounts/users.repository.js";
+import { appLookup } from "../apps/app-lookup.js";
 import { generateProjectId } from "./project-id.js";
 import { type ProjectRow, projectsRepository } from "./projects.repository.js";
 
@@ -207,7 +209,42 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
       });
       return project;
     },
+
+    /**
+     * Deletes a project for good (OWNER, or the operator): its agenda, tickets, attendees, members,
+     * invitations, the apps homed in it (so their tokens fail on the next request) and every link
+     * of any app to it. `confirmation` must repeat the project's id or name, as typed by a person.
+     */
+    async delete(actor: Actor, projectId: string, confirmation: string): Promise<Project> {
+      await access.requireAction(actor, projectId, "project.delete");
+      const current = await projectsRepository.findById(db, projectId);
+      if (!current) throw notFound("Project");
+      const typed = typeof confirmation === "string" ? confirmation.trim() : "";
+      if (typed !== current.id && typed !== current.name.trim()) {
+        throw badInput([{ field: ["confirmation"], message: "must be the project's id or its exact name" }]);
+      }
+      const linked = await inTransaction(db, actor, async (trx) => {
+        const linked = await appLookup.projectsLinkedFromHome(trx, projectId);
+        // Recorded first: the audit log keeps a tombstone of who deleted the project.
+        await changes.event(trx, actor, {
+          projectId,
+          type: "project.deleted",
+          object: { typename: "Project", id: projectId },
+          values: { name: current.name },
+        });
+        let deleted: number;
+        do deleted = await projectsRepository.deleteAttendeesBatch(trx, projectId, deleteBatch);
+        while (deleted === deleteBatch);
+        if (!(await projectsRepository.delete(trx, projectId))) throw notFound("Project");
+        await changes.record(trx, ...linked);
+        return linked;
+      });
+      changes.announce(projectId, ...linked);
+      return presentProject(current);
+    },
   };
 }
+
+const deleteBatch = 2_000;
 
 export type ProjectsService = ReturnType<typeof createProjectsService>;
