@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Db } from "../../db/database.js";
 import type { MemberRole, ProjectStatus } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
-import type { ProjectChanges } from "../../shared/project-changes.js";
+import { changedFields, objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
   dateTime,
@@ -139,6 +139,7 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
             role: "OWNER",
             created_at: now,
           });
+          await changes.event(trx, undefined, objectEvent(row.id, "Project", row.id, "created"));
           return true;
         });
         if (created) return presentProject(row);
@@ -183,26 +184,28 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
         const startsAt = data.startsAt === undefined ? current.starts_at : data.startsAt;
         const endsAt = data.endsAt === undefined ? current.ends_at : data.endsAt;
         checkDates(startsAt, endsAt);
-        const changes: Partial<ProjectRow> = { updated_at: nowIso() };
-        if (data.name !== undefined) changes.name = data.name;
-        if (data.description !== undefined) changes.description = data.description;
-        if (data.timezone !== undefined) changes.timezone = data.timezone;
-        if (data.startsAt !== undefined) changes.starts_at = data.startsAt;
-        if (data.endsAt !== undefined) changes.ends_at = data.endsAt;
-        if (data.website !== undefined) changes.website = data.website;
-        if (data.status !== undefined) changes.status = data.status;
+        const patch: Partial<ProjectRow> = { updated_at: nowIso() };
+        if (data.name !== undefined) patch.name = data.name;
+        if (data.description !== undefined) patch.description = data.description;
+        if (data.timezone !== undefined) patch.timezone = data.timezone;
+        if (data.startsAt !== undefined) patch.starts_at = data.startsAt;
+        if (data.endsAt !== undefined) patch.ends_at = data.endsAt;
+        if (data.website !== undefined) patch.website = data.website;
+        if (data.status !== undefined) patch.status = data.status;
         if (data.venue !== undefined) {
           const venue = data.venue ?? {};
-          if (venue.name !== undefined || data.venue === null) changes.venue_name = venue.name ?? null;
-          if (venue.address !== undefined || data.venue === null)
-            changes.venue_address = venue.address ?? null;
-          if (venue.city !== undefined || data.venue === null) changes.venue_city = venue.city ?? null;
-          if (venue.country !== undefined || data.venue === null)
-            changes.venue_country = venue.country ?? null;
+          if (venue.name !== undefined || data.venue === null) patch.venue_name = venue.name ?? null;
+          if (venue.address !== undefined || data.venue === null) patch.venue_address = venue.address ?? null;
+          if (venue.city !== undefined || data.venue === null) patch.venue_city = venue.city ?? null;
+          if (venue.country !== undefined || data.venue === null) patch.venue_country = venue.country ?? null;
         }
-        await projectsRepository.update(trx, projectId, changes);
+        await projectsRepository.update(trx, projectId, patch);
         const updated = await projectsRepository.findById(trx, projectId);
         if (!updated) throw notFound("Project");
+        await changes.event(trx, actor, {
+          ...objectEvent(projectId, "Project", projectId, "updated"),
+          changed: changedFields(data),
+        });
         return presentProject(updated);
       });
       return project;
