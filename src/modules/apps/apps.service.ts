@@ -174,6 +174,11 @@ function presentLink(row: LinkDetailsRow, appPermissions: readonly Permission[])
   };
 }
 
+/** `app.link.created|updated|revoked`, about the link (the project it reaches is the event's project). */
+function linkEvent(projectId: string, linkId: string, verb: "created" | "updated" | "revoked"): DomainEvent {
+  return { projectId, type: `app.link.${verb}`, object: { typename: "AppLink", id: linkId } };
+}
+
 /**
  * Apps, their tokens, connect links and linked projects: the developer side (create, edit, rotate,
  * delete), the organizer side (connect, revoke, integrations) and the API's authentication.
@@ -289,10 +294,17 @@ export function createAppsService(
         await appsRepository.update(trx, data.id, patch);
         const updated = await appsRepository.findById(trx, data.id);
         if (!updated) throw notFound("App");
-        const linked = await appsRepository.activeLinkedProjectIds(trx, data.id);
+        const links = await appsRepository.activeLinks(trx, data.id);
+        const linked = links.map((link) => link.project_id);
         await changes.record(trx, updated.project_id, ...linked);
         const { updated_at: _, ...values } = patch;
         await changes.event(trx, actor, appEvent(updated, "app.updated", values));
+        // A permission change narrows every link at once (a widening waits for consent, but the
+        // link's effective set is still worth re-reading), so each link reports an update.
+        if (data.permissions !== undefined) {
+          for (const link of links)
+            await changes.event(trx, actor, linkEvent(link.project_id, link.id, "updated"));
+        }
         return { row: updated, linked };
       });
       changes.announce(row.project_id, ...linked);
@@ -425,12 +437,12 @@ export function createAppsService(
         const active = await appsRepository.findActiveLink(trx, app.id, data.projectId);
         const details = active && (await appsRepository.findLinkDetails(trx, active.id));
         if (!details) throw notFound("Link");
+        // Our id survived the upsert only when no active link existed: otherwise this re-approved it.
+        const verb = active.id === linkId ? "created" : "updated";
         await changes.event(trx, actor, {
-          projectId: data.projectId,
-          type: "app.link.created",
-          object: { typename: "App", id: app.id },
+          ...linkEvent(data.projectId, active.id, verb),
           changed: ["permissions"],
-          values: { app: app.name, link: details.id, permissions: granted },
+          values: { app: app.name, appId: app.id, permissions: granted },
         });
         return details;
       });
@@ -454,16 +466,13 @@ export function createAppsService(
       }
       return changes.write(db, actor, data.projectId, async (trx) => {
         const active = await appsRepository.findActiveLink(trx, data.appId, data.projectId);
-        const revoked = await appsRepository.revokeActiveLink(trx, data.appId, data.projectId, nowIso(), userIdOf(actor));
-        if (revoked) {
-          await changes.event(trx, actor, {
-            projectId: data.projectId,
-            type: "app.link.revoked",
-            object: { typename: "App", id: data.appId },
-            values: { app: app.name, link: active?.id ?? null },
-          });
-        }
-        return revoked;
+        if (!active) return false;
+        await appsRepository.revokeActiveLink(trx, data.appId, data.projectId, nowIso(), userIdOf(actor));
+        await changes.event(trx, actor, {
+          ...linkEvent(data.projectId, active.id, "revoked"),
+          values: { app: app.name, appId: app.id },
+        });
+        return true;
       });
     },
 
