@@ -9,8 +9,8 @@ import { registerDocsRoutes } from "./docs/docs.routes.js";
 import { registerGraphQLRoutes } from "./graphql/http.js";
 import { registerHealthRoutes } from "./http/health.routes.js";
 import { type Logger, lazyChildLogger } from "./logger.js";
-import { schedulePruning } from "./modules/audit/audit.service.js";
 import { registerMetrics } from "./metrics/metrics.routes.js";
+import { schedulePruning } from "./modules/audit/audit.service.js";
 import { createServices, type Services } from "./services.js";
 
 export interface AppDeps {

@@ -273,11 +273,15 @@ export function createAppsService(
       };
       await inTransaction(db, actor, async (trx) => {
         await appsRepository.insert(trx, row);
-        await changes.event(trx, actor, appEvent(row, "app.created", {
-          name: row.name,
-          description: row.description,
-          permissions: row.permissions,
-        }));
+        await changes.event(
+          trx,
+          actor,
+          appEvent(row, "app.created", {
+            name: row.name,
+            description: row.description,
+            permissions: row.permissions,
+          }),
+        );
       });
       return { app: await presentApp(row), token };
     },

@@ -30,8 +30,7 @@ function filtered<Q extends { where: (...args: any[]) => Q }>(query: Q, filter: 
     // A prefix compare rather than LIKE, whose wildcards (_ in `ticket_type.`) escape differently per engine.
     const prefix = filter.action;
     q = q.where(sql<boolean>`substr(action, 1, ${sql.lit(prefix.length)}) = ${prefix}`);
-  }
-  else if (filter.action) q = q.where("action", "=", filter.action);
+  } else if (filter.action) q = q.where("action", "=", filter.action);
   if (filter.from) q = q.where("occurred_at", ">=", filter.from);
   if (filter.to) q = q.where("occurred_at", "<", filter.to);
   return q;
@@ -48,7 +47,8 @@ export const auditRepository = {
     let q = filtered(db.selectFrom("audit_events").selectAll().where("project_id", "=", projectId), filter);
     // "after" walks towards older entries (the page order is newest first), "before" towards newer.
     if (window.after) q = q.where(sql<boolean>`(occurred_at, id) < (${window.after[0]}, ${window.after[1]})`);
-    if (window.before) q = q.where(sql<boolean>`(occurred_at, id) > (${window.before[0]}, ${window.before[1]})`);
+    if (window.before)
+      q = q.where(sql<boolean>`(occurred_at, id) > (${window.before[0]}, ${window.before[1]})`);
     const direction = window.backward ? "asc" : "desc";
     return q
       .orderBy("occurred_at", direction)

@@ -3,7 +3,13 @@ import type { Db, Tx } from "../../db/database.js";
 import type { AuditActorKind } from "../../db/schema.js";
 import type { Logger } from "../../logger.js";
 import { newId } from "../../shared/ids.js";
-import { type Page, type PageArgs, resolvePageArgs, toPage } from "../../shared/pagination.js";
+import {
+  type Page,
+  type PageArgs,
+  type PageWindow,
+  resolvePageArgs,
+  toPage,
+} from "../../shared/pagination.js";
 import type { DomainEvent } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { dateTime, parseInput } from "../../shared/validation.js";
@@ -39,7 +45,12 @@ function presentEntry(row: AuditRow): AuditEntry {
     object: { type: row.object_type, id: row.object_id },
     changes: Object.entries(values).map(([field, value]) => ({
       field,
-      value: value === undefined || value === null ? null : typeof value === "string" ? value : JSON.stringify(value),
+      value:
+        value === undefined || value === null
+          ? null
+          : typeof value === "string"
+            ? value
+            : JSON.stringify(value),
     })),
   };
 }
@@ -53,7 +64,10 @@ const filterInput = z.object({
   action: z
     .string()
     .trim()
-    .regex(/^[a-z_]+(\.[a-z_]+)*\.?$/, "must be an action name such as session.updated, or a prefix such as session.")
+    .regex(
+      /^[a-z_]+(\.[a-z_]+)*\.?$/,
+      "must be an action name such as session.updated, or a prefix such as session.",
+    )
     .max(80)
     .optional(),
   from: dateTime.optional(),
@@ -80,7 +94,8 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
   async function describeActor(trx: Tx, actor: Actor | undefined, projectId: string) {
     // No actor: the server's own work (no person or app asked for it).
     if (!actor) return { kind: "system" as const, id: null, label: "Eventgraph (server)", linkId: null };
-    if (actor.kind === "system") return { kind: "system" as const, id: null, label: "Operator (CLI)", linkId: null };
+    if (actor.kind === "system")
+      return { kind: "system" as const, id: null, label: "Operator (CLI)", linkId: null };
     if (actor.kind === "user") {
       const user = await userLookup.byId(trx, actor.userId);
       return { kind: "user" as const, id: actor.userId, label: user?.email ?? actor.userId, linkId: null };
@@ -88,7 +103,9 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
     if (actor.kind === "app") {
       const label = (await appLookup.name(trx, actor.appId)) ?? actor.appId;
       const linkId =
-        actor.homeProjectId === projectId ? null : ((await appLookup.activeLinkId(trx, actor.appId, projectId)) ?? null);
+        actor.homeProjectId === projectId
+          ? null
+          : ((await appLookup.activeLinkId(trx, actor.appId, projectId)) ?? null);
       return { kind: "app" as const, id: actor.appId, label, linkId };
     }
     return { kind: "public" as const, id: null, label: "Public (event page)", linkId: null };
@@ -97,7 +114,8 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
   async function entryRow(trx: Tx, actor: object | undefined, event: DomainEvent) {
     const who = await describeActor(trx, actor as Actor | undefined, event.projectId);
     // The public actor is one shared object (no origin of its own): an attendee on the event page.
-    const origin = actor && who.kind !== "public" ? originOf(actor) : { via: "server" as const, ip: undefined };
+    const origin =
+      actor && who.kind !== "public" ? originOf(actor) : { via: "server" as const, ip: undefined };
     const values = event.values ?? (event.changed && (await valuesAfter(trx, event.object, event.changed)));
     const changes =
       values && Object.keys(values).length > 0
@@ -150,16 +168,20 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
       await auditRepository.insert(trx, await entryRow(trx, actor, event));
     },
 
-    /** A page of the project's log, newest first (`audit:read`). */
-    async list(
+    /** A page of the project's log, newest first (`audit:read`), from connection arguments. */
+    list(actor: Actor, projectId: string, filterInput: AuditFilterInput, args: PageArgs) {
+      return this.listPage(actor, projectId, filterInput, resolvePageArgs(args));
+    },
+
+    /** A page of the project's log for a checked window (`toConnection` resolves the arguments). */
+    async listPage(
       actor: Actor,
       projectId: string,
       filterInput: AuditFilterInput,
-      args: PageArgs,
+      window: PageWindow,
     ): Promise<Page<AuditEntry> & { totalCount: () => Promise<number> }> {
       await readable(actor, projectId);
       const filter = parseFilter(filterInput);
-      const window = resolvePageArgs(args);
       const rows = await auditRepository.list(db, projectId, filter, window);
       const page = toPage(rows, window, (row) => [row.occurred_at, row.id]);
       return {
@@ -186,14 +208,26 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
     async *exportCsvRows(actor: Actor, projectId: string, filterInput: AuditFilterInput) {
       await readable(actor, projectId);
       const filter = parseFilter(filterInput);
-      yield ["time", "actor_kind", "actor", "actor_id", "link_id", "via", "ip", "action", "object_type", "object_id", "changes"];
+      yield [
+        "time",
+        "actor_kind",
+        "actor",
+        "actor_id",
+        "link_id",
+        "via",
+        "ip",
+        "action",
+        "object_type",
+        "object_id",
+        "changes",
+      ];
       let after: [string, string] | undefined;
       for (let sent = 0; sent < maxExportRows; ) {
         const window = { limit: exportBatch, after, before: undefined, backward: false };
         const rows = (await auditRepository.list(db, projectId, filter, window)).slice(0, exportBatch);
         for (const row of rows) {
           const e = presentEntry(row);
-          yield [
+          yield csvRow([
             e.occurredAt,
             e.actor.kind,
             e.actor.label,
@@ -205,7 +239,7 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
             e.object.type,
             e.object.id,
             e.changes.map((c) => `${c.field}=${c.value ?? ""}`).join("; "),
-          ];
+          ]);
         }
         sent += rows.length;
         const last = rows.at(-1);
@@ -226,11 +260,16 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
       if (total > 0) logger.info({ deleted: total, before }, "audit log pruned");
       return total;
     },
-
   };
 }
 
 export type AuditService = ReturnType<typeof createAuditService>;
+
+// A cell starting with = + - @ (or a tab or return) is a formula to a spreadsheet: an attendee named
+// "=HYPERLINK(…)" must not run when an organizer opens the export (OWASP "CSV injection").
+function csvRow(cells: string[]): string[] {
+  return cells.map((cell) => (/^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell));
+}
 
 const pruneEveryMs = 60 * 60 * 1000;
 const firstPruneAfterMs = 60 * 1000;
@@ -241,7 +280,9 @@ const firstPruneAfterMs = 60 * 1000;
  */
 export function schedulePruning(audit: AuditService, retentionDays: number, logger: Logger): () => void {
   const run = () => {
-    audit.prune(retentionDays).catch((error: unknown) => logger.warn({ err: error }, "audit log pruning failed"));
+    audit
+      .prune(retentionDays)
+      .catch((error: unknown) => logger.warn({ err: error }, "audit log pruning failed"));
   };
   const first = setTimeout(run, firstPruneAfterMs);
   const every = setInterval(run, pruneEveryMs);

@@ -193,11 +193,7 @@ export function createInvitationsService(deps: {
      * inviter must still be allowed to grant the role: an admin removed since cannot add anyone.
      * Each link works once. Resolves to the project's id.
      */
-    async accept(
-      userId: string,
-      token: string,
-      actor: Actor = { kind: "user", userId },
-    ): Promise<string> {
+    async accept(userId: string, token: string, actor: Actor = { kind: "user", userId }): Promise<string> {
       const found = await usable(token);
       if (!found) throw new AppError(ErrorCode.BAD_USER_INPUT, invalidInvitationMessage);
       const user = await userLookup.byId(db, userId);

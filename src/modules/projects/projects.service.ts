@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { Db } from "../../db/database.js";
 import type { MemberRole, ProjectStatus } from "../../db/schema.js";
-import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { inTransaction } from "../../db/transaction.js";
+import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { changedFields, objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
