@@ -73,13 +73,14 @@ const auditedColumns = {
 type Audited = keyof typeof auditedColumns;
 
 /**
- * The new values of the `changed` fields of one row, read inside the write's transaction after the
- * change; undefined when the kind of object is not in the allowlist or the row is gone (a delete).
+ * The new values of the `changed` fields of one row (without `changed`, as after a creation, every
+ * allowlisted field that has a value), read inside the write's transaction after the change;
+ * undefined when the kind of object is not in the allowlist or the row is gone (a delete).
  */
 export async function valuesAfter(
   db: Db,
   object: { typename: string; id: string },
-  changed: readonly string[],
+  changed: readonly string[] | undefined,
 ): Promise<Record<string, unknown> | undefined> {
   if (!Object.hasOwn(auditedColumns, object.typename)) return undefined;
   const { table, fields } = auditedColumns[object.typename as Audited];
@@ -89,6 +90,13 @@ export async function valuesAfter(
     | undefined;
   if (!row) return undefined;
   const values: Record<string, unknown> = {};
+  if (!changed) {
+    for (const [field, column] of Object.entries(columns)) {
+      const value = typeof column === "string" ? row[column] : undefined;
+      if (value !== null && value !== undefined) values[field] = value;
+    }
+    return values;
+  }
   for (const field of changed) {
     const column = Object.hasOwn(columns, field) ? columns[field] : undefined;
     if (typeof column === "string") values[field] = row[column];
