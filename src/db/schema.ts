@@ -251,7 +251,7 @@ interface ServerSecretsTable {
 export type AuditActorKind = "user" | "app" | "system" | "public";
 
 /** Where an audited action came from. */
-export type AuditVia = "dashboard" | "api" | "cli" | "server";
+type AuditVia = "dashboard" | "api" | "cli" | "server";
 
 /** One audited action (docs/audit-log.md); no foreign keys, so it outlives what it names. */
 export interface AuditEventsTable {

@@ -4,7 +4,7 @@ import { systemActor } from "../../src/modules/access/actor.js";
 import type { AuditEntry } from "../../src/modules/audit/audit.service.js";
 import { runCliInProcess } from "../helpers/cli.js";
 import { testEngines } from "../helpers/engines.js";
-import { addMember, createProject, createUser, testPassword, userActor } from "../helpers/factories.js";
+import { createProject, createUser, testPassword, userActor } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { HttpClient, type TestResponse } from "../helpers/http-client.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";

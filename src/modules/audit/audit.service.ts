@@ -78,7 +78,7 @@ const filterInput = z.object({
 export type AuditFilterInput = z.input<typeof filterInput>;
 
 /** Most rows one CSV export carries: a year of a busy event, still a bounded amount of work. */
-export const maxExportRows = 50_000;
+const maxExportRows = 50_000;
 const exportBatch = 1_000;
 const pruneBatch = 1_000;
 const maxValueLength = 500;
