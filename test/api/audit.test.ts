@@ -363,8 +363,7 @@ for (const engine of testEngines()) {
       const { project, ownerId } = await createProject(server.services);
       const owner = userActor(ownerId);
       const before = await log(project.id);
-      // The session's end before its start is refused inside the write's transaction, after the
-      // project data version was bumped: the whole transaction, entry included, rolls back.
+      // Refused inside the write's transaction: nothing, no entry either, is written.
       await assert.rejects(
         server.services.projects.update(owner, project.id, {
           startsAt: "2026-06-02T00:00:00Z",

@@ -105,6 +105,12 @@ function AuditLogPage(props: {
             <label for="audit-actor">Actor</label>
             <select id="audit-actor" name="actor">
               <option value="">Anyone</option>
+              {/* A chosen actor older than the recent entries the list comes from stays selectable. */}
+              {query.actor && !props.actors.some((a) => a.value === query.actor) ? (
+                <option value={query.actor} selected>
+                  {query.actor}
+                </option>
+              ) : null}
               {props.actors.map((a) => (
                 <option value={a.value} selected={a.value === query.actor}>
                   {a.label}

@@ -68,12 +68,21 @@ export const auditRepository = {
     return Number(row.n);
   },
 
-  /** The people and apps that appear in a project's log, for the actor filter. */
-  actors(db: Db, projectId: string) {
-    return db
+  /**
+   * The people and apps among the project's newest `recent` entries, for the actor filter: bounded
+   * work however long the log (a grouping of a year's entries would hold SQLite for too long).
+   */
+  actors(db: Db, projectId: string, recent: number) {
+    const latest = db
       .selectFrom("audit_events")
-      .select(["actor_kind", "actor_id", (eb) => eb.fn.max("actor_label").as("actor_label")])
+      .select(["actor_kind", "actor_id", "actor_label"])
       .where("project_id", "=", projectId)
+      .orderBy("occurred_at", "desc")
+      .limit(recent)
+      .as("latest");
+    return db
+      .selectFrom(latest)
+      .select(["actor_kind", "actor_id", (eb) => eb.fn.max("actor_label").as("actor_label")])
       .groupBy(["actor_kind", "actor_id"])
       .orderBy("actor_label")
       .limit(200)

@@ -191,10 +191,10 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
       };
     },
 
-    /** Who appears in the project's log, for the actor filter (`audit:read`). */
+    /** Who appears in the project's recent log, for the actor filter (`audit:read`). */
     async actors(actor: Actor, projectId: string): Promise<{ value: string; label: string }[]> {
       await readable(actor, projectId);
-      const rows = await auditRepository.actors(db, projectId);
+      const rows = await auditRepository.actors(db, projectId, 5_000);
       return rows.map((r) => ({
         value: r.actor_id === null ? r.actor_kind : `${r.actor_kind}:${r.actor_id}`,
         label: r.actor_kind === "app" ? `${r.actor_label ?? ""} (app)` : (r.actor_label ?? ""),
