@@ -6,6 +6,7 @@ import { defineAgendaTypes } from "./modules/agenda/agenda.graphql.js";
 import { defineViewerTypes } from "./modules/apps/apps.graphql.js";
 import { definePermissionFields } from "./modules/apps/permissions.graphql.js";
 import { defineAttendeeTypes } from "./modules/attendees/attendees.graphql.js";
+import { defineAuditTypes } from "./modules/audit/audit.graphql.js";
 import { defineCheckInTypes } from "./modules/checkins/checkins.graphql.js";
 import { defineProjectTypes } from "./modules/projects/projects.graphql.js";
 import { defineTicketTypes } from "./modules/tickets/tickets.graphql.js";
@@ -29,6 +30,7 @@ export function schema(): GraphQLSchema {
     defineTicketTypes();
     defineAttendeeTypes();
     defineCheckInTypes();
+    defineAuditTypes();
     defineRateLimitField();
     built = enforcePermissions(builder.toSchema({ sortSchema: true }));
   }

@@ -10,6 +10,7 @@ import { registerGraphQLRoutes } from "./graphql/http.js";
 import { registerHealthRoutes } from "./http/health.routes.js";
 import { type Logger, lazyChildLogger } from "./logger.js";
 import { registerMetrics } from "./metrics/metrics.routes.js";
+import { schedulePruning } from "./modules/audit/audit.service.js";
 import { createServices, type Services } from "./services.js";
 
 export interface AppDeps {
@@ -52,7 +53,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate("services", services);
   // Runs after in-flight requests finished and before the caller closes the database, so the
   // request counts still in memory are written. A failure is already logged by the recorder.
+  const stopPruning = schedulePruning(services.audit, config.auditRetentionDays, logger);
   app.addHook("onClose", async () => {
+    stopPruning();
     await services.apps.flushUsage().catch(() => {});
   });
   // A request still in flight at shutdown gets `Connection: close` on its answer: otherwise its

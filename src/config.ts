@@ -39,6 +39,8 @@ export interface Config {
     /** Open connections at most; further ones are closed at once. */
     maxConnections: number;
   };
+  /** Days an audit-log entry is kept before the server prunes it (1 year by default). */
+  auditRetentionDays: number;
 }
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -80,6 +82,7 @@ const envSchema = z.object({
   HEADERS_TIMEOUT_MS: positiveInt(10_000),
   KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000),
   MAX_CONNECTIONS: positiveInt(1_000),
+  AUDIT_RETENTION_DAYS: positiveInt(365),
 });
 
 /** Raised when the environment is invalid; the message lists every problem, one per line. */
@@ -154,5 +157,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
       keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS,
       maxConnections: e.MAX_CONNECTIONS,
     },
+    auditRetentionDays: e.AUDIT_RETENTION_DAYS,
   };
 }

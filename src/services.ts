@@ -14,6 +14,7 @@ import { createUsersService } from "./modules/accounts/users.service.js";
 import { createAgendaService } from "./modules/agenda/agenda.service.js";
 import { createAppsService } from "./modules/apps/apps.service.js";
 import { createAttendeesService } from "./modules/attendees/attendees.service.js";
+import { createAuditService } from "./modules/audit/audit.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
 import { createInvitationsService } from "./modules/projects/invitations.service.js";
@@ -49,6 +50,9 @@ export function createServices(
   const sessions = createSessionsService(db);
   const mailer = createMailer(config, logger);
   const apps = createAppsService(db, access, changes, config, logger);
+  // Every domain event is an audit entry, written in the transaction of the write it describes.
+  const audit = createAuditService(db, access, logger);
+  changes.addRecorder((trx, actor, event) => audit.record(trx, actor, event));
   const throttle = createThrottle({ redis: cluster.redis, keyPrefix: cluster.keyPrefix, logger });
   return {
     config,
@@ -64,13 +68,14 @@ export function createServices(
     mailer,
     auth: createAuthService({ db, config, users, sessions, mailer, throttle }),
     projects,
-    members: createMembersService(db, access),
-    invitations: createInvitationsService({ db, access, mailer, config, throttle }),
+    members: createMembersService(db, access, changes),
+    invitations: createInvitationsService({ db, access, mailer, config, throttle, changes }),
     agenda: createAgendaService(db, access, changes),
     tickets: createTicketsService(db, access, changes),
     attendees: createAttendeesService(db, access, changes, undoCheckInOfCancelled),
     checkins: createCheckinsService(db, access, changes),
     apps,
+    audit,
     demo: createDemoService(db, { users, projects, apps, changes }),
   };
 }

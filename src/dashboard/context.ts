@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import type { Actor } from "../modules/access/actor.js";
+import { type Actor, bindOrigin } from "../modules/access/actor.js";
 import type { AuthSession } from "../modules/accounts/sessions.service.js";
 import { randomSecret, sessionIdleMs } from "../modules/accounts/sessions.service.js";
 import type { User } from "../modules/accounts/users.service.js";
@@ -157,7 +157,7 @@ export function requireUser(request: FastifyRequest): User {
 
 /** The domain actor for the logged-in user. */
 export function actorOf(request: FastifyRequest): Actor {
-  return { kind: "user", userId: requireUser(request).id };
+  return bindOrigin({ kind: "user", userId: requireUser(request).id }, { via: "dashboard", ip: request.ip });
 }
 
 /** Redirects after a POST (303: the browser follows with GET), optionally with a flash message. */

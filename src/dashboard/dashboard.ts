@@ -18,6 +18,7 @@ import {
 } from "./context.js";
 import { registerAgendaPages } from "./pages/agenda.js";
 import { registerAttendeePages } from "./pages/attendees.js";
+import { registerAuditLogPages } from "./pages/audit-log.js";
 import { registerAuthPages } from "./pages/auth.js";
 import { registerCheckInPages } from "./pages/check-in.js";
 import { ForbiddenPage, NotFoundPage, ServerErrorPage } from "./pages/errors.js";
@@ -194,6 +195,7 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     registerAuthPages(dashboard);
     registerProjectPages(dashboard);
     registerSettingsPages(dashboard);
+    registerAuditLogPages(dashboard);
     registerMemberPages(dashboard);
     registerInvitationPages(dashboard);
     registerAgendaPages(dashboard);

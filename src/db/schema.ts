@@ -24,6 +24,7 @@ export interface Database {
   app_links: AppLinksTable;
   app_usage: AppUsageTable;
   server_secrets: ServerSecretsTable;
+  audit_events: AuditEventsTable;
 }
 
 export interface UsersTable {
@@ -244,4 +245,33 @@ interface ServerSecretsTable {
   name: string;
   value: string;
   created_at: string;
+}
+
+/** Who acted in an audit entry: an organizer, an app through its token, the operator's CLI, or an attendee. */
+export type AuditActorKind = "user" | "app" | "system" | "public";
+
+/** Where an audited action came from. */
+type AuditVia = "dashboard" | "api" | "cli" | "server";
+
+/** One audited action (docs/audit-log.md); no foreign keys, so it outlives what it names. */
+export interface AuditEventsTable {
+  id: string;
+  /** Null only for the tombstone of a deleted project (its id is then `object_id`). */
+  project_id: string | null;
+  occurred_at: string;
+  actor_kind: AuditActorKind;
+  /** The user's or app's id; null for the operator. */
+  actor_id: string | null;
+  /** The user's email or the app's name at the time, kept when they are gone. */
+  actor_label: string;
+  /** The link an app acted through in a project other than its home project. */
+  link_id: string | null;
+  via: AuditVia;
+  ip: string | null;
+  /** `<object>.<verb>`, e.g. `session.updated`, `member.removed`. */
+  action: string;
+  object_type: string;
+  object_id: string;
+  /** JSON object of the changed fields and their new values (secrets never appear). */
+  changes: string | null;
 }

@@ -4,7 +4,7 @@ import { databaseRetryAfterSeconds } from "../db/availability.js";
 import { bindDeadline } from "../db/transaction.js";
 import { AppError, ErrorCode } from "../errors.js";
 import { registerJsonBodyParser } from "../http/json-body.js";
-import type { Actor } from "../modules/access/actor.js";
+import { type Actor, bindOrigin } from "../modules/access/actor.js";
 import type { Services } from "../services.js";
 import { authenticate } from "./authentication.js";
 import { appView, canonicalJson, publicView, responseCacheKey } from "./cache/response-cache.js";
@@ -80,6 +80,8 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     try {
       const params = readRequest(request);
       const actor = await authenticateCaller(request.headers.authorization);
+      // An app's actor object is this request's own; the public actor is shared and writes nothing.
+      if (actor.kind === "app") bindOrigin(actor, { via: "api", ip: request.ip });
       const operation = prepare(request, params, actor);
       if (params.extensions?.dryRun === true) return await answerDryRun(exchange, actor, operation);
       const budget = await charge(exchange, actor, operation);

@@ -1,6 +1,26 @@
 import type { Db, Tx } from "../db/database.js";
 import { inTransaction } from "../db/transaction.js";
 
+/** What a write did to a project, in the words of the event catalogue (`attendee.registered`). */
+export interface DomainEvent {
+  projectId: string;
+  /** Dot name, past tense: `<object>.<verb>` (`session.updated`, `app.link.revoked`). */
+  type: string;
+  /** The changed object, as the GraphQL type and the row id it is known by. */
+  object: { typename: string; id: string };
+  /** The fields an update changed (GraphQL field names), when the write knows them. */
+  changed?: string[];
+  /**
+   * The new values of changed fields, when the write knows them and the audit log cannot read them
+   * back (a member's role, an app's permissions). Never secrets, tokens or hashes: every recorder
+   * (the audit log, webhook payloads) may show them.
+   */
+  values?: Record<string, unknown>;
+}
+
+/** Stores an event inside the write's transaction (it must use `trx`, never another connection). */
+export type EventRecorder = (trx: Tx, actor: object | undefined, event: DomainEvent) => Promise<void>;
+
 /**
  * Announces that a project's data changed, in two halves. `record` persists the change where every
  * process sees it (the project's data version, which the response cache checks on each hit) INSIDE
@@ -11,6 +31,7 @@ import { inTransaction } from "../db/transaction.js";
  */
 export class ProjectChanges {
   private readonly listeners = new Set<(projectId: string) => void>();
+  private readonly recorders = new Set<EventRecorder>();
 
   /** `persist` bumps the data version within the given transaction or database. */
   constructor(private readonly persist: (db: Db | Tx, projectId: string) => Promise<void> = async () => {}) {}
@@ -39,6 +60,22 @@ export class ProjectChanges {
     for (const projectId of new Set(projectIds)) await this.persist(trx, projectId);
   }
 
+  /**
+   * Says what a write did, inside its transaction: records the project's change (as `record`) and
+   * hands the event to every recorder, whose rows commit or roll back with the write itself (an
+   * outbox, an audit log). A recorder that throws aborts the write: losing the event is worse.
+   */
+  async event(trx: Tx, actor: object | undefined, event: DomainEvent): Promise<void> {
+    await this.record(trx, event.projectId);
+    for (const recorder of this.recorders) await recorder(trx, actor, event);
+  }
+
+  /** Registers a recorder called by `event` inside the write's transaction; returns its remover. */
+  addRecorder(recorder: EventRecorder): () => void {
+    this.recorders.add(recorder);
+    return () => this.recorders.delete(recorder);
+  }
+
   /** Tells every listener, after the transaction that recorded the changes committed. */
   announce(...projectIds: string[]): void {
     for (const projectId of new Set(projectIds)) {
@@ -51,4 +88,20 @@ export class ProjectChanges {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
+}
+
+/** The fields a parsed update input sets (undefined means "leave as is"), for `DomainEvent.changed`. */
+export function changedFields(input: object): string[] {
+  return Object.entries(input)
+    .filter(([field, value]) => field !== "id" && value !== undefined)
+    .map(([field]) => field);
+}
+
+/**
+ * The event of a verb on one object, named after its GraphQL type in snake case:
+ * (`TicketType`, `updated`) -> `ticket_type.updated`.
+ */
+export function objectEvent(projectId: string, typename: string, id: string, verb: string): DomainEvent {
+  const noun = typename.replace(/(?<=[a-z0-9])(?=[A-Z])/g, "_").toLowerCase();
+  return { projectId, type: `${noun}.${verb}`, object: { typename, id } };
 }

@@ -61,6 +61,13 @@ for (const engine of testEngines()) {
           const { app } = await createApp(services);
           return services.apps.revokeLink(actor, { appId: app.id, projectId });
         },
+        // Authorized before the confirmation is read: a wrong one proves the call was allowed
+        // without deleting the project the next probes need.
+        "project.delete": () =>
+          services.projects.delete(actor, projectId, "not the name").catch((error: { code?: string }) => {
+            if (error.code !== "BAD_USER_INPUT") throw error;
+          }),
+        "audit:read": () => services.audit.list(actor, projectId, {}, { first: 1 }),
       };
       const call = run[action];
       if (call) {

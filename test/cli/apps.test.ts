@@ -133,7 +133,7 @@ for (const engine of testEngines()) {
       const cases: [string[], string][] = [
         [
           ["--project", project.id, "--name", "X", "--permissions", "agenda:read,agenda:wirte,admin"],
-          'error: permissions: unknown permission "agenda:wirte", "admin"; expected any of project:write, agenda:read, agenda:write, tickets:read, tickets:write, attendees:read, attendees:write, checkins:write\n',
+          'error: permissions: unknown permission "agenda:wirte", "admin"; expected any of project:write, agenda:read, agenda:write, tickets:read, tickets:write, attendees:read, attendees:write, checkins:write, audit:read\n',
         ],
         [["--project", "Zz9Q", "--name", "X", "--permissions", "agenda:read"], "error: Project not found\n"],
         [["--project", "not-an-id", "--name", "X", "--permissions", ""], "error: Project not found\n"],

@@ -276,7 +276,7 @@ describe("eventgraph demo (serving)", () => {
         }),
       });
       assert.deepEqual((await response.json()).data, {
-        viewer: { permissions: ["AGENDA_READ", "TICKETS_READ", "ATTENDEES_READ"] },
+        viewer: { permissions: ["AGENDA_READ", "TICKETS_READ", "ATTENDEES_READ", "AUDIT_READ"] },
         project: { status: "PUBLISHED", attendees: { totalCount: 2000 } },
       });
     } finally {

@@ -26,11 +26,16 @@ export const projectsCommands: CommandGroup = {
         const { project, baseUrl } = await withServices(input.io, async (services, config) => {
           const owner = await services.users.findByEmail(input.requiredString("owner"));
           if (!owner) throw notFound("User");
-          const created = await services.projects.create(owner.id, {
-            name: input.requiredString("name"),
-            timezone: input.string("timezone"),
-            status: input.flag("publish") ? "PUBLISHED" : "DRAFT",
-          });
+          const { systemActor } = await import("../../modules/access/actor.js");
+          const created = await services.projects.create(
+            owner.id,
+            {
+              name: input.requiredString("name"),
+              timezone: input.string("timezone"),
+              status: input.flag("publish") ? "PUBLISHED" : "DRAFT",
+            },
+            systemActor,
+          );
           return { project: created, baseUrl: config.baseUrl };
         });
         printResult(

@@ -4,7 +4,7 @@ import {
   type InvitationPreview,
   invalidInvitationMessage,
 } from "../../modules/projects/invitations.service.js";
-import { type PageContext, pageContext, redirectTo, requireUser } from "../context.js";
+import { actorOf, type PageContext, pageContext, redirectTo, requireUser } from "../context.js";
 import { formValues } from "../form-data.js";
 import { Notice } from "../ui/components.js";
 import { Form, SubmitButton } from "../ui/forms.js";
@@ -91,7 +91,7 @@ export function registerInvitationPages(app: FastifyInstance): void {
     const user = requireUser(request);
     const secret = token(formValues(request.body).token);
     try {
-      const projectId = await services.invitations.accept(user.id, secret);
+      const projectId = await services.invitations.accept(user.id, secret, actorOf(request));
       const project = await services.projects.get({ kind: "user", userId: user.id }, projectId);
       return redirectTo(request, reply, `/b/${projectId}`, {
         kind: "success",

@@ -154,10 +154,11 @@ export function registerProjectPages(app: FastifyInstance): void {
     const user = requireUser(request);
     const values = formValues(request.body);
     try {
-      const project = await services.projects.create(user.id, {
-        ...projectInputFromForm(values),
-        name: values.name ?? "",
-      });
+      const project = await services.projects.create(
+        user.id,
+        { ...projectInputFromForm(values), name: values.name ?? "" },
+        actorOf(request),
+      );
       return redirectTo(request, reply, `/b/${project.id}`, {
         kind: "success",
         text: `Project “${project.name}” created.`,

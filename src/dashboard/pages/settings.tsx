@@ -3,11 +3,12 @@ import type { ComponentChildren } from "preact";
 import type { ProjectStatus } from "../../db/schema.js";
 import { httpStatusOf } from "../../errors.js";
 import type { ProjectAccess } from "../../modules/access/access.service.js";
+import { can } from "../../modules/access/policy.js";
 import type { Project } from "../../modules/projects/projects.service.js";
 import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
 import { Notice, TabPanel, Tabs } from "../ui/components.js";
-import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
+import { Form, FormError, type FormState, formState, SubmitButton, TextField } from "../ui/forms.js";
 import { ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
 import { ProjectFields, projectFormValues, projectInputFromForm } from "./project-form.js";
@@ -21,6 +22,7 @@ const settingsTabs = [
   { id: "members", label: "Members", path: "/members" },
   { id: "api", label: "API", path: "/api" },
   { id: "integrations", label: "Integrations", path: "/integrations" },
+  { id: "audit", label: "Audit log", path: "/audit" },
 ] as const;
 
 export type SettingsTab = (typeof settingsTabs)[number]["id"];
@@ -68,7 +70,41 @@ const statusText: Record<ProjectStatus, string> = {
   ARCHIVED: "Archived: the event is over and hidden from the public.",
 };
 
-function GeneralTab(props: { ctx: PageContext; project: Project; access: ProjectAccess; state: FormState }) {
+/** The owners' "Delete project" panel: deleting asks to type the project's id or name. */
+function DeletePanel(props: { ctx: PageContext; project: Project; state: FormState }) {
+  const { project } = props;
+  return (
+    <section class="panel panel-danger" aria-labelledby="delete-heading">
+      <h3 id="delete-heading">Delete project</h3>
+      <p>
+        Deleting removes the agenda, tickets, attendees and members for good, deletes the apps created here
+        (their tokens stop working at once) and ends every app's access to this project. It cannot be undone.
+        The audit log keeps only a record of who deleted it.
+      </p>
+      <Form action={`/b/${project.id}/settings/delete`} csrf={props.ctx.csrf} label="Delete project">
+        <FormError state={props.state} />
+        <TextField
+          name="confirmation"
+          label={`Type the project id ${project.id} or its name to confirm`}
+          state={props.state}
+          autocomplete="off"
+          required
+        />
+        <div class="form-actions">
+          <SubmitButton variant="danger">Delete this project</SubmitButton>
+        </div>
+      </Form>
+    </section>
+  );
+}
+
+function GeneralTab(props: {
+  ctx: PageContext;
+  project: Project;
+  access: ProjectAccess;
+  state: FormState;
+  deleteState?: FormState;
+}) {
   const { ctx, project } = props;
   const base = `/b/${project.id}/settings`;
   if (!props.access.permissions.has("project:write")) {
@@ -115,6 +151,9 @@ function GeneralTab(props: { ctx: PageContext; project: Project; access: Project
           ))}
         </Form>
       </section>
+      {can(props.access, "project.delete") ? (
+        <DeletePanel ctx={ctx} project={project} state={props.deleteState ?? formState()} />
+      ) : null}
     </SettingsPage>
   );
 }
@@ -150,6 +189,33 @@ export function registerSettingsPages(app: FastifyInstance): void {
       return sendPage(
         reply,
         <GeneralTab ctx={pageContext(request, reply)} project={project} access={access} state={state} />,
+        httpStatusOf(error),
+      );
+    }
+  });
+
+  app.post<{ Params: { projectId: string } }>("/b/:projectId/settings/delete", async (request, reply) => {
+    const actor = actorOf(request);
+    const access = await services.access.require(actor, request.params.projectId);
+    const values = formValues(request.body);
+    try {
+      const deleted = await services.projects.delete(actor, access.projectId, values.confirmation ?? "");
+      return redirectTo(request, reply, "/", {
+        kind: "success",
+        text: `Project “${deleted.name}” was deleted.`,
+      });
+    } catch (error) {
+      const deleteState = stateFromError(error, values);
+      const project = await services.projects.get(actor, access.projectId);
+      return sendPage(
+        reply,
+        <GeneralTab
+          ctx={pageContext(request, reply)}
+          project={project}
+          access={access}
+          state={formState(projectFormValues(project))}
+          deleteState={deleteState}
+        />,
         httpStatusOf(error),
       );
     }

@@ -16,3 +16,26 @@ export type Actor =
 
 export const publicActor: Actor = { kind: "public" };
 export const systemActor: Actor = { kind: "system" };
+
+/** Where an actor's request came from, as the audit log records it. */
+export interface Origin {
+  via: "dashboard" | "api" | "cli";
+  /** The client's address (behind a proxy, as TRUST_PROXY lets Fastify read it). */
+  ip?: string | undefined;
+}
+
+// Each request builds its own actor object, so the object is the key (like the request deadline in
+// db/transaction.ts): the origin travels with the actor into every service without a new argument,
+// and is gone with the request. The CLI's shared operator actor and unbound actors are the CLI's.
+const origins = new WeakMap<object, Origin>();
+
+/** Ties a request's actor to where the request came from; returns the actor. */
+export function bindOrigin<A extends Actor>(actor: A, origin: Origin): A {
+  origins.set(actor, origin);
+  return actor;
+}
+
+/** Where the actor's request came from; an actor no request bound acts for the operator's CLI. */
+export function originOf(actor: object): Origin {
+  return origins.get(actor) ?? { via: "cli" };
+}

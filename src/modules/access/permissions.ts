@@ -52,6 +52,13 @@ export const permissionCatalogue = [
     title: "Check attendees in",
     description: "Check attendees in and undo a check-in.",
   },
+  {
+    name: "audit:read",
+    graphqlName: "AUDIT_READ",
+    title: "Read the audit log",
+    description:
+      "Read who changed what in the project and when: organizers' and apps' actions, with the changed fields, their new values and the address they came from.",
+  },
 ] as const;
 
 export type Permission = (typeof permissionCatalogue)[number]["name"];

@@ -31,6 +31,7 @@ const projectActions = {
   "apps.manage": "Create, edit, rotate the token of and delete the project's apps",
   "integrations.view": "See the apps connected to the project (Integrations tab)",
   "integrations.manage": "Connect an app to the project (Authorize) and revoke its access",
+  "project.delete": "Delete the project with all its data, apps, tokens and links (typed confirmation)",
 } as const;
 
 /** An organizer action named in `projectActions`. */
@@ -49,13 +50,17 @@ const actionRoles: Record<ProjectAction, readonly MemberRole[]> = {
   "apps.manage": managers,
   "integrations.view": everyone,
   "integrations.manage": managers,
+  // Deleting cannot be undone and ends every app homed in the project: the owners' decision alone.
+  "project.delete": ["OWNER"],
 };
 
-// Organizers of any role run the event; editing the project itself is for OWNER/ADMIN.
+// Organizers of any role run the event; editing the project itself and reading its audit log (who
+// did what, from which address: the team's own activity) are for OWNER/ADMIN.
+const managersOnly: readonly Permission[] = ["project:write", "audit:read"];
 const permissionsByRole: Record<MemberRole, readonly Permission[]> = {
   OWNER: allPermissions,
   ADMIN: allPermissions,
-  MEMBER: allPermissions.filter((p) => p !== "project:write"),
+  MEMBER: allPermissions.filter((p) => !managersOnly.includes(p)),
 };
 
 /** The API permissions an organizer of this role holds in their project. */
@@ -85,6 +90,7 @@ const refusals: Record<ProjectAction, string> = {
   "apps.manage": "Only the project's owners and admins may do this",
   "integrations.view": "Only the project's members may see its integrations",
   "integrations.manage": "Only the project's owners and admins may do this",
+  "project.delete": "Only an owner may delete the project",
 };
 
 /**

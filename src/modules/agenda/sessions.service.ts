@@ -4,6 +4,7 @@ import type { SessionStatus } from "../../db/schema.js";
 import { badInput, type FieldError, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
+import { changedFields, objectEvent } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
   dateTime,
@@ -213,6 +214,7 @@ export function createAgendaSessionsService(writer: RowWriter) {
           await checkReferences(trx, row.project_id, data);
           await repo.insertSession(trx, row);
           await repo.replaceSessionSpeakers(trx, row.id, data.speakerIds);
+          await writer.changes.event(trx, actor, objectEvent(row.project_id, "Session", row.id, "created"));
         },
       );
       return presentSession(row);
@@ -251,6 +253,10 @@ export function createAgendaSessionsService(writer: RowWriter) {
           if (data.speakerIds !== undefined) await repo.replaceSessionSpeakers(trx, data.id, data.speakerIds);
           const updated = await repo.findSession(trx, projectId, data.id);
           if (!updated) throw notFound("Session");
+          await writer.changes.event(trx, actor, {
+            ...objectEvent(projectId, "Session", data.id, "updated"),
+            changed: changedFields(data),
+          });
           return presentSession(updated);
         },
       );
@@ -271,6 +277,7 @@ export function createAgendaSessionsService(writer: RowWriter) {
           const row = await repo.findSession(trx, projectId, data.id);
           if (!row) throw notFound("Session");
           await repo.deleteSession(trx, projectId, data.id);
+          await writer.changes.event(trx, actor, objectEvent(projectId, "Session", data.id, "deleted"));
           return presentSession(row);
         },
       );

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
+import { changedFields, objectEvent } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
   httpUrl,
@@ -121,7 +122,14 @@ export function createSpeakersService(writer: RowWriter) {
             updated_at: now,
           };
         },
-        (trx, prepared) => repo.insertSpeaker(trx, prepared),
+        async (trx, prepared) => {
+          await repo.insertSpeaker(trx, prepared);
+          await writer.changes.event(
+            trx,
+            actor,
+            objectEvent(prepared.project_id, "Speaker", prepared.id, "created"),
+          );
+        },
       );
       return presentSpeaker(row);
     },
@@ -153,6 +161,10 @@ export function createSpeakersService(writer: RowWriter) {
           await repo.updateSpeaker(trx, projectId, data.id, patch);
           const updated = await repo.findSpeaker(trx, projectId, data.id);
           if (!updated) throw notFound("Speaker");
+          await writer.changes.event(trx, actor, {
+            ...objectEvent(projectId, "Speaker", data.id, "updated"),
+            changed: changedFields(data),
+          });
           return presentSpeaker(updated);
         },
       );
@@ -173,6 +185,7 @@ export function createSpeakersService(writer: RowWriter) {
           const row = await repo.findSpeaker(trx, projectId, data.id);
           if (!row) throw notFound("Speaker");
           await repo.deleteSpeaker(trx, projectId, data.id);
+          await writer.changes.event(trx, actor, objectEvent(projectId, "Speaker", data.id, "deleted"));
           return presentSpeaker(row);
         },
       );

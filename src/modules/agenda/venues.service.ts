@@ -3,6 +3,7 @@ import type { Db } from "../../db/database.js";
 import { notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
+import { changedFields, objectEvent } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { idText, notNull, parseInput, requiredText } from "../../shared/validation.js";
 import type { ProjectAccess } from "../access/access.service.js";
@@ -84,6 +85,7 @@ function venueOperations<
   U extends z.ZodType,
 >(writer: RowWriter, kind: VenueKind<R, T, C, U>) {
   const { db } = writer;
+  const event = (row: R, verb: string) => objectEvent(row.project_id, kind.what, row.id, verb);
   return {
     async list(projectAccess: ProjectAccess, window: PageWindow): Promise<Page<T>> {
       const rows = await kind.list(db, projectAccess.projectId, window);
@@ -119,7 +121,10 @@ function venueOperations<
             created_at: nowIso(),
           } as R;
         },
-        (trx, prepared) => kind.insert(trx, prepared),
+        async (trx, prepared) => {
+          await kind.insert(trx, prepared);
+          await writer.changes.event(trx, actor, event(prepared, "created"));
+        },
       );
       return kind.present(row);
     },
@@ -132,6 +137,10 @@ function venueOperations<
         if (Object.keys(patch).length > 0) await kind.update(trx, projectId, data.id, patch);
         const updated = await kind.find(trx, projectId, data.id);
         if (!updated) throw notFound(kind.what);
+        await writer.changes.event(trx, actor, {
+          ...event(updated, "updated"),
+          changed: changedFields(data),
+        });
         return kind.present(updated);
       });
     },
@@ -143,6 +152,7 @@ function venueOperations<
         const row = await kind.find(trx, projectId, data.id);
         if (!row) throw notFound(kind.what);
         await kind.remove(trx, projectId, data.id);
+        await writer.changes.event(trx, actor, event(row, "deleted"));
         return kind.present(row);
       });
     },

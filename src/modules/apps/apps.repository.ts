@@ -179,13 +179,18 @@ export const appsRepository = {
 
   /** Projects the app is actively linked to (to announce changes that affect all of them). */
   async activeLinkedProjectIds(db: Db, appId: string): Promise<string[]> {
-    const rows = await db
+    const rows = await this.activeLinks(db, appId);
+    return rows.map((r) => r.project_id);
+  },
+
+  /** The ids and projects of an app's active links. */
+  activeLinks(db: Db, appId: string): Promise<{ id: string; project_id: string }[]> {
+    return db
       .selectFrom("app_links")
-      .select("project_id")
+      .select(["id", "project_id"])
       .where("app_id", "=", appId)
       .where("revoked_at", "is", null)
       .execute();
-    return rows.map((r) => r.project_id);
   },
 
   /** Every link of an app, active ones first (newest first), then revoked ones by revocation time. */

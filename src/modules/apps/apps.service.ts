@@ -6,7 +6,7 @@ import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
-import type { ProjectChanges } from "../../shared/project-changes.js";
+import type { DomainEvent, ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { idText, optionalMultilineText, parseInput, requiredText } from "../../shared/validation.js";
 import { type AccessService, effectiveLinkPermissions } from "../access/access.service.js";
@@ -174,6 +174,11 @@ function presentLink(row: LinkDetailsRow, appPermissions: readonly Permission[])
   };
 }
 
+/** `app.link.created|updated|revoked`, about the link (the project it reaches is the event's project). */
+function linkEvent(projectId: string, linkId: string, verb: "created" | "updated" | "revoked"): DomainEvent {
+  return { projectId, type: `app.link.${verb}`, object: { typename: "AppLink", id: linkId } };
+}
+
 /**
  * Apps, their tokens, connect links and linked projects: the developer side (create, edit, rotate,
  * delete), the organizer side (connect, revoke, integrations) and the API's authentication.
@@ -266,7 +271,18 @@ export function createAppsService(
         created_at: now,
         updated_at: now,
       };
-      await appsRepository.insert(db, row);
+      await inTransaction(db, actor, async (trx) => {
+        await appsRepository.insert(trx, row);
+        await changes.event(
+          trx,
+          actor,
+          appEvent(row, "app.created", {
+            name: row.name,
+            description: row.description,
+            permissions: row.permissions,
+          }),
+        );
+      });
       return { app: await presentApp(row), token };
     },
 
@@ -282,8 +298,17 @@ export function createAppsService(
         await appsRepository.update(trx, data.id, patch);
         const updated = await appsRepository.findById(trx, data.id);
         if (!updated) throw notFound("App");
-        const linked = await appsRepository.activeLinkedProjectIds(trx, data.id);
+        const links = await appsRepository.activeLinks(trx, data.id);
+        const linked = links.map((link) => link.project_id);
         await changes.record(trx, updated.project_id, ...linked);
+        const { updated_at: _, ...values } = patch;
+        await changes.event(trx, actor, appEvent(updated, "app.updated", values));
+        // A permission change narrows every link at once (a widening waits for consent, but the
+        // link's effective set is still worth re-reading), so each link reports an update.
+        if (data.permissions !== undefined) {
+          for (const link of links)
+            await changes.event(trx, actor, linkEvent(link.project_id, link.id, "updated"));
+        }
         return { row: updated, linked };
       });
       changes.announce(row.project_id, ...linked);
@@ -298,6 +323,7 @@ export function createAppsService(
         const projectIds = await appsRepository.activeLinkedProjectIds(trx, appId);
         await appsRepository.delete(trx, appId);
         await changes.record(trx, app.project_id, ...projectIds);
+        await changes.event(trx, actor, appEvent(app, "app.deleted", { name: app.name }));
         return projectIds;
       });
       usage.forget(appId);
@@ -321,6 +347,8 @@ export function createAppsService(
         if (!updated) throw notFound("App");
         const linked = await appsRepository.activeLinkedProjectIds(trx, appId);
         await changes.record(trx, updated.project_id, ...linked);
+        // The token itself never enters the log: only that it was replaced, by whom and when.
+        await changes.event(trx, actor, appEvent(updated, "app.token_rotated", {}));
         return { row: updated, linked };
       });
       changes.announce(row.project_id, ...linked);
@@ -413,6 +441,13 @@ export function createAppsService(
         const active = await appsRepository.findActiveLink(trx, app.id, data.projectId);
         const details = active && (await appsRepository.findLinkDetails(trx, active.id));
         if (!details) throw notFound("Link");
+        // Our id survived the upsert only when no active link existed: otherwise this re-approved it.
+        const verb = active.id === linkId ? "created" : "updated";
+        await changes.event(trx, actor, {
+          ...linkEvent(data.projectId, active.id, verb),
+          changed: ["permissions"],
+          values: { app: app.name, appId: app.id, permissions: granted },
+        });
         return details;
       });
       return presentLink(link, parsePermissions(app.permissions));
@@ -433,9 +468,16 @@ export function createAppsService(
           { field: ["projectId"], message: "is the app's home project, which only deleting the app ends" },
         ]);
       }
-      return changes.write(db, actor, data.projectId, (trx) =>
-        appsRepository.revokeActiveLink(trx, data.appId, data.projectId, nowIso(), userIdOf(actor)),
-      );
+      return changes.write(db, actor, data.projectId, async (trx) => {
+        const active = await appsRepository.findActiveLink(trx, data.appId, data.projectId);
+        if (!active) return false;
+        await appsRepository.revokeActiveLink(trx, data.appId, data.projectId, nowIso(), userIdOf(actor));
+        await changes.event(trx, actor, {
+          ...linkEvent(data.projectId, active.id, "revoked"),
+          values: { app: app.name, appId: app.id },
+        });
+        return true;
+      });
     },
 
     /** Projects linked to an app (its Linked projects tab), active first; home-project managers only. */
@@ -512,3 +554,17 @@ export function createAppsService(
 }
 
 export type AppsService = ReturnType<typeof createAppsService>;
+
+/**
+ * An app's own event, in its home project's log, with the fields the write set; `values` never holds
+ * the token or its hash (a token rotation records no value at all).
+ */
+function appEvent(row: AppRow, type: string, values: Record<string, unknown>): DomainEvent {
+  return {
+    projectId: row.project_id,
+    type,
+    object: { typename: "App", id: row.id },
+    changed: Object.keys(values),
+    values,
+  };
+}

@@ -5,7 +5,7 @@ import type { AttendeeStatus } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
-import type { ProjectChanges } from "../../shared/project-changes.js";
+import { changedFields, objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
   email,
@@ -205,6 +205,7 @@ export function createAttendeesService(
       await changes.write(db, actor, row.project_id, async (trx) => {
         await claimSeat(trx, actor, row.project_id, row.ticket_type_id);
         if (!(await repo.insertRegistered(trx, row))) throw emailTaken();
+        await changes.event(trx, actor, objectEvent(row.project_id, "Attendee", row.id, "registered"));
       });
       return presentAttendee(row);
     },
@@ -249,6 +250,10 @@ export function createAttendeesService(
           await repo.update(trx, projectId, data.id, patch);
           const updated = await repo.findById(trx, projectId, data.id);
           if (!updated) throw notFound("Attendee");
+          await changes.event(trx, actor, {
+            ...objectEvent(projectId, "Attendee", data.id, "updated"),
+            changed: changedFields(data),
+          });
           return presentAttendee(updated);
         });
       } catch (error) {
@@ -280,6 +285,7 @@ export function createAttendeesService(
             updated_at: now,
           });
           await onCancelled(trx, projectId, data.id, now);
+          await changes.event(trx, actor, objectEvent(projectId, "Attendee", data.id, "cancelled"));
           return presentAttendee({ ...row, status: "CANCELLED", cancelled_at: now, updated_at: now });
         },
       );

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Db } from "../../db/database.js";
 import { badInput, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
-import type { ProjectChanges } from "../../shared/project-changes.js";
+import type { DomainEvent, ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { idText, parseInput } from "../../shared/validation.js";
 import type { AccessService } from "../access/access.service.js";
@@ -72,6 +72,11 @@ export function undoCheckInOfCancelled(
   return repo.undoActive(trx, projectId, attendeeId, at);
 }
 
+/** `checkin.created|undone`, about the attendee (a check-in is no node; `Attendee.checkIn` shows it). */
+function checkinEvent(projectId: string, attendeeId: string, verb: "created" | "undone"): DomainEvent {
+  return { projectId, type: `checkin.${verb}`, object: { typename: "Attendee", id: attendeeId } };
+}
+
 /** Check-in at the door: idempotent check-in and undo, recorded with who did it. */
 export function createCheckinsService(db: Db, access: AccessService, changes: ProjectChanges) {
   const writer = { db, access, changes };
@@ -111,8 +116,9 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
               },
             ]);
           }
+          const id = newId();
           await repo.insertActive(trx, {
-            id: newId(),
+            id,
             project_id: projectId,
             attendee_id: attendee.id,
             checked_in_at: nowIso(),
@@ -122,6 +128,9 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
           });
           const active = await repo.findActive(trx, projectId, attendee.id);
           if (!active) throw notFound("Check-in");
+          // Checking in again answers the existing check-in and is no new event.
+          if (active.id === id)
+            await changes.event(trx, actor, checkinEvent(projectId, attendee.id, "created"));
           return { attendee: presentAttendee(attendee), checkIn: presentCheckIn(active) };
         },
       );
@@ -140,9 +149,9 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
         async (trx, projectId) => {
           const attendee = await lockAttendee(trx, projectId, data.attendeeId);
           if (!attendee) throw notFound("Attendee");
-          const undone =
-            (await repo.undoActive(trx, projectId, attendee.id, nowIso())) ??
-            (await repo.findLatest(trx, projectId, attendee.id));
+          const justUndone = await repo.undoActive(trx, projectId, attendee.id, nowIso());
+          if (justUndone) await changes.event(trx, actor, checkinEvent(projectId, attendee.id, "undone"));
+          const undone = justUndone ?? (await repo.findLatest(trx, projectId, attendee.id));
           return { attendee: presentAttendee(attendee), checkIn: undone ? presentCheckIn(undone) : null };
         },
       );

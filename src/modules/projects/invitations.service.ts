@@ -5,6 +5,7 @@ import type { MemberRole } from "../../db/schema.js";
 import { inTransaction } from "../../db/transaction.js";
 import { AppError, ErrorCode, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
+import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { email, parseInput } from "../../shared/validation.js";
 import type { AccessService } from "../access/access.service.js";
@@ -58,8 +59,9 @@ export function createInvitationsService(deps: {
   mailer: Mailer;
   config: Config;
   throttle: Throttle;
+  changes: ProjectChanges;
 }) {
-  const { db, access, mailer, config, throttle } = deps;
+  const { db, access, changes, mailer, config, throttle } = deps;
 
   // A usable invitation for the secret, or undefined (unknown, spent, revoked or expired alike).
   async function usable(token: string): Promise<InvitationRow | undefined> {
@@ -124,6 +126,13 @@ export function createInvitationsService(deps: {
           revoked_at: null,
         };
         await invitationsRepository.insert(trx, invitation);
+        await changes.event(trx, actor, {
+          projectId,
+          type: "invitation.created",
+          object: { typename: "Invitation", id: invitation.id },
+          changed: ["email", "role"],
+          values: { email: invitation.email, role: invitation.role },
+        });
         return invitation;
       });
       const project = await projectsRepository.findById(db, projectId);
@@ -155,6 +164,12 @@ export function createInvitationsService(deps: {
         if (!row) throw notFound("Invitation");
         authorizeMembershipChange(standing, { from: undefined, to: row.role });
         await invitationsRepository.revoke(trx, projectId, invitationId, nowIso());
+        await changes.event(trx, actor, {
+          projectId,
+          type: "invitation.revoked",
+          object: { typename: "Invitation", id: invitationId },
+          values: { email: row.email, role: row.role },
+        });
       });
     },
 
@@ -178,7 +193,7 @@ export function createInvitationsService(deps: {
      * inviter must still be allowed to grant the role: an admin removed since cannot add anyone.
      * Each link works once. Resolves to the project's id.
      */
-    async accept(userId: string, token: string): Promise<string> {
+    async accept(userId: string, token: string, actor: Actor = { kind: "user", userId }): Promise<string> {
       const found = await usable(token);
       if (!found) throw new AppError(ErrorCode.BAD_USER_INPUT, invalidInvitationMessage);
       const user = await userLookup.byId(db, userId);
@@ -187,7 +202,7 @@ export function createInvitationsService(deps: {
         throw new AppError(ErrorCode.FORBIDDEN, otherAddressMessage);
       }
       const projectId = found.project_id;
-      await inTransaction(db, undefined, async (trx) => {
+      await inTransaction(db, actor, async (trx) => {
         await projectsRepository.lockMembership(trx, projectId);
         if (found.invited_by) {
           const role = (await projectsRepository.findMember(trx, projectId, found.invited_by))?.role;
@@ -208,6 +223,13 @@ export function createInvitationsService(deps: {
           user_id: userId,
           role: found.role,
           created_at: nowIso(),
+        });
+        await changes.event(trx, actor, {
+          projectId,
+          type: "member.added",
+          object: { typename: "Member", id: userId },
+          changed: ["role"],
+          values: { role: found.role, invitation: found.id },
         });
       });
       return projectId;

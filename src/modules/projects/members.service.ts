@@ -2,6 +2,7 @@ import type { Db, Tx } from "../../db/database.js";
 import type { MemberRole } from "../../db/schema.js";
 import { inTransaction } from "../../db/transaction.js";
 import { notFound } from "../../errors.js";
+import type { ProjectChanges } from "../../shared/project-changes.js";
 import type { AccessService } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { assertKeepsAnOwner, authorize, authorizeMembershipChange, type Standing } from "../access/policy.js";
@@ -37,7 +38,7 @@ export async function lockedStanding(
 }
 
 /** Members of a project: the list, role changes and removals, each under the owner rules of the policy. */
-export function createMembersService(db: Db, access: AccessService) {
+export function createMembersService(db: Db, access: AccessService, changes: ProjectChanges) {
   /** Changes one membership under the lock: `to` undefined removes it. */
   async function change(actor: Actor, projectId: string, userId: string, to: MemberRole | undefined) {
     await inTransaction(db, actor, async (trx) => {
@@ -52,6 +53,13 @@ export function createMembersService(db: Db, access: AccessService) {
       }
       if (to) await projectsRepository.upsertMember(trx, { ...current, role: to });
       else await projectsRepository.deleteMember(trx, projectId, userId);
+      await changes.event(trx, actor, {
+        projectId,
+        type: to ? "member.role_changed" : "member.removed",
+        object: { typename: "Member", id: userId },
+        changed: ["role"],
+        values: { role: to ?? null, previousRole: current.role },
+      });
     });
   }
 

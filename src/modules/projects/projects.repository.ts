@@ -135,6 +135,29 @@ export const projectsRepository = {
     return Number(result.numUpdatedRows) > 0;
   },
 
+  /**
+   * Deletes up to `batch` of the project's attendees (their check-ins follow by cascade); returns how
+   * many. Deleting a project goes through its largest table in slices first, so no single statement
+   * (synchronous on SQLite) holds the event loop for the whole event's registrations.
+   */
+  async deleteAttendeesBatch(db: Db, projectId: string, batch: number): Promise<number> {
+    const result = await db
+      .deleteFrom("attendees")
+      .where(
+        "id",
+        "in",
+        db.selectFrom("attendees").select("id").where("project_id", "=", projectId).limit(batch),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+
+  /** Deletes the project row; every table that names it follows by `on delete cascade`. */
+  async delete(db: Db, projectId: string): Promise<boolean> {
+    const result = await db.deleteFrom("projects").where("id", "=", projectId).executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
+  },
+
   async countOwners(db: Db, projectId: string): Promise<number> {
     const row = await db
       .selectFrom("project_members")

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import type { Db } from "../../db/database.js";
 import type { MemberRole, ProjectStatus } from "../../db/schema.js";
+import { inTransaction } from "../../db/transaction.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
-import type { ProjectChanges } from "../../shared/project-changes.js";
+import { changedFields, objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
   dateTime,
@@ -16,6 +17,7 @@ import {
 import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { usersRepository } from "../accounts/users.repository.js";
+import { appLookup } from "../apps/app-lookup.js";
 import { generateProjectId } from "./project-id.js";
 import { type ProjectRow, projectsRepository } from "./projects.repository.js";
 
@@ -104,8 +106,15 @@ function checkDates(startsAt: string | null | undefined, endsAt: string | null |
 /** Projects (events): creation with a random 4-character id, details, status and members. */
 export function createProjectsService(db: Db, access: AccessService, changes: ProjectChanges) {
   return {
-    /** Creates a project owned by `ownerUserId` (the signed-in organizer, or any user for the CLI). */
-    async create(ownerUserId: string, input: CreateProjectInput): Promise<Project> {
+    /**
+     * Creates a project owned by `ownerUserId` (the signed-in organizer, or any user for the CLI).
+     * `actor` is who asked, for the audit log: the organizer themselves unless the operator did.
+     */
+    async create(
+      ownerUserId: string,
+      input: CreateProjectInput,
+      actor: Actor = { kind: "user", userId: ownerUserId },
+    ): Promise<Project> {
       const data = parseInput(createInput, input);
       checkDates(data.startsAt, data.endsAt);
       if (!(await usersRepository.findById(db, ownerUserId))) throw notFound("User");
@@ -138,6 +147,10 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
             user_id: ownerUserId,
             role: "OWNER",
             created_at: now,
+          });
+          await changes.event(trx, actor, {
+            ...objectEvent(row.id, "Project", row.id, "created"),
+            changed: changedFields(data),
           });
           return true;
         });
@@ -183,31 +196,68 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
         const startsAt = data.startsAt === undefined ? current.starts_at : data.startsAt;
         const endsAt = data.endsAt === undefined ? current.ends_at : data.endsAt;
         checkDates(startsAt, endsAt);
-        const changes: Partial<ProjectRow> = { updated_at: nowIso() };
-        if (data.name !== undefined) changes.name = data.name;
-        if (data.description !== undefined) changes.description = data.description;
-        if (data.timezone !== undefined) changes.timezone = data.timezone;
-        if (data.startsAt !== undefined) changes.starts_at = data.startsAt;
-        if (data.endsAt !== undefined) changes.ends_at = data.endsAt;
-        if (data.website !== undefined) changes.website = data.website;
-        if (data.status !== undefined) changes.status = data.status;
+        const patch: Partial<ProjectRow> = { updated_at: nowIso() };
+        if (data.name !== undefined) patch.name = data.name;
+        if (data.description !== undefined) patch.description = data.description;
+        if (data.timezone !== undefined) patch.timezone = data.timezone;
+        if (data.startsAt !== undefined) patch.starts_at = data.startsAt;
+        if (data.endsAt !== undefined) patch.ends_at = data.endsAt;
+        if (data.website !== undefined) patch.website = data.website;
+        if (data.status !== undefined) patch.status = data.status;
         if (data.venue !== undefined) {
           const venue = data.venue ?? {};
-          if (venue.name !== undefined || data.venue === null) changes.venue_name = venue.name ?? null;
-          if (venue.address !== undefined || data.venue === null)
-            changes.venue_address = venue.address ?? null;
-          if (venue.city !== undefined || data.venue === null) changes.venue_city = venue.city ?? null;
-          if (venue.country !== undefined || data.venue === null)
-            changes.venue_country = venue.country ?? null;
+          if (venue.name !== undefined || data.venue === null) patch.venue_name = venue.name ?? null;
+          if (venue.address !== undefined || data.venue === null) patch.venue_address = venue.address ?? null;
+          if (venue.city !== undefined || data.venue === null) patch.venue_city = venue.city ?? null;
+          if (venue.country !== undefined || data.venue === null) patch.venue_country = venue.country ?? null;
         }
-        await projectsRepository.update(trx, projectId, changes);
+        await projectsRepository.update(trx, projectId, patch);
         const updated = await projectsRepository.findById(trx, projectId);
         if (!updated) throw notFound("Project");
+        await changes.event(trx, actor, {
+          ...objectEvent(projectId, "Project", projectId, "updated"),
+          changed: changedFields(data),
+        });
         return presentProject(updated);
       });
       return project;
     },
+
+    /**
+     * Deletes a project for good (OWNER, or the operator): its agenda, tickets, attendees, members,
+     * invitations, the apps homed in it (so their tokens fail on the next request) and every link
+     * of any app to it. `confirmation` must repeat the project's id or name, as typed by a person.
+     */
+    async delete(actor: Actor, projectId: string, confirmation: string): Promise<Project> {
+      await access.requireAction(actor, projectId, "project.delete");
+      const current = await projectsRepository.findById(db, projectId);
+      if (!current) throw notFound("Project");
+      const typed = typeof confirmation === "string" ? confirmation.trim() : "";
+      if (typed !== current.id && typed !== current.name.trim()) {
+        throw badInput([{ field: ["confirmation"], message: "must be the project's id or its exact name" }]);
+      }
+      const linked = await inTransaction(db, actor, async (trx) => {
+        const linked = await appLookup.projectsLinkedFromHome(trx, projectId);
+        // Recorded first: the audit log keeps a tombstone of who deleted the project.
+        await changes.event(trx, actor, {
+          projectId,
+          type: "project.deleted",
+          object: { typename: "Project", id: projectId },
+          values: { name: current.name },
+        });
+        let deleted: number;
+        do deleted = await projectsRepository.deleteAttendeesBatch(trx, projectId, deleteBatch);
+        while (deleted === deleteBatch);
+        if (!(await projectsRepository.delete(trx, projectId))) throw notFound("Project");
+        await changes.record(trx, ...linked);
+        return linked;
+      });
+      changes.announce(projectId, ...linked);
+      return presentProject(current);
+    },
   };
 }
+
+const deleteBatch = 2_000;
 
 export type ProjectsService = ReturnType<typeof createProjectsService>;

@@ -3,7 +3,7 @@ import type { Db } from "../../db/database.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
-import type { ProjectChanges } from "../../shared/project-changes.js";
+import { changedFields, objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
   dateTime,
@@ -201,7 +201,10 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
         created_at: now,
         updated_at: now,
       };
-      await changes.write(db, actor, row.project_id, (trx) => repo.insert(trx, row));
+      await changes.write(db, actor, row.project_id, async (trx) => {
+        await repo.insert(trx, row);
+        await changes.event(trx, actor, objectEvent(row.project_id, "TicketType", row.id, "created"));
+      });
       return presentTicketType(row);
     },
 
@@ -244,6 +247,10 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
           await repo.update(trx, projectId, data.id, patch);
           const updated = await repo.findById(trx, projectId, data.id);
           if (!updated) throw notFound("Ticket type");
+          await changes.event(trx, actor, {
+            ...objectEvent(projectId, "TicketType", data.id, "updated"),
+            changed: changedFields(data),
+          });
           return presentTicketType(updated);
         },
       );
@@ -278,6 +285,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
             );
           }
           await repo.delete(trx, projectId, data.id);
+          await changes.event(trx, actor, objectEvent(projectId, "TicketType", data.id, "deleted"));
           return presentTicketType(row);
         },
       );

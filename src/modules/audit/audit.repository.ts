@@ -1,0 +1,112 @@
+import type { Insertable, Selectable } from "kysely";
+import { sql } from "kysely";
+import type { Db } from "../../db/database.js";
+import type { AuditEventsTable } from "../../db/schema.js";
+import type { PageWindow } from "../../shared/pagination.js";
+
+export type AuditRow = Selectable<AuditEventsTable>;
+
+/** What the audit page and `Project.auditLog` filter by; every part is optional. */
+export interface AuditFilter {
+  /** `user:<id>`, `app:<id>`, `public` or `system`. */
+  actor?: string | undefined;
+  /** An exact action (`session.updated`) or a prefix ending in a dot (`session.`). */
+  action?: string | undefined;
+  /** Inclusive lower bound, ISO-8601. */
+  from?: string | undefined;
+  /** Exclusive upper bound, ISO-8601. */
+  to?: string | undefined;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: the filter applies to any select over audit_events
+function filtered<Q extends { where: (...args: any[]) => Q }>(query: Q, filter: AuditFilter): Q {
+  let q = query;
+  if (filter.actor === "system" || filter.actor === "public") q = q.where("actor_kind", "=", filter.actor);
+  else if (filter.actor) {
+    const [kind, id] = filter.actor.split(":", 2);
+    q = q.where("actor_kind", "=", kind).where("actor_id", "=", id ?? "");
+  }
+  if (filter.action?.endsWith(".")) {
+    // A prefix compare rather than LIKE, whose wildcards (_ in `ticket_type.`) escape differently per engine.
+    const prefix = filter.action;
+    q = q.where(sql<boolean>`substr(action, 1, ${sql.lit(prefix.length)}) = ${prefix}`);
+  } else if (filter.action) q = q.where("action", "=", filter.action);
+  if (filter.from) q = q.where("occurred_at", ">=", filter.from);
+  if (filter.to) q = q.where("occurred_at", "<", filter.to);
+  return q;
+}
+
+/** SQL for the audit log. Every read takes the project id: a log is never read across projects. */
+export const auditRepository = {
+  async insert(db: Db, row: Insertable<AuditEventsTable>): Promise<void> {
+    await db.insertInto("audit_events").values(row).execute();
+  },
+
+  /** One project's entries, newest first, keyset-paged on (occurred_at, id). */
+  list(db: Db, projectId: string, filter: AuditFilter, window: PageWindow): Promise<AuditRow[]> {
+    let q = filtered(db.selectFrom("audit_events").selectAll().where("project_id", "=", projectId), filter);
+    // "after" walks towards older entries (the page order is newest first), "before" towards newer.
+    if (window.after) q = q.where(sql<boolean>`(occurred_at, id) < (${window.after[0]}, ${window.after[1]})`);
+    if (window.before)
+      q = q.where(sql<boolean>`(occurred_at, id) > (${window.before[0]}, ${window.before[1]})`);
+    const direction = window.backward ? "asc" : "desc";
+    return q
+      .orderBy("occurred_at", direction)
+      .orderBy("id", direction)
+      .limit(window.limit + 1)
+      .execute();
+  },
+
+  async count(db: Db, projectId: string, filter: AuditFilter): Promise<number> {
+    const row = await filtered(
+      db
+        .selectFrom("audit_events")
+        .select((eb) => eb.fn.countAll().as("n"))
+        .where("project_id", "=", projectId),
+      filter,
+    ).executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  /**
+   * The people and apps among the project's newest `recent` entries, for the actor filter: bounded
+   * work however long the log (a grouping of a year's entries would hold SQLite for too long).
+   */
+  actors(db: Db, projectId: string, recent: number) {
+    const latest = db
+      .selectFrom("audit_events")
+      .select(["actor_kind", "actor_id", "actor_label"])
+      .where("project_id", "=", projectId)
+      .orderBy("occurred_at", "desc")
+      .limit(recent)
+      .as("latest");
+    return db
+      .selectFrom(latest)
+      .select(["actor_kind", "actor_id", (eb) => eb.fn.max("actor_label").as("actor_label")])
+      .groupBy(["actor_kind", "actor_id"])
+      .orderBy("actor_label")
+      .limit(200)
+      .execute();
+  },
+
+  /** Removes the project's whole log (its deletion leaves only a tombstone without a project id). */
+  async deleteForProject(db: Db, projectId: string): Promise<void> {
+    await db.deleteFrom("audit_events").where("project_id", "=", projectId).execute();
+  },
+
+  /**
+   * Deletes up to `batch` entries older than `before`; returns how many. Small batches keep each
+   * statement (and SQLite's write lock) short while writers keep going.
+   */
+  async pruneBatch(db: Db, before: string, batch: number): Promise<number> {
+    const result = await db
+      .deleteFrom("audit_events")
+      .where(
+        "id",
+        "in",
+        db.selectFrom("audit_events").select("id").where("occurred_at", "<", before).limit(batch),
+      )
+      .executeTakeFirst();
+    return Number(result.numDeletedRows);
+  },
+};

@@ -1,0 +1,155 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { testEngines } from "../../test/helpers/engines.js";
+import {
+  createApp,
+  createAttendee,
+  createProject,
+  createSession,
+  createTicketType,
+  userActor,
+} from "../../test/helpers/factories.js";
+import { createTestContext, type TestContext } from "../../test/helpers/test-services.js";
+import type { DomainEvent } from "./project-changes.js";
+
+for (const engine of testEngines()) {
+  describe(`domain events (${engine.name})`, () => {
+    let ctx: TestContext;
+    before(async () => {
+      ctx = await createTestContext(engine);
+    });
+    after(() => ctx.close());
+
+    /** Runs `work` with a recorder attached and answers the events it saw for `projectId`. */
+    async function eventsOf(projectId: () => string, work: () => Promise<unknown>): Promise<DomainEvent[]> {
+      const seen: DomainEvent[] = [];
+      const remove = ctx.services.changes.addRecorder(async (_trx, _actor, event) => {
+        seen.push(event);
+      });
+      try {
+        await work();
+      } finally {
+        remove();
+      }
+      return seen.filter((e) => e.projectId === projectId());
+    }
+
+    test("a rolled-back write records no event, and a failing recorder rolls the write back", async () => {
+      const { project, ownerId } = await createProject(ctx.services);
+      const owner = userActor(ownerId);
+      const ticketType = await createTicketType(ctx.services, owner, project.id, { quantity: 1 });
+      await createAttendee(ctx.services, owner, project.id, ticketType.id);
+      const events = await eventsOf(
+        () => project.id,
+        () => assert.rejects(createAttendee(ctx.services, owner, project.id, ticketType.id)),
+      );
+      assert.deepEqual(events, []);
+
+      const remove = ctx.services.changes.addRecorder(async () => {
+        throw new Error("outbox down");
+      });
+      try {
+        await assert.rejects(
+          ctx.services.projects.update(owner, project.id, { name: "Renamed" }),
+          /outbox down/,
+        );
+      } finally {
+        remove();
+      }
+      assert.equal((await ctx.services.projects.get(owner, project.id)).name, "Test Conference");
+    });
+
+    test("every kind of write says what it did, with the fields an update changed", async () => {
+      const { project, ownerId } = await createProject(ctx.services);
+      const owner = userActor(ownerId);
+      const { app } = await createApp(ctx.services, { permissions: ["agenda:read"] });
+      let ids: Record<string, string> = {};
+      const events = await eventsOf(
+        () => project.id,
+        async () => {
+          await ctx.services.projects.update(owner, project.id, { name: "Renamed", website: null });
+          const track = await ctx.services.agenda.createTrack(owner, { projectId: project.id, name: "Main" });
+          await ctx.services.agenda.updateTrack(owner, { id: track.id, color: "#ff0000" });
+          const room = await ctx.services.agenda.createRoom(owner, { projectId: project.id, name: "Hall" });
+          await ctx.services.agenda.deleteRoom(owner, { id: room.id });
+          const speaker = await ctx.services.agenda.createSpeaker(owner, {
+            projectId: project.id,
+            name: "Ada",
+          });
+          const session = await createSession(ctx.services, owner, project.id);
+          await ctx.services.agenda.updateSession(owner, {
+            id: session.id,
+            title: "New",
+            speakerIds: [speaker.id],
+          });
+          await ctx.services.agenda.deleteSession(owner, { id: session.id });
+          await ctx.services.agenda.updateSpeaker(owner, { id: speaker.id, bio: "b" });
+          await ctx.services.agenda.deleteSpeaker(owner, { id: speaker.id });
+          const ticketType = await createTicketType(ctx.services, owner, project.id);
+          await ctx.services.tickets.updateTicketType(owner, { id: ticketType.id, quantity: 50 });
+          const attendee = await createAttendee(ctx.services, owner, project.id, ticketType.id);
+          await ctx.services.attendees.updateAttendee(owner, { id: attendee.id, company: "ACME" });
+          await ctx.services.checkins.checkIn(owner, { attendeeId: attendee.id });
+          await ctx.services.checkins.checkIn(owner, { attendeeId: attendee.id });
+          await ctx.services.checkins.undoCheckIn(owner, { attendeeId: attendee.id });
+          await ctx.services.checkins.undoCheckIn(owner, { attendeeId: attendee.id });
+          await ctx.services.attendees.cancelAttendee(owner, { id: attendee.id });
+          await ctx.services.attendees.cancelAttendee(owner, { id: attendee.id });
+          const second = await createTicketType(ctx.services, owner, project.id, { name: "Spare" });
+          await ctx.services.tickets.deleteTicketType(owner, { id: second.id });
+          await ctx.services.apps.authorize(owner, { appId: app.id, projectId: project.id });
+          await ctx.services.apps.authorize(owner, { appId: app.id, projectId: project.id });
+          await ctx.services.apps.revokeLink(owner, { appId: app.id, projectId: project.id });
+          await ctx.services.apps.revokeLink(owner, { appId: app.id, projectId: project.id });
+          ids = {
+            track: track.id,
+            room: room.id,
+            speaker: speaker.id,
+            session: session.id,
+            attendee: attendee.id,
+          };
+        },
+      );
+      assert.deepEqual(
+        events.map((e) => e.type),
+        [
+          "project.updated",
+          "track.created",
+          "track.updated",
+          "room.created",
+          "room.deleted",
+          "speaker.created",
+          "session.created",
+          "session.updated",
+          "session.deleted",
+          "speaker.updated",
+          "speaker.deleted",
+          "ticket_type.created",
+          "ticket_type.updated",
+          "attendee.registered",
+          "attendee.updated",
+          "checkin.created",
+          "checkin.undone",
+          "attendee.cancelled",
+          "ticket_type.created",
+          "ticket_type.deleted",
+          "app.link.created",
+          "app.link.updated",
+          "app.link.revoked",
+        ],
+      );
+      assert.deepEqual(events[0], {
+        projectId: project.id,
+        type: "project.updated",
+        object: { typename: "Project", id: project.id },
+        changed: ["name", "website"],
+      });
+      assert.deepEqual(events[2]?.object, { typename: "Track", id: ids.track });
+      assert.deepEqual(events[2]?.changed, ["color"]);
+      assert.deepEqual(events[7]?.changed, ["title", "speakerIds"]);
+      assert.deepEqual(events[15]?.object, { typename: "Attendee", id: ids.attendee });
+      assert.equal(events[20]?.object.typename, "AppLink");
+      assert.equal(events[21]?.object.id, events[20]?.object.id);
+    });
+  });
+}

@@ -1,0 +1,97 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { Browser, Page } from "playwright-core";
+import { launchBrowser } from "../helpers/browser.js";
+import { testEngines } from "../helpers/engines.js";
+import { createProject, createUser, testPassword, userActor } from "../helpers/factories.js";
+import { startTestServer, type TestServer } from "../helpers/test-server.js";
+
+const sqlite = testEngines().find((e) => e.name === "sqlite") ?? assert.fail("SQLite engine missing");
+
+async function noOverflow(page: Page, what: string, width: number): Promise<void> {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  assert.ok(overflow <= 0, `${what} is ${overflow} px wider than the ${width} px window`);
+}
+
+// An owner changes the event, reads it back in Settings → Audit log, filters and exports it, then
+// deletes the project through the typed confirmation: at a phone's width and a desktop's.
+describe("Settings → Audit log and project deletion in Chromium at 390 px and 1280 px", () => {
+  let server: TestServer;
+  let browser: Browser;
+  before(async () => {
+    server = await startTestServer(sqlite);
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser.close();
+    await server.close();
+  });
+
+  for (const width of [390, 1280]) {
+    test(`an owner reads, filters and exports the log, then deletes the project, within ${width} px`, async () => {
+      const owner = await createUser(server.services, { name: "Olga Owner" });
+      const { project } = await createProject(server.services, {
+        ownerId: owner.id,
+        input: { name: "Browser Con", timezone: "UTC" },
+      });
+      // A long, unbroken value must wrap inside the table, not widen the page.
+      await server.services.agenda.createRoom(userActor(owner.id), {
+        projectId: project.id,
+        name: `Hall-${"x".repeat(110)}`,
+      });
+      const context = await browser.newContext({ viewport: { width, height: 800 }, acceptDownloads: true });
+      const page = await context.newPage();
+      await page.goto(`${server.url}/login`);
+      await page.getByLabel("Email").fill(owner.email);
+      await page.getByLabel("Password").fill(testPassword);
+      await page.getByRole("button", { name: "Log in" }).click();
+      await page.getByRole("heading", { name: "Projects" }).waitFor();
+
+      await page.goto(`${server.url}/b/${project.id}/settings`);
+      await page.getByLabel("Event name").fill("Browser Conf");
+      await page.getByRole("button", { name: "Save changes" }).click();
+      await page.getByText("Changes saved.").waitFor();
+
+      await page.getByRole("tab", { name: "Audit log" }).click();
+      await page.getByRole("heading", { name: "Audit log", exact: true }).waitFor();
+      const table = page.getByRole("table", { name: "Audit log" });
+      assert.ok(await table.getByText("project.updated").isVisible());
+      assert.ok(await table.getByText(": Browser Conf").isVisible(), "the new value is shown");
+      assert.ok(await table.getByText(owner.email).first().isVisible());
+      await noOverflow(page, "the audit log", width);
+
+      await page.getByLabel("Action").fill("room.");
+      await page.getByRole("button", { name: "Filter" }).click();
+      await page.getByText("1 entry").waitFor();
+      assert.equal(await table.getByText("project.updated").count(), 0);
+      await noOverflow(page, "the filtered audit log", width);
+
+      const download = page.waitForEvent("download");
+      await page.getByRole("link", { name: "Export CSV" }).click();
+      const csv = await download;
+      const path = await csv.path();
+      const { readFileSync } = await import("node:fs");
+      const text = readFileSync(path, "utf8");
+      assert.match(text.split("\n")[0] ?? "", /^time,actor_kind,actor,/);
+      assert.equal(text.trimEnd().split("\n").length, 2, "the header and the one filtered entry");
+
+      // Deleting: a wrong confirmation is refused with the reason, the right one deletes.
+      await page.goto(`${server.url}/b/${project.id}/settings`);
+      const confirm = page.getByLabel(`Type the project id ${project.id} or its name to confirm`);
+      await confirm.scrollIntoViewIfNeeded();
+      await noOverflow(page, "the General tab with the delete panel", width);
+      await confirm.fill("delete it");
+      await page.getByRole("button", { name: "Delete this project" }).click();
+      await page.getByText("Must be the project's id or its exact name").waitFor();
+      assert.ok(await server.services.projects.get(userActor(owner.id), project.id));
+      await page.getByLabel(`Type the project id ${project.id} or its name to confirm`).fill(project.id);
+      await page.getByRole("button", { name: "Delete this project" }).click();
+      await page.getByText("Project “Browser Conf” was deleted.").waitFor();
+      await noOverflow(page, "the projects list after deleting", width);
+      await assert.rejects(server.services.projects.get(userActor(owner.id), project.id), {
+        code: "NOT_FOUND",
+      });
+      await context.close();
+    });
+  }
+});
