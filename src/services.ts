@@ -6,6 +6,7 @@ import { ResponseCache } from "./graphql/cache/response-cache.js";
 import { createRateLimiter } from "./graphql/limits/rate-limiter.js";
 import type { Logger } from "./logger.js";
 import { createAccessService } from "./modules/access/access.service.js";
+import { createAccountService } from "./modules/accounts/account.service.js";
 import { createAuthService } from "./modules/accounts/auth.service.js";
 import { createMailer } from "./modules/accounts/mailer.js";
 import { createSessionsService } from "./modules/accounts/sessions.service.js";
@@ -13,11 +14,12 @@ import { createThrottle } from "./modules/accounts/throttle.js";
 import { createUsersService } from "./modules/accounts/users.service.js";
 import { createAgendaService } from "./modules/agenda/agenda.service.js";
 import { createAppsService } from "./modules/apps/apps.service.js";
+import { createUpdateRequestNotifier } from "./modules/apps/update-requests.js";
 import { createAttendeesService } from "./modules/attendees/attendees.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
 import { createInvitationsService } from "./modules/projects/invitations.service.js";
-import { createMembersService } from "./modules/projects/members.service.js";
+import { createMembersService, leaveAllProjects } from "./modules/projects/members.service.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
 import { createTicketsService } from "./modules/tickets/tickets.service.js";
@@ -48,8 +50,9 @@ export function createServices(
   const projects = createProjectsService(db, access, changes);
   const sessions = createSessionsService(db);
   const mailer = createMailer(config, logger);
-  const apps = createAppsService(db, access, changes, config, logger);
   const throttle = createThrottle({ redis: cluster.redis, keyPrefix: cluster.keyPrefix, logger });
+  const updateRequests = createUpdateRequestNotifier({ db, config, mailer, throttle, logger });
+  const apps = createAppsService(db, access, changes, config, logger, updateRequests);
   return {
     config,
     logger,
@@ -63,6 +66,7 @@ export function createServices(
     sessions,
     mailer,
     auth: createAuthService({ db, config, users, sessions, mailer, throttle }),
+    account: createAccountService({ db, config, users, sessions, mailer, throttle, leaveAllProjects }),
     projects,
     members: createMembersService(db, access),
     invitations: createInvitationsService({ db, access, mailer, config, throttle }),

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Actor } from "../modules/access/actor.js";
-import type { AuthSession } from "../modules/accounts/sessions.service.js";
+import type { AuthSession, SessionClient } from "../modules/accounts/sessions.service.js";
 import { randomSecret, sessionIdleMs } from "../modules/accounts/sessions.service.js";
 import type { User } from "../modules/accounts/users.service.js";
 import type { Flash } from "./ui/components.js";
@@ -185,4 +185,9 @@ export function safeReturnPath(value: unknown): string {
   // Belt and braces: whatever a URL parser makes of it must stay on this origin.
   const origin = "http://same-origin.invalid";
   return new URL(value, origin).origin === origin ? value : "/";
+}
+
+/** The browser and address a session is used from, recorded for the account page's session list. */
+export function sessionClient(request: FastifyRequest): SessionClient {
+  return { ip: request.ip, userAgent: request.headers["user-agent"] };
 }

@@ -13,6 +13,7 @@ import {
   LoginRequired,
   pageContext,
   redirectTo,
+  sessionClient,
   sessionCookie,
   verifyCsrf,
 } from "./context.js";
@@ -96,7 +97,7 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
       request.dashboard = { session: undefined, signingKey, secureCookies };
       const value = request.cookies[sessionCookie];
       if (!value) return;
-      const session = await services.sessions.resume(value);
+      const session = await services.sessions.resume(value, sessionClient(request));
       if (session) request.dashboard.session = session;
       else clearSessionCookie(request, reply);
     });

@@ -8,7 +8,7 @@ import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
-import { idText, optionalMultilineText, parseInput, requiredText } from "../../shared/validation.js";
+import { appUrl, idText, optionalMultilineText, parseInput, requiredText } from "../../shared/validation.js";
 import { type AccessService, effectiveLinkPermissions } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import {
@@ -23,6 +23,7 @@ import { can, canConnectApp } from "../access/policy.js";
 import { type Project, presentProject } from "../projects/projects.service.js";
 import { type AppRow, appsRepository, type LinkDetailsRow } from "./apps.repository.js";
 import { generateToken, hashToken, isWellFormedToken, tokenLast4 } from "./tokens.js";
+import type { UpdateRequestNotifier } from "./update-requests.js";
 import { firstDayOfLast30Days, UsageRecorder } from "./usage.js";
 
 /** Why an Authorize was refused when the app's permissions changed after the page was shown. */
@@ -51,6 +52,12 @@ export interface App {
   createdBy: { name: string; stillMember: boolean } | null;
   /** The link organizers open to connect a project (served by the dashboard). */
   connectUrl: string;
+  /** Where the organizer's browser goes after Authorize or Cancel (with project_id or error, and state). */
+  redirectUrl: string | null;
+  /** The app's website, linked on the consent page. */
+  websiteUrl: string | null;
+  /** The app's privacy policy, linked on the consent page. */
+  privacyPolicyUrl: string | null;
 }
 
 function creatorOf(
@@ -76,10 +83,23 @@ interface PermissionInfo {
 
 /** Public facts about an app for its connect page. */
 export interface ConnectInfo {
-  app: { id: string; name: string; description: string | null };
+  app: {
+    id: string;
+    name: string;
+    description: string | null;
+    redirectUrl: string | null;
+    websiteUrl: string | null;
+    privacyPolicyUrl: string | null;
+  };
   permissions: PermissionInfo[];
   /** False while no owner of the app's home project has verified their email. */
   homeProjectVerified: boolean;
+  /**
+   * Who built the app: its creator while still on the home project's team, else the project's first
+   * owner. Only the domain of their email is shown, and only once verified: proof of an organisation
+   * without handing out an address.
+   */
+  developer: { name: string; verifiedEmailDomain: string | null } | null;
 }
 
 /** A link between an app and a project (active or revoked). */
@@ -93,6 +113,8 @@ export interface Link {
   authorizedBy: { id: string; name: string; email: string } | null;
   /** What the link lets the app do now: the consented permissions the app still asks for. */
   grantedPermissions: Permission[];
+  /** What the app asks for that this link has not approved yet (waiting for an organizer). */
+  pendingPermissions: Permission[];
   revokedAt: string | null;
 }
 
@@ -127,17 +149,27 @@ const permissionList = z
 
 const id = z.string({ error: "is required" }).min(1, "is required").pipe(idText);
 
+// A fragment would never reach the app's server, and OAuth forbids one in a redirect URI (RFC 6749 §3.1.2).
+const redirectUrl = appUrl.refine((v) => v === null || !v.includes("#"), {
+  message: "must not contain a #fragment",
+});
 const createInput = z.object({
   projectId: id,
   name: requiredText(100),
   description: optionalMultilineText(2000),
   permissions: permissionList,
+  redirectUrl: redirectUrl.optional(),
+  websiteUrl: appUrl.optional(),
+  privacyPolicyUrl: appUrl.optional(),
 });
 const updateInput = z.object({
   id,
   name: requiredText(100).optional(),
   description: optionalMultilineText(2000).optional(),
   permissions: permissionList.optional(),
+  redirectUrl: redirectUrl.optional(),
+  websiteUrl: appUrl.optional(),
+  privacyPolicyUrl: appUrl.optional(),
 });
 const appRef = z.object({ id });
 const linkRef = z.object({ appId: id, projectId: id });
@@ -170,8 +202,15 @@ function presentLink(row: LinkDetailsRow, appPermissions: readonly Permission[])
         ? { id: row.authorized_by, name: row.authorizer_name, email: row.authorizer_email }
         : null,
     grantedPermissions: effectiveLinkPermissions(row.permissions, appPermissions),
+    pendingPermissions: row.revoked_at ? [] : missingFromGrant(row.permissions, appPermissions),
     revokedAt: row.revoked_at,
   };
+}
+
+/** The permissions the app asks for that a link's consent (stored form) does not include. */
+function missingFromGrant(consented: string, requested: readonly Permission[]): Permission[] {
+  const granted = new Set(parsePermissions(consented));
+  return requested.filter((p) => !granted.has(p));
 }
 
 /**
@@ -184,6 +223,7 @@ export function createAppsService(
   changes: ProjectChanges,
   config: Config,
   logger: Logger,
+  updateRequests?: UpdateRequestNotifier,
 ) {
   const usage = new UsageRecorder(db, logger);
 
@@ -226,6 +266,9 @@ export function createAppsService(
       createdBy: creatorOf(creators, row),
       // Read on every call: the base URL is configuration, not part of the stored app.
       connectUrl: `${config.baseUrl}/connect/${encodeURIComponent(row.id)}`,
+      redirectUrl: row.redirect_url,
+      websiteUrl: row.website_url,
+      privacyPolicyUrl: row.privacy_url,
     }));
   }
 
@@ -265,20 +308,29 @@ export function createAppsService(
         created_by: userIdOf(actor),
         created_at: now,
         updated_at: now,
+        redirect_url: data.redirectUrl ?? null,
+        website_url: data.websiteUrl ?? null,
+        privacy_url: data.privacyPolicyUrl ?? null,
       };
       await appsRepository.insert(db, row);
       return { app: await presentApp(row), token };
     },
 
-    /** Changes name, description or permissions; narrowing applies to every link at once. */
+    /**
+     * Changes name, description, permissions or URLs; narrowing applies to every link at once, and a
+     * widening asks the managers of each linked project to approve (by email and on Integrations).
+     */
     async updateApp(actor: Actor, input: UpdateAppInput): Promise<App> {
       const data = parseInput(updateInput, input);
-      await loadManagedApp(actor, data.id);
+      const before = await loadManagedApp(actor, data.id);
       const { row, linked } = await inTransaction(db, actor, async (trx) => {
         const patch: Partial<AppRow> = { updated_at: nowIso() };
         if (data.name !== undefined) patch.name = data.name;
         if (data.description !== undefined) patch.description = data.description;
         if (data.permissions !== undefined) patch.permissions = serializePermissions(data.permissions);
+        if (data.redirectUrl !== undefined) patch.redirect_url = data.redirectUrl;
+        if (data.websiteUrl !== undefined) patch.website_url = data.websiteUrl;
+        if (data.privacyPolicyUrl !== undefined) patch.privacy_url = data.privacyPolicyUrl;
         await appsRepository.update(trx, data.id, patch);
         const updated = await appsRepository.findById(trx, data.id);
         if (!updated) throw notFound("App");
@@ -287,6 +339,10 @@ export function createAppsService(
         return { row: updated, linked };
       });
       changes.announce(row.project_id, ...linked);
+      const previous = new Set(parsePermissions(before.permissions));
+      const added = parsePermissions(row.permissions).filter((p) => !previous.has(p));
+      // After the commit and in the background: mailing many organizers must not hold up the save.
+      if (added.length > 0 && linked.length > 0) updateRequests?.notify(row, added);
       return presentApp(row);
     },
 
@@ -346,12 +402,28 @@ export function createAppsService(
       const row = await appsRepository.findById(db, appId);
       if (!row) throw notFound("App");
       const requested = new Set(parsePermissions(row.permissions));
+      const developer = await appsRepository.developer(db, row.project_id, row.created_by);
       return {
-        app: { id: row.id, name: row.name, description: row.description },
+        app: {
+          id: row.id,
+          name: row.name,
+          description: row.description,
+          redirectUrl: row.redirect_url,
+          websiteUrl: row.website_url,
+          privacyPolicyUrl: row.privacy_url,
+        },
         permissions: permissionCatalogue
           .filter((p) => requested.has(p.name))
           .map((p) => ({ name: p.name, title: p.title, description: p.description })),
         homeProjectVerified: await appsRepository.hasVerifiedOwner(db, row.project_id),
+        developer: developer
+          ? {
+              name: developer.name,
+              verifiedEmailDomain: developer.email_verified_at
+                ? (developer.email.split("@").pop() ?? "").toLowerCase()
+                : null,
+            }
+          : null,
       };
     },
 
@@ -464,6 +536,20 @@ export function createAppsService(
           requestsLast30Days: usageById.get(row.app_id)?.requestsLast30Days ?? 0,
         };
       });
+    },
+
+    /** How many apps linked to the project wait for an organizer to approve added permissions. */
+    async pendingApprovalCount(projectId: string): Promise<number> {
+      const rows = await appsRepository.listIntegrations(db, projectId);
+      return rows.filter((row) => missingFromGrant(row.permissions, parsePermissions(row.app_permissions)).length > 0)
+        .length;
+    },
+
+    /** The URLs an app set, for `Viewer` (the calling app reads its own settings). */
+    async urlsOf(appId: string): Promise<Pick<App, "redirectUrl" | "websiteUrl" | "privacyPolicyUrl">> {
+      const row = await appsRepository.findById(db, appId);
+      if (!row) throw unauthenticated();
+      return { redirectUrl: row.redirect_url, websiteUrl: row.website_url, privacyPolicyUrl: row.privacy_url };
     },
 
     /**
