@@ -29,6 +29,8 @@ interface DashboardState {
   /** Key for the signed pre-login CSRF cookie (set once the plugin has loaded it). */
   signingKey: string;
   secureCookies: boolean;
+  /** Apps waiting for approval in the project of this page (set by loadProjectPage for managers). */
+  pendingApprovals?: number;
 }
 
 /** What every page needs to draw its frame and forms. */
@@ -37,6 +39,8 @@ export interface PageContext {
   csrf: string;
   flash: Flash | undefined;
   path: string;
+  /** Apps linked to this page's project that wait for a manager to approve added permissions. */
+  pendingApprovals?: number | undefined;
 }
 
 export const sessionCookie = "evg_session";
@@ -145,6 +149,7 @@ export function pageContext(request: FastifyRequest, reply: FastifyReply): PageC
     csrf: csrfTokenFor(request, reply),
     flash: takeFlash(request, reply),
     path: request.url,
+    pendingApprovals: request.dashboard.pendingApprovals,
   };
 }
 

@@ -7,6 +7,7 @@ import { loadServerSecret } from "../modules/accounts/server-secrets.js";
 import { hasControlCharacters } from "../shared/validation.js";
 import { registerDeveloperPages } from "./apps/developer-pages.js";
 import { registerAssetRoutes } from "./assets.js";
+import { contentSecurityPolicy } from "./csp.js";
 import {
   CsrfError,
   clearSessionCookie,
@@ -30,21 +31,10 @@ import { registerSpeakerPages } from "./pages/speakers.js";
 import { registerTicketPages } from "./pages/tickets.js";
 import { sendPage } from "./ui/render.js";
 
-// No inline script or style anywhere, so the policy can forbid both; nothing may frame the pages.
-const contentSecurityPolicy = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "object-src 'none'",
-].join("; ");
-
 /** Headers on every dashboard response: no framing, no sniffing, no referrer to other sites. */
 function securityHeaders(reply: FastifyReply): void {
-  reply.header("content-security-policy", contentSecurityPolicy);
+  // A page may have set its own (the consent page widens form-action to the app's origin).
+  if (!reply.hasHeader("content-security-policy")) reply.header("content-security-policy", contentSecurityPolicy());
   reply.header("x-frame-options", "DENY");
   reply.header("x-content-type-options", "nosniff");
   reply.header("referrer-policy", "same-origin");
