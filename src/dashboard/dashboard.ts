@@ -7,7 +7,6 @@ import { loadServerSecret } from "../modules/accounts/server-secrets.js";
 import { hasControlCharacters } from "../shared/validation.js";
 import { registerDeveloperPages } from "./apps/developer-pages.js";
 import { registerAssetRoutes } from "./assets.js";
-import { contentSecurityPolicy } from "./csp.js";
 import {
   CsrfError,
   clearSessionCookie,
@@ -18,6 +17,8 @@ import {
   sessionCookie,
   verifyCsrf,
 } from "./context.js";
+import { contentSecurityPolicy } from "./csp.js";
+import { registerAccountPages } from "./pages/account.js";
 import { registerAgendaPages } from "./pages/agenda.js";
 import { registerAttendeePages } from "./pages/attendees.js";
 import { registerAuthPages } from "./pages/auth.js";
@@ -34,7 +35,8 @@ import { sendPage } from "./ui/render.js";
 /** Headers on every dashboard response: no framing, no sniffing, no referrer to other sites. */
 function securityHeaders(reply: FastifyReply): void {
   // A page may have set its own (the consent page widens form-action to the app's origin).
-  if (!reply.hasHeader("content-security-policy")) reply.header("content-security-policy", contentSecurityPolicy());
+  if (!reply.hasHeader("content-security-policy"))
+    reply.header("content-security-policy", contentSecurityPolicy());
   reply.header("x-frame-options", "DENY");
   reply.header("x-content-type-options", "nosniff");
   reply.header("referrer-policy", "same-origin");
@@ -183,6 +185,7 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
 
     registerAssetRoutes(dashboard);
     registerAuthPages(dashboard);
+    registerAccountPages(dashboard);
     registerProjectPages(dashboard);
     registerSettingsPages(dashboard);
     registerMemberPages(dashboard);

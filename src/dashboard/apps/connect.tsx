@@ -33,13 +33,16 @@ const statePattern = /^[\x21-\x7e]{1,500}$/;
 function stateOf(value: unknown): string | undefined {
   if (value === undefined || value === "") return undefined;
   if (typeof value === "string" && statePattern.test(value)) return value;
-  throw badInput([{ field: ["state"], message: "must be at most 500 printable ASCII characters without spaces" }]);
+  throw badInput([
+    { field: ["state"], message: "must be at most 500 printable ASCII characters without spaces" },
+  ]);
 }
 
 /** The app's redirect URL with the answer's parameters added (any query it already has is kept). */
 function backToApp(redirectUrl: string, answer: Record<string, string | undefined>): string {
   const url = new URL(redirectUrl);
-  for (const [name, value] of Object.entries(answer)) if (value !== undefined) url.searchParams.set(name, value);
+  for (const [name, value] of Object.entries(answer))
+    if (value !== undefined) url.searchParams.set(name, value);
   return url.toString();
 }
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Config } from "../../config.js";
-import type { Db, Tx } from "../../db/database.js";
 import { isUniqueViolation } from "../../db/constraint-errors.js";
+import type { Db, Tx } from "../../db/database.js";
 import { inTransaction } from "../../db/transaction.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { nowIso } from "../../shared/time.js";
@@ -72,7 +72,9 @@ export function createAccountService(deps: {
 
     /** The address a pending email change waits to confirm, if any. */
     async pendingEmail(userId: string): Promise<string | null> {
-      return (await emailTokensRepository.findPending(db, userId, "change_email", nowIso()))?.new_email ?? null;
+      return (
+        (await emailTokensRepository.findPending(db, userId, "change_email", nowIso()))?.new_email ?? null
+      );
     },
 
     /**

@@ -1,7 +1,11 @@
 import type { Db } from "../../db/database.js";
 import { AppError, ErrorCode } from "../../errors.js";
 import { nowIso } from "../../shared/time.js";
-import { type EmailTokenPurpose, type EmailTokenRow, emailTokensRepository } from "./email-tokens.repository.js";
+import {
+  type EmailTokenPurpose,
+  type EmailTokenRow,
+  emailTokensRepository,
+} from "./email-tokens.repository.js";
 import { hashSecret, randomSecret } from "./sessions.service.js";
 
 const tokenLifetimeMs: Record<EmailTokenPurpose, number> = {
@@ -60,7 +64,11 @@ export async function redeemEmailToken(
 }
 
 /** Whether a link can still be used (a form behind it is shown only then). */
-export async function isEmailTokenUsable(db: Db, token: string, purpose: EmailTokenPurpose): Promise<boolean> {
+export async function isEmailTokenUsable(
+  db: Db,
+  token: string,
+  purpose: EmailTokenPurpose,
+): Promise<boolean> {
   const row = await emailTokensRepository.findByHash(db, hashSecret(token), purpose);
   return Boolean(row && !row.used_at && row.expires_at > nowIso());
 }

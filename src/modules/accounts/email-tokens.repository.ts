@@ -32,7 +32,12 @@ export const emailTokensRepository = {
   },
 
   /** The newest usable token of a purpose for a user (the pending email change the account page shows). */
-  findPending(db: Db, userId: string, purpose: EmailTokenPurpose, now: string): Promise<EmailTokenRow | undefined> {
+  findPending(
+    db: Db,
+    userId: string,
+    purpose: EmailTokenPurpose,
+    now: string,
+  ): Promise<EmailTokenRow | undefined> {
     return db
       .selectFrom("email_tokens")
       .selectAll()

@@ -541,15 +541,20 @@ export function createAppsService(
     /** How many apps linked to the project wait for an organizer to approve added permissions. */
     async pendingApprovalCount(projectId: string): Promise<number> {
       const rows = await appsRepository.listIntegrations(db, projectId);
-      return rows.filter((row) => missingFromGrant(row.permissions, parsePermissions(row.app_permissions)).length > 0)
-        .length;
+      return rows.filter(
+        (row) => missingFromGrant(row.permissions, parsePermissions(row.app_permissions)).length > 0,
+      ).length;
     },
 
     /** The URLs an app set, for `Viewer` (the calling app reads its own settings). */
     async urlsOf(appId: string): Promise<Pick<App, "redirectUrl" | "websiteUrl" | "privacyPolicyUrl">> {
       const row = await appsRepository.findById(db, appId);
       if (!row) throw unauthenticated();
-      return { redirectUrl: row.redirect_url, websiteUrl: row.website_url, privacyPolicyUrl: row.privacy_url };
+      return {
+        redirectUrl: row.redirect_url,
+        websiteUrl: row.website_url,
+        privacyPolicyUrl: row.privacy_url,
+      };
     },
 
     /**

@@ -1,11 +1,11 @@
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/database.js";
 import type { Logger } from "../../logger.js";
-import type { AppRow } from "./apps.repository.js";
-import { appsRepository } from "./apps.repository.js";
 import { type Permission, parsePermissions, permissionCatalogue } from "../access/permissions.js";
 import type { Mailer } from "../accounts/mailer.js";
 import { type Throttle, throttleRules } from "../accounts/throttle.js";
+import type { AppRow } from "./apps.repository.js";
+import { appsRepository } from "./apps.repository.js";
 
 /** Tells the managers of linked projects that an app asks for more than their link granted. */
 export interface UpdateRequestNotifier {
