@@ -172,5 +172,3 @@ export function createAccountService(deps: {
     },
   };
 }
-
-export type AccountService = ReturnType<typeof createAccountService>;
