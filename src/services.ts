@@ -75,6 +75,7 @@ export function createServices(
     attendees: createAttendeesService(db, access, changes, undoCheckInOfCancelled),
     checkins: createCheckinsService(db, access, changes),
     apps,
+    updateRequests,
     demo: createDemoService(db, { users, projects, apps, changes }),
   };
 }

@@ -147,15 +147,18 @@ export const appsCommands: CommandGroup = {
         const permissions = input.string("permissions") === undefined ? undefined : permissionNames(input);
         const { withServices } = await import("../context.js");
         const { systemActor } = await import("../../modules/access/actor.js");
-        const app = await withServices(input.io, (services) =>
-          services.apps.updateApp(systemActor, {
+        const app = await withServices(input.io, async (services) => {
+          const updated = await services.apps.updateApp(systemActor, {
             id: input.requiredString("app"),
             name: input.string("name"),
             description: input.string("description"),
             permissions,
             ...urlInput(input),
-          }),
-        );
+          });
+          // The approval emails go out in the background: finish them before the database closes.
+          await services.updateRequests.settled();
+          return updated;
+        });
         printResult(
           input.io,
           input.json,

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, badInput, ErrorCode, httpStatusOf } from "../../errors.js";
 import type { Actor } from "../../modules/access/actor.js";
 import { can } from "../../modules/access/policy.js";
-import type { ConnectInfo } from "../../modules/apps/apps.service.js";
+import type { ConnectInfo } from "../../modules/apps/consent.js";
 import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
 import { contentSecurityPolicy } from "../csp.js";
 import { formValues, stateFromError } from "../form-data.js";

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/database.js";
 import { inTransaction } from "../../db/transaction.js";
@@ -8,20 +8,15 @@ import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
-import { appUrl, idText, optionalMultilineText, parseInput, requiredText } from "../../shared/validation.js";
+import { parseInput } from "../../shared/validation.js";
 import { type AccessService, effectiveLinkPermissions } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
-import {
-  allPermissions,
-  isPermission,
-  type Permission,
-  parsePermissions,
-  permissionCatalogue,
-  serializePermissions,
-} from "../access/permissions.js";
+import { type Permission, parsePermissions, serializePermissions } from "../access/permissions.js";
 import { can, canConnectApp } from "../access/policy.js";
 import { type Project, presentProject } from "../projects/projects.service.js";
+import { appRef, authorizeInput, createInput, linkRef, updateInput } from "./apps.inputs.js";
 import { type AppRow, appsRepository, type LinkDetailsRow } from "./apps.repository.js";
+import { consentQueries, missingFromGrant } from "./consent.js";
 import { generateToken, hashToken, isWellFormedToken, tokenLast4 } from "./tokens.js";
 import type { UpdateRequestNotifier } from "./update-requests.js";
 import { firstDayOfLast30Days, UsageRecorder } from "./usage.js";
@@ -74,34 +69,6 @@ export interface AppWithToken {
   token: string;
 }
 
-/** What the consent page shows about a permission. */
-interface PermissionInfo {
-  name: Permission;
-  title: string;
-  description: string;
-}
-
-/** Public facts about an app for its connect page. */
-export interface ConnectInfo {
-  app: {
-    id: string;
-    name: string;
-    description: string | null;
-    redirectUrl: string | null;
-    websiteUrl: string | null;
-    privacyPolicyUrl: string | null;
-  };
-  permissions: PermissionInfo[];
-  /** False while no owner of the app's home project has verified their email. */
-  homeProjectVerified: boolean;
-  /**
-   * Who built the app: its creator while still on the home project's team, else the project's first
-   * owner. Only the domain of their email is shown, and only once verified: proof of an organisation
-   * without handing out an address.
-   */
-  developer: { name: string; verifiedEmailDomain: string | null } | null;
-}
-
 /** A link between an app and a project (active or revoked). */
 export interface Link {
   id: string;
@@ -133,51 +100,6 @@ export interface Integration {
 /** The actor of an authenticated API request, with the app's name for `viewer`. */
 export type AuthenticatedApp = Extract<Actor, { kind: "app" }> & { appName: string };
 
-const permissionList = z
-  .array(z.string(), { error: "must be a list of permission names" })
-  .superRefine((names, ctx) => {
-    const unknown = names.filter((name) => !isPermission(name));
-    if (unknown.length > 0) {
-      ctx.addIssue({
-        code: "custom",
-        message: `unknown permission ${unknown.map((n) => JSON.stringify(n)).join(", ")}; expected any of ${allPermissions.join(", ")}`,
-      });
-    }
-  })
-  // Deduplicated and in catalogue order, so the stored form is canonical.
-  .transform((names) => parsePermissions(serializePermissions(names as Permission[])));
-
-const id = z.string({ error: "is required" }).min(1, "is required").pipe(idText);
-
-// A fragment would never reach the app's server, and OAuth forbids one in a redirect URI (RFC 6749 §3.1.2).
-const redirectUrl = appUrl.refine((v) => v === null || !v.includes("#"), {
-  message: "must not contain a #fragment",
-});
-const createInput = z.object({
-  projectId: id,
-  name: requiredText(100),
-  description: optionalMultilineText(2000),
-  permissions: permissionList,
-  redirectUrl: redirectUrl.optional(),
-  websiteUrl: appUrl.optional(),
-  privacyPolicyUrl: appUrl.optional(),
-});
-const updateInput = z.object({
-  id,
-  name: requiredText(100).optional(),
-  description: optionalMultilineText(2000).optional(),
-  permissions: permissionList.optional(),
-  redirectUrl: redirectUrl.optional(),
-  websiteUrl: appUrl.optional(),
-  privacyPolicyUrl: appUrl.optional(),
-});
-const appRef = z.object({ id });
-const linkRef = z.object({ appId: id, projectId: id });
-const authorizeInput = linkRef.extend({
-  // The permissions the consent page showed, in their stored form; absent only for the operator's CLI.
-  shownPermissions: z.string().max(1000).optional(),
-});
-
 export type CreateAppInput = z.input<typeof createInput>;
 export type UpdateAppInput = z.input<typeof updateInput>;
 
@@ -205,12 +127,6 @@ function presentLink(row: LinkDetailsRow, appPermissions: readonly Permission[])
     pendingPermissions: row.revoked_at ? [] : missingFromGrant(row.permissions, appPermissions),
     revokedAt: row.revoked_at,
   };
-}
-
-/** The permissions the app asks for that a link's consent (stored form) does not include. */
-function missingFromGrant(consented: string, requested: readonly Permission[]): Permission[] {
-  const granted = new Set(parsePermissions(consented));
-  return requested.filter((p) => !granted.has(p));
 }
 
 /**
@@ -289,6 +205,8 @@ export function createAppsService(
   }
 
   return {
+    ...consentQueries(db),
+
     /** Creates an app in a project (OWNER/ADMIN or the operator) and returns its token, shown once. */
     async createApp(actor: Actor, input: CreateAppInput): Promise<AppWithToken> {
       const data = parseInput(createInput, input);
@@ -395,36 +313,6 @@ export function createAppsService(
     async listForProject(actor: Actor, projectId: string): Promise<App[]> {
       await access.requireAction(actor, projectId, "apps.view");
       return presentApps(await appsRepository.listForProject(db, projectId));
-    },
-
-    /** What the public connect page shows; NOT_FOUND for an unknown app. */
-    async connectInfo(appId: string): Promise<ConnectInfo> {
-      const row = await appsRepository.findById(db, appId);
-      if (!row) throw notFound("App");
-      const requested = new Set(parsePermissions(row.permissions));
-      const developer = await appsRepository.developer(db, row.project_id, row.created_by);
-      return {
-        app: {
-          id: row.id,
-          name: row.name,
-          description: row.description,
-          redirectUrl: row.redirect_url,
-          websiteUrl: row.website_url,
-          privacyPolicyUrl: row.privacy_url,
-        },
-        permissions: permissionCatalogue
-          .filter((p) => requested.has(p.name))
-          .map((p) => ({ name: p.name, title: p.title, description: p.description })),
-        homeProjectVerified: await appsRepository.hasVerifiedOwner(db, row.project_id),
-        developer: developer
-          ? {
-              name: developer.name,
-              verifiedEmailDomain: developer.email_verified_at
-                ? (developer.email.split("@").pop() ?? "").toLowerCase()
-                : null,
-            }
-          : null,
-      };
     },
 
     /**
@@ -536,25 +424,6 @@ export function createAppsService(
           requestsLast30Days: usageById.get(row.app_id)?.requestsLast30Days ?? 0,
         };
       });
-    },
-
-    /** How many apps linked to the project wait for an organizer to approve added permissions. */
-    async pendingApprovalCount(projectId: string): Promise<number> {
-      const rows = await appsRepository.listIntegrations(db, projectId);
-      return rows.filter(
-        (row) => missingFromGrant(row.permissions, parsePermissions(row.app_permissions)).length > 0,
-      ).length;
-    },
-
-    /** The URLs an app set, for `Viewer` (the calling app reads its own settings). */
-    async urlsOf(appId: string): Promise<Pick<App, "redirectUrl" | "websiteUrl" | "privacyPolicyUrl">> {
-      const row = await appsRepository.findById(db, appId);
-      if (!row) throw unauthenticated();
-      return {
-        redirectUrl: row.redirect_url,
-        websiteUrl: row.website_url,
-        privacyPolicyUrl: row.privacy_url,
-      };
     },
 
     /**

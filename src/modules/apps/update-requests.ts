@@ -11,6 +11,8 @@ import { appsRepository } from "./apps.repository.js";
 export interface UpdateRequestNotifier {
   /** Starts mailing in the background; failures are logged, never thrown at the caller. */
   notify(app: AppRow, added: readonly Permission[]): void;
+  /** Resolves once every mailing started so far has ended (shutdown, one-shot CLI commands). */
+  settled(): Promise<void>;
 }
 
 function titleOf(permission: Permission): string {
@@ -66,11 +68,18 @@ export function createUpdateRequestNotifier(deps: {
     }
   }
 
+  const running = new Set<Promise<void>>();
   return {
     notify(app, added) {
-      send(app, added).catch((error: unknown) =>
-        logger.error({ err: error, appId: app.id }, "Could not email the update request of an app"),
-      );
+      const sending = send(app, added)
+        .catch((error: unknown) =>
+          logger.error({ err: error, appId: app.id }, "Could not email the update request of an app"),
+        )
+        .finally(() => running.delete(sending));
+      running.add(sending);
+    },
+    async settled() {
+      await Promise.all([...running]);
     },
   };
 }
