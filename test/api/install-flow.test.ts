@@ -128,7 +128,7 @@ for (const engine of testEngines()) {
       assert.ok(!page.body.includes("<b>&amp;"), "the state is never echoed unescaped");
 
       const client = await loggedInAs(organizer.email, `?next=${encodeURIComponent(next)}`);
-      const back = await client.get("/login?next=" + encodeURIComponent(next));
+      const back = await client.get(`/login?next=${encodeURIComponent(next)}`);
       assert.equal(back.headers.get("location"), next);
       const consent = await client.get(next);
       // The form posts to the app's own origin after Authorize: the policy must allow it.
