@@ -284,12 +284,16 @@ for (const engine of testEngines()) {
         [["attendees:read"], ["attendees:read"]],
       );
 
-      // Approving clears the badge for that project.
-      await server.services.apps.authorize(userActor(admin.id), {
-        appId: app.id,
+      // Approving from Integrations' review link returns to Integrations, not to the app, and clears the
+      // badge for that project.
+      const adminClient = await loggedInAs(admin.email);
+      await adminClient.get(`/connect/${app.id}?project=${project.id}`);
+      const approved = await adminClient.post(`/connect/${app.id}`, {
         projectId: project.id,
-        shownPermissions: "agenda:read attendees:read",
+        permissions: adminClient.formValue("permissions") ?? "",
+        review: adminClient.formValue("review") ?? "",
       });
+      assert.equal(approved.headers.get("location"), `/b/${project.id}/settings/integrations`);
       assert.equal(await server.services.apps.pendingApprovalCount(project.id), 0);
       assert.equal(await server.services.apps.pendingApprovalCount(second.id), 1);
     });

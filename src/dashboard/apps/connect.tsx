@@ -117,6 +117,8 @@ function ConnectPage(props: {
           <Form action={action} csrf={ctx.csrf} label="Authorize app">
             <FormError state={props.state} />
             {appState === undefined ? null : <input type="hidden" name="state" value={appState} />}
+            {/* A re-approval from Integrations returns there, not to an app that asked for nothing. */}
+            {props.state.values.review ? <input type="hidden" name="review" value="1" /> : null}
             {/* What this page showed: the grant is exactly this, or nothing (see apps.authorize). */}
             <input type="hidden" name="permissions" value={info.permissions.map((p) => p.name).join(" ")} />
             <SelectField
@@ -224,7 +226,10 @@ export function registerConnectPages(app: FastifyInstance): void {
     const appState = stateOf(request.query.state);
     allowRedirectToApp(reply, info);
     // A review link from the Integrations tab preselects the project to re-approve.
-    const state = formState({ projectId: request.query.project ?? "" });
+    const state = formState({
+      projectId: request.query.project ?? "",
+      review: request.query.project && appState === undefined ? "1" : "",
+    });
     return sendPage(
       reply,
       <ConnectPage
@@ -250,7 +255,7 @@ export function registerConnectPages(app: FastifyInstance): void {
         shownPermissions: values.permissions ?? "",
       });
       // OAuth's shape: the app learns which project it got and checks the state it sent.
-      if (info.app.redirectUrl) {
+      if (info.app.redirectUrl && values.review !== "1") {
         return redirectTo(
           request,
           reply,
@@ -266,7 +271,11 @@ export function registerConnectPages(app: FastifyInstance): void {
       const shownAgain = code === ErrorCode.FORBIDDEN || code === ErrorCode.CONFLICT;
       const state: FormState =
         shownAgain && error instanceof AppError
-          ? { values: { projectId: values.projectId ?? "" }, errors: {}, formError: error.message }
+          ? {
+              values: { projectId: values.projectId ?? "", review: values.review ?? "" },
+              errors: {},
+              formError: error.message,
+            }
           : stateFromError(error, values);
       // Re-read: after a change of the app's permissions the page must show the new ones.
       const current = code === ErrorCode.CONFLICT ? await services.apps.connectInfo(info.app.id) : info;
