@@ -57,6 +57,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook("onClose", async () => {
     stopPruning();
     await services.apps.flushUsage().catch(() => {});
+    // Approval-request emails of an app widened a moment ago (they log their own failures).
+    await services.updateRequests.settled();
   });
   // A request still in flight at shutdown gets `Connection: close` on its answer: otherwise its
   // keep-alive connection would hold the shutdown open until the client's idle timeout.

@@ -6,6 +6,7 @@ import { ResponseCache } from "./graphql/cache/response-cache.js";
 import { createRateLimiter } from "./graphql/limits/rate-limiter.js";
 import type { Logger } from "./logger.js";
 import { createAccessService } from "./modules/access/access.service.js";
+import { createAccountService } from "./modules/accounts/account.service.js";
 import { createAuthService } from "./modules/accounts/auth.service.js";
 import { createMailer } from "./modules/accounts/mailer.js";
 import { createSessionsService } from "./modules/accounts/sessions.service.js";
@@ -13,12 +14,13 @@ import { createThrottle } from "./modules/accounts/throttle.js";
 import { createUsersService } from "./modules/accounts/users.service.js";
 import { createAgendaService } from "./modules/agenda/agenda.service.js";
 import { createAppsService } from "./modules/apps/apps.service.js";
+import { createUpdateRequestNotifier } from "./modules/apps/update-requests.js";
 import { createAttendeesService } from "./modules/attendees/attendees.service.js";
 import { createAuditService } from "./modules/audit/audit.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
 import { createInvitationsService } from "./modules/projects/invitations.service.js";
-import { createMembersService } from "./modules/projects/members.service.js";
+import { createMembersService, leaveAllProjects } from "./modules/projects/members.service.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
 import { createTicketsService } from "./modules/tickets/tickets.service.js";
@@ -49,11 +51,12 @@ export function createServices(
   const projects = createProjectsService(db, access, changes);
   const sessions = createSessionsService(db);
   const mailer = createMailer(config, logger);
-  const apps = createAppsService(db, access, changes, config, logger);
   // Every domain event is an audit entry, written in the transaction of the write it describes.
   const audit = createAuditService(db, access, logger);
   changes.addRecorder((trx, actor, event) => audit.record(trx, actor, event));
   const throttle = createThrottle({ redis: cluster.redis, keyPrefix: cluster.keyPrefix, logger });
+  const updateRequests = createUpdateRequestNotifier({ db, config, mailer, throttle, logger });
+  const apps = createAppsService(db, access, changes, config, logger, updateRequests);
   return {
     config,
     logger,
@@ -67,6 +70,7 @@ export function createServices(
     sessions,
     mailer,
     auth: createAuthService({ db, config, users, sessions, mailer, throttle }),
+    account: createAccountService({ db, config, users, sessions, mailer, throttle, leaveAllProjects }),
     projects,
     members: createMembersService(db, access, changes),
     invitations: createInvitationsService({ db, access, mailer, config, throttle, changes }),
@@ -76,6 +80,7 @@ export function createServices(
     checkins: createCheckinsService(db, access, changes),
     apps,
     audit,
+    updateRequests,
     demo: createDemoService(db, { users, projects, apps, changes }),
   };
 }

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { type Actor, bindOrigin } from "../modules/access/actor.js";
-import type { AuthSession } from "../modules/accounts/sessions.service.js";
+import type { AuthSession, SessionClient } from "../modules/accounts/sessions.service.js";
 import { randomSecret, sessionIdleMs } from "../modules/accounts/sessions.service.js";
 import type { User } from "../modules/accounts/users.service.js";
 import type { Flash } from "./ui/components.js";
@@ -29,6 +29,8 @@ interface DashboardState {
   /** Key for the signed pre-login CSRF cookie (set once the plugin has loaded it). */
   signingKey: string;
   secureCookies: boolean;
+  /** Apps waiting for approval in the project of this page (set by loadProjectPage for managers). */
+  pendingApprovals?: number;
 }
 
 /** What every page needs to draw its frame and forms. */
@@ -37,6 +39,8 @@ export interface PageContext {
   csrf: string;
   flash: Flash | undefined;
   path: string;
+  /** Apps linked to this page's project that wait for a manager to approve added permissions. */
+  pendingApprovals?: number | undefined;
 }
 
 export const sessionCookie = "evg_session";
@@ -145,6 +149,7 @@ export function pageContext(request: FastifyRequest, reply: FastifyReply): PageC
     csrf: csrfTokenFor(request, reply),
     flash: takeFlash(request, reply),
     path: request.url,
+    pendingApprovals: request.dashboard.pendingApprovals,
   };
 }
 
@@ -185,4 +190,9 @@ export function safeReturnPath(value: unknown): string {
   // Belt and braces: whatever a URL parser makes of it must stay on this origin.
   const origin = "http://same-origin.invalid";
   return new URL(value, origin).origin === origin ? value : "/";
+}
+
+/** The browser and address a session is used from, recorded for the account page's session list. */
+export function sessionClient(request: FastifyRequest): SessionClient {
+  return { ip: request.ip, userAgent: request.headers["user-agent"] };
 }

@@ -13,9 +13,12 @@ import {
   LoginRequired,
   pageContext,
   redirectTo,
+  sessionClient,
   sessionCookie,
   verifyCsrf,
 } from "./context.js";
+import { contentSecurityPolicy } from "./csp.js";
+import { registerAccountPages } from "./pages/account.js";
 import { registerAgendaPages } from "./pages/agenda.js";
 import { registerAttendeePages } from "./pages/attendees.js";
 import { registerAuditLogPages } from "./pages/audit-log.js";
@@ -30,21 +33,11 @@ import { registerSpeakerPages } from "./pages/speakers.js";
 import { registerTicketPages } from "./pages/tickets.js";
 import { sendPage } from "./ui/render.js";
 
-// No inline script or style anywhere, so the policy can forbid both; nothing may frame the pages.
-const contentSecurityPolicy = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "object-src 'none'",
-].join("; ");
-
 /** Headers on every dashboard response: no framing, no sniffing, no referrer to other sites. */
 function securityHeaders(reply: FastifyReply): void {
-  reply.header("content-security-policy", contentSecurityPolicy);
+  // A page may have set its own (the consent page widens form-action to the app's origin).
+  if (!reply.hasHeader("content-security-policy"))
+    reply.header("content-security-policy", contentSecurityPolicy());
   reply.header("x-frame-options", "DENY");
   reply.header("x-content-type-options", "nosniff");
   reply.header("referrer-policy", "same-origin");
@@ -97,7 +90,7 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
       request.dashboard = { session: undefined, signingKey, secureCookies };
       const value = request.cookies[sessionCookie];
       if (!value) return;
-      const session = await services.sessions.resume(value);
+      const session = await services.sessions.resume(value, sessionClient(request));
       if (session) request.dashboard.session = session;
       else clearSessionCookie(request, reply);
     });
@@ -193,6 +186,7 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
 
     registerAssetRoutes(dashboard);
     registerAuthPages(dashboard);
+    registerAccountPages(dashboard);
     registerProjectPages(dashboard);
     registerSettingsPages(dashboard);
     registerAuditLogPages(dashboard);

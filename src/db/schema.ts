@@ -47,16 +47,22 @@ export interface AuthSessionsTable {
   created_at: string;
   expires_at: string;
   last_seen_at: string;
+  /** The browser's User-Agent header when the session was last touched (shown on the account page). */
+  user_agent: string | null;
+  /** The client address when the session was last touched. */
+  ip: string | null;
 }
 
 /** One-time links sent by email (verification, password reset); only the hash is stored. */
 export interface EmailTokensTable {
   token_hash: string;
   user_id: string;
-  purpose: "verify_email" | "reset_password";
+  purpose: "verify_email" | "reset_password" | "change_email";
   created_at: string;
   expires_at: string;
   used_at: string | null;
+  /** For `change_email`: the address that replaces the account's once this link is opened. */
+  new_email: string | null;
 }
 
 export type ProjectStatus = "DRAFT" | "PUBLISHED" | "ARCHIVED";
@@ -219,6 +225,12 @@ export interface AppsTable {
   created_by: string | null;
   created_at: string;
   updated_at: string;
+  /** Where the organizer's browser goes after Authorize or Cancel on the consent page. */
+  redirect_url: string | null;
+  /** The app's website, linked on the consent page. */
+  website_url: string | null;
+  /** The app's privacy policy, linked on the consent page. */
+  privacy_url: string | null;
 }
 
 export interface AppLinksTable {

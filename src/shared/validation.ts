@@ -158,3 +158,28 @@ export const notNull = <S extends z.ZodType>(schema: S) =>
   z
     .custom<z.input<S> | null>(() => true)
     .pipe(schema as unknown as z.ZodType<z.output<S>, z.input<S> | null>);
+
+// Loopback hosts reach only the organizer's own machine: a developer running their app locally.
+const loopbackHosts = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * An optional URL an app shows or sends organizers to (redirect, website, privacy policy): https,
+ * or http on a loopback host (RFC 8252 §7.3, an app in development); no user:password part, which
+ * would put a secret in organizers' browser history; blank becomes null.
+ */
+export const appUrl = z
+  .string()
+  .trim()
+  .max(2000, "must be at most 2000 characters")
+  .nullish()
+  .transform((v) => (v ? v : null))
+  .refine((v) => v === null || isAppUrl(v), {
+    message: "must be an https:// URL (http:// only for localhost)",
+  });
+
+function isAppUrl(value: string): boolean {
+  if (!/^https?:\/\/[^\s]+$/i.test(value) || !URL.canParse(value)) return false;
+  const url = new URL(value);
+  if (url.username || url.password) return false;
+  return url.protocol === "https:" || loopbackHosts.has(url.hostname);
+}

@@ -76,6 +76,7 @@ describe("agenda, speaker, ticket, attendee and check-in pages at 390 px and 128
         [`${base}/attendees`, "Attendees", "Register"],
         [`${base}/attendees/${attendee.id}`, "Edit attendee", "Save attendee"],
         [`${base}/check-in?q=grace`, "Check-in", "Check in Grace Hopper"],
+        ["/account", "Your account", "Delete my account"],
       ];
       for (const [path, heading, button] of pages) {
         const response = await page.goto(`${server.url}${path}`);

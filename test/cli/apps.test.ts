@@ -74,7 +74,10 @@ describe("eventgraph apps: usage", () => {
     const top = await eventgraph(["--help"], env);
     const group = await eventgraph(["apps", "--help"], env);
     const expected: Record<string, string> = {
-      create: "--project ID --name N --permissions a,b [--description D]",
+      create:
+        "--project ID --name N --permissions a,b [--description D] [--redirect-url URL] [--website-url URL] [--privacy-url URL]",
+      update:
+        "--app A [--name N] [--description D] [--permissions a,b] [--redirect-url URL] [--website-url URL] [--privacy-url URL]",
       link: "--app A --project ID --as E",
       revoke: "--app A --project ID",
       "rotate-token": "--app A",

@@ -13,7 +13,11 @@ export class HttpClient {
   readonly cookies = new Map<string, string>();
   lastBody = "";
 
-  constructor(private readonly baseUrl: string) {}
+  /** `headers` go with every request (e.g. a browser's User-Agent). */
+  constructor(
+    private readonly baseUrl: string,
+    private readonly headers: Record<string, string> = {},
+  ) {}
 
   /** GETs a path. */
   get(path: string, headers: Record<string, string> = {}): Promise<TestResponse> {
@@ -59,7 +63,7 @@ export class HttpClient {
       method,
       body,
       redirect: "manual",
-      headers: { accept: "text/html", ...(cookie ? { cookie } : {}), ...headers },
+      headers: { accept: "text/html", ...this.headers, ...(cookie ? { cookie } : {}), ...headers },
     });
     for (const line of response.headers.getSetCookie()) {
       const [pair = ""] = line.split(";");

@@ -17,6 +17,38 @@ function permissionNames(input: CommandInput): string[] {
     .filter((name) => name !== "");
 }
 
+// The install-flow URLs, shared by create and update: https:// (http:// only for localhost); "" clears.
+const urlOptions = {
+  "redirect-url": {
+    type: "string",
+    placeholder: "URL",
+    description: "where Authorize/Cancel send the organizer (?project_id=…&state=… or ?error=access_denied)",
+  },
+  "website-url": {
+    type: "string",
+    placeholder: "URL",
+    description: "the app's website, on the connect page",
+  },
+  "privacy-url": {
+    type: "string",
+    placeholder: "URL",
+    description: "the app's privacy policy, on the connect page",
+  },
+} as const;
+
+/** The URL flags given (an empty value clears a URL); absent flags leave it as it is. */
+function urlInput(input: CommandInput) {
+  const value = (name: string) => {
+    const given = input.string(name);
+    return given === undefined ? undefined : given === "" ? null : given;
+  };
+  return {
+    redirectUrl: value("redirect-url"),
+    websiteUrl: value("website-url"),
+    privacyPolicyUrl: value("privacy-url"),
+  };
+}
+
 function listOrNone(permissions: readonly string[]): string {
   return permissions.length > 0 ? permissions.join(", ") : "none (basic project fields only)";
 }
@@ -69,6 +101,7 @@ export const appsCommands: CommandGroup = {
           description: 'permission names separated by commas ("" for none)',
         },
         description: { type: "string", placeholder: "D", description: "shown on the connect page" },
+        ...urlOptions,
       },
       async run(input) {
         const permissions = permissionNames(input);
@@ -80,6 +113,7 @@ export const appsCommands: CommandGroup = {
             name: input.requiredString("name"),
             description: input.string("description"),
             permissions,
+            ...urlInput(input),
           }),
         );
         printToken(
@@ -87,6 +121,62 @@ export const appsCommands: CommandGroup = {
           created,
           `Created app "${created.app.name}" in project ${created.app.projectId}`,
           `Lost it? \`eventgraph apps rotate-token --app ${created.app.id}\` issues a new one and stops this one.`,
+        );
+        return 0;
+      },
+    },
+    {
+      name: "update",
+      summary: "Changes an app's name, description, permissions or install-flow URLs.",
+      details:
+        'Only the flags given change; an empty value (--redirect-url "") clears a URL or the description.\n' +
+        "Removing a permission takes effect at once everywhere; an added one waits for each linked\n" +
+        "project's owners or admins to approve it (they are emailed and see a badge on Integrations).",
+      options: {
+        app: { type: "string", placeholder: "A", required: true, description: "the app's id" },
+        name: { type: "string", placeholder: "N", description: "shown on the connect page" },
+        description: { type: "string", placeholder: "D", description: "shown on the connect page" },
+        permissions: {
+          type: "string",
+          placeholder: "a,b",
+          description: "the full new list, separated by commas",
+        },
+        ...urlOptions,
+      },
+      async run(input) {
+        const permissions = input.string("permissions") === undefined ? undefined : permissionNames(input);
+        const { withServices } = await import("../context.js");
+        const { systemActor } = await import("../../modules/access/actor.js");
+        const app = await withServices(input.io, async (services) => {
+          const updated = await services.apps.updateApp(systemActor, {
+            id: input.requiredString("app"),
+            name: input.string("name"),
+            description: input.string("description"),
+            permissions,
+            ...urlInput(input),
+          });
+          // The approval emails go out in the background: finish them before the database closes.
+          await services.updateRequests.settled();
+          return updated;
+        });
+        printResult(
+          input.io,
+          input.json,
+          {
+            id: app.id,
+            name: app.name,
+            permissions: app.permissions,
+            redirectUrl: app.redirectUrl,
+            websiteUrl: app.websiteUrl,
+            privacyPolicyUrl: app.privacyPolicyUrl,
+          },
+          [
+            `Updated app "${app.name}" (${app.id})`,
+            `  Permissions:    ${listOrNone(app.permissions)}`,
+            `  Redirect URL:   ${app.redirectUrl ?? "none"}`,
+            `  Website:        ${app.websiteUrl ?? "none"}`,
+            `  Privacy policy: ${app.privacyPolicyUrl ?? "none"}`,
+          ].join("\n"),
         );
         return 0;
       },

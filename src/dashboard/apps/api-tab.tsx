@@ -9,7 +9,15 @@ import { SettingsPage } from "../pages/settings.js";
 import { EmptyState, Notice } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
-import { AppFields, CreatedBy, maskedToken, PermissionChips, TokenDialog, whenUtc } from "./app-ui.js";
+import {
+  AppFields,
+  appUrlsFromForm,
+  CreatedBy,
+  maskedToken,
+  PermissionChips,
+  TokenDialog,
+  whenUtc,
+} from "./app-ui.js";
 
 type ProjectRequest = FastifyRequest<{ Params: { projectId: string } }>;
 
@@ -135,6 +143,7 @@ export function registerApiTab(app: FastifyInstance): void {
         name: values.name ?? "",
         description: optional(values.description) ?? null,
         permissions: checked,
+        ...appUrlsFromForm(values),
       });
       const apps = await services.apps.listForProject(data.actor, data.project.id);
       return sendPage(

@@ -11,7 +11,15 @@ import { Badge, EmptyState, Notice, TabPanel, Tabs } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
 import { appPath } from "./api-tab.js";
-import { AppFields, CreatedBy, maskedToken, PermissionChips, TokenDialog, whenUtc } from "./app-ui.js";
+import {
+  AppFields,
+  appUrlsFromForm,
+  CreatedBy,
+  maskedToken,
+  PermissionChips,
+  TokenDialog,
+  whenUtc,
+} from "./app-ui.js";
 
 type AppRequest = FastifyRequest<{ Params: { projectId: string; appId: string } }>;
 
@@ -45,7 +53,13 @@ function AppFrame(props: {
 }
 
 function appFormValues(app: App): Record<string, string> {
-  return { name: app.name, description: app.description ?? "" };
+  return {
+    name: app.name,
+    description: app.description ?? "",
+    redirectUrl: app.redirectUrl ?? "",
+    websiteUrl: app.websiteUrl ?? "",
+    privacyPolicyUrl: app.privacyPolicyUrl ?? "",
+  };
 }
 
 function SettingsTab(props: {
@@ -222,6 +236,12 @@ function LinkedProjectsTab(props: {
                   <td>
                     {link.revokedAt ? (
                       <Badge tone="danger">revoked {formatDateTime(link.revokedAt, "UTC")} UTC</Badge>
+                    ) : link.pendingPermissions.length > 0 ? (
+                      <>
+                        <Badge tone="warning">waiting for approval</Badge>
+                        <div class="small muted">Not yet approved:</div>
+                        <PermissionChips permissions={link.pendingPermissions} />
+                      </>
                     ) : (
                       <Badge tone="success">active</Badge>
                     )}
@@ -272,6 +292,7 @@ export function registerAppDetailsPages(app: FastifyInstance): void {
         name: values.name ?? "",
         description: values.description ?? null,
         permissions: checked,
+        ...appUrlsFromForm(values),
       });
       return redirectTo(request, reply, appPath(found), { kind: "success", text: "Changes saved." });
     } catch (error) {

@@ -91,8 +91,38 @@ export function AppFields(props: { state: FormState; checked: readonly string[] 
         }))}
         hint="Request as few permissions as possible: organizers see this list before they connect, and an app that asks for less is easier to trust. Every app reads the basic details of the projects it can reach."
       />
+      <TextField
+        name="redirectUrl"
+        label="Redirect URL"
+        type="url"
+        state={props.state}
+        hint="Optional. After Authorize the organizer's browser goes here with ?project_id=…&state=…, after Cancel with ?error=access_denied&state=…. https:// only (http:// for localhost while you develop)."
+      />
+      <TextField
+        name="websiteUrl"
+        label="Website"
+        type="url"
+        state={props.state}
+        hint="Optional. Linked on the connect page."
+      />
+      <TextField
+        name="privacyPolicyUrl"
+        label="Privacy policy URL"
+        type="url"
+        state={props.state}
+        hint="Optional. Linked on the connect page: organizers look for it before they share attendee data."
+      />
     </>
   );
+}
+
+/** The app form's URL fields as a service input: a blank field clears the URL. */
+export function appUrlsFromForm(values: Record<string, string>) {
+  return {
+    redirectUrl: values.redirectUrl ?? null,
+    websiteUrl: values.websiteUrl ?? null,
+    privacyPolicyUrl: values.privacyPolicyUrl ?? null,
+  };
 }
 
 /**

@@ -1,11 +1,12 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
-import { AppError, ErrorCode, httpStatusOf } from "../../errors.js";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { AppError, badInput, ErrorCode, httpStatusOf } from "../../errors.js";
 import type { Actor } from "../../modules/access/actor.js";
 import { can } from "../../modules/access/policy.js";
-import type { ConnectInfo } from "../../modules/apps/apps.service.js";
+import type { ConnectInfo } from "../../modules/apps/consent.js";
 import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
+import { contentSecurityPolicy } from "../csp.js";
 import { formValues, stateFromError } from "../form-data.js";
-import { EmptyState, Notice } from "../ui/components.js";
+import { Badge, EmptyState, Notice } from "../ui/components.js";
 import {
   Form,
   FormError,
@@ -19,7 +20,31 @@ import { Layout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
 import { PermissionDescriptions } from "./app-ui.js";
 
-type ConnectRequest = FastifyRequest<{ Params: { appId: string }; Querystring: { project?: string } }>;
+type ConnectRequest = FastifyRequest<{
+  Params: { appId: string };
+  Querystring: { project?: string; state?: string };
+}>;
+
+// The app's opaque `state` (OAuth's anti-forgery value) is echoed back to its redirect URL: printable
+// ASCII without spaces, bounded so it fits the login round trip's `next` and any server's URL limit.
+const statePattern = /^[\x21-\x7e]{1,500}$/;
+
+/** The `state` of a connect request: absent, or valid; anything else is refused with a 400. */
+function stateOf(value: unknown): string | undefined {
+  if (value === undefined || value === "") return undefined;
+  if (typeof value === "string" && statePattern.test(value)) return value;
+  throw badInput([
+    { field: ["state"], message: "must be at most 500 printable ASCII characters without spaces" },
+  ]);
+}
+
+/** The app's redirect URL with the answer's parameters added (any query it already has is kept). */
+function backToApp(redirectUrl: string, answer: Record<string, string | undefined>): string {
+  const url = new URL(redirectUrl);
+  for (const [name, value] of Object.entries(answer))
+    if (value !== undefined) url.searchParams.set(name, value);
+  return url.toString();
+}
 
 /** Who is looking at the connect page, and what they may connect. */
 interface Viewer {
@@ -34,16 +59,23 @@ function ConnectPage(props: {
   info: ConnectInfo;
   viewer: Viewer | undefined;
   state: FormState;
+  appState: string | undefined;
 }) {
-  const { ctx, info, viewer } = props;
-  const here = `/connect/${encodeURIComponent(info.app.id)}`;
+  const { ctx, info, viewer, appState } = props;
+  const action = `/connect/${encodeURIComponent(info.app.id)}`;
+  // The state rides along through log in and sign up (in `next`), back to this page.
+  const here = appState === undefined ? action : `${action}?state=${encodeURIComponent(appState)}`;
   const blocked = !info.homeProjectVerified && !viewer?.isDeveloper;
+  const cancel = info.app.redirectUrl
+    ? backToApp(info.app.redirectUrl, { error: "access_denied", state: appState })
+    : "/";
   return (
     <Layout ctx={ctx} title={`Connect ${info.app.name}`} narrow>
       <div class="auth-card connect-card">
         <p class="muted">An app wants to connect to one of your projects</p>
         <h1>{info.app.name}</h1>
         {info.app.description ? <p class="lead">{info.app.description}</p> : null}
+        <AppIdentity info={info} />
         {viewer?.isDeveloper ? (
           <Notice kind="info">
             This is your app. Organizers who open this link see this page.
@@ -82,8 +114,11 @@ function ConnectPage(props: {
             </a>
           </EmptyState>
         ) : (
-          <Form action={here} csrf={ctx.csrf} label="Authorize app">
+          <Form action={action} csrf={ctx.csrf} label="Authorize app">
             <FormError state={props.state} />
+            {appState === undefined ? null : <input type="hidden" name="state" value={appState} />}
+            {/* A re-approval from Integrations returns there, not to an app that asked for nothing. */}
+            {props.state.values.review ? <input type="hidden" name="review" value="1" /> : null}
             {/* What this page showed: the grant is exactly this, or nothing (see apps.authorize). */}
             <input type="hidden" name="permissions" value={info.permissions.map((p) => p.name).join(" ")} />
             <SelectField
@@ -96,15 +131,74 @@ function ConnectPage(props: {
             />
             <div class="form-actions">
               <SubmitButton>Authorize</SubmitButton>
-              <a class="button button-secondary" href="/">
+              <a class="button button-secondary" href={cancel}>
                 Cancel
               </a>
             </div>
           </Form>
         )}
+        {info.app.redirectUrl && (blocked || !viewer || viewer.projects.length === 0) ? (
+          <p class="auth-alt">
+            <a href={cancel}>Cancel and go back to {info.app.name}</a>
+          </p>
+        ) : null}
       </div>
     </Layout>
   );
+}
+
+/** Who built the app and where to read about it: what an organizer checks before trusting it. */
+function AppIdentity(props: { info: ConnectInfo }) {
+  const { developer, app } = props.info;
+  return (
+    <dl class="facts app-identity">
+      <div>
+        <dt>Developer</dt>
+        <dd>
+          {developer ? developer.name : <span class="muted">Unknown</span>}
+          {developer?.verifiedEmailDomain ? (
+            <div class="small">
+              <Badge tone="success">verified</Badge> email at <strong>{developer.verifiedEmailDomain}</strong>
+            </div>
+          ) : (
+            <div class="small muted">Email address not verified</div>
+          )}
+        </dd>
+      </div>
+      {app.websiteUrl ? (
+        <div>
+          <dt>Website</dt>
+          <dd>
+            <a href={app.websiteUrl} rel="noopener noreferrer nofollow" class="break-all">
+              {app.websiteUrl}
+            </a>
+          </dd>
+        </div>
+      ) : null}
+      {app.privacyPolicyUrl ? (
+        <div>
+          <dt>Privacy policy</dt>
+          <dd>
+            <a href={app.privacyPolicyUrl} rel="noopener noreferrer nofollow" class="break-all">
+              {app.privacyPolicyUrl}
+            </a>
+          </dd>
+        </div>
+      ) : (
+        <div>
+          <dt>Privacy policy</dt>
+          <dd class="muted">None given</dd>
+        </div>
+      )}
+    </dl>
+  );
+}
+
+/** Lets the Authorize form's redirect reach the app (see contentSecurityPolicy). */
+function allowRedirectToApp(reply: FastifyReply, info: ConnectInfo): void {
+  if (info.app.redirectUrl) {
+    reply.header("content-security-policy", contentSecurityPolicy([new URL(info.app.redirectUrl).origin]));
+  }
 }
 
 /** The connect (consent) page behind each app's connect link, and its Authorize form. */
@@ -129,17 +223,29 @@ export function registerConnectPages(app: FastifyInstance): void {
   app.get("/connect/:appId", async (request: ConnectRequest, reply) => {
     const info = await services.apps.connectInfo(request.params.appId);
     const viewer = await viewerOf(request, info.app.id);
+    const appState = stateOf(request.query.state);
+    allowRedirectToApp(reply, info);
     // A review link from the Integrations tab preselects the project to re-approve.
-    const state = formState({ projectId: request.query.project ?? "" });
+    const state = formState({
+      projectId: request.query.project ?? "",
+      review: request.query.project && appState === undefined ? "1" : "",
+    });
     return sendPage(
       reply,
-      <ConnectPage ctx={pageContext(request, reply)} info={info} viewer={viewer} state={state} />,
+      <ConnectPage
+        ctx={pageContext(request, reply)}
+        info={info}
+        viewer={viewer}
+        state={state}
+        appState={appState}
+      />,
     );
   });
 
   app.post("/connect/:appId", async (request: ConnectRequest, reply) => {
     const info = await services.apps.connectInfo(request.params.appId);
     const values = formValues(request.body);
+    const appState = stateOf(values.state);
     const actor = actorOf(request);
     try {
       const link = await services.apps.authorize(actor, {
@@ -148,6 +254,14 @@ export function registerConnectPages(app: FastifyInstance): void {
         // A form without the field showed nothing, so it may grant nothing.
         shownPermissions: values.permissions ?? "",
       });
+      // OAuth's shape: the app learns which project it got and checks the state it sent.
+      if (info.app.redirectUrl && values.review !== "1") {
+        return redirectTo(
+          request,
+          reply,
+          backToApp(info.app.redirectUrl, { project_id: link.projectId, state: appState }),
+        );
+      }
       return redirectTo(request, reply, `/b/${link.projectId}/settings/integrations`, {
         kind: "success",
         text: `“${info.app.name}” is connected to ${link.projectName}.`,
@@ -157,14 +271,25 @@ export function registerConnectPages(app: FastifyInstance): void {
       const shownAgain = code === ErrorCode.FORBIDDEN || code === ErrorCode.CONFLICT;
       const state: FormState =
         shownAgain && error instanceof AppError
-          ? { values: { projectId: values.projectId ?? "" }, errors: {}, formError: error.message }
+          ? {
+              values: { projectId: values.projectId ?? "", review: values.review ?? "" },
+              errors: {},
+              formError: error.message,
+            }
           : stateFromError(error, values);
       // Re-read: after a change of the app's permissions the page must show the new ones.
       const current = code === ErrorCode.CONFLICT ? await services.apps.connectInfo(info.app.id) : info;
       const viewer = await viewerOf(request, info.app.id);
+      allowRedirectToApp(reply, current);
       return sendPage(
         reply,
-        <ConnectPage ctx={pageContext(request, reply)} info={current} viewer={viewer} state={state} />,
+        <ConnectPage
+          ctx={pageContext(request, reply)}
+          info={current}
+          viewer={viewer}
+          state={state}
+          appState={appState}
+        />,
         httpStatusOf(error),
       );
     }

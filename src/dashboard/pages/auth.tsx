@@ -7,6 +7,7 @@ import {
   pageContext,
   redirectTo,
   safeReturnPath,
+  sessionClient,
   sessionCookie,
   setSessionCookie,
 } from "../context.js";
@@ -219,7 +220,7 @@ export function registerAuthPages(app: FastifyInstance): void {
           { name: values.name ?? "", email: values.email ?? "", password: values.password ?? "" },
           request.ip,
         );
-        const { cookieValue } = await services.sessions.start(user.id);
+        const { cookieValue } = await services.sessions.start(user.id, sessionClient(request));
         setSessionCookie(request, reply, cookieValue);
         return redirectTo(request, reply, next, {
           kind: "success",
@@ -253,6 +254,7 @@ export function registerAuthPages(app: FastifyInstance): void {
         const { cookieValue } = await services.auth.logIn(
           { email: values.email ?? "", password: values.password ?? "" },
           request.ip,
+          request.headers["user-agent"],
         );
         // The previous session of this browser (if any) ends: a login always starts a fresh one.
         const previous = request.cookies[sessionCookie];
@@ -368,7 +370,11 @@ export function registerAuthPages(app: FastifyInstance): void {
     const values = formValues(request.body);
     const token = values.token ?? "";
     try {
-      const { cookieValue } = await services.auth.resetPassword(token, values.password ?? "");
+      const { cookieValue } = await services.auth.resetPassword(
+        token,
+        values.password ?? "",
+        sessionClient(request),
+      );
       setSessionCookie(request, reply, cookieValue);
       return redirectTo(request, reply, "/", {
         kind: "success",

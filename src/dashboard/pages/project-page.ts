@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { notFound } from "../../errors.js";
 import type { ProjectAccess } from "../../modules/access/access.service.js";
 import type { Actor } from "../../modules/access/actor.js";
+import { can } from "../../modules/access/policy.js";
 import type { Project } from "../../modules/projects/projects.service.js";
 import { type PageWindow, resolvePageArgs } from "../../shared/pagination.js";
 import { actorOf } from "../context.js";
@@ -21,6 +22,10 @@ export async function loadProjectPage(
   const actor = actorOf(request);
   const access = await app.services.access.require(actor, request.params.projectId);
   const project = await app.services.projects.get(actor, access.projectId);
+  // Managers see a count on Settings and Integrations while an app waits for their approval.
+  if (can(access, "integrations.manage")) {
+    request.dashboard.pendingApprovals = await app.services.apps.pendingApprovalCount(project.id);
+  }
   return { actor, access, project };
 }
 

@@ -38,6 +38,7 @@ export function SettingsPage(props: {
     id: t.id,
     label: t.label,
     href: `/b/${props.project.id}/settings${t.path}`,
+    count: t.id === "integrations" ? props.ctx.pendingApprovals : undefined,
   }));
   const label = settingsTabs.find((t) => t.id === props.tab)?.label ?? "Settings";
   return (

@@ -30,6 +30,8 @@ export interface TabLink {
   id: string;
   label: string;
   href: string;
+  /** A count that asks for attention (e.g. apps waiting for approval), shown after the label. */
+  count?: number | undefined;
 }
 
 /**
@@ -52,10 +54,21 @@ export function Tabs(props: { label: string; tabs: readonly TabLink[]; current: 
             class={selected ? "tab tab-current" : "tab"}
           >
             {tab.label}
+            {tab.count ? <CountBadge count={tab.count} /> : null}
           </a>
         );
       })}
     </div>
+  );
+}
+
+/** A small count after a link's label; its text says what it counts for screen readers. */
+export function CountBadge(props: { count: number }) {
+  return (
+    <span class="count-badge" title={`${props.count} waiting for approval`}>
+      {props.count}
+      <span class="visually-hidden"> waiting for approval</span>
+    </span>
   );
 }
 

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from "preact";
 import { assetPath } from "../assets.js";
 import type { PageContext } from "../context.js";
-import { Badge, Notice } from "./components.js";
+import { Badge, CountBadge, Notice } from "./components.js";
 import { Form } from "./forms.js";
 
 /** The frame of every dashboard page: header, flash message, main landmark, footer. */
@@ -37,7 +37,13 @@ export function Layout(props: {
               <nav aria-label="Account" class="account-nav">
                 <a href="/">Projects</a>
                 <a href="/graphql/reference/">API docs</a>
-                <span class="account-name">{ctx.user.name}</span>
+                <a class="account-name" href="/account" title="Your account">
+                  {ctx.user.name}
+                </a>
+                {/* On a phone the name gives way (see the CSS); the account page stays one tap away. */}
+                <a class="account-short" href="/account">
+                  Account
+                </a>
                 <Form action="/logout" csrf={ctx.csrf} class="inline-form">
                   <button type="submit" class="button button-link">
                     Log out
@@ -131,6 +137,9 @@ export function ProjectLayout(props: {
               class={s.id === props.section ? "current" : undefined}
             >
               {s.label}
+              {s.id === "settings" && props.ctx.pendingApprovals ? (
+                <CountBadge count={props.ctx.pendingApprovals} />
+              ) : null}
             </a>
           ))}
         </nav>

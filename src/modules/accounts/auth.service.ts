@@ -2,25 +2,17 @@ import { z } from "zod";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/database.js";
 import { AppError, ErrorCode } from "../../errors.js";
-import { nowIso } from "../../shared/time.js";
 import { parseInput, searchText } from "../../shared/validation.js";
-import { type EmailTokenPurpose, emailTokensRepository } from "./email-tokens.repository.js";
+import { isEmailTokenUsable, issueEmailToken, redeemEmailToken } from "./email-links.js";
 import type { Mailer } from "./mailer.js";
-import { hashSecret, randomSecret, type SessionsService } from "./sessions.service.js";
+import type { SessionClient, SessionsService } from "./sessions.service.js";
 import { type Throttle, type ThrottleHit, throttleRules } from "./throttle.js";
 import { passwordRule, type User, type UsersService } from "./users.service.js";
-
-const tokenLifetimeMs: Record<EmailTokenPurpose, number> = {
-  verify_email: 48 * 60 * 60 * 1000,
-  // A reset link grants the account: keep its window short.
-  reset_password: 60 * 60 * 1000,
-};
 
 /** The one answer for an unknown email and a wrong password, so accounts cannot be probed. */
 const invalidCredentialsMessage = "The email or password is incorrect.";
 const tooManyAttemptsMessage = "Too many failed attempts. Wait 15 minutes and try again.";
 const tooManyMailsMessage = "Too many emails were requested. Wait an hour and try again.";
-const invalidLinkMessage = "This link is invalid, has expired or was already used.";
 
 const loginInput = z.object({
   // Not the full email rule: a mistyped address must answer "incorrect", not reveal the rule.
@@ -42,37 +34,6 @@ export function createAuthService(deps: {
 }) {
   const { db, config, users, sessions, mailer, throttle } = deps;
 
-  async function issueToken(userId: string, purpose: EmailTokenPurpose): Promise<string> {
-    const token = randomSecret();
-    const now = new Date();
-    await db.transaction().execute(async (trx) => {
-      await emailTokensRepository.retireUnused(trx, userId, purpose, now.toISOString());
-      await emailTokensRepository.insert(trx, {
-        token_hash: hashSecret(token),
-        user_id: userId,
-        purpose,
-        created_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + tokenLifetimeMs[purpose]).toISOString(),
-        used_at: null,
-      });
-    });
-    return token;
-  }
-
-  // Spends a one-time token; the conditional update makes a double click count once.
-  async function redeemToken(token: string, purpose: EmailTokenPurpose): Promise<string> {
-    const tokenHash = hashSecret(token);
-    const row = await emailTokensRepository.findByHash(db, tokenHash, purpose);
-    const now = nowIso();
-    if (!row || row.used_at || row.expires_at <= now) {
-      throw new AppError(ErrorCode.BAD_USER_INPUT, invalidLinkMessage);
-    }
-    if (!(await emailTokensRepository.markUsed(db, tokenHash, now))) {
-      throw new AppError(ErrorCode.BAD_USER_INPUT, invalidLinkMessage);
-    }
-    return row.user_id;
-  }
-
   // Every mail an anonymous caller can trigger passes here: per recipient and per client address.
   async function takeMail(to: string, clientIp: string): Promise<void> {
     const hits: ThrottleHit[] = [
@@ -83,7 +44,7 @@ export function createAuthService(deps: {
   }
 
   async function sendVerification(user: User): Promise<void> {
-    const token = await issueToken(user.id, "verify_email");
+    const token = await issueEmailToken(db, user.id, "verify_email");
     const link = `${config.baseUrl}/verify-email?token=${token}`;
     await mailer.send({
       to: user.email,
@@ -108,7 +69,7 @@ export function createAuthService(deps: {
      * Checks the credentials and starts a new session (a fresh id at every login, so a session id
      * planted before login is worthless). Unknown email and wrong password fail alike.
      */
-    async logIn(input: { email: string; password: string }, clientIp: string) {
+    async logIn(input: { email: string; password: string }, clientIp: string, userAgent?: string) {
       const data = parseInput(loginInput, input);
       const account: ThrottleHit = { rule: throttleRules.loginEmail, key: data.email };
       const address: ThrottleHit = { rule: throttleRules.loginIp, key: clientIp };
@@ -122,7 +83,7 @@ export function createAuthService(deps: {
       // Only failures should use up the budgets: the account starts afresh, the address gets its try back.
       await throttle.clear(account);
       await throttle.giveBack(address);
-      return sessions.start(user.id);
+      return sessions.start(user.id, { ip: clientIp, userAgent });
     },
 
     /** Sends a new verification link (the previous one stops working); no-op when already verified. */
@@ -135,7 +96,7 @@ export function createAuthService(deps: {
 
     /** Verifies the email of the link's owner; each link works once. */
     async verifyEmail(token: string): Promise<User> {
-      const userId = await redeemToken(token, "verify_email");
+      const { user_id: userId } = await redeemEmailToken(db, token, "verify_email");
       return users.markEmailVerified(userId);
     },
 
@@ -145,7 +106,7 @@ export function createAuthService(deps: {
       await takeMail(address, clientIp);
       const user = await users.findByEmail(address.trim());
       if (!user) return;
-      const token = await issueToken(user.id, "reset_password");
+      const token = await issueEmailToken(db, user.id, "reset_password");
       const link = `${config.baseUrl}/reset-password?token=${token}`;
       await mailer.send({
         to: user.email,
@@ -159,20 +120,19 @@ export function createAuthService(deps: {
      * Sets a new password through a reset link, ends every session of the account and starts a new
      * one. The link arrived by email, so it also proves the address.
      */
-    async resetPassword(token: string, password: string) {
+    async resetPassword(token: string, password: string, client?: SessionClient) {
       // Validate the password before spending the link, so a typo does not burn it.
       parseInput(z.object({ password: passwordRule }), { password });
-      const userId = await redeemToken(token, "reset_password");
+      const { user_id: userId } = await redeemEmailToken(db, token, "reset_password");
       await users.setPassword(userId, password);
       await users.markEmailVerified(userId);
       await sessions.endAllForUser(userId);
-      return sessions.start(userId);
+      return sessions.start(userId, client);
     },
 
     /** Whether a reset link can still be used (the form is shown only then). */
     async isResetTokenUsable(token: string): Promise<boolean> {
-      const row = await emailTokensRepository.findByHash(db, hashSecret(token), "reset_password");
-      return Boolean(row && !row.used_at && row.expires_at > nowIso());
+      return isEmailTokenUsable(db, token, "reset_password");
     },
   };
 }

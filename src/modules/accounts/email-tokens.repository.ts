@@ -31,6 +31,25 @@ export const emailTokensRepository = {
     return Number(result.numUpdatedRows) === 1;
   },
 
+  /** The newest usable token of a purpose for a user (the pending email change the account page shows). */
+  findPending(
+    db: Db,
+    userId: string,
+    purpose: EmailTokenPurpose,
+    now: string,
+  ): Promise<EmailTokenRow | undefined> {
+    return db
+      .selectFrom("email_tokens")
+      .selectAll()
+      .where("user_id", "=", userId)
+      .where("purpose", "=", purpose)
+      .where("used_at", "is", null)
+      .where("expires_at", ">", now)
+      .orderBy("created_at", "desc")
+      .limit(1)
+      .executeTakeFirst();
+  },
+
   /** Retires a user's unused tokens of one purpose: only the newest link sent stays valid. */
   async retireUnused(db: Db, userId: string, purpose: EmailTokenPurpose, usedAt: string): Promise<void> {
     await db

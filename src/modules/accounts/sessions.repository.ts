@@ -14,12 +14,36 @@ export const sessionsRepository = {
     await db.insertInto("auth_sessions").values(row).execute();
   },
 
-  async touch(db: Db, id: string, lastSeenAt: string, expiresAt: string): Promise<void> {
-    await db
-      .updateTable("auth_sessions")
-      .set({ last_seen_at: lastSeenAt, expires_at: expiresAt })
-      .where("id", "=", id)
+  async touch(
+    db: Db,
+    id: string,
+    changes: Pick<AuthSessionRow, "last_seen_at" | "expires_at"> &
+      Partial<Pick<AuthSessionRow, "user_agent" | "ip">>,
+  ): Promise<void> {
+    await db.updateTable("auth_sessions").set(changes).where("id", "=", id).execute();
+  },
+
+  /** A user's unexpired sessions, most recently used first (a user has a handful at most). */
+  listLive(db: Db, userId: string, now: string): Promise<AuthSessionRow[]> {
+    return db
+      .selectFrom("auth_sessions")
+      .selectAll()
+      .where("user_id", "=", userId)
+      .where("expires_at", ">", now)
+      .orderBy("last_seen_at", "desc")
+      .orderBy("id")
+      .limit(200)
       .execute();
+  },
+
+  /** Deletes one session of this user only; false when they have none with that id. */
+  async deleteOfUser(db: Db, userId: string, id: string): Promise<boolean> {
+    const result = await db
+      .deleteFrom("auth_sessions")
+      .where("id", "=", id)
+      .where("user_id", "=", userId)
+      .executeTakeFirst();
+    return Number(result.numDeletedRows) > 0;
   },
 
   async delete(db: Db, id: string): Promise<void> {

@@ -19,6 +19,26 @@ export interface AuthSession {
   expiresAt: string;
 }
 
+/** Where a session is used from: shown to its owner so they can recognise it (not an authenticator). */
+export interface SessionClient {
+  userAgent: string | undefined;
+  ip: string;
+}
+
+/** One active session as the account page lists it. */
+export interface SessionInfo {
+  id: string;
+  userAgent: string | null;
+  ip: string | null;
+  createdAt: string;
+  lastSeenAt: string;
+  /** The session this list was asked from. */
+  current: boolean;
+}
+
+// Headers are attacker-chosen text: bounded before they are stored and shown.
+const clip = (value: string | undefined, max: number) => (value ? value.slice(0, max) : null);
+
 /** The SHA-256 (hex) under which a secret is stored; the secret itself never is. */
 export function hashSecret(value: string): string {
   return createHash("sha256").update(value).digest("hex");
@@ -33,7 +53,10 @@ export function randomSecret(): string {
 export function createSessionsService(db: Db) {
   return {
     /** Starts a session for the user; returns the cookie value (shown only here) and the session. */
-    async start(userId: string): Promise<{ cookieValue: string; session: AuthSession }> {
+    async start(
+      userId: string,
+      client?: SessionClient,
+    ): Promise<{ cookieValue: string; session: AuthSession }> {
       const user = await usersRepository.findById(db, userId);
       if (!user) throw new Error("Cannot start a session for a missing user");
       const cookieValue = randomSecret();
@@ -45,6 +68,8 @@ export function createSessionsService(db: Db) {
         created_at: now.toISOString(),
         expires_at: new Date(now.getTime() + sessionIdleMs).toISOString(),
         last_seen_at: now.toISOString(),
+        user_agent: clip(client?.userAgent, 300),
+        ip: clip(client?.ip, 64),
       };
       await sessionsRepository.deleteExpiredForUser(db, userId, row.created_at);
       await sessionsRepository.insert(db, row);
@@ -60,7 +85,7 @@ export function createSessionsService(db: Db) {
     },
 
     /** The live session for a cookie value, extending its expiry; undefined when unknown or expired. */
-    async resume(cookieValue: string): Promise<AuthSession | undefined> {
+    async resume(cookieValue: string, client?: SessionClient): Promise<AuthSession | undefined> {
       const id = hashSecret(cookieValue);
       const row = await sessionsRepository.findById(db, id);
       if (!row) return undefined;
@@ -74,7 +99,11 @@ export function createSessionsService(db: Db) {
       let expiresAt = row.expires_at;
       if (now.getTime() - Date.parse(row.last_seen_at) > touchEveryMs) {
         expiresAt = new Date(now.getTime() + sessionIdleMs).toISOString();
-        await sessionsRepository.touch(db, id, now.toISOString(), expiresAt);
+        await sessionsRepository.touch(db, id, {
+          last_seen_at: now.toISOString(),
+          expires_at: expiresAt,
+          ...(client ? { user_agent: clip(client.userAgent, 300), ip: clip(client.ip, 64) } : {}),
+        });
       }
       return { id, user: presentUser(user), csrfToken: row.csrf_token, expiresAt };
     },
@@ -82,6 +111,24 @@ export function createSessionsService(db: Db) {
     /** Ends the session with this cookie value (log out). */
     async end(cookieValue: string): Promise<void> {
       await sessionsRepository.delete(db, hashSecret(cookieValue));
+    },
+
+    /** The user's live sessions, most recently used first; `currentId` marks the asking one. */
+    async listForUser(userId: string, currentId: string): Promise<SessionInfo[]> {
+      const rows = await sessionsRepository.listLive(db, userId, new Date().toISOString());
+      return rows.map((row) => ({
+        id: row.id,
+        userAgent: row.user_agent,
+        ip: row.ip,
+        createdAt: row.created_at,
+        lastSeenAt: row.last_seen_at,
+        current: row.id === currentId,
+      }));
+    },
+
+    /** Ends one session of the user (another device); false when there was none of theirs. */
+    endOne(userId: string, sessionId: string): Promise<boolean> {
+      return sessionsRepository.deleteOfUser(db, userId, sessionId);
     },
 
     /** Ends every session of the user except the one with id `keepId` (password reset). */

@@ -24,6 +24,12 @@ export const throttleRules = {
   signupIp: { name: "signup-ip", limit: 100, windowMs: 60 * minutes },
   mailRecipient: { name: "mail-to", limit: 5, windowMs: 60 * minutes },
   mailIp: { name: "mail-ip", limit: 200, windowMs: 60 * minutes },
+  // A developer toggling a permission on and off must not flood the organizers of linked projects:
+  // each organizer hears about one app's requests at most 3 times a day (the badge stays regardless).
+  updateRequestMail: { name: "app-update-mail", limit: 3, windowMs: 24 * 60 * minutes },
+  // Checks of the current password on the account page (change email or password, delete): a stolen
+  // session must not become an unlimited password oracle.
+  reauthUser: { name: "reauth-user", limit: 5, windowMs: 15 * minutes },
 } as const satisfies Record<string, ThrottleRule>;
 
 /** One counter to charge: a rule and the key it counts (an email, a client address). */

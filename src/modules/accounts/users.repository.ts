@@ -25,4 +25,9 @@ export const usersRepository = {
   async update(db: Db, id: string, changes: Partial<Omit<UserRow, "id">>): Promise<void> {
     await db.updateTable("users").set(changes).where("id", "=", id).execute();
   },
+
+  /** Deletes the account; sessions, email links and memberships go with it (ON DELETE CASCADE). */
+  async delete(db: Db, id: string): Promise<void> {
+    await db.deleteFrom("users").where("id", "=", id).execute();
+  },
 };

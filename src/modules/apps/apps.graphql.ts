@@ -20,6 +20,22 @@ export function defineViewerTypes(): void {
           "The permissions the app asks for. A linked project may have granted fewer: see Project.viewerPermissions.",
         resolve: (app) => [...app.permissions],
       }),
+      redirectUrl: t.string({
+        nullable: true,
+        description:
+          "Where the connect page sends the organizer after Authorize (?project_id=…&state=…) or Cancel (?error=access_denied&state=…); null when not set.",
+        resolve: async (app, _args, c) => (await c.services.apps.urlsOf(app.appId)).redirectUrl,
+      }),
+      websiteUrl: t.string({
+        nullable: true,
+        description: "The app's website, linked on its connect page; null when not set.",
+        resolve: async (app, _args, c) => (await c.services.apps.urlsOf(app.appId)).websiteUrl,
+      }),
+      privacyPolicyUrl: t.string({
+        nullable: true,
+        description: "The app's privacy policy, linked on its connect page; null when not set.",
+        resolve: async (app, _args, c) => (await c.services.apps.urlsOf(app.appId)).privacyPolicyUrl,
+      }),
       homeProject: t.field({
         type: ProjectRef,
         description: "The project the app was created in; it reaches it without a link.",

@@ -120,6 +120,58 @@ export const appsRepository = {
     return row !== undefined;
   },
 
+  /**
+   * Who the consent page names as the app's developer: its creator while on the home project's team,
+   * otherwise the project's longest-standing owner.
+   */
+  developer(
+    db: Db,
+    projectId: string,
+    createdBy: string | null,
+  ): Promise<{ name: string; email: string; email_verified_at: string | null } | undefined> {
+    const creator = createdBy ?? "";
+    return db
+      .selectFrom("project_members")
+      .innerJoin("users", "users.id", "project_members.user_id")
+      .select(["users.name", "users.email", "users.email_verified_at"])
+      .where("project_members.project_id", "=", projectId)
+      .where((eb) => eb.or([eb("users.id", "=", creator), eb("project_members.role", "=", "OWNER")]))
+      .orderBy(sql`case when users.id = ${creator} then 0 else 1 end`)
+      .orderBy("project_members.created_at")
+      .limit(1)
+      .executeTakeFirst();
+  },
+
+  /**
+   * The owners and admins of every project actively linked to the app, with the project and what
+   * its link consented to: who is asked to approve a widening.
+   */
+  linkManagers(
+    db: Db,
+    appId: string,
+  ): Promise<
+    { project_id: string; project_name: string; permissions: string; name: string; email: string }[]
+  > {
+    return db
+      .selectFrom("app_links")
+      .innerJoin("projects", "projects.id", "app_links.project_id")
+      .innerJoin("project_members", "project_members.project_id", "app_links.project_id")
+      .innerJoin("users", "users.id", "project_members.user_id")
+      .select([
+        "app_links.project_id",
+        "projects.name as project_name",
+        "app_links.permissions",
+        "users.name",
+        "users.email",
+      ])
+      .where("app_links.app_id", "=", appId)
+      .where("app_links.revoked_at", "is", null)
+      .where("project_members.role", "in", ["OWNER", "ADMIN"])
+      .orderBy("users.email")
+      .orderBy("app_links.project_id")
+      .execute();
+  },
+
   async isMember(db: Db, projectId: string, userId: string): Promise<boolean> {
     const row = await db
       .selectFrom("project_members")

@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/database.js";
 import { inTransaction } from "../../db/transaction.js";
@@ -8,21 +8,17 @@ import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import type { DomainEvent, ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
-import { idText, optionalMultilineText, parseInput, requiredText } from "../../shared/validation.js";
+import { parseInput } from "../../shared/validation.js";
 import { type AccessService, effectiveLinkPermissions } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
-import {
-  allPermissions,
-  isPermission,
-  type Permission,
-  parsePermissions,
-  permissionCatalogue,
-  serializePermissions,
-} from "../access/permissions.js";
+import { type Permission, parsePermissions, serializePermissions } from "../access/permissions.js";
 import { can, canConnectApp } from "../access/policy.js";
 import { type Project, presentProject } from "../projects/projects.service.js";
+import { appRef, authorizeInput, createInput, linkRef, updateInput } from "./apps.inputs.js";
 import { type AppRow, appsRepository, type LinkDetailsRow } from "./apps.repository.js";
+import { consentQueries, missingFromGrant } from "./consent.js";
 import { generateToken, hashToken, isWellFormedToken, tokenLast4 } from "./tokens.js";
+import type { UpdateRequestNotifier } from "./update-requests.js";
 import { firstDayOfLast30Days, UsageRecorder } from "./usage.js";
 
 /** Why an Authorize was refused when the app's permissions changed after the page was shown. */
@@ -51,6 +47,12 @@ export interface App {
   createdBy: { name: string; stillMember: boolean } | null;
   /** The link organizers open to connect a project (served by the dashboard). */
   connectUrl: string;
+  /** Where the organizer's browser goes after Authorize or Cancel (with project_id or error, and state). */
+  redirectUrl: string | null;
+  /** The app's website, linked on the consent page. */
+  websiteUrl: string | null;
+  /** The app's privacy policy, linked on the consent page. */
+  privacyPolicyUrl: string | null;
 }
 
 function creatorOf(
@@ -67,21 +69,6 @@ export interface AppWithToken {
   token: string;
 }
 
-/** What the consent page shows about a permission. */
-interface PermissionInfo {
-  name: Permission;
-  title: string;
-  description: string;
-}
-
-/** Public facts about an app for its connect page. */
-export interface ConnectInfo {
-  app: { id: string; name: string; description: string | null };
-  permissions: PermissionInfo[];
-  /** False while no owner of the app's home project has verified their email. */
-  homeProjectVerified: boolean;
-}
-
 /** A link between an app and a project (active or revoked). */
 export interface Link {
   id: string;
@@ -93,6 +80,8 @@ export interface Link {
   authorizedBy: { id: string; name: string; email: string } | null;
   /** What the link lets the app do now: the consented permissions the app still asks for. */
   grantedPermissions: Permission[];
+  /** What the app asks for that this link has not approved yet (waiting for an organizer). */
+  pendingPermissions: Permission[];
   revokedAt: string | null;
 }
 
@@ -110,41 +99,6 @@ export interface Integration {
 
 /** The actor of an authenticated API request, with the app's name for `viewer`. */
 export type AuthenticatedApp = Extract<Actor, { kind: "app" }> & { appName: string };
-
-const permissionList = z
-  .array(z.string(), { error: "must be a list of permission names" })
-  .superRefine((names, ctx) => {
-    const unknown = names.filter((name) => !isPermission(name));
-    if (unknown.length > 0) {
-      ctx.addIssue({
-        code: "custom",
-        message: `unknown permission ${unknown.map((n) => JSON.stringify(n)).join(", ")}; expected any of ${allPermissions.join(", ")}`,
-      });
-    }
-  })
-  // Deduplicated and in catalogue order, so the stored form is canonical.
-  .transform((names) => parsePermissions(serializePermissions(names as Permission[])));
-
-const id = z.string({ error: "is required" }).min(1, "is required").pipe(idText);
-
-const createInput = z.object({
-  projectId: id,
-  name: requiredText(100),
-  description: optionalMultilineText(2000),
-  permissions: permissionList,
-});
-const updateInput = z.object({
-  id,
-  name: requiredText(100).optional(),
-  description: optionalMultilineText(2000).optional(),
-  permissions: permissionList.optional(),
-});
-const appRef = z.object({ id });
-const linkRef = z.object({ appId: id, projectId: id });
-const authorizeInput = linkRef.extend({
-  // The permissions the consent page showed, in their stored form; absent only for the operator's CLI.
-  shownPermissions: z.string().max(1000).optional(),
-});
 
 export type CreateAppInput = z.input<typeof createInput>;
 export type UpdateAppInput = z.input<typeof updateInput>;
@@ -170,6 +124,7 @@ function presentLink(row: LinkDetailsRow, appPermissions: readonly Permission[])
         ? { id: row.authorized_by, name: row.authorizer_name, email: row.authorizer_email }
         : null,
     grantedPermissions: effectiveLinkPermissions(row.permissions, appPermissions),
+    pendingPermissions: row.revoked_at ? [] : missingFromGrant(row.permissions, appPermissions),
     revokedAt: row.revoked_at,
   };
 }
@@ -189,6 +144,7 @@ export function createAppsService(
   changes: ProjectChanges,
   config: Config,
   logger: Logger,
+  updateRequests?: UpdateRequestNotifier,
 ) {
   const usage = new UsageRecorder(db, logger);
 
@@ -231,6 +187,9 @@ export function createAppsService(
       createdBy: creatorOf(creators, row),
       // Read on every call: the base URL is configuration, not part of the stored app.
       connectUrl: `${config.baseUrl}/connect/${encodeURIComponent(row.id)}`,
+      redirectUrl: row.redirect_url,
+      websiteUrl: row.website_url,
+      privacyPolicyUrl: row.privacy_url,
     }));
   }
 
@@ -251,6 +210,8 @@ export function createAppsService(
   }
 
   return {
+    ...consentQueries(db),
+
     /** Creates an app in a project (OWNER/ADMIN or the operator) and returns its token, shown once. */
     async createApp(actor: Actor, input: CreateAppInput): Promise<AppWithToken> {
       const data = parseInput(createInput, input);
@@ -270,6 +231,9 @@ export function createAppsService(
         created_by: userIdOf(actor),
         created_at: now,
         updated_at: now,
+        redirect_url: data.redirectUrl ?? null,
+        website_url: data.websiteUrl ?? null,
+        privacy_url: data.privacyPolicyUrl ?? null,
       };
       await inTransaction(db, actor, async (trx) => {
         await appsRepository.insert(trx, row);
@@ -286,15 +250,21 @@ export function createAppsService(
       return { app: await presentApp(row), token };
     },
 
-    /** Changes name, description or permissions; narrowing applies to every link at once. */
+    /**
+     * Changes name, description, permissions or URLs; narrowing applies to every link at once, and a
+     * widening asks the managers of each linked project to approve (by email and on Integrations).
+     */
     async updateApp(actor: Actor, input: UpdateAppInput): Promise<App> {
       const data = parseInput(updateInput, input);
-      await loadManagedApp(actor, data.id);
+      const before = await loadManagedApp(actor, data.id);
       const { row, linked } = await inTransaction(db, actor, async (trx) => {
         const patch: Partial<AppRow> = { updated_at: nowIso() };
         if (data.name !== undefined) patch.name = data.name;
         if (data.description !== undefined) patch.description = data.description;
         if (data.permissions !== undefined) patch.permissions = serializePermissions(data.permissions);
+        if (data.redirectUrl !== undefined) patch.redirect_url = data.redirectUrl;
+        if (data.websiteUrl !== undefined) patch.website_url = data.websiteUrl;
+        if (data.privacyPolicyUrl !== undefined) patch.privacy_url = data.privacyPolicyUrl;
         await appsRepository.update(trx, data.id, patch);
         const updated = await appsRepository.findById(trx, data.id);
         if (!updated) throw notFound("App");
@@ -312,6 +282,10 @@ export function createAppsService(
         return { row: updated, linked };
       });
       changes.announce(row.project_id, ...linked);
+      const previous = new Set(parsePermissions(before.permissions));
+      const added = parsePermissions(row.permissions).filter((p) => !previous.has(p));
+      // After the commit and in the background: mailing many organizers must not hold up the save.
+      if (added.length > 0 && linked.length > 0) updateRequests?.notify(row, added);
       return presentApp(row);
     },
 
@@ -367,20 +341,6 @@ export function createAppsService(
     async listForProject(actor: Actor, projectId: string): Promise<App[]> {
       await access.requireAction(actor, projectId, "apps.view");
       return presentApps(await appsRepository.listForProject(db, projectId));
-    },
-
-    /** What the public connect page shows; NOT_FOUND for an unknown app. */
-    async connectInfo(appId: string): Promise<ConnectInfo> {
-      const row = await appsRepository.findById(db, appId);
-      if (!row) throw notFound("App");
-      const requested = new Set(parsePermissions(row.permissions));
-      return {
-        app: { id: row.id, name: row.name, description: row.description },
-        permissions: permissionCatalogue
-          .filter((p) => requested.has(p.name))
-          .map((p) => ({ name: p.name, title: p.title, description: p.description })),
-        homeProjectVerified: await appsRepository.hasVerifiedOwner(db, row.project_id),
-      };
     },
 
     /**

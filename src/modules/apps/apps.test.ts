@@ -116,11 +116,14 @@ for (const engine of testEngines()) {
         "lastUsedAt",
         "name",
         "permissions",
+        "privacyPolicyUrl",
         "projectId",
+        "redirectUrl",
         "requestsLast30Days",
         "tokenCreatedAt",
         "tokenLast4",
         "updatedAt",
+        "websiteUrl",
       ]);
       assert.equal(app.projectId, project.id);
       assert.equal(app.name, "Schedule Sync");

@@ -103,7 +103,14 @@ for (const engine of testEngines()) {
       const { app } = await createApp(ctx.services, { permissions: ["checkins:write", "attendees:read"] });
       const info = await ctx.services.apps.connectInfo(app.id);
       assert.deepEqual(info, {
-        app: { id: app.id, name: app.name, description: null },
+        app: {
+          id: app.id,
+          name: app.name,
+          description: null,
+          redirectUrl: null,
+          websiteUrl: null,
+          privacyPolicyUrl: null,
+        },
         permissions: [
           {
             name: "attendees:read",
@@ -117,6 +124,7 @@ for (const engine of testEngines()) {
           },
         ],
         homeProjectVerified: true,
+        developer: { name: "Ada Organizer", verifiedEmailDomain: "example.test" },
       });
     });
 

@@ -1,7 +1,7 @@
 import type { Db, Tx } from "../../db/database.js";
 import type { MemberRole } from "../../db/schema.js";
 import { inTransaction } from "../../db/transaction.js";
-import { notFound } from "../../errors.js";
+import { AppError, ErrorCode, notFound } from "../../errors.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import type { AccessService } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
@@ -35,6 +35,34 @@ export async function lockedStanding(
   // Not a member: the project does not exist for them.
   if (!role) throw notFound("Project");
   return { actor, role };
+}
+
+/**
+ * Ends every membership of a user who is deleting their account, inside the caller's transaction.
+ * Refuses (CONFLICT, naming the projects) while they are the only owner of any project: the event
+ * would be left without anyone who can manage it. Each project's membership lock is taken (in id
+ * order, so two deletions cannot deadlock) before its owners are counted, as for a demotion.
+ */
+export async function leaveAllProjects(trx: Tx, userId: string): Promise<void> {
+  const memberships = (await projectsRepository.listForUser(trx, userId)).sort((a, b) =>
+    a.id < b.id ? -1 : a.id > b.id ? 1 : 0,
+  );
+  const soleOwner: string[] = [];
+  for (const project of memberships) {
+    await projectsRepository.lockMembership(trx, project.id);
+    // The role read again under the lock: it may have changed since the list was read.
+    const role = (await projectsRepository.findMember(trx, project.id, userId))?.role;
+    if (role === "OWNER" && (await projectsRepository.countOwners(trx, project.id)) <= 1) {
+      soleOwner.push(`“${project.name}” (${project.id})`);
+    }
+  }
+  if (soleOwner.length > 0) {
+    throw new AppError(
+      ErrorCode.CONFLICT,
+      `You are the only owner of ${soleOwner.join(", ")}. Make another member an owner, or delete the project, before deleting your account.`,
+    );
+  }
+  for (const project of memberships) await projectsRepository.deleteMember(trx, project.id, userId);
 }
 
 /** Members of a project: the list, role changes and removals, each under the owner rules of the policy. */
