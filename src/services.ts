@@ -16,6 +16,7 @@ import { createAppsService } from "./modules/apps/apps.service.js";
 import { createAttendeesService } from "./modules/attendees/attendees.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
+import { createEventPageService } from "./modules/event-page/event-page.service.js";
 import { createInvitationsService } from "./modules/projects/invitations.service.js";
 import { createMembersService } from "./modules/projects/members.service.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
@@ -50,6 +51,9 @@ export function createServices(
   const mailer = createMailer(config, logger);
   const apps = createAppsService(db, access, changes, config, logger);
   const throttle = createThrottle({ redis: cluster.redis, keyPrefix: cluster.keyPrefix, logger });
+  const agenda = createAgendaService(db, access, changes);
+  const tickets = createTicketsService(db, access, changes);
+  const attendees = createAttendeesService(db, access, changes, undoCheckInOfCancelled);
   return {
     config,
     logger,
@@ -66,12 +70,25 @@ export function createServices(
     projects,
     members: createMembersService(db, access),
     invitations: createInvitationsService({ db, access, mailer, config, throttle }),
-    agenda: createAgendaService(db, access, changes),
-    tickets: createTicketsService(db, access, changes),
-    attendees: createAttendeesService(db, access, changes, undoCheckInOfCancelled),
+    agenda,
+    tickets,
+    attendees,
     checkins: createCheckinsService(db, access, changes),
     apps,
     demo: createDemoService(db, { users, projects, apps, changes }),
+    eventPage: createEventPageService({
+      db,
+      config,
+      logger,
+      access,
+      changes,
+      throttle,
+      mailer,
+      projects,
+      agenda,
+      tickets,
+      attendees,
+    }),
   };
 }
 

@@ -157,6 +157,38 @@ export function createAttendeesService(
   onCancelled: OnAttendeeCancelled,
 ) {
   const writer = { db, access, changes };
+
+  async function registerIn(trx: Db, actor: Actor, data: z.output<typeof registerInput>): Promise<Attendee> {
+    const now = nowIso();
+    const row: AttendeeRow = {
+      id: newId(),
+      project_id: data.projectId,
+      ticket_type_id: data.ticketTypeId,
+      name: data.name,
+      email: data.email,
+      email_normalized: data.email.toLowerCase(),
+      company: data.company,
+      status: "REGISTERED",
+      registered_at: now,
+      cancelled_at: null,
+      updated_at: now,
+    };
+    await claimSeat(trx, actor, row.project_id, row.ticket_type_id);
+    if (!(await repo.insertRegistered(trx, row))) throw emailTaken();
+    return presentAttendee(row);
+  }
+
+  // Idempotent: a cancelled registration is returned as it is.
+  async function cancelIn(trx: Db, projectId: string, id: string): Promise<Attendee> {
+    const row = await repo.lock(trx, projectId, id);
+    if (!row) throw notFound("Attendee");
+    if (row.status === "CANCELLED") return presentAttendee(row);
+    const now = nowIso();
+    await repo.update(trx, projectId, id, { status: "CANCELLED", cancelled_at: now, updated_at: now });
+    await onCancelled(trx, projectId, id, now);
+    return presentAttendee({ ...row, status: "CANCELLED", cancelled_at: now, updated_at: now });
+  }
+
   return {
     /** Attendees by registration time, filtered by name/email text, status and ticket type. */
     async listAttendees(
@@ -188,25 +220,40 @@ export function createAttendeesService(
     async registerAttendee(actor: Actor, input: RegisterAttendeeInput): Promise<Attendee> {
       await access.requirePermission(actor, input.projectId, "attendees:write");
       const data = parseInput(registerInput, input);
-      const now = nowIso();
-      const row: AttendeeRow = {
-        id: newId(),
-        project_id: data.projectId,
-        ticket_type_id: data.ticketTypeId,
-        name: data.name,
-        email: data.email,
-        email_normalized: data.email.toLowerCase(),
-        company: data.company,
-        status: "REGISTERED",
-        registered_at: now,
-        cancelled_at: null,
-        updated_at: now,
-      };
-      await changes.write(db, actor, row.project_id, async (trx) => {
-        await claimSeat(trx, actor, row.project_id, row.ticket_type_id);
-        if (!(await repo.insertRegistered(trx, row))) throw emailTaken();
-      });
-      return presentAttendee(row);
+      return changes.write(db, actor, data.projectId, (trx) => registerIn(trx, actor, data));
+    },
+
+    /**
+     * Registers inside the caller's transaction (which records the project's change), with exactly
+     * the rules of `registerAttendee` (capacity, sales window, one registration per email) but no
+     * permission check: for the public event page, whose service decides who may register there.
+     */
+    registerWithin(trx: Db, actor: Actor, input: RegisterAttendeeInput): Promise<Attendee> {
+      return registerIn(trx, actor, parseInput(registerInput, input));
+    },
+
+    /** The active registration of an email in a project, inside the caller's transaction. */
+    async registeredByEmail(trx: Db, projectId: string, address: string): Promise<Attendee | undefined> {
+      const row = await repo.findRegisteredByEmail(trx, projectId, address.trim().toLowerCase());
+      return row ? presentAttendee(row) : undefined;
+    },
+
+    /**
+     * An attendee by id within a project, for a caller that proved it holds the registration (the
+     * secret of its manage link): no actor, since the link is the only credential.
+     */
+    async registrationOf(
+      projectId: string,
+      attendeeId: string,
+      within: Db = db,
+    ): Promise<Attendee | undefined> {
+      const row = await repo.findById(within, projectId, attendeeId);
+      return row ? presentAttendee(row) : undefined;
+    },
+
+    /** Cancels a registration whose holder proved it (see `registrationOf`); same effects as `cancelAttendee`. */
+    cancelRegistration(actor: Actor, projectId: string, attendeeId: string): Promise<Attendee> {
+      return changes.write(db, actor, projectId, (trx) => cancelIn(trx, projectId, attendeeId));
     },
 
     /** Updates name, email, company or ticket type (a new ticket type must have a seat left). */
@@ -269,19 +316,7 @@ export function createAttendeesService(
         "Attendee",
         "attendees:write",
         attendeeVisible,
-        async (trx, projectId) => {
-          const row = await repo.lock(trx, projectId, data.id);
-          if (!row) throw notFound("Attendee");
-          if (row.status === "CANCELLED") return presentAttendee(row);
-          const now = nowIso();
-          await repo.update(trx, projectId, data.id, {
-            status: "CANCELLED",
-            cancelled_at: now,
-            updated_at: now,
-          });
-          await onCancelled(trx, projectId, data.id, now);
-          return presentAttendee({ ...row, status: "CANCELLED", cancelled_at: now, updated_at: now });
-        },
+        (trx, projectId) => cancelIn(trx, projectId, data.id),
       );
     },
   };
