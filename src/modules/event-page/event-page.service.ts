@@ -172,6 +172,9 @@ export function createEventPageService(deps: EventPageDeps) {
     const token = randomSecret();
     const { projectId } = data;
     return changes.write(db, publicActor, projectId, async (trx) => {
+      // Bumping the project's data version first locks its row: submits to one project run one
+      // after the other from here, so a repeated form always sees the first one's registration.
+      await changes.record(trx, projectId);
       const repeat = await repo.findByIdempotencyKey(trx, projectId, data.idempotencyKey);
       if (repeat) {
         const attendee = await attendees.registrationOf(projectId, repeat.attendee_id, trx);
