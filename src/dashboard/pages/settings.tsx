@@ -3,6 +3,7 @@ import type { ComponentChildren } from "preact";
 import type { ProjectStatus } from "../../db/schema.js";
 import { httpStatusOf } from "../../errors.js";
 import type { ProjectAccess } from "../../modules/access/access.service.js";
+import type { EventPageSettings } from "../../modules/event-page/event-page.service.js";
 import type { Project } from "../../modules/projects/projects.service.js";
 import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
@@ -10,6 +11,7 @@ import { Notice, TabPanel, Tabs } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
 import { ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
+import { EventPagePanel, registerEventPageSettings } from "./event-page-settings.js";
 import { ProjectFields, projectFormValues, projectInputFromForm } from "./project-form.js";
 
 /**
@@ -68,7 +70,13 @@ const statusText: Record<ProjectStatus, string> = {
   ARCHIVED: "Archived: the event is over and hidden from the public.",
 };
 
-function GeneralTab(props: { ctx: PageContext; project: Project; access: ProjectAccess; state: FormState }) {
+function GeneralTab(props: {
+  ctx: PageContext;
+  project: Project;
+  access: ProjectAccess;
+  state: FormState;
+  eventPage: EventPageSettings;
+}) {
   const { ctx, project } = props;
   const base = `/b/${project.id}/settings`;
   if (!props.access.permissions.has("project:write")) {
@@ -115,6 +123,12 @@ function GeneralTab(props: { ctx: PageContext; project: Project; access: Project
           ))}
         </Form>
       </section>
+      <EventPagePanel
+        ctx={ctx}
+        projectId={project.id}
+        published={project.status === "PUBLISHED"}
+        settings={props.eventPage}
+      />
     </SettingsPage>
   );
 }
@@ -122,15 +136,23 @@ function GeneralTab(props: { ctx: PageContext; project: Project; access: Project
 /** Project settings: the General tab (the API and Integrations tabs live in `../apps/`). */
 export function registerSettingsPages(app: FastifyInstance): void {
   const { services } = app;
+  registerEventPageSettings(app);
 
   app.get<{ Params: { projectId: string } }>("/b/:projectId/settings", async (request, reply) => {
     const actor = actorOf(request);
     const access = await services.access.require(actor, request.params.projectId);
     const project = await services.projects.get(actor, access.projectId);
     const state = formState(projectFormValues(project));
+    const eventPage = await services.eventPage.settings(actor, access.projectId);
     return sendPage(
       reply,
-      <GeneralTab ctx={pageContext(request, reply)} project={project} access={access} state={state} />,
+      <GeneralTab
+        ctx={pageContext(request, reply)}
+        project={project}
+        access={access}
+        state={state}
+        eventPage={eventPage}
+      />,
     );
   });
 
@@ -147,9 +169,16 @@ export function registerSettingsPages(app: FastifyInstance): void {
     } catch (error) {
       const state = stateFromError(error, values);
       const project = await services.projects.get(actor, access.projectId);
+      const eventPage = await services.eventPage.settings(actor, access.projectId);
       return sendPage(
         reply,
-        <GeneralTab ctx={pageContext(request, reply)} project={project} access={access} state={state} />,
+        <GeneralTab
+          ctx={pageContext(request, reply)}
+          project={project}
+          access={access}
+          state={state}
+          eventPage={eventPage}
+        />,
         httpStatusOf(error),
       );
     }
