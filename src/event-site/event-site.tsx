@@ -194,8 +194,10 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
           const state = formState({
             ticketTypeId: typeof request.query.ticket === "string" ? request.query.ticket : "",
           });
-          // Each form carries its own idempotency key: never stored by a cache on the way.
-          reply.header("cache-control", "no-store");
+          // Each form carries its own idempotency key: no shared cache may keep it (private), and
+          // the browser's Back button shows the same form again (not no-store), so submitting it
+          // once more finds the first registration instead of making a second.
+          reply.header("cache-control", "private, no-cache");
           return sendHtml(
             reply,
             html(

@@ -314,13 +314,21 @@ describeNeeding(chromiumMissing(), "the public event site in Chromium", () => {
 
     const mail = await mailbox.latest("ada@example.test");
     assert.match(mail.text, /you are registered for Harbour Conf/);
+    const code = /Ticket code: ([0-9A-Z-]{19})/.exec(mail.text)?.[1];
+    assert.ok(code, mail.text);
+    const [qr] = mail.attachments;
+    assert.equal(qr?.filename, `ticket-${code}.svg`);
+    assert.equal(qr?.contentType, "image/svg+xml");
+    assert.match(qr?.content ?? "", /^<svg [^>]*role="img"/);
     assert.equal(mailbox.to("ada@example.test").length, 1, "a repeated submit sends no second email");
     const link = Mailbox.linkIn(mail, server.url);
     assert.match(link, new RegExp(`^/e/${project.id}/registration/[A-Za-z0-9_-]{43}$`));
     const manage = await page.goto(`${server.url}${link}`);
     assert.equal(manage?.headers()["referrer-policy"], "no-referrer");
-    assert.ok(await page.getByText("Ada Lovelace").isVisible());
-    assert.ok(await page.getByText("Community pass").isVisible());
+    assert.ok(await page.getByText("Ada Lovelace", { exact: true }).isVisible());
+    assert.ok(await page.getByText("Community pass", { exact: true }).isVisible());
+    assert.ok(await page.getByText(code).isVisible());
+    assert.ok(await page.getByRole("img", { name: "Ticket QR code of Ada Lovelace" }).isVisible());
     assert.deepEqual(await axeViolations(page), []);
     await page.getByRole("button", { name: "Cancel my registration" }).click();
     await page.getByText("This registration is cancelled.").waitFor();

@@ -23,6 +23,7 @@ import { requireRowPermission, resolveRowAccess, writeRow } from "../access/row-
 import { ticketsRepository } from "../tickets/tickets.repository.js";
 import { isOnSale } from "../tickets/tickets.service.js";
 import { type AttendeeQuery, type AttendeeRow, attendeesRepository as repo } from "./attendees.repository.js";
+import { generateTicketCode } from "./ticket-code.js";
 
 /** A registration: personal data, never public. */
 export interface Attendee {
@@ -36,6 +37,8 @@ export interface Attendee {
   registeredAt: string;
   cancelledAt: string | null;
   updatedAt: string;
+  /** Unguessable code on the ticket, scanned at the door. */
+  ticketCode: string;
 }
 
 /** An attendee as it leaves the service. */
@@ -51,6 +54,7 @@ export function presentAttendee(row: AttendeeRow): Attendee {
     registeredAt: row.registered_at,
     cancelledAt: row.cancelled_at,
     updatedAt: row.updated_at,
+    ticketCode: row.ticket_code,
   };
 }
 
@@ -172,6 +176,7 @@ export function createAttendeesService(
       registered_at: now,
       cancelled_at: null,
       updated_at: now,
+      ticket_code: generateTicketCode(),
     };
     await claimSeat(trx, actor, row.project_id, row.ticket_type_id);
     if (!(await repo.insertRegistered(trx, row))) throw emailTaken();

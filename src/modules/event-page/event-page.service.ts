@@ -150,7 +150,7 @@ export function createEventPageService(deps: EventPageDeps) {
     try {
       const held = await heldRegistration(projectId, attendee);
       const link = `${deps.config.baseUrl}/e/${projectId}/registration/${token}`;
-      await deps.mailer.send(await registrationMail({ ...held, link, existing }));
+      await deps.mailer.send(registrationMail({ ...held, link, existing }));
       return true;
     } catch (error) {
       // The registration stands: the organizer sees it, and the visitor is told to ask them.

@@ -1,3 +1,4 @@
+import { qrSvg } from "../../shared/qr.js";
 import type { TicketType } from "../tickets/tickets.service.js";
 import type { HeldRegistration } from "./event-page.service.js";
 
@@ -22,7 +23,7 @@ function currencyDigits(currency: string): number {
  * The confirmation of a registration on the event page: plain text with the manage link (the only
  * copy of its secret). `existing`: the address already had a registration and asked again.
  */
-export async function registrationMail(held: HeldRegistration & { link: string; existing: boolean }) {
+export function registrationMail(held: HeldRegistration & { link: string; existing: boolean }) {
   const { attendee, project, ticketType } = held;
   const lines = [
     `Hello ${attendee.name},`,
@@ -32,7 +33,10 @@ export async function registrationMail(held: HeldRegistration & { link: string; 
       : `you are registered for ${project.name}.`,
     "",
     `Ticket: ${ticketType?.name ?? "—"}`,
+    `Ticket code: ${attendee.ticketCode}`,
     paymentLine(ticketType),
+    "",
+    "Show the ticket code, or the QR code attached to this email, at the entrance.",
     "",
     "See or cancel your registration (keep this link to yourself; anyone who has it can cancel):",
     held.link,
@@ -44,5 +48,14 @@ export async function registrationMail(held: HeldRegistration & { link: string; 
     subject: `Your registration for ${project.name}`,
     text: lines.join("\n"),
     link: held.link,
+    // An SVG attachment rather than an inline image: mail clients that block remote or inline
+    // images still open an attachment, and the code itself is in the text.
+    attachments: [
+      {
+        filename: `ticket-${attendee.ticketCode}.svg`,
+        contentType: "image/svg+xml",
+        content: qrSvg(attendee.ticketCode, `Ticket QR code of ${attendee.name}`),
+      },
+    ],
   };
 }
