@@ -253,7 +253,7 @@ export function SpeakerPage(props: { content: EventContent; speaker: Speaker; ur
       <h1>{speaker.name}</h1>
       {role ? <p class="lead">{role}</p> : null}
       {speaker.photoUrl?.startsWith("https://") ? (
-        <img class="photo" src={speaker.photoUrl} alt={`Photo of ${speaker.name}`} width={160} height={160} />
+        <img class="photo" src={speaker.photoUrl} alt={speaker.name} width={160} height={160} />
       ) : null}
       <Paragraphs text={speaker.bio} />
       {speaker.links.length > 0 ? (

@@ -60,7 +60,7 @@ export function SiteLayout(props: {
         <meta name="twitter:description" content={meta.description} />
         <link rel="stylesheet" href={stylesheet.path} />
         {meta.jsonLd ? (
-          // biome-ignore lint/security/noDangerouslySetInnerHtml: JSON-LD must be raw JSON; inlineJson escapes <, > and & so organizer text cannot close the element.
+          // Raw JSON, as JSON-LD must be: inlineJson escapes <, > and & so organizer text cannot close the element.
           <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: meta.jsonLd }} />
         ) : null}
       </head>

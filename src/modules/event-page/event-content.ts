@@ -33,7 +33,7 @@ export interface EventContent {
  * The most sessions (and speakers, ticket types) one page shows: it bounds the work of a cache miss.
  * A programme larger than this is listed in full by the API and the iCalendar feed's own cap.
  */
-export const maxSessions = 1_000;
+const maxSessions = 1_000;
 
 /** Every item of a paged list up to `max`, page by page (the services cap a page at 100). */
 async function collect<T>(

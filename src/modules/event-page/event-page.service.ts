@@ -31,7 +31,7 @@ export interface EventPageSettings {
 }
 
 /** What a project without saved settings has: the page on, registration open, company optional. */
-export const defaultEventPageSettings: EventPageSettings = {
+const defaultEventPageSettings: EventPageSettings = {
   pageEnabled: true,
   registrationOpen: true,
   companyField: "OPTIONAL",
@@ -84,7 +84,7 @@ export interface HeldRegistration {
  * Registrations from one client address per hour. Generous (a company or a university registers
  * many people from behind one address) but it stops a script from filling an event's capacity.
  */
-export const registrationIpRule: ThrottleRule = { name: "event-register-ip", limit: 60, windowMs: 3_600_000 };
+const registrationIpRule: ThrottleRule = { name: "event-register-ip", limit: 60, windowMs: 3_600_000 };
 /** Emails to one address per hour from the event page, so nobody can use it to flood an inbox. */
 const registrationMailRule: ThrottleRule = { name: "event-mail-to", limit: 5, windowMs: 3_600_000 };
 
