@@ -77,6 +77,8 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
       });
 
       site.setErrorHandler(async (error: Error, request, reply) => {
+        // An error page is a page, even where the answer would have been a calendar file.
+        reply.removeHeader("content-disposition");
         const status =
           error instanceof AppError
             ? httpStatusOf(error)

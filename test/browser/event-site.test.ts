@@ -198,6 +198,7 @@ describe("the public event site over HTTP", () => {
     assert.equal(one[0]?.getFirstPropertyValue("uid"), events[1]?.uid);
     const draftSession = await fetch(`${server.url}/e/${project.id}/sessions/not-a-session.ics`);
     assert.equal(draftSession.status, 404);
+    assert.equal(draftSession.headers.get("content-disposition"), null);
   });
 
   test("refuses a registration posted from another site or with a forged form", async () => {
