@@ -78,6 +78,9 @@ function Tickets(props: { content: EventContent; settings: EventPageSettings }) 
                   Register<span class="visually-hidden">{` for ${ticket.name}`}</span>
                 </a>
               ) : null}
+              {ticket.registrable || ticket.remaining === 0 ? null : (
+                <p class="muted">Not sold on this page; ask the organizer.</p>
+              )}
             </div>
           </li>
         ))}

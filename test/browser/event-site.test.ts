@@ -231,6 +231,34 @@ describe("the public event site over HTTP", () => {
     assert.equal(ok.status, 303);
     assert.equal(ok.headers.get("location"), `/e/${project.id}/registered`);
   });
+
+  test("answers 429 with Retry-After once an address used its registrations for the hour", async () => {
+    const { project, free } = await seedEvent(server);
+    const form = await (await fetch(`${server.url}/e/${project.id}/register`)).text();
+    const hidden = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(form)?.[1] ?? "";
+    const body = new URLSearchParams({
+      idempotencyKey: hidden("idempotencyKey"),
+      issuedAt: hidden("issuedAt"),
+      signature: hidden("signature"),
+      ticketTypeId: free.id,
+      name: "Script Kiddie",
+      email: "script@example.test",
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 70 && !statuses.includes(429); i++) {
+      const response = await fetch(`${server.url}/e/${project.id}/register`, {
+        method: "POST",
+        redirect: "manual",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body,
+      });
+      statuses.push(response.status);
+      if (response.status === 429) assert.equal(response.headers.get("retry-after"), "3600");
+    }
+    assert.ok(statuses.includes(429), "never slowed");
+    // The one form registered once however often it came.
+    assert.deepEqual([...new Set(statuses)].sort(), [303, 429]);
+  });
 });
 
 describeNeeding(chromiumMissing(), "the public event site in Chromium", () => {
@@ -352,7 +380,11 @@ describeNeeding(chromiumMissing(), "the public event site in Chromium", () => {
     await page.getByLabel("Password").fill(testPassword);
     await page.getByRole("button", { name: "Log in" }).click();
     await page.getByRole("heading", { name: "Projects" }).waitFor();
+    await page.setViewportSize({ width: 390, height: 800 });
     await page.goto(`${server.url}/b/${project.id}/settings`);
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `the settings page is ${overflow} px wider than a 390 px phone`);
+    await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByLabel("Registration open").uncheck();
     await page.getByLabel("Company on the registration form").selectOption("HIDDEN");
     await page.getByRole("button", { name: "Save page settings" }).click();
