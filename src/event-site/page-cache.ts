@@ -8,6 +8,9 @@ import type { ResponseCache } from "../graphql/cache/response-cache.js";
  * also expire after `ttlMs`, as API answers do.
  */
 export class PageCache {
+  /** Renders under way, by key: a burst of requests for a page not yet cached renders it once. */
+  private readonly rendering = new Map<string, Promise<string>>();
+
   constructor(
     private readonly cache: ResponseCache,
     private readonly ttlMs = 30_000,
@@ -26,12 +29,20 @@ export class PageCache {
     const key = `event-site\u0000${projectId}\u0000${version ?? ""}\u0000${path}`;
     const hit = this.cache.lookup(key);
     if (hit) return { body: hit.body, cached: true };
+    const pending = this.rendering.get(key);
+    if (pending) return { body: await pending, cached: true };
     const mark = this.cache.begin();
-    const body = await render();
-    this.cache.store(key, body, [projectId], mark, {
-      ttlMs: this.ttlMs,
-      versions: new Map([[projectId, version]]),
-    });
-    return { body, cached: false };
+    const rendered = render();
+    this.rendering.set(key, rendered);
+    try {
+      const body = await rendered;
+      this.cache.store(key, body, [projectId], mark, {
+        ttlMs: this.ttlMs,
+        versions: new Map([[projectId, version]]),
+      });
+      return { body, cached: false };
+    } finally {
+      this.rendering.delete(key);
+    }
   }
 }

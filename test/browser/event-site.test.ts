@@ -138,6 +138,17 @@ describe("the public event site over HTTP", () => {
     assert.ok((await third.text()).includes("Added later"));
   });
 
+  test("1,000 requests at once for a page not yet cached render it once and all succeed", async () => {
+    const { project } = await seedEvent(server);
+    const responses = await Promise.all(
+      Array.from({ length: 1000 }, () => fetch(`${server.url}/e/${project.id}`)),
+    );
+    const misses = responses.filter((r) => r.headers.get("x-cache") === "miss").length;
+    assert.deepEqual([...new Set(responses.map((r) => r.status))], [200]);
+    assert.equal(misses, 1);
+    await Promise.all(responses.map((r) => r.arrayBuffer()));
+  });
+
   test("escapes organizer text in the page and in the JSON-LD, and shows no draft", async () => {
     const { project } = await seedEvent(server);
     const body = await (await fetch(`${server.url}/e/${project.id}`)).text();
