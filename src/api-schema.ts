@@ -7,6 +7,7 @@ import { defineViewerTypes } from "./modules/apps/apps.graphql.js";
 import { definePermissionFields } from "./modules/apps/permissions.graphql.js";
 import { defineAttendeeTypes } from "./modules/attendees/attendees.graphql.js";
 import { defineCheckInTypes } from "./modules/checkins/checkins.graphql.js";
+import { defineEventPageTypes } from "./modules/event-page/event-page.graphql.js";
 import { defineProjectTypes } from "./modules/projects/projects.graphql.js";
 import { defineTicketTypes } from "./modules/tickets/tickets.graphql.js";
 
@@ -29,6 +30,7 @@ export function schema(): GraphQLSchema {
     defineTicketTypes();
     defineAttendeeTypes();
     defineCheckInTypes();
+    defineEventPageTypes();
     defineRateLimitField();
     built = enforcePermissions(builder.toSchema({ sortSchema: true }));
   }

@@ -6,6 +6,7 @@ import type { Browser, Page } from "playwright-core";
 import { launchBrowser, screenshot } from "../helpers/browser.js";
 import { sqliteEngine } from "../helpers/engines.js";
 import {
+  createApp,
   createProject,
   createSession,
   createTicketType,
@@ -13,6 +14,7 @@ import {
   testPassword,
   userActor,
 } from "../helpers/factories.js";
+import { gql } from "../helpers/graphql.js";
 import { Mailbox } from "../helpers/mailbox.js";
 import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
@@ -241,6 +243,45 @@ describe("the public event site over HTTP", () => {
     const ok = await post(fields);
     assert.equal(ok.status, 303);
     assert.equal(ok.headers.get("location"), `/e/${project.id}/registered`);
+  });
+
+  test("apps read the page settings freely and change them only with project:write", async () => {
+    const reader = await createApp(server.services, { permissions: ["agenda:read"] });
+    await server.services.projects.update({ kind: "system" }, reader.projectId, { status: "PUBLISHED" });
+    const writer = await createApp(server.services, {
+      projectId: reader.projectId,
+      ownerId: reader.ownerId,
+      permissions: ["project:write"],
+    });
+    const read = `query ($id: ID!) { project(id: $id) { eventPage { path pageEnabled registrationOpen companyField } } }`;
+    const update = `mutation ($input: UpdateEventPageInput!) {
+      updateEventPage(input: $input) { eventPage { registrationOpen companyField } userErrors { field message } } }`;
+    const input = {
+      projectId: reader.projectId,
+      pageEnabled: true,
+      registrationOpen: false,
+      companyField: "REQUIRED",
+    };
+    const before = await gql(server.url, read, { variables: { id: reader.projectId } });
+    assert.deepEqual(before.body.data.project.eventPage, {
+      path: `/e/${reader.projectId}`,
+      pageEnabled: true,
+      registrationOpen: true,
+      companyField: "OPTIONAL",
+    });
+    const refused = await gql(server.url, update, { token: reader.token, variables: { input } });
+    assert.equal(refused.body.errors[0].extensions.code, "FORBIDDEN");
+    assert.equal(refused.body.errors[0].extensions.requiredPermission, "project:write");
+    const anonymous = await gql(server.url, update, { variables: { input } });
+    assert.equal(anonymous.body.errors[0].extensions.code, "FORBIDDEN");
+    const changed = await gql(server.url, update, { token: writer.token, variables: { input } });
+    assert.deepEqual(changed.body.data.updateEventPage, {
+      eventPage: { registrationOpen: false, companyField: "REQUIRED" },
+      userErrors: [],
+    });
+    // The cached public answer is not served stale after the change.
+    const after = await gql(server.url, read, { variables: { id: reader.projectId } });
+    assert.equal(after.body.data.project.eventPage.registrationOpen, false);
   });
 
   test("answers 429 with Retry-After once an address used its registrations for the hour", async () => {
