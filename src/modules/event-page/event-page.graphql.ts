@@ -19,6 +19,10 @@ const CompanyFieldRef = builder.enumType("EventPageCompanyField", {
 const EventPageRef = builder.objectRef<EventPageView>("EventPage").implement({
   description: "The project's public event page (/e/<id>) and the organizer's switches for it.",
   fields: (t) => ({
+    id: t.id({
+      description: "The 4-character Project ID of the project the page belongs to.",
+      resolve: (page) => page.projectId,
+    }),
     path: t.string({
       description: "Where the page is, relative to the service's address: /e/<project id>.",
       resolve: (page) => `/e/${page.projectId}`,
