@@ -8,6 +8,7 @@ import { definePermissionFields } from "./modules/apps/permissions.graphql.js";
 import { defineAttendeeTypes } from "./modules/attendees/attendees.graphql.js";
 import { defineAuditTypes } from "./modules/audit/audit.graphql.js";
 import { defineCheckInTypes } from "./modules/checkins/checkins.graphql.js";
+import { defineEventPageTypes } from "./modules/event-page/event-page.graphql.js";
 import { defineProjectTypes } from "./modules/projects/projects.graphql.js";
 import { defineTicketTypes } from "./modules/tickets/tickets.graphql.js";
 
@@ -31,6 +32,7 @@ export function schema(): GraphQLSchema {
     defineAttendeeTypes();
     defineCheckInTypes();
     defineAuditTypes();
+    defineEventPageTypes();
     defineRateLimitField();
     built = enforcePermissions(builder.toSchema({ sortSchema: true }));
   }

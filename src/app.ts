@@ -6,6 +6,7 @@ import type { Config } from "./config.js";
 import { registerDashboard } from "./dashboard/dashboard.js";
 import type { DatabaseHandle } from "./db/database.js";
 import { registerDocsRoutes } from "./docs/docs.routes.js";
+import { registerEventSite } from "./event-site/event-site.js";
 import { registerGraphQLRoutes } from "./graphql/http.js";
 import { registerHealthRoutes } from "./http/health.routes.js";
 import { type Logger, lazyChildLogger } from "./logger.js";
@@ -95,6 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerHealthRoutes(app, database, () => deps.cluster?.readiness());
   registerGraphQLRoutes(app, services, schema());
   registerDocsRoutes(app);
+  await registerEventSite(app);
   await registerDashboard(app);
   return app;
 }

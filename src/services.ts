@@ -19,6 +19,7 @@ import { createAttendeesService } from "./modules/attendees/attendees.service.js
 import { createAuditService } from "./modules/audit/audit.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
+import { createEventPageService } from "./modules/event-page/event-page.service.js";
 import { createInvitationsService } from "./modules/projects/invitations.service.js";
 import { createMembersService, leaveAllProjects } from "./modules/projects/members.service.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
@@ -57,6 +58,9 @@ export function createServices(
   const throttle = createThrottle({ redis: cluster.redis, keyPrefix: cluster.keyPrefix, logger });
   const updateRequests = createUpdateRequestNotifier({ db, config, mailer, throttle, logger });
   const apps = createAppsService(db, access, changes, config, logger, updateRequests);
+  const agenda = createAgendaService(db, access, changes);
+  const tickets = createTicketsService(db, access, changes);
+  const attendees = createAttendeesService(db, access, changes, undoCheckInOfCancelled);
   return {
     config,
     logger,
@@ -74,14 +78,27 @@ export function createServices(
     projects,
     members: createMembersService(db, access, changes),
     invitations: createInvitationsService({ db, access, mailer, config, throttle, changes }),
-    agenda: createAgendaService(db, access, changes),
-    tickets: createTicketsService(db, access, changes),
-    attendees: createAttendeesService(db, access, changes, undoCheckInOfCancelled),
+    agenda,
+    tickets,
+    attendees,
     checkins: createCheckinsService(db, access, changes),
     apps,
     audit,
     updateRequests,
     demo: createDemoService(db, { users, projects, apps, changes }),
+    eventPage: createEventPageService({
+      db,
+      config,
+      logger,
+      access,
+      changes,
+      throttle,
+      mailer,
+      projects,
+      agenda,
+      tickets,
+      attendees,
+    }),
   };
 }
 

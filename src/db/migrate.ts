@@ -7,6 +7,8 @@ import * as searchIndex from "./migrations/2026-11-24T01-00_search-index.js";
 import * as invitations from "./migrations/2026-11-24T02-00_invitations.js";
 import * as installFlowAndAccounts from "./migrations/2026-11-24T11-00_install-flow-and-accounts.js";
 import * as auditLog from "./migrations/2026-11-24T12-00_audit-log.js";
+import * as ticketCodes from "./migrations/2026-11-24T13-00_ticket-codes.js";
+import * as eventPage from "./migrations/2026-11-24T15-00_event-page.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
 // and the order is visible in review. Names sort by their timestamp prefix.
@@ -18,6 +20,8 @@ const migrations: Record<string, Migration> = {
   "2026-11-24T02-00_invitations": invitations,
   "2026-11-24T11-00_install-flow-and-accounts": installFlowAndAccounts,
   "2026-11-24T12-00_audit-log": auditLog,
+  "2026-11-24T13-00_ticket-codes": ticketCodes,
+  "2026-11-24T15-00_event-page": eventPage,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -25,6 +25,8 @@ export interface Database {
   app_usage: AppUsageTable;
   server_secrets: ServerSecretsTable;
   audit_events: AuditEventsTable;
+  event_page_settings: EventPageSettingsTable;
+  public_registrations: PublicRegistrationsTable;
 }
 
 export interface UsersTable {
@@ -178,8 +180,36 @@ export interface TicketTypesTable {
   quantity: number;
   sales_start_at: string | null;
   sales_end_at: string | null;
+  /** How a paid ticket is paid when registered for on the event page; free ones ignore it. */
+  payment_mode: Generated<TicketPaymentMode>;
   created_at: string;
   updated_at: string;
+}
+
+/** NONE: a paid ticket is not offered on the event page; AT_DOOR / INVOICE: it is, paid that way. */
+export type TicketPaymentMode = "NONE" | "AT_DOOR" | "INVOICE";
+
+/** Whether the event page's registration form asks for the company. */
+export type CompanyField = "OPTIONAL" | "REQUIRED" | "HIDDEN";
+
+/** The organizer's switches for the public event page; a project without a row has the defaults. */
+export interface EventPageSettingsTable {
+  project_id: string;
+  /** 1 or 0: whether /e/<id> is shown at all (the project must also be PUBLISHED). */
+  page_enabled: number;
+  /** 1 or 0: whether visitors may register on the page. */
+  registration_open: number;
+  company_field: CompanyField;
+  updated_at: string;
+}
+
+/** A registration made on the event page: the manage link's secret (hashed) and the form's idempotency key. */
+export interface PublicRegistrationsTable {
+  attendee_id: string;
+  project_id: string;
+  manage_token_hash: string;
+  idempotency_key: string;
+  created_at: string;
 }
 
 export type AttendeeStatus = "REGISTERED" | "CANCELLED";
@@ -196,6 +226,8 @@ export interface AttendeesTable {
   registered_at: string;
   cancelled_at: string | null;
   updated_at: string;
+  /** Unguessable code on the ticket (QR), unique across projects; see attendees/ticket-code.ts. */
+  ticket_code: string;
 }
 
 /** A check-in; undoing sets `undone_at`. At most one active (not undone) row per attendee. */

@@ -167,6 +167,8 @@ const without = (permission: Permission, from: readonly Permission[]) => from.fi
 /** Each gated mutation with an input that succeeds on a fresh fixture. */
 const mutationInputs: Record<string, (ids: Ids) => string> = {
   updateProject: (ids) => `{projectId: "${ids.project}", name: "Renamed"}`,
+  updateEventPage: (ids) =>
+    `{projectId: "${ids.project}", pageEnabled: true, registrationOpen: false, companyField: HIDDEN}`,
   createSession: (ids) =>
     `{projectId: "${ids.project}", title: "New", startsAt: "2026-05-04T10:00:00Z", endsAt: "2026-05-04T11:00:00Z", roomId: "${ids.room}", trackId: "${ids.track}", speakerIds: ["${ids.speaker}"]}`,
   updateSession: (ids) => `{id: "${ids.session}", title: "Changed"}`,

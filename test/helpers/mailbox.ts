@@ -5,6 +5,43 @@ export interface ReceivedMail {
   to: string[];
   subject: string;
   text: string;
+  /** The parts after the text of a multipart message: file name, content type and decoded body. */
+  attachments: { filename: string; contentType: string; content: string }[];
+}
+
+/** A MIME part's headers and body, its body decoded from quoted-printable or base64. */
+function decodePart(part: string): { headers: string; body: string } {
+  const split = part.indexOf("\r\n\r\n");
+  const headers = part.slice(0, split);
+  const body = part.slice(split + 4);
+  if (/Content-Transfer-Encoding: quoted-printable/i.test(headers))
+    return { headers, body: decodeQuotedPrintable(body) };
+  if (/Content-Transfer-Encoding: base64/i.test(headers)) {
+    return { headers, body: Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8") };
+  }
+  return { headers, body };
+}
+
+// A multipart message (text plus attachments): its text/plain part and the others, decoded.
+function readMultipart(
+  headers: string,
+  body: string,
+): Pick<ReceivedMail, "text" | "attachments"> | undefined {
+  const boundary = /boundary="?([^";\r\n]+)"?/i.exec(headers)?.[1];
+  if (!/^Content-Type: multipart\//im.test(headers) || !boundary) return undefined;
+  const parts = body
+    .split(`--${boundary}`)
+    .slice(1, -1)
+    .map((p) => decodePart(p.replace(/^\r\n/, "")));
+  const text = parts.find((p) => /Content-Type: text\/plain/i.test(p.headers))?.body ?? "";
+  const attachments = parts
+    .filter((p) => /Content-Disposition: attachment/i.test(p.headers))
+    .map((p) => ({
+      filename: /filename="?([^";\r\n]+)"?/i.exec(p.headers)?.[1] ?? "",
+      contentType: /Content-Type: ([^;\r\n]+)/i.exec(p.headers)?.[1] ?? "",
+      content: p.body,
+    }));
+  return { text, attachments };
 }
 
 // Nodemailer sends long plain-text lines as quoted-printable: undo the soft breaks and =XX escapes.
@@ -38,7 +75,10 @@ export class Mailbox {
         this.received.push({
           to: session.envelope.rcptTo.map((r) => r.address),
           subject,
-          text: quoted ? decodeQuotedPrintable(body) : body,
+          ...(readMultipart(headers, body) ?? {
+            text: quoted ? decodeQuotedPrintable(body) : body,
+            attachments: [],
+          }),
         });
         for (const wake of this.waiters.splice(0)) wake();
         callback();

@@ -4,6 +4,7 @@ import type { ProjectStatus } from "../../db/schema.js";
 import { httpStatusOf } from "../../errors.js";
 import type { ProjectAccess } from "../../modules/access/access.service.js";
 import { can } from "../../modules/access/policy.js";
+import type { EventPageSettings } from "../../modules/event-page/event-page.service.js";
 import type { Project } from "../../modules/projects/projects.service.js";
 import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
@@ -11,6 +12,7 @@ import { Notice, TabPanel, Tabs } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton, TextField } from "../ui/forms.js";
 import { ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
+import { EventPagePanel, registerEventPageSettings } from "./event-page-settings.js";
 import { ProjectFields, projectFormValues, projectInputFromForm } from "./project-form.js";
 
 /**
@@ -105,6 +107,7 @@ function GeneralTab(props: {
   access: ProjectAccess;
   state: FormState;
   deleteState?: FormState;
+  eventPage: EventPageSettings;
 }) {
   const { ctx, project } = props;
   const base = `/b/${project.id}/settings`;
@@ -155,6 +158,12 @@ function GeneralTab(props: {
       {can(props.access, "project.delete") ? (
         <DeletePanel ctx={ctx} project={project} state={props.deleteState ?? formState()} />
       ) : null}
+      <EventPagePanel
+        ctx={ctx}
+        projectId={project.id}
+        published={project.status === "PUBLISHED"}
+        settings={props.eventPage}
+      />
     </SettingsPage>
   );
 }
@@ -162,15 +171,23 @@ function GeneralTab(props: {
 /** Project settings: the General tab (the API and Integrations tabs live in `../apps/`). */
 export function registerSettingsPages(app: FastifyInstance): void {
   const { services } = app;
+  registerEventPageSettings(app);
 
   app.get<{ Params: { projectId: string } }>("/b/:projectId/settings", async (request, reply) => {
     const actor = actorOf(request);
     const access = await services.access.require(actor, request.params.projectId);
     const project = await services.projects.get(actor, access.projectId);
     const state = formState(projectFormValues(project));
+    const eventPage = await services.eventPage.settings(actor, access.projectId);
     return sendPage(
       reply,
-      <GeneralTab ctx={pageContext(request, reply)} project={project} access={access} state={state} />,
+      <GeneralTab
+        ctx={pageContext(request, reply)}
+        project={project}
+        access={access}
+        state={state}
+        eventPage={eventPage}
+      />,
     );
   });
 
@@ -187,9 +204,16 @@ export function registerSettingsPages(app: FastifyInstance): void {
     } catch (error) {
       const state = stateFromError(error, values);
       const project = await services.projects.get(actor, access.projectId);
+      const eventPage = await services.eventPage.settings(actor, access.projectId);
       return sendPage(
         reply,
-        <GeneralTab ctx={pageContext(request, reply)} project={project} access={access} state={state} />,
+        <GeneralTab
+          ctx={pageContext(request, reply)}
+          project={project}
+          access={access}
+          state={state}
+          eventPage={eventPage}
+        />,
         httpStatusOf(error),
       );
     }
@@ -208,6 +232,7 @@ export function registerSettingsPages(app: FastifyInstance): void {
     } catch (error) {
       const deleteState = stateFromError(error, values);
       const project = await services.projects.get(actor, access.projectId);
+      const eventPage = await services.eventPage.settings(actor, access.projectId);
       return sendPage(
         reply,
         <GeneralTab
@@ -216,6 +241,7 @@ export function registerSettingsPages(app: FastifyInstance): void {
           access={access}
           state={formState(projectFormValues(project))}
           deleteState={deleteState}
+          eventPage={eventPage}
         />,
         httpStatusOf(error),
       );

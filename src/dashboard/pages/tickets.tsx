@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
-import type { TicketType } from "../../modules/tickets/tickets.service.js";
+import type { TicketPaymentMode } from "../../db/schema.js";
+import { paymentModes, type TicketType } from "../../modules/tickets/tickets.service.js";
 import { type PageContext, pageContext } from "../context.js";
 import { FormReader, stateFromError } from "../form-data.js";
 import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } from "../form-route.js";
@@ -11,6 +12,7 @@ import {
   FormError,
   type FormState,
   formState,
+  SelectField,
   SubmitButton,
   TextAreaField,
   TextField,
@@ -25,6 +27,13 @@ function salesWindow(ticketType: TicketType, timeZone: string): string {
   const until = ticketType.salesEndAt ? `until ${formatDateTime(ticketType.salesEndAt, timeZone)}` : "";
   return [from, until].filter(Boolean).join(" ");
 }
+
+const paymentModeLabels: Record<TicketPaymentMode, string> = {
+  NONE: "Not offered on the event page",
+  AT_DOOR: "Registration on the page, pay at the door",
+  INVOICE: "Registration on the page, pay by invoice",
+};
+const paymentModeOptions = paymentModes.map((value) => ({ value, label: paymentModeLabels[value] }));
 
 /** The inputs of a ticket type, shared by "Add ticket type" and its edit page. */
 function TicketTypeFields(props: { state: FormState }) {
@@ -49,6 +58,14 @@ function TicketTypeFields(props: { state: FormState }) {
         <TextField name="salesStartAt" label="Sales start" type="datetime-local" state={props.state} />
         <TextField name="salesEndAt" label="Sales end" type="datetime-local" state={props.state} />
       </div>
+      <SelectField
+        name="paymentMode"
+        label="Paid tickets on the event page"
+        state={props.state}
+        required
+        options={paymentModeOptions}
+        hint="Free tickets can always be registered for on the event page; there is no online payment."
+      />
     </>
   );
 }
@@ -202,6 +219,7 @@ function ticketTypeInput(values: Record<string, string>, timeZone: string) {
     quantity: form.integer("quantity", true) ?? 0,
     salesStartAt: form.time("salesStartAt", false),
     salesEndAt: form.time("salesEndAt", false),
+    paymentMode: paymentModes.find((mode) => mode === values.paymentMode) ?? "NONE",
   };
   form.done();
   return input;
@@ -294,6 +312,7 @@ export function registerTicketPages(app: FastifyInstance): void {
       quantity: String(ticketType.quantity),
       salesStartAt: toLocalInput(ticketType.salesStartAt, zone),
       salesEndAt: toLocalInput(ticketType.salesEndAt, zone),
+      paymentMode: ticketType.paymentMode,
     };
     return sendPage(reply, await editPage(request, reply, data, ticketType, formState(values)));
   });

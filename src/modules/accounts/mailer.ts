@@ -2,6 +2,13 @@ import nodemailer from "nodemailer";
 import type { Config } from "../../config.js";
 import type { Logger } from "../../logger.js";
 
+/** A file sent with an email (e.g. a ticket's QR code as SVG). */
+interface Attachment {
+  filename: string;
+  contentType: string;
+  content: string;
+}
+
 /** One plain-text email. */
 interface Email {
   to: string;
@@ -9,6 +16,7 @@ interface Email {
   text: string;
   /** The action link in the email; written to the log when no SMTP server is configured. */
   link: string;
+  attachments?: Attachment[];
 }
 
 /** Sends account emails: over SMTP when SMTP_URL is set, otherwise to the server log. */
@@ -37,6 +45,7 @@ export function createMailer(config: Config, logger: Logger): Mailer {
         to: email.to,
         subject: email.subject,
         text: email.text,
+        attachments: email.attachments,
       });
       logger.info({ emailTo: email.to, subject: email.subject }, "Email sent");
     },

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { isUniqueViolation } from "../../db/constraint-errors.js";
-import type { Db } from "../../db/database.js";
+import type { Db, Tx } from "../../db/database.js";
 import type { AttendeeStatus } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
@@ -23,6 +23,7 @@ import { requireRowPermission, resolveRowAccess, writeRow } from "../access/row-
 import { ticketsRepository } from "../tickets/tickets.repository.js";
 import { isOnSale } from "../tickets/tickets.service.js";
 import { type AttendeeQuery, type AttendeeRow, attendeesRepository as repo } from "./attendees.repository.js";
+import { generateTicketCode } from "./ticket-code.js";
 
 /** A registration: personal data, never public. */
 export interface Attendee {
@@ -36,6 +37,8 @@ export interface Attendee {
   registeredAt: string;
   cancelledAt: string | null;
   updatedAt: string;
+  /** Unguessable code on the ticket, scanned at the door. */
+  ticketCode: string;
 }
 
 /** An attendee as it leaves the service. */
@@ -51,6 +54,7 @@ export function presentAttendee(row: AttendeeRow): Attendee {
     registeredAt: row.registered_at,
     cancelledAt: row.cancelled_at,
     updatedAt: row.updated_at,
+    ticketCode: row.ticket_code,
   };
 }
 
@@ -157,6 +161,41 @@ export function createAttendeesService(
   onCancelled: OnAttendeeCancelled,
 ) {
   const writer = { db, access, changes };
+
+  async function registerIn(trx: Tx, actor: Actor, data: z.output<typeof registerInput>): Promise<Attendee> {
+    const now = nowIso();
+    const row: AttendeeRow = {
+      id: newId(),
+      project_id: data.projectId,
+      ticket_type_id: data.ticketTypeId,
+      name: data.name,
+      email: data.email,
+      email_normalized: data.email.toLowerCase(),
+      company: data.company,
+      status: "REGISTERED",
+      registered_at: now,
+      cancelled_at: null,
+      updated_at: now,
+      ticket_code: generateTicketCode(),
+    };
+    await claimSeat(trx, actor, row.project_id, row.ticket_type_id);
+    if (!(await repo.insertRegistered(trx, row))) throw emailTaken();
+    await changes.event(trx, actor, objectEvent(row.project_id, "Attendee", row.id, "registered"));
+    return presentAttendee(row);
+  }
+
+  // Idempotent: a cancelled registration is returned as it is.
+  async function cancelIn(trx: Tx, actor: Actor, projectId: string, id: string): Promise<Attendee> {
+    const row = await repo.lock(trx, projectId, id);
+    if (!row) throw notFound("Attendee");
+    if (row.status === "CANCELLED") return presentAttendee(row);
+    const now = nowIso();
+    await repo.update(trx, projectId, id, { status: "CANCELLED", cancelled_at: now, updated_at: now });
+    await onCancelled(trx, projectId, id, now);
+    await changes.event(trx, actor, objectEvent(projectId, "Attendee", id, "cancelled"));
+    return presentAttendee({ ...row, status: "CANCELLED", cancelled_at: now, updated_at: now });
+  }
+
   return {
     /** Attendees by registration time, filtered by name/email text, status and ticket type. */
     async listAttendees(
@@ -188,26 +227,40 @@ export function createAttendeesService(
     async registerAttendee(actor: Actor, input: RegisterAttendeeInput): Promise<Attendee> {
       await access.requirePermission(actor, input.projectId, "attendees:write");
       const data = parseInput(registerInput, input);
-      const now = nowIso();
-      const row: AttendeeRow = {
-        id: newId(),
-        project_id: data.projectId,
-        ticket_type_id: data.ticketTypeId,
-        name: data.name,
-        email: data.email,
-        email_normalized: data.email.toLowerCase(),
-        company: data.company,
-        status: "REGISTERED",
-        registered_at: now,
-        cancelled_at: null,
-        updated_at: now,
-      };
-      await changes.write(db, actor, row.project_id, async (trx) => {
-        await claimSeat(trx, actor, row.project_id, row.ticket_type_id);
-        if (!(await repo.insertRegistered(trx, row))) throw emailTaken();
-        await changes.event(trx, actor, objectEvent(row.project_id, "Attendee", row.id, "registered"));
-      });
-      return presentAttendee(row);
+      return changes.write(db, actor, data.projectId, (trx) => registerIn(trx, actor, data));
+    },
+
+    /**
+     * Registers inside the caller's transaction (which records the project's change), with exactly
+     * the rules of `registerAttendee` (capacity, sales window, one registration per email) but no
+     * permission check: for the public event page, whose service decides who may register there.
+     */
+    registerWithin(trx: Tx, actor: Actor, input: RegisterAttendeeInput): Promise<Attendee> {
+      return registerIn(trx, actor, parseInput(registerInput, input));
+    },
+
+    /** The active registration of an email in a project, inside the caller's transaction. */
+    async registeredByEmail(trx: Db, projectId: string, address: string): Promise<Attendee | undefined> {
+      const row = await repo.findRegisteredByEmail(trx, projectId, address.trim().toLowerCase());
+      return row ? presentAttendee(row) : undefined;
+    },
+
+    /**
+     * An attendee by id within a project, for a caller that proved it holds the registration (the
+     * secret of its manage link): no actor, since the link is the only credential.
+     */
+    async registrationOf(
+      projectId: string,
+      attendeeId: string,
+      within: Db = db,
+    ): Promise<Attendee | undefined> {
+      const row = await repo.findById(within, projectId, attendeeId);
+      return row ? presentAttendee(row) : undefined;
+    },
+
+    /** Cancels a registration whose holder proved it (see `registrationOf`); same effects as `cancelAttendee`. */
+    cancelRegistration(actor: Actor, projectId: string, attendeeId: string): Promise<Attendee> {
+      return changes.write(db, actor, projectId, (trx) => cancelIn(trx, actor, projectId, attendeeId));
     },
 
     /** Updates name, email, company or ticket type (a new ticket type must have a seat left). */
@@ -274,20 +327,7 @@ export function createAttendeesService(
         "Attendee",
         "attendees:write",
         attendeeVisible,
-        async (trx, projectId) => {
-          const row = await repo.lock(trx, projectId, data.id);
-          if (!row) throw notFound("Attendee");
-          if (row.status === "CANCELLED") return presentAttendee(row);
-          const now = nowIso();
-          await repo.update(trx, projectId, data.id, {
-            status: "CANCELLED",
-            cancelled_at: now,
-            updated_at: now,
-          });
-          await onCancelled(trx, projectId, data.id, now);
-          await changes.event(trx, actor, objectEvent(projectId, "Attendee", data.id, "cancelled"));
-          return presentAttendee({ ...row, status: "CANCELLED", cancelled_at: now, updated_at: now });
-        },
+        (trx, projectId) => cancelIn(trx, actor, projectId, data.id),
       );
     },
   };

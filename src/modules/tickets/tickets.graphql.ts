@@ -27,6 +27,16 @@ const MoneyRef = builder.objectRef<{ amountMinor: number; currency: string }>("M
   }),
 });
 
+const TicketPaymentModeRef = builder.enumType("TicketPaymentMode", {
+  description:
+    "How a paid ticket is paid when someone registers for it on the public event page (/e/<id>); there is no built-in payment provider. Free ticket types ignore it.",
+  values: {
+    NONE: { description: "Not offered for registration on the event page (sold another way)." },
+    AT_DOOR: { description: "Registration on the event page; paid at the door." },
+    INVOICE: { description: "Registration on the event page; the organizer sends an invoice." },
+  } as const,
+});
+
 /** Defines ticket types, `Project.ticketTypes` and the ticket type mutations. */
 export function defineTicketTypes(): void {
   builder.node(TicketTypeRef, {
@@ -53,6 +63,11 @@ export function defineTicketTypes(): void {
         type: "DateTime",
         nullable: true,
         description: "When sales close.",
+      }),
+      paymentMode: t.field({
+        type: TicketPaymentModeRef,
+        description: "How a paid ticket is paid when registered for on the public event page.",
+        resolve: (tt) => tt.paymentMode,
       }),
       onSale: t.boolean({
         description: "Whether the sales window is open now.",
@@ -127,6 +142,10 @@ export function defineTicketTypes(): void {
       quantity: t.int({ required: true, description: "Tickets available in total." }),
       salesStartAt: t.field({ type: "DateTime", description: "When sales open; null for now." }),
       salesEndAt: t.field({ type: "DateTime", description: "When sales close; null for never." }),
+      paymentMode: t.field({
+        type: TicketPaymentModeRef,
+        description: "How a paid ticket is paid on the event page; omitted or null for NONE.",
+      }),
     }),
   });
   const UpdateTicketTypeInput = builder.inputType("UpdateTicketTypeInput", {
@@ -140,6 +159,10 @@ export function defineTicketTypes(): void {
       quantity: t.int({ description: "Tickets available in total; not below the number sold." }),
       salesStartAt: t.field({ type: "DateTime", description: "When sales open; null for now." }),
       salesEndAt: t.field({ type: "DateTime", description: "When sales close; null for never." }),
+      paymentMode: t.field({
+        type: TicketPaymentModeRef,
+        description: "How a paid ticket is paid on the event page; null for NONE.",
+      }),
     }),
   });
   const DeleteTicketTypeInput = builder.inputType("DeleteTicketTypeInput", {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../../db/database.js";
+import type { TicketPaymentMode } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
@@ -32,6 +33,8 @@ export interface TicketType {
   quantity: number;
   salesStartAt: string | null;
   salesEndAt: string | null;
+  /** How a paid ticket is paid when registered for on the event page (NONE: not offered there). */
+  paymentMode: TicketPaymentMode;
   createdAt: string;
   updatedAt: string;
 }
@@ -48,6 +51,7 @@ function presentTicketType(row: TicketTypeRow): TicketType {
     quantity: Number(row.quantity),
     salesStartAt: row.sales_start_at,
     salesEndAt: row.sales_end_at,
+    paymentMode: row.payment_mode,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -62,6 +66,18 @@ export function isOnSale(
     (ticketType.sales_start_at === null || ticketType.sales_start_at <= at) &&
     (ticketType.sales_end_at === null || ticketType.sales_end_at > at)
   );
+}
+
+/** The payment modes, for forms and inputs. */
+export const paymentModes = ["NONE", "AT_DOOR", "INVOICE"] as const satisfies readonly TicketPaymentMode[];
+const paymentMode = z.enum(paymentModes);
+
+/**
+ * Whether visitors may register for this ticket type on the public event page: free tickets always,
+ * paid ones only when the organizer said how they are paid (no payment provider is built in).
+ */
+export function registrableOnPage(ticketType: Pick<TicketType, "priceMinor" | "paymentMode">): boolean {
+  return ticketType.priceMinor === 0 || ticketType.paymentMode !== "NONE";
 }
 
 // Intl knows the currencies in use today; the list is read once, not per request.
@@ -89,6 +105,7 @@ const ticketTypeFields = {
     .max(10_000_000, "is too large"),
   salesStartAt: dateTime.nullish(),
   salesEndAt: dateTime.nullish(),
+  paymentMode: paymentMode.nullish(),
 };
 const createInput = z.object({ projectId: idText, ...ticketTypeFields });
 const updateInput = z
@@ -108,6 +125,7 @@ const updateInput = z
     quantity: true,
     salesStartAt: true,
     salesEndAt: true,
+    paymentMode: true,
   });
 const deleteInput = z.object({ id });
 // From GraphQL arguments, where an omitted filter may be null (meaning the default).
@@ -198,6 +216,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
         quantity: data.quantity,
         sales_start_at: data.salesStartAt ?? null,
         sales_end_at: data.salesEndAt ?? null,
+        payment_mode: data.paymentMode ?? "NONE",
         created_at: now,
         updated_at: now,
       };
@@ -244,6 +263,8 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
           if (data.quantity !== undefined) patch.quantity = data.quantity;
           if (data.salesStartAt !== undefined) patch.sales_start_at = data.salesStartAt;
           if (data.salesEndAt !== undefined) patch.sales_end_at = data.salesEndAt;
+          // null means "as by default" like the create input, not a value of its own.
+          if (data.paymentMode !== undefined) patch.payment_mode = data.paymentMode ?? "NONE";
           await repo.update(trx, projectId, data.id, patch);
           const updated = await repo.findById(trx, projectId, data.id);
           if (!updated) throw notFound("Ticket type");

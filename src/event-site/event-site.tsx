@@ -1,0 +1,299 @@
+import formbody from "@fastify/formbody";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { VNode } from "preact";
+import { renderToString } from "preact-render-to-string";
+import { formValues, stateFromError } from "../dashboard/form-data.js";
+import { formState } from "../dashboard/ui/forms.js";
+import { AppError, ErrorCode, httpStatusOf, isUserError } from "../errors.js";
+import { loadServerSecret } from "../modules/accounts/server-secrets.js";
+import type { EventPageService } from "../modules/event-page/event-page.service.js";
+import { agendaCalendar } from "./agenda-ics.js";
+import { EventPage, eventPaths, SpeakerPage } from "./event-page.js";
+import { type FormSigner, formSigner } from "./form-token.js";
+import { PageCache } from "./page-cache.js";
+import { CheckInboxPage, honeypotField, ManagePage, RegisterPage } from "./registration-pages.js";
+import { MessagePage, NotFoundPage, stylesheet } from "./site-layout.js";
+
+// No script at all; images from https (speaker photos) and our own; nothing may frame the pages.
+const contentSecurityPolicy = [
+  "default-src 'none'",
+  "style-src 'self'",
+  "img-src 'self' data: https:",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+].join("; ");
+
+const html = (page: VNode) => `<!doctype html>${renderToString(page)}`;
+
+function sendHtml(reply: FastifyReply, body: string | Buffer, status = 200): FastifyReply {
+  return reply.code(status).type("text/html; charset=utf-8").send(body);
+}
+
+type ProjectParams = { Params: { projectId: string } };
+
+/**
+ * The public event site under /e/: the event page, speaker pages, the iCalendar feeds, and
+ * registration with its manage link. No cookies and no script; the pages anyone may see are
+ * cached by the project's data version. Encapsulated, so the dashboard's session and CSRF hooks do
+ * not apply here and ours do not apply there.
+ */
+export async function registerEventSite(app: FastifyInstance): Promise<void> {
+  const { services } = app;
+  const events: EventPageService = services.eventPage;
+  const cache = new PageCache(services.responseCache);
+  const signer: FormSigner = formSigner(await loadServerSecret(services.database.db, "event-page-forms"));
+  const absolute = (path: string) => `${services.config.baseUrl}${path}`;
+
+  await app.register(
+    async (site) => {
+      await site.register(formbody);
+
+      site.addHook("onSend", async (_request, reply, payload) => {
+        reply.header("content-security-policy", contentSecurityPolicy);
+        reply.header("x-frame-options", "DENY");
+        reply.header("x-content-type-options", "nosniff");
+        if (!reply.hasHeader("referrer-policy"))
+          reply.header("referrer-policy", "strict-origin-when-cross-origin");
+        if (!reply.hasHeader("cache-control")) reply.header("cache-control", "no-cache");
+        return payload;
+      });
+
+      // A form posted from another site is refused where the browser says so (Sec-Fetch-Site, or
+      // an Origin that is not ours). See form-token.ts for why no cookie is needed.
+      site.addHook("preHandler", async (request) => {
+        if (request.method !== "POST") return;
+        const fetchSite = request.headers["sec-fetch-site"];
+        const origin = request.headers.origin;
+        const ours = [new URL(services.config.baseUrl).host, request.headers.host];
+        const foreignOrigin =
+          origin !== undefined &&
+          origin !== "null" &&
+          URL.canParse(origin) &&
+          !ours.includes(new URL(origin).host);
+        if (fetchSite === "cross-site" || foreignOrigin) {
+          throw new AppError(ErrorCode.FORBIDDEN, "This form must be sent from the event's own page.");
+        }
+      });
+
+      site.setErrorHandler(async (error: Error, request, reply) => {
+        // An error page is a page, even where the answer would have been a calendar file.
+        reply.removeHeader("content-disposition");
+        const status =
+          error instanceof AppError
+            ? httpStatusOf(error)
+            : ((error as { statusCode?: number }).statusCode ?? 500);
+        if (status === 404) return sendHtml(reply, html(<NotFoundPage url={absolute(request.url)} />), 404);
+        if (error instanceof AppError && error.code === ErrorCode.RATE_LIMITED) {
+          reply.header("retry-after", String(error.details.retryAfterSeconds ?? 3600));
+        }
+        if (status >= 500) request.log.error({ err: error }, "Event page request failed");
+        const message =
+          status >= 500
+            ? `Something went wrong on our side. Try again in a moment (request id ${request.id}).`
+            : error instanceof AppError
+              ? error.message
+              : "The request could not be read.";
+        return sendHtml(
+          reply,
+          html(
+            <MessagePage title="This did not work" url={absolute(request.url)}>
+              <p>{message}</p>
+            </MessagePage>,
+          ),
+          status,
+        );
+      });
+
+      site.setNotFoundHandler(async (request, reply) =>
+        sendHtml(reply, html(<NotFoundPage url={absolute(request.url)} />), 404),
+      );
+
+      site.get("/assets/event.css", { logLevel: "warn" }, async (_request, reply) =>
+        reply
+          .type("text/css; charset=utf-8")
+          .header("cache-control", "public, max-age=31536000, immutable")
+          .send(stylesheet.body),
+      );
+
+      /** The page, or the one 404 for any project the public may not see (or whose page is off). */
+      async function opened(projectId: string) {
+        const page = await events.openPage(projectId);
+        if (!page) throw new AppError(ErrorCode.NOT_FOUND, "Event not found");
+        return page;
+      }
+
+      /** A public page served from the cache while the project's data version is unchanged. */
+      async function cached(
+        request: FastifyRequest<ProjectParams>,
+        reply: FastifyReply,
+        type: string,
+        render: (page: Awaited<ReturnType<typeof opened>>) => Promise<string>,
+      ) {
+        const page = await opened(request.params.projectId);
+        const { body, cached: hit } = await cache.get(page.access.projectId, page.version, request.url, () =>
+          render(page),
+        );
+        return reply
+          .header("x-cache", hit ? "hit" : "miss")
+          .type(type)
+          .send(body);
+      }
+
+      site.get<ProjectParams>("/:projectId", (request, reply) =>
+        cached(request, reply, "text/html; charset=utf-8", async (page) => {
+          const content = await events.content(page.access);
+          return html(
+            <EventPage
+              content={content}
+              settings={page.settings}
+              url={absolute(eventPaths.page(page.access.projectId))}
+            />,
+          );
+        }),
+      );
+
+      site.get<{ Params: { projectId: string; speakerId: string } }>(
+        "/:projectId/speakers/:speakerId",
+        (request, reply) =>
+          cached(request, reply, "text/html; charset=utf-8", async (page) => {
+            const content = await events.content(page.access);
+            // Only a speaker of a published session is public: the page's own list decides.
+            const speaker = content.speakers.find((s) => s.id === request.params.speakerId);
+            if (!speaker) throw new AppError(ErrorCode.NOT_FOUND, "Speaker not found");
+            return html(<SpeakerPage content={content} speaker={speaker} url={absolute(request.url)} />);
+          }),
+      );
+
+      site.get<ProjectParams>("/:projectId/agenda.ics", (request, reply) => {
+        reply.header("content-disposition", 'inline; filename="agenda.ics"');
+        return cached(request, reply, "text/calendar; charset=utf-8", async (page) =>
+          agendaCalendar(await events.content(page.access), { baseUrl: services.config.baseUrl }),
+        );
+      });
+
+      site.get<{ Params: { projectId: string; sessionFile: string } }>(
+        "/:projectId/sessions/:sessionFile",
+        (request, reply) => {
+          const sessionId = request.params.sessionFile.replace(/\.ics$/, "");
+          reply.header("content-disposition", 'attachment; filename="session.ics"');
+          return cached(request, reply, "text/calendar; charset=utf-8", async (page) => {
+            const content = await events.content(page.access);
+            const session = content.sessions.find((s) => s.id === sessionId);
+            if (!session || !request.params.sessionFile.endsWith(".ics"))
+              throw new AppError(ErrorCode.NOT_FOUND, "Session not found");
+            return agendaCalendar(content, { baseUrl: services.config.baseUrl, sessions: [session] });
+          });
+        },
+      );
+
+      site.get<ProjectParams & { Querystring: { ticket?: string } }>(
+        "/:projectId/register",
+        async (request, reply) => {
+          const page = await opened(request.params.projectId);
+          const content = await events.content(page.access);
+          const ticket = signer.issue(page.access.projectId);
+          const state = formState({
+            ticketTypeId: typeof request.query.ticket === "string" ? request.query.ticket : "",
+          });
+          // Each form carries its own idempotency key: no shared cache may keep it (private), and
+          // the browser's Back button shows the same form again (not no-store), so submitting it
+          // once more finds the first registration instead of making a second.
+          reply.header("cache-control", "private, no-cache");
+          return sendHtml(
+            reply,
+            html(
+              <RegisterPage
+                content={content}
+                settings={page.settings}
+                ticket={ticket}
+                state={state}
+                url={absolute(eventPaths.register(page.access.projectId))}
+              />,
+            ),
+          );
+        },
+      );
+
+      site.post<ProjectParams>("/:projectId/register", async (request, reply) => {
+        const page = await opened(request.params.projectId);
+        const projectId = page.access.projectId;
+        const values = formValues(request.body);
+        if (!signer.verify(projectId, values)) {
+          throw new AppError(
+            ErrorCode.FORBIDDEN,
+            "This form has expired or did not come from this page. Open the registration page again.",
+          );
+        }
+        try {
+          await events.register(
+            {
+              projectId,
+              ticketTypeId: values.ticketTypeId ?? "",
+              name: values.name ?? "",
+              email: values.email ?? "",
+              company: values.company,
+              idempotencyKey: values.idempotencyKey,
+              honeypot: values[honeypotField],
+            },
+            request.ip,
+          );
+        } catch (error) {
+          if (!isUserError(error)) throw error;
+          const content = await events.content(page.access);
+          const state = stateFromError(error, values);
+          reply.header("cache-control", "no-store");
+          return sendHtml(
+            reply,
+            html(
+              <RegisterPage
+                content={content}
+                settings={page.settings}
+                ticket={values}
+                state={state}
+                url={absolute(eventPaths.register(projectId))}
+              />,
+            ),
+            httpStatusOf(error),
+          );
+        }
+        return reply.code(303).header("location", `/e/${projectId}/registered`).send();
+      });
+
+      site.get<ProjectParams>("/:projectId/registered", (request, reply) =>
+        cached(request, reply, "text/html; charset=utf-8", async (page) =>
+          html(<CheckInboxPage content={await events.content(page.access)} url={absolute(request.url)} />),
+        ),
+      );
+
+      const managePath = (projectId: string, token: string) => `/e/${projectId}/registration/${token}`;
+      type ManageParams = { Params: { projectId: string; token: string } };
+      // The secret is in the address: it must not leak through a Referer or a shared cache.
+      const privateHeaders = (reply: FastifyReply) =>
+        reply
+          .header("referrer-policy", "no-referrer")
+          .header("cache-control", "no-store")
+          .header("x-robots-tag", "noindex");
+
+      site.get<ManageParams>("/:projectId/registration/:token", async (request, reply) => {
+        privateHeaders(reply);
+        const { projectId, token } = request.params;
+        const held = await events.findByLink(projectId, token);
+        if (!held) throw new AppError(ErrorCode.NOT_FOUND, "Registration not found");
+        const action = `${managePath(projectId, token)}/cancel`;
+        return sendHtml(
+          reply,
+          html(<ManagePage held={held} action={action} url={absolute(eventPaths.page(projectId))} />),
+        );
+      });
+
+      site.post<ManageParams>("/:projectId/registration/:token/cancel", async (request, reply) => {
+        privateHeaders(reply);
+        const { projectId, token } = request.params;
+        await events.cancelByLink(projectId, token);
+        return reply.code(303).header("location", managePath(projectId, token)).send();
+      });
+    },
+    { prefix: "/e" },
+  );
+}

@@ -1,0 +1,48 @@
+import type { ResponseCache } from "../graphql/cache/response-cache.js";
+
+/**
+ * The event site's pages, cached in the API's response cache under the same rules: an entry is keyed
+ * by the project's data version read (with the access decision) before any of its data, and tagged
+ * with the project, so any write to the project (through ProjectChanges, on any process) drops it
+ * and the next request computes the page afresh. Pages that read the clock (a sales window opening)
+ * also expire after `ttlMs`, as API answers do.
+ */
+export class PageCache {
+  /** Renders under way, by key: a burst of requests for a page not yet cached renders it once. */
+  private readonly rendering = new Map<string, Promise<string>>();
+
+  constructor(
+    private readonly cache: ResponseCache,
+    private readonly ttlMs = 30_000,
+  ) {}
+
+  /**
+   * The cached body of `path` at `version`, or `render()`'s, stored when it completed without the
+   * project changing meanwhile. The view "event-site" cannot collide with an API key's view.
+   */
+  async get(
+    projectId: string,
+    version: number | null,
+    path: string,
+    render: () => Promise<string>,
+  ): Promise<{ body: Buffer | string; cached: boolean }> {
+    const key = `event-site\u0000${projectId}\u0000${version ?? ""}\u0000${path}`;
+    const hit = this.cache.lookup(key);
+    if (hit) return { body: hit.body, cached: true };
+    const pending = this.rendering.get(key);
+    if (pending) return { body: await pending, cached: true };
+    const mark = this.cache.begin();
+    const rendered = render();
+    this.rendering.set(key, rendered);
+    try {
+      const body = await rendered;
+      this.cache.store(key, body, [projectId], mark, {
+        ttlMs: this.ttlMs,
+        versions: new Map([[projectId, version]]),
+      });
+      return { body, cached: false };
+    } finally {
+      this.rendering.delete(key);
+    }
+  }
+}

@@ -1,0 +1,93 @@
+import type { Page, PageArgs, PageWindow } from "../../shared/pagination.js";
+import { maxPageSize, resolvePageArgs } from "../../shared/pagination.js";
+import type { ProjectAccess } from "../access/access.service.js";
+import type { Room, Session, Speaker, Track } from "../agenda/agenda.service.js";
+import type { Project } from "../projects/projects.service.js";
+import { registrableOnPage, type TicketType } from "../tickets/tickets.service.js";
+import type { EventPageDeps } from "./event-page.service.js";
+
+/** A published session with what the page shows beside it. */
+export interface EventSession extends Session {
+  speakers: Speaker[];
+  room: Room | undefined;
+  track: Track | undefined;
+}
+
+/** A ticket type on sale, with what is left and whether it can be registered for on the page. */
+export interface EventTicket extends TicketType {
+  remaining: number;
+  registrable: boolean;
+}
+
+/** Everything the public event page shows: only what the token-less API shows too. */
+export interface EventContent {
+  project: Project;
+  sessions: EventSession[];
+  speakers: Speaker[];
+  tickets: EventTicket[];
+  /** True when the programme has more sessions than the page shows (see `maxSessions`). */
+  truncated: boolean;
+}
+
+/**
+ * The most sessions (and speakers, ticket types) one page shows: it bounds the work of a cache miss.
+ * A programme larger than this is listed in full by the API and the iCalendar feed's own cap.
+ */
+const maxSessions = 1_000;
+
+/** Every item of a paged list up to `max`, page by page (the services cap a page at 100). */
+async function collect<T>(
+  list: (window: PageWindow) => Promise<Page<T>>,
+  max: number,
+): Promise<{ items: T[]; more: boolean }> {
+  const items: T[] = [];
+  let args: PageArgs = { first: maxPageSize };
+  for (;;) {
+    const page = await list(resolvePageArgs(args));
+    items.push(...page.items);
+    if (!page.hasNextPage) return { items, more: false };
+    if (items.length >= max) return { items: items.slice(0, max), more: true };
+    args = { first: maxPageSize, after: page.endCursor };
+  }
+}
+
+/** Loads the public content of a published project through the same services as the public API. */
+export async function loadEventContent(deps: EventPageDeps, access: ProjectAccess): Promise<EventContent> {
+  const { agenda, tickets, projects } = deps;
+  const [project, sessionList, tracks, rooms, ticketTypes] = await Promise.all([
+    projects.load(access),
+    collect((w) => agenda.listSessions(access, {}, w), maxSessions),
+    collect((w) => agenda.listTracks(access, w), maxSessions),
+    collect((w) => agenda.listRooms(access, w), maxSessions),
+    collect((w) => tickets.listTicketTypes(access, { onSaleOnly: true }, w), maxPageSize),
+  ]);
+  const sessionIds = sessionList.items.map((s) => s.id);
+  const [speakersBySession, sold] = await Promise.all([
+    agenda.speakersBySessionIds(sessionIds),
+    tickets.soldCounts(ticketTypes.items.map((t) => t.id)),
+  ]);
+  const trackById = new Map(tracks.items.map((t) => [t.id, t]));
+  const roomById = new Map(rooms.items.map((r) => [r.id, r]));
+  const speakers = new Map<string, Speaker>();
+  const sessions = sessionList.items.map((session) => {
+    const onSession = speakersBySession.get(session.id) ?? [];
+    for (const speaker of onSession) speakers.set(speaker.id, speaker);
+    return {
+      ...session,
+      speakers: onSession,
+      room: session.roomId ? roomById.get(session.roomId) : undefined,
+      track: session.trackId ? trackById.get(session.trackId) : undefined,
+    };
+  });
+  return {
+    project,
+    sessions,
+    speakers: [...speakers.values()].sort((a, b) => a.name.localeCompare(b.name)),
+    tickets: ticketTypes.items.map((t) => ({
+      ...t,
+      remaining: Math.max(0, t.quantity - (sold.get(t.id) ?? 0)),
+      registrable: registrableOnPage(t),
+    })),
+    truncated: sessionList.more,
+  };
+}

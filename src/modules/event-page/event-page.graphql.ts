@@ -1,0 +1,99 @@
+import { notFound } from "../../errors.js";
+import { builder } from "../../graphql/builder.js";
+import { payloadType, runMutation } from "../../graphql/mutations.js";
+import { requires } from "../../graphql/permissions.js";
+import { ProjectRef } from "../projects/projects.graphql.js";
+import { companyFields, type EventPageSettings } from "./event-page.service.js";
+
+type EventPageView = EventPageSettings & { projectId: string };
+
+const CompanyFieldRef = builder.enumType("EventPageCompanyField", {
+  description: "Whether the public registration form asks for the company.",
+  values: {
+    OPTIONAL: { description: "Asked; may be left empty." },
+    REQUIRED: { description: "Asked and required." },
+    HIDDEN: { description: "Not asked." },
+  } as const,
+});
+
+const EventPageRef = builder.objectRef<EventPageView>("EventPage").implement({
+  description: "The project's public event page (/e/<id>) and the organizer's switches for it.",
+  fields: (t) => ({
+    id: t.id({
+      description: "The 4-character Project ID of the project the page belongs to.",
+      resolve: (page) => page.projectId,
+    }),
+    path: t.string({
+      description: "Where the page is, relative to the service's address: /e/<project id>.",
+      resolve: (page) => `/e/${page.projectId}`,
+    }),
+    pageEnabled: t.exposeBoolean("pageEnabled", {
+      description: "Whether the page is shown (only ever while the project is PUBLISHED).",
+    }),
+    registrationOpen: t.exposeBoolean("registrationOpen", {
+      description: "Whether visitors may register on the page.",
+    }),
+    companyField: t.field({
+      type: CompanyFieldRef,
+      description: "Whether the registration form asks for the company.",
+      resolve: (page) => page.companyField,
+    }),
+  }),
+});
+
+/** Defines `Project.eventPage` and `Mutation.updateEventPage`. */
+export function defineEventPageTypes(): void {
+  builder.objectField(ProjectRef, "eventPage", (t) =>
+    t.field({
+      type: EventPageRef,
+      description:
+        "The public event page's settings; they are visible on the page itself, so no permission is needed.",
+      resolve: async (project, _args, c) => {
+        const access = await c.access(project.id);
+        if (!access) throw notFound("Project");
+        return { projectId: project.id, ...(await c.services.eventPage.settings(c.actor, project.id)) };
+      },
+    }),
+  );
+
+  const UpdateEventPageInput = builder.inputType("UpdateEventPageInput", {
+    description: "The public event page's switches; all three are set.",
+    fields: (t) => ({
+      projectId: t.id({ required: true, description: "The 4-character Project ID." }),
+      pageEnabled: t.boolean({ required: true, description: "Show the page." }),
+      registrationOpen: t.boolean({ required: true, description: "Let visitors register on the page." }),
+      companyField: t.field({ type: CompanyFieldRef, required: true, description: "Ask for the company?" }),
+    }),
+  });
+
+  builder.mutationField("updateEventPage", (t) =>
+    t.field({
+      ...requires("project:write"),
+      type: payloadType(
+        "UpdateEventPagePayload",
+        "eventPage",
+        EventPageRef,
+        "The result of updateEventPage.",
+      ),
+      description: "Changes the public event page's switches (Settings → General in the dashboard).",
+      args: {
+        input: t.arg({
+          type: UpdateEventPageInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
+      resolve: (_r, { input }, c) =>
+        runMutation("eventPage", async () => {
+          const projectId = String(input.projectId);
+          const companyField = companyFields.find((f) => f === input.companyField) ?? "OPTIONAL";
+          const settings = await c.services.eventPage.updateSettings(c.actor, projectId, {
+            pageEnabled: input.pageEnabled,
+            registrationOpen: input.registrationOpen,
+            companyField,
+          });
+          return { projectId, ...settings };
+        }),
+    }),
+  );
+}
