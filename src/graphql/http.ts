@@ -3,6 +3,7 @@ import type { ExecutionResult, GraphQLFormattedError, GraphQLSchema } from "grap
 import { databaseRetryAfterSeconds } from "../db/availability.js";
 import { bindDeadline } from "../db/transaction.js";
 import { AppError, ErrorCode } from "../errors.js";
+import { closeWithTail, negotiateEncoding, openStream } from "../http/compression.js";
 import { registerJsonBodyParser } from "../http/json-body.js";
 import type { Actor } from "../modules/access/actor.js";
 import type { Services } from "../services.js";
@@ -12,6 +13,7 @@ import { createContext, type RequestBudget } from "./context.js";
 import { DocumentCache, isCompiledQuery, type PreparedDocument } from "./documents.js";
 import { formatError, requestError } from "./errors.js";
 import { detailsOf, internalError, notJsonBody, Refusal, refuse, send, sendRaw } from "./http-answers.js";
+import { applyCaching, registerCors, sendNotModified, setRateLimitHeaders } from "./http-caching.js";
 import {
   type GraphQLParams,
   graphqlResponse,
@@ -65,6 +67,7 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
       return refuse(reply, media, internalError(request.id));
     });
 
+    registerCors(scope, "/api/graphql");
     scope.route({ method: ["GET", "POST"], url: "/api/graphql", handler: handle });
   });
 
@@ -84,7 +87,7 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
       if (params.extensions?.dryRun === true) return await answerDryRun(exchange, actor, operation);
       const budget = await charge(exchange, actor, operation);
       return (
-        (await answerFromCache(exchange, operation, budget)) ??
+        (await answerFromCache(exchange, actor, operation, budget)) ??
         (await execute(exchange, actor, operation, budget))
       );
     } catch (error) {
@@ -218,19 +221,25 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
 
   /** Answers from the response cache when an identical query's answer is still current. */
   async function answerFromCache(
-    { reply, media }: Exchange,
+    { request, reply, media }: Exchange,
+    actor: Actor,
     { analysis, cacheKey }: Operation,
     budget: RequestBudget,
   ): Promise<FastifyReply | undefined> {
     const hit = cacheKey ? services.responseCache.lookup(cacheKey) : undefined;
     if (!hit || !(await stillCurrent(hit.versions))) return undefined;
+    if (applyCaching(request, reply, actor, hit.versions)) return sendNotModified(reply);
     // The cached bytes go out as they are, followed by this request's extensions: decoding and
     // re-encoding a large page cost more than the rest of a hit.
-    const tail = `,"extensions":${extensionsJson(analysis.cost, budget.points, budget, true)}}`;
-    const body = Buffer.allocUnsafe(hit.body.byteLength + Buffer.byteLength(tail));
-    hit.body.copy(body);
-    body.write(tail, hit.body.byteLength);
-    return sendRaw(reply, 200, media, body);
+    const tail = Buffer.from(`,"extensions":${extensionsJson(analysis.cost, budget.points, budget, true)}}`);
+    const encoding = negotiateEncoding(request);
+    if (encoding) {
+      // Compressed once per entry and coding; each hit only appends its own tail.
+      hit.encoded[encoding] ??= openStream(hit.body, encoding);
+      const compressed = closeWithTail(await hit.encoded[encoding], tail);
+      if (compressed) return sendRaw(reply.header("content-encoding", encoding), 200, media, compressed);
+    }
+    return sendRaw(reply, 200, media, Buffer.concat([hit.body, tail], hit.body.byteLength + tail.byteLength));
   }
 
   /** Runs the operation within the request timeout and answers; a clean query answer is cached. */
@@ -276,6 +285,8 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
       });
     }
     const tail = `"extensions":${extensionsJson(analysis.cost, budget.points, budget, false)}}`;
+    const versions = cacheKey && !internal && context.cacheable ? context.projectVersions : undefined;
+    if (applyCaching(request, reply, actor, versions)) return sendNotModified(reply);
     return sendRaw(reply, 200, media, `${head},${tail}`);
   }
 
@@ -332,14 +343,6 @@ function isoTime(epochSeconds: number): string {
 // The `extensions` member of an executed or cached answer, written directly: it is on every response.
 function extensionsJson(cost: number, points: number, budget: RateLimitState, cached: boolean): string {
   return `{"cost":{"requestedQueryCost":${cost},"points":${points}},"rateLimit":{"limit":${budget.limit},"remaining":${budget.remaining},"resetAt":"${isoTime(budget.resetAt)}"},"cached":${cached}}`;
-}
-
-function setRateLimitHeaders(reply: FastifyReply, budget: RateLimitState, points: number): void {
-  reply
-    .header("x-ratelimit-limit", String(budget.limit))
-    .header("x-ratelimit-remaining", String(budget.remaining))
-    .header("x-ratelimit-reset", String(budget.resetAt))
-    .header("x-ratelimit-cost", String(points));
 }
 
 function withTimeout<T>(work: T | Promise<T>, ms: number): Promise<T | "timeout"> | T {

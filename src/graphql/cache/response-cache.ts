@@ -1,4 +1,5 @@
 import { LRUCache } from "lru-cache";
+import type { Encoding, OpenStream } from "../../http/compression.js";
 import { type Permission, serializePermissions } from "../../modules/access/permissions.js";
 
 /**
@@ -110,17 +111,20 @@ export interface ResponseCacheStats {
 /** The moment an execution started, from `begin()`. */
 export type ExecutionMark = number & { readonly __brand: "ExecutionMark" };
 
-interface Entry {
-  body: Buffer;
+interface Entry extends CachedAnswer {
   projectIds: readonly string[];
-  /** Data version of each project when the answer was computed (null: the project did not exist). */
-  versions: ReadonlyMap<string, number | null> | undefined;
 }
 
 /** A cached answer and the project data versions it was computed at. */
 export interface CachedAnswer {
   body: Buffer;
+  /** Data version of each project when the answer was computed (null: the project did not exist). */
   versions: ReadonlyMap<string, number | null> | undefined;
+  /**
+   * The body compressed once per content coding, on the first hit that asks for it (so answers
+   * that are never hit again cost no compression); a few KB each, not counted in the byte budget.
+   */
+  encoded: Partial<Record<Encoding, Promise<OpenStream>>>;
 }
 
 // What an entry costs beyond its body and key (entry, tags, versions, LRU slots), measured at about
@@ -208,6 +212,7 @@ export class ResponseCache {
       body: typeof body === "string" ? ownBuffer(body) : body,
       projectIds: ids,
       versions: options.versions,
+      encoded: {},
     };
     this.entries.set(key, entry, options.ttlMs ? { ttl: options.ttlMs } : {});
     if (this.entries.peek(key) !== entry) return false;
