@@ -14,6 +14,7 @@ import { DocumentCache, isCompiledQuery, type PreparedDocument } from "./documen
 import { formatError, requestError } from "./errors.js";
 import { detailsOf, internalError, notJsonBody, Refusal, refuse, send, sendRaw } from "./http-answers.js";
 import { applyCaching, registerCors, sendNotModified, setRateLimitHeaders } from "./http-caching.js";
+import { extensionsJson, presentBudget } from "./http-extensions.js";
 import {
   type GraphQLParams,
   graphqlResponse,
@@ -25,7 +26,7 @@ import {
 } from "./http-params.js";
 import { type OperationAnalysis, permissionsLacking } from "./limits/analyze-operation.js";
 import { assertWithinLimits, operationLimitsFrom } from "./limits/operation-limits.js";
-import { pointsForCost, type RateLimitState } from "./limits/rate-limiter.js";
+import { pointsForCost } from "./limits/rate-limiter.js";
 
 // Answers computed from the clock (a ticket type's sales window opening) are not invalidated by a
 // write, so cached answers also expire: exact for writes, at most this stale for the clock.
@@ -36,6 +37,8 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
   const { config } = services;
   const limits = operationLimitsFrom(config);
   const documents = new DocumentCache(schema, limits);
+  // Executions under way per cache key, for requests that miss the same key meanwhile.
+  const flights = new Map<string, Promise<Computed | undefined>>();
 
   app.register(async (scope) => {
     // Deeply nested JSON is refused before it is parsed (and before rate limiting): docs/security.md.
@@ -92,6 +95,7 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
       );
     } catch (error) {
       if (error instanceof Refusal) return refuse(reply, media, error);
+      if (error instanceof Unavailable) return error.reply;
       throw error;
     }
   }
@@ -242,13 +246,52 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     return sendRaw(reply, 200, media, Buffer.concat([hit.body, tail], hit.body.byteLength + tail.byteLength));
   }
 
-  /** Runs the operation within the request timeout and answers; a clean query answer is cached. */
+  /**
+   * Runs the operation and answers. Concurrent requests for the same cache key share one execution
+   * (single flight): fifty clients missing the same page at once cost one execution, not fifty.
+   */
   async function execute(
-    { request, reply, media }: Exchange,
+    exchange: Exchange,
     actor: Actor,
-    { params, prepared, analysis, variables, cacheKey }: Operation,
+    operation: Operation,
     budget: RequestBudget,
   ): Promise<FastifyReply> {
+    const { cacheKey } = operation;
+    const flight = cacheKey ? flights.get(cacheKey) : undefined;
+    const shared = flight ? await flight : undefined;
+    if (shared) return answer(exchange, actor, operation, budget, shared);
+    const run = compute(exchange, actor, operation, budget);
+    if (cacheKey && !flights.has(cacheKey)) {
+      const shareable = run.then(
+        (r) => (r.versions ? r : undefined),
+        () => undefined,
+      );
+      flights.set(cacheKey, shareable);
+      void shareable.then(() => flights.delete(cacheKey));
+    }
+    return answer(exchange, actor, operation, budget, await run);
+  }
+
+  /** Sends an executed answer with this request's extensions (versions: it may be cached publicly). */
+  function answer(
+    { request, reply, media }: Exchange,
+    actor: Actor,
+    { analysis }: Operation,
+    budget: RequestBudget,
+    { head, versions }: Computed,
+  ): FastifyReply {
+    const tail = `"extensions":${extensionsJson(analysis.cost, budget.points, budget, false)}}`;
+    if (applyCaching(request, reply, actor, versions)) return sendNotModified(reply);
+    return sendRaw(reply, 200, media, `${head},${tail}`);
+  }
+
+  /** Runs the operation within the request timeout; a clean query answer is cached. */
+  async function compute(
+    { request, reply, media }: Exchange,
+    actor: Actor,
+    { params, prepared, variables, cacheKey }: Operation,
+    budget: RequestBudget,
+  ): Promise<Computed> {
     const compiled = documents.compiled(prepared, params.operationName);
     if (!isCompiledQuery(compiled)) {
       throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, formatAll(compiled, request));
@@ -269,7 +312,7 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     const errors = result.errors?.length ? formatAll(result, request) : undefined;
     // The database went away while resolving: "retry shortly", not a partial answer to keep.
     if (errors?.some((e) => e.extensions?.code === ErrorCode.SERVICE_UNAVAILABLE)) {
-      return sendUnavailable(reply, media, errors);
+      throw new Unavailable(sendUnavailable(reply, media, errors));
     }
     // No `data` at all means the variables failed to coerce: a request error, not a field error.
     if (result.data === undefined) throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, errors ?? []);
@@ -278,16 +321,12 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     parts.push(`"data":${JSON.stringify(result.data)}`);
     const head = `{${parts.join(",")}`;
     const internal = errors?.some((e) => e.extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR);
-    if (cacheKey && !internal && context.cacheable) {
-      services.responseCache.store(cacheKey, head, context.projectsRead, mark, {
-        ttlMs: cacheTtlMs,
-        versions: context.projectVersions,
-      });
-    }
-    const tail = `"extensions":${extensionsJson(analysis.cost, budget.points, budget, false)}}`;
-    const versions = cacheKey && !internal && context.cacheable ? context.projectVersions : undefined;
-    if (applyCaching(request, reply, actor, versions)) return sendNotModified(reply);
-    return sendRaw(reply, 200, media, `${head},${tail}`);
+    if (!cacheKey || internal || !context.cacheable) return { head, versions: undefined };
+    services.responseCache.store(cacheKey, head, context.projectsRead, mark, {
+      ttlMs: cacheTtlMs,
+      versions: context.projectVersions,
+    });
+    return { head, versions: context.projectVersions };
   }
 
   // A cached answer is served only while every project it read is at the data version it was
@@ -310,6 +349,19 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
   }
 }
 
+/** An executed answer's `{"errors"…,"data":…` and, when it may be cached, the versions it was read at. */
+interface Computed {
+  head: string;
+  versions: ReadonlyMap<string, number | null> | undefined;
+}
+
+/** The 503 already sent when the database went away during execution. */
+class Unavailable extends Error {
+  constructor(readonly reply: FastifyReply) {
+    super("database unavailable");
+  }
+}
+
 /** One request being answered: what every step that writes the response needs. */
 interface Exchange {
   request: FastifyRequest;
@@ -325,24 +377,6 @@ interface Operation {
   variables: Record<string, unknown> | undefined;
   /** The response cache key of a query (document, variables as sent, caller's view); none for writes. */
   cacheKey: string | undefined;
-}
-
-function presentBudget(budget: RateLimitState) {
-  return { limit: budget.limit, remaining: budget.remaining, resetAt: isoTime(budget.resetAt) };
-}
-
-// Consecutive requests of one window share its reset time: formatting it once is enough.
-let lastIso = { seconds: Number.NaN, text: "" };
-function isoTime(epochSeconds: number): string {
-  if (lastIso.seconds !== epochSeconds) {
-    lastIso = { seconds: epochSeconds, text: new Date(epochSeconds * 1000).toISOString() };
-  }
-  return lastIso.text;
-}
-
-// The `extensions` member of an executed or cached answer, written directly: it is on every response.
-function extensionsJson(cost: number, points: number, budget: RateLimitState, cached: boolean): string {
-  return `{"cost":{"requestedQueryCost":${cost},"points":${points}},"rateLimit":{"limit":${budget.limit},"remaining":${budget.remaining},"resetAt":"${isoTime(budget.resetAt)}"},"cached":${cached}}`;
 }
 
 function withTimeout<T>(work: T | Promise<T>, ms: number): Promise<T | "timeout"> | T {
