@@ -7,7 +7,10 @@ import { closeWithTail, negotiateEncoding, openStream } from "../http/compressio
 import { registerJsonBodyParser } from "../http/json-body.js";
 import type { Actor } from "../modules/access/actor.js";
 import type { Services } from "../services.js";
+import { type AreaMask, allAreas } from "../shared/data-areas.js";
 import { authenticate } from "./authentication.js";
+import { areasReadBy } from "./cache/document-areas.js";
+import { stillCurrent } from "./cache/freshness.js";
 import { appView, canonicalJson, publicView, responseCacheKey } from "./cache/response-cache.js";
 import { createContext, type RequestBudget } from "./context.js";
 import { DocumentCache, isCompiledQuery, type PreparedDocument } from "./documents.js";
@@ -89,10 +92,10 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
       const operation = prepare(request, params, actor);
       if (params.extensions?.dryRun === true) return await answerDryRun(exchange, actor, operation);
       const budget = await charge(exchange, actor, operation);
-      return (
-        (await answerFromCache(exchange, actor, operation, budget)) ??
-        (await execute(exchange, actor, operation, budget))
-      );
+      // A reply is thenable (it settles once sent), so the cache answers with a boolean: awaiting an
+      // async function that returns a reply yields undefined, which once sent every hit on to execute.
+      if (await answerFromCache(exchange, actor, operation, budget)) return reply;
+      return await execute(exchange, actor, operation, budget);
     } catch (error) {
       if (error instanceof Refusal) return refuse(reply, media, error);
       if (error instanceof Unavailable) return error.reply;
@@ -163,7 +166,8 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
             variablesJson,
           })
         : undefined;
-    return { params, prepared: prepared.prepared, analysis, variables, cacheKey };
+    const areas = cacheKey ? areasReadBy(schema, prepared.prepared.document) : allAreas;
+    return { params, prepared: prepared.prepared, analysis, variables, cacheKey, areas };
   }
 
   /** Where the caller's points are counted: per app, or per client IP for public requests. */
@@ -223,16 +227,19 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     return { ...budget, cost: analysis.cost, points };
   }
 
-  /** Answers from the response cache when an identical query's answer is still current. */
+  /** Answers from the response cache when an identical query's answer is still current; true once sent. */
   async function answerFromCache(
     { request, reply, media }: Exchange,
     actor: Actor,
     { analysis, cacheKey }: Operation,
     budget: RequestBudget,
-  ): Promise<FastifyReply | undefined> {
+  ): Promise<boolean> {
     const hit = cacheKey ? services.responseCache.lookup(cacheKey) : undefined;
-    if (!hit || !(await stillCurrent(hit.versions))) return undefined;
-    if (applyCaching(request, reply, actor, hit.versions)) return sendNotModified(reply);
+    if (!hit || !(await stillCurrent(services, hit))) return false;
+    if (applyCaching(request, reply, actor, hit.versions)) {
+      sendNotModified(reply);
+      return true;
+    }
     // The cached bytes go out as they are, followed by this request's extensions: decoding and
     // re-encoding a large page cost more than the rest of a hit.
     const tail = Buffer.from(`,"extensions":${extensionsJson(analysis.cost, budget.points, budget, true)}}`);
@@ -241,9 +248,13 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
       // Compressed once per entry and coding; each hit only appends its own tail.
       hit.encoded[encoding] ??= openStream(hit.body, encoding);
       const compressed = closeWithTail(await hit.encoded[encoding], tail);
-      if (compressed) return sendRaw(reply.header("content-encoding", encoding), 200, media, compressed);
+      if (compressed) {
+        sendRaw(reply.header("content-encoding", encoding), 200, media, compressed);
+        return true;
+      }
     }
-    return sendRaw(reply, 200, media, Buffer.concat([hit.body, tail], hit.body.byteLength + tail.byteLength));
+    sendRaw(reply, 200, media, Buffer.concat([hit.body, tail], hit.body.byteLength + tail.byteLength));
+    return true;
   }
 
   /**
@@ -289,7 +300,7 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
   async function compute(
     { request, reply, media }: Exchange,
     actor: Actor,
-    { params, prepared, variables, cacheKey }: Operation,
+    { params, prepared, variables, cacheKey, areas }: Operation,
     budget: RequestBudget,
   ): Promise<Computed> {
     const compiled = documents.compiled(prepared, params.operationName);
@@ -297,7 +308,8 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
       throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, formatAll(compiled, request));
     }
     const mark = services.responseCache.begin();
-    const context = createContext(services, actor, request.id, budget);
+    const epoch = services.responseCache.epoch();
+    const context = createContext(services, actor, request.id, budget, areas);
     // Past the deadline the client gets TIMEOUT at once; a write still running then rolls back
     // instead of committing (see inTransaction). Only app actors can write, and each is per request.
     const deadline = new AbortController();
@@ -325,23 +337,10 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     services.responseCache.store(cacheKey, head, context.projectsRead, mark, {
       ttlMs: cacheTtlMs,
       versions: context.projectVersions,
+      areas,
+      epoch,
     });
     return { head, versions: context.projectVersions };
-  }
-
-  // A cached answer is served only while every project it read is at the data version it was
-  // computed at: one indexed read that sees writes made by any process, the CLI included.
-  async function stillCurrent(versions: ReadonlyMap<string, number | null> | undefined): Promise<boolean> {
-    if (!versions) return false;
-    if (versions.size === 0) return true;
-    const current = await services.access.dataVersions([...versions.keys()]);
-    let fresh = true;
-    for (const [id, version] of versions) {
-      if ((current.get(id) ?? null) === version) continue;
-      services.responseCache.invalidateProject(id);
-      fresh = false;
-    }
-    return fresh;
   }
 
   function formatAll(result: ExecutionResult, request: FastifyRequest): GraphQLFormattedError[] {
@@ -377,6 +376,8 @@ interface Operation {
   variables: Record<string, unknown> | undefined;
   /** The response cache key of a query (document, variables as sent, caller's view); none for writes. */
   cacheKey: string | undefined;
+  /** The data areas a query reads: its answer is evicted only by writes to them. */
+  areas: AreaMask;
 }
 
 function withTimeout<T>(work: T | Promise<T>, ms: number): Promise<T | "timeout"> | T {

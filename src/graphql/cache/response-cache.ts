@@ -1,6 +1,7 @@
 import { LRUCache } from "lru-cache";
 import type { Encoding, OpenStream } from "../../http/compression.js";
 import { type Permission, serializePermissions } from "../../modules/access/permissions.js";
+import { type AreaMask, allAreas } from "../../shared/data-areas.js";
 
 /**
  * The API's response cache: serialized response bytes of read-only operations, bounded in bytes.
@@ -96,6 +97,13 @@ export interface ResponseCacheOptions {
    * at once. See `store`.
    */
   admitOnSecondRequestAbove?: number;
+  /**
+   * A counter that changes whenever another process may have written (SQLite's data_version).
+   * While it stands still, every write is known here (this process's own writes invalidate at
+   * once), so a hit already checked against the database needs no second check. Without it every
+   * hit is checked.
+   */
+  externalWrites?: (() => number) | undefined;
 }
 
 /** Counters for monitoring and tests. */
@@ -117,9 +125,17 @@ interface Entry extends CachedAnswer {
 
 /** A cached answer and the project data versions it was computed at. */
 export interface CachedAnswer {
+  key: string;
   body: Buffer;
-  /** Data version of each project when the answer was computed (null: the project did not exist). */
+  /**
+   * Version stamp (src/shared/data-areas.ts) of the areas read, per project, when the answer was
+   * computed (null: the project did not exist).
+   */
   versions: ReadonlyMap<string, number | null> | undefined;
+  /** The data areas the answer read: only writes to these evict it. */
+  areas: AreaMask;
+  /** The `epoch()` at which the versions were last known current (computed or checked). */
+  checkedEpoch: number | undefined;
   /**
    * The body compressed once per content coding, on the first hit that asks for it (so answers
    * that are never hit again cost no compression); a few KB each, not counted in the byte budget.
@@ -146,10 +162,14 @@ export class ResponseCache {
   private refused = 0;
   private readonly admitOnSecondRequestAbove: number;
   private readonly recentMisses = new Doorkeeper(16_384);
+  private readonly externalWrites: (() => number) | undefined;
+  private lastExternal: number | undefined;
+  private epochValue = 0;
 
   constructor(options: ResponseCacheOptions = {}) {
     const maxSize = options.maxBytes ?? 64 * 1024 * 1024;
     this.admitOnSecondRequestAbove = options.admitOnSecondRequestAbove ?? Number.POSITIVE_INFINITY;
+    this.externalWrites = options.externalWrites;
     this.entries = new LRUCache<string, Entry>({
       maxSize,
       maxEntrySize: options.maxEntryBytes ?? Math.floor(maxSize / 16),
@@ -177,6 +197,20 @@ export class ResponseCache {
     return entry;
   }
 
+  /**
+   * A number that stays the same while no other process can have written; undefined when that is
+   * unknowable (no `externalWrites`), so every hit must be checked against the database.
+   */
+  epoch(): number | undefined {
+    if (!this.externalWrites) return undefined;
+    const current = this.externalWrites();
+    if (current !== this.lastExternal) {
+      this.lastExternal = current;
+      this.epochValue += 1;
+    }
+    return this.epochValue;
+  }
+
   /** Marks the start of an execution; call it before the execution reads anything. */
   begin(): ExecutionMark {
     return this.sequence as ExecutionMark;
@@ -198,7 +232,13 @@ export class ResponseCache {
     body: Buffer | string,
     projectIds: Iterable<string>,
     mark: ExecutionMark,
-    options: { ttlMs?: number; versions?: ReadonlyMap<string, number | null> } = {},
+    options: {
+      ttlMs?: number;
+      versions?: ReadonlyMap<string, number | null>;
+      areas?: AreaMask;
+      /** `epoch()` read before the execution began. */
+      epoch?: number | undefined;
+    } = {},
   ): boolean {
     const ids = [...new Set(projectIds)];
     if (this.suspended || this.allChangedAt > mark || ids.some((id) => this.lastChange(id) > mark)) {
@@ -209,9 +249,12 @@ export class ResponseCache {
       return false;
     }
     const entry: Entry = {
+      key,
       body: typeof body === "string" ? ownBuffer(body) : body,
       projectIds: ids,
       versions: options.versions,
+      areas: options.areas ?? allAreas,
+      checkedEpoch: options.epoch,
       encoded: {},
     };
     this.entries.set(key, entry, options.ttlMs ? { ttl: options.ttlMs } : {});
@@ -227,13 +270,23 @@ export class ResponseCache {
     return true;
   }
 
-  /** Drops every response that read `projectId` and refuses those being computed now. */
-  invalidateProject(projectId: string): void {
+  /**
+   * Drops every response that read `areas` of `projectId`, and refuses every response of the
+   * project being computed now (whatever it read: the check is per project, and cheap).
+   */
+  invalidateProject(projectId: string, areas: AreaMask = allAreas): void {
     this.sequence += 1;
     this.changedAt.set(projectId, this.sequence);
     const keys = this.keysByProject.get(projectId);
     if (!keys) return;
-    for (const key of [...keys]) this.entries.delete(key);
+    for (const key of [...keys]) {
+      if ((this.entries.peek(key)?.areas ?? allAreas) & areas) this.entries.delete(key);
+    }
+  }
+
+  /** Drops one answer (found stale by a version check). */
+  drop(answer: CachedAnswer): void {
+    if (this.entries.peek(answer.key) === answer) this.entries.delete(answer.key);
   }
 
   /** Drops every response and refuses those being computed now. */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../../db/database.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
+import { areasWrittenUnder } from "../../shared/data-areas.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
@@ -201,7 +202,13 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
         created_at: now,
         updated_at: now,
       };
-      await changes.write(db, actor, row.project_id, (trx) => repo.insert(trx, row));
+      await changes.write(
+        db,
+        actor,
+        row.project_id,
+        (trx) => repo.insert(trx, row),
+        areasWrittenUnder("tickets:write"),
+      );
       return presentTicketType(row);
     },
 
