@@ -26,7 +26,7 @@ export interface RequestSource {
 export type LoadGenerator = "wrk" | "autocannon";
 
 /** Where wrk is expected (Debian's package); `WRK` in the bench's environment overrides it. */
-export const wrkPath = process.env.WRK ?? "/usr/bin/wrk";
+const wrkPath = process.env.WRK ?? "/usr/bin/wrk";
 
 /**
  * wrk when installed (C, one thread: it loads a Node server to its limit where autocannon, itself

@@ -10,14 +10,14 @@ import type { RateLimitState } from "./limits/rate-limiter.js";
 
 // How long a browser or CDN may reuse a token-less GET answer without asking again. Writes reach
 // the server's own cache at once; this bounds how stale a shared cache's copy may be.
-export const publicMaxAgeSeconds = 10;
+const publicMaxAgeSeconds = 10;
 
 /**
  * The weak validator of an answer: the data version of every project it read, in the order read.
  * The same URL at the same versions is the same data (the extensions, counting this caller's
  * budget, differ: hence weak).
  */
-export function etagOf(versions: ReadonlyMap<string, number | null>): string {
+function etagOf(versions: ReadonlyMap<string, number | null>): string {
   let tag = 'W/"v';
   for (const [id, version] of versions) tag += `-${id}.${version ?? "none"}`;
   return `${tag}"`;

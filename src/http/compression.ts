@@ -132,7 +132,7 @@ const crcTable = (() => {
 })();
 
 /** CRC-32 (gzip's) of `bytes`, continuing from `previous` (0 to start). */
-export function crc32(bytes: Uint8Array, previous: number): number {
+function crc32(bytes: Uint8Array, previous: number): number {
   let c = ~previous;
   for (let i = 0; i < bytes.length; i++)
     c = (crcTable[(c ^ (bytes[i] as number)) & 0xff] as number) ^ (c >>> 8);

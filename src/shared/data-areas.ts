@@ -5,7 +5,7 @@
  * valid while the sum of the counters of the areas it read is unchanged (each only grows, so the
  * sum changes exactly when one of them does).
  */
-export const dataAreas = ["project", "agenda", "tickets", "attendees", "checkins"] as const;
+const dataAreas = ["project", "agenda", "tickets", "attendees", "checkins"] as const;
 export type DataArea = (typeof dataAreas)[number];
 
 /** A set of areas as bits (bit i: dataAreas[i]). */

@@ -203,7 +203,13 @@ export class ResponseCache {
    */
   epoch(): number | undefined {
     if (!this.externalWrites) return undefined;
-    const current = this.externalWrites();
+    let current: number;
+    try {
+      current = this.externalWrites();
+    } catch {
+      // The database is closed or failing: nothing is known, so every hit is checked (and fails there).
+      return undefined;
+    }
     if (current !== this.lastExternal) {
       this.lastExternal = current;
       this.epochValue += 1;
