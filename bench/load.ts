@@ -116,7 +116,8 @@ async function wrkRound(options: Parameters<typeof runRound>[0]): Promise<RoundR
       [
         "-t1",
         `-c${options.connections}`,
-        `-d${options.seconds}s`,
+        // wrk takes whole seconds.
+        `-d${Math.max(1, Math.round(options.seconds))}s`,
         "--timeout",
         "10s",
         "-s",

@@ -19,6 +19,7 @@ export const areaBit: Record<DataArea, AreaMask> = {
   checkins: 16,
 };
 export const allAreas: AreaMask = 31;
+export const dataAreaCount = dataAreas.length;
 
 /** The version counters of one project, per area. */
 export type AreaVersions = Readonly<Record<DataArea, number>>;

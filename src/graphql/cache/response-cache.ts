@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
 import type { Encoding, OpenStream } from "../../http/compression.js";
 import { type Permission, serializePermissions } from "../../modules/access/permissions.js";
-import { type AreaMask, allAreas } from "../../shared/data-areas.js";
+import { type AreaMask, allAreas, dataAreaCount } from "../../shared/data-areas.js";
 
 /**
  * The API's response cache: serialized response bytes of read-only operations, bounded in bytes.
@@ -152,7 +152,8 @@ export class ResponseCache {
   private readonly entries: LRUCache<string, Entry>;
   private readonly keysByProject = new Map<string, Set<string>>();
   private sequence = 0;
-  private readonly changedAt: LRUCache<string, number>;
+  /** Per project, the sequence of the last change of each data area (index: the area's bit). */
+  private readonly changedAt: LRUCache<string, number[]>;
   /** Highest mark of a project forgotten by `changedAt`: a forgotten project may have changed up to then. */
   private forgottenChangeAt = 0;
   private allChangedAt = 0;
@@ -176,10 +177,10 @@ export class ResponseCache {
       sizeCalculation: (entry, key) => entry.body.byteLength + key.length + entryOverhead,
       dispose: (entry, key) => this.untag(key, entry),
     });
-    this.changedAt = new LRUCache<string, number>({
+    this.changedAt = new LRUCache<string, number[]>({
       max: options.maxTrackedProjects ?? 100_000,
       dispose: (changed, _projectId, reason) => {
-        if (reason === "evict") this.forgottenChangeAt = Math.max(this.forgottenChangeAt, changed);
+        if (reason === "evict") this.forgottenChangeAt = Math.max(this.forgottenChangeAt, ...changed);
       },
     });
   }
@@ -247,7 +248,8 @@ export class ResponseCache {
     } = {},
   ): boolean {
     const ids = [...new Set(projectIds)];
-    if (this.suspended || this.allChangedAt > mark || ids.some((id) => this.lastChange(id) > mark)) {
+    const areas = options.areas ?? allAreas;
+    if (this.suspended || this.allChangedAt > mark || ids.some((id) => this.lastChange(id, areas) > mark)) {
       this.refused += 1;
       return false;
     }
@@ -277,12 +279,16 @@ export class ResponseCache {
   }
 
   /**
-   * Drops every response that read `areas` of `projectId`, and refuses every response of the
-   * project being computed now (whatever it read: the check is per project, and cheap).
+   * Drops every response that read `areas` of `projectId`, and refuses those over these areas
+   * being computed now.
    */
   invalidateProject(projectId: string, areas: AreaMask = allAreas): void {
     this.sequence += 1;
-    this.changedAt.set(projectId, this.sequence);
+    // Only answers being computed over the areas written are refused: under 50 check-ins a second,
+    // agenda answers must still be stored.
+    const changed = this.changedAt.get(projectId) ?? new Array<number>(dataAreaCount).fill(0);
+    for (let i = 0; i < dataAreaCount; i++) if (areas & (1 << i)) changed[i] = this.sequence;
+    this.changedAt.set(projectId, changed);
     const keys = this.keysByProject.get(projectId);
     if (!keys) return;
     for (const key of [...keys]) {
@@ -328,8 +334,12 @@ export class ResponseCache {
     };
   }
 
-  private lastChange(projectId: string): number {
-    return this.changedAt.peek(projectId) ?? this.forgottenChangeAt;
+  private lastChange(projectId: string, areas: AreaMask): number {
+    const changed = this.changedAt.peek(projectId);
+    if (!changed) return this.forgottenChangeAt;
+    let last = 0;
+    for (let i = 0; i < dataAreaCount; i++) if (areas & (1 << i)) last = Math.max(last, changed[i] ?? 0);
+    return last;
   }
 
   private untag(key: string, entry: Entry): void {
