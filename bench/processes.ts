@@ -88,14 +88,26 @@ export async function startEventgraph(
   throw new Error(`Eventgraph did not become ready in 30 s: ${server.stderr.join("\n")}`);
 }
 
-/** Starts the limit server over the precomputed responses in `file` and waits for its port. */
-export async function startLimitServer(file: string): Promise<ChildServer> {
-  const child = spawn(process.execPath, ["dist/bench/limit-server.js", file], {
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+/** Starts the limit server over the precomputed responses in `file` (in `workers` processes). */
+export function startLimitServer(file: string, workers = 1): Promise<ChildServer> {
+  return startPortPrinter(["dist/bench/limit-server.js", file, String(workers)]);
+}
+
+/** Starts the Mercurius peer over the SQLite file at `path`, reading rows per request or from memory. */
+export function startPeer(path: string, memory: boolean): Promise<ChildServer> {
+  return startPortPrinter(["dist/bench/peers/graphql-peer.js", path, ...(memory ? ["--memory"] : [])]);
+}
+
+// A helper process that prints {"port": n} on its first line once listening.
+async function startPortPrinter(args: string[]): Promise<ChildServer> {
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  let stderr = "";
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
   const port = await new Promise<number>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`the limit server exited with ${code}`)));
+    child.once("exit", (code) => reject(new Error(`${args[0]} exited with ${code}: ${stderr}`)));
     lines.once("line", (line) => resolve((JSON.parse(line) as { port: number }).port));
   });
   return track(child, `http://127.0.0.1:${port}`);

@@ -1,19 +1,18 @@
 import { encodeCursor } from "../src/shared/pagination.js";
+import { luaString, type RequestSource } from "./load.js";
 
 /**
  * The canonical requests of the benchmark. Each scenario makes the body of its n-th request, so
  * the load generator can vary bodies per request (the cache-miss variants) at the same cost for the
  * limit server and for Eventgraph.
  */
-export interface Scenario {
+export interface Scenario extends RequestSource {
   id: string;
   title: string;
   /** "hit": identical requests, served from the response cache once warm; "miss": every request differs; "write": a mutation. */
   cache: "hit" | "miss" | "write";
   /** Sends the demo app's token. */
   authenticated: boolean;
-  /** The JSON body of the n-th request (n counts from 0 and keeps counting across rounds). */
-  body(n: number): string;
 }
 
 const smallQuery = (projectId: string) => `{ project(id: ${JSON.stringify(projectId)}) { name } }`;
@@ -62,16 +61,33 @@ function uniqueFirstPageCursor(n: number): string {
   return encodeCursor(["", `bench-${n}`]);
 }
 
+// The Lua twins of the bodies below, for wrk (bench/load.ts defines `b64url` for them).
+const fixedLua = (body: string) => `local fixed = ${luaString(body)}\nfunction body(n) return fixed end`;
+
+/** A body whose variables end in `"after": <unique first-page cursor>`, as Lua. */
+function cursorLua(variablesBefore: Record<string, unknown>, query: string): string {
+  const head = JSON.stringify({ query, variables: variablesBefore }).slice(0, -2);
+  return [
+    `local head = ${luaString(`${head},"after":"`)}`,
+    'function body(n) return head .. b64url(\'["","bench-\' .. string.format("%d", n) .. \'"]\') .. \'"}}\' end',
+  ].join("\n");
+}
+
 /** Every scenario of one dataset. */
 export function scenarios(projectId: string, attendeeIds: readonly string[]): Scenario[] {
   const small = smallQuery(projectId);
+  const smallBody = JSON.stringify({ query: small });
+  const agendaBody = JSON.stringify({ query: agendaQuery, variables: { id: projectId } });
+  const attendeesBody = JSON.stringify({ query: attendeesQuery, variables: { id: projectId } });
+  const smallNonceHead = JSON.stringify({ query: small, variables: { nonce: 0 } }).slice(0, -3);
   const list: Scenario[] = [
     {
       id: "small-hit",
       title: "project { name }",
       cache: "hit",
       authenticated: false,
-      body: () => JSON.stringify({ query: small }),
+      body: () => smallBody,
+      lua: fixedLua(smallBody),
     },
     {
       id: "small-miss",
@@ -81,13 +97,15 @@ export function scenarios(projectId: string, attendeeIds: readonly string[]): Sc
       // The query has no argument to vary, so an extra variable the operation does not declare
       // (ignored by execution, part of the cache key) makes every request distinct.
       body: (n) => JSON.stringify({ query: small, variables: { nonce: n } }),
+      lua: `local head = ${luaString(smallNonceHead)}\nfunction body(n) return head .. string.format("%d", n) .. "}}" end`,
     },
     {
       id: "agenda-hit",
       title: "agenda: 50 sessions + room, track, speakers",
       cache: "hit",
       authenticated: false,
-      body: () => JSON.stringify({ query: agendaQuery, variables: { id: projectId } }),
+      body: () => agendaBody,
+      lua: fixedLua(agendaBody),
     },
     {
       id: "agenda-miss",
@@ -96,13 +114,15 @@ export function scenarios(projectId: string, attendeeIds: readonly string[]): Sc
       authenticated: false,
       body: (n) =>
         JSON.stringify({ query: agendaQuery, variables: { id: projectId, after: uniqueFirstPageCursor(n) } }),
+      lua: cursorLua({ id: projectId }, agendaQuery),
     },
     {
       id: "attendees-hit",
       title: "attendees: 100 + ticket type, check-in (token)",
       cache: "hit",
       authenticated: true,
-      body: () => JSON.stringify({ query: attendeesQuery, variables: { id: projectId } }),
+      body: () => attendeesBody,
+      lua: fixedLua(attendeesBody),
     },
     {
       id: "attendees-miss",
@@ -114,25 +134,43 @@ export function scenarios(projectId: string, attendeeIds: readonly string[]): Sc
           query: attendeesQuery,
           variables: { id: projectId, after: uniqueFirstPageCursor(n) },
         }),
+      lua: cursorLua({ id: projectId }, attendeesQuery),
     },
   ];
-  if (attendeeIds.length > 0) {
-    list.push({
-      id: "checkin",
-      title: "checkInAttendee (passes alternate with undoCheckIn)",
-      cache: "write",
-      authenticated: true,
-      // Pass after pass over the attendees, checking them all in, then all out, so every request
-      // changes a row; with hundreds of attendees per pass no two connections touch the same one.
-      body: (n) => {
-        const pass = Math.floor(n / attendeeIds.length);
-        const attendeeId = attendeeIds[n % attendeeIds.length];
-        return JSON.stringify({
-          query: pass % 2 === 0 ? checkInMutation : undoMutation,
-          variables: { input: { attendeeId } },
-        });
-      },
-    });
-  }
+  if (attendeeIds.length > 0) list.push(checkInScenario(attendeeIds));
   return list;
+}
+
+/**
+ * Check-ins: pass after pass over the attendees, checking them all in, then all out, so every
+ * request changes a row; with hundreds of attendees per pass no two connections touch the same one.
+ */
+export function checkInScenario(attendeeIds: readonly string[]): Scenario {
+  const bodyOf = (query: string, attendeeId: string) =>
+    JSON.stringify({ query, variables: { input: { attendeeId } } });
+  const [checkInHead, checkInTail] = bodyOf(checkInMutation, "@").split("@");
+  const [undoHead, undoTail] = bodyOf(undoMutation, "@").split("@");
+  return {
+    id: "checkin",
+    title: "checkInAttendee (passes alternate with undoCheckIn)",
+    cache: "write",
+    authenticated: true,
+    body: (n) => {
+      const pass = Math.floor(n / attendeeIds.length);
+      return bodyOf(
+        pass % 2 === 0 ? checkInMutation : undoMutation,
+        attendeeIds[n % attendeeIds.length] ?? "",
+      );
+    },
+    lua: [
+      `local ids = {${attendeeIds.map(luaString).join(",")}}`,
+      `local c1, c2 = ${luaString(checkInHead ?? "")}, ${luaString(checkInTail ?? "")}`,
+      `local u1, u2 = ${luaString(undoHead ?? "")}, ${luaString(undoTail ?? "")}`,
+      "function body(n)",
+      "  local id = ids[(n % #ids) + 1]",
+      "  if math.floor(n / #ids) % 2 == 0 then return c1 .. id .. c2 end",
+      "  return u1 .. id .. u2",
+      "end",
+    ].join("\n"),
+  };
 }

@@ -40,12 +40,15 @@ export function createServices(
 ) {
   const { db } = database;
   const access = createAccessService(db);
-  const changes = new ProjectChanges((trx, projectId) => projectsRepository.bumpDataVersion(trx, projectId));
+  const changes = new ProjectChanges((trx, projectId, areas) =>
+    projectsRepository.bumpDataVersion(trx, projectId, areas),
+  );
   // 32 MiB of answers, half of it open to any answer and the rest only to answers asked for twice:
   // under a stream of distinct queries the process stays well under 250 MB (docs/performance.md).
   const responseCache = new ResponseCache({
     maxBytes: 32 * 1024 * 1024,
     admitOnSecondRequestAbove: 16 * 1024 * 1024,
+    externalWrites: database.externalWrites,
   });
   connectProjectChanges(changes, cluster.signals, responseCache);
   const users = createUsersService(db);

@@ -36,6 +36,12 @@ export interface DatabaseHandle {
   ping(): Promise<void>;
   /** Whether the database link is up (always for SQLite); /readyz and the metrics read it. */
   health: DatabaseHealth;
+  /**
+   * SQLite: `PRAGMA data_version`, which changes exactly when another connection (another server
+   * process, the CLI) has committed since the last call; this process's own writes leave it alone.
+   * Undefined for PostgreSQL.
+   */
+  externalWrites?: () => number;
   /** PostgreSQL pool connections by state, for the metrics; undefined for SQLite (one connection). */
   poolStats(): { total: number; idle: number; waiting: number } | undefined;
   close(): Promise<void>;
@@ -89,9 +95,11 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       log,
       plugins: [yieldAfterStatement],
     });
+    const dataVersion = sqlite.prepare("pragma data_version").pluck();
     return {
       db,
       engine: "sqlite",
+      externalWrites: () => dataVersion.get() as number,
       health: new DatabaseHealth(),
       poolStats: () => undefined,
       async ping() {

@@ -9,6 +9,7 @@ import * as installFlowAndAccounts from "./migrations/2026-11-24T11-00_install-f
 import * as auditLog from "./migrations/2026-11-24T12-00_audit-log.js";
 import * as ticketCodes from "./migrations/2026-11-24T13-00_ticket-codes.js";
 import * as eventPage from "./migrations/2026-11-24T15-00_event-page.js";
+import * as dataAreaVersions from "./migrations/2026-11-24T16-00_data-area-versions.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
 // and the order is visible in review. Names sort by their timestamp prefix.
@@ -22,6 +23,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-24T12-00_audit-log": auditLog,
   "2026-11-24T13-00_ticket-codes": ticketCodes,
   "2026-11-24T15-00_event-page": eventPage,
+  "2026-11-24T16-00_data-area-versions": dataAreaVersions,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -87,6 +87,12 @@ export interface ProjectsTable {
   updated_at: string;
   /** Bumped by every write to the project's data; the response cache validates hits against it. */
   data_version: Generated<number>;
+  /** Counters per area of the data (src/shared/data-areas.ts), bumped with data_version. */
+  project_version: Generated<number>;
+  agenda_version: Generated<number>;
+  tickets_version: Generated<number>;
+  attendees_version: Generated<number>;
+  checkins_version: Generated<number>;
 }
 
 export type MemberRole = "OWNER" | "ADMIN" | "MEMBER";

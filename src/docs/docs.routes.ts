@@ -1,33 +1,13 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { extname, join } from "node:path";
+import { join } from "node:path";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import { printedSchema, schema } from "../api-schema.js";
+import { AssetFolder } from "./asset-folder.js";
 import { changelogPage } from "./changelog.js";
 import { readChangelogFile } from "./changelog-file.js";
 import { guidePage, guidesIndexPage, loadGuides } from "./guides.js";
 import { docsContentSecurityPolicy, docsPage } from "./layout.js";
 import { deprecations, referencePage } from "./reference.js";
 import { repositoryRoot } from "./schema-history.js";
-
-const contentTypes: Record<string, string> = {
-  ".js": "text/javascript; charset=utf-8",
-  ".css": "text/css; charset=utf-8",
-  ".ttf": "font/ttf",
-  ".txt": "text/plain; charset=utf-8",
-};
-
-/**
- * The files of a folder that may be served, by name. Requests name a file; only names listed here at
- * start are answered, so no path can leave the folder.
- */
-function assetFolder(directory: string): Map<string, string> {
-  if (!existsSync(directory)) return new Map();
-  return new Map(
-    readdirSync(directory)
-      .filter((name) => contentTypes[extname(name)])
-      .map((name) => [name, join(directory, name)]),
-  );
-}
 
 function html(reply: FastifyReply, body: string): FastifyReply {
   return reply
@@ -36,16 +16,6 @@ function html(reply: FastifyReply, body: string): FastifyReply {
     .header("cache-control", "no-cache")
     .type("text/html; charset=utf-8")
     .send(body);
-}
-
-function serveAsset(reply: FastifyReply, files: Map<string, string>, name: string, maxAge: number) {
-  const path = files.get(name);
-  if (!path) return reply.code(404).type("text/plain; charset=utf-8").send("Not found");
-  return reply
-    .header("x-content-type-options", "nosniff")
-    .header("cache-control", `public, max-age=${maxAge}`)
-    .type(contentTypes[extname(name)] ?? "application/octet-stream")
-    .send(readFileSync(path));
 }
 
 const explorerNotBuilt = `<h1>Explorer</h1><p>The explorer's bundle is missing. Build it with
@@ -59,8 +29,8 @@ const explorerNotBuilt = `<h1>Explorer</h1><p>The explorer's bundle is missing. 
  */
 export function registerDocsRoutes(app: FastifyInstance): void {
   const guides = loadGuides(join(repositoryRoot, "docs", "guides"));
-  const docsAssets = assetFolder(join(repositoryRoot, "src", "docs", "assets"));
-  const explorerAssets = assetFolder(join(repositoryRoot, "dist", "explorer"));
+  const docsAssets = new AssetFolder(join(repositoryRoot, "src", "docs", "assets"));
+  const explorerAssets = new AssetFolder(join(repositoryRoot, "dist", "explorer"));
   let reference: string | undefined;
   let changelog: string | undefined;
 
@@ -86,8 +56,9 @@ export function registerDocsRoutes(app: FastifyInstance): void {
       );
     return html(reply, guidePage(guide, guides));
   });
-  app.get<{ Params: { name: string } }>("/graphql/reference/assets/:name", (request, reply) =>
-    serveAsset(reply, docsAssets, request.params.name, 300),
+  app.get<{ Params: { name: string }; Querystring: { v?: string } }>(
+    "/graphql/reference/assets/:name",
+    (request, reply) => docsAssets.serve(request, reply, request.params.name, 300),
   );
 
   app.get("/graphql/explorer", (_request, reply) => reply.redirect("/graphql/explorer/", 301));
@@ -104,14 +75,16 @@ export function registerDocsRoutes(app: FastifyInstance): void {
         title: "Explorer",
         current: "/graphql/explorer/",
         bodyClass: "explorer-page",
-        styles: ["/graphql/explorer/assets/explorer.css"],
-        scripts: ["/graphql/explorer/assets/explorer.js"],
+        styles: [explorerAssets.url("/graphql/explorer/assets/", "explorer.css")],
+        scripts: [explorerAssets.url("/graphql/explorer/assets/", "explorer.js")],
         body: `<div id="explorer" class="explorer-root"><noscript>The explorer needs JavaScript.</noscript></div>`,
       }),
     );
   });
-  // The bundle's file names do not change between builds of one version, so an hour is safe.
-  app.get<{ Params: { name: string } }>("/graphql/explorer/assets/:name", (request, reply) =>
-    serveAsset(reply, explorerAssets, request.params.name, 3600),
+  // Versioned URLs (the page's) are immutable; the bundle's other files keep their names between
+  // builds of one version, so an hour is safe for them.
+  app.get<{ Params: { name: string }; Querystring: { v?: string } }>(
+    "/graphql/explorer/assets/:name",
+    (request, reply) => explorerAssets.serve(request, reply, request.params.name, 3600),
   );
 }

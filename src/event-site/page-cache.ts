@@ -1,8 +1,10 @@
 import type { ResponseCache } from "../graphql/cache/response-cache.js";
+import { eventPageAreas } from "../shared/data-areas.js";
 
 /**
  * The event site's pages, cached in the API's response cache under the same rules: an entry is keyed
- * by the project's data version read (with the access decision) before any of its data, and tagged
+ * by the project's version stamp of the areas a page shows (`eventPageAreas`: a check-in does not
+ * drop the page) read (with the access decision) before any of its data, and tagged
  * with the project, so any write to the project (through ProjectChanges, on any process) drops it
  * and the next request computes the page afresh. Pages that read the clock (a sales window opening)
  * also expire after `ttlMs`, as API answers do.
@@ -39,6 +41,7 @@ export class PageCache {
       this.cache.store(key, body, [projectId], mark, {
         ttlMs: this.ttlMs,
         versions: new Map([[projectId, version]]),
+        areas: eventPageAreas,
       });
       return { body, cached: false };
     } finally {

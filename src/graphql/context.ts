@@ -1,6 +1,7 @@
 import type { ProjectAccess } from "../modules/access/access.service.js";
 import type { Actor } from "../modules/access/actor.js";
 import type { Services } from "../services.js";
+import { type AreaMask, allAreas, stampOf } from "../shared/data-areas.js";
 import type { RateLimitState } from "./limits/rate-limiter.js";
 import { createLoaders, type Loaders } from "./loaders.js";
 
@@ -28,7 +29,10 @@ export interface GraphQLContext {
    * write to any of them (or the creation of a project that was "not found") drops the entry.
    */
   readonly projectsRead: Set<string>;
-  /** The data version each project had when this request resolved access to it (null: no such project). */
+  /**
+   * The version stamp of the areas read (src/shared/data-areas.ts) each project had when this
+   * request resolved access to it (null: no such project).
+   */
   readonly projectVersions: Map<string, number | null>;
   /**
    * False once a resolver read something the project versions do not cover: the app itself, the
@@ -45,6 +49,8 @@ export function createContext(
   actor: Actor,
   requestId: string,
   budget?: RequestBudget,
+  /** The data areas the operation reads (graphql/cache/document-areas.ts): what its versions stamp. */
+  areas: AreaMask = allAreas,
 ): GraphQLContext {
   const pending = new Map<string, Promise<ProjectAccess | undefined>>();
   const resolved = new Map<string, ProjectAccess | undefined>();
@@ -69,9 +75,9 @@ export function createContext(
       let promise = pending.get(projectId);
       if (!promise) {
         projectsRead.add(projectId);
-        promise = services.access.resolveVersioned(actor, projectId).then(({ access, version }) => {
+        promise = services.access.resolveVersioned(actor, projectId).then(({ access, versions }) => {
           resolved.set(projectId, access);
-          projectVersions.set(projectId, version);
+          projectVersions.set(projectId, versions && stampOf(versions, areas));
           return access;
         });
         pending.set(projectId, promise);

@@ -75,17 +75,18 @@ export function detailsOf(error: AppError): Record<string, unknown> {
   return details;
 }
 
-/** Sends `body` as JSON in the negotiated media type, never cached by intermediaries. */
+/** Sends `body` as JSON in the negotiated media type (refusals: never cached by intermediaries). */
 export function send(reply: FastifyReply, status: number, media: MediaType, body: unknown): FastifyReply {
   return sendRaw(reply, status, media, JSON.stringify(body));
 }
 
-/** Sends an already serialized body (a cached answer's bytes). */
+/** Sends an already serialized body (a cached answer's bytes); never cached unless said otherwise. */
 export function sendRaw(
   reply: FastifyReply,
   status: number,
   media: MediaType,
   body: string | Buffer,
 ): FastifyReply {
-  return reply.code(status).header("cache-control", "no-store").type(`${media}; charset=utf-8`).send(body);
+  if (!reply.hasHeader("cache-control")) reply.header("cache-control", "no-store");
+  return reply.code(status).type(`${media}; charset=utf-8`).send(body);
 }

@@ -3,15 +3,21 @@ import type { ExecutionResult, GraphQLFormattedError, GraphQLSchema } from "grap
 import { databaseRetryAfterSeconds } from "../db/availability.js";
 import { bindDeadline } from "../db/transaction.js";
 import { AppError, ErrorCode } from "../errors.js";
+import { closeWithTail, negotiateEncoding, openStream } from "../http/compression.js";
 import { registerJsonBodyParser } from "../http/json-body.js";
 import { type Actor, bindOrigin } from "../modules/access/actor.js";
 import type { Services } from "../services.js";
+import { type AreaMask, allAreas } from "../shared/data-areas.js";
 import { authenticate } from "./authentication.js";
+import { areasReadBy } from "./cache/document-areas.js";
+import { stillCurrent } from "./cache/freshness.js";
 import { appView, canonicalJson, publicView, responseCacheKey } from "./cache/response-cache.js";
 import { createContext, type RequestBudget } from "./context.js";
 import { DocumentCache, isCompiledQuery, type PreparedDocument } from "./documents.js";
 import { formatError, requestError } from "./errors.js";
 import { detailsOf, internalError, notJsonBody, Refusal, refuse, send, sendRaw } from "./http-answers.js";
+import { applyCaching, registerCors, sendNotModified, setRateLimitHeaders } from "./http-caching.js";
+import { extensionsJson, presentBudget } from "./http-extensions.js";
 import {
   type GraphQLParams,
   graphqlResponse,
@@ -23,7 +29,7 @@ import {
 } from "./http-params.js";
 import { type OperationAnalysis, permissionsLacking } from "./limits/analyze-operation.js";
 import { assertWithinLimits, operationLimitsFrom } from "./limits/operation-limits.js";
-import { pointsForCost, type RateLimitState } from "./limits/rate-limiter.js";
+import { pointsForCost } from "./limits/rate-limiter.js";
 
 // Answers computed from the clock (a ticket type's sales window opening) are not invalidated by a
 // write, so cached answers also expire: exact for writes, at most this stale for the clock.
@@ -34,6 +40,8 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
   const { config } = services;
   const limits = operationLimitsFrom(config);
   const documents = new DocumentCache(schema, limits);
+  // Executions under way per cache key, for requests that miss the same key meanwhile.
+  const flights = new Map<string, Promise<Computed | undefined>>();
 
   app.register(async (scope) => {
     // Deeply nested JSON is refused before it is parsed (and before rate limiting): docs/security.md.
@@ -65,6 +73,7 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
       return refuse(reply, media, internalError(request.id));
     });
 
+    registerCors(scope, "/api/graphql");
     scope.route({ method: ["GET", "POST"], url: "/api/graphql", handler: handle });
   });
 
@@ -85,12 +94,13 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
       const operation = prepare(request, params, actor);
       if (params.extensions?.dryRun === true) return await answerDryRun(exchange, actor, operation);
       const budget = await charge(exchange, actor, operation);
-      return (
-        (await answerFromCache(exchange, operation, budget)) ??
-        (await execute(exchange, actor, operation, budget))
-      );
+      // A reply is thenable (it settles once sent), so the cache answers with a boolean: awaiting an
+      // async function that returns a reply yields undefined, which once sent every hit on to execute.
+      if (await answerFromCache(exchange, actor, operation, budget)) return reply;
+      return await execute(exchange, actor, operation, budget);
     } catch (error) {
       if (error instanceof Refusal) return refuse(reply, media, error);
+      if (error instanceof Unavailable) return error.reply;
       throw error;
     }
   }
@@ -158,7 +168,8 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
             variablesJson,
           })
         : undefined;
-    return { params, prepared: prepared.prepared, analysis, variables, cacheKey };
+    const areas = cacheKey ? areasReadBy(schema, prepared.prepared.document) : allAreas;
+    return { params, prepared: prepared.prepared, analysis, variables, cacheKey, areas };
   }
 
   /** Where the caller's points are counted: per app, or per client IP for public requests. */
@@ -218,36 +229,89 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     return { ...budget, cost: analysis.cost, points };
   }
 
-  /** Answers from the response cache when an identical query's answer is still current. */
+  /** Answers from the response cache when an identical query's answer is still current; true once sent. */
   async function answerFromCache(
-    { reply, media }: Exchange,
-    { analysis, cacheKey }: Operation,
-    budget: RequestBudget,
-  ): Promise<FastifyReply | undefined> {
-    const hit = cacheKey ? services.responseCache.lookup(cacheKey) : undefined;
-    if (!hit || !(await stillCurrent(hit.versions))) return undefined;
-    // The cached bytes go out as they are, followed by this request's extensions: decoding and
-    // re-encoding a large page cost more than the rest of a hit.
-    const tail = `,"extensions":${extensionsJson(analysis.cost, budget.points, budget, true)}}`;
-    const body = Buffer.allocUnsafe(hit.body.byteLength + Buffer.byteLength(tail));
-    hit.body.copy(body);
-    body.write(tail, hit.body.byteLength);
-    return sendRaw(reply, 200, media, body);
-  }
-
-  /** Runs the operation within the request timeout and answers; a clean query answer is cached. */
-  async function execute(
     { request, reply, media }: Exchange,
     actor: Actor,
-    { params, prepared, analysis, variables, cacheKey }: Operation,
+    { analysis, cacheKey }: Operation,
+    budget: RequestBudget,
+  ): Promise<boolean> {
+    const hit = cacheKey ? services.responseCache.lookup(cacheKey) : undefined;
+    if (!hit || !(await stillCurrent(services, hit))) return false;
+    if (applyCaching(request, reply, actor, hit.versions)) {
+      sendNotModified(reply);
+      return true;
+    }
+    // The cached bytes go out as they are, followed by this request's extensions: decoding and
+    // re-encoding a large page cost more than the rest of a hit.
+    const tail = Buffer.from(`,"extensions":${extensionsJson(analysis.cost, budget.points, budget, true)}}`);
+    const encoding = negotiateEncoding(request);
+    if (encoding) {
+      // Compressed once per entry and coding; each hit only appends its own tail.
+      hit.encoded[encoding] ??= openStream(hit.body, encoding);
+      const compressed = closeWithTail(await hit.encoded[encoding], tail);
+      if (compressed) {
+        sendRaw(reply.header("content-encoding", encoding), 200, media, compressed);
+        return true;
+      }
+    }
+    sendRaw(reply, 200, media, Buffer.concat([hit.body, tail], hit.body.byteLength + tail.byteLength));
+    return true;
+  }
+
+  /**
+   * Runs the operation and answers. Concurrent requests for the same cache key share one execution
+   * (single flight): fifty clients missing the same page at once cost one execution, not fifty.
+   */
+  async function execute(
+    exchange: Exchange,
+    actor: Actor,
+    operation: Operation,
     budget: RequestBudget,
   ): Promise<FastifyReply> {
+    const { cacheKey } = operation;
+    const flight = cacheKey ? flights.get(cacheKey) : undefined;
+    const shared = flight ? await flight : undefined;
+    if (shared) return answer(exchange, actor, operation, budget, shared);
+    const run = compute(exchange, actor, operation, budget);
+    if (cacheKey && !flights.has(cacheKey)) {
+      const shareable = run.then(
+        (r) => (r.versions ? r : undefined),
+        () => undefined,
+      );
+      flights.set(cacheKey, shareable);
+      void shareable.then(() => flights.delete(cacheKey));
+    }
+    return answer(exchange, actor, operation, budget, await run);
+  }
+
+  /** Sends an executed answer with this request's extensions (versions: it may be cached publicly). */
+  function answer(
+    { request, reply, media }: Exchange,
+    actor: Actor,
+    { analysis }: Operation,
+    budget: RequestBudget,
+    { head, versions }: Computed,
+  ): FastifyReply {
+    const tail = `"extensions":${extensionsJson(analysis.cost, budget.points, budget, false)}}`;
+    if (applyCaching(request, reply, actor, versions)) return sendNotModified(reply);
+    return sendRaw(reply, 200, media, `${head},${tail}`);
+  }
+
+  /** Runs the operation within the request timeout; a clean query answer is cached. */
+  async function compute(
+    { request, reply, media }: Exchange,
+    actor: Actor,
+    { params, prepared, variables, cacheKey, areas }: Operation,
+    budget: RequestBudget,
+  ): Promise<Computed> {
     const compiled = documents.compiled(prepared, params.operationName);
     if (!isCompiledQuery(compiled)) {
       throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, formatAll(compiled, request));
     }
     const mark = services.responseCache.begin();
-    const context = createContext(services, actor, request.id, budget);
+    const epoch = services.responseCache.epoch();
+    const context = createContext(services, actor, request.id, budget, areas);
     // Past the deadline the client gets TIMEOUT at once; a write still running then rolls back
     // instead of committing (see inTransaction). Only app actors can write, and each is per request.
     const deadline = new AbortController();
@@ -262,7 +326,7 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     const errors = result.errors?.length ? formatAll(result, request) : undefined;
     // The database went away while resolving: "retry shortly", not a partial answer to keep.
     if (errors?.some((e) => e.extensions?.code === ErrorCode.SERVICE_UNAVAILABLE)) {
-      return sendUnavailable(reply, media, errors);
+      throw new Unavailable(sendUnavailable(reply, media, errors));
     }
     // No `data` at all means the variables failed to coerce: a request error, not a field error.
     if (result.data === undefined) throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, errors ?? []);
@@ -271,33 +335,31 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     parts.push(`"data":${JSON.stringify(result.data)}`);
     const head = `{${parts.join(",")}`;
     const internal = errors?.some((e) => e.extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR);
-    if (cacheKey && !internal && context.cacheable) {
-      services.responseCache.store(cacheKey, head, context.projectsRead, mark, {
-        ttlMs: cacheTtlMs,
-        versions: context.projectVersions,
-      });
-    }
-    const tail = `"extensions":${extensionsJson(analysis.cost, budget.points, budget, false)}}`;
-    return sendRaw(reply, 200, media, `${head},${tail}`);
-  }
-
-  // A cached answer is served only while every project it read is at the data version it was
-  // computed at: one indexed read that sees writes made by any process, the CLI included.
-  async function stillCurrent(versions: ReadonlyMap<string, number | null> | undefined): Promise<boolean> {
-    if (!versions) return false;
-    if (versions.size === 0) return true;
-    const current = await services.access.dataVersions([...versions.keys()]);
-    let fresh = true;
-    for (const [id, version] of versions) {
-      if ((current.get(id) ?? null) === version) continue;
-      services.responseCache.invalidateProject(id);
-      fresh = false;
-    }
-    return fresh;
+    if (!cacheKey || internal || !context.cacheable) return { head, versions: undefined };
+    services.responseCache.store(cacheKey, head, context.projectsRead, mark, {
+      ttlMs: cacheTtlMs,
+      versions: context.projectVersions,
+      areas,
+      epoch,
+    });
+    return { head, versions: context.projectVersions };
   }
 
   function formatAll(result: ExecutionResult, request: FastifyRequest): GraphQLFormattedError[] {
     return (result.errors ?? []).map((error) => formatError(error, request.id, services.logger));
+  }
+}
+
+/** An executed answer's `{"errors"…,"data":…` and, when it may be cached, the versions it was read at. */
+interface Computed {
+  head: string;
+  versions: ReadonlyMap<string, number | null> | undefined;
+}
+
+/** The 503 already sent when the database went away during execution. */
+class Unavailable extends Error {
+  constructor(readonly reply: FastifyReply) {
+    super("database unavailable");
   }
 }
 
@@ -316,32 +378,8 @@ interface Operation {
   variables: Record<string, unknown> | undefined;
   /** The response cache key of a query (document, variables as sent, caller's view); none for writes. */
   cacheKey: string | undefined;
-}
-
-function presentBudget(budget: RateLimitState) {
-  return { limit: budget.limit, remaining: budget.remaining, resetAt: isoTime(budget.resetAt) };
-}
-
-// Consecutive requests of one window share its reset time: formatting it once is enough.
-let lastIso = { seconds: Number.NaN, text: "" };
-function isoTime(epochSeconds: number): string {
-  if (lastIso.seconds !== epochSeconds) {
-    lastIso = { seconds: epochSeconds, text: new Date(epochSeconds * 1000).toISOString() };
-  }
-  return lastIso.text;
-}
-
-// The `extensions` member of an executed or cached answer, written directly: it is on every response.
-function extensionsJson(cost: number, points: number, budget: RateLimitState, cached: boolean): string {
-  return `{"cost":{"requestedQueryCost":${cost},"points":${points}},"rateLimit":{"limit":${budget.limit},"remaining":${budget.remaining},"resetAt":"${isoTime(budget.resetAt)}"},"cached":${cached}}`;
-}
-
-function setRateLimitHeaders(reply: FastifyReply, budget: RateLimitState, points: number): void {
-  reply
-    .header("x-ratelimit-limit", String(budget.limit))
-    .header("x-ratelimit-remaining", String(budget.remaining))
-    .header("x-ratelimit-reset", String(budget.resetAt))
-    .header("x-ratelimit-cost", String(points));
+  /** The data areas a query reads: its answer is evicted only by writes to them. */
+  areas: AreaMask;
 }
 
 function withTimeout<T>(work: T | Promise<T>, ms: number): Promise<T | "timeout"> | T {

@@ -1,5 +1,9 @@
 import type { Db, Tx } from "../db/database.js";
 import { inTransaction } from "../db/transaction.js";
+import { type AreaMask, allAreas } from "./data-areas.js";
+
+/** Hears of a committed change to `areas` of a project's data. */
+export type ChangeListener = (projectId: string, areas: AreaMask) => void;
 
 /** What a write did to a project, in the words of the event catalogue (`attendee.registered`). */
 export interface DomainEvent {
@@ -23,50 +27,59 @@ export type EventRecorder = (trx: Tx, actor: object | undefined, event: DomainEv
 
 /**
  * Announces that a project's data changed, in two halves. `record` persists the change where every
- * process sees it (the project's data version, which the response cache checks on each hit) INSIDE
- * the write's transaction: the data and its version commit together, so no crash between the two
- * can leave another process serving a stale cached answer. `announce` then tells local listeners
- * (the cache drops its entries; with Redis, other processes are told to drop theirs too) after the
- * commit, when what they re-read is visible.
+ * process sees it (the project's version counters, which the response cache checks) INSIDE the
+ * write's transaction: the data and its version commit together, so no crash between the two can
+ * leave another process serving a stale cached answer. `announce` then tells local listeners (the
+ * cache drops its entries; with Redis, other processes are told to drop theirs too) after the
+ * commit, when what they re-read is visible. A change names the areas it touched
+ * (src/shared/data-areas.ts), so only the answers that read them are dropped.
  */
 export class ProjectChanges {
-  private readonly listeners = new Set<(projectId: string) => void>();
+  private readonly listeners = new Set<ChangeListener>();
   private readonly recorders = new Set<EventRecorder>();
 
-  /** `persist` bumps the data version within the given transaction or database. */
-  constructor(private readonly persist: (db: Db | Tx, projectId: string) => Promise<void> = async () => {}) {}
+  /** `persist` bumps the version counters of `areas` within the given transaction or database. */
+  constructor(
+    private readonly persist: (
+      db: Db | Tx,
+      projectId: string,
+      areas: AreaMask,
+    ) => Promise<void> = async () => {},
+  ) {}
 
   /**
-   * Runs `work` in one transaction (see inTransaction) that also records a change of `projectId`,
-   * then announces it once committed.
+   * Runs `work` in one transaction (see inTransaction) that also records a change of `areas` of
+   * `projectId` (all of them unless told), then announces it once committed.
    */
   async write<T>(
     db: Db,
     actor: object | undefined,
     projectId: string,
     work: (trx: Tx) => Promise<T>,
+    areas: AreaMask = allAreas,
   ): Promise<T> {
     const result = await inTransaction(db, actor, async (trx) => {
       const value = await work(trx);
-      await this.record(trx, projectId);
+      await this.persist(trx, projectId, areas);
       return value;
     });
-    this.announce(projectId);
+    this.notify(projectId, areas);
     return result;
   }
 
-  /** Records changes of `projectIds` inside the caller's transaction (when they are known only there). */
+  /** Records changes (of every area) of `projectIds` inside the caller's transaction (when they are known only there). */
   async record(trx: Tx, ...projectIds: string[]): Promise<void> {
-    for (const projectId of new Set(projectIds)) await this.persist(trx, projectId);
+    for (const projectId of new Set(projectIds)) await this.persist(trx, projectId, allAreas);
   }
 
   /**
-   * Says what a write did, inside its transaction: records the project's change (as `record`) and
-   * hands the event to every recorder, whose rows commit or roll back with the write itself (an
-   * outbox, an audit log). A recorder that throws aborts the write: losing the event is worse.
+   * Says what a write did, inside its transaction: hands the event to every recorder, whose rows
+   * commit or roll back with the write itself (an outbox, an audit log). A recorder that throws
+   * aborts the write: losing the event is worse. It does not bump version counters: the enclosing
+   * `write` (or `record`) does, for the areas it names, so a check-in's event does not evict the
+   * agenda; an event of something no cached answer reads (a member, an invitation) bumps nothing.
    */
   async event(trx: Tx, actor: object | undefined, event: DomainEvent): Promise<void> {
-    await this.record(trx, event.projectId);
     for (const recorder of this.recorders) await recorder(trx, actor, event);
   }
 
@@ -78,15 +91,17 @@ export class ProjectChanges {
 
   /** Tells every listener, after the transaction that recorded the changes committed. */
   announce(...projectIds: string[]): void {
-    for (const projectId of new Set(projectIds)) {
-      for (const listener of this.listeners) listener(projectId);
-    }
+    for (const projectId of new Set(projectIds)) this.notify(projectId, allAreas);
   }
 
   /** Registers a listener; returns the function that removes it. */
-  subscribe(listener: (projectId: string) => void): () => void {
+  subscribe(listener: ChangeListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  private notify(projectId: string, areas: AreaMask): void {
+    for (const listener of this.listeners) listener(projectId, areas);
   }
 }
 

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
+import { areaBit } from "../../shared/data-areas.js";
 import { appView, publicView, ResponseCache, responseCacheKey } from "./response-cache.js";
 
 const query = `query Q($id: ID!) { project(id: $id) { name } }`;
@@ -62,6 +63,25 @@ describe("response cache", () => {
     cache.invalidateProject("AAAA");
     assert.equal(cache.get(keyFor("AAAA")), undefined);
     assert.equal(cache.stats().entries, 1);
+  });
+
+  test("evicts and refuses by data area: a check-in leaves agenda answers alone", () => {
+    const cache = new ResponseCache();
+    const agenda = areaBit.project | areaBit.agenda;
+    const people = areaBit.project | areaBit.attendees | areaBit.checkins;
+    const agendaKey = keyFor("AAAA");
+    const peopleKey = keyFor("AAAA", "app:x:attendees:read");
+    cache.store(agendaKey, body("agenda"), ["AAAA"], cache.begin(), { areas: agenda });
+    cache.store(peopleKey, body("people"), ["AAAA"], cache.begin(), { areas: people });
+    const mark = cache.begin();
+    cache.invalidateProject("AAAA", areaBit.checkins);
+    assert.deepEqual(cache.get(agendaKey), body("agenda"));
+    assert.equal(cache.get(peopleKey), undefined);
+    // Computed while the check-in landed: the agenda answer is stored, the attendee answer refused.
+    assert.equal(cache.store(agendaKey, body("agenda 2"), ["AAAA"], mark, { areas: agenda }), true);
+    assert.equal(cache.store(peopleKey, body("people 2"), ["AAAA"], mark, { areas: people }), false);
+    cache.invalidateProject("AAAA");
+    assert.equal(cache.get(agendaKey), undefined);
   });
 
   test("refuses a response computed while its project changed, and accepts one started after", () => {

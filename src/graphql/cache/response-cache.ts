@@ -1,5 +1,7 @@
 import { LRUCache } from "lru-cache";
+import type { Encoding, OpenStream } from "../../http/compression.js";
 import { type Permission, serializePermissions } from "../../modules/access/permissions.js";
+import { type AreaMask, allAreas, dataAreaCount } from "../../shared/data-areas.js";
 
 /**
  * The API's response cache: serialized response bytes of read-only operations, bounded in bytes.
@@ -95,6 +97,13 @@ export interface ResponseCacheOptions {
    * at once. See `store`.
    */
   admitOnSecondRequestAbove?: number;
+  /**
+   * A counter that changes whenever another process may have written (SQLite's data_version).
+   * While it stands still, every write is known here (this process's own writes invalidate at
+   * once), so a hit already checked against the database needs no second check. Without it every
+   * hit is checked.
+   */
+  externalWrites?: (() => number) | undefined;
 }
 
 /** Counters for monitoring and tests. */
@@ -110,17 +119,28 @@ export interface ResponseCacheStats {
 /** The moment an execution started, from `begin()`. */
 export type ExecutionMark = number & { readonly __brand: "ExecutionMark" };
 
-interface Entry {
-  body: Buffer;
+interface Entry extends CachedAnswer {
   projectIds: readonly string[];
-  /** Data version of each project when the answer was computed (null: the project did not exist). */
-  versions: ReadonlyMap<string, number | null> | undefined;
 }
 
 /** A cached answer and the project data versions it was computed at. */
 export interface CachedAnswer {
+  key: string;
   body: Buffer;
+  /**
+   * Version stamp (src/shared/data-areas.ts) of the areas read, per project, when the answer was
+   * computed (null: the project did not exist).
+   */
   versions: ReadonlyMap<string, number | null> | undefined;
+  /** The data areas the answer read: only writes to these evict it. */
+  areas: AreaMask;
+  /** The `epoch()` at which the versions were last known current (computed or checked). */
+  checkedEpoch: number | undefined;
+  /**
+   * The body compressed once per content coding, on the first hit that asks for it (so answers
+   * that are never hit again cost no compression); a few KB each, not counted in the byte budget.
+   */
+  encoded: Partial<Record<Encoding, Promise<OpenStream>>>;
 }
 
 // What an entry costs beyond its body and key (entry, tags, versions, LRU slots), measured at about
@@ -132,7 +152,8 @@ export class ResponseCache {
   private readonly entries: LRUCache<string, Entry>;
   private readonly keysByProject = new Map<string, Set<string>>();
   private sequence = 0;
-  private readonly changedAt: LRUCache<string, number>;
+  /** Per project, the sequence of the last change of each data area (index: the area's bit). */
+  private readonly changedAt: LRUCache<string, number[]>;
   /** Highest mark of a project forgotten by `changedAt`: a forgotten project may have changed up to then. */
   private forgottenChangeAt = 0;
   private allChangedAt = 0;
@@ -142,20 +163,24 @@ export class ResponseCache {
   private refused = 0;
   private readonly admitOnSecondRequestAbove: number;
   private readonly recentMisses = new Doorkeeper(16_384);
+  private readonly externalWrites: (() => number) | undefined;
+  private lastExternal: number | undefined;
+  private epochValue = 0;
 
   constructor(options: ResponseCacheOptions = {}) {
     const maxSize = options.maxBytes ?? 64 * 1024 * 1024;
     this.admitOnSecondRequestAbove = options.admitOnSecondRequestAbove ?? Number.POSITIVE_INFINITY;
+    this.externalWrites = options.externalWrites;
     this.entries = new LRUCache<string, Entry>({
       maxSize,
       maxEntrySize: options.maxEntryBytes ?? Math.floor(maxSize / 16),
       sizeCalculation: (entry, key) => entry.body.byteLength + key.length + entryOverhead,
       dispose: (entry, key) => this.untag(key, entry),
     });
-    this.changedAt = new LRUCache<string, number>({
+    this.changedAt = new LRUCache<string, number[]>({
       max: options.maxTrackedProjects ?? 100_000,
       dispose: (changed, _projectId, reason) => {
-        if (reason === "evict") this.forgottenChangeAt = Math.max(this.forgottenChangeAt, changed);
+        if (reason === "evict") this.forgottenChangeAt = Math.max(this.forgottenChangeAt, ...changed);
       },
     });
   }
@@ -171,6 +196,26 @@ export class ResponseCache {
     if (entry) this.hits += 1;
     else this.misses += 1;
     return entry;
+  }
+
+  /**
+   * A number that stays the same while no other process can have written; undefined when that is
+   * unknowable (no `externalWrites`), so every hit must be checked against the database.
+   */
+  epoch(): number | undefined {
+    if (!this.externalWrites) return undefined;
+    let current: number;
+    try {
+      current = this.externalWrites();
+    } catch {
+      // The database is closed or failing: nothing is known, so every hit is checked (and fails there).
+      return undefined;
+    }
+    if (current !== this.lastExternal) {
+      this.lastExternal = current;
+      this.epochValue += 1;
+    }
+    return this.epochValue;
   }
 
   /** Marks the start of an execution; call it before the execution reads anything. */
@@ -194,10 +239,17 @@ export class ResponseCache {
     body: Buffer | string,
     projectIds: Iterable<string>,
     mark: ExecutionMark,
-    options: { ttlMs?: number; versions?: ReadonlyMap<string, number | null> } = {},
+    options: {
+      ttlMs?: number;
+      versions?: ReadonlyMap<string, number | null>;
+      areas?: AreaMask;
+      /** `epoch()` read before the execution began. */
+      epoch?: number | undefined;
+    } = {},
   ): boolean {
     const ids = [...new Set(projectIds)];
-    if (this.suspended || this.allChangedAt > mark || ids.some((id) => this.lastChange(id) > mark)) {
+    const areas = options.areas ?? allAreas;
+    if (this.suspended || this.allChangedAt > mark || ids.some((id) => this.lastChange(id, areas) > mark)) {
       this.refused += 1;
       return false;
     }
@@ -205,9 +257,13 @@ export class ResponseCache {
       return false;
     }
     const entry: Entry = {
+      key,
       body: typeof body === "string" ? ownBuffer(body) : body,
       projectIds: ids,
       versions: options.versions,
+      areas: options.areas ?? allAreas,
+      checkedEpoch: options.epoch,
+      encoded: {},
     };
     this.entries.set(key, entry, options.ttlMs ? { ttl: options.ttlMs } : {});
     if (this.entries.peek(key) !== entry) return false;
@@ -222,13 +278,27 @@ export class ResponseCache {
     return true;
   }
 
-  /** Drops every response that read `projectId` and refuses those being computed now. */
-  invalidateProject(projectId: string): void {
+  /**
+   * Drops every response that read `areas` of `projectId`, and refuses those over these areas
+   * being computed now.
+   */
+  invalidateProject(projectId: string, areas: AreaMask = allAreas): void {
     this.sequence += 1;
-    this.changedAt.set(projectId, this.sequence);
+    // Only answers being computed over the areas written are refused: under 50 check-ins a second,
+    // agenda answers must still be stored.
+    const changed = this.changedAt.get(projectId) ?? new Array<number>(dataAreaCount).fill(0);
+    for (let i = 0; i < dataAreaCount; i++) if (areas & (1 << i)) changed[i] = this.sequence;
+    this.changedAt.set(projectId, changed);
     const keys = this.keysByProject.get(projectId);
     if (!keys) return;
-    for (const key of [...keys]) this.entries.delete(key);
+    for (const key of [...keys]) {
+      if ((this.entries.peek(key)?.areas ?? allAreas) & areas) this.entries.delete(key);
+    }
+  }
+
+  /** Drops one answer (found stale by a version check). */
+  drop(answer: CachedAnswer): void {
+    if (this.entries.peek(answer.key) === answer) this.entries.delete(answer.key);
   }
 
   /** Drops every response and refuses those being computed now. */
@@ -264,8 +334,12 @@ export class ResponseCache {
     };
   }
 
-  private lastChange(projectId: string): number {
-    return this.changedAt.peek(projectId) ?? this.forgottenChangeAt;
+  private lastChange(projectId: string, areas: AreaMask): number {
+    const changed = this.changedAt.peek(projectId);
+    if (!changed) return this.forgottenChangeAt;
+    let last = 0;
+    for (let i = 0; i < dataAreaCount; i++) if (areas & (1 << i)) last = Math.max(last, changed[i] ?? 0);
+    return last;
   }
 
   private untag(key: string, entry: Entry): void {

@@ -1,6 +1,7 @@
 import type { Db } from "../../db/database.js";
 import type { MemberRole, ProjectStatus } from "../../db/schema.js";
 import { notFound } from "../../errors.js";
+import type { AreaVersions } from "../../shared/data-areas.js";
 import { isProjectId } from "../projects/project-id.js";
 import { projectsRepository } from "../projects/projects.repository.js";
 import type { Actor } from "./actor.js";
@@ -29,7 +30,8 @@ export interface ProjectAccess extends Standing {
 /** An access decision with the version of the project's data it was made at. */
 export interface VersionedAccess {
   access: ProjectAccess | undefined;
-  version: number | null;
+  /** The project's version counters per area; null when there is no such project. */
+  versions: AreaVersions | null;
 }
 
 /** Decides who sees which project; the only place these rules are written. */
@@ -41,10 +43,10 @@ export function createAccessService(db: Db) {
   // The access, and the project's data version read in the same statement: the version is read
   // before any of the project's data, which is what makes a cached answer safe to check against it.
   async function resolveVersioned(actor: Actor, projectId: string): Promise<VersionedAccess> {
-    if (!isProjectId(projectId)) return { access: undefined, version: null };
+    if (!isProjectId(projectId)) return { access: undefined, versions: null };
     const project = await projectsRepository.findStatusAndVersion(db, projectId);
-    if (!project) return { access: undefined, version: null };
-    return { access: await decide(actor, projectId, project.status), version: project.dataVersion };
+    if (!project) return { access: undefined, versions: null };
+    return { access: await decide(actor, projectId, project.status), versions: project.versions };
   }
 
   async function decide(

@@ -1,5 +1,6 @@
 import type { Db, Tx } from "../../db/database.js";
 import { notFound } from "../../errors.js";
+import { areasWrittenUnder } from "../../shared/data-areas.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import type { AccessService, ProjectAccess } from "./access.service.js";
 import type { Actor } from "./actor.js";
@@ -57,8 +58,8 @@ export interface RowWriter {
 
 /**
  * One write to an existing row: authorizes it (as `requireRowPermission`), runs `change` in one
- * transaction (rolled back if the request was cut off meanwhile) that also bumps the project's data
- * version, and announces the change after the commit.
+ * transaction (rolled back if the request was cut off meanwhile) that also bumps the version of
+ * the data areas the permission covers, and announces the change after the commit.
  */
 export async function writeRow<R extends { project_id: string }, T>(
   writer: RowWriter,
@@ -71,7 +72,13 @@ export async function writeRow<R extends { project_id: string }, T>(
 ): Promise<T> {
   const granted = await requireRowPermission(writer.access, actor, row, what, permission, isVisible);
   const { projectId } = granted;
-  return writer.changes.write(writer.db, actor, projectId, (trx) => change(trx, projectId, granted));
+  return writer.changes.write(
+    writer.db,
+    actor,
+    projectId,
+    (trx) => change(trx, projectId, granted),
+    areasWrittenUnder(permission),
+  );
 }
 
 /**
@@ -89,7 +96,13 @@ export async function createRow<T>(
 ): Promise<T> {
   await writer.access.requirePermission(actor, projectId, permission);
   const prepared = prepare();
-  await writer.changes.write(writer.db, actor, projectId, (trx) => insert(trx, prepared));
+  await writer.changes.write(
+    writer.db,
+    actor,
+    projectId,
+    (trx) => insert(trx, prepared),
+    areasWrittenUnder(permission),
+  );
   return prepared;
 }
 

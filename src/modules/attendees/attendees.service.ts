@@ -3,6 +3,7 @@ import { isUniqueViolation } from "../../db/constraint-errors.js";
 import type { Db, Tx } from "../../db/database.js";
 import type { AttendeeStatus } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
+import { areasWrittenUnder } from "../../shared/data-areas.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import { changedFields, objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
@@ -227,7 +228,13 @@ export function createAttendeesService(
     async registerAttendee(actor: Actor, input: RegisterAttendeeInput): Promise<Attendee> {
       await access.requirePermission(actor, input.projectId, "attendees:write");
       const data = parseInput(registerInput, input);
-      return changes.write(db, actor, data.projectId, (trx) => registerIn(trx, actor, data));
+      return changes.write(
+        db,
+        actor,
+        data.projectId,
+        (trx) => registerIn(trx, actor, data),
+        areasWrittenUnder("attendees:write"),
+      );
     },
 
     /**
@@ -260,7 +267,13 @@ export function createAttendeesService(
 
     /** Cancels a registration whose holder proved it (see `registrationOf`); same effects as `cancelAttendee`. */
     cancelRegistration(actor: Actor, projectId: string, attendeeId: string): Promise<Attendee> {
-      return changes.write(db, actor, projectId, (trx) => cancelIn(trx, actor, projectId, attendeeId));
+      return changes.write(
+        db,
+        actor,
+        projectId,
+        (trx) => cancelIn(trx, actor, projectId, attendeeId),
+        areasWrittenUnder("attendees:write"),
+      );
     },
 
     /** Updates name, email, company or ticket type (a new ticket type must have a seat left). */
@@ -277,38 +290,46 @@ export function createAttendeesService(
       );
       let attendee: Attendee;
       try {
-        attendee = await changes.write(db, actor, projectId, async (trx) => {
-          const row = await repo.lock(trx, projectId, data.id);
-          if (!row) throw notFound("Attendee");
-          const patch: Partial<AttendeeRow> = { updated_at: nowIso() };
-          if (data.name !== undefined) patch.name = data.name;
-          if (data.company !== undefined) patch.company = data.company;
-          if (data.email !== undefined) {
-            patch.email = data.email;
-            patch.email_normalized = data.email.toLowerCase();
-            const holder =
-              row.status === "REGISTERED"
-                ? await repo.findRegisteredByEmail(trx, projectId, patch.email_normalized)
-                : undefined;
-            if (holder && holder.id !== row.id) throw emailTaken();
-          }
-          if (data.ticketTypeId !== undefined && data.ticketTypeId !== row.ticket_type_id) {
-            if (row.status === "REGISTERED") {
-              await claimSeat(trx, actor, projectId, data.ticketTypeId);
-            } else if (!(await ticketsRepository.findById(trx, projectId, data.ticketTypeId))) {
-              throw badInput([{ field: ["ticketTypeId"], message: "ticket type not found in this project" }]);
+        attendee = await changes.write(
+          db,
+          actor,
+          projectId,
+          async (trx) => {
+            const row = await repo.lock(trx, projectId, data.id);
+            if (!row) throw notFound("Attendee");
+            const patch: Partial<AttendeeRow> = { updated_at: nowIso() };
+            if (data.name !== undefined) patch.name = data.name;
+            if (data.company !== undefined) patch.company = data.company;
+            if (data.email !== undefined) {
+              patch.email = data.email;
+              patch.email_normalized = data.email.toLowerCase();
+              const holder =
+                row.status === "REGISTERED"
+                  ? await repo.findRegisteredByEmail(trx, projectId, patch.email_normalized)
+                  : undefined;
+              if (holder && holder.id !== row.id) throw emailTaken();
             }
-            patch.ticket_type_id = data.ticketTypeId;
-          }
-          await repo.update(trx, projectId, data.id, patch);
-          const updated = await repo.findById(trx, projectId, data.id);
-          if (!updated) throw notFound("Attendee");
-          await changes.event(trx, actor, {
-            ...objectEvent(projectId, "Attendee", data.id, "updated"),
-            changed: changedFields(data),
-          });
-          return presentAttendee(updated);
-        });
+            if (data.ticketTypeId !== undefined && data.ticketTypeId !== row.ticket_type_id) {
+              if (row.status === "REGISTERED") {
+                await claimSeat(trx, actor, projectId, data.ticketTypeId);
+              } else if (!(await ticketsRepository.findById(trx, projectId, data.ticketTypeId))) {
+                throw badInput([
+                  { field: ["ticketTypeId"], message: "ticket type not found in this project" },
+                ]);
+              }
+              patch.ticket_type_id = data.ticketTypeId;
+            }
+            await repo.update(trx, projectId, data.id, patch);
+            const updated = await repo.findById(trx, projectId, data.id);
+            if (!updated) throw notFound("Attendee");
+            await changes.event(trx, actor, {
+              ...objectEvent(projectId, "Attendee", data.id, "updated"),
+              changed: changedFields(data),
+            });
+            return presentAttendee(updated);
+          },
+          areasWrittenUnder("attendees:write"),
+        );
       } catch (error) {
         // Another transaction took the email between our check and our write.
         if (isUniqueViolation(error)) throw emailTaken();

@@ -4,6 +4,7 @@ import type { Db } from "../../db/database.js";
 import type { CompanyField } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import type { Logger } from "../../logger.js";
+import { eventPageAreas, stampOf } from "../../shared/data-areas.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { email, idText, optionalText, parseInput, requiredText } from "../../shared/validation.js";
@@ -136,8 +137,9 @@ export function createEventPageService(deps: EventPageDeps) {
   async function openPage(
     projectId: string,
   ): Promise<{ access: ProjectAccess; version: number | null; settings: EventPageSettings } | undefined> {
-    const { access: found, version } = await access.resolveVersioned(publicActor, projectId);
+    const { access: found, versions } = await access.resolveVersioned(publicActor, projectId);
     if (!found) return undefined;
+    const version = versions ? stampOf(versions, eventPageAreas) : null;
     const settings = presentSettings(await repo.findSettings(db, found.projectId));
     if (!settings.pageEnabled) return undefined;
     return { access: found, version, settings };

@@ -1,6 +1,7 @@
 import type { Selectable } from "kysely";
 import { type Db, reusableQuery } from "../../db/database.js";
 import type { MemberRole, ProjectMembersTable, ProjectsTable } from "../../db/schema.js";
+import { type AreaMask, type AreaVersions, areaBit } from "../../shared/data-areas.js";
 
 export type ProjectRow = Selectable<ProjectsTable>;
 export type MemberRow = Selectable<ProjectMembersTable>;
@@ -10,12 +11,35 @@ const projectById = reusableQuery(
   (db, id: string) => db.selectFrom("projects").selectAll().where("id", "=", id),
   [""] as const,
 );
+const versionColumns = [
+  "project_version",
+  "agenda_version",
+  "tickets_version",
+  "attendees_version",
+  "checkins_version",
+] as const;
+type VersionRow = Pick<ProjectRow, (typeof versionColumns)[number]>;
+const areaVersionsOf = (row: VersionRow): AreaVersions => ({
+  project: Number(row.project_version),
+  agenda: Number(row.agenda_version),
+  tickets: Number(row.tickets_version),
+  attendees: Number(row.attendees_version),
+  checkins: Number(row.checkins_version),
+});
 const versionOfProject = reusableQuery(
-  (db, id: string) => db.selectFrom("projects").select(["id", "data_version"]).where("id", "=", id),
+  (db, id: string) =>
+    db
+      .selectFrom("projects")
+      .select(["id", ...versionColumns])
+      .where("id", "=", id),
   [""] as const,
 );
 const statusAndVersionOfProject = reusableQuery(
-  (db, id: string) => db.selectFrom("projects").select(["id", "status", "data_version"]).where("id", "=", id),
+  (db, id: string) =>
+    db
+      .selectFrom("projects")
+      .select(["id", "status", ...versionColumns])
+      .where("id", "=", id),
   [""] as const,
 );
 
@@ -29,9 +53,9 @@ export const projectsRepository = {
   async findStatusAndVersion(
     db: Db,
     id: string,
-  ): Promise<{ status: ProjectRow["status"]; dataVersion: number } | undefined> {
+  ): Promise<{ status: ProjectRow["status"]; versions: AreaVersions } | undefined> {
     const row = (await statusAndVersionOfProject(db, id))[0];
-    return row && { status: row.status, dataVersion: Number(row.data_version) };
+    return row && { status: row.status, versions: areaVersionsOf(row) };
   },
 
   findByIds(db: Db, ids: readonly string[]): Promise<ProjectRow[]> {
@@ -101,24 +125,38 @@ export const projectsRepository = {
       .execute();
   },
 
-  /** Marks the project's data as changed (see ProjectChanges); a missing project is ignored. */
-  async bumpDataVersion(db: Db, id: string): Promise<void> {
+  /** Marks `areas` of the project's data as changed (see ProjectChanges); a missing project is ignored. */
+  async bumpDataVersion(db: Db, id: string, areas: AreaMask): Promise<void> {
     await db
       .updateTable("projects")
-      .set((eb) => ({ data_version: eb("data_version", "+", 1) }))
+      .set((eb) => {
+        const bump = (column: (typeof versionColumns)[number] | "data_version") => eb(column, "+", 1);
+        return {
+          data_version: bump("data_version"),
+          ...(areas & areaBit.project ? { project_version: bump("project_version") } : {}),
+          ...(areas & areaBit.agenda ? { agenda_version: bump("agenda_version") } : {}),
+          ...(areas & areaBit.tickets ? { tickets_version: bump("tickets_version") } : {}),
+          ...(areas & areaBit.attendees ? { attendees_version: bump("attendees_version") } : {}),
+          ...(areas & areaBit.checkins ? { checkins_version: bump("checkins_version") } : {}),
+        };
+      })
       .where("id", "=", id)
       .execute();
   },
 
-  /** Current data versions of projects; a missing project is absent from the map. */
-  async dataVersions(db: Db, ids: readonly string[]): Promise<Map<string, number>> {
+  /** Current version counters of projects; a missing project is absent from the map. */
+  async dataVersions(db: Db, ids: readonly string[]): Promise<Map<string, AreaVersions>> {
     if (ids.length === 0) return new Map();
     // One project is the common case (every cache hit of a project page checks it).
     const rows =
       ids.length === 1
         ? await versionOfProject(db, ids[0] as string)
-        : await db.selectFrom("projects").select(["id", "data_version"]).where("id", "in", ids).execute();
-    return new Map(rows.map((r) => [r.id, Number(r.data_version)]));
+        : await db
+            .selectFrom("projects")
+            .select(["id", ...versionColumns])
+            .where("id", "in", ids)
+            .execute();
+    return new Map(rows.map((r) => [r.id, areaVersionsOf(r)]));
   },
 
   /**

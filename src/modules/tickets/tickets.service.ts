@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Db } from "../../db/database.js";
 import type { TicketPaymentMode } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
+import { areasWrittenUnder } from "../../shared/data-areas.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import { changedFields, objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
@@ -220,10 +221,16 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
         created_at: now,
         updated_at: now,
       };
-      await changes.write(db, actor, row.project_id, async (trx) => {
-        await repo.insert(trx, row);
-        await changes.event(trx, actor, objectEvent(row.project_id, "TicketType", row.id, "created"));
-      });
+      await changes.write(
+        db,
+        actor,
+        row.project_id,
+        async (trx) => {
+          await repo.insert(trx, row);
+          await changes.event(trx, actor, objectEvent(row.project_id, "TicketType", row.id, "created"));
+        },
+        areasWrittenUnder("tickets:write"),
+      );
       return presentTicketType(row);
     },
 

@@ -1,0 +1,416 @@
+import { execFileSync } from "node:child_process";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, loadavg, release, totalmem } from "node:os";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import pg from "pg";
+import { type Dataset, type DatasetSpec, prepareDataset } from "./datasets.js";
+import { type EventDayResult, eventDay } from "./event-day.js";
+import { chooseLoadGenerator, type RoundResult, runRound } from "./load.js";
+import { type ChildServer, peakRssMiB, startEventgraph, startLimitServer, startPeer } from "./processes.js";
+import { summarizeProfile } from "./profile.js";
+import { attendeeIdsQuery, type Scenario, scenarios } from "./scenarios.js";
+
+/**
+ * `npm run bench`: Eventgraph against the limit (a bare node:http server answering the same bytes)
+ * and two peers (bench/peers/graphql-peer.ts: Mercurius + graphql-jit + DataLoader reading the same
+ * SQLite file, and the same answering from memory), in alternating rounds of wrk load, on SQLite ×1,
+ * SQLite ×100, PostgreSQL ×1 and SQLite ×1 with WEB_CONCURRENCY=2 (against a two-process limit),
+ * each followed by the event-day mix (bench/event-day.ts). Every figure that travels is a ratio to
+ * the limit measured in the same run. Writes bench/results/latest.json (quick.json with --quick).
+ */
+
+const { values: flags } = parseArgs({
+  options: {
+    quick: { type: "boolean", default: false },
+    profile: { type: "boolean", default: false },
+    postgres: { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
+    datasets: { type: "string" },
+    scenarios: { type: "string" },
+    seconds: { type: "string" },
+    rounds: { type: "string" },
+    connections: { type: "string", default: "50" },
+    out: { type: "string" },
+    autocannon: { type: "boolean", default: false },
+    peers: { type: "boolean", default: true },
+    "event-day": { type: "boolean", default: true },
+  },
+  allowNegative: true,
+});
+const generator = chooseLoadGenerator(flags.autocannon === true);
+
+const quick = flags.quick === true;
+const seconds = Number(flags.seconds ?? (quick ? 2 : 3));
+const rounds = Number(flags.rounds ?? (quick ? 1 : 2));
+const warmupSeconds = quick ? 1 : 1.5;
+const connections = Number(flags.connections);
+const out = flags.out ?? join("bench", "results", quick ? "quick.json" : "latest.json");
+const profileDir = join("bench", "results", "profiles");
+
+/** A dataset and how Eventgraph serves it. */
+interface Setup extends DatasetSpec {
+  /** WEB_CONCURRENCY of Eventgraph, and the limit server's process count. */
+  workers: number;
+  /** Scenario ids measured; all when absent. */
+  only?: string[];
+}
+const allDatasets: Record<string, Setup> = {
+  sqlite1: { engine: "sqlite", scale: 1, workers: 1 },
+  sqlite100: { engine: "sqlite", scale: 100, workers: 1 },
+  postgres1: { engine: "postgres", scale: 1, workers: 1 },
+  postgres100: { engine: "postgres", scale: 100, workers: 1 },
+  "sqlite1-x2": {
+    engine: "sqlite",
+    scale: 1,
+    workers: 2,
+    only: ["small-hit", "agenda-hit", "agenda-miss", "checkin"],
+  },
+};
+const datasetKeys = (flags.datasets ?? (quick ? "sqlite1" : "sqlite1,sqlite100,postgres1,sqlite1-x2")).split(
+  ",",
+);
+const scenarioFilter = flags.scenarios?.split(",");
+
+/** One scenario on one dataset, as reported. */
+interface ScenarioResult {
+  dataset: string;
+  scenario: string;
+  title: string;
+  cache: Scenario["cache"];
+  requestsPerSecond: number;
+  limitRequestsPerSecond: number;
+  ratio: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Peak RSS of the server process so far (VmHWM, MiB). */
+  peakRssMiB: number | undefined;
+  responseBytes: number;
+  failures: number;
+  /** Ratio to the limit of each peer that answered this scenario's query, measured between the same rounds. */
+  peers: Record<string, { ratio: number; p99Ms: number; dataIdentical: boolean }>;
+  rounds: { limit: RoundResult[]; eventgraph: RoundResult[] } & Record<string, RoundResult[]>;
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1);
+const round1 = (x: number) => Math.round(x * 10) / 10;
+
+async function postgresVersion(url: string): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ server_version: string }>("show server_version");
+    return rows[0]?.server_version;
+  } catch {
+    return undefined;
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+function gitCommit(): string | undefined {
+  try {
+    return execFileSync("git", ["rev-parse", "--short", "HEAD"], { encoding: "utf8" }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+// Registered attendees of the first pages, for the check-in scenario (global ids, as apps see them).
+async function registeredAttendeeIds(server: ChildServer, dataset: Dataset, pages: number) {
+  const ids: string[] = [];
+  let after: string | null = null;
+  for (let page = 0; page < pages; page++) {
+    const response = await fetch(`${server.url}/api/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${dataset.token}` },
+      body: JSON.stringify({ query: attendeeIdsQuery, variables: { id: dataset.projectId, after } }),
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: the shape is the query's, checked by the use below
+    const body = (await response.json()) as any;
+    const connection = body?.data?.project?.attendees;
+    if (!connection) throw new Error(`Could not list attendees: ${JSON.stringify(body)}`);
+    for (const edge of connection.edges) ids.push(edge.node.id);
+    if (!connection.pageInfo.hasNextPage) break;
+    after = connection.pageInfo.endCursor;
+  }
+  return ids;
+}
+
+function headersOf(scenario: Scenario, dataset: Dataset): Record<string, string> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (scenario.authenticated) headers.authorization = `Bearer ${dataset.token}`;
+  return headers;
+}
+
+// The answer Eventgraph gives to a scenario's first request: what the limit server will send.
+async function referenceResponse(server: ChildServer, scenario: Scenario, dataset: Dataset) {
+  const response = await fetch(`${server.url}/api/graphql`, {
+    method: "POST",
+    headers: headersOf(scenario, dataset),
+    body: scenario.body(0),
+  });
+  const body = await response.text();
+  if (response.status !== 200 || body.includes('"errors"')) {
+    throw new Error(`${scenario.id} on ${dataset.name} answered ${response.status}: ${body.slice(0, 500)}`);
+  }
+  return { contentType: response.headers.get("content-type") ?? "application/json", body };
+}
+
+// Whether a peer's `data` is byte-for-byte Eventgraph's for the scenario's first request.
+async function peerAgrees(peer: ChildServer, scenario: Scenario, dataset: Dataset, reference: string) {
+  const response = await fetch(`${peer.url}/api/graphql`, {
+    method: "POST",
+    headers: headersOf(scenario, dataset),
+    body: scenario.body(0),
+  });
+  const data = (text: string) => JSON.stringify((JSON.parse(text) as { data?: unknown }).data);
+  return data(await response.text()) === data(reference);
+}
+
+async function benchDataset(
+  key: string,
+  spec: Setup,
+): Promise<{ dataset: Record<string, unknown>; results: ScenarioResult[]; eventDay?: EventDayResult }> {
+  const label = `${spec.engine} ×${spec.scale}${spec.workers > 1 ? ` ×${spec.workers} processes` : ""}`;
+  process.stdout.write(`\n${label}: seeding… `);
+  const dataset = await prepareDataset(spec, flags.postgres ?? "");
+  process.stdout.write(`${dataset.seedSeconds.toFixed(1)} s\n`);
+  const servers: ChildServer[] = [];
+  try {
+    const eventgraph = await startEventgraph(
+      {
+        DATABASE_URL: dataset.databaseUrl,
+        LOG_LEVEL: "warn",
+        WEB_CONCURRENCY: String(spec.workers),
+        // The bench measures the API, not the rate limiter's refusals.
+        RATE_LIMIT_APP_POINTS_PER_HOUR: "1000000000",
+        RATE_LIMIT_PUBLIC_POINTS_PER_HOUR: "1000000000",
+        // The event day reads the cache's hit and miss counters.
+        METRICS_TOKEN: benchMetricsToken,
+      },
+      flags.profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
+    );
+    servers.push(eventgraph);
+    const attendeeIds = await registeredAttendeeIds(eventgraph, dataset, 10);
+    const list = scenarios(dataset.projectId, attendeeIds).filter(
+      (s) => (!scenarioFilter || scenarioFilter.includes(s.id)) && (!spec.only || spec.only.includes(s.id)),
+    );
+    const responses: Record<string, { contentType: string; body: string }> = {};
+    for (const scenario of list)
+      responses[`/${scenario.id}`] = await referenceResponse(eventgraph, scenario, dataset);
+    mkdirSync(join("bench", "results"), { recursive: true });
+    const responsesFile = join("bench", "results", `limit-${process.pid}.json.tmp`);
+    writeFileSync(responsesFile, JSON.stringify(responses));
+    const limit = await startLimitServer(responsesFile, spec.workers);
+    servers.push(limit);
+    rmSync(responsesFile);
+    // The peers read SQLite files only, and are single processes.
+    const peers: Record<string, ChildServer> = {};
+    if (flags.peers && spec.engine === "sqlite" && spec.workers === 1) {
+      const file = dataset.databaseUrl.replace(/^sqlite:/, "");
+      peers["mercurius-sqlite"] = await startPeer(file, false);
+      peers["mercurius-memory"] = await startPeer(file, true);
+      servers.push(...Object.values(peers));
+    }
+
+    const results: ScenarioResult[] = [];
+    let next = 0;
+    const reserve = (count: number) => {
+      const start = next;
+      next += count;
+      return start;
+    };
+    for (const scenario of list) {
+      const headers = headersOf(scenario, dataset);
+      const load = (url: string, secs: number) =>
+        runRound({ generator, url, seconds: secs, connections, headers, source: scenario, reserve });
+      const reference = responses[`/${scenario.id}`]?.body ?? "";
+      const sides: Record<string, string> = {
+        limit: `${limit.url}/${scenario.id}`,
+        eventgraph: `${eventgraph.url}/api/graphql`,
+      };
+      const agreement: Record<string, boolean> = {};
+      if (scenario.cache !== "write") {
+        for (const [name, peer] of Object.entries(peers)) {
+          agreement[name] = await peerAgrees(peer, scenario, dataset, reference);
+          if (!agreement[name]) process.stdout.write(`  !! ${name} answers ${scenario.id} with other data\n`);
+          sides[name] = `${peer.url}/api/graphql`;
+        }
+      }
+      // Warm-up: JIT, document and response caches, database pages; not measured.
+      for (const url of Object.values(sides)) await load(url, warmupSeconds);
+      const rounds_: Record<string, RoundResult[]> = Object.fromEntries(
+        Object.keys(sides).map((k) => [k, []]),
+      );
+      // Sides alternate round by round, so a noisy neighbour on the machine hits them all alike.
+      for (let r = 0; r < rounds; r++) {
+        for (const [name, url] of Object.entries(sides)) rounds_[name]?.push(await load(url, seconds));
+      }
+      const rps = (name: string) => mean((rounds_[name] ?? []).map((x) => x.requestsPerSecond));
+      const worstP99 = (name: string) => round1(Math.max(...(rounds_[name] ?? []).map((x) => x.p99Ms)));
+      const limitRequestsPerSecond = rps("limit");
+      const ratioOf = (name: string) => Math.round((rps(name) / limitRequestsPerSecond) * 1000) / 1000;
+      const eventgraphRounds = rounds_.eventgraph ?? [];
+      const limitRounds = rounds_.limit ?? [];
+      const result: ScenarioResult = {
+        dataset: dataset.name + (spec.workers > 1 ? ` ×${spec.workers}p` : ""),
+        scenario: scenario.id,
+        title: scenario.title,
+        cache: scenario.cache,
+        requestsPerSecond: Math.round(rps("eventgraph")),
+        limitRequestsPerSecond: Math.round(limitRequestsPerSecond),
+        ratio: ratioOf("eventgraph"),
+        p50Ms: round1(mean(eventgraphRounds.map((x) => x.p50Ms))),
+        // The worst round's p99: a tail that shows up once is still a tail.
+        p99Ms: worstP99("eventgraph"),
+        peakRssMiB: round1(peakRssMiB(eventgraph.process.pid) ?? Number.NaN),
+        responseBytes: Buffer.byteLength(reference),
+        failures: Object.values(rounds_)
+          .flat()
+          .reduce((a, x) => a + x.failures, 0),
+        peers: Object.fromEntries(
+          Object.keys(agreement).map((name) => [
+            name,
+            { ratio: ratioOf(name), p99Ms: worstP99(name), dataIdentical: agreement[name] === true },
+          ]),
+        ),
+        rounds: { ...rounds_, limit: limitRounds, eventgraph: eventgraphRounds },
+      };
+      results.push(result);
+      printRow(result);
+    }
+    let day: EventDayResult | undefined;
+    if (flags["event-day"] && spec.workers === 1 && attendeeIds.length > 0 && !scenarioFilter) {
+      day = await eventDay({
+        generator,
+        server: eventgraph,
+        metricsToken: benchMetricsToken,
+        projectId: dataset.projectId,
+        token: dataset.token,
+        attendeeIds,
+        seconds: seconds * 2,
+        connections,
+        reserve,
+      });
+      process.stdout.write(
+        `  event day (${key}): reads ${Math.round(day.readsPerSecond)} req/s p99 ${day.readP99Ms} ms, ` +
+          `check-ins ${day.writesPerSecond.toFixed(1)}/s p99 ${day.writeP99Ms} ms, hit ratio ${day.hitRatio.toFixed(3)}, ` +
+          `failures ${day.failures}\n`,
+      );
+    }
+    const peak = peakRssMiB(eventgraph.process.pid);
+    return {
+      dataset: {
+        name: dataset.name,
+        key,
+        engine: dataset.engine,
+        scale: dataset.scale,
+        workers: spec.workers,
+        counts: dataset.counts,
+        seedSeconds: round1(dataset.seedSeconds),
+        peakRssMiB: peak === undefined ? undefined : round1(peak),
+        eventDay: day,
+      },
+      results,
+    };
+  } finally {
+    for (const server of servers.reverse()) await server.stop();
+    await dataset.dispose();
+  }
+}
+
+const benchMetricsToken = "bench-metrics-token-0123456789";
+
+const columns = [
+  "dataset",
+  "scenario",
+  "cache",
+  "req/s",
+  "limit",
+  "ratio",
+  "merc-db",
+  "merc-mem",
+  "p50 ms",
+  "p99 ms",
+  "RSS MiB",
+];
+const widths = [14, 15, 6, 8, 8, 6, 8, 8, 7, 7, 8];
+function printLine(cells: (string | number | undefined)[]): void {
+  process.stdout.write(`${cells.map((cell, i) => String(cell ?? "").padStart(widths[i] ?? 8)).join(" ")}\n`);
+}
+function printRow(r: ScenarioResult): void {
+  printLine([
+    r.dataset,
+    r.scenario,
+    r.cache,
+    r.requestsPerSecond,
+    r.limitRequestsPerSecond,
+    r.ratio.toFixed(2),
+    r.peers["mercurius-sqlite"]?.ratio.toFixed(2),
+    r.peers["mercurius-memory"]?.ratio.toFixed(2),
+    r.p50Ms,
+    r.p99Ms,
+    r.peakRssMiB,
+  ]);
+  if (r.failures > 0) process.stdout.write(`  !! ${r.failures} failed requests in ${r.scenario}\n`);
+}
+
+const started = Date.now();
+const pgVersion = datasetKeys.some((k) => k.startsWith("postgres"))
+  ? await postgresVersion(flags.postgres ?? "")
+  : undefined;
+const cpu = cpus();
+const machine = {
+  cpu: cpu[0]?.model ?? "unknown",
+  cores: cpu.length,
+  memoryGiB: Math.round(totalmem() / 2 ** 30),
+  kernel: release(),
+  node: process.version,
+  postgres: pgVersion,
+  // Other work on the machine during the run skews both sides; the 1-minute load average shows it.
+  loadAverageAtStart: loadavg()[0],
+};
+if (generator === "autocannon") {
+  process.stdout.write(
+    "!! Measured with autocannon (--autocannon): its ceiling lowers every ratio to the limit.\n",
+  );
+}
+process.stdout.write(
+  `Eventgraph bench (${generator}): ${rounds} × ${seconds} s rounds per side, ${connections} connections, on ${machine.cpu} (${machine.cores} cores)\n`,
+);
+printLine(columns);
+if (flags.profile) rmSync(profileDir, { recursive: true, force: true });
+
+const datasets: Record<string, unknown>[] = [];
+const results: ScenarioResult[] = [];
+for (const key of datasetKeys) {
+  const spec = allDatasets[key];
+  if (!spec) throw new Error(`Unknown dataset ${key}; expected ${Object.keys(allDatasets).join(", ")}`);
+  if (spec.engine === "postgres" && pgVersion === undefined) {
+    process.stdout.write(`\n${key}: skipped, PostgreSQL does not answer at the --postgres URL\n`);
+    continue;
+  }
+  const done = await benchDataset(key, spec);
+  datasets.push(done.dataset);
+  results.push(...done.results);
+}
+
+const report = {
+  date: new Date().toISOString(),
+  commit: gitCommit(),
+  machine,
+  settings: { quick, seconds, rounds, warmupSeconds, connections, loadGenerator: generator },
+  durationSeconds: Math.round((Date.now() - started) / 1000),
+  loadAverageAtEnd: loadavg()[0],
+  datasets,
+  results,
+};
+mkdirSync(join("bench", "results"), { recursive: true });
+writeFileSync(out, `${JSON.stringify(report, null, 2)}\n`);
+process.stdout.write(`\nWrote ${out} in ${report.durationSeconds} s\n`);
+
+if (flags.profile) {
+  for (const file of readdirSync(profileDir).filter((f) => f.endsWith(".cpuprofile"))) {
+    process.stdout.write(`\nCPU profile ${file}:\n${summarizeProfile(join(profileDir, file))}\n`);
+  }
+}

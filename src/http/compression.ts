@@ -1,0 +1,140 @@
+import { constants, createBrotliCompress, createGzip } from "node:zlib";
+import fastifyCompress from "@fastify/compress";
+import type { FastifyInstance, FastifyRequest } from "fastify";
+
+/** A content coding both sides may use, best first. */
+export type Encoding = "br" | "gzip";
+
+/**
+ * Compresses every answer worth it (pages, API answers, docs) for clients that ask, through
+ * @fastify/compress; answers that set Content-Encoding themselves (cached API answers and the
+ * explorer's files, compressed once and kept) are passed on untouched. Request bodies are never
+ * decompressed: a small gzip body could expand past the body limit's intent.
+ */
+export async function registerCompression(app: FastifyInstance): Promise<void> {
+  await app.register(fastifyCompress, {
+    global: true,
+    globalDecompression: false,
+    encodings: ["br", "gzip"],
+    threshold: 1024,
+    // Quality 4 compresses a 23 KB answer about 8:1 in well under a millisecond.
+    brotliOptions: { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } },
+  });
+}
+
+/** The coding to answer in, from Accept-Encoding (RFC 9110 §12.5.3): brotli before gzip, q=0 refuses. */
+export function negotiateEncoding(request: FastifyRequest): Encoding | undefined {
+  const header = request.headers["accept-encoding"];
+  if (!header) return undefined;
+  const weights = new Map<string, number>();
+  for (const part of header.split(",")) {
+    const [name = "", ...params] = part.trim().toLowerCase().split(";");
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    weights.set(name.trim(), q ? Number(q.slice(2)) || 0 : 1);
+  }
+  const any = weights.get("*") ?? 0;
+  const br = weights.get("br") ?? any;
+  const gzip = weights.get("gzip") ?? weights.get("x-gzip") ?? any;
+  if (br > 0 && br >= gzip) return "br";
+  return gzip > 0 ? "gzip" : undefined;
+}
+
+/**
+ * A cached answer's head (`{"data":…`) compressed once, open-ended, so each request appends its own
+ * tail (the `extensions` with this caller's budget) without compressing the head again. The head is
+ * compressed and flushed to a byte boundary; the tail goes in as an uncompressed block (a deflate
+ * stored block for gzip, an uncompressed meta-block for brotli), then the stream is closed. The
+ * result is one ordinary gzip member or brotli stream that every client decodes.
+ */
+export interface OpenStream {
+  encoding: Encoding;
+  /** Compressed head, flushed to a byte boundary; for gzip it starts with the gzip header. */
+  prefix: Buffer;
+  /** CRC-32 of the uncompressed head (gzip only). */
+  crc: number;
+  /** Uncompressed length of the head. */
+  length: number;
+}
+
+// A stored block or a 4-nibble meta-block holds at most this many bytes; a tail is ~200.
+const maxTailBytes = 65_535;
+
+/** Compresses `head` and flushes, leaving the stream open for `closeWithTail`. */
+export function openStream(head: Buffer, encoding: Encoding): Promise<OpenStream> {
+  const stream =
+    encoding === "gzip"
+      ? createGzip({ level: 6 })
+      : createBrotliCompress({
+          params: {
+            [constants.BROTLI_PARAM_QUALITY]: 5,
+            [constants.BROTLI_PARAM_SIZE_HINT]: head.byteLength,
+          },
+        });
+  const chunks: Buffer[] = [];
+  stream.on("data", (chunk: Buffer) => chunks.push(chunk));
+  return new Promise((resolve, reject) => {
+    stream.once("error", reject);
+    stream.write(head);
+    const kind = encoding === "gzip" ? constants.Z_SYNC_FLUSH : constants.BROTLI_OPERATION_FLUSH;
+    stream.flush(kind, () => {
+      // The flushed output is complete once the callback runs; the stream is then abandoned.
+      stream.removeAllListeners("data");
+      stream.destroy();
+      resolve({
+        encoding,
+        prefix: Buffer.concat(chunks),
+        crc: encoding === "gzip" ? crc32(head, 0) : 0,
+        length: head.byteLength,
+      });
+    });
+  });
+}
+
+/** The complete compressed answer: the open head, then `tail` stored as is, then the end of stream. */
+export function closeWithTail(open: OpenStream, tail: Buffer): Buffer | undefined {
+  const n = tail.byteLength;
+  if (n === 0 || n > maxTailBytes) return undefined;
+  if (open.encoding === "gzip") {
+    const out = Buffer.allocUnsafe(open.prefix.byteLength + 5 + n + 8);
+    let at = open.prefix.copy(out, 0);
+    // Stored block, final (BFINAL=1, BTYPE=00), then LEN and its one's complement, little-endian.
+    out[at++] = 0x01;
+    out.writeUInt16LE(n, at);
+    out.writeUInt16LE(~n & 0xffff, at + 2);
+    at += 4;
+    at += tail.copy(out, at);
+    out.writeUInt32LE(crc32(tail, open.crc), at);
+    out.writeUInt32LE((open.length + n) >>> 0, at + 4);
+    return out;
+  }
+  const out = Buffer.allocUnsafe(open.prefix.byteLength + 3 + n + 1);
+  let at = open.prefix.copy(out, 0);
+  // Meta-block header (RFC 7932 §9.2), bits from the lowest: ISLAST=0, MNIBBLES=0 (four nibbles),
+  // MLEN-1 in 16 bits, ISUNCOMPRESSED=1, then zero padding to the byte boundary.
+  const header = ((n - 1) << 3) | (1 << 19);
+  out[at++] = header & 0xff;
+  out[at++] = (header >>> 8) & 0xff;
+  out[at++] = (header >>> 16) & 0xff;
+  at += tail.copy(out, at);
+  // The last, empty meta-block: ISLAST=1, ISLASTEMPTY=1.
+  out[at] = 0x03;
+  return out;
+}
+
+const crcTable = (() => {
+  const table = new Int32Array(256);
+  for (let i = 0; i < 256; i++) {
+    let c = i;
+    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+    table[i] = c;
+  }
+  return table;
+})();
+
+/** CRC-32 (gzip's) of `bytes`, continuing from `previous` (0 to start). */
+function crc32(bytes: Uint8Array, previous: number): number {
+  let c = ~previous;
+  for (let i = 0; i < bytes.length; i++)
+    c = (crcTable[(c ^ (bytes[i] as number)) & 0xff] as number) ^ (c >>> 8);
+  return ~c >>> 0;
+}

@@ -1,0 +1,162 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { globalId } from "../../src/graphql/builder.js";
+import { systemActor } from "../../src/modules/access/actor.js";
+import type { TestEngine } from "../helpers/engines.js";
+import { testEngines } from "../helpers/engines.js";
+import {
+  createAttendee,
+  createPublishedProject,
+  createSession,
+  createTicketType,
+} from "../helpers/factories.js";
+import { gql } from "../helpers/graphql.js";
+import { startTestServer, type TestServer } from "../helpers/test-server.js";
+
+const agendaQuery = `query Agenda($id: ID!) {
+  project(id: $id) { name sessions(first: 50) { edges { node { id title room { name } speakers { name } } } } }
+}`;
+const attendeesQuery = `query Attendees($id: ID!) {
+  project(id: $id) { attendees(first: 50) { edges { node { id name checkedIn checkIn { checkedInAt } } } } }
+}`;
+const ticketsQuery = `query Tickets($id: ID!) {
+  project(id: $id) { ticketTypes(first: 10) { edges { node { name sold remaining } } } }
+}`;
+const checkInMutation = `mutation CheckIn($id: ID!) {
+  checkInAttendee(input: { attendeeId: $id }) { checkIn { checkedInAt } userErrors { message } }
+}`;
+
+// biome-ignore lint/suspicious/noExplicitAny: answers are read by the shape of each query
+type Answer = { status: number; body: any };
+
+for (const engine of testEngines()) {
+  describe(`Response cache invalidation by what changed (${engine.name})`, () => {
+    let server: TestServer;
+    let projectId: string;
+    let token: string;
+    let attendeeId: string;
+    let ticketTypeId: string;
+    before(async () => {
+      server = await startTestServer(engine);
+      const { project, owner } = await createPublishedProject(server.services);
+      projectId = project.id;
+      await createSession(server.services, owner, projectId, {
+        title: "Opening keynote",
+        status: "PUBLISHED",
+      });
+      const ticket = await createTicketType(server.services, owner, projectId);
+      ticketTypeId = ticket.id;
+      const attendee = await createAttendee(server.services, owner, projectId, ticket.id);
+      attendeeId = attendee.id;
+      ({ token } = await server.services.apps.createApp(systemActor, {
+        projectId,
+        name: "Door",
+        permissions: ["agenda:read", "attendees:read", "tickets:read", "checkins:write"],
+      }));
+    });
+    after(() => server.close());
+
+    const ask = (query: string, url = server.url): Promise<Answer> =>
+      gql(url, query, { variables: { id: projectId }, token }) as Promise<Answer>;
+
+    test("a check-in keeps the agenda cached and evicts the attendee answers", async () => {
+      await ask(agendaQuery);
+      await ask(attendeesQuery);
+      assert.equal((await ask(agendaQuery)).body.extensions.cached, true);
+      assert.equal((await ask(attendeesQuery)).body.extensions.cached, true);
+
+      const done = await gql(server.url, checkInMutation, {
+        variables: { id: globalId("Attendee", attendeeId) },
+        token,
+      });
+      assert.deepEqual(done.body.data.checkInAttendee.userErrors, []);
+
+      const agenda = await ask(agendaQuery);
+      assert.equal(agenda.body.extensions.cached, true, "the agenda survives a check-in");
+      const attendees = await ask(attendeesQuery);
+      assert.equal(attendees.body.extensions.cached, false, "the attendee page is recomputed");
+      assert.equal(attendees.body.data.project.attendees.edges[0].node.checkedIn, true);
+    });
+
+    test("a registration evicts the ticket counts; an agenda edit evicts the agenda only", async () => {
+      await ask(ticketsQuery);
+      await ask(agendaQuery);
+      assert.equal((await ask(ticketsQuery)).body.extensions.cached, true);
+      await createAttendee(server.services, systemActor, projectId, ticketTypeId);
+      const tickets = await ask(ticketsQuery);
+      assert.equal(tickets.body.extensions.cached, false);
+      assert.equal(tickets.body.data.project.ticketTypes.edges[0].node.sold, 2);
+      assert.equal((await ask(agendaQuery)).body.extensions.cached, true);
+
+      await ask(attendeesQuery);
+      await createSession(server.services, systemActor, projectId, {
+        title: "Closing panel",
+        status: "PUBLISHED",
+      });
+      const agenda = await ask(agendaQuery);
+      assert.equal(agenda.body.extensions.cached, false);
+      assert.equal(agenda.body.data.project.sessions.edges.length, 2);
+      assert.equal((await ask(attendeesQuery)).body.extensions.cached, true);
+    });
+
+    test("another process's writes are seen at once (no Redis)", async () => {
+      // A second server on the same database, as a second process or the CLI would be.
+      const same: TestEngine = { name: engine.name, newDatabaseUrl: () => server.config.databaseUrl };
+      const other = await startTestServer(same);
+      try {
+        await ask(agendaQuery);
+        assert.equal((await ask(agendaQuery)).body.extensions.cached, true);
+        await createSession(other.services, systemActor, projectId, {
+          title: "Added elsewhere",
+          status: "PUBLISHED",
+        });
+        const agenda = await ask(agendaQuery);
+        assert.equal(agenda.body.extensions.cached, false);
+        const titles = agenda.body.data.project.sessions.edges.map(
+          (e: { node: { title: string } }) => e.node.title,
+        );
+        assert.ok(titles.includes("Added elsewhere"), titles.join(", "));
+        // A check-in made elsewhere evicts the attendee answers here too, not the agenda.
+        await ask(attendeesQuery);
+        const second = await createAttendee(other.services, systemActor, projectId, ticketTypeId);
+        await ask(attendeesQuery);
+        await ask(agendaQuery);
+        await other.services.checkins.checkIn(systemActor, { attendeeId: second.id });
+        const attendees = await ask(attendeesQuery);
+        assert.equal(attendees.body.extensions.cached, false);
+        assert.equal((await ask(agendaQuery)).body.extensions.cached, true);
+      } finally {
+        await other.close();
+      }
+    });
+
+    test(`a hit ${engine.name === "sqlite" ? "runs no SQL while no other process wrote" : "checks the versions with one statement"}`, async () => {
+      await ask(agendaQuery);
+      await ask(agendaQuery);
+      server.statements.length = 0;
+      const hit = await ask(agendaQuery);
+      assert.equal(hit.body.extensions.cached, true);
+      const versionReads = server.statements.filter((s) => /from "projects"/.test(s));
+      // SQLite knows of other processes' writes from data_version; PostgreSQL has no such push here.
+      assert.equal(versionReads.length, engine.name === "sqlite" ? 0 : 1, server.statements.join("\n"));
+    });
+
+    test("concurrent misses of one key run once (single flight)", async () => {
+      await createSession(server.services, systemActor, projectId, {
+        title: "Evicts the agenda",
+        status: "PUBLISHED",
+      });
+      server.statements.length = 0;
+      const answers = await Promise.all(Array.from({ length: 20 }, () => ask(agendaQuery)));
+      for (const answer of answers) assert.equal(answer.body.data.project.sessions.edges.length, 4);
+      // Every answer not from the cache was executed, unless it shared a concurrent execution.
+      const executed = answers.filter((a) => a.body.extensions.cached === false).length;
+      const sessionReads = server.statements.filter((s) => /from "sessions"/.test(s)).length;
+      assert.ok(sessionReads >= 1);
+      assert.ok(
+        sessionReads < executed,
+        `${sessionReads} executions for ${executed} answers not from the cache`,
+      );
+    });
+  });
+}

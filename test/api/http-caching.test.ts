@@ -1,0 +1,254 @@
+import assert from "node:assert/strict";
+import { request as httpRequest } from "node:http";
+import { after, before, describe, test } from "node:test";
+import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { launchBrowser } from "../helpers/browser.js";
+import { testEngines } from "../helpers/engines.js";
+import { createApp, createPublishedProject, createSession } from "../helpers/factories.js";
+import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
+import { startTestServer, type TestServer } from "../helpers/test-server.js";
+
+/** A raw exchange: the bytes as sent on the wire (fetch would decode them). */
+interface RawAnswer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: Buffer;
+}
+
+function raw(
+  server: TestServer,
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
+): Promise<RawAnswer> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${server.url}${path}`, {
+      method: options.method ?? "GET",
+      headers: options.headers,
+    });
+    req.on("response", (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () =>
+        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
+      );
+    });
+    req.on("error", reject);
+    req.end(options.body);
+  });
+}
+
+function decoded(answer: RawAnswer): string {
+  const coding = answer.headers["content-encoding"];
+  if (coding === "gzip") return gunzipSync(answer.body).toString("utf8");
+  if (coding === "br") return brotliDecompressSync(answer.body).toString("utf8");
+  assert.equal(coding, undefined);
+  return answer.body.toString("utf8");
+}
+
+const agendaQuery = (projectId: string) =>
+  `{ project(id: "${projectId}") { name sessions(first: 50) { edges { node { id title startsAt endsAt } } } } }`;
+const getPath = (query: string) => `/api/graphql?query=${encodeURIComponent(query)}`;
+
+for (const engine of testEngines()) {
+  describe(`HTTP the way clients expect it (${engine.name})`, () => {
+    let server: TestServer;
+    let projectId: string;
+    before(async () => {
+      server = await startTestServer(engine);
+      const { project, owner } = await createPublishedProject(server.services);
+      projectId = project.id;
+      // Enough sessions that the answer is worth compressing (over 1 KB).
+      for (let i = 0; i < 30; i++) {
+        await createSession(server.services, owner, projectId, {
+          title: `Session ${i} about caching, compression and the things clients expect`,
+          status: "PUBLISHED",
+          startsAt: new Date(Date.UTC(2026, 4, 4, 9, i)).toISOString(),
+        });
+      }
+    });
+    after(() => server.close());
+
+    test("cached answers are compressed per Accept-Encoding, each hit with its own extensions", async () => {
+      const path = getPath(agendaQuery(projectId));
+      const plain = await raw(server, path);
+      assert.equal(plain.status, 200);
+      assert.equal(plain.headers["content-encoding"], undefined);
+      const expected = JSON.parse(plain.body.toString("utf8"));
+      for (const [accept, coding] of [
+        ["gzip, deflate, br", "br"],
+        ["gzip", "gzip"],
+        ["br;q=0.5, gzip;q=1", "gzip"],
+        ["br", "br"],
+        ["identity", undefined],
+        ["gzip;q=0, br;q=0", undefined],
+      ] as const) {
+        // Twice: the first hit compresses the entry, the second reuses it.
+        for (let i = 0; i < 2; i++) {
+          const answer = await raw(server, path, { headers: { "accept-encoding": accept } });
+          assert.equal(answer.status, 200);
+          assert.equal(answer.headers["content-encoding"], coding, accept);
+          const body = JSON.parse(decoded(answer));
+          assert.deepEqual(body.data, expected.data);
+          assert.equal(body.extensions.cached, true);
+          assert.ok(body.extensions.rateLimit.remaining < expected.extensions.rateLimit.remaining);
+          if (coding) assert.ok(answer.body.byteLength < plain.body.byteLength / 3, "compressed well");
+        }
+      }
+    });
+
+    test("token-less GET answers are public with a weak ETag; If-None-Match gets 304; writes change the tag", async () => {
+      const path = getPath(`{ project(id: "${projectId}") { name description } }`);
+      const first = await raw(server, path);
+      assert.equal(first.status, 200);
+      assert.match(String(first.headers["cache-control"]), /^public, max-age=\d+$/);
+      const etag = String(first.headers.etag);
+      assert.match(etag, /^W\/".+"$/);
+      assert.match(String(first.headers.vary), /accept-encoding/);
+      assert.match(String(first.headers.vary), /authorization/);
+      // Executed (miss) and cached (hit) answers carry the same validator.
+      const again = await raw(server, path);
+      assert.equal(again.headers.etag, etag);
+      for (const asked of [etag, etag.slice(2), `"other", ${etag}`]) {
+        const revalidated = await raw(server, path, { headers: { "if-none-match": asked } });
+        assert.equal(revalidated.status, 304, asked);
+        assert.equal(revalidated.body.byteLength, 0);
+        assert.equal(revalidated.headers.etag, etag);
+      }
+      const { owner } = await ownerOf(server, projectId);
+      await server.services.projects.update(owner, projectId, { description: "Now with a description" });
+      const changed = await raw(server, path, { headers: { "if-none-match": etag } });
+      assert.equal(changed.status, 200);
+      assert.notEqual(changed.headers.etag, etag);
+      assert.match(decoded(changed), /Now with a description/);
+    });
+
+    test("POST answers and authenticated answers are never stored by shared caches", async () => {
+      const query = agendaQuery(projectId);
+      const post = await raw(server, "/api/graphql", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ query }),
+      });
+      assert.equal(post.headers["cache-control"], "no-store");
+      assert.equal(post.headers.etag, undefined);
+      const { token } = await createApp(server.services, {
+        projectId: (await ownerOf(server, projectId)).homeId,
+      });
+      for (let i = 0; i < 2; i++) {
+        const authenticated = await raw(server, getPath(query), {
+          headers: { authorization: `Bearer ${token}` },
+        });
+        assert.equal(authenticated.status, 200);
+        assert.equal(authenticated.headers["cache-control"], "private, no-store");
+        assert.equal(authenticated.headers.etag, undefined);
+      }
+    });
+
+    test("CORS: any origin may call the API without credentials; preflights answer 204", async () => {
+      const preflight = await raw(server, "/api/graphql", {
+        method: "OPTIONS",
+        headers: {
+          origin: "https://app.example",
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "authorization, content-type",
+        },
+      });
+      assert.equal(preflight.status, 204);
+      assert.equal(preflight.headers["access-control-allow-origin"], "*");
+      assert.match(String(preflight.headers["access-control-allow-methods"]), /POST/);
+      assert.match(String(preflight.headers["access-control-allow-headers"]), /authorization/);
+      assert.equal(preflight.headers["access-control-allow-credentials"], undefined);
+      const answer = await raw(server, getPath(`{ project(id: "${projectId}") { name } }`), {
+        headers: { origin: "https://app.example" },
+      });
+      assert.equal(answer.headers["access-control-allow-origin"], "*");
+      assert.match(String(answer.headers["access-control-expose-headers"]), /ratelimit/);
+      // The dashboard is not opened up: no CORS header on its pages.
+      const page = await raw(server, "/login", { headers: { origin: "https://app.example" } });
+      assert.equal(page.headers["access-control-allow-origin"], undefined);
+    });
+
+    test("the IETF RateLimit fields stand beside x-ratelimit-*", async () => {
+      const answer = await raw(server, getPath(`{ project(id: "${projectId}") { name } }`));
+      const limit = Number(answer.headers["x-ratelimit-limit"]);
+      const remaining = Number(answer.headers["x-ratelimit-remaining"]);
+      assert.equal(answer.headers["ratelimit-policy"], `"hourly";q=${limit};w=3600`);
+      const match = /^"hourly";r=(\d+);t=(\d+)$/.exec(String(answer.headers.ratelimit));
+      assert.ok(match, String(answer.headers.ratelimit));
+      assert.equal(Number(match[1]), remaining);
+      assert.ok(Number(match[2]) <= 3600);
+    });
+
+    test("pages and docs assets are compressed; versioned assets are immutable", async () => {
+      const page = await raw(server, "/graphql/reference/", { headers: { "accept-encoding": "br" } });
+      assert.equal(page.status, 200);
+      assert.equal(page.headers["content-encoding"], "br");
+      assert.match(decoded(page), /<html/);
+      const asset = await raw(server, "/graphql/reference/assets/docs.css", {
+        headers: { "accept-encoding": "gzip" },
+      });
+      assert.equal(asset.headers["content-encoding"], "gzip");
+      assert.match(String(asset.headers["cache-control"]), /max-age=300/);
+      const etag = String(asset.headers.etag);
+      const version = etag.replaceAll('"', "");
+      const versioned = await raw(server, `/graphql/reference/assets/docs.css?v=${version}`);
+      assert.equal(versioned.headers["cache-control"], "public, max-age=31536000, immutable");
+      assert.equal(decoded(versioned), decoded(asset));
+      const notModified = await raw(server, "/graphql/reference/assets/docs.css", {
+        headers: { "if-none-match": etag },
+      });
+      assert.equal(notModified.status, 304);
+    });
+  });
+}
+
+async function ownerOf(server: TestServer, projectId: string) {
+  const row = await server.database.db
+    .selectFrom("project_members")
+    .select("user_id")
+    .where("project_id", "=", projectId)
+    .where("role", "=", "OWNER")
+    .executeTakeFirstOrThrow();
+  return { owner: { kind: "user" as const, userId: row.user_id }, homeId: projectId };
+}
+
+describeNeeding(chromiumMissing(), "Chromium decodes the compressed cached answers", () => {
+  const [engine] = testEngines();
+  test("a browser on another origin reads cached answers in brotli and in gzip", async () => {
+    if (!engine) throw new Error("no engine");
+    const server = await startTestServer(engine);
+    const browser = await launchBrowser();
+    try {
+      const { project, owner } = await createPublishedProject(server.services);
+      for (let i = 0; i < 20; i++) {
+        await createSession(server.services, owner, project.id, {
+          title: `Session ${i} that makes the answer long enough to compress`,
+          status: "PUBLISHED",
+          startsAt: new Date(Date.UTC(2026, 4, 4, 9, i)).toISOString(),
+        });
+      }
+      const url = `${server.url}${getPath(agendaQuery(project.id))}`;
+      // Chromium asks for br first; the second page asks for gzip only.
+      for (const acceptEncoding of [undefined, "gzip"]) {
+        const page = await browser.newPage();
+        if (acceptEncoding) await page.setExtraHTTPHeaders({ "accept-encoding": acceptEncoding });
+        // about:blank is another origin than the API: the call needs CORS.
+        const counts = await page.evaluate(async (address) => {
+          const out: number[] = [];
+          for (let i = 0; i < 3; i++) {
+            // no-store: each fetch reaches the server (the later ones are cache hits there).
+            const response = await fetch(address, { cache: "no-store" });
+            const body = await response.json();
+            out.push(body.data.project.sessions.edges.length);
+          }
+          return out;
+        }, url);
+        assert.deepEqual(counts, [20, 20, 20], acceptEncoding ?? "default");
+        await page.close();
+      }
+    } finally {
+      await browser.close();
+      await server.close();
+    }
+  });
+});
