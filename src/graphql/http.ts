@@ -6,6 +6,7 @@ import { AppError, ErrorCode } from "../errors.js";
 import { registerJsonBodyParser } from "../http/json-body.js";
 import type { Actor } from "../modules/access/actor.js";
 import type { Services } from "../services.js";
+import { describeOperation, inOperationSpan, recordErrorCode } from "../telemetry/spans.js";
 import { authenticate } from "./authentication.js";
 import { appView, canonicalJson, publicView, responseCacheKey } from "./cache/response-cache.js";
 import { createContext, type RequestBudget } from "./context.js";
@@ -77,20 +78,31 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
       return refuse(reply, json, new Refusal(ErrorCode.NOT_ACCEPTABLE, message));
     }
     const exchange: Exchange = { request, reply, media };
-    try {
-      const params = readRequest(request);
-      const actor = await authenticateCaller(request.headers.authorization);
-      const operation = prepare(request, params, actor);
-      if (params.extensions?.dryRun === true) return await answerDryRun(exchange, actor, operation);
-      const budget = await charge(exchange, actor, operation);
-      return (
-        (await answerFromCache(exchange, operation, budget)) ??
-        (await execute(exchange, actor, operation, budget))
-      );
-    } catch (error) {
-      if (error instanceof Refusal) return refuse(reply, media, error);
-      throw error;
-    }
+    return inOperationSpan(request.id, async (span) => {
+      try {
+        const params = readRequest(request);
+        const actor = await authenticateCaller(request.headers.authorization);
+        const operation = prepare(request, params, actor);
+        describeOperation(span, {
+          operationType: request.graphqlOperationType ?? operation.analysis.operationType,
+          document: operation.prepared.document,
+          operationName: params.operationName,
+          cost: operation.analysis.cost,
+        });
+        if (params.extensions?.dryRun === true) return await answerDryRun(exchange, actor, operation);
+        const budget = await charge(exchange, actor, operation);
+        return (
+          (await answerFromCache(exchange, operation, budget)) ??
+          (await execute(exchange, actor, operation, budget))
+        );
+      } catch (error) {
+        if (error instanceof Refusal) {
+          recordErrorCode(span, error.code);
+          return refuse(reply, media, error);
+        }
+        throw error;
+      }
+    });
   }
 
   /** Checks the content type and reads `query`, `variables`, `operationName` and `extensions`. */
