@@ -363,8 +363,14 @@ function withTimeout<T>(work: T | Promise<T>, ms: number): Promise<T | "timeout"
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-// 503 with Retry-After: the database is unreachable; the client may retry the same request.
-function sendUnavailable(reply: FastifyReply, media: MediaType, errors: unknown[]): FastifyReply {
-  reply.header("retry-after", String(databaseRetryAfterSeconds));
+// 503 with Retry-After: the database is unreachable (or its disk full, which says how long to wait);
+// the client may retry the same request.
+function sendUnavailable(
+  reply: FastifyReply,
+  media: MediaType,
+  errors: GraphQLFormattedError[],
+): FastifyReply {
+  const stated = errors.map((e) => e.extensions?.retryAfterSeconds).find((s) => typeof s === "number");
+  reply.header("retry-after", String(stated ?? databaseRetryAfterSeconds));
   return send(reply, 503, media, { errors });
 }
