@@ -1,4 +1,5 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { prepareDataset } from "./datasets.js";
@@ -54,6 +55,10 @@ interface MinuteResult {
   rssMiB: number;
   /** The largest RSS sampled during the minute, MiB. */
   maxRssMiB: number;
+  /** Failures by kind: an error code of the answer, "http <status>", "network", or "backlog". */
+  errorKinds: Record<string, number>;
+  /** The machine's 1-minute load average at the end of the minute (a shared machine skews latency). */
+  load1: number;
 }
 
 function rssMiB(pid: number | undefined): number {
@@ -88,6 +93,11 @@ try {
   const counters = new Map<string, number>();
   let latencies: number[] = [];
   let errors = 0;
+  let errorKinds: Record<string, number> = {};
+  const fail = (kind: string) => {
+    errors++;
+    errorKinds[kind] = (errorKinds[kind] ?? 0) + 1;
+  };
   let inFlight = 0;
   let maxRss = 0;
 
@@ -98,7 +108,7 @@ try {
     const k = counters.get(id) ?? 0;
     counters.set(id, k + 1);
     if (inFlight >= maxInFlight) {
-      errors++;
+      fail("backlog");
       return;
     }
     inFlight++;
@@ -114,11 +124,11 @@ try {
       const text = await response.text();
       // A mutation's userErrors would be a failed write too; the check-in passes never produce one.
       if (response.status !== 200 || text.includes('"errors"') || /"userErrors":\[\{/.test(text)) {
-        errors++;
+        fail(/"code":"([A-Z_]+)"/.exec(text)?.[1] ?? `http ${response.status}`);
         if (errorSamples.length < 20) errorSamples.push(`${id} ${response.status}: ${text.slice(0, 300)}`);
       }
     } catch (error) {
-      errors++;
+      fail("network");
       if (errorSamples.length < 20) errorSamples.push(`${id}: ${String(error)}`);
     } finally {
       inFlight--;
@@ -149,14 +159,18 @@ try {
       maxMs: round1(sorted.at(-1) ?? 0),
       rssMiB: round1(rss),
       maxRssMiB: round1(Math.max(maxRss, rss)),
+      errorKinds,
+      load1: round1(loadavg()[0] ?? 0),
     };
     results.push(row);
     console.log(
       `minute ${String(minute).padStart(2)}: ${row.requests} requests, ${row.errors} errors, ` +
-        `p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, max ${row.maxMs} ms, RSS ${row.rssMiB} MiB (max ${row.maxRssMiB})`,
+        `p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms, max ${row.maxMs} ms, RSS ${row.rssMiB} MiB (max ${row.maxRssMiB}), ` +
+        `load ${row.load1}${errors ? ` ${JSON.stringify(errorKinds)}` : ""}`,
     );
     latencies = [];
     errors = 0;
+    errorKinds = {};
     maxRss = 0;
   }
   clearInterval(schedule);
