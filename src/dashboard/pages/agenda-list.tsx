@@ -43,6 +43,9 @@ export function AgendaPage(props: {
         <section aria-labelledby="sessions-heading">
           <div class="page-heading">
             <h2 id="sessions-heading">Sessions</h2>
+            <a class="button button-secondary" href={`${base}/grid`}>
+              Grid view
+            </a>
             <a class="button button-primary" href={`${base}/sessions/new`}>
               New session
             </a>

@@ -117,27 +117,40 @@ export function createConflictsService(agenda: {
   ): Promise<Page<Session>>;
   speakersBySessionIds(ids: readonly string[]): Promise<Map<string, Speaker[]>>;
 }) {
+  /** The draft and published sessions (up to 2,000, by start), their speakers, and their conflicts. */
+  async function loadAgenda(
+    access: ProjectAccess,
+    event: EventDates,
+    roomNames?: ReadonlyMap<string, string>,
+  ) {
+    const sessions: Session[] = [];
+    let after: string | null = null;
+    while (sessions.length < maxSessions) {
+      const page = await agenda.listSessions(
+        access,
+        { statuses: ["DRAFT", "PUBLISHED"] },
+        resolvePageArgs({ first: 100, after }),
+      );
+      sessions.push(...page.items);
+      if (!page.hasNextPage) break;
+      after = page.endCursor;
+    }
+    const speakersBySession = await agenda.speakersBySessionIds(sessions.map((s) => s.id));
+    return {
+      sessions,
+      speakersBySession,
+      conflicts: findConflicts(sessions, speakersBySession, event, roomNames),
+    };
+  }
   return {
+    loadAgenda,
     /** Every conflict of the project's draft and published sessions (needs agenda:read). */
     async agendaConflicts(
       access: ProjectAccess,
       event: EventDates,
       roomNames?: ReadonlyMap<string, string>,
     ): Promise<Conflict[]> {
-      const sessions: Session[] = [];
-      let after: string | null = null;
-      while (sessions.length < maxSessions) {
-        const page = await agenda.listSessions(
-          access,
-          { statuses: ["DRAFT", "PUBLISHED"] },
-          resolvePageArgs({ first: 100, after }),
-        );
-        sessions.push(...page.items);
-        if (!page.hasNextPage) break;
-        after = page.endCursor;
-      }
-      const speakers = await agenda.speakersBySessionIds(sessions.map((s) => s.id));
-      return findConflicts(sessions, speakers, event, roomNames);
+      return (await loadAgenda(access, event, roomNames)).conflicts;
     },
   };
 }
