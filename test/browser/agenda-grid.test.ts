@@ -34,7 +34,8 @@ describe("agenda grid and conflicts in Chromium at 390 px and 1280 px", () => {
       const hall = await agenda.createRoom(actor, { projectId: project.id, name: "Hall" });
       const lab = await agenda.createRoom(actor, { projectId: project.id, name: "Lab" });
       const grace = await agenda.createSpeaker(actor, { projectId: project.id, name: "Grace Hopper" });
-      await createSession(server.services, actor, project.id, {
+      await agenda.createSpeaker(actor, { projectId: project.id, name: "Alan Turing" });
+      const keynote = await createSession(server.services, actor, project.id, {
         title: "Keynote",
         startsAt: "2026-05-04T09:00:00.000Z",
         roomId: hall.id,
@@ -105,6 +106,9 @@ describe("agenda grid and conflicts in Chromium at 390 px and 1280 px", () => {
       await page.getByLabel("Starts").fill("2026-05-04T09:15");
       await page.getByLabel("Ends").fill("2026-05-04T09:45");
       await page.getByLabel("Room").selectOption({ label: "Hall" });
+      // The speaker picker narrows as one types, words in any order.
+      await page.getByLabel("Find a speaker").fill("hopper grace");
+      assert.equal(await page.getByLabel("Alan Turing").isVisible(), false);
       await page.getByLabel("Grace Hopper").check();
       await page.getByRole("button", { name: "Create session" }).click();
       await page.getByText("Session “Second keynote” created.").waitFor();
@@ -115,6 +119,11 @@ describe("agenda grid and conflicts in Chromium at 390 px and 1280 px", () => {
           })
           .isVisible(),
       );
+
+      // A session's chosen speakers come first in its picker (Alan would sort before Grace).
+      await page.goto(`${base}/sessions/${keynote.id}`);
+      assert.equal(await page.locator("input[name=speakerIds]").first().getAttribute("value"), grace.id);
+      assert.ok((await overflow()) <= 0);
       await context.close();
     });
   }
