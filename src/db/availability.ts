@@ -16,7 +16,7 @@ export class DatabaseUnavailableError extends AppError {
 }
 
 /** Seconds a client is told to wait after a write refused for lack of disk space: an operator must act. */
-export const diskFullRetryAfterSeconds = 60;
+const diskFullRetryAfterSeconds = 60;
 
 /**
  * The database refused a write because its disk is full (SQLite SQLITE_FULL, PostgreSQL 53100

@@ -7,7 +7,7 @@ import { createSpeakersService } from "./speakers.service.js";
 import { createVenuesService } from "./venues.service.js";
 
 export type { Room, Session, SessionStatus, Speaker, SpeakerLink, Track } from "./agenda.model.js";
-export type { Conflict, ConflictKind } from "./conflicts.js";
+export type { Conflict } from "./conflicts.js";
 
 /**
  * The agenda as one service (`services.agenda`): sessions, speakers, venues (tracks and rooms) and

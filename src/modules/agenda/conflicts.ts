@@ -7,7 +7,7 @@ import type { Session, Speaker } from "./agenda.model.js";
  * pretalx): a draft agenda is full of them while it is being built, and an organizer may mean a
  * double booking (a panel split over two rooms).
  */
-export type ConflictKind = "ROOM_DOUBLE_BOOKED" | "SPEAKER_DOUBLE_BOOKED" | "OUTSIDE_EVENT_DATES";
+type ConflictKind = "ROOM_DOUBLE_BOOKED" | "SPEAKER_DOUBLE_BOOKED" | "OUTSIDE_EVENT_DATES";
 
 /** One conflict of one session (a clash between two sessions is reported for each of them). */
 export interface Conflict {
@@ -39,7 +39,7 @@ const dayIn = (iso: string, timeZone: string) =>
  * Sessions that only touch (one ends when the next starts) do not overlap. A sweep in start order:
  * O(n log n) plus the overlapping pairs.
  */
-export function findConflicts(
+function findConflicts(
   sessions: readonly Session[],
   speakersBySession: ReadonlyMap<string, readonly Pick<Speaker, "id" | "name">[]>,
   event: EventDates,
