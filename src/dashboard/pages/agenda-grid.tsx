@@ -105,7 +105,7 @@ function AgendaGridPage(props: {
             List
           </a>
           <a class="tab" aria-current="page" href={`${base}/grid`}>
-            Grid
+            Grid view
           </a>
         </nav>
       </div>

@@ -43,13 +43,18 @@ export function AgendaPage(props: {
         <section aria-labelledby="sessions-heading">
           <div class="page-heading">
             <h2 id="sessions-heading">Sessions</h2>
-            <a class="button button-secondary" href={`${base}/grid`}>
-              Grid view
-            </a>
             <a class="button button-primary" href={`${base}/sessions/new`}>
               New session
             </a>
           </div>
+          <nav class="tabs" aria-label="Agenda views">
+            <a class="tab" aria-current="page" href={base}>
+              List
+            </a>
+            <a class="tab" href={`${base}/grid`}>
+              Grid view
+            </a>
+          </nav>
           {props.sessions.length === 0 ? (
             <EmptyState title="No sessions yet">
               <p>Add tracks and rooms on the right, then create the first session of your programme.</p>
