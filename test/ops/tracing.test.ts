@@ -98,9 +98,11 @@ async function post(url: string, body: unknown) {
 describe("OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT)", () => {
   test("without the variable nothing is exported and log lines carry no trace ids", async () => {
     const receiver = await startReceiver();
-    const { child, url } = await startServerProcess({
-      DATABASE_URL: testEngines()[0]?.newDatabaseUrl() ?? "",
-    });
+    // A bound for a loaded machine, not a goal.
+    const { child, url } = await startServerProcess(
+      { DATABASE_URL: testEngines()[0]?.newDatabaseUrl() ?? "" },
+      { timeoutMs: 90_000 },
+    );
     try {
       const answer = await post(url, { query: 'query Probe { project(id: "ZZZZ") { name } }' });
       assert.equal(answer.status, 200);
