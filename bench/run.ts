@@ -5,9 +5,11 @@ import { join } from "node:path";
  * `npm run bench [-- flags]`: a dispatcher. A mode flag runs that drill in its own process with the
  * remaining flags; without one, the main suite (bench/suite.ts: Eventgraph, the limit and the peers).
  *   --event-loop   the event-loop drill (bench/event-loop.ts)
+ *   --soak         the soak: steady mixed reads and writes for 30 minutes (bench/soak.ts)
  */
 const modes: Record<string, string> = {
   "--event-loop": "event-loop.js",
+  "--soak": "soak.js",
 };
 
 const args = process.argv.slice(2);

@@ -43,7 +43,7 @@ const undoMutation = `mutation UndoCheckIn($input: CheckInAttendeeInput!) {
 }`;
 
 /** The attendee page query, for reading attendee ids page by page. */
-export const attendeeIdsQuery = `query AttendeeIds($id: ID!, $after: String) {
+const attendeeIdsQuery = `query AttendeeIds($id: ID!, $after: String) {
   project(id: $id) {
     attendees(first: 100, after: $after, status: REGISTERED) {
       edges { node { id } }
@@ -173,4 +173,25 @@ export function checkInScenario(attendeeIds: readonly string[]): Scenario {
       "end",
     ].join("\n"),
   };
+}
+
+/** Registered attendees of the first `pages` pages (global ids, as apps see them), for the check-in scenario. */
+export async function registeredAttendeeIds(url: string, projectId: string, token: string, pages: number) {
+  const ids: string[] = [];
+  let after: string | null = null;
+  for (let page = 0; page < pages; page++) {
+    const response = await fetch(`${url}/api/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: attendeeIdsQuery, variables: { id: projectId, after } }),
+    });
+    // biome-ignore lint/suspicious/noExplicitAny: the shape is the query's, checked by the use below
+    const body = (await response.json()) as any;
+    const connection = body?.data?.project?.attendees;
+    if (!connection) throw new Error(`Could not list attendees: ${JSON.stringify(body)}`);
+    for (const edge of connection.edges) ids.push(edge.node.id);
+    if (!connection.pageInfo.hasNextPage) break;
+    after = connection.pageInfo.endCursor;
+  }
+  return ids;
 }

@@ -9,7 +9,7 @@ import { type EventDayResult, eventDay } from "./event-day.js";
 import { chooseLoadGenerator, type RoundResult, runRound } from "./load.js";
 import { type ChildServer, peakRssMiB, startEventgraph, startLimitServer, startPeer } from "./processes.js";
 import { summarizeProfile } from "./profile.js";
-import { attendeeIdsQuery, type Scenario, scenarios } from "./scenarios.js";
+import { registeredAttendeeIds, type Scenario, scenarios } from "./scenarios.js";
 
 /**
  * `npm run bench`: Eventgraph against the limit (a bare node:http server answering the same bytes)
@@ -115,27 +115,6 @@ function gitCommit(): string | undefined {
   }
 }
 
-// Registered attendees of the first pages, for the check-in scenario (global ids, as apps see them).
-async function registeredAttendeeIds(server: ChildServer, dataset: Dataset, pages: number) {
-  const ids: string[] = [];
-  let after: string | null = null;
-  for (let page = 0; page < pages; page++) {
-    const response = await fetch(`${server.url}/api/graphql`, {
-      method: "POST",
-      headers: { "content-type": "application/json", authorization: `Bearer ${dataset.token}` },
-      body: JSON.stringify({ query: attendeeIdsQuery, variables: { id: dataset.projectId, after } }),
-    });
-    // biome-ignore lint/suspicious/noExplicitAny: the shape is the query's, checked by the use below
-    const body = (await response.json()) as any;
-    const connection = body?.data?.project?.attendees;
-    if (!connection) throw new Error(`Could not list attendees: ${JSON.stringify(body)}`);
-    for (const edge of connection.edges) ids.push(edge.node.id);
-    if (!connection.pageInfo.hasNextPage) break;
-    after = connection.pageInfo.endCursor;
-  }
-  return ids;
-}
-
 function headersOf(scenario: Scenario, dataset: Dataset): Record<string, string> {
   const headers: Record<string, string> = { "content-type": "application/json" };
   if (scenario.authenticated) headers.authorization = `Bearer ${dataset.token}`;
@@ -191,7 +170,7 @@ async function benchDataset(
       flags.profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
     );
     servers.push(eventgraph);
-    const attendeeIds = await registeredAttendeeIds(eventgraph, dataset, 10);
+    const attendeeIds = await registeredAttendeeIds(eventgraph.url, dataset.projectId, dataset.token, 10);
     const list = scenarios(dataset.projectId, attendeeIds).filter(
       (s) => (!scenarioFilter || scenarioFilter.includes(s.id)) && (!spec.only || spec.only.includes(s.id)),
     );

@@ -19,6 +19,8 @@ export interface Config {
     /** Port of a second listener on 127.0.0.1 serving /metrics without a token (0: any free port). */
     port: number | undefined;
   };
+  /** OpenTelemetry traces: undefined unless OTEL_EXPORTER_OTLP_ENDPOINT is set (then the SDK is loaded). */
+  tracing: { endpoint: string; serviceName: string } | undefined;
   limits: {
     appPointsPerHour: number;
     publicPointsPerHour: number;
@@ -78,6 +80,12 @@ const envSchema = z.object({
   // Long enough not to be guessed: /metrics reveals traffic and error rates.
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  // The OTLP/HTTP base URL, as the OpenTelemetry spec names it; spans go to `<endpoint>/v1/traces`.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .regex(/^https?:\/\/.+/, "must be http(s)://host:port of an OTLP/HTTP receiver")
+    .optional(),
+  OTEL_SERVICE_NAME: z.string().min(1).default("eventgraph"),
   BODY_TIMEOUT_MS: positiveInt(30_000),
   HEADERS_TIMEOUT_MS: positiveInt(10_000),
   KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000),
@@ -142,6 +150,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
     webConcurrency: e.WEB_CONCURRENCY,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),
     metrics: { token: e.METRICS_TOKEN, port: e.METRICS_PORT },
+    tracing: e.OTEL_EXPORTER_OTLP_ENDPOINT
+      ? { endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, ""), serviceName: e.OTEL_SERVICE_NAME }
+      : undefined,
     limits: {
       appPointsPerHour: e.RATE_LIMIT_APP_POINTS_PER_HOUR,
       publicPointsPerHour: e.RATE_LIMIT_PUBLIC_POINTS_PER_HOUR,

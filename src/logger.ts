@@ -1,3 +1,4 @@
+import { trace } from "@opentelemetry/api";
 import type { FastifyBaseLogger } from "fastify";
 import { type Bindings, type ChildLoggerOptions, type Level, type Logger, pino } from "pino";
 
@@ -34,6 +35,15 @@ export function createLogger(level: string, destination?: NodeJS.WritableStream)
     {
       level,
       redact,
+      // With tracing on, a line written inside a traced request names its trace, so an operator can
+      // go from a log line to the trace and back (lines of a request carry its `reqId` either way).
+      // Without the SDK there is never an active span: one function call per line.
+      mixin() {
+        const span = trace.getActiveSpan();
+        if (!span) return {};
+        const { traceId, spanId } = span.spanContext();
+        return { traceId, spanId };
+      },
       hooks: {
         // Messages can quote a URL too (Fastify's "Route GET:/x?token=… not found"): scrub them alike.
         logMethod(args, method) {

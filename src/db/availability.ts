@@ -15,6 +15,32 @@ export class DatabaseUnavailableError extends AppError {
   }
 }
 
+/** Seconds a client is told to wait after a write refused for lack of disk space: an operator must act. */
+const diskFullRetryAfterSeconds = 60;
+
+/**
+ * The database refused a write because its disk is full (SQLite SQLITE_FULL, PostgreSQL 53100
+ * disk_full). The transaction was rolled back and nothing is corrupted; reads keep working. The API
+ * answers 503 SERVICE_UNAVAILABLE with `reason: "DISK_FULL"` (a retry later may succeed, so not 500).
+ */
+export class DiskFullError extends AppError {
+  constructor(cause?: unknown) {
+    super(
+      ErrorCode.SERVICE_UNAVAILABLE,
+      "The database's disk is full, so the change was not saved; reading still works. Retry later",
+      { reason: "DISK_FULL", retryAfterSeconds: diskFullRetryAfterSeconds },
+    );
+    this.name = "DiskFullError";
+    this.cause = cause;
+  }
+}
+
+/** Whether `error` is the database's "no space left" refusal of a write. */
+export function isDiskFullError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === "SQLITE_FULL" || code === "53100";
+}
+
 // Node socket errors of a connection that cannot be opened or was cut.
 const socketCodes = new Set([
   "ECONNREFUSED",

@@ -11,6 +11,7 @@ import {
   type PostgresPoolClient,
   type SqliteDatabase,
   SqliteDialect,
+  type SqliteStatement,
   type Transaction,
 } from "kysely";
 import { LRUCache } from "lru-cache";
@@ -171,10 +172,22 @@ const yieldAfterStatement: KyselyPlugin = {
  * and reused. better-sqlite3 runs one statement at a time, so a cached one is free again as soon as
  * its call returns; only one still being iterated (a streamed query) is busy, and gets a fresh one.
  */
+// What `rollback` runs when SQLite has already rolled the transaction back.
+const alreadyRolledBack: SqliteStatement = {
+  reader: false,
+  all: () => [],
+  run: () => ({ changes: 0, lastInsertRowid: 0 }),
+  iterate: () => [][Symbol.iterator](),
+};
+
 function withStatementCache(sqlite: SQLite.Database, max = 1000): SqliteDatabase {
   const statements = new LRUCache<string, SQLite.Statement>({ max });
   return {
     prepare(sql) {
+      // SQLite rolls a transaction back by itself after some errors (SQLITE_FULL when the disk is
+      // full, SQLITE_IOERR, SQLITE_NOMEM). Kysely's own `rollback` would then fail with "no
+      // transaction is active", and that error would replace the real one the caller must see.
+      if (sql === "rollback" && !sqlite.inTransaction) return alreadyRolledBack;
       let statement = statements.get(sql);
       if (!statement || statement.busy) {
         statement = sqlite.prepare(sql);

@@ -1,4 +1,5 @@
 import { AppError, ErrorCode } from "../errors.js";
+import { DiskFullError, isDiskFullError } from "./availability.js";
 import type { Db, Tx } from "./database.js";
 
 // The deadline of the request an actor object belongs to. The API builds one actor object per
@@ -29,6 +30,7 @@ export async function inTransaction<T>(
         return result;
       });
     } catch (error) {
+      if (isDiskFullError(error)) throw new DiskFullError(error);
       if (attempt >= maxBusyRetries || !isSqliteSnapshotBusy(error)) throw error;
       // Rolled back, so running `work` again is safe; a little jitter lets the other writer finish.
       await new Promise((resolve) => setTimeout(resolve, attempt * 20 + Math.random() * 30));

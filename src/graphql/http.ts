@@ -8,6 +8,7 @@ import { registerJsonBodyParser } from "../http/json-body.js";
 import { type Actor, bindOrigin } from "../modules/access/actor.js";
 import type { Services } from "../services.js";
 import { type AreaMask, allAreas } from "../shared/data-areas.js";
+import { describeOperation, inOperationSpan, recordErrorCode } from "../telemetry/spans.js";
 import { authenticate } from "./authentication.js";
 import { areasReadBy } from "./cache/document-areas.js";
 import { stillCurrent } from "./cache/freshness.js";
@@ -86,23 +87,34 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
       return refuse(reply, json, new Refusal(ErrorCode.NOT_ACCEPTABLE, message));
     }
     const exchange: Exchange = { request, reply, media };
-    try {
-      const params = readRequest(request);
-      const actor = await authenticateCaller(request.headers.authorization);
-      // An app's actor object is this request's own; the public actor is shared and writes nothing.
-      if (actor.kind === "app") bindOrigin(actor, { via: "api", ip: request.ip });
-      const operation = prepare(request, params, actor);
-      if (params.extensions?.dryRun === true) return await answerDryRun(exchange, actor, operation);
-      const budget = await charge(exchange, actor, operation);
-      // A reply is thenable (it settles once sent), so the cache answers with a boolean: awaiting an
-      // async function that returns a reply yields undefined, which once sent every hit on to execute.
-      if (await answerFromCache(exchange, actor, operation, budget)) return reply;
-      return await execute(exchange, actor, operation, budget);
-    } catch (error) {
-      if (error instanceof Refusal) return refuse(reply, media, error);
-      if (error instanceof Unavailable) return error.reply;
-      throw error;
-    }
+    return inOperationSpan(request.id, async (span) => {
+      try {
+        const params = readRequest(request);
+        const actor = await authenticateCaller(request.headers.authorization);
+        // An app's actor object is this request's own; the public actor is shared and writes nothing.
+        if (actor.kind === "app") bindOrigin(actor, { via: "api", ip: request.ip });
+        const operation = prepare(request, params, actor);
+        describeOperation(span, {
+          operationType: request.graphqlOperationType ?? operation.analysis.operationType,
+          document: operation.prepared.document,
+          operationName: params.operationName,
+          cost: operation.analysis.cost,
+        });
+        if (params.extensions?.dryRun === true) return await answerDryRun(exchange, actor, operation);
+        const budget = await charge(exchange, actor, operation);
+        // A reply is thenable (it settles once sent), so the cache answers with a boolean: awaiting an
+        // async function that returns a reply yields undefined, which once sent every hit on to execute.
+        if (await answerFromCache(exchange, actor, operation, budget)) return reply;
+        return await execute(exchange, actor, operation, budget);
+      } catch (error) {
+        if (error instanceof Refusal) {
+          recordErrorCode(span, error.code);
+          return refuse(reply, media, error);
+        }
+        if (error instanceof Unavailable) return error.reply;
+        throw error;
+      }
+    });
   }
 
   /** Checks the content type and reads `query`, `variables`, `operationName` and `extensions`. */
@@ -391,8 +403,14 @@ function withTimeout<T>(work: T | Promise<T>, ms: number): Promise<T | "timeout"
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
 
-// 503 with Retry-After: the database is unreachable; the client may retry the same request.
-function sendUnavailable(reply: FastifyReply, media: MediaType, errors: unknown[]): FastifyReply {
-  reply.header("retry-after", String(databaseRetryAfterSeconds));
+// 503 with Retry-After: the database is unreachable (or its disk full, which says how long to wait);
+// the client may retry the same request.
+function sendUnavailable(
+  reply: FastifyReply,
+  media: MediaType,
+  errors: GraphQLFormattedError[],
+): FastifyReply {
+  const stated = errors.map((e) => e.extensions?.retryAfterSeconds).find((s) => typeof s === "number");
+  reply.header("retry-after", String(stated ?? databaseRetryAfterSeconds));
   return send(reply, 503, media, { errors });
 }

@@ -24,6 +24,8 @@ const serviceVariables = [
   "MAX_BODY_BYTES",
   "METRICS_TOKEN",
   "METRICS_PORT",
+  "OTEL_EXPORTER_OTLP_ENDPOINT",
+  "OTEL_SERVICE_NAME",
 ];
 
 /** A child process of the compiled service or CLI, with everything it printed so far. */

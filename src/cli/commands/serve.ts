@@ -9,8 +9,8 @@ export const serveCommand: Command = {
   options: {},
   async run(input) {
     const { loadConfig } = await import("../../config.js");
-    const { runService } = await import("../../server.js");
-    await runService(loadConfig(input.io.env));
+    const { launch } = await import("../../telemetry/launch.js");
+    await launch(loadConfig(input.io.env));
     // The server keeps the process alive; the signal handlers end it with their own exit code.
     return 0;
   },

@@ -55,3 +55,17 @@ const replaceWith = document.querySelector("[data-replace-url]");
 if (replaceWith instanceof HTMLElement && replaceWith.dataset.replaceUrl) {
   history.replaceState(null, "", replaceWith.dataset.replaceUrl);
 }
+
+// <input data-filter="NAME">: hides the NAME checkboxes whose label lacks a typed word (any order,
+// "hopper grace" finds Grace Hopper); checked ones always stay visible.
+document.addEventListener("input", (event) => {
+  const input = event.target;
+  if (!(input instanceof HTMLInputElement) || !input.dataset.filter) return;
+  const words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+  for (const box of document.querySelectorAll(`input[type=checkbox][name="${input.dataset.filter}"]`)) {
+    const option = box.closest(".checkbox");
+    if (!(option instanceof HTMLElement) || !(box instanceof HTMLInputElement)) continue;
+    const text = (option.textContent ?? "").toLowerCase();
+    option.hidden = !box.checked && !words.every((word) => text.includes(word));
+  }
+});

@@ -47,6 +47,14 @@ export function AgendaPage(props: {
               New session
             </a>
           </div>
+          <nav class="tabs" aria-label="Agenda views">
+            <a class="tab" aria-current="page" href={base}>
+              List
+            </a>
+            <a class="tab" href={`${base}/grid`}>
+              Grid view
+            </a>
+          </nav>
           {props.sessions.length === 0 ? (
             <EmptyState title="No sessions yet">
               <p>Add tracks and rooms on the right, then create the first session of your programme.</p>

@@ -63,17 +63,27 @@ export function SessionFormPage(props: {
             />
           </div>
           {props.lookups.speakers.length > 0 ? (
-            <CheckboxGroup
-              name="speakerIds"
-              label="Speakers"
-              state={props.state}
-              options={props.lookups.speakers.map((s) => ({
-                value: s.id,
-                label: s.name,
-                description: [s.jobTitle, s.company].filter(Boolean).join(", ") || undefined,
-              }))}
-              checked={props.speakerIds}
-            />
+            <>
+              {/* Narrows the list as one types (dashboard.js); without script every speaker is listed. */}
+              <input
+                type="search"
+                class="option-filter"
+                data-filter="speakerIds"
+                aria-label="Find a speaker"
+                placeholder="Find a speaker"
+              />
+              <CheckboxGroup
+                name="speakerIds"
+                label="Speakers"
+                state={props.state}
+                options={chosenFirst(props.lookups.speakers, props.speakerIds).map((s) => ({
+                  value: s.id,
+                  label: s.name,
+                  description: [s.jobTitle, s.company].filter(Boolean).join(", ") || undefined,
+                }))}
+                checked={props.speakerIds}
+              />
+            </>
           ) : (
             <p class="hint">
               No speakers yet: <a href={`/b/${project.id}/speakers`}>add speakers</a> to assign them here.
@@ -144,4 +154,10 @@ export function readSessionForm(body: unknown, timeZone: string) {
     speakerIds: formList(body, "speakerIds"),
   };
   return { input, form };
+}
+
+/** The session's speakers first (in their order), then everyone else by name: what was chosen shows at the top. */
+function chosenFirst<T extends { id: string }>(speakers: readonly T[], chosen: readonly string[]): T[] {
+  const rank = (s: T) => (chosen.includes(s.id) ? chosen.indexOf(s.id) : chosen.length);
+  return [...speakers].sort((a, b) => rank(a) - rank(b));
 }

@@ -3,8 +3,10 @@ import type { Room, Session, Track } from "../../modules/agenda/agenda.service.j
 import { pageContext } from "../context.js";
 import { FormReader, formList, optional } from "../form-data.js";
 import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } from "../form-route.js";
+import { toLocalInput } from "../time.js";
 import { type FormState, formState } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
+import { registerAgendaGridPage } from "./agenda-grid.js";
 import { type AgendaLookups, AgendaPage, sessionStatuses } from "./agenda-list.js";
 import { readSessionForm, SessionFormPage, sessionValues } from "./agenda-session-form.js";
 import { EditItemPage, RoomFields, TrackFields } from "./agenda-venues.js";
@@ -29,6 +31,17 @@ export function registerAgendaPages(app: FastifyInstance): void {
     find: (actor, id) => services.agenda.findSession(actor, id),
   };
   const agendaPath = (data: ProjectPageData) => `/b/${data.project.id}/agenda`;
+  registerAgendaGridPage(app);
+
+  /** The flash after a session is saved: conflicts are told then, never refused (conflicts.ts). */
+  async function savedFlash(data: ProjectPageData, session: Session, verb: string) {
+    const conflicts = (await services.agenda.agendaConflicts(data.access, data.project)).filter(
+      (c) => c.sessionId === session.id,
+    );
+    const text = `Session “${session.title}” ${verb}.`;
+    if (conflicts.length === 0) return { kind: "success" as const, text };
+    return { kind: "info" as const, text: `${text} Conflicts: ${conflicts.map((c) => c.message).join(" ")}` };
+  }
 
   async function lookups(data: ProjectPageData): Promise<AgendaLookups> {
     const window = listWindow();
@@ -205,7 +218,18 @@ export function registerAgendaPages(app: FastifyInstance): void {
 
   app.get("/b/:projectId/agenda/sessions/new", async (request: FormRequest, reply) => {
     const data = await loadProjectPage(app, request);
-    return sendPage(reply, await sessionPage(request, reply, data, formState({ status: "DRAFT" }), []));
+    // A new session starts on the event's first day (at its start time), an hour long.
+    const { startsAt, timezone } = data.project;
+    const defaults: Record<string, string> = startsAt
+      ? {
+          startsAt: toLocalInput(startsAt, timezone),
+          endsAt: toLocalInput(new Date(Date.parse(startsAt) + 3_600_000).toISOString(), timezone),
+        }
+      : {};
+    return sendPage(
+      reply,
+      await sessionPage(request, reply, data, formState({ status: "DRAFT", ...defaults }), []),
+    );
   });
 
   formRoute(app, "/b/:projectId/agenda/sessions", {
@@ -216,10 +240,7 @@ export function registerAgendaPages(app: FastifyInstance): void {
         projectId: data.project.id,
         ...input,
       });
-      return {
-        to: agendaPath(data),
-        flash: { kind: "success", text: `Session “${session.title}” created.` },
-      };
+      return { to: agendaPath(data), flash: await savedFlash(data, session, "created") };
     },
     invalid: ({ request, reply, data }, state) =>
       sessionPage(request, reply, data, state, formList(request.body, "speakerIds")),
@@ -239,7 +260,7 @@ export function registerAgendaPages(app: FastifyInstance): void {
       const { input, form } = readSessionForm(request.body, data.project.timezone);
       form.done();
       const updated = await services.agenda.updateSession(data.actor, { id: row.id, ...input });
-      return { to: agendaPath(data), flash: { kind: "success", text: `Session “${updated.title}” saved.` } };
+      return { to: agendaPath(data), flash: await savedFlash(data, updated, "saved") };
     },
     invalid: ({ request, reply, data, row }, state) =>
       sessionPage(request, reply, data, state, formList(request.body, "speakerIds"), row),

@@ -1,0 +1,276 @@
+import type { FastifyInstance } from "fastify";
+import type { Conflict, Room, Session, Speaker, Track } from "../../modules/agenda/agenda.service.js";
+import { pageContext } from "../context.js";
+import type { FormRequest } from "../form-route.js";
+import { formatDay, formatTime } from "../time.js";
+import { EmptyState } from "../ui/components.js";
+import { ProjectLayout } from "../ui/layout.js";
+import { sendPage } from "../ui/render.js";
+import { listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
+
+// Rows of the grid: five minutes each, so sessions starting at :05 or :50 sit where they start.
+const slotMs = 5 * 60_000;
+
+const dayKey = (iso: string, timeZone: string) =>
+  new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(
+    new Date(iso),
+  );
+
+/** One column of the grid: a room (or "No room"), split into lanes only where sessions overlap. */
+interface Column {
+  id: string;
+  name: string;
+  lanes: Session[][];
+}
+
+/** Sessions into lanes: each goes into the first lane free at its start (a clash opens a second lane). */
+function intoLanes(sessions: Session[]): Session[][] {
+  const lanes: Session[][] = [];
+  for (const session of sessions) {
+    const lane = lanes.find((l) => (l.at(-1)?.endsAt ?? "") <= session.startsAt);
+    if (lane) lane.push(session);
+    else lanes.push([session]);
+  }
+  return lanes;
+}
+
+/** `GET /b/:projectId/agenda/grid`: the day's sessions as rooms × time, with filters and conflicts. */
+export function registerAgendaGridPage(app: FastifyInstance): void {
+  const { services } = app;
+  app.get("/b/:projectId/agenda/grid", async (request: FormRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const window = listWindow();
+    const [rooms, tracks] = await Promise.all([
+      services.agenda.listRooms(data.access, window),
+      services.agenda.listTracks(data.access, window),
+    ]);
+    const roomNames = new Map(rooms.items.map((r) => [r.id, r.name]));
+    const agenda = await services.agenda.loadAgenda(data.access, data.project, roomNames);
+    const query = request.query as Record<string, string | undefined>;
+    return sendPage(
+      reply,
+      <AgendaGridPage
+        ctx={pageContext(request, reply)}
+        data={data}
+        rooms={rooms.items}
+        tracks={tracks.items}
+        sessions={agenda.sessions}
+        speakersBySession={agenda.speakersBySession}
+        conflicts={agenda.conflicts}
+        filter={{ day: query.day, track: query.track, room: query.room }}
+      />,
+    );
+  });
+}
+
+function AgendaGridPage(props: {
+  ctx: ReturnType<typeof pageContext>;
+  data: ProjectPageData;
+  rooms: Room[];
+  tracks: Track[];
+  sessions: Session[];
+  speakersBySession: Map<string, Speaker[]>;
+  conflicts: Conflict[];
+  filter: { day?: string | undefined; track?: string | undefined; room?: string | undefined };
+}) {
+  const { project } = props.data;
+  const zone = project.timezone;
+  const base = `/b/${project.id}/agenda`;
+  const days = [...new Set(props.sessions.map((s) => dayKey(s.startsAt, zone)))].sort();
+  const day = props.filter.day && days.includes(props.filter.day) ? props.filter.day : days[0];
+  const tracks = new Map(props.tracks.map((t) => [t.id, t]));
+  const conflictsOf = new Map<string, Conflict[]>();
+  for (const c of props.conflicts) conflictsOf.set(c.sessionId, [...(conflictsOf.get(c.sessionId) ?? []), c]);
+  const shown = props.sessions.filter(
+    (s) =>
+      dayKey(s.startsAt, zone) === day &&
+      (!props.filter.track || s.trackId === props.filter.track) &&
+      (!props.filter.room || s.roomId === props.filter.room),
+  );
+  const columns: Column[] = [...props.rooms, { id: "", name: "No room" } as Room]
+    .filter((r) => !props.filter.room || r.id === props.filter.room)
+    .map((r) => ({
+      id: r.id,
+      name: r.name,
+      lanes: intoLanes(shown.filter((s) => (s.roomId ?? "") === r.id)),
+    }))
+    .filter((c) => c.lanes.length > 0 || (c.id !== "" && !props.filter.track));
+  const dayConflicts = props.conflicts.filter((c) => shown.some((s) => s.id === c.sessionId));
+  return (
+    <ProjectLayout ctx={props.ctx} project={project} section="agenda" title="Agenda grid">
+      <div class="page-heading">
+        <h2>Agenda grid</h2>
+        <nav class="tabs" aria-label="Agenda views">
+          <a class="tab" href={base}>
+            List
+          </a>
+          <a class="tab" aria-current="page" href={`${base}/grid`}>
+            Grid view
+          </a>
+        </nav>
+      </div>
+      {/* A plain GET form: the filters work without JavaScript. */}
+      <form class="filters" method="get" action={`${base}/grid`} aria-label="Filter the grid">
+        <label>
+          Day
+          <select name="day">
+            {days.map((d) => (
+              <option value={d} selected={d === day}>
+                {formatDay(`${d}T12:00:00Z`, "UTC")}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Track
+          <select name="track">
+            <option value="">All tracks</option>
+            {props.tracks.map((t) => (
+              <option value={t.id} selected={t.id === props.filter.track}>
+                {t.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Room
+          <select name="room">
+            <option value="">All rooms</option>
+            {props.rooms.map((r) => (
+              <option value={r.id} selected={r.id === props.filter.room}>
+                {r.name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <button class="button button-secondary" type="submit">
+          Show
+        </button>
+      </form>
+      {dayConflicts.length > 0 ? (
+        <section class="conflicts" aria-labelledby="conflicts-heading">
+          <h3 id="conflicts-heading">
+            {dayConflicts.length} conflict{dayConflicts.length === 1 ? "" : "s"} on this day
+          </h3>
+          <ul>
+            {dayConflicts.map((c) => (
+              <li>
+                <a href={`${base}/sessions/${c.sessionId}`}>{c.message}</a>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+      {shown.length === 0 ? (
+        <EmptyState title="No sessions to show">
+          <p>
+            Nothing matches these filters. <a href={`${base}/sessions/new`}>Add a session</a>.
+          </p>
+        </EmptyState>
+      ) : (
+        <Grid
+          sessions={shown}
+          columns={columns}
+          zone={zone}
+          base={base}
+          tracks={tracks}
+          speakersBySession={props.speakersBySession}
+          conflictsOf={conflictsOf}
+        />
+      )}
+    </ProjectLayout>
+  );
+}
+
+/** The rooms × time table: a session's cell spans its rows; the table scrolls sideways, not the page. */
+function Grid(props: {
+  sessions: Session[];
+  columns: Column[];
+  zone: string;
+  base: string;
+  tracks: Map<string, Track>;
+  speakersBySession: Map<string, Speaker[]>;
+  conflictsOf: Map<string, Conflict[]>;
+}) {
+  const first = Math.floor(Math.min(...props.sessions.map((s) => Date.parse(s.startsAt))) / slotMs) * slotMs;
+  const last = Math.ceil(Math.max(...props.sessions.map((s) => Date.parse(s.endsAt))) / slotMs) * slotMs;
+  const rows = Math.min((last - first) / slotMs, 24 * 12);
+  const rowOf = (iso: string) => Math.round((Date.parse(iso) - first) / slotMs);
+  const lanes = props.columns.flatMap((c) => c.lanes);
+  const cells = (row: number) =>
+    lanes.map((lane) => {
+      const starting = lane.find((s) => rowOf(s.startsAt) === row);
+      if (starting)
+        return <SessionCell {...props} session={starting} span={Math.max(1, rowOf(starting.endsAt) - row)} />;
+      if (lane.some((s) => rowOf(s.startsAt) < row && rowOf(s.endsAt) > row)) return null;
+      return <td class="grid-empty" />;
+    });
+  return (
+    <div class="table-scroll">
+      <table class="agenda-grid">
+        <thead>
+          <tr>
+            <th scope="col">Time ({props.zone})</th>
+            {props.columns.map((c) => (
+              <th scope="col" colSpan={Math.max(1, c.lanes.length)}>
+                {c.name}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {Array.from({ length: rows }, (_, row) => {
+            const time = new Date(first + row * slotMs).toISOString();
+            const labelled = (first + row * slotMs) % (30 * 60_000) === 0;
+            return (
+              <tr>
+                <th scope="row" class="grid-time">
+                  {labelled ? formatTime(time, props.zone) : ""}
+                </th>
+                {cells(row)}
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+function SessionCell(props: {
+  session: Session;
+  span: number;
+  zone: string;
+  base: string;
+  tracks: Map<string, Track>;
+  speakersBySession: Map<string, Speaker[]>;
+  conflictsOf: Map<string, Conflict[]>;
+}) {
+  const { session } = props;
+  const track = session.trackId ? props.tracks.get(session.trackId) : undefined;
+  const conflicts = props.conflictsOf.get(session.id) ?? [];
+  const speakers = props.speakersBySession.get(session.id) ?? [];
+  return (
+    <td rowSpan={props.span} class={conflicts.length > 0 ? "grid-session grid-conflict" : "grid-session"}>
+      <a href={`${props.base}/sessions/${session.id}`}>{session.title}</a>
+      <p class="muted">
+        {formatTime(session.startsAt, props.zone)}–{formatTime(session.endsAt, props.zone)}
+      </p>
+      {track ? (
+        <p class="grid-track">
+          {/* An SVG attribute, not a style: the page's CSP allows no inline styles. */}
+          <svg width="10" height="10" aria-hidden="true">
+            <rect width="10" height="10" rx="2" fill={track.color ?? "#8a94a6"} />
+          </svg>{" "}
+          {track.name}
+        </p>
+      ) : null}
+      {speakers.length > 0 ? <p class="muted">{speakers.map((s) => s.name).join(", ")}</p> : null}
+      {conflicts.length > 0 ? (
+        <p class="grid-conflict-note" title={conflicts.map((c) => c.message).join("\n")}>
+          ⚠ {conflicts.length === 1 ? "Conflict" : `${conflicts.length} conflicts`}
+        </p>
+      ) : null}
+    </td>
+  );
+}

@@ -1,0 +1,130 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import type { Browser } from "playwright-core";
+import { launchBrowser } from "../helpers/browser.js";
+import { sqliteEngine } from "../helpers/engines.js";
+import { createProject, createSession, createUser, testPassword, userActor } from "../helpers/factories.js";
+import { startTestServer, type TestServer } from "../helpers/test-server.js";
+
+// The agenda grid (rooms × time per day, filters, track colours, conflicts) and conflicts told on
+// save, at a phone's width and a desktop's.
+describe("agenda grid and conflicts in Chromium at 390 px and 1280 px", () => {
+  let server: TestServer;
+  let browser: Browser;
+  before(async () => {
+    server = await startTestServer(sqliteEngine);
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser.close();
+    await server.close();
+  });
+
+  for (const width of [390, 1280]) {
+    test(`shows the day's sessions by room with clashes marked, filters, and warns on save (${width} px)`, async () => {
+      const user = await createUser(server.services, { name: "Ada Organizer" });
+      const actor = userActor(user.id);
+      const { project } = await createProject(server.services, {
+        ownerId: user.id,
+        input: { timezone: "UTC", startsAt: "2026-05-04T08:00:00.000Z", endsAt: "2026-05-05T18:00:00.000Z" },
+      });
+      const agenda = server.services.agenda;
+      const web = await agenda.createTrack(actor, { projectId: project.id, name: "Web" });
+      await agenda.updateTrack(actor, { id: web.id, name: "Web", color: "#1f77b4" });
+      const hall = await agenda.createRoom(actor, { projectId: project.id, name: "Hall" });
+      const lab = await agenda.createRoom(actor, { projectId: project.id, name: "Lab" });
+      const grace = await agenda.createSpeaker(actor, { projectId: project.id, name: "Grace Hopper" });
+      await agenda.createSpeaker(actor, { projectId: project.id, name: "Alan Turing" });
+      const keynote = await createSession(server.services, actor, project.id, {
+        title: "Keynote",
+        startsAt: "2026-05-04T09:00:00.000Z",
+        roomId: hall.id,
+        trackId: web.id,
+        speakerIds: [grace.id],
+      });
+      await createSession(server.services, actor, project.id, {
+        title: "Panel",
+        startsAt: "2026-05-04T09:30:00.000Z",
+        roomId: hall.id,
+      });
+      await createSession(server.services, actor, project.id, {
+        title: "Workshop",
+        startsAt: "2026-05-04T11:00:00.000Z",
+        roomId: lab.id,
+      });
+      await createSession(server.services, actor, project.id, {
+        title: "Day two opening",
+        startsAt: "2026-05-05T09:00:00.000Z",
+        roomId: hall.id,
+      });
+
+      const context = await browser.newContext({ viewport: { width, height: 800 } });
+      const page = await context.newPage();
+      await page.goto(`${server.url}/login`);
+      await page.getByLabel("Email").fill(user.email);
+      await page.getByLabel("Password").fill(testPassword);
+      await page.getByRole("button", { name: "Log in" }).click();
+      await page.getByRole("heading", { name: "Projects" }).waitFor();
+
+      const base = `${server.url}/b/${project.id}/agenda`;
+      await page.goto(base);
+      await page.getByRole("link", { name: "Grid view" }).click();
+      await page.getByRole("heading", { name: "Agenda grid" }).waitFor();
+      const overflow = () => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok((await overflow()) <= 0, `the grid page is wider than ${width} px`);
+
+      // Day one by default: its sessions, not day two's; the rooms are the columns.
+      const grid = page.locator("table.agenda-grid");
+      assert.deepEqual(await grid.locator("thead th").allTextContents(), ["Time (UTC)", "Hall", "Lab"]);
+      for (const title of ["Keynote", "Panel", "Workshop"])
+        assert.ok(await grid.getByRole("link", { name: title }).isVisible());
+      assert.equal(await grid.getByRole("link", { name: "Day two opening" }).count(), 0);
+      // The clash is listed above the grid and both cells are marked.
+      assert.ok(await page.getByText("“Keynote” and “Panel” overlap in Hall.").first().isVisible());
+      assert.equal(await grid.locator("td.grid-conflict").count(), 2);
+      assert.equal(await grid.locator("td.grid-session:not(.grid-conflict)").count(), 1);
+      // The track's colour.
+      assert.equal(await grid.locator("td.grid-session rect").first().getAttribute("fill"), "#1F77B4");
+
+      // Filters are a GET form: the Lab only, then day two.
+      await page.getByLabel("Room").selectOption({ label: "Lab" });
+      await page.getByRole("button", { name: "Show" }).click();
+      await page.waitForURL(/room=/);
+      assert.deepEqual(await grid.locator("thead th").allTextContents(), ["Time (UTC)", "Lab"]);
+      assert.equal(await grid.getByRole("link", { name: "Keynote" }).count(), 0);
+      await page.getByLabel("Room").selectOption({ label: "All rooms" });
+      await page.getByLabel("Day").selectOption({ index: 1 });
+      await page.getByRole("button", { name: "Show" }).click();
+      await page.waitForURL(/day=2026-05-05/);
+      assert.ok(await grid.getByRole("link", { name: "Day two opening" }).isVisible());
+      assert.ok((await overflow()) <= 0);
+
+      // A new session starts on the event's first day; saving a clash is allowed, and told.
+      await page.goto(`${base}/sessions/new`);
+      assert.equal(await page.getByLabel("Starts").inputValue(), "2026-05-04T08:00");
+      await page.getByLabel("Title").fill("Second keynote");
+      await page.getByLabel("Starts").fill("2026-05-04T09:15");
+      await page.getByLabel("Ends").fill("2026-05-04T09:45");
+      await page.getByLabel("Room").selectOption({ label: "Hall" });
+      // The speaker picker narrows as one types, words in any order.
+      await page.getByLabel("Find a speaker").fill("hopper grace");
+      assert.equal(await page.getByLabel("Alan Turing").isVisible(), false);
+      await page.getByLabel("Grace Hopper").check();
+      await page.getByRole("button", { name: "Create session" }).click();
+      await page.getByText("Session “Second keynote” created.").waitFor();
+      assert.ok(
+        await page
+          .getByText("Grace Hopper speaks in “Second keynote” and “Keynote” at the same time.", {
+            exact: false,
+          })
+          .isVisible(),
+      );
+
+      // A session's chosen speakers come first in its picker (Alan would sort before Grace).
+      await page.goto(`${base}/sessions/${keynote.id}`);
+      assert.equal(await page.locator("input[name=speakerIds]").first().getAttribute("value"), grace.id);
+      assert.ok((await overflow()) <= 0);
+      await context.close();
+    });
+  }
+});
