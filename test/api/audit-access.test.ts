@@ -222,10 +222,12 @@ for (const engine of testEngines()) {
       assert.equal((await entries()).length, after.length);
     });
 
-    test("100 concurrent writes leave exactly 100 entries", async () => {
+    // Writes to one project serialize on its row (the version bump); 30 at once is three times the
+    // PostgreSQL pool, enough to interleave, without waiting out the pool's 5 s on a loaded machine.
+    test("30 concurrent writes leave exactly 30 entries", async () => {
       const { owner, project } = await team();
       await Promise.all(
-        Array.from({ length: 100 }, (_, i) =>
+        Array.from({ length: 30 }, (_, i) =>
           server.services.agenda.createRoom(userActor(owner.id), {
             projectId: project.id,
             name: `Room ${i}`,
@@ -238,7 +240,7 @@ for (const engine of testEngines()) {
         { action: "room.created" },
         { first: 1 },
       );
-      assert.equal(await page.totalCount(), 103);
+      assert.equal(await page.totalCount(), 33);
     });
 
     test("only an owner deletes a project, after typing its id or name; tokens and links end", async () => {
