@@ -14,12 +14,14 @@ import { createUsersService } from "./modules/accounts/users.service.js";
 import { createAgendaService } from "./modules/agenda/agenda.service.js";
 import { createAppsService } from "./modules/apps/apps.service.js";
 import { createAttendeesService } from "./modules/attendees/attendees.service.js";
+import { createAttendeeImportService } from "./modules/attendees/attendees-import.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
 import { createInvitationsService } from "./modules/projects/invitations.service.js";
 import { createMembersService } from "./modules/projects/members.service.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
+import { createOverviewService } from "./modules/overview/overview.service.js";
 import { createTicketsService } from "./modules/tickets/tickets.service.js";
 import { ProjectChanges } from "./shared/project-changes.js";
 
@@ -70,6 +72,8 @@ export function createServices(
     tickets: createTicketsService(db, access, changes),
     attendees: createAttendeesService(db, access, changes, undoCheckInOfCancelled),
     checkins: createCheckinsService(db, access, changes),
+    attendeeFiles: createAttendeeImportService(db, access, changes),
+    overview: createOverviewService(db),
     apps,
     demo: createDemoService(db, { users, projects, apps, changes }),
   };

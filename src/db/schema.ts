@@ -24,6 +24,7 @@ export interface Database {
   app_links: AppLinksTable;
   app_usage: AppUsageTable;
   server_secrets: ServerSecretsTable;
+  attendee_imports: AttendeeImportsTable;
 }
 
 export interface UsersTable {
@@ -244,4 +245,24 @@ interface ServerSecretsTable {
   name: string;
   value: string;
   created_at: string;
+}
+
+export type AttendeeImportStatus = "READY" | "RUNNING" | "DONE";
+
+/** An uploaded attendee CSV waiting to be previewed and imported (see the attendee-imports migration). */
+export interface AttendeeImportsTable {
+  id: string;
+  project_id: string;
+  created_by: string | null;
+  file_name: string;
+  content: string;
+  row_count: number;
+  status: AttendeeImportStatus;
+  /** JSON of the column mapping the import ran with. */
+  mapping: string | null;
+  processed_rows: number;
+  imported_rows: number;
+  skipped_rows: number;
+  created_at: string;
+  updated_at: string;
 }
