@@ -15,6 +15,7 @@ import { type AttendeeFilter, registrationRow, seatRefusal } from "./attendees.s
 import {
   guessMapping,
   type ImportMapping,
+  mappingFromFields,
   maxImportBytes,
   type ParsedCsv,
   parseAttendeeCsv,
@@ -67,6 +68,9 @@ function presentImport(row: AttendeeImportRow): AttendeeImport {
     createdAt: row.created_at,
   };
 }
+
+/** A column mapping as form fields: `map_name`, `map_email`, `map_company`, `map_ticketType`. */
+type MappingFields = Record<string, string | undefined>;
 
 /** Rows per transaction: one lock of each ticket type and one multi-row insert per batch. */
 const batchSize = 500;
@@ -262,13 +266,16 @@ export function createAttendeeImportService(db: Db, access: AccessService, chang
       return presentImport(await loadImport(projectId, importId));
     },
 
-    /** The file's header, first rows and what importing it with `mapping` (default: guessed) would do. */
-    async preview(actor: Actor, projectId: string, importId: string, mapping?: ImportMapping) {
+    /**
+     * The file's header, first rows and what importing it would do with the mapping in `fields`
+     * (`map_name=0`, … as forms send it; guessed from the header when absent).
+     */
+    async preview(actor: Actor, projectId: string, importId: string, fields?: MappingFields) {
       await access.requirePermission(actor, projectId, "attendees:write");
       const row = await loadImport(projectId, importId);
       if (row.status !== "READY") throw badInput([{ field: ["import"], message: "has already run" }]);
       const parsed = await parseAttendeeCsv(row.content);
-      const used = mapping ?? guessMapping(parsed.headers);
+      const used = fields ? mappingFromFields(fields, parsed.headers.length) : guessMapping(parsed.headers);
       const complete = used.name !== null && used.email !== null && used.ticketType !== null;
       const outcome = complete ? await importRows(actor, projectId, parsed, used, { dryRun: true }) : undefined;
       return {
@@ -281,13 +288,15 @@ export function createAttendeeImportService(db: Db, access: AccessService, chang
     },
 
     /**
-     * Starts importing an upload with `mapping`; resolves once it is marked running, with `done`
+     * Starts importing an upload with the mapping in `fields`; resolves once it is marked running, with `done`
      * settling when the last batch is written (progress is kept in the upload's row meanwhile).
      */
-    async start(actor: Actor, projectId: string, importId: string, mapping: ImportMapping) {
+    async start(actor: Actor, projectId: string, importId: string, fields: MappingFields) {
       await access.requirePermission(actor, projectId, "attendees:write");
       const row = await loadImport(projectId, importId);
+      if (row.status !== "READY") throw badInput([{ field: ["import"], message: "is already running or done" }]);
       const parsed = await parseAttendeeCsv(row.content);
+      const mapping = mappingFromFields(fields, parsed.headers.length);
       if (!(await imports.start(db, projectId, importId, JSON.stringify(mapping), nowIso()))) {
         throw badInput([{ field: ["import"], message: "is already running or done" }]);
       }
