@@ -104,7 +104,7 @@ function ListFilters(props: { base: string; view: AttendeeListView; ticketTypes:
     </div>
   );
   return (
-    <form method="get" action={props.base} class="search-form" aria-label="Filter attendees">
+    <form method="get" action={props.base} class="search-form filter-form" aria-label="Filter attendees">
       <div class="field">
         <label for="search-q">Search attendees</label>
         <input
