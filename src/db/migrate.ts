@@ -5,6 +5,7 @@ import * as serverSecrets from "./migrations/2026-11-23T01-00_server-secrets.js"
 import * as projectDataVersion from "./migrations/2026-11-23T02-00_project-data-version.js";
 import * as searchIndex from "./migrations/2026-11-24T01-00_search-index.js";
 import * as invitations from "./migrations/2026-11-24T02-00_invitations.js";
+import * as ticketCodes from "./migrations/2026-11-24T13-00_ticket-codes.js";
 import * as attendeeImports from "./migrations/2026-11-24T14-00_attendee-imports.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
@@ -15,6 +16,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-23T02-00_project-data-version": projectDataVersion,
   "2026-11-24T01-00_search-index": searchIndex,
   "2026-11-24T02-00_invitations": invitations,
+  "2026-11-24T13-00_ticket-codes": ticketCodes,
   "2026-11-24T14-00_attendee-imports": attendeeImports,
 };
 

@@ -190,6 +190,8 @@ export interface AttendeesTable {
   registered_at: string;
   cancelled_at: string | null;
   updated_at: string;
+  /** Unguessable code on the ticket (QR), unique across projects; see attendees/ticket-code.ts. */
+  ticket_code: string;
 }
 
 /** A check-in; undoing sets `undone_at`. At most one active (not undone) row per attendee. */

@@ -3,9 +3,11 @@ import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
+import { sql } from "kysely";
 import pg from "pg";
 import { openDatabase } from "../../src/db/database.js";
 import { migrateToLatest, migrateUpTo, migrationNames, pendingMigrations } from "../../src/db/migrate.js";
+import { normalizeTicketCode } from "../../src/modules/attendees/ticket-code.js";
 import { runNode } from "../helpers/processes.js";
 
 /** A new, empty database of each engine (PostgreSQL: created on the test server, dropped after). */
@@ -82,6 +84,49 @@ describe("migrations are forward-only from every released schema", () => {
       assert.deepEqual(await pendingMigrations(database.db), migrationNames);
     } finally {
       await database.close();
+    }
+  });
+});
+
+describe("the ticket-code migration", () => {
+  test("gives every existing attendee a distinct code, over more than one batch, then a unique index", async () => {
+    for (const target of await emptyDatabases()) {
+      const database = openDatabase(target.url);
+      try {
+        await migrateUpTo(database.db, "2026-11-24T02-00_invitations");
+        const now = new Date().toISOString();
+        await sql`insert into projects (id, name, timezone, status, created_at, updated_at) values ('Tc01', 'P', 'UTC', 'DRAFT', ${now}, ${now})`.execute(
+          database.db,
+        );
+        await sql`insert into ticket_types (id, project_id, name, price_minor, currency, quantity, created_at, updated_at) values ('tt', 'Tc01', 'T', 0, 'EUR', 5000, ${now}, ${now})`.execute(
+          database.db,
+        );
+        for (let batch = 0; batch < 3; batch++) {
+          const rows = Array.from({ length: 400 }, (_, i) => {
+            const n = batch * 400 + i;
+            return sql`(${`a${n}`}, 'Tc01', 'tt', 'A', ${`a${n}@x.example`}, ${`a${n}@x.example`}, 'REGISTERED', ${now}, ${now})`;
+          });
+          await sql`insert into attendees (id, project_id, ticket_type_id, name, email, email_normalized, status, registered_at, updated_at) values ${sql.join(rows)}`.execute(
+            database.db,
+          );
+        }
+        await migrateToLatest(database.db);
+        const { rows } = await sql<{ ticket_code: string | null }>`select ticket_code from attendees`.execute(
+          database.db,
+        );
+        assert.equal(rows.length, 1_200, target.engine);
+        assert.ok(rows.every((r) => r.ticket_code && normalizeTicketCode(r.ticket_code) === r.ticket_code));
+        assert.equal(new Set(rows.map((r) => r.ticket_code)).size, 1_200);
+        await assert.rejects(
+          sql`update attendees set ticket_code = (select ticket_code from attendees where id = 'a0') where id = 'a1'`.execute(
+            database.db,
+          ),
+          /unique|UNIQUE/,
+        );
+      } finally {
+        await database.close();
+        await target.drop();
+      }
     }
   });
 });

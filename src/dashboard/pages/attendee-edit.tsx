@@ -1,5 +1,6 @@
 import type { Attendee } from "../../modules/attendees/attendees.service.js";
 import type { TicketType } from "../../modules/tickets/tickets.service.js";
+import { qrSvg } from "../../shared/qr.js";
 import type { PageContext } from "../context.js";
 import { optional } from "../form-data.js";
 import { Form, FormError, type FormState, SelectField, SubmitButton, TextField } from "../ui/forms.js";
@@ -48,7 +49,26 @@ export function EditAttendeePage(props: {
           </div>
         </Form>
       </div>
+      <TicketPanel attendee={props.attendee} />
     </ProjectLayout>
+  );
+}
+
+/** The attendee's ticket: the QR code scanned at the door and the code to type when a scan fails. */
+function TicketPanel(props: { attendee: Attendee }) {
+  const { ticketCode, name } = props.attendee;
+  return (
+    <section class="narrow-panel panel ticket-panel" aria-labelledby="ticket-heading">
+      <h2 id="ticket-heading">Ticket</h2>
+      <div
+        class="ticket-qr"
+        // Raw markup: qrSvg builds the SVG itself and escapes the only text in it (the name).
+        dangerouslySetInnerHTML={{ __html: qrSvg(ticketCode, `Ticket QR code of ${name}`) }}
+      />
+      <p>
+        Ticket code <code class="ticket-code">{ticketCode}</code>
+      </p>
+    </section>
   );
 }
 

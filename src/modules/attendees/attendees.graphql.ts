@@ -48,6 +48,11 @@ export function defineAttendeeTypes(): void {
         nullable: true,
         description: "When the registration was cancelled.",
       }),
+      ticketCode: t.exposeString("ticketCode", {
+        nullable: true,
+        description:
+          "The unguessable code on the ticket (16 characters in groups of four, e.g. 7K3M-9QXR-2D4F-HV8N), shown as a QR code and scanned at the door.",
+      }),
       ticketType: t.field({
         type: TicketTypeRef,
         nullable: true,

@@ -28,6 +28,7 @@ import {
   type AttendeeSort,
   attendeesRepository as repo,
 } from "./attendees.repository.js";
+import { generateTicketCode } from "./ticket-code.js";
 
 /** A registration: personal data, never public. */
 export interface Attendee {
@@ -41,6 +42,8 @@ export interface Attendee {
   registeredAt: string;
   cancelledAt: string | null;
   updatedAt: string;
+  /** Unguessable code on the ticket, scanned at the door. */
+  ticketCode: string;
 }
 
 /** An attendee as it leaves the service. */
@@ -56,6 +59,7 @@ export function presentAttendee(row: AttendeeRow): Attendee {
     registeredAt: row.registered_at,
     cancelledAt: row.cancelled_at,
     updatedAt: row.updated_at,
+    ticketCode: row.ticket_code,
   };
 }
 
@@ -108,6 +112,7 @@ export function registrationRow(input: RegisterAttendeeInput, now = nowIso()): A
     registered_at: now,
     cancelled_at: null,
     updated_at: now,
+    ticket_code: generateTicketCode(),
   };
 }
 

@@ -11,6 +11,7 @@ import type {
   TracksTable,
 } from "../../db/schema.js";
 import { newId } from "../../shared/ids.js";
+import { generateTicketCode } from "../attendees/ticket-code.js";
 import type { CreateProjectInput } from "../projects/projects.service.js";
 import * as words from "./demo.words.js";
 
@@ -341,6 +342,8 @@ export function generateDemo(projectId: string, organizerId: string, options: De
       registered_at: iso(registered),
       cancelled_at: cancelled ? iso(registered + Math.floor(random.next() * (now - registered))) : null,
       updated_at: iso(registered),
+      // Like ids, codes come from the CSPRNG, not the seed: seeding twice must not collide.
+      ticket_code: generateTicketCode(),
     });
     if (cancelled) continue;
     sold[kind] = (sold[kind] ?? 0) + 1;

@@ -9,7 +9,11 @@ const now = new Date("2026-11-23T12:00:00Z");
 
 // Everything but the ids, which are fresh on every run so one database can hold many demos.
 function withoutIds(value: unknown): unknown {
-  return JSON.parse(JSON.stringify(value, (key, v) => (key === "id" || key.endsWith("_id") ? undefined : v)));
+  return JSON.parse(
+    JSON.stringify(value, (key, v) =>
+      key === "id" || key.endsWith("_id") || key === "ticket_code" ? undefined : v,
+    ),
+  );
 }
 
 function localHour(iso: string): number {
