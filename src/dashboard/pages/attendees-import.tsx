@@ -88,6 +88,7 @@ function MappingForm(props: { base: string; headers: string[]; mapping: ImportMa
             label={importFieldLabels[field]}
             state={formState(values)}
             options={options}
+            required={field !== "company"}
             placeholder={field === "company" ? "(none)" : "Choose a column"}
           />
         ))}

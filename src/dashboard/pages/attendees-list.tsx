@@ -193,7 +193,7 @@ export function AttendeesPage(props: {
     <ProjectLayout ctx={props.ctx} project={project} section="attendees" title="Attendees">
       <div class="grid-2">
         <section aria-labelledby="attendees-heading">
-          <div class="page-heading">
+          <div class="page-heading page-heading-wrap">
             <h2 id="attendees-heading">Attendees</h2>
             <div class="page-actions">
               <a class="button button-secondary" href={`${base}/import`}>

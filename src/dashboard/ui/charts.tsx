@@ -8,7 +8,13 @@ const pad = { top: 12, right: 8, bottom: 28, left: 40 };
  * A server-rendered SVG bar chart that scales to its container (viewBox, no fixed width), with an
  * accessible name, a summary, and the numbers in a visually hidden table for screen readers.
  */
-export function BarChart(props: { id: string; title: string; summary: string; points: ChartPoint[]; unit: string }) {
+export function BarChart(props: {
+  id: string;
+  title: string;
+  summary: string;
+  points: ChartPoint[];
+  unit: string;
+}) {
   const { points } = props;
   const max = Math.max(1, ...points.map((p) => p.value));
   const innerW = width - pad.left - pad.right;
@@ -27,7 +33,13 @@ export function BarChart(props: { id: string; title: string; summary: string; po
         class="chart-svg"
       >
         <desc id={`${props.id}-desc`}>{props.summary}</desc>
-        <line class="chart-axis" x1={pad.left} y1={pad.top + innerH} x2={width - pad.right} y2={pad.top + innerH} />
+        <line
+          class="chart-axis"
+          x1={pad.left}
+          y1={pad.top + innerH}
+          x2={width - pad.right}
+          y2={pad.top + innerH}
+        />
         <text class="chart-label" x={pad.left - 6} y={pad.top + 8} text-anchor="end">
           {max}
         </text>
@@ -51,17 +63,20 @@ export function BarChart(props: { id: string; title: string; summary: string; po
           );
         })}
       </svg>
-      <table class="visually-hidden">
-        <caption>{props.title}</caption>
-        <tbody>
-          {points.map((p) => (
-            <tr>
-              <th scope="row">{p.label}</th>
-              <td>{p.value}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      {/* In a hidden box rather than a hidden table: a table grows to its content whatever its width. */}
+      <div class="visually-hidden">
+        <table>
+          <caption>{props.title}</caption>
+          <tbody>
+            {points.map((p) => (
+              <tr>
+                <th scope="row">{p.label}</th>
+                <td>{p.value}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
     </figure>
   );
 }

@@ -170,6 +170,8 @@ for (const engine of testEngines()) {
       const checked = records.filter((r) => r.checked_in_at !== "");
       assert.deepEqual(checked.map((r) => r.id), [someone.id]);
       assert.equal(records[0]?.ticket_type, "Standard");
+      assert.equal(new Set(records.map((r) => r.ticket_code)).size, 2_345, "every row has its own ticket code");
+      assert.equal(records.find((r) => r.id === someone.id)?.ticket_code, someone.ticketCode);
 
       const onlyChecked = parse(await text(ctx.services.attendeeFiles.exportCsv(access, { checkedIn: true })), {
         columns: true,

@@ -18,6 +18,7 @@ const columns: [header: string, value: (row: AttendeeExportRow) => string | null
   ["ticket_type", (r) => r.ticket_type_name],
   ["ticket_type_id", (r) => r.ticket_type_id],
   ["status", (r) => r.status],
+  ["ticket_code", (r) => r.ticket_code],
   ["registered_at", (r) => r.registered_at],
   ["cancelled_at", (r) => r.cancelled_at],
   ["checked_in_at", (r) => r.checked_in_at],
