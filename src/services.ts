@@ -17,11 +17,11 @@ import { createAttendeesService } from "./modules/attendees/attendees.service.js
 import { createAttendeeImportService } from "./modules/attendees/attendees-import.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
+import { createOverviewService } from "./modules/overview/overview.service.js";
 import { createInvitationsService } from "./modules/projects/invitations.service.js";
 import { createMembersService } from "./modules/projects/members.service.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
-import { createOverviewService } from "./modules/overview/overview.service.js";
 import { createTicketsService } from "./modules/tickets/tickets.service.js";
 import { ProjectChanges } from "./shared/project-changes.js";
 

@@ -249,7 +249,7 @@ interface ServerSecretsTable {
   created_at: string;
 }
 
-export type AttendeeImportStatus = "READY" | "RUNNING" | "DONE";
+type AttendeeImportStatus = "READY" | "RUNNING" | "DONE";
 
 /** An uploaded attendee CSV waiting to be previewed and imported (see the attendee-imports migration). */
 export interface AttendeeImportsTable {

@@ -5,7 +5,13 @@ import { parse } from "csv-parse/sync";
 import type { Browser, Page } from "playwright-core";
 import { launchBrowser, screenshot } from "../helpers/browser.js";
 import { testEngines } from "../helpers/engines.js";
-import { createProject, createTicketType, createUser, testPassword, userActor } from "../helpers/factories.js";
+import {
+  createProject,
+  createTicketType,
+  createUser,
+  testPassword,
+  userActor,
+} from "../helpers/factories.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 const sqlite = testEngines().find((e) => e.name === "sqlite") ?? assert.fail("SQLite engine missing");
@@ -17,7 +23,8 @@ async function assertFits(page: Page, what: string, width: number): Promise<void
     [...document.querySelectorAll("body *")]
       .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5)
       .filter((e) => {
-        for (let p = e.parentElement; p; p = p.parentElement) if (getComputedStyle(p).overflowX !== "visible") return false;
+        for (let p = e.parentElement; p; p = p.parentElement)
+          if (getComputedStyle(p).overflowX !== "visible") return false;
         return true;
       })
       .slice(0, 3)
@@ -77,7 +84,11 @@ describe("attendees in bulk and the Overview in Chromium at 390 px (no JavaScrip
       });
       const base = `${server.url}/b/${project.id}`;
       const javaScriptEnabled = width !== 390;
-      const context = await browser.newContext({ viewport: { width, height: 800 }, acceptDownloads: true, javaScriptEnabled });
+      const context = await browser.newContext({
+        viewport: { width, height: 800 },
+        acceptDownloads: true,
+        javaScriptEnabled,
+      });
       const page = await context.newPage();
       await page.goto(`${server.url}/login`);
       await page.getByLabel("Email").fill(user.email);
@@ -113,7 +124,9 @@ describe("attendees in bulk and the Overview in Chromium at 390 px (no JavaScrip
         ["7", "Unknown ticket type"],
         ["8", "Duplicate"],
       ] as const) {
-        const row = problems.getByRole("row").filter({ has: page.getByRole("cell", { name: line, exact: true }) });
+        const row = problems
+          .getByRole("row")
+          .filter({ has: page.getByRole("cell", { name: line, exact: true }) });
         assert.match((await row.textContent()) ?? "", new RegExp(text), `line ${line}`);
       }
       if (width === 1280) await screenshot(page, "attendees-import-preview");
@@ -159,7 +172,13 @@ describe("attendees in bulk and the Overview in Chromium at 390 px (no JavaScrip
       const access = await server.services.access.require(actor, project.id);
       const all = await server.services.attendees.countAttendees(access, {});
       assert.equal(all, 3);
-      const ada = (await server.services.attendees.listAttendees(access, { search: "ada" }, { limit: 5, after: undefined, before: undefined, backward: false })).items[0];
+      const ada = (
+        await server.services.attendees.listAttendees(
+          access,
+          { search: "ada" },
+          { limit: 5, after: undefined, before: undefined, backward: false },
+        )
+      ).items[0];
       await server.services.checkins.checkIn(actor, { attendeeId: ada?.id ?? "" });
       await page.goto(`${base}/attendees?sort=name`);
       await page.getByRole("checkbox", { name: "Select Ada Lovelace" }).check();
@@ -174,7 +193,14 @@ describe("attendees in bulk and the Overview in Chromium at 390 px (no JavaScrip
 
       // The Overview: figures, charts, and Publish without leaving it.
       await server.services.checkins.checkIn(actor, {
-        attendeeId: (await server.services.attendees.listAttendees(access, { status: "REGISTERED" }, { limit: 1, after: undefined, before: undefined, backward: false })).items[0]?.id ?? "",
+        attendeeId:
+          (
+            await server.services.attendees.listAttendees(
+              access,
+              { status: "REGISTERED" },
+              { limit: 1, after: undefined, before: undefined, backward: false },
+            )
+          ).items[0]?.id ?? "",
       });
       await page.goto(base);
       await page.getByRole("heading", { name: "How the event is doing" }).waitFor();

@@ -30,7 +30,10 @@ for (const engine of testEngines()) {
       assert.equal((await eventgraph(["attendees", "import", "--file", "x.csv"], env)).code, 2);
       assert.equal((await eventgraph(["attendees", "export"], env)).code, 2);
       const project = await projectWithTickets();
-      const missing = await eventgraph(["attendees", "import", "--project", project.id, "--file", join(dir, "none.csv")], env);
+      const missing = await eventgraph(
+        ["attendees", "import", "--project", project.id, "--file", join(dir, "none.csv")],
+        env,
+      );
       assert.equal(missing.code, 1);
       const file = join(dir, "one.csv");
       writeFileSync(file, "name,email,ticket\nAda,ada@example.org,Standard\n");
@@ -38,7 +41,10 @@ for (const engine of testEngines()) {
       assert.deepEqual([unknown.code, unknown.stderr], [1, "error: Project not found\n"]);
       const noColumns = join(dir, "no-columns.csv");
       writeFileSync(noColumns, "who,where\nAda,Paris\n");
-      const bad = await eventgraph(["attendees", "import", "--project", project.id, "--file", noColumns], env);
+      const bad = await eventgraph(
+        ["attendees", "import", "--project", project.id, "--file", noColumns],
+        env,
+      );
       assert.equal(bad.code, 1);
       assert.match(bad.stderr, /has no column for name, email, ticket type \(its header: who, where\)/);
     });
@@ -76,11 +82,17 @@ for (const engine of testEngines()) {
       const again = JSON.parse((await eventgraph(args, env)).stdout);
       assert.equal(again.imported, 0, "a second run registers nobody twice");
 
-      const human = await eventgraph(["attendees", "import", "--project", project.id, "--file", file, "--dry-run"], env);
+      const human = await eventgraph(
+        ["attendees", "import", "--project", project.id, "--file", file, "--dry-run"],
+        env,
+      );
       assert.match(human.stdout, /^Would import 0 of 4 rows; 4 skipped\.\n {2}line 2 \(ada-/);
 
       const out = join(dir, `${project.id}-export.csv`);
-      const exported = await eventgraph(["attendees", "export", "--project", project.id, "--out", out, "--json"], env);
+      const exported = await eventgraph(
+        ["attendees", "export", "--project", project.id, "--out", out, "--json"],
+        env,
+      );
       assert.equal(exported.code, 0, exported.stderr);
       assert.deepEqual(JSON.parse(exported.stdout), { out, rows: 2 });
       const rows = parse(readFileSync(out), { columns: true }) as Record<string, string>[];

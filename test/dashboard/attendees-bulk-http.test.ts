@@ -1,7 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { sqliteEngine } from "../helpers/engines.js";
-import { createProject, createTicketType, createUser, testPassword, userActor } from "../helpers/factories.js";
+import {
+  createProject,
+  createTicketType,
+  createUser,
+  testPassword,
+  userActor,
+} from "../helpers/factories.js";
 import { HttpClient } from "../helpers/http-client.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
@@ -24,7 +30,12 @@ describe("attendee import and export over HTTP: access, garbage and load", () =>
   }
 
   // A multipart upload as the browser's form sends it, with the session's cookies and CSRF token.
-  async function upload(client: HttpClient, projectId: string, content: Buffer | string, csrf?: string | null) {
+  async function upload(
+    client: HttpClient,
+    projectId: string,
+    content: Buffer | string,
+    csrf?: string | null,
+  ) {
     await client.get(`/b/${projectId}/attendees/import`);
     const form = new FormData();
     if (csrf !== null) form.set("_csrf", csrf ?? client.csrfToken());
@@ -36,7 +47,11 @@ describe("attendee import and export over HTTP: access, garbage and load", () =>
       redirect: "manual",
       headers: { cookie, accept: "text/html" },
     });
-    return { status: response.status, location: response.headers.get("location"), body: await response.text() };
+    return {
+      status: response.status,
+      location: response.headers.get("location"),
+      body: await response.text(),
+    };
   }
 
   test("answers strangers and logged-out visitors like a missing project", async () => {
@@ -69,7 +84,9 @@ describe("attendee import and export over HTTP: access, garbage and load", () =>
     const preview = await client.get(`${ok.location}?map_name=1&map_email=1&map_ticketType=9`);
     assert.equal(preview.status, 400);
     assert.match(preview.body, /Ticket type is not a column of the file/);
-    const garbageFilter = await client.get(`/b/${project.id}/attendees?ticketType=${"x".repeat(60)}&checkedIn=maybe`);
+    const garbageFilter = await client.get(
+      `/b/${project.id}/attendees?ticketType=${"x".repeat(60)}&checkedIn=maybe`,
+    );
     assert.ok(garbageFilter.status === 200 || garbageFilter.status === 400, String(garbageFilter.status));
   });
 

@@ -41,7 +41,10 @@ export const attendeesCommands: CommandGroup = {
         if (missing.length > 0) {
           const names = missing.map((f) => importFieldLabels[f].toLowerCase()).join(", ");
           throw badInput([
-            { field: ["file"], message: `has no column for ${names} (its header: ${parsed.headers.join(", ")})` },
+            {
+              field: ["file"],
+              message: `has no column for ${names} (its header: ${parsed.headers.join(", ")})`,
+            },
           ]);
         }
         const dryRun = input.flag("dry-run");
@@ -53,8 +56,12 @@ export const attendeesCommands: CommandGroup = {
         const skipped = outcome.problems.length;
         const lines = [
           `${dryRun ? "Would import" : "Imported"} ${outcome.imported} of ${outcome.total} rows; ${skipped} skipped.`,
-          ...outcome.problems.slice(0, printedProblems).map((p) => `  line ${p.line} (${p.email}): ${p.kind}: ${p.message}`),
-          ...(skipped > printedProblems ? [`  … and ${skipped - printedProblems} more (--json lists all)`] : []),
+          ...outcome.problems
+            .slice(0, printedProblems)
+            .map((p) => `  line ${p.line} (${p.email}): ${p.kind}: ${p.message}`),
+          ...(skipped > printedProblems
+            ? [`  … and ${skipped - printedProblems} more (--json lists all)`]
+            : []),
         ];
         printResult(input.io, input.json, { ...outcome, skipped }, lines.join("\n"));
         return 0;

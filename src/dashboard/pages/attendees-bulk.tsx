@@ -25,7 +25,12 @@ export function BulkCancelPage(props: { ctx: PageContext; data: ProjectPageData;
           </li>
         ))}
       </ul>
-      <Form action={`${base}/bulk-cancel`} csrf={props.ctx.csrf} label="Confirm cancellation" class="button-row">
+      <Form
+        action={`${base}/bulk-cancel`}
+        csrf={props.ctx.csrf}
+        label="Confirm cancellation"
+        class="button-row"
+      >
         {props.attendees.map((a) => (
           <input type="hidden" name="id" value={a.id} />
         ))}

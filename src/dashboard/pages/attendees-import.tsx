@@ -10,8 +10,8 @@ import {
 } from "../../modules/attendees/attendees-csv.js";
 import type { AttendeeImport, ImportOutcome } from "../../modules/attendees/attendees-import.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
-import type { FormRequest } from "../form-route.js";
 import { formValues } from "../form-data.js";
+import type { FormRequest } from "../form-route.js";
 import { Notice } from "../ui/components.js";
 import { csrfFieldName, Form, formState, SelectField, SubmitButton } from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
@@ -54,9 +54,9 @@ function UploadPage(props: { ctx: PageContext; data: ProjectPageData }) {
     <ImportLayout ctx={props.ctx} data={props.data} title="Import attendees">
       <p>
         A CSV file with a header row and one attendee per row: name, email, ticket type (its name as on the
-        Tickets page) and optionally company. You map the columns and see every row's problems before
-        anything is imported; rows whose email is already registered are skipped, so importing a file twice
-        registers nobody twice.
+        Tickets page) and optionally company. You map the columns and see every row's problems before anything
+        is imported; rows whose email is already registered are skipped, so importing a file twice registers
+        nobody twice.
       </p>
       <p class="muted">
         Up to {maxImportRows.toLocaleString("en")} rows and {maxImportBytes / 1024 / 1024} MB, UTF-8.
@@ -78,7 +78,9 @@ function MappingForm(props: { base: string; headers: string[]; mapping: ImportMa
     value: String(index),
     label: header || `Column ${index + 1}`,
   }));
-  const values = Object.fromEntries(importFields.map((f) => [`map_${f}`, props.mapping[f]?.toString() ?? ""]));
+  const values = Object.fromEntries(
+    importFields.map((f) => [`map_${f}`, props.mapping[f]?.toString() ?? ""]),
+  );
   return (
     <form method="get" action={props.base} class="form mapping-form" aria-label="Column mapping">
       <div class="mapping-grid">
@@ -128,7 +130,9 @@ function OutcomeSummary(props: { outcome: ImportOutcome }) {
           <table>
             <caption>
               Rows that will be skipped
-              {outcome.problems.length > shownProblems ? ` (first ${shownProblems} of ${outcome.problems.length})` : ""}
+              {outcome.problems.length > shownProblems
+                ? ` (first ${shownProblems} of ${outcome.problems.length})`
+                : ""}
             </caption>
             <thead>
               <tr>
@@ -228,7 +232,8 @@ function ProgressPage(props: { ctx: PageContext; data: ProjectPageData; upload: 
       </progress>
       {running ? null : (
         <Notice kind="success">
-          {upload.importedRows} imported, {upload.skippedRows} skipped (invalid, sold out or already registered).
+          {upload.importedRows} imported, {upload.skippedRows} skipped (invalid, sold out or already
+          registered).
         </Notice>
       )}
       {running ? null : (
@@ -245,7 +250,8 @@ function ProgressPage(props: { ctx: PageContext; data: ProjectPageData; upload: 
 /** Import CSV: upload, preview with column mapping and per-row problems, run with a progress bar. */
 export function registerAttendeeImportPages(app: FastifyInstance): void {
   const { services } = app;
-  const importPath = (data: ProjectPageData, id = "") => `/b/${data.project.id}/attendees/import${id ? `/${id}` : ""}`;
+  const importPath = (data: ProjectPageData, id = "") =>
+    `/b/${data.project.id}/attendees/import${id ? `/${id}` : ""}`;
 
   app.get("/b/:projectId/attendees/import", async (request: FormRequest, reply) => {
     const data = await loadProjectPage(app, request);
@@ -263,7 +269,9 @@ export function registerAttendeeImportPages(app: FastifyInstance): void {
           (part as unknown as { value: unknown }).value = { fileName: part.filename, content };
         } catch (error) {
           if ((error as { code?: string }).code === "FST_REQ_FILE_TOO_LARGE") {
-            throw badInput([{ field: ["file"], message: `is larger than ${maxImportBytes / 1024 / 1024} MB` }]);
+            throw badInput([
+              { field: ["file"], message: `is larger than ${maxImportBytes / 1024 / 1024} MB` },
+            ]);
           }
           throw error;
         }
@@ -275,7 +283,12 @@ export function registerAttendeeImportPages(app: FastifyInstance): void {
         | { fileName: string; content: Buffer }
         | undefined;
       if (!file?.content) throw badInput([{ field: ["file"], message: "is missing: choose a CSV file" }]);
-      const created = await services.attendeeFiles.upload(data.actor, data.project.id, file.fileName, file.content);
+      const created = await services.attendeeFiles.upload(
+        data.actor,
+        data.project.id,
+        file.fileName,
+        file.content,
+      );
       return redirectTo(request, reply, importPath(data, created.id));
     });
   });
@@ -285,7 +298,8 @@ export function registerAttendeeImportPages(app: FastifyInstance): void {
     const importId = request.params.importId ?? "";
     const current = await services.attendeeFiles.get(data.actor, data.project.id, importId);
     const ctx = pageContext(request, reply);
-    if (current.status !== "READY") return sendPage(reply, <ProgressPage ctx={ctx} data={data} upload={current} />);
+    if (current.status !== "READY")
+      return sendPage(reply, <ProgressPage ctx={ctx} data={data} upload={current} />);
     const chosen = Object.keys(request.query).some((k) => k.startsWith("map_"));
     try {
       const preview = await services.attendeeFiles.preview(

@@ -65,7 +65,7 @@ export interface AttendeeListView {
 }
 
 /** The query string of a list view (plus paging or other parameters), without empty values. */
-export function viewQuery(view: AttendeeListView, extra: Record<string, string> = {}): string {
+function viewQuery(view: AttendeeListView, extra: Record<string, string> = {}): string {
   const params = new URLSearchParams();
   const all: Record<string, string> = {
     q: view.query,

@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { Attendee, AttendeeFilter } from "../../modules/attendees/attendees.service.js";
-import { resolvePageArgs } from "../../shared/pagination.js";
 import type { TicketType } from "../../modules/tickets/tickets.service.js";
+import { resolvePageArgs } from "../../shared/pagination.js";
 import { pageContext, redirectTo } from "../context.js";
 import { formList, formValues } from "../form-data.js";
 import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } from "../form-route.js";
@@ -63,7 +63,9 @@ export function registerAttendeePages(app: FastifyInstance): void {
     const view = listView(request.query);
     const filter = listFilter(view);
     const { before, after } = request.query;
-    const window = resolvePageArgs(before ? { last: pageSize, before } : { first: pageSize, after: after || null });
+    const window = resolvePageArgs(
+      before ? { last: pageSize, before } : { first: pageSize, after: after || null },
+    );
     const page = await services.attendees.listAttendees(data.access, filter, window, view.sort);
     const total = await services.attendees.countAttendees(data.access, filter);
     const first = page.items[0];
@@ -116,11 +118,16 @@ export function registerAttendeePages(app: FastifyInstance): void {
       });
     }
     if (formValues(request.body).confirm !== "yes") {
-      return sendPage(reply, <BulkCancelPage ctx={pageContext(request, reply)} data={data} attendees={selected} />);
+      return sendPage(
+        reply,
+        <BulkCancelPage ctx={pageContext(request, reply)} data={data} attendees={selected} />,
+      );
     }
     for (const attendee of selected) await services.attendees.cancelAttendee(data.actor, { id: attendee.id });
     const text =
-      selected.length === 1 ? "1 registration is cancelled." : `${selected.length} registrations are cancelled.`;
+      selected.length === 1
+        ? "1 registration is cancelled."
+        : `${selected.length} registrations are cancelled.`;
     return redirectTo(request, reply, attendeesPath(data), { kind: "success", text });
   });
 

@@ -16,7 +16,12 @@ export function StatusButtons(props: { projectId: string; status: ProjectStatus;
     <section class="panel" aria-labelledby="overview-status-heading">
       <h2 id="overview-status-heading">Status</h2>
       <p>{statusText[props.status]}</p>
-      <Form action={`/b/${props.projectId}/settings/status`} csrf={props.csrf} label="Status" class="button-row">
+      <Form
+        action={`/b/${props.projectId}/settings/status`}
+        csrf={props.csrf}
+        label="Status"
+        class="button-row"
+      >
         <input type="hidden" name="from" value="overview" />
         {statusActions[props.status].map((action) => (
           <SubmitButton name="status" value={action.status} variant={action.variant}>
@@ -47,7 +52,11 @@ export function OverviewFigures(props: { overview: ProjectOverview; timezone: st
         </div>
         <div class="stat">
           <dt>Revenue</dt>
-          <dd>{o.revenue.length === 0 ? "—" : o.revenue.map((r) => formatMoney(r.minor, r.currency)).join(" · ")}</dd>
+          <dd>
+            {o.revenue.length === 0
+              ? "—"
+              : o.revenue.map((r) => formatMoney(r.minor, r.currency)).join(" · ")}
+          </dd>
         </div>
         <div class="stat">
           <dt>Checked in</dt>
@@ -78,7 +87,12 @@ export function OverviewFigures(props: { overview: ProjectOverview; timezone: st
                   {t.sold} / {t.quantity}
                 </span>
               </div>
-              <meter min={0} max={Math.max(1, t.quantity)} value={t.sold} aria-label={`${t.name}: ${t.sold} of ${t.quantity} sold`} />
+              <meter
+                min={0}
+                max={Math.max(1, t.quantity)}
+                value={t.sold}
+                aria-label={`${t.name}: ${t.sold} of ${t.quantity} sold`}
+              />
             </li>
           ))}
         </ul>

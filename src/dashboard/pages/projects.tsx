@@ -123,9 +123,15 @@ function OverviewPage(props: {
         </div>
       </dl>
       {project.description ? <p class="description">{project.description}</p> : null}
-      {props.canPublish ? <StatusButtons projectId={project.id} status={project.status} csrf={props.ctx.csrf} /> : null}
+      {props.canPublish ? (
+        <StatusButtons projectId={project.id} status={project.status} csrf={props.ctx.csrf} />
+      ) : null}
       {props.overview ? (
-        <OverviewFigures overview={props.overview} timezone={project.timezone} ticketsPath={`${base}/tickets`} />
+        <OverviewFigures
+          overview={props.overview}
+          timezone={project.timezone}
+          ticketsPath={`${base}/tickets`}
+        />
       ) : null}
       <ul class="tiles" aria-label="Sections">
         {links.map((link) => (

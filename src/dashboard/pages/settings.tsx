@@ -143,8 +143,9 @@ export function registerSettingsPages(app: FastifyInstance): void {
     try {
       const project = await services.projects.update(actor, access.projectId, projectInputFromForm(values));
       // The Overview has the same buttons; its form says so, and the organizer stays there.
-    const back = formValues(request.body).from === "overview" ? `/b/${project.id}` : `/b/${project.id}/settings`;
-    return redirectTo(request, reply, back, {
+      const back =
+        formValues(request.body).from === "overview" ? `/b/${project.id}` : `/b/${project.id}/settings`;
+      return redirectTo(request, reply, back, {
         kind: "success",
         text: "Changes saved.",
       });
@@ -169,7 +170,8 @@ export function registerSettingsPages(app: FastifyInstance): void {
       ARCHIVED: "The project is archived.",
     };
     // The Overview has the same buttons; its form says so, and the organizer stays there.
-    const back = formValues(request.body).from === "overview" ? `/b/${project.id}` : `/b/${project.id}/settings`;
+    const back =
+      formValues(request.body).from === "overview" ? `/b/${project.id}` : `/b/${project.id}/settings`;
     return redirectTo(request, reply, back, {
       kind: "success",
       text: text[project.status],

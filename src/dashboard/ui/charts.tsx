@@ -32,6 +32,7 @@ export function BarChart(props: {
         aria-labelledby={`${props.id}-title ${props.id}-desc`}
         class="chart-svg"
       >
+        <title>{props.title}</title>
         <desc id={`${props.id}-desc`}>{props.summary}</desc>
         <line
           class="chart-axis"

@@ -24,7 +24,14 @@ export const attendeeImportsRepository = {
   async start(db: Db, projectId: string, id: string, mapping: string, at: string): Promise<boolean> {
     const result = await db
       .updateTable("attendee_imports")
-      .set({ status: "RUNNING", mapping, processed_rows: 0, imported_rows: 0, skipped_rows: 0, updated_at: at })
+      .set({
+        status: "RUNNING",
+        mapping,
+        processed_rows: 0,
+        imported_rows: 0,
+        skipped_rows: 0,
+        updated_at: at,
+      })
       .where("project_id", "=", projectId)
       .where("id", "=", id)
       .where("status", "=", "READY")

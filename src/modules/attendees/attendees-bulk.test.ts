@@ -56,7 +56,10 @@ for (const engine of testEngines()) {
 
     test("reports each bad row (email, ticket type, sold out, duplicate) and imports only the valid ones", async () => {
       const { project, owner } = await newProject();
-      const standard = await createTicketType(ctx.services, owner, project.id, { name: "Standard", quantity: 100 });
+      const standard = await createTicketType(ctx.services, owner, project.id, {
+        name: "Standard",
+        quantity: 100,
+      });
       await createTicketType(ctx.services, owner, project.id, { name: "VIP", quantity: 1 });
       const already = await createAttendee(ctx.services, owner, project.id, standard.id);
       const csv = [
@@ -109,7 +112,11 @@ for (const engine of testEngines()) {
       assert.equal(app.imported, 0);
       assert.match(app.problems[0]?.message ?? "", /not on sale/);
       const organizer = await importText(owner, project.id, csv, true);
-      assert.equal(organizer.imported, 1, "organizers may register outside the sales window, as in the dashboard");
+      assert.equal(
+        organizer.imported,
+        1,
+        "organizers may register outside the sales window, as in the dashboard",
+      );
     });
 
     test("an upload is previewed, run with progress kept, and cannot run twice", async () => {
@@ -122,7 +129,11 @@ for (const engine of testEngines()) {
       assert.deepEqual(preview.mapping, { name: 0, email: 1, company: null, ticketType: 2 });
       assert.equal(preview.outcome?.imported, 100, "the default ticket type has 100 seats");
       await assert.rejects(
-        ctx.services.attendeeFiles.preview(owner, project.id, upload.id, { map_name: "1", map_email: "1", map_ticketType: "2" }),
+        ctx.services.attendeeFiles.preview(owner, project.id, upload.id, {
+          map_name: "1",
+          map_email: "1",
+          map_ticketType: "2",
+        }),
         { code: "BAD_USER_INPUT" },
       );
       const { done } = await ctx.services.attendeeFiles.start(owner, project.id, upload.id, {
@@ -131,7 +142,11 @@ for (const engine of testEngines()) {
         map_ticketType: "2",
       });
       await assert.rejects(
-        ctx.services.attendeeFiles.start(owner, project.id, upload.id, { map_name: "0", map_email: "1", map_ticketType: "2" }),
+        ctx.services.attendeeFiles.start(owner, project.id, upload.id, {
+          map_name: "0",
+          map_email: "1",
+          map_ticketType: "2",
+        }),
         { code: "BAD_USER_INPUT" },
       );
       const outcome = await done;
@@ -142,10 +157,15 @@ for (const engine of testEngines()) {
         ["DONE", 1_200, 100, 1_100],
       );
       const { project: other, owner: stranger } = await newProject();
-      await assert.rejects(ctx.services.attendeeFiles.get(stranger, other.id, upload.id), { code: "NOT_FOUND" });
-      await assert.rejects(ctx.services.attendeeFiles.upload(owner, project.id, "x.csv", Buffer.from([0xff, 0xfe, 0x00])), {
-        code: "BAD_USER_INPUT",
+      await assert.rejects(ctx.services.attendeeFiles.get(stranger, other.id, upload.id), {
+        code: "NOT_FOUND",
       });
+      await assert.rejects(
+        ctx.services.attendeeFiles.upload(owner, project.id, "x.csv", Buffer.from([0xff, 0xfe, 0x00])),
+        {
+          code: "BAD_USER_INPUT",
+        },
+      );
     });
 
     test("exports the filter's attendees page by page, with check-in times and formulas kept as text", async () => {
@@ -156,7 +176,8 @@ for (const engine of testEngines()) {
       const outcome = await importText(owner, project.id, `name,email,ticket\n${rows.join("\n")}`, false);
       assert.equal(outcome.imported, 2_345);
       const access = await ctx.services.access.require(owner, project.id);
-      const someone = (await ctx.services.attendees.listAttendees(access, {}, resolvePageArgs({ first: 3 }))).items[2];
+      const someone = (await ctx.services.attendees.listAttendees(access, {}, resolvePageArgs({ first: 3 })))
+        .items[2];
       assert.ok(someone);
       await ctx.services.checkins.checkIn(owner, { attendeeId: someone.id });
 
@@ -168,15 +189,28 @@ for (const engine of testEngines()) {
       const evil = records.find((r) => r.email === `evil@x-${project.id}.org`);
       assert.equal(evil?.name, `'=HYPERLINK("http://evil")`);
       const checked = records.filter((r) => r.checked_in_at !== "");
-      assert.deepEqual(checked.map((r) => r.id), [someone.id]);
+      assert.deepEqual(
+        checked.map((r) => r.id),
+        [someone.id],
+      );
       assert.equal(records[0]?.ticket_type, "Standard");
-      assert.equal(new Set(records.map((r) => r.ticket_code)).size, 2_345, "every row has its own ticket code");
+      assert.equal(
+        new Set(records.map((r) => r.ticket_code)).size,
+        2_345,
+        "every row has its own ticket code",
+      );
       assert.equal(records.find((r) => r.id === someone.id)?.ticket_code, someone.ticketCode);
 
-      const onlyChecked = parse(await text(ctx.services.attendeeFiles.exportCsv(access, { checkedIn: true })), {
-        columns: true,
-      }) as Record<string, string>[];
-      assert.deepEqual(onlyChecked.map((r) => r.id), [someone.id]);
+      const onlyChecked = parse(
+        await text(ctx.services.attendeeFiles.exportCsv(access, { checkedIn: true })),
+        {
+          columns: true,
+        },
+      ) as Record<string, string>[];
+      assert.deepEqual(
+        onlyChecked.map((r) => r.id),
+        [someone.id],
+      );
       assert.throws(() => ctx.services.attendeeFiles.exportCsv({ ...access, permissions: new Set() }, {}), {
         code: "FORBIDDEN",
       });
@@ -185,17 +219,29 @@ for (const engine of testEngines()) {
     test("lists by name with the position of a page, and filters by check-in", async () => {
       const { project, owner } = await newProject();
       const type = await createTicketType(ctx.services, owner, project.id);
-      for (const name of ["Cleo", "Abe", "Bea", "Dan"]) await createAttendee(ctx.services, owner, project.id, type.id, { name });
+      for (const name of ["Cleo", "Abe", "Bea", "Dan"])
+        await createAttendee(ctx.services, owner, project.id, type.id, { name });
       const access = await ctx.services.access.require(owner, project.id);
-      const first = await ctx.services.attendees.listAttendees(access, {}, resolvePageArgs({ first: 2 }), "name");
-      assert.deepEqual(first.items.map((a) => a.name), ["Abe", "Bea"]);
+      const first = await ctx.services.attendees.listAttendees(
+        access,
+        {},
+        resolvePageArgs({ first: 2 }),
+        "name",
+      );
+      assert.deepEqual(
+        first.items.map((a) => a.name),
+        ["Abe", "Bea"],
+      );
       const second = await ctx.services.attendees.listAttendees(
         access,
         {},
         resolvePageArgs({ first: 2, after: first.endCursor }),
         "name",
       );
-      assert.deepEqual(second.items.map((a) => a.name), ["Cleo", "Dan"]);
+      assert.deepEqual(
+        second.items.map((a) => a.name),
+        ["Cleo", "Dan"],
+      );
       const firstOfSecond = second.items[0];
       assert.ok(firstOfSecond);
       assert.equal(await ctx.services.attendees.countBefore(access, {}, "name", firstOfSecond), 2);
@@ -205,10 +251,20 @@ for (const engine of testEngines()) {
         resolvePageArgs({ last: 2, before: second.startCursor }),
         "name",
       );
-      assert.deepEqual(back.items.map((a) => a.name), ["Abe", "Bea"]);
+      assert.deepEqual(
+        back.items.map((a) => a.name),
+        ["Abe", "Bea"],
+      );
       await ctx.services.checkins.checkIn(owner, { attendeeId: firstOfSecond.id });
-      const checked = await ctx.services.attendees.listAttendees(access, { checkedIn: true }, resolvePageArgs({ first: 10 }));
-      assert.deepEqual(checked.items.map((a) => a.name), ["Cleo"]);
+      const checked = await ctx.services.attendees.listAttendees(
+        access,
+        { checkedIn: true },
+        resolvePageArgs({ first: 10 }),
+      );
+      assert.deepEqual(
+        checked.items.map((a) => a.name),
+        ["Cleo"],
+      );
       assert.equal(await ctx.services.attendees.countAttendees(access, { checkedIn: false }), 3);
     });
   });

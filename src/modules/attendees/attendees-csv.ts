@@ -75,7 +75,9 @@ export async function parseAttendeeCsv(text: string): Promise<ParsedCsv> {
     throw error;
   }
   if (!headers || headers.every((h) => h === "")) {
-    throw badInput([{ field: ["file"], message: "is empty: it needs a header row and one row per attendee" }]);
+    throw badInput([
+      { field: ["file"], message: "is empty: it needs a header row and one row per attendee" },
+    ]);
   }
   return { headers, rows };
 }
@@ -95,7 +97,12 @@ export function guessMapping(headers: readonly string[]): ImportMapping {
     const index = keys.findIndex((k) => headerAliases[field].includes(k));
     return index === -1 ? null : index;
   };
-  return { name: find("name"), email: find("email"), company: find("company"), ticketType: find("ticketType") };
+  return {
+    name: find("name"),
+    email: find("email"),
+    company: find("company"),
+    ticketType: find("ticketType"),
+  };
 }
 
 /**
@@ -116,12 +123,16 @@ export function mappingFromFields(
       continue;
     }
     if (column === null && field !== "company") {
-      errors.push({ field: [`map_${field}`], message: `needs a column: every attendee has a ${importFieldLabels[field].toLowerCase()}` });
+      errors.push({
+        field: [`map_${field}`],
+        message: `needs a column: every attendee has a ${importFieldLabels[field].toLowerCase()}`,
+      });
     }
     mapping[field] = column;
   }
   const used = importFields.map((f) => mapping[f]).filter((c) => c !== null);
-  if (new Set(used).size !== used.length) errors.push({ field: ["mapping"], message: "uses a column for two fields" });
+  if (new Set(used).size !== used.length)
+    errors.push({ field: ["mapping"], message: "uses a column for two fields" });
   if (errors.length > 0) throw badInput(errors);
   return mapping;
 }

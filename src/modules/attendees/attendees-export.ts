@@ -6,7 +6,10 @@ import { type AttendeeExportRow, attendeesRepository } from "./attendees.reposit
 import { type AttendeeFilter, attendeeQueryFor } from "./attendees.service.js";
 import { csvWriter } from "./attendees-csv.js";
 
-/** Rows read per statement: memory stays at one page whatever the export's size. */
+/**
+ * Rows read per statement: memory stays at one page whatever the export's size.
+ * @internal Exported for its tests (they count the statements of an export).
+ */
 export const exportPageSize = 1_000;
 
 /** The columns of an export, in order (an import maps name, email, company and ticket_type back). */

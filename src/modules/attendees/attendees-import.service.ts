@@ -2,16 +2,24 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Db } from "../../db/database.js";
 import { AppError, badInput, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
-import { resolvePageArgs } from "../../shared/pagination.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
-import { type TicketTypeRow, ticketsRepository } from "../tickets/tickets.repository.js";
-import { type AttendeeImportRow, attendeeImportsRepository as imports } from "./attendee-imports.repository.js";
+import type { TicketTypeRow } from "../tickets/tickets.repository.js";
+import {
+  type AttendeeImportRow,
+  attendeeImportsRepository as imports,
+} from "./attendee-imports.repository.js";
 import type { AttendeeRow } from "./attendees.repository.js";
 import { attendeesRepository } from "./attendees.repository.js";
-import { type AttendeeFilter, registrationRow, seatRefusal } from "./attendees.service.js";
+import {
+  type AttendeeFilter,
+  registrationRow,
+  seatCounts,
+  seatRefusal,
+  ticketTypesOf,
+} from "./attendees.service.js";
 import {
   guessMapping,
   type ImportMapping,
@@ -23,7 +31,7 @@ import {
 import { exportAttendeesCsv } from "./attendees-export.js";
 
 /** Why a row of the file is not imported. */
-export type ImportProblemKind = "invalid" | "unknown-ticket-type" | "sold-out" | "duplicate";
+type ImportProblemKind = "invalid" | "unknown-ticket-type" | "sold-out" | "duplicate";
 
 /** One row that is not imported, with its line in the file. */
 export interface ImportProblem {
@@ -153,7 +161,7 @@ export function createAttendeeImportService(db: Db, access: AccessService, chang
     options: { dryRun: boolean; onProgress?: (processed: number, imported: number) => Promise<void> },
   ): Promise<ImportOutcome> {
     await access.requirePermission(actor, projectId, "attendees:write");
-    const types = await ticketsRepository.list(db, projectId, undefined, resolvePageArgs({ first: 100 }));
+    const types = await ticketTypesOf(db, projectId);
     const ticketTypes = new Map<string, TicketTypeRow>();
     for (const t of types) ticketTypes.set(t.name.trim().toLowerCase(), t).set(t.id, t);
     const seen = new Map<string, number>();
@@ -165,16 +173,16 @@ export function createAttendeeImportService(db: Db, access: AccessService, chang
       const batch = parsed.rows.slice(start, start + batchSize);
       const candidates = candidatesOf(projectId, batch, mapping, ticketTypes, seen, problems);
       const work = async (trx: Db) => {
+        const counts = await seatCounts(
+          trx,
+          projectId,
+          candidates.map((c) => c.ticketType.id),
+          !options.dryRun,
+        );
         const sold = new Map<string, number>();
-        const typeIds = [...new Set(candidates.map((c) => c.ticketType.id))].sort();
-        for (const typeId of typeIds) {
-          // Locked in id order, so two imports into the same ticket types cannot deadlock.
-          const current = options.dryRun
-            ? await ticketsRepository.findById(trx, projectId, typeId)
-            : await ticketsRepository.lockForSale(trx, projectId, typeId);
-          if (current) ticketTypes.set(typeId, current);
-          const count = await ticketsRepository.soldCount(trx, projectId, typeId);
-          sold.set(typeId, count + (pendingSeats.get(typeId) ?? 0));
+        for (const [typeId, count] of counts) {
+          ticketTypes.set(typeId, count.ticketType);
+          sold.set(typeId, count.sold + (pendingSeats.get(typeId) ?? 0));
         }
         const registered = await attendeesRepository.registeredEmails(
           trx,
@@ -185,10 +193,20 @@ export function createAttendeeImportService(db: Db, access: AccessService, chang
         for (const candidate of candidates) {
           const { line, row } = candidate;
           if (registered.has(row.email_normalized)) {
-            problems.push({ line, email: row.email, kind: "duplicate", message: "is already registered for this event" });
+            problems.push({
+              line,
+              email: row.email,
+              kind: "duplicate",
+              message: "is already registered for this event",
+            });
             continue;
           }
-          const ticketType = ticketTypes.get(row.ticket_type_id) ?? candidate.ticketType;
+          const ticketType = counts.get(row.ticket_type_id)?.ticketType;
+          if (!ticketType) {
+            const message = "the ticket type was deleted during the import";
+            problems.push({ line, email: row.email, kind: "unknown-ticket-type", message });
+            continue;
+          }
           const taken = sold.get(ticketType.id) ?? 0;
           const refusal = seatRefusal(actor, ticketType, taken);
           if (refusal) {
@@ -199,14 +217,23 @@ export function createAttendeeImportService(db: Db, access: AccessService, chang
           accepted.push(candidate);
         }
         if (options.dryRun) {
-          for (const c of accepted) pendingSeats.set(c.ticketType.id, (pendingSeats.get(c.ticketType.id) ?? 0) + 1);
+          for (const c of accepted)
+            pendingSeats.set(c.ticketType.id, (pendingSeats.get(c.ticketType.id) ?? 0) + 1);
           return accepted.length;
         }
-        const inserted = await attendeesRepository.insertManyRegistered(trx, accepted.map((c) => c.row));
+        const inserted = await attendeesRepository.insertManyRegistered(
+          trx,
+          accepted.map((c) => c.row),
+        );
         for (const c of accepted) {
           // Registered by someone else between our check and our insert.
           if (!inserted.has(c.row.id)) {
-            problems.push({ line: c.line, email: c.row.email, kind: "duplicate", message: "is already registered for this event" });
+            problems.push({
+              line: c.line,
+              email: c.row.email,
+              kind: "duplicate",
+              message: "is already registered for this event",
+            });
           }
         }
         return inserted.size;
@@ -228,7 +255,12 @@ export function createAttendeeImportService(db: Db, access: AccessService, chang
       exportAttendeesCsv(db, projectAccess, filter, onPage),
 
     /** Stores an uploaded CSV for preview after checking that it parses; returns the import. */
-    async upload(actor: Actor, projectId: string, fileName: string, content: Buffer): Promise<AttendeeImport> {
+    async upload(
+      actor: Actor,
+      projectId: string,
+      fileName: string,
+      content: Buffer,
+    ): Promise<AttendeeImport> {
       const { projectId: id } = await access.requirePermission(actor, projectId, "attendees:write");
       if (content.length === 0) throw badInput([{ field: ["file"], message: "is empty: choose a CSV file" }]);
       if (content.length > maxImportBytes) {
@@ -277,7 +309,9 @@ export function createAttendeeImportService(db: Db, access: AccessService, chang
       const parsed = await parseAttendeeCsv(row.content);
       const used = fields ? mappingFromFields(fields, parsed.headers.length) : guessMapping(parsed.headers);
       const complete = used.name !== null && used.email !== null && used.ticketType !== null;
-      const outcome = complete ? await importRows(actor, projectId, parsed, used, { dryRun: true }) : undefined;
+      const outcome = complete
+        ? await importRows(actor, projectId, parsed, used, { dryRun: true })
+        : undefined;
       return {
         import: presentImport(row),
         headers: parsed.headers,
@@ -294,7 +328,8 @@ export function createAttendeeImportService(db: Db, access: AccessService, chang
     async start(actor: Actor, projectId: string, importId: string, fields: MappingFields) {
       await access.requirePermission(actor, projectId, "attendees:write");
       const row = await loadImport(projectId, importId);
-      if (row.status !== "READY") throw badInput([{ field: ["import"], message: "is already running or done" }]);
+      if (row.status !== "READY")
+        throw badInput([{ field: ["import"], message: "is already running or done" }]);
       const parsed = await parseAttendeeCsv(row.content);
       const mapping = mappingFromFields(fields, parsed.headers.length);
       if (!(await imports.start(db, projectId, importId, JSON.stringify(mapping), nowIso()))) {

@@ -16,7 +16,7 @@ export interface AttendeeQuery {
 }
 
 /** The orders a list can be read in; each is a keyset on (column, id) served by an index. */
-export const attendeeSorts = { registered: "registered_at", name: "name" } as const;
+const attendeeSorts = { registered: "registered_at", name: "name" } as const;
 export type AttendeeSort = keyof typeof attendeeSorts;
 
 /** An attendee with what an export adds: its ticket type's name and its active check-in time. */
@@ -114,12 +114,17 @@ export const attendeesRepository = {
       )
       .selectAll("attendees")
       .select(["ticket_types.name as ticket_type_name", "check_ins.checked_in_at"]);
-    if (after) q = q.where(sql<boolean>`(attendees.registered_at, attendees.id) > (${after[0]}, ${after[1]})`);
+    if (after)
+      q = q.where(sql<boolean>`(attendees.registered_at, attendees.id) > (${after[0]}, ${after[1]})`);
     return q.orderBy("attendees.registered_at").orderBy("attendees.id").limit(limit).execute();
   },
 
   /** Which of the lower-cased emails already hold an active registration in the project. */
-  async registeredEmails(db: Db, projectId: string, emailsNormalized: readonly string[]): Promise<Set<string>> {
+  async registeredEmails(
+    db: Db,
+    projectId: string,
+    emailsNormalized: readonly string[],
+  ): Promise<Set<string>> {
     if (emailsNormalized.length === 0) return new Set();
     const rows = await db
       .selectFrom("attendees")

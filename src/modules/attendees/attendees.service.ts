@@ -4,7 +4,7 @@ import type { Db } from "../../db/database.js";
 import type { AttendeeStatus } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
-import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
+import { type Page, type PageWindow, resolvePageArgs, toPage } from "../../shared/pagination.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
@@ -173,8 +173,39 @@ async function claimSeat(trx: Db, actor: Actor, projectId: string, ticketTypeId:
   if (!ticketType) {
     throw badInput([{ field: ["ticketTypeId"], message: "ticket type not found in this project" }]);
   }
-  const refusal = seatRefusal(actor, ticketType, await ticketsRepository.soldCount(trx, projectId, ticketTypeId));
+  const refusal = seatRefusal(
+    actor,
+    ticketType,
+    await ticketsRepository.soldCount(trx, projectId, ticketTypeId),
+  );
   if (refusal) throw refusal;
+}
+
+/** The project's ticket types (at most 100), for matching a CSV's ticket type column by name or id. */
+export function ticketTypesOf(db: Db, projectId: string): Promise<TicketTypeRow[]> {
+  return ticketsRepository.list(db, projectId, undefined, resolvePageArgs({ first: 100 }));
+}
+
+/**
+ * Each ticket type of a batch of registrations with its seats taken, inside the caller's
+ * transaction: locked like `claimSeat` does (in id order, so two batches cannot deadlock), or only
+ * read for a dry run. A ticket type deleted meanwhile is missing from the map.
+ */
+export async function seatCounts(
+  trx: Db,
+  projectId: string,
+  ticketTypeIds: Iterable<string>,
+  lock: boolean,
+): Promise<Map<string, { ticketType: TicketTypeRow; sold: number }>> {
+  const counts = new Map<string, { ticketType: TicketTypeRow; sold: number }>();
+  for (const id of [...new Set(ticketTypeIds)].sort()) {
+    const ticketType = lock
+      ? await ticketsRepository.lockForSale(trx, projectId, id)
+      : await ticketsRepository.findById(trx, projectId, id);
+    if (ticketType)
+      counts.set(id, { ticketType, sold: await ticketsRepository.soldCount(trx, projectId, id) });
+  }
+  return counts;
 }
 
 /**

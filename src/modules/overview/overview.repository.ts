@@ -8,7 +8,9 @@ export const overviewRepository = {
     return db
       .selectFrom("ticket_types")
       .leftJoin("attendees", (join) =>
-        join.onRef("attendees.ticket_type_id", "=", "ticket_types.id").on("attendees.status", "=", "REGISTERED"),
+        join
+          .onRef("attendees.ticket_type_id", "=", "ticket_types.id")
+          .on("attendees.status", "=", "REGISTERED"),
       )
       .select([
         "ticket_types.id",

@@ -6,7 +6,7 @@ import { isOnSale } from "../tickets/tickets.service.js";
 import { overviewRepository as repo } from "./overview.repository.js";
 
 /** A ticket type's sales against its capacity. */
-export interface TicketTypeFigures {
+interface TicketTypeFigures {
   id: string;
   name: string;
   quantity: number;
@@ -130,7 +130,8 @@ export function createOverviewService(db: Db) {
         onSaleNow: isOnSale(t, now) && Number(t.sold) < Number(t.quantity),
       }));
       const revenue = new Map<string, number>();
-      for (const t of types) revenue.set(t.currency, (revenue.get(t.currency) ?? 0) + Number(t.sold) * t.price_minor);
+      for (const t of types)
+        revenue.set(t.currency, (revenue.get(t.currency) ?? 0) + Number(t.sold) * t.price_minor);
       // Check-ins of the event's days (a day either side for time zones); all of them when it has no dates.
       const from = project.startsAt ? new Date(Date.parse(project.startsAt) - dayMs).toISOString() : "";
       const to = project.endsAt ? new Date(Date.parse(project.endsAt) + dayMs).toISOString() : "9999";
@@ -144,7 +145,10 @@ export function createOverviewService(db: Db) {
           .map(([currency, minor]) => ({ currency, minor }))
           .sort((a, b) => a.currency.localeCompare(b.currency)),
         checkedIn: await repo.checkedInCount(db, projectId),
-        registrationsOverTime: registrationsByDay(await repo.registrationsPerHour(db, projectId), project.timezone),
+        registrationsOverTime: registrationsByDay(
+          await repo.registrationsPerHour(db, projectId),
+          project.timezone,
+        ),
         checkInDays: checkInsByDay(await repo.checkInsPerQuarter(db, projectId, from, to), project.timezone),
       };
     },

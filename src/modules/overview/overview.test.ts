@@ -1,7 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { testEngines } from "../../../test/helpers/engines.js";
-import { createAttendee, createProject, createTicketType, userActor } from "../../../test/helpers/factories.js";
+import {
+  createAttendee,
+  createProject,
+  createTicketType,
+  userActor,
+} from "../../../test/helpers/factories.js";
 import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
 
 for (const engine of testEngines()) {
@@ -22,7 +27,11 @@ for (const engine of testEngines()) {
         },
       });
       const owner = userActor(ownerId);
-      const eur = await createTicketType(ctx.services, owner, project.id, { name: "Day", priceMinor: 5000, quantity: 10 });
+      const eur = await createTicketType(ctx.services, owner, project.id, {
+        name: "Day",
+        priceMinor: 5000,
+        quantity: 10,
+      });
       const usd = await createTicketType(ctx.services, owner, project.id, {
         name: "Closed",
         priceMinor: 12000,
@@ -53,7 +62,10 @@ for (const engine of testEngines()) {
         { currency: "USD", minor: 12000 },
       ]);
       assert.equal(o.registrationsOverTime.at(-1)?.value, 4, "every registration made, cancelled ones too");
-      assert.equal(o.checkInDays.flatMap((d) => d.points).reduce((s, p) => s + p.value, 0), 2);
+      assert.equal(
+        o.checkInDays.flatMap((d) => d.points).reduce((s, p) => s + p.value, 0),
+        2,
+      );
       assert.match(o.checkInDays[0]?.points[0]?.label ?? "", /^\d\d:(00|15|30|45)$/);
 
       await assert.rejects(
