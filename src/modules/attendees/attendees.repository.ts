@@ -97,26 +97,44 @@ export const attendeesRepository = {
   },
 
   /**
-   * One page of an export, in registration order after `after`: the attendees with their ticket
-   * type's name and active check-in (joined, so a page is one statement).
+   * One page of an export, in registration order after `after`, with each attendee's ticket type
+   * name and active check-in. Three index-served statements: joined into the paged query, PostgreSQL
+   * sorted the whole filter for every page (143 s for 200,000 attendees, bench/attendees-bulk.ts).
    */
-  exportPage(
+  async exportPage(
     db: Db,
     projectId: string,
     query: AttendeeQuery,
     after: readonly [string, string] | undefined,
     limit: number,
   ): Promise<AttendeeExportRow[]> {
-    let q = attendeesQuery(db, projectId, query)
-      .innerJoin("ticket_types", "ticket_types.id", "attendees.ticket_type_id")
-      .leftJoin("check_ins", (join) =>
-        join.onRef("check_ins.attendee_id", "=", "attendees.id").on("check_ins.undone_at", "is", null),
-      )
-      .selectAll("attendees")
-      .select(["ticket_types.name as ticket_type_name", "check_ins.checked_in_at"]);
+    let q = attendeesQuery(db, projectId, query).selectAll("attendees");
     if (after)
       q = q.where(sql<boolean>`(attendees.registered_at, attendees.id) > (${after[0]}, ${after[1]})`);
-    return q.orderBy("attendees.registered_at").orderBy("attendees.id").limit(limit).execute();
+    const rows = await q.orderBy("attendees.registered_at").orderBy("attendees.id").limit(limit).execute();
+    if (rows.length === 0) return [];
+    const types = await db
+      .selectFrom("ticket_types")
+      .select(["id", "name"])
+      .where("project_id", "=", projectId)
+      .execute();
+    const checkIns = await db
+      .selectFrom("check_ins")
+      .select(["attendee_id", "checked_in_at"])
+      .where(
+        "attendee_id",
+        "in",
+        rows.map((r) => r.id),
+      )
+      .where("undone_at", "is", null)
+      .execute();
+    const typeNames = new Map(types.map((t) => [t.id, t.name]));
+    const checkedIn = new Map(checkIns.map((c) => [c.attendee_id, c.checked_in_at]));
+    return rows.map((row) => ({
+      ...row,
+      ticket_type_name: typeNames.get(row.ticket_type_id) ?? "",
+      checked_in_at: checkedIn.get(row.id) ?? null,
+    }));
   },
 
   /** Which of the lower-cased emails already hold an active registration in the project. */
