@@ -20,7 +20,8 @@ export function BarChart(props: {
   const innerW = width - pad.left - pad.right;
   const innerH = height - pad.top - pad.bottom;
   const step = innerW / Math.max(1, points.length);
-  const barW = Math.max(1, step * 0.8);
+  // A few bars stay bar-shaped instead of filling the chart.
+  const barW = Math.min(48, Math.max(1, step * 0.8));
   // About six labels on the x axis whatever the number of bars.
   const labelEvery = Math.max(1, Math.ceil(points.length / 6));
   return (
