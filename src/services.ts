@@ -16,10 +16,12 @@ import { createAgendaService } from "./modules/agenda/agenda.service.js";
 import { createAppsService } from "./modules/apps/apps.service.js";
 import { createUpdateRequestNotifier } from "./modules/apps/update-requests.js";
 import { createAttendeesService } from "./modules/attendees/attendees.service.js";
+import { createAttendeeImportService } from "./modules/attendees/attendees-import.service.js";
 import { createAuditService } from "./modules/audit/audit.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
 import { createEventPageService } from "./modules/event-page/event-page.service.js";
+import { createOverviewService } from "./modules/overview/overview.service.js";
 import { createInvitationsService } from "./modules/projects/invitations.service.js";
 import { createMembersService, leaveAllProjects } from "./modules/projects/members.service.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
@@ -85,6 +87,8 @@ export function createServices(
     tickets,
     attendees,
     checkins: createCheckinsService(db, access, changes),
+    attendeeFiles: createAttendeeImportService(db, access, changes),
+    overview: createOverviewService(db),
     apps,
     audit,
     updateRequests,

@@ -8,6 +8,7 @@ import {
   UsageError,
 } from "./command.js";
 import { appsCommands } from "./commands/apps.js";
+import { attendeesCommands } from "./commands/attendees.js";
 import { backupCommand, restoreCommand } from "./commands/backup.js";
 import { demoCommand } from "./commands/demo.js";
 import { migrateCommand } from "./commands/migrate.js";
@@ -28,6 +29,7 @@ const table: (Command | CommandGroup)[] = [
   usersCommands,
   projectsCommands,
   appsCommands,
+  attendeesCommands,
 ];
 
 const processIo: CliIo = {

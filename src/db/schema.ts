@@ -27,6 +27,7 @@ export interface Database {
   audit_events: AuditEventsTable;
   event_page_settings: EventPageSettingsTable;
   public_registrations: PublicRegistrationsTable;
+  attendee_imports: AttendeeImportsTable;
 }
 
 export interface UsersTable {
@@ -324,4 +325,24 @@ export interface AuditEventsTable {
   object_id: string;
   /** JSON object of the changed fields and their new values (secrets never appear). */
   changes: string | null;
+}
+
+type AttendeeImportStatus = "READY" | "RUNNING" | "DONE";
+
+/** An uploaded attendee CSV waiting to be previewed and imported (see the attendee-imports migration). */
+export interface AttendeeImportsTable {
+  id: string;
+  project_id: string;
+  created_by: string | null;
+  file_name: string;
+  content: string;
+  row_count: number;
+  status: AttendeeImportStatus;
+  /** JSON of the column mapping the import ran with. */
+  mapping: string | null;
+  processed_rows: number;
+  imported_rows: number;
+  skipped_rows: number;
+  created_at: string;
+  updated_at: string;
 }

@@ -3,8 +3,8 @@ import type { TicketType } from "../../modules/tickets/tickets.service.js";
 import type { PageContext } from "../context.js";
 import { formatDateTime } from "../time.js";
 import { Badge, EmptyState } from "../ui/components.js";
-import { Form, FormError, type FormState, SubmitButton } from "../ui/forms.js";
-import { PageHeading, ProjectLayout } from "../ui/layout.js";
+import { csrfFieldName, Form, FormError, type FormState, SubmitButton } from "../ui/forms.js";
+import { ProjectLayout } from "../ui/layout.js";
 import { AttendeeFields } from "./attendee-edit.js";
 import type { ProjectPageData } from "./project-page.js";
 
@@ -54,107 +54,255 @@ export function SearchForm(props: {
   );
 }
 
-/** The attendees tab: the searchable list with its actions and "Register attendee". */
+/** The filters, order and paging of the attendee list, as its query string holds them. */
+export interface AttendeeListView {
+  query: string;
+  status: string;
+  ticketType: string;
+  /** "yes", "no" or "" (either). */
+  checkedIn: string;
+  sort: "registered" | "name";
+}
+
+/** The query string of a list view (plus paging or other parameters), without empty values. */
+function viewQuery(view: AttendeeListView, extra: Record<string, string> = {}): string {
+  const params = new URLSearchParams();
+  const all: Record<string, string> = {
+    q: view.query,
+    status: view.status,
+    ticketType: view.ticketType,
+    checkedIn: view.checkedIn,
+    sort: view.sort === "registered" ? "" : view.sort,
+    ...extra,
+  };
+  for (const [key, value] of Object.entries(all)) if (value) params.set(key, value);
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+/** Where the list is in the filter's results: "21–40 of 312" and the cursors either side. */
+export interface ListPosition {
+  start: number;
+  end: number;
+  total: number;
+  previousCursor: string | null;
+  nextCursor: string | null;
+}
+
+function ListFilters(props: { base: string; view: AttendeeListView; ticketTypes: TicketType[] }) {
+  const { view } = props;
+  const select = (id: string, name: string, label: string, value: string, options: [string, string][]) => (
+    <div class="field field-narrow">
+      <label for={id}>{label}</label>
+      <select id={id} name={name}>
+        {options.map(([optionValue, text]) => (
+          <option value={optionValue} selected={optionValue === value}>
+            {text}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+  return (
+    <form method="get" action={props.base} class="search-form filter-form" aria-label="Filter attendees">
+      <div class="field">
+        <label for="search-q">Search attendees</label>
+        <input
+          id="search-q"
+          name="q"
+          type="search"
+          value={view.query}
+          minlength={3}
+          placeholder="Name, email or company"
+        />
+      </div>
+      {select(
+        "search-status",
+        "status",
+        "Status",
+        view.status,
+        statusFilters.map((s) => [s.value, s.label]),
+      )}
+      {select("filter-ticket-type", "ticketType", "Ticket type", view.ticketType, [
+        ["", "All"],
+        ...props.ticketTypes.map((t): [string, string] => [t.id, t.name]),
+      ])}
+      {select("filter-checked-in", "checkedIn", "Checked in", view.checkedIn, [
+        ["", "Either"],
+        ["yes", "Checked in"],
+        ["no", "Not checked in"],
+      ])}
+      {select("filter-sort", "sort", "Sort by", view.sort, [
+        ["registered", "Registration time"],
+        ["name", "Name"],
+      ])}
+      <button type="submit" class="button button-secondary">
+        Search
+      </button>
+    </form>
+  );
+}
+
+function Pager(props: { base: string; view: AttendeeListView; position: ListPosition }) {
+  const { position, view } = props;
+  return (
+    <nav class="pager" aria-label="Pages of attendees">
+      <p class="pager-status" aria-live="polite">
+        {position.total === 0 ? "0 attendees" : `${position.start}–${position.end} of ${position.total}`}
+      </p>
+      <div class="button-row">
+        {position.previousCursor ? (
+          <a
+            class="button button-secondary"
+            rel="prev"
+            href={`${props.base}${viewQuery(view, { before: position.previousCursor })}`}
+          >
+            Previous
+          </a>
+        ) : null}
+        {position.nextCursor ? (
+          <a
+            class="button button-secondary"
+            rel="next"
+            href={`${props.base}${viewQuery(view, { after: position.nextCursor })}`}
+          >
+            Next
+          </a>
+        ) : null}
+      </div>
+    </nav>
+  );
+}
+
+/** The attendees tab: the filtered list with its actions, import/export and "Register attendee". */
 export function AttendeesPage(props: {
   ctx: PageContext;
   data: ProjectPageData;
   attendees: Attendee[];
   ticketTypes: TicketType[];
-  query: string;
-  status: string;
-  nextCursor: string | null;
+  view: AttendeeListView;
+  position: ListPosition;
   state: FormState;
 }) {
   const { project } = props.data;
   const base = `/b/${project.id}/attendees`;
   const ticketNames = new Map(props.ticketTypes.map((t) => [t.id, t.name]));
-  const filtered = props.query !== "" || props.status !== "";
+  const { view } = props;
+  const filtered = view.query !== "" || view.status !== "" || view.ticketType !== "" || view.checkedIn !== "";
   return (
     <ProjectLayout ctx={props.ctx} project={project} section="attendees" title="Attendees">
       <div class="grid-2">
         <section aria-labelledby="attendees-heading">
-          <PageHeading title="Attendees" level={2} />
-          <SearchForm
-            action={base}
-            label="Search attendees"
-            query={props.query}
-            status={props.status}
-            button="Search"
-          />
+          <div class="page-heading page-heading-wrap">
+            <h2 id="attendees-heading">Attendees</h2>
+            <div class="page-actions">
+              <a class="button button-secondary" href={`${base}/import`}>
+                Import CSV
+              </a>
+              <a class="button button-secondary" href={`${base}/export.csv${viewQuery(view)}`} download>
+                Export CSV
+              </a>
+            </div>
+          </div>
+          <ListFilters base={base} view={view} ticketTypes={props.ticketTypes} />
           {props.attendees.length === 0 ? (
             <EmptyState title={filtered ? "No attendees match" : "No attendees yet"}>
-              <p>{filtered ? "Try another name or email." : "Register the first attendee with the form."}</p>
+              <p>
+                {filtered
+                  ? "Try another name, email or filter."
+                  : "Register the first attendee with the form, or import a CSV file."}
+              </p>
             </EmptyState>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <caption class="visually-hidden">Attendees</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Ticket</th>
-                    <th scope="col">Registered</th>
-                    <th scope="col">Status</th>
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {props.attendees.map((attendee) => (
-                    <tr>
-                      <td>
-                        <strong>{attendee.name}</strong>
-                        <div class="muted small">
-                          {attendee.email}
-                          {attendee.company ? ` · ${attendee.company}` : ""}
-                        </div>
-                      </td>
-                      <td>{ticketNames.get(attendee.ticketTypeId) ?? "—"}</td>
-                      <td class="muted">{formatDateTime(attendee.registeredAt, project.timezone)}</td>
-                      <td>
-                        <Badge tone={attendee.status === "REGISTERED" ? "success" : "danger"}>
-                          {attendee.status.toLowerCase()}
-                        </Badge>
-                      </td>
-                      <td>
-                        <div class="row-actions">
-                          <a href={`${base}/${attendee.id}`} aria-label={`Edit ${attendee.name}`}>
-                            Edit
-                          </a>
-                          {attendee.status === "REGISTERED" ? (
-                            <Form
-                              action={`${base}/${attendee.id}/cancel`}
-                              csrf={props.ctx.csrf}
-                              class="inline-form"
-                              confirm={`Cancel the registration of ${attendee.name}?`}
-                            >
-                              <button
-                                type="submit"
-                                class="button button-link"
-                                aria-label={`Cancel registration of ${attendee.name}`}
-                              >
-                                Cancel
-                              </button>
-                            </Form>
-                          ) : null}
-                        </div>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
-          )}
-          {props.nextCursor ? (
-            <p>
-              <a
-                href={`${base}?${new URLSearchParams({ q: props.query, status: props.status, after: props.nextCursor })}`}
+            <>
+              <form
+                id="bulk-cancel"
+                method="post"
+                action={`${base}/bulk-cancel`}
+                class="bulk-actions"
+                aria-label="Selected attendees"
               >
-                More attendees
-              </a>
-            </p>
-          ) : null}
+                <input type="hidden" name={csrfFieldName} value={props.ctx.csrf} />
+                <button type="submit" class="button button-secondary">
+                  Cancel selected…
+                </button>
+              </form>
+              <div class="table-wrap">
+                <table>
+                  <caption class="visually-hidden">Attendees</caption>
+                  <thead>
+                    <tr>
+                      <th scope="col">
+                        <span class="visually-hidden">Select</span>
+                      </th>
+                      <th scope="col">Name</th>
+                      <th scope="col">Ticket</th>
+                      <th scope="col">Registered</th>
+                      <th scope="col">Status</th>
+                      <th scope="col">
+                        <span class="visually-hidden">Actions</span>
+                      </th>
+                    </tr>
+                  </thead>
+                  <tbody>
+                    {props.attendees.map((attendee) => (
+                      <tr>
+                        <td>
+                          {attendee.status === "REGISTERED" ? (
+                            <input
+                              type="checkbox"
+                              name="id"
+                              value={attendee.id}
+                              form="bulk-cancel"
+                              aria-label={`Select ${attendee.name}`}
+                            />
+                          ) : null}
+                        </td>
+                        <td>
+                          <strong>{attendee.name}</strong>
+                          <div class="muted small">
+                            {attendee.email}
+                            {attendee.company ? ` · ${attendee.company}` : ""}
+                          </div>
+                        </td>
+                        <td>{ticketNames.get(attendee.ticketTypeId) ?? "—"}</td>
+                        <td class="muted">{formatDateTime(attendee.registeredAt, project.timezone)}</td>
+                        <td>
+                          <Badge tone={attendee.status === "REGISTERED" ? "success" : "danger"}>
+                            {attendee.status.toLowerCase()}
+                          </Badge>
+                        </td>
+                        <td>
+                          <div class="row-actions">
+                            <a href={`${base}/${attendee.id}`} aria-label={`Edit ${attendee.name}`}>
+                              Edit
+                            </a>
+                            {attendee.status === "REGISTERED" ? (
+                              <Form
+                                action={`${base}/${attendee.id}/cancel`}
+                                csrf={props.ctx.csrf}
+                                class="inline-form"
+                                confirm={`Cancel the registration of ${attendee.name}?`}
+                              >
+                                <button
+                                  type="submit"
+                                  class="button button-link"
+                                  aria-label={`Cancel registration of ${attendee.name}`}
+                                >
+                                  Cancel
+                                </button>
+                              </Form>
+                            ) : null}
+                          </div>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              </div>
+            </>
+          )}
+          <Pager base={base} view={view} position={props.position} />
         </section>
         <section class="panel" aria-labelledby="register-heading">
           <h2 id="register-heading">Register attendee</h2>

@@ -1,13 +1,44 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
-import type { Attendee } from "../../modules/attendees/attendees.service.js";
+import type { Attendee, AttendeeFilter } from "../../modules/attendees/attendees.service.js";
 import type { TicketType } from "../../modules/tickets/tickets.service.js";
-import { pageContext } from "../context.js";
+import { resolvePageArgs } from "../../shared/pagination.js";
+import { pageContext, redirectTo } from "../context.js";
+import { formList, formValues } from "../form-data.js";
 import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } from "../form-route.js";
 import { type FormState, formState } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
 import { attendeeInput, EditAttendeePage } from "./attendee-edit.js";
-import { AttendeesPage, queryText } from "./attendees-list.js";
+import { BulkCancelPage } from "./attendees-bulk.js";
+import { registerAttendeeImportPages } from "./attendees-import.js";
+import { type AttendeeListView, AttendeesPage, type ListPosition, queryText } from "./attendees-list.js";
 import { listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
+
+const pageSize = 50;
+/** The most registrations one bulk cancel takes (two pages of the list). */
+const maxBulk = 100;
+
+/** The list's filters and order from its query string; anything unknown falls back to "all". */
+function listView(query: Record<string, string | undefined>): AttendeeListView {
+  const pick = <T extends string>(value: string | undefined, allowed: readonly T[]): T | "" =>
+    allowed.includes(value as T) ? (value as T) : "";
+  return {
+    query: queryText(query.q),
+    status: pick(query.status, ["REGISTERED", "CANCELLED"]),
+    ticketType: typeof query.ticketType === "string" ? query.ticketType.slice(0, 64) : "",
+    checkedIn: pick(query.checkedIn, ["yes", "no"]),
+    sort: query.sort === "name" ? "name" : "registered",
+  };
+}
+
+/** The service filter of a list view. */
+function listFilter(view: AttendeeListView): AttendeeFilter {
+  return {
+    search: view.query || undefined,
+    status: view.status === "REGISTERED" || view.status === "CANCELLED" ? view.status : undefined,
+    ticketTypeId: view.ticketType || undefined,
+    checkedIn: view.checkedIn === "" ? undefined : view.checkedIn === "yes",
+  };
+}
 
 /** Attendees: search, register, edit, cancel (check-in has its own pages, see check-in.tsx). */
 export function registerAttendeePages(app: FastifyInstance): void {
@@ -29,29 +60,76 @@ export function registerAttendeePages(app: FastifyInstance): void {
     data: ProjectPageData,
     state: FormState,
   ) {
-    const query = queryText(request.query.q);
-    const statusFilter =
-      request.query.status === "REGISTERED" || request.query.status === "CANCELLED"
-        ? request.query.status
-        : "";
-    const page = await services.attendees.listAttendees(
-      data.access,
-      { search: query || undefined, status: statusFilter || undefined },
-      listWindow(request.query.after),
+    const view = listView(request.query);
+    const filter = listFilter(view);
+    const { before, after } = request.query;
+    const window = resolvePageArgs(
+      before ? { last: pageSize, before } : { first: pageSize, after: after || null },
     );
+    const page = await services.attendees.listAttendees(data.access, filter, window, view.sort);
+    const total = await services.attendees.countAttendees(data.access, filter);
+    const first = page.items[0];
+    const skipped = first ? await services.attendees.countBefore(data.access, filter, view.sort, first) : 0;
+    const position: ListPosition = {
+      start: skipped + 1,
+      end: skipped + page.items.length,
+      total,
+      previousCursor: page.hasPreviousPage || skipped > 0 ? page.startCursor : null,
+      nextCursor: page.hasNextPage || skipped + page.items.length < total ? page.endCursor : null,
+    };
     return (
       <AttendeesPage
         ctx={pageContext(request, reply)}
         data={data}
         attendees={page.items}
         ticketTypes={await ticketTypes(data)}
-        query={query}
-        status={statusFilter}
-        nextCursor={page.hasNextPage ? page.endCursor : null}
+        view={view}
+        position={position}
         state={state}
       />
     );
   }
+
+  // The CSV of the list's current filter, streamed from the database page by page.
+  app.get("/b/:projectId/attendees/export.csv", async (request: FormRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const csv = services.attendeeFiles.exportCsv(data.access, listFilter(listView(request.query)));
+    const day = new Date().toISOString().slice(0, 10);
+    return reply
+      .type("text/csv; charset=utf-8")
+      .header("content-disposition", `attachment; filename="attendees-${data.project.id}-${day}.csv"`)
+      .send(csv);
+  });
+
+  // Bulk cancel: the list's checkboxes post here; the first post shows what will be cancelled and
+  // asks to confirm (no script needed), the confirmation cancels each through cancelAttendee.
+  app.post("/b/:projectId/attendees/bulk-cancel", async (request: FormRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const ids = [...new Set(formList(request.body, "id"))].slice(0, maxBulk);
+    const found = await Promise.all(ids.map((id) => services.attendees.findAttendee(data.actor, id)));
+    const selected = found
+      .filter((f) => f !== undefined && f.item.projectId === data.project.id)
+      .map((f) => (f as { item: Attendee }).item)
+      .filter((a) => a.status === "REGISTERED");
+    if (selected.length === 0) {
+      return redirectTo(request, reply, attendeesPath(data), {
+        kind: "error",
+        text: "Select the registrations to cancel first.",
+      });
+    }
+    if (formValues(request.body).confirm !== "yes") {
+      return sendPage(
+        reply,
+        <BulkCancelPage ctx={pageContext(request, reply)} data={data} attendees={selected} />,
+      );
+    }
+    for (const attendee of selected) await services.attendees.cancelAttendee(data.actor, { id: attendee.id });
+    const text =
+      selected.length === 1
+        ? "1 registration is cancelled."
+        : `${selected.length} registrations are cancelled.`;
+    return redirectTo(request, reply, attendeesPath(data), { kind: "success", text });
+  });
 
   app.get("/b/:projectId/attendees", async (request: FormRequest, reply) => {
     const data = await loadProjectPage(app, request);
@@ -109,6 +187,8 @@ export function registerAttendeePages(app: FastifyInstance): void {
     },
     invalid: ({ request, reply, data, row }, state) => editPage(request, reply, data, row, state),
   });
+
+  registerAttendeeImportPages(app);
 
   rowFormRoute(app, "/b/:projectId/attendees/:attendeeId/cancel", attendeeRow, {
     async submit({ data, row }) {

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { MemberRole } from "../../db/schema.js";
 import { httpStatusOf } from "../../errors.js";
+import type { ProjectOverview } from "../../modules/overview/overview.service.js";
 import type { Project } from "../../modules/projects/projects.service.js";
 import { actorOf, type PageContext, pageContext, redirectTo, requireUser } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
@@ -9,6 +10,7 @@ import { Badge, EmptyState } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
 import { Layout, PageHeading, ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
+import { OverviewFigures, StatusButtons } from "./overview-figures.js";
 import { ProjectFields, projectInputFromForm } from "./project-form.js";
 
 const statusTone = { DRAFT: "neutral", PUBLISHED: "success", ARCHIVED: "warning" } as const;
@@ -78,7 +80,12 @@ function NewProjectPage(props: { ctx: PageContext; state: FormState }) {
   );
 }
 
-function OverviewPage(props: { ctx: PageContext; project: Project }) {
+function OverviewPage(props: {
+  ctx: PageContext;
+  project: Project;
+  overview: ProjectOverview | undefined;
+  canPublish: boolean;
+}) {
   const { project } = props;
   const base = `/b/${project.id}`;
   const links = [
@@ -116,6 +123,16 @@ function OverviewPage(props: { ctx: PageContext; project: Project }) {
         </div>
       </dl>
       {project.description ? <p class="description">{project.description}</p> : null}
+      {props.canPublish ? (
+        <StatusButtons projectId={project.id} status={project.status} csrf={props.ctx.csrf} />
+      ) : null}
+      {props.overview ? (
+        <OverviewFigures
+          overview={props.overview}
+          timezone={project.timezone}
+          ticketsPath={`${base}/tickets`}
+        />
+      ) : null}
       <ul class="tiles" aria-label="Sections">
         {links.map((link) => (
           <li>
@@ -173,7 +190,20 @@ export function registerProjectPages(app: FastifyInstance): void {
   });
 
   app.get<{ Params: { projectId: string } }>("/b/:projectId", async (request, reply) => {
-    const project = await services.projects.get(actorOf(request), request.params.projectId);
-    return sendPage(reply, <OverviewPage ctx={pageContext(request, reply)} project={project} />);
+    const actor = actorOf(request);
+    const access = await services.access.require(actor, request.params.projectId);
+    const project = await services.projects.get(actor, access.projectId);
+    // Members whose role cannot read tickets and attendees see the project without the figures.
+    const canRead = access.permissions.has("tickets:read") && access.permissions.has("attendees:read");
+    const overview = canRead ? await services.overview.overview(access, project) : undefined;
+    const page = (
+      <OverviewPage
+        ctx={pageContext(request, reply)}
+        project={project}
+        overview={overview}
+        canPublish={access.permissions.has("project:write")}
+      />
+    );
+    return sendPage(reply, page);
   });
 }

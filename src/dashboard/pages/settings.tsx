@@ -52,7 +52,8 @@ export function SettingsPage(props: {
   );
 }
 
-const statusActions: Record<
+/** The status changes offered from each status (Settings › General and the Overview). */
+export const statusActions: Record<
   ProjectStatus,
   { status: ProjectStatus; label: string; variant: "primary" | "secondary" | "danger" }[]
 > = {
@@ -67,7 +68,8 @@ const statusActions: Record<
   ARCHIVED: [{ status: "DRAFT", label: "Restore as draft", variant: "secondary" }],
 };
 
-const statusText: Record<ProjectStatus, string> = {
+/** What each status means, next to the status buttons. */
+export const statusText: Record<ProjectStatus, string> = {
   DRAFT: "Draft: only your team sees this event.",
   PUBLISHED: "Published: the event, its published sessions and on-sale tickets are public through the API.",
   ARCHIVED: "Archived: the event is over and hidden from the public.",
@@ -197,7 +199,10 @@ export function registerSettingsPages(app: FastifyInstance): void {
     const values = formValues(request.body);
     try {
       const project = await services.projects.update(actor, access.projectId, projectInputFromForm(values));
-      return redirectTo(request, reply, `/b/${project.id}/settings`, {
+      // The Overview has the same buttons; its form says so, and the organizer stays there.
+      const back =
+        formValues(request.body).from === "overview" ? `/b/${project.id}` : `/b/${project.id}/settings`;
+      return redirectTo(request, reply, back, {
         kind: "success",
         text: "Changes saved.",
       });
@@ -257,7 +262,10 @@ export function registerSettingsPages(app: FastifyInstance): void {
       PUBLISHED: "The project is published.",
       ARCHIVED: "The project is archived.",
     };
-    return redirectTo(request, reply, `/b/${project.id}/settings`, {
+    // The Overview has the same buttons; its form says so, and the organizer stays there.
+    const back =
+      formValues(request.body).from === "overview" ? `/b/${project.id}` : `/b/${project.id}/settings`;
+    return redirectTo(request, reply, back, {
       kind: "success",
       text: text[project.status],
     });

@@ -11,7 +11,16 @@ export interface AttendeeQuery {
   search?: string | undefined;
   status?: AttendeeStatus | undefined;
   ticketTypeId?: string | undefined;
+  /** true: only attendees with an active check-in; false: only those without. */
+  checkedIn?: boolean | undefined;
 }
+
+/** The orders a list can be read in; each is a keyset on (column, id) served by an index. */
+const attendeeSorts = { registered: "registered_at", name: "name" } as const;
+export type AttendeeSort = keyof typeof attendeeSorts;
+
+/** An attendee with what an export adds: its ticket type's name and its active check-in time. */
+export type AttendeeExportRow = AttendeeRow & { ticket_type_name: string; checked_in_at: string | null };
 
 /**
  * A search looks at no more than this many matching attendees (the first ones the index yields): a
@@ -51,14 +60,118 @@ function attendeesQuery(db: Db, projectId: string, query: AttendeeQuery) {
   if (query.status !== undefined) q = q.where(equals("status", query.status));
   if (query.ticketTypeId !== undefined) q = q.where(equals("ticket_type_id", query.ticketTypeId));
   if (query.search !== undefined) q = q.where(searchMatches(db, projectId, query.search));
+  if (query.checkedIn !== undefined) {
+    const active = sql<boolean>`exists (select 1 from check_ins where check_ins.attendee_id = attendees.id and check_ins.undone_at is null)`;
+    q = q.where(query.checkedIn ? active : sql<boolean>`not ${active}`);
+  }
   return q;
 }
 
 /** SQL for attendees; always scoped by project or by ids the caller already authorized. */
 export const attendeesRepository = {
-  list(db: Db, projectId: string, query: AttendeeQuery, window: PageWindow): Promise<AttendeeRow[]> {
-    const q = attendeesQuery(db, projectId, query).selectAll();
-    return applyKeyset(q, window, "registered_at", "id").execute();
+  list(
+    db: Db,
+    projectId: string,
+    query: AttendeeQuery,
+    window: PageWindow,
+    sort: AttendeeSort = "registered",
+  ): Promise<AttendeeRow[]> {
+    const q = attendeesQuery(db, projectId, query).selectAll("attendees");
+    return applyKeyset(q, window, `attendees.${attendeeSorts[sort]}`, "attendees.id").execute();
+  },
+
+  /** How many attendees of the list come before the sort key (for "21–40 of 312"). */
+  async countBefore(
+    db: Db,
+    projectId: string,
+    query: AttendeeQuery,
+    sort: AttendeeSort,
+    key: readonly [string, string],
+  ): Promise<number> {
+    const column = sql.ref(`attendees.${attendeeSorts[sort]}`);
+    const row = await attendeesQuery(db, projectId, query)
+      .where(sql<boolean>`(${column}, attendees.id) < (${key[0]}, ${key[1]})`)
+      .select((eb) => eb.fn.countAll().as("n"))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  /**
+   * One page of an export, in registration order after `after`, with each attendee's ticket type
+   * name and active check-in. Three index-served statements: joined into the paged query, PostgreSQL
+   * sorted the whole filter for every page (143 s for 200,000 attendees, bench/attendees-bulk.ts).
+   */
+  async exportPage(
+    db: Db,
+    projectId: string,
+    query: AttendeeQuery,
+    after: readonly [string, string] | undefined,
+    limit: number,
+  ): Promise<AttendeeExportRow[]> {
+    let q = attendeesQuery(db, projectId, query).selectAll("attendees");
+    if (after)
+      q = q.where(sql<boolean>`(attendees.registered_at, attendees.id) > (${after[0]}, ${after[1]})`);
+    const rows = await q.orderBy("attendees.registered_at").orderBy("attendees.id").limit(limit).execute();
+    if (rows.length === 0) return [];
+    const types = await db
+      .selectFrom("ticket_types")
+      .select(["id", "name"])
+      .where("project_id", "=", projectId)
+      .execute();
+    const checkIns = await db
+      .selectFrom("check_ins")
+      .select(["attendee_id", "checked_in_at"])
+      .where(
+        "attendee_id",
+        "in",
+        rows.map((r) => r.id),
+      )
+      .where("undone_at", "is", null)
+      .execute();
+    const typeNames = new Map(types.map((t) => [t.id, t.name]));
+    const checkedIn = new Map(checkIns.map((c) => [c.attendee_id, c.checked_in_at]));
+    return rows.map((row) => ({
+      ...row,
+      ticket_type_name: typeNames.get(row.ticket_type_id) ?? "",
+      checked_in_at: checkedIn.get(row.id) ?? null,
+    }));
+  },
+
+  /** Which of the lower-cased emails already hold an active registration in the project. */
+  async registeredEmails(
+    db: Db,
+    projectId: string,
+    emailsNormalized: readonly string[],
+  ): Promise<Set<string>> {
+    if (emailsNormalized.length === 0) return new Set();
+    const rows = await db
+      .selectFrom("attendees")
+      .select("email_normalized")
+      .where("project_id", "=", projectId)
+      .where("status", "=", "REGISTERED")
+      .where("email_normalized", "in", [...emailsNormalized])
+      .execute();
+    return new Set(rows.map((r) => r.email_normalized));
+  },
+
+  /**
+   * Inserts many registrations in one statement, skipping each whose email already has an active
+   * one (the same partial unique index as `insertRegistered`). Returns the ids inserted.
+   */
+  async insertManyRegistered(db: Db, rows: readonly AttendeeRow[]): Promise<Set<string>> {
+    if (rows.length === 0) return new Set();
+    const inserted = await db
+      .insertInto("attendees")
+      .values([...rows])
+      .onConflict((oc) =>
+        oc
+          .columns(["project_id", "email_normalized"])
+          .where("status", "=", sql.lit("REGISTERED"))
+          .doNothing(),
+      )
+      .returning("id")
+      .execute();
+    return new Set(inserted.map((r) => r.id));
   },
 
   async count(db: Db, projectId: string, query: AttendeeQuery): Promise<number> {

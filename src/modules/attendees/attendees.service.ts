@@ -5,7 +5,7 @@ import type { AttendeeStatus } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { areasWrittenUnder } from "../../shared/data-areas.js";
 import { newId } from "../../shared/ids.js";
-import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
+import { type Page, type PageWindow, resolvePageArgs, toPage } from "../../shared/pagination.js";
 import { changedFields, objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
@@ -21,9 +21,14 @@ import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { assertPermission, attendeeVisible } from "../access/policy.js";
 import { requireRowPermission, resolveRowAccess, writeRow } from "../access/row-access.js";
-import { ticketsRepository } from "../tickets/tickets.repository.js";
+import { type TicketTypeRow, ticketsRepository } from "../tickets/tickets.repository.js";
 import { isOnSale } from "../tickets/tickets.service.js";
-import { type AttendeeQuery, type AttendeeRow, attendeesRepository as repo } from "./attendees.repository.js";
+import {
+  type AttendeeQuery,
+  type AttendeeRow,
+  type AttendeeSort,
+  attendeesRepository as repo,
+} from "./attendees.repository.js";
 import { generateTicketCode } from "./ticket-code.js";
 
 /** A registration: personal data, never public. */
@@ -83,26 +88,81 @@ const listFilter = z.object({
     .nullish(),
   status: z.enum(["REGISTERED", "CANCELLED"]).nullish(),
   ticketTypeId: idText.nullish(),
+  checkedIn: z.boolean().nullish(),
 });
 
 export type RegisterAttendeeInput = z.input<typeof registerInput>;
 export type UpdateAttendeeInput = z.input<typeof updateInput>;
 export type AttendeeFilter = z.input<typeof listFilter>;
 
-function attendeeQueryFor(access: ProjectAccess, filter: AttendeeFilter): AttendeeQuery {
+/**
+ * The row of a new registration, from input checked by the one schema of registrations (the API, the
+ * dashboard and CSV imports all go through it); throws BAD_USER_INPUT naming the fields.
+ */
+export function registrationRow(input: RegisterAttendeeInput, now = nowIso()): AttendeeRow {
+  const data = parseInput(registerInput, input);
+  return {
+    id: newId(),
+    project_id: data.projectId,
+    ticket_type_id: data.ticketTypeId,
+    name: data.name,
+    email: data.email,
+    email_normalized: data.email.toLowerCase(),
+    company: data.company,
+    status: "REGISTERED",
+    registered_at: now,
+    cancelled_at: null,
+    updated_at: now,
+    ticket_code: generateTicketCode(),
+  };
+}
+
+/** The repository query of a list filter, once the access holds attendees:read. */
+export function attendeeQueryFor(access: ProjectAccess, filter: AttendeeFilter): AttendeeQuery {
   assertPermission(access, "attendees:read");
   const data = parseInput(listFilter, filter);
   return {
     search: data.search ? data.search.toLowerCase() : undefined,
     status: data.status ?? undefined,
     ticketTypeId: data.ticketTypeId ?? undefined,
+    checkedIn: data.checkedIn ?? undefined,
   };
+}
+
+/** The sort key of an attendee in a list read in `sort` order (its keyset cursor). */
+function sortKey(attendee: Attendee, sort: AttendeeSort): [string, string] {
+  return [sort === "name" ? attendee.name : attendee.registeredAt, attendee.id];
 }
 
 function emailTaken(): AppError {
   return new AppError(ErrorCode.CONFLICT, "This email already has a registration for this event", {
     fieldErrors: [{ field: ["email"], message: "is already registered for this event" }],
   });
+}
+
+/**
+ * Why a registration may not take a seat of `ticketType` when `sold` seats are taken, or undefined
+ * when it may: the one place of the sales rules, for a single registration and for a CSV import.
+ */
+export function seatRefusal(
+  actor: Actor,
+  ticketType: Pick<TicketTypeRow, "name" | "quantity" | "sales_start_at" | "sales_end_at">,
+  sold: number,
+): AppError | undefined {
+  // Apps sell through the sales window like the public page does; organizers in the dashboard and
+  // the operator's CLI may register someone outside it (a speaker's guest, a door sale after online
+  // sales closed, a list of invited guests imported from a file).
+  if (actor.kind === "app" && !isOnSale(ticketType)) {
+    return new AppError(ErrorCode.CONFLICT, `The ticket type "${ticketType.name}" is not on sale now`, {
+      fieldErrors: [{ field: ["ticketTypeId"], message: "is not on sale now (outside its sales window)" }],
+    });
+  }
+  if (sold >= Number(ticketType.quantity)) {
+    return new AppError(ErrorCode.CONFLICT, `The ticket type "${ticketType.name}" is sold out`, {
+      fieldErrors: [{ field: ["ticketTypeId"], message: "is sold out" }],
+    });
+  }
+  return undefined;
 }
 
 /**
@@ -114,19 +174,39 @@ async function claimSeat(trx: Db, actor: Actor, projectId: string, ticketTypeId:
   if (!ticketType) {
     throw badInput([{ field: ["ticketTypeId"], message: "ticket type not found in this project" }]);
   }
-  // Apps sell through the sales window like the public page does; organizers in the dashboard may
-  // register someone outside it (a speaker's guest, a door sale after online sales closed).
-  if (actor.kind !== "user" && !isOnSale(ticketType)) {
-    throw new AppError(ErrorCode.CONFLICT, `The ticket type "${ticketType.name}" is not on sale now`, {
-      fieldErrors: [{ field: ["ticketTypeId"], message: "is not on sale now (outside its sales window)" }],
-    });
+  const refusal = seatRefusal(
+    actor,
+    ticketType,
+    await ticketsRepository.soldCount(trx, projectId, ticketTypeId),
+  );
+  if (refusal) throw refusal;
+}
+
+/** The project's ticket types (at most 100), for matching a CSV's ticket type column by name or id. */
+export function ticketTypesOf(db: Db, projectId: string): Promise<TicketTypeRow[]> {
+  return ticketsRepository.list(db, projectId, undefined, resolvePageArgs({ first: 100 }));
+}
+
+/**
+ * Each ticket type of a batch of registrations with its seats taken, inside the caller's
+ * transaction: locked like `claimSeat` does (in id order, so two batches cannot deadlock), or only
+ * read for a dry run. A ticket type deleted meanwhile is missing from the map.
+ */
+export async function seatCounts(
+  trx: Db,
+  projectId: string,
+  ticketTypeIds: Iterable<string>,
+  lock: boolean,
+): Promise<Map<string, { ticketType: TicketTypeRow; sold: number }>> {
+  const counts = new Map<string, { ticketType: TicketTypeRow; sold: number }>();
+  for (const id of [...new Set(ticketTypeIds)].sort()) {
+    const ticketType = lock
+      ? await ticketsRepository.lockForSale(trx, projectId, id)
+      : await ticketsRepository.findById(trx, projectId, id);
+    if (ticketType)
+      counts.set(id, { ticketType, sold: await ticketsRepository.soldCount(trx, projectId, id) });
   }
-  const sold = await ticketsRepository.soldCount(trx, projectId, ticketTypeId);
-  if (sold >= Number(ticketType.quantity)) {
-    throw new AppError(ErrorCode.CONFLICT, `The ticket type "${ticketType.name}" is sold out`, {
-      fieldErrors: [{ field: ["ticketTypeId"], message: "is sold out" }],
-    });
-  }
+  return counts;
 }
 
 /**
@@ -163,22 +243,8 @@ export function createAttendeesService(
 ) {
   const writer = { db, access, changes };
 
-  async function registerIn(trx: Tx, actor: Actor, data: z.output<typeof registerInput>): Promise<Attendee> {
-    const now = nowIso();
-    const row: AttendeeRow = {
-      id: newId(),
-      project_id: data.projectId,
-      ticket_type_id: data.ticketTypeId,
-      name: data.name,
-      email: data.email,
-      email_normalized: data.email.toLowerCase(),
-      company: data.company,
-      status: "REGISTERED",
-      registered_at: now,
-      cancelled_at: null,
-      updated_at: now,
-      ticket_code: generateTicketCode(),
-    };
+  async function registerIn(trx: Tx, actor: Actor, input: RegisterAttendeeInput): Promise<Attendee> {
+    const row = registrationRow(input);
     await claimSeat(trx, actor, row.project_id, row.ticket_type_id);
     if (!(await repo.insertRegistered(trx, row))) throw emailTaken();
     await changes.event(trx, actor, objectEvent(row.project_id, "Attendee", row.id, "registered"));
@@ -198,15 +264,27 @@ export function createAttendeesService(
   }
 
   return {
-    /** Attendees by registration time, filtered by name/email text, status and ticket type. */
+    /** Attendees by registration time (or name), filtered by text, status, ticket type and check-in. */
     async listAttendees(
       projectAccess: ProjectAccess,
       filter: AttendeeFilter,
       window: PageWindow,
+      sort: AttendeeSort = "registered",
     ): Promise<Page<Attendee>> {
       const query = attendeeQueryFor(projectAccess, filter);
-      const rows = await repo.list(db, projectAccess.projectId, query, window);
-      return toPage(rows.map(presentAttendee), window, (a) => [a.registeredAt, a.id]);
+      const rows = await repo.list(db, projectAccess.projectId, query, window, sort);
+      return toPage(rows.map(presentAttendee), window, (a) => sortKey(a, sort));
+    },
+
+    /** How many attendees of the same list come before `attendee` (the "21" of "21–40 of 312"). */
+    async countBefore(
+      projectAccess: ProjectAccess,
+      filter: AttendeeFilter,
+      sort: AttendeeSort,
+      attendee: Attendee,
+    ): Promise<number> {
+      const query = attendeeQueryFor(projectAccess, filter);
+      return repo.countBefore(db, projectAccess.projectId, query, sort, sortKey(attendee, sort));
     },
 
     /** Total of `listAttendees` for the same filter. */
@@ -227,12 +305,11 @@ export function createAttendeesService(
     /** Registers an attendee on a ticket type that is not sold out; one active registration per email. */
     async registerAttendee(actor: Actor, input: RegisterAttendeeInput): Promise<Attendee> {
       await access.requirePermission(actor, input.projectId, "attendees:write");
-      const data = parseInput(registerInput, input);
       return changes.write(
         db,
         actor,
-        data.projectId,
-        (trx) => registerIn(trx, actor, data),
+        input.projectId,
+        (trx) => registerIn(trx, actor, input),
         areasWrittenUnder("attendees:write"),
       );
     },
@@ -243,7 +320,7 @@ export function createAttendeesService(
      * permission check: for the public event page, whose service decides who may register there.
      */
     registerWithin(trx: Tx, actor: Actor, input: RegisterAttendeeInput): Promise<Attendee> {
-      return registerIn(trx, actor, parseInput(registerInput, input));
+      return registerIn(trx, actor, input);
     },
 
     /** The active registration of an email in a project, inside the caller's transaction. */

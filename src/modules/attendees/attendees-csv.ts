@@ -1,0 +1,143 @@
+import { CsvError, parse } from "csv-parse";
+import { stringify } from "csv-stringify";
+import { badInput } from "../../errors.js";
+
+/** The largest attendee CSV accepted (bytes): about 50,000 typical rows. */
+export const maxImportBytes = 5 * 1024 * 1024;
+/** The most data rows one import takes; a larger list is split into several files. */
+export const maxImportRows = 20_000;
+
+/** The attendee fields a CSV column can fill. */
+export const importFields = ["name", "email", "company", "ticketType"] as const;
+export type ImportField = (typeof importFields)[number];
+
+/** Which column (0-based) fills each field; null leaves an optional field empty. */
+export type ImportMapping = Record<ImportField, number | null>;
+
+/** Labels of the fields, for the mapping form and error messages. */
+export const importFieldLabels: Record<ImportField, string> = {
+  name: "Name",
+  email: "Email",
+  company: "Company",
+  ticketType: "Ticket type",
+};
+
+/** A parsed CSV: its header row and its data rows, each with its line number in the file. */
+export interface ParsedCsv {
+  headers: string[];
+  rows: { line: number; cells: string[] }[];
+}
+
+/**
+ * Parses CSV text (a header row, then one attendee per row) through csv-parse's streaming parser, so
+ * a large file is read in chunks between which other requests run. Refuses more than
+ * `maxImportRows` rows, and text that is not CSV, with BAD_USER_INPUT naming the line.
+ */
+export async function parseAttendeeCsv(text: string): Promise<ParsedCsv> {
+  const parser = parse({
+    bom: true,
+    trim: true,
+    skip_empty_lines: true,
+    relax_column_count: true,
+    max_record_size: 64 * 1024,
+    info: true,
+  });
+  // Fed in slices so a 5 MB file does not become one synchronous parse.
+  const feed = async () => {
+    const slice = 64 * 1024;
+    for (let at = 0; at < text.length && !parser.destroyed; at += slice) {
+      if (!parser.write(text.slice(at, at + slice))) await new Promise((r) => parser.once("drain", r));
+    }
+    parser.end();
+  };
+  const rows: ParsedCsv["rows"] = [];
+  let headers: string[] | undefined;
+  try {
+    const feeding = feed();
+    for await (const record of parser as AsyncIterable<{ record: string[]; info: { lines: number } }>) {
+      if (!headers) {
+        headers = record.record;
+        continue;
+      }
+      if (rows.length >= maxImportRows) {
+        parser.destroy();
+        throw badInput([
+          { field: ["file"], message: `has more than ${maxImportRows.toLocaleString("en")} rows: split it` },
+        ]);
+      }
+      rows.push({ line: record.info.lines, cells: record.record });
+    }
+    await feeding;
+  } catch (error) {
+    if (error instanceof CsvError) {
+      throw badInput([{ field: ["file"], message: `is not valid CSV (${error.message})` }]);
+    }
+    throw error;
+  }
+  if (!headers || headers.every((h) => h === "")) {
+    throw badInput([
+      { field: ["file"], message: "is empty: it needs a header row and one row per attendee" },
+    ]);
+  }
+  return { headers, rows };
+}
+
+// Header texts (lower-cased, without spaces, dashes and underscores) that name each field.
+const headerAliases: Record<ImportField, string[]> = {
+  name: ["name", "fullname", "attendee", "attendeename", "participant"],
+  email: ["email", "emailaddress", "mail"],
+  company: ["company", "organization", "organisation", "employer"],
+  ticketType: ["tickettype", "ticket", "type", "tickettypename", "tickettypeid"],
+};
+
+/** A first mapping guessed from the header row; the organizer confirms or changes it in the preview. */
+export function guessMapping(headers: readonly string[]): ImportMapping {
+  const keys = headers.map((h) => h.toLowerCase().replace(/[\s_-]/g, ""));
+  const find = (field: ImportField) => {
+    const index = keys.findIndex((k) => headerAliases[field].includes(k));
+    return index === -1 ? null : index;
+  };
+  return {
+    name: find("name"),
+    email: find("email"),
+    company: find("company"),
+    ticketType: find("ticketType"),
+  };
+}
+
+/**
+ * A mapping from text fields (`map_name=2`, ...), each a column of the file or empty; checks that
+ * name, email and ticket type are mapped and that no column is used twice.
+ */
+export function mappingFromFields(
+  values: Record<string, string | undefined>,
+  columnCount: number,
+): ImportMapping {
+  const mapping = {} as ImportMapping;
+  const errors: { field: string[]; message: string }[] = [];
+  for (const field of importFields) {
+    const raw = values[`map_${field}`] ?? "";
+    const column = raw === "" ? null : Number(raw);
+    if (column !== null && !(Number.isInteger(column) && column >= 0 && column < columnCount)) {
+      errors.push({ field: [`map_${field}`], message: "is not a column of the file" });
+      continue;
+    }
+    if (column === null && field !== "company") {
+      errors.push({
+        field: [`map_${field}`],
+        message: `needs a column: every attendee has a ${importFieldLabels[field].toLowerCase()}`,
+      });
+    }
+    mapping[field] = column;
+  }
+  const used = importFields.map((f) => mapping[f]).filter((c) => c !== null);
+  if (new Set(used).size !== used.length)
+    errors.push({ field: ["mapping"], message: "uses a column for two fields" });
+  if (errors.length > 0) throw badInput(errors);
+  return mapping;
+}
+
+/** A CSV writer (csv-stringify) with the given header row, to pipe rows of cells into. */
+export function csvWriter(header: readonly string[]) {
+  return stringify({ header: true, columns: [...header], bom: false });
+}

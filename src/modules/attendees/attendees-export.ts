@@ -1,0 +1,70 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { Db } from "../../db/database.js";
+import type { ProjectAccess } from "../access/access.service.js";
+import { type AttendeeExportRow, attendeesRepository } from "./attendees.repository.js";
+import { type AttendeeFilter, attendeeQueryFor } from "./attendees.service.js";
+import { csvWriter } from "./attendees-csv.js";
+
+/**
+ * Rows read per statement: memory stays at one page whatever the export's size.
+ * @internal Exported for its tests (they count the statements of an export).
+ */
+export const exportPageSize = 1_000;
+
+/** The columns of an export, in order (an import maps name, email, company and ticket_type back). */
+const columns: [header: string, value: (row: AttendeeExportRow) => string | null][] = [
+  ["id", (r) => r.id],
+  ["name", (r) => r.name],
+  ["email", (r) => r.email],
+  ["company", (r) => r.company],
+  ["ticket_type", (r) => r.ticket_type_name],
+  ["ticket_type_id", (r) => r.ticket_type_id],
+  ["status", (r) => r.status],
+  ["ticket_code", (r) => r.ticket_code],
+  ["registered_at", (r) => r.registered_at],
+  ["cancelled_at", (r) => r.cancelled_at],
+  ["checked_in_at", (r) => r.checked_in_at],
+];
+
+// A cell starting with = + - @ (or a tab/CR) runs as a formula when the file is opened in a
+// spreadsheet: an attendee named "=HYPERLINK(…)" must stay text (OWASP "CSV injection").
+function spreadsheetSafe(value: string | null): string {
+  if (value === null) return "";
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}
+
+/** The attendees of a filter in registration order, read page by page (keyset) as they are consumed. */
+async function* exportRows(db: Db, access: ProjectAccess, filter: AttendeeFilter, onPage?: () => void) {
+  const query = attendeeQueryFor(access, filter);
+  let after: [string, string] | undefined;
+  for (;;) {
+    const page = await attendeesRepository.exportPage(db, access.projectId, query, after, exportPageSize);
+    onPage?.();
+    for (const row of page) yield columns.map(([, value]) => spreadsheetSafe(value(row)));
+    const last = page.at(-1);
+    if (!last || page.length < exportPageSize) return;
+    after = [last.registered_at, last.id];
+  }
+}
+
+/**
+ * The CSV of a filter's attendees as a stream: pages are read only as fast as the consumer (an HTTP
+ * response, a file) takes them, so 200,000 attendees never sit in memory at once. Needs attendees:read
+ * (checked before the first byte, so a refusal is an ordinary error, not a cut-off download).
+ * `onPage` is told of each statement (tests count them).
+ */
+export function exportAttendeesCsv(
+  db: Db,
+  access: ProjectAccess,
+  filter: AttendeeFilter,
+  onPage?: () => void,
+): Readable {
+  attendeeQueryFor(access, filter);
+  const writer = csvWriter(columns.map(([header]) => header));
+  // A failed page destroys the writer, which ends the download with an error rather than a short file.
+  pipeline(Readable.from(exportRows(db, access, filter, onPage)), writer).catch((error: unknown) =>
+    writer.destroy(error instanceof Error ? error : new Error(String(error))),
+  );
+  return writer;
+}

@@ -1,0 +1,156 @@
+import type { Db } from "../../db/database.js";
+import { nowIso } from "../../shared/time.js";
+import type { ProjectAccess } from "../access/access.service.js";
+import { assertPermission } from "../access/policy.js";
+import { isOnSale } from "../tickets/tickets.service.js";
+import { overviewRepository as repo } from "./overview.repository.js";
+
+/** A ticket type's sales against its capacity. */
+interface TicketTypeFigures {
+  id: string;
+  name: string;
+  quantity: number;
+  sold: number;
+  onSaleNow: boolean;
+}
+
+/** A bar of a chart: its label (a local date, or a local time) and its count. */
+export interface ChartPoint {
+  label: string;
+  value: number;
+}
+
+/** "How is my event doing": the figures of the Overview page. */
+export interface ProjectOverview {
+  ticketTypes: TicketTypeFigures[];
+  registered: number;
+  capacity: number;
+  onSaleNow: number;
+  /** Minor units per currency, from each ticket type's current price × its registrations. */
+  revenue: { currency: string; minor: number }[];
+  checkedIn: number;
+  /** Registrations per local day, cumulative, from the first registration (last 180 days at most). */
+  registrationsOverTime: ChartPoint[];
+  /** Check-ins per 15 minutes, one chart per event day that has any (local times). */
+  checkInDays: { day: string; points: ChartPoint[] }[];
+}
+
+const maxDays = 180;
+const dayMs = 86_400_000;
+
+// The local date (YYYY-MM-DD) and time (HH:mm) of a UTC instant in the project's zone.
+function localParts(iso: string, timeZone: string): { day: string; time: string } {
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat("en-CA", {
+      timeZone,
+      hourCycle: "h23",
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+      hour: "2-digit",
+      minute: "2-digit",
+    })
+      .formatToParts(new Date(iso))
+      .map((p) => [p.type, p.value]),
+  );
+  return { day: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}` };
+}
+
+function registrationsByDay(rows: { hour: string; n: string | number }[], timeZone: string): ChartPoint[] {
+  const perDay = new Map<string, number>();
+  for (const row of rows) {
+    const { day } = localParts(`${row.hour}:00:00.000Z`, timeZone);
+    perDay.set(day, (perDay.get(day) ?? 0) + Number(row.n));
+  }
+  const days = [...perDay.keys()].sort();
+  const first = days[0];
+  const last = days.at(-1);
+  if (!first || !last) return [];
+  // Every day from the first to the last, with zero-days filled in, so the line's slope means something.
+  const points: ChartPoint[] = [];
+  let total = 0;
+  for (let t = Date.parse(`${first}T00:00:00Z`); t <= Date.parse(`${last}T00:00:00Z`); t += dayMs) {
+    const day = new Date(t).toISOString().slice(0, 10);
+    total += perDay.get(day) ?? 0;
+    points.push({ label: day, value: total });
+  }
+  return points.slice(-maxDays);
+}
+
+function checkInsByDay(
+  rows: { hour: string; quarter: number | string; n: string | number }[],
+  timeZone: string,
+): ProjectOverview["checkInDays"] {
+  const days = new Map<string, ChartPoint[]>();
+  for (const row of rows) {
+    const minute = String(Number(row.quarter) * 15).padStart(2, "0");
+    const { day, time } = localParts(`${row.hour}:${minute}:00.000Z`, timeZone);
+    const points = days.get(day) ?? [];
+    points.push({ label: time, value: Number(row.n) });
+    days.set(day, points);
+  }
+  return [...days.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .slice(-7)
+    .map(([day, points]) => ({ day, points: fillQuarters(points) }));
+}
+
+// The quarters between the first and the last check-in of a day, empty ones as zero.
+function fillQuarters(points: ChartPoint[]): ChartPoint[] {
+  const minutes = (label: string) => Number(label.slice(0, 2)) * 60 + Number(label.slice(3, 5));
+  const byMinute = new Map(points.map((p) => [minutes(p.label), p.value]));
+  const first = Math.min(...byMinute.keys());
+  const last = Math.max(...byMinute.keys());
+  const filled: ChartPoint[] = [];
+  for (let m = first; m <= last; m += 15) {
+    const label = `${String(Math.floor(m / 60)).padStart(2, "0")}:${String(m % 60).padStart(2, "0")}`;
+    filled.push({ label, value: byMinute.get(m) ?? 0 });
+  }
+  return filled;
+}
+
+/** The Overview's figures; reading them needs tickets:read and attendees:read. */
+export function createOverviewService(db: Db) {
+  return {
+    /** Registrations, capacity, sales, revenue, check-in rate and the two charts of a project. */
+    async overview(
+      access: ProjectAccess,
+      project: { timezone: string; startsAt: string | null; endsAt: string | null },
+    ): Promise<ProjectOverview> {
+      assertPermission(access, "tickets:read");
+      assertPermission(access, "attendees:read");
+      const { projectId } = access;
+      const now = nowIso();
+      const types = await repo.ticketTypes(db, projectId);
+      const ticketTypes = types.map((t) => ({
+        id: t.id,
+        name: t.name,
+        quantity: Number(t.quantity),
+        sold: Number(t.sold),
+        onSaleNow: isOnSale(t, now) && Number(t.sold) < Number(t.quantity),
+      }));
+      const revenue = new Map<string, number>();
+      for (const t of types)
+        revenue.set(t.currency, (revenue.get(t.currency) ?? 0) + Number(t.sold) * t.price_minor);
+      // Check-ins of the event's days (a day either side for time zones); all of them when it has no dates.
+      const from = project.startsAt ? new Date(Date.parse(project.startsAt) - dayMs).toISOString() : "";
+      const to = project.endsAt ? new Date(Date.parse(project.endsAt) + dayMs).toISOString() : "9999";
+      return {
+        ticketTypes,
+        registered: ticketTypes.reduce((sum, t) => sum + t.sold, 0),
+        capacity: ticketTypes.reduce((sum, t) => sum + t.quantity, 0),
+        onSaleNow: ticketTypes.filter((t) => t.onSaleNow).length,
+        revenue: [...revenue.entries()]
+          .filter(([, minor]) => minor > 0)
+          .map(([currency, minor]) => ({ currency, minor }))
+          .sort((a, b) => a.currency.localeCompare(b.currency)),
+        checkedIn: await repo.checkedInCount(db, projectId),
+        registrationsOverTime: registrationsByDay(
+          await repo.registrationsPerHour(db, projectId),
+          project.timezone,
+        ),
+        checkInDays: checkInsByDay(await repo.checkInsPerQuarter(db, projectId, from, to), project.timezone),
+      };
+    },
+  };
+}

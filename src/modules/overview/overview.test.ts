@@ -1,0 +1,77 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { testEngines } from "../../../test/helpers/engines.js";
+import {
+  createAttendee,
+  createProject,
+  createTicketType,
+  userActor,
+} from "../../../test/helpers/factories.js";
+import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
+
+for (const engine of testEngines()) {
+  describe(`project overview figures (${engine.name})`, () => {
+    let ctx: TestContext;
+    before(async () => {
+      ctx = await createTestContext(engine);
+    });
+    after(() => ctx.close());
+
+    test("counts registrations against capacity, revenue per currency, check-ins and both charts", async () => {
+      const now = Date.now();
+      const { project, ownerId } = await createProject(ctx.services, {
+        input: {
+          timezone: "Asia/Tokyo",
+          startsAt: new Date(now - 3_600_000).toISOString(),
+          endsAt: new Date(now + 3_600_000).toISOString(),
+        },
+      });
+      const owner = userActor(ownerId);
+      const eur = await createTicketType(ctx.services, owner, project.id, {
+        name: "Day",
+        priceMinor: 5000,
+        quantity: 10,
+      });
+      const usd = await createTicketType(ctx.services, owner, project.id, {
+        name: "Closed",
+        priceMinor: 12000,
+        currency: "USD",
+        quantity: 2,
+        salesEndAt: new Date(now - 60_000).toISOString(),
+      });
+      const a = await createAttendee(ctx.services, owner, project.id, eur.id);
+      await createAttendee(ctx.services, owner, project.id, eur.id);
+      const c = await createAttendee(ctx.services, owner, project.id, usd.id);
+      const gone = await createAttendee(ctx.services, owner, project.id, eur.id);
+      await ctx.services.attendees.cancelAttendee(owner, { id: gone.id });
+      await ctx.services.checkins.checkIn(owner, { attendeeId: a.id });
+      await ctx.services.checkins.checkIn(owner, { attendeeId: c.id });
+
+      const access = await ctx.services.access.require(owner, project.id);
+      const o = await ctx.services.overview.overview(access, project);
+      assert.deepEqual(
+        o.ticketTypes.map((t) => [t.name, t.sold, t.quantity, t.onSaleNow]),
+        [
+          ["Day", 2, 10, true],
+          ["Closed", 1, 2, false],
+        ],
+      );
+      assert.deepEqual([o.registered, o.capacity, o.onSaleNow, o.checkedIn], [3, 12, 1, 2]);
+      assert.deepEqual(o.revenue, [
+        { currency: "EUR", minor: 10000 },
+        { currency: "USD", minor: 12000 },
+      ]);
+      assert.equal(o.registrationsOverTime.at(-1)?.value, 4, "every registration made, cancelled ones too");
+      assert.equal(
+        o.checkInDays.flatMap((d) => d.points).reduce((s, p) => s + p.value, 0),
+        2,
+      );
+      assert.match(o.checkInDays[0]?.points[0]?.label ?? "", /^\d\d:(00|15|30|45)$/);
+
+      await assert.rejects(
+        ctx.services.overview.overview({ ...access, permissions: new Set(["attendees:read"]) }, project),
+        { code: "FORBIDDEN" },
+      );
+    });
+  });
+}
