@@ -1,7 +1,7 @@
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Db, Tx } from "../../db/database.js";
-import { areasWrittenUnder } from "../../shared/data-areas.js";
 import { AppError, badInput, notFound } from "../../errors.js";
+import { areasWrittenUnder } from "../../shared/data-areas.js";
 import { newId } from "../../shared/ids.js";
 import { objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
