@@ -101,6 +101,16 @@ export function formatTime(iso: string, timeZone: string): string {
   );
 }
 
+/** A time of day that says its zone, for a time standing alone: "09:12 CET", "09:12 UTC". */
+export function formatTimeWithZone(iso: string, timeZone: string): string {
+  return new Intl.DateTimeFormat("en-GB", {
+    timeZone,
+    hour: "2-digit",
+    minute: "2-digit",
+    timeZoneName: "short",
+  }).format(new Date(iso));
+}
+
 /** A calendar day in the zone: "Monday, 4 May 2026". */
 export function formatDay(iso: string, timeZone: string): string {
   return new Intl.DateTimeFormat("en-GB", {

@@ -6,6 +6,7 @@ import * as projectDataVersion from "./migrations/2026-11-23T02-00_project-data-
 import * as searchIndex from "./migrations/2026-11-24T01-00_search-index.js";
 import * as invitations from "./migrations/2026-11-24T02-00_invitations.js";
 import * as ticketCodes from "./migrations/2026-11-24T13-00_ticket-codes.js";
+import * as doorCounts from "./migrations/2026-11-24T13-10_door-counts.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
 // and the order is visible in review. Names sort by their timestamp prefix.
@@ -16,6 +17,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-24T01-00_search-index": searchIndex,
   "2026-11-24T02-00_invitations": invitations,
   "2026-11-24T13-00_ticket-codes": ticketCodes,
+  "2026-11-24T13-10_door-counts": doorCounts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

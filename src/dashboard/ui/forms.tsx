@@ -24,6 +24,8 @@ export function Form(props: {
   class?: string;
   /** Asks for confirmation before submitting (progressive enhancement, see dashboard.js). */
   confirm?: string;
+  /** Names the page script that submits it without a reload (it still posts normally without script). */
+  enhance?: string;
   children: ComponentChildren;
 }) {
   return (
@@ -33,6 +35,7 @@ export function Form(props: {
       class={props.class ?? "form"}
       aria-label={props.label}
       data-confirm={props.confirm}
+      data-enhance={props.enhance}
       noValidate
     >
       <input type="hidden" name={csrfFieldName} value={props.csrf} />
