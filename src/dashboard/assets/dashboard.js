@@ -55,3 +55,13 @@ const replaceWith = document.querySelector("[data-replace-url]");
 if (replaceWith instanceof HTMLElement && replaceWith.dataset.replaceUrl) {
   history.replaceState(null, "", replaceWith.dataset.replaceUrl);
 }
+
+// On a phone, tables are shown as cards (dashboard.css): each cell names its column.
+for (const table of document.querySelectorAll(".table-wrap table")) {
+  const headers = Array.from(table.querySelectorAll("thead th")).map((th) => th.textContent?.trim() ?? "");
+  for (const row of table.querySelectorAll("tbody tr")) {
+    Array.from(row.children).forEach((cell, index) => {
+      if (cell instanceof HTMLElement && headers[index]) cell.dataset.label = headers[index];
+    });
+  }
+}
