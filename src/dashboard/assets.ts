@@ -14,6 +14,7 @@ const folder = candidates.find((dir) => existsSync(`${dir}dashboard.css`)) ?? ca
 const types: Record<string, string> = {
   "dashboard.css": "text/css; charset=utf-8",
   "dashboard.js": "text/javascript; charset=utf-8",
+  "favicon.svg": "image/svg+xml",
 };
 
 interface Asset {

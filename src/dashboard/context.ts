@@ -28,6 +28,8 @@ interface DashboardState {
   session: AuthSession | undefined;
   /** Key for the signed pre-login CSRF cookie (set once the plugin has loaded it). */
   signingKey: string;
+  /** Whether the server sends email (SMTP_URL); without it links go to the server log. */
+  sendsEmail?: boolean;
   secureCookies: boolean;
 }
 
@@ -37,6 +39,8 @@ export interface PageContext {
   csrf: string;
   flash: Flash | undefined;
   path: string;
+  /** Whether the server sends email; the verification banner says where the link is otherwise. */
+  sendsEmail: boolean;
 }
 
 export const sessionCookie = "evg_session";
@@ -145,6 +149,7 @@ export function pageContext(request: FastifyRequest, reply: FastifyReply): PageC
     csrf: csrfTokenFor(request, reply),
     flash: takeFlash(request, reply),
     path: request.url,
+    sendsEmail: request.dashboard.sendsEmail ?? false,
   };
 }
 

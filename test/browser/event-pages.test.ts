@@ -88,7 +88,7 @@ describeNeeding(chromiumMissing(), "agenda, tickets, attendees and check-in page
     await page.getByLabel("Track").selectOption({ label: "Backend" });
     await page.getByLabel("Matteo Collina").check();
     await page.getByRole("button", { name: "Create session" }).click();
-    await page.getByText("Must be after startsAt").waitFor();
+    await page.getByText("Ends must be after Starts.").waitFor();
     // Kept on error: the title, the room and the checked speaker.
     assert.equal(await page.getByLabel("Title").inputValue(), `Streams ${xss}`);
     assert.equal(await page.getByLabel("Matteo Collina").isChecked(), true);

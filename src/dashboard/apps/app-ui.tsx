@@ -112,14 +112,17 @@ export function TokenDialog(props: { token: string; appName: string; closeTo: st
           <label for="new-token" class="visually-hidden">
             API token
           </label>
-          <input
+          {/* A textarea wraps, so the whole token shows even on a phone (an input cut it off). */}
+          <textarea
             id="new-token"
-            type="text"
+            class="token-field"
             readOnly
-            value={props.token}
+            rows={2}
             autoComplete="off"
             spellcheck={false}
-          />
+          >
+            {props.token}
+          </textarea>
           <button type="button" class="button button-secondary" data-copy="#new-token">
             Copy
           </button>
