@@ -52,7 +52,7 @@ export function maskedToken(app: Pick<App, "tokenLast4">): string {
 
 /** A moment in UTC (apps are used from anywhere, so no project zone applies); "Never" for none. */
 export function whenUtc(iso: string | null): string {
-  return iso ? `${formatDateTime(iso, "UTC")} UTC` : "Never";
+  return iso ? formatDateTime(iso, "UTC") : "Never";
 }
 
 /** "Created by Carl", marked when that person has left the project (their token copy may live on). */
