@@ -14,6 +14,7 @@ const folder = candidates.find((dir) => existsSync(`${dir}dashboard.css`)) ?? ca
 const types: Record<string, string> = {
   "dashboard.css": "text/css; charset=utf-8",
   "dashboard.js": "text/javascript; charset=utf-8",
+  "favicon.svg": "image/svg+xml",
 };
 
 interface Asset {
@@ -33,6 +34,22 @@ const assets = new Map<string, Asset>(
 export function assetPath(name: keyof typeof types | string): string {
   const asset = assets.get(name);
   return `/assets/${name}?v=${asset?.version ?? "0"}`;
+}
+
+// Page scripts that bundle a library (the check-in page's QR decoder) are built by
+// scripts/build-bundles.mjs, part of `npm run build:server`, into dist/bundles/. A tree compiled
+// without them still serves every page: the pages work without script.
+const bundleFolder = fileURLToPath(new URL("../../bundles/", import.meta.url));
+for (const name of ["check-in.js"]) {
+  if (!existsSync(`${bundleFolder}${name}`)) continue;
+  const body = readFileSync(`${bundleFolder}${name}`);
+  const version = createHash("sha256").update(body).digest("hex").slice(0, 12);
+  assets.set(name, { body, type: "text/javascript; charset=utf-8", version });
+}
+
+/** The URL of a built page script, or undefined when this tree was compiled without it. */
+export function bundlePath(name: string): string | undefined {
+  return assets.has(name) ? assetPath(name) : undefined;
 }
 
 /** Serves the dashboard's own CSS and JS (no CDN). */

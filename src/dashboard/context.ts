@@ -28,6 +28,8 @@ interface DashboardState {
   session: AuthSession | undefined;
   /** Key for the signed pre-login CSRF cookie (set once the plugin has loaded it). */
   signingKey: string;
+  /** Whether the server sends email (SMTP_URL); without it links go to the server log. */
+  sendsEmail?: boolean;
   secureCookies: boolean;
   /** Apps waiting for approval in the project of this page (set by loadProjectPage for managers). */
   pendingApprovals?: number;
@@ -41,6 +43,8 @@ export interface PageContext {
   path: string;
   /** Apps linked to this page's project that wait for a manager to approve added permissions. */
   pendingApprovals?: number | undefined;
+  /** Whether the server sends email; the verification banner says where the link is otherwise. */
+  sendsEmail: boolean;
 }
 
 export const sessionCookie = "evg_session";
@@ -150,6 +154,7 @@ export function pageContext(request: FastifyRequest, reply: FastifyReply): PageC
     flash: takeFlash(request, reply),
     path: request.url,
     pendingApprovals: request.dashboard.pendingApprovals,
+    sendsEmail: request.dashboard.sendsEmail ?? false,
   };
 }
 

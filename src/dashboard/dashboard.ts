@@ -81,13 +81,14 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     const { services } = dashboard;
     const signingKey = await loadServerSecret(services.database.db, "dashboard-cookie-signing");
     const secureCookies = services.config.baseUrl.startsWith("https://");
+    const sendsEmail = Boolean(services.config.smtpUrl);
 
     await dashboard.register(cookie, { secret: signingKey });
     await dashboard.register(formbody);
     dashboard.decorateRequest("dashboard", undefined as unknown as FastifyRequest["dashboard"]);
 
     dashboard.addHook("onRequest", async (request, reply) => {
-      request.dashboard = { session: undefined, signingKey, secureCookies };
+      request.dashboard = { session: undefined, signingKey, secureCookies, sendsEmail };
       const value = request.cookies[sessionCookie];
       if (!value) return;
       const session = await services.sessions.resume(value, sessionClient(request));

@@ -80,7 +80,7 @@ export function readLocalTimes<K extends string>(
   return result;
 }
 
-/** A date and time for people, in the project's zone: "Mon, 4 May 2026, 09:00". */
+/** A date and time for people, in the project's zone and saying it: "Mon, 4 May 2026, 09:00 CEST". */
 export function formatDateTime(iso: string | null | undefined, timeZone: string): string {
   if (!iso) return "—";
   return new Intl.DateTimeFormat("en-GB", {
@@ -91,6 +91,7 @@ export function formatDateTime(iso: string | null | undefined, timeZone: string)
     year: "numeric",
     hour: "2-digit",
     minute: "2-digit",
+    timeZoneName: "short",
   }).format(new Date(iso));
 }
 
@@ -99,6 +100,16 @@ export function formatTime(iso: string, timeZone: string): string {
   return new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit" }).format(
     new Date(iso),
   );
+}
+
+/** A time of day that says its zone, for a time standing alone: "09:12 CET", "09:12 UTC". */
+export function formatTimeWithZone(iso: string, timeZone: string): string {
+  return new Intl.DateTimeFormat("en-GB", {
+    timeZone,
+    hour: "2-digit",
+    minute: "2-digit",
+    timeZoneName: "short",
+  }).format(new Date(iso));
 }
 
 /** A calendar day in the zone: "Monday, 4 May 2026". */

@@ -8,6 +8,7 @@ import * as invitations from "./migrations/2026-11-24T02-00_invitations.js";
 import * as installFlowAndAccounts from "./migrations/2026-11-24T11-00_install-flow-and-accounts.js";
 import * as auditLog from "./migrations/2026-11-24T12-00_audit-log.js";
 import * as ticketCodes from "./migrations/2026-11-24T13-00_ticket-codes.js";
+import * as doorCounts from "./migrations/2026-11-24T13-10_door-counts.js";
 import * as attendeeImports from "./migrations/2026-11-24T14-00_attendee-imports.js";
 import * as eventPage from "./migrations/2026-11-24T15-00_event-page.js";
 import * as dataAreaVersions from "./migrations/2026-11-24T16-00_data-area-versions.js";
@@ -23,6 +24,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-24T11-00_install-flow-and-accounts": installFlowAndAccounts,
   "2026-11-24T12-00_audit-log": auditLog,
   "2026-11-24T13-00_ticket-codes": ticketCodes,
+  "2026-11-24T13-10_door-counts": doorCounts,
   "2026-11-24T14-00_attendee-imports": attendeeImports,
   "2026-11-24T15-00_event-page": eventPage,
   "2026-11-24T16-00_data-area-versions": dataAreaVersions,

@@ -4,6 +4,7 @@ import type { Browser } from "playwright-core";
 import { launchBrowser } from "../helpers/browser.js";
 import { testEngines } from "../helpers/engines.js";
 import {
+  createApp,
   createAttendee,
   createProject,
   createSession,
@@ -16,10 +17,11 @@ import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 const sqlite = testEngines().find((e) => e.name === "sqlite") ?? assert.fail("SQLite engine missing");
 
-// The agenda, speaker, ticket, attendee and check-in pages, each at a phone's width and a desktop's: the page's
-// heading shows, nothing is wider than the window (tables scroll inside their own box), and the
-// main form's submit button can be reached.
-describe("agenda, speaker, ticket, attendee and check-in pages at 390 px and 1280 px in Chromium", () => {
+// Every dashboard page at a small phone's width, a common phone's and a desktop's: the page's
+// heading shows, nothing is wider than the window, tables become cards on a phone (no sideways
+// scrolling inside them either), Log out and every section tab can be reached, and the main
+// form's submit button can be reached.
+describe("every dashboard page at 360, 390 and 1280 px in Chromium", () => {
   let server: TestServer;
   let browser: Browser;
   before(async () => {
@@ -31,8 +33,8 @@ describe("agenda, speaker, ticket, attendee and check-in pages at 390 px and 128
     await server.close();
   });
 
-  for (const width of [390, 1280]) {
-    test(`lays out every agenda, speaker, ticket, attendee and check-in page within ${width} px`, async () => {
+  for (const width of [360, 390, 1280]) {
+    test(`lays out every dashboard page within ${width} px`, async () => {
       const user = await createUser(server.services, { name: "Ada Organizer" });
       const actor = userActor(user.id);
       const { project } = await createProject(server.services, {
@@ -55,6 +57,12 @@ describe("agenda, speaker, ticket, attendee and check-in pages at 390 px and 128
         company: "US Navy",
       });
 
+      const { app } = await createApp(server.services, {
+        projectId: project.id,
+        ownerId: user.id,
+        name: "Door App",
+      });
+
       const context = await browser.newContext({ viewport: { width, height: 800 } });
       const page = await context.newPage();
       await page.goto(`${server.url}/login`);
@@ -64,7 +72,10 @@ describe("agenda, speaker, ticket, attendee and check-in pages at 390 px and 128
       await page.getByRole("heading", { name: "Projects" }).waitFor();
 
       const base = `/b/${project.id}`;
-      const pages: [string, string, string][] = [
+      const pages: [string, string, string | null][] = [
+        ["/", "Projects", null],
+        ["/projects/new", "New project", "Create project"],
+        [base, project.name, null],
         [`${base}/agenda`, "Sessions", "Add track"],
         [`${base}/agenda/sessions/new`, "New session", "Create session"],
         [`${base}/agenda/sessions/${session.id}`, "Edit session", "Save session"],
@@ -77,19 +88,60 @@ describe("agenda, speaker, ticket, attendee and check-in pages at 390 px and 128
         [`${base}/attendees/${attendee.id}`, "Edit attendee", "Save attendee"],
         [`${base}/check-in?q=grace`, "Check-in", "Check in Grace Hopper"],
         ["/account", "Your account", "Delete my account"],
+        [`${base}/settings`, "Settings", null],
+        [`${base}/settings/api`, "Settings", null],
+        [`${base}/settings/integrations`, "Settings", null],
+        [`${base}/settings/members`, "Settings", null],
+        [`${base}/settings/api/apps/${app.id}`, "Door App", null],
+        [`${base}/settings/api/apps/${app.id}/linked-projects`, "Door App", null],
+        [`/connect/${app.id}`, "Door App", null],
       ];
       for (const [path, heading, button] of pages) {
         const response = await page.goto(`${server.url}${path}`);
         assert.equal(response?.status(), 200, path);
         assert.ok(
-          await page.getByRole("heading", { name: heading, exact: true }).isVisible(),
-          `${path}: heading`,
+          await page.getByRole("heading", { name: heading }).first().isVisible(),
+          `${path}: heading ${heading}`,
         );
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-        assert.ok(overflow <= 0, `${path} is ${overflow} px wider than the ${width} px window`);
-        const submit = page.getByRole("button", { name: button, exact: true });
-        await submit.scrollIntoViewIfNeeded();
-        assert.ok(await submit.isVisible(), `${path}: ${button}`);
+        // The message names what sticks out, so a failure says where to look.
+        const culprits = await page.evaluate(() =>
+          [...document.querySelectorAll("body *")]
+            .filter((e) => e.getBoundingClientRect().right > window.innerWidth + 0.5)
+            .slice(-3)
+            .map(
+              (e) =>
+                `${e.tagName.toLowerCase()}.${e.className} (${Math.round(e.getBoundingClientRect().right)} px)`,
+            ),
+        );
+        assert.ok(
+          overflow <= 0,
+          `${path} is ${overflow} px wider than the ${width} px window: ${culprits.join(", ")}`,
+        );
+        const logOut = page.getByRole("button", { name: "Log out" });
+        await logOut.scrollIntoViewIfNeeded();
+        assert.ok(await logOut.isVisible(), `${path}: Log out`);
+        if (path.startsWith(base)) {
+          const tab = page
+            .getByRole("navigation", { name: "Project" })
+            .getByRole("link", { name: "Settings" });
+          await tab.scrollIntoViewIfNeeded();
+          assert.ok(await tab.isVisible(), `${path}: the Settings tab`);
+        }
+        if (width < 640) {
+          // A table on a phone is a stack of cards: nothing in it scrolls sideways.
+          const wide = await page.evaluate(
+            () =>
+              [...document.querySelectorAll(".table-wrap")].filter((w) => w.scrollWidth > w.clientWidth)
+                .length,
+          );
+          assert.equal(wide, 0, `${path}: a table scrolls sideways at ${width} px`);
+        }
+        if (button) {
+          const submit = page.getByRole("button", { name: button, exact: true });
+          await submit.scrollIntoViewIfNeeded();
+          assert.ok(await submit.isVisible(), `${path}: ${button}`);
+        }
       }
       await context.close();
     });

@@ -69,7 +69,7 @@ describeNeeding(chromiumMissing(), "organizer flow in Chromium", () => {
     await screenshot(page, "new-project-errors");
     await page.getByLabel("Website").fill("https://jsconf.example.org");
     await page.getByRole("button", { name: "Create project" }).click();
-    await page.getByText("Must not be before startsAt").waitFor();
+    await page.getByText("Ends must not be before Starts.").waitFor();
     assert.equal(await page.getByLabel("City").inputValue(), "Berlin");
     await page.getByLabel("Ends").fill("2026-06-02T18:00");
     await page.getByRole("button", { name: "Create project" }).click();

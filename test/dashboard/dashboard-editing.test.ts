@@ -72,13 +72,13 @@ for (const engine of testEngines()) {
       const malformed = "nobody-at-example";
       const missing = await client.post(members, { email: malformed, role: "ADMIN" });
       assert.equal(missing.status, 400);
-      assert.equal(fieldError(missing.body, "email"), "Must be a valid email address");
+      assert.equal(fieldError(missing.body, "email"), "Email must be a valid email address.");
       assert.equal(inputValue(missing.body, "email"), malformed);
       assert.match(missing.body, /<option value="ADMIN" selected/);
       const someone = await createUser(server.services);
       const badRole = await client.post(members, { email: someone.email, role: "ROOT" });
       assert.equal(badRole.status, 400);
-      assert.equal(fieldError(badRole.body, "role"), "Must be Member, Admin or Owner");
+      assert.equal(fieldError(badRole.body, "role"), "Role must be Member, Admin or Owner.");
       assert.equal((await roles(project.id))[someone.email], undefined);
     });
 
@@ -264,7 +264,7 @@ for (const engine of testEngines()) {
       assert.equal(tooFew.status, 400);
       assert.equal(
         fieldError(tooFew.body, "quantity"),
-        "Must be at least 2, the number of tickets already sold",
+        "Quantity must be at least 2, the number of tickets already sold.",
       );
       assert.equal(inputValue(tooFew.body, "name"), "Early bird (last call)");
       assert.equal(inputValue(tooFew.body, "price"), "59.50");
@@ -273,7 +273,7 @@ for (const engine of testEngines()) {
 
       const badPrice = await client.post(path, { ...fields, quantity: "2", price: "cheap" });
       assert.equal(badPrice.status, 400);
-      assert.equal(fieldError(badPrice.body, "price"), "Must be an amount such as 49.00");
+      assert.equal(fieldError(badPrice.body, "price"), "Price must be an amount such as 49.00.");
 
       const saved = await follow(client, await client.post(path, { ...fields, quantity: "2" }));
       assert.match(saved.body, /Ticket type “Early bird \(last call\)” saved\./);
@@ -301,11 +301,11 @@ for (const engine of testEngines()) {
       await client.get(trackPath);
       const badColor = await client.post(trackPath, { name: "Frontend", color: "red" });
       assert.equal(badColor.status, 400);
-      assert.equal(fieldError(badColor.body, "color"), "Must be a color in the form #RRGGBB");
+      assert.equal(fieldError(badColor.body, "color"), "Color must be a color in the form #RRGGBB.");
       assert.equal(inputValue(badColor.body, "name"), "Frontend");
       assert.equal(inputValue(badColor.body, "color"), "red");
       const emptyName = await client.post(trackPath, { name: "", color: "#112233" });
-      assert.equal(fieldError(emptyName.body, "name"), "Must not be empty");
+      assert.equal(fieldError(emptyName.body, "name"), "Track name must not be empty.");
       const savedTrack = await follow(
         client,
         await client.post(trackPath, { name: "Frontend", color: "#1a73e8" }),
@@ -320,7 +320,7 @@ for (const engine of testEngines()) {
       assert.equal(inputValue(roomForm.body, "capacity"), "100");
       const badCapacity = await client.post(roomPath, { name: "Main hall", capacity: "lots" });
       assert.equal(badCapacity.status, 400);
-      assert.equal(fieldError(badCapacity.body, "capacity"), "Must be a whole number");
+      assert.equal(fieldError(badCapacity.body, "capacity"), "Capacity must be a whole number.");
       assert.equal(inputValue(badCapacity.body, "name"), "Main hall");
       const negative = await client.post(roomPath, { name: "Main hall", capacity: "-4" });
       assert.equal(negative.status, 400);

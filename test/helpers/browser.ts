@@ -3,8 +3,11 @@ import { join } from "node:path";
 import { type Browser, chromium, type Page } from "playwright-core";
 import { chromiumPath } from "./requirements.js";
 
-/** Launches Debian's Chromium (or CHROMIUM_PATH) headless; never a downloaded browser build. */
-export function launchBrowser(): Promise<Browser> {
+/**
+ * Launches Debian's Chromium (or CHROMIUM_PATH) headless; never a downloaded browser build.
+ * `extraArgs` adds switches (the door test's fake camera).
+ */
+export function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   return chromium.launch({
     executablePath: chromiumPath,
     headless: true,
@@ -16,6 +19,7 @@ export function launchBrowser(): Promise<Browser> {
       "--disable-component-update",
       "--disable-sync",
       "--no-first-run",
+      ...extraArgs,
     ],
   });
 }

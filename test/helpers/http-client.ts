@@ -28,7 +28,11 @@ export class HttpClient {
    * POSTs a form; `_csrf` is taken from the last page unless the fields set it (or `null` omits it).
    * A list sends the field once per value, as a checkbox group does.
    */
-  post(path: string, fields: Record<string, string | readonly string[] | null>): Promise<TestResponse> {
+  post(
+    path: string,
+    fields: Record<string, string | readonly string[] | null>,
+    headers: Record<string, string> = {},
+  ): Promise<TestResponse> {
     const body = new URLSearchParams();
     const csrf = "_csrf" in fields ? fields._csrf : this.csrfToken();
     if (typeof csrf === "string" && csrf) body.set("_csrf", csrf);
@@ -36,7 +40,10 @@ export class HttpClient {
       if (key === "_csrf" || value === null) continue;
       for (const item of typeof value === "string" ? [value] : value) body.append(key, item);
     }
-    return this.request("POST", path, body, { "content-type": "application/x-www-form-urlencoded" });
+    return this.request("POST", path, body, {
+      "content-type": "application/x-www-form-urlencoded",
+      ...headers,
+    });
   }
 
   /** The value of the last page's first input named `name` (a hidden field a form carries), if any. */

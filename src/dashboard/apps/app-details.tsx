@@ -229,13 +229,13 @@ function LinkedProjectsTab(props: {
                       <span class="muted">The operator</span>
                     )}
                   </td>
-                  <td class="muted">{formatDateTime(link.authorizedAt, "UTC")} UTC</td>
+                  <td class="muted">{formatDateTime(link.authorizedAt, "UTC")}</td>
                   <td>
                     <PermissionChips permissions={link.grantedPermissions} />
                   </td>
                   <td>
                     {link.revokedAt ? (
-                      <Badge tone="danger">revoked {formatDateTime(link.revokedAt, "UTC")} UTC</Badge>
+                      <Badge tone="danger">revoked {formatDateTime(link.revokedAt, "UTC")}</Badge>
                     ) : link.pendingPermissions.length > 0 ? (
                       <>
                         <Badge tone="warning">waiting for approval</Badge>

@@ -52,7 +52,7 @@ export function maskedToken(app: Pick<App, "tokenLast4">): string {
 
 /** A moment in UTC (apps are used from anywhere, so no project zone applies); "Never" for none. */
 export function whenUtc(iso: string | null): string {
-  return iso ? `${formatDateTime(iso, "UTC")} UTC` : "Never";
+  return iso ? formatDateTime(iso, "UTC") : "Never";
 }
 
 /** "Created by Carl", marked when that person has left the project (their token copy may live on). */
@@ -142,14 +142,17 @@ export function TokenDialog(props: { token: string; appName: string; closeTo: st
           <label for="new-token" class="visually-hidden">
             API token
           </label>
-          <input
+          {/* A textarea wraps, so the whole token shows even on a phone (an input cut it off). */}
+          <textarea
             id="new-token"
-            type="text"
+            class="token-field"
             readOnly
-            value={props.token}
+            rows={2}
             autoComplete="off"
             spellcheck={false}
-          />
+          >
+            {props.token}
+          </textarea>
           <button type="button" class="button button-secondary" data-copy="#new-token">
             Copy
           </button>

@@ -47,7 +47,7 @@ function IntegrationCard(props: {
           </div>
         ) : null}
         <p class="muted small">
-          Authorized {formatDateTime(integration.authorizedAt, "UTC")} UTC · Last used{" "}
+          Authorized {formatDateTime(integration.authorizedAt, "UTC")} · Last used{" "}
           {whenUtc(integration.lastUsedAt)} · {integration.requestsLast30Days}{" "}
           {integration.requestsLast30Days === 1 ? "request" : "requests"} in the last 30 days
         </p>

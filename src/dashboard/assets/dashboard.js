@@ -28,7 +28,8 @@ document.addEventListener("click", async (event) => {
   if (!(button instanceof HTMLElement)) return;
   const source = document.querySelector(button.dataset.copy ?? "");
   if (!source) return;
-  const text = source instanceof HTMLInputElement ? source.value : (source.textContent ?? "");
+  const field = source instanceof HTMLInputElement || source instanceof HTMLTextAreaElement;
+  const text = field ? source.value : (source.textContent ?? "");
   try {
     await navigator.clipboard.writeText(text);
     const label = button.textContent;
@@ -37,7 +38,7 @@ document.addEventListener("click", async (event) => {
       button.textContent = label;
     }, 1500);
   } catch {
-    if (source instanceof HTMLInputElement) source.select();
+    if (field) source.select();
   }
 });
 
@@ -69,3 +70,19 @@ document.addEventListener("input", (event) => {
     option.hidden = !box.checked && !words.every((word) => text.includes(word));
   }
 });
+// On a phone, tables are shown as cards (dashboard.css): each cell names its column.
+for (const table of document.querySelectorAll(".table-wrap table")) {
+  const headers = Array.from(table.querySelectorAll("thead th")).map((th) => th.textContent?.trim() ?? "");
+  for (const row of table.querySelectorAll("tbody tr")) {
+    Array.from(row.children).forEach((cell, index) => {
+      if (cell instanceof HTMLElement && headers[index]) cell.dataset.label = headers[index];
+    });
+  }
+}
+
+// A new project's time zone starts as the browser's (the server cannot know it; without script it is UTC).
+const zoneSelect = document.querySelector("form[data-enhance=browser-zone] select[name=timezone]");
+if (zoneSelect instanceof HTMLSelectElement) {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  if (Array.from(zoneSelect.options).some((option) => option.value === zone)) zoneSelect.value = zone;
+}

@@ -15,7 +15,7 @@ const statusFilters = [
 ];
 
 /** The search box of the attendee list and of check-in; the status filter only where given. */
-export function SearchForm(props: {
+function SearchForm(props: {
   action: string;
   label: string;
   query: string;

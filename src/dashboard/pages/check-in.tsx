@@ -1,97 +1,20 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { Attendee } from "../../modules/attendees/attendees.service.js";
-import type { CheckIn } from "../../modules/checkins/checkins.service.js";
-import { type PageContext, pageContext } from "../context.js";
+import type { TicketType } from "../../modules/tickets/tickets.service.js";
+import { pageContext, redirectTo } from "../context.js";
+import { formValues } from "../form-data.js";
 import { type FormRequest, type RowLookup, rowFormRoute } from "../form-route.js";
-import { formatTime } from "../time.js";
-import { Badge, EmptyState } from "../ui/components.js";
-import { Form } from "../ui/forms.js";
-import { PageHeading, ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
-import { queryText, SearchForm } from "./attendees-list.js";
+import { queryText } from "./attendees-list.js";
+import { CheckInPage, doorAnswer, doorCounts } from "./check-in-view.js";
 import { listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
 
-/** The check-in desk: a search, then each match with "Check in" or "Undo". */
-function CheckInPage(props: {
-  ctx: PageContext;
-  data: ProjectPageData;
-  query: string;
-  attendees: Attendee[];
-  active: Map<string, CheckIn>;
-}) {
-  const { project } = props.data;
-  const base = `/b/${project.id}/check-in`;
-  return (
-    <ProjectLayout ctx={props.ctx} project={project} section="checkin" title="Check-in">
-      <PageHeading title="Check-in" level={2} />
-      <SearchForm action={base} label="Find attendee" query={props.query} button="Find" />
-      {props.query === "" ? (
-        <EmptyState title="Find an attendee">
-          <p>Search by name or email, then check them in. A mistaken check-in can be undone.</p>
-        </EmptyState>
-      ) : props.attendees.length === 0 ? (
-        <EmptyState title="No registered attendee matches">
-          <p>Check the spelling, or register them on the Attendees page.</p>
-        </EmptyState>
-      ) : (
-        <ul class="card-list" aria-label="Matching attendees">
-          {props.attendees.map((attendee) => {
-            const checkIn = props.active.get(attendee.id);
-            return (
-              <li class="card">
-                <div class="card-main">
-                  <span class="card-title">{attendee.name}</span>
-                  <p class="muted">
-                    {attendee.email}
-                    {attendee.company ? ` · ${attendee.company}` : ""}
-                  </p>
-                </div>
-                <div class="card-meta">
-                  {checkIn ? (
-                    <>
-                      <Badge tone="success">
-                        Checked in {formatTime(checkIn.checkedInAt, project.timezone)}
-                      </Badge>
-                      <Form
-                        action={`${base}/${attendee.id}/undo?q=${encodeURIComponent(props.query)}`}
-                        csrf={props.ctx.csrf}
-                        class="inline-form"
-                      >
-                        <button
-                          type="submit"
-                          class="button button-secondary"
-                          aria-label={`Undo check-in of ${attendee.name}`}
-                        >
-                          Undo
-                        </button>
-                      </Form>
-                    </>
-                  ) : (
-                    <Form
-                      action={`${base}/${attendee.id}?q=${encodeURIComponent(props.query)}`}
-                      csrf={props.ctx.csrf}
-                      class="inline-form"
-                    >
-                      <button
-                        type="submit"
-                        class="button button-primary"
-                        aria-label={`Check in ${attendee.name}`}
-                      >
-                        Check in
-                      </button>
-                    </Form>
-                  )}
-                </div>
-              </li>
-            );
-          })}
-        </ul>
-      )}
-    </ProjectLayout>
-  );
+// The page's script asks for JSON; a form posted without script gets a redirect and a flash.
+function wantsJson(request: FastifyRequest): boolean {
+  return (request.headers.accept ?? "").includes("application/json");
 }
 
-/** Check-in: find a registered attendee, check them in, undo a mistaken check-in. */
+/** Check-in: scan or type a ticket code, or find an attendee by name; undo a mistaken check-in. */
 export function registerCheckInPages(app: FastifyInstance): void {
   const { services } = app;
   const attendeeRow: RowLookup<Attendee> = {
@@ -99,20 +22,23 @@ export function registerCheckInPages(app: FastifyInstance): void {
     what: "Attendee",
     find: (actor, id) => services.attendees.findAttendee(actor, id),
   };
+  const ticketTypesOf = async (data: ProjectPageData): Promise<TicketType[]> =>
+    (await services.tickets.listTicketTypes(data.access, { onSaleOnly: false }, listWindow())).items;
+  const countsOf = async (data: ProjectPageData, ticketTypes: TicketType[]) =>
+    doorCounts(await services.checkins.doorCounts(data.actor, data.project.id), ticketTypes);
+  const page = (projectId: string, query: string) =>
+    `/b/${projectId}/check-in${query ? `?q=${encodeURIComponent(query)}` : ""}`;
 
   app.get("/b/:projectId/check-in", async (request: FormRequest, reply) => {
     const data = await loadProjectPage(app, request);
     const query = queryText(request.query.q);
     const attendees = query
-      ? (
-          await services.attendees.listAttendees(
-            data.access,
-            { search: query, status: "REGISTERED" },
-            listWindow(),
-          )
-        ).items
+      ? (await services.attendees.listAttendees(data.access, { search: query }, listWindow())).items
       : [];
-    const active = await services.checkins.activeByAttendeeIds(attendees.map((a) => a.id));
+    const [active, ticketTypes] = await Promise.all([
+      services.checkins.activeByAttendeeIds(attendees.map((a) => a.id)),
+      ticketTypesOf(data),
+    ]);
     return sendPage(
       reply,
       <CheckInPage
@@ -121,18 +47,49 @@ export function registerCheckInPages(app: FastifyInstance): void {
         query={query}
         attendees={attendees}
         active={active}
+        ticketTypes={ticketTypes}
+        counts={await countsOf(data, ticketTypes)}
       />,
     );
   });
 
-  // Back to the same search, so the desk can check in the next person of the list.
-  const back = (data: ProjectPageData, request: FormRequest) =>
-    `/b/${data.project.id}/check-in?q=${encodeURIComponent(queryText(request.query.q))}`;
+  // The live counter, polled by the page's script (every phone at the door sees the others' scans).
+  app.get("/b/:projectId/check-in/counts", async (request: FormRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    return reply.header("cache-control", "no-store").send(await countsOf(data, await ticketTypesOf(data)));
+  });
 
+  // A scanned or typed code, and the "Check in" buttons of the search results (they post the
+  // attendee's code): one place decides, and answers the door in words.
+  app.post("/b/:projectId/check-in/scan", async (request: FormRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const values = formValues(request.body);
+    const result = await services.checkins.checkInByCode(data.actor, {
+      projectId: data.project.id,
+      ticketCode: values.code ?? "",
+    });
+    const ticketTypes = await ticketTypesOf(data);
+    const answer = doorAnswer(result, data.project.timezone, ticketTypes);
+    if (wantsJson(request)) {
+      return reply
+        .header("cache-control", "no-store")
+        .send({ ...answer, counts: await countsOf(data, ticketTypes) });
+    }
+    const text = answer.detail ? `${answer.title}: ${answer.detail}` : answer.title;
+    return redirectTo(request, reply, page(data.project.id, queryText(values.q)), {
+      kind: answer.ok ? "success" : "error",
+      text,
+    });
+  });
+
+  // The "Check in" button of a search result without script (the script posts the code to /scan).
   rowFormRoute(app, "/b/:projectId/check-in/:attendeeId", attendeeRow, {
     async submit({ request, data, row }) {
       const { attendee } = await services.checkins.checkIn(data.actor, { attendeeId: row.id });
-      return { to: back(data, request), flash: { kind: "success", text: `${attendee.name} is checked in.` } };
+      return {
+        to: page(data.project.id, queryText(request.query.q)),
+        flash: { kind: "success", text: `${attendee.name} is checked in.` },
+      };
     },
   });
 
@@ -140,7 +97,7 @@ export function registerCheckInPages(app: FastifyInstance): void {
     async submit({ request, data, row }) {
       const { attendee } = await services.checkins.undoCheckIn(data.actor, { attendeeId: row.id });
       return {
-        to: back(data, request),
+        to: page(data.project.id, queryText(request.query.q)),
         flash: { kind: "info", text: `The check-in of ${attendee.name} was undone.` },
       };
     },

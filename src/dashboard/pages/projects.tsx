@@ -66,7 +66,13 @@ function NewProjectPage(props: { ctx: PageContext; state: FormState }) {
   return (
     <Layout ctx={props.ctx} title="New project" narrow>
       <PageHeading title="New project" />
-      <Form action="/projects" csrf={props.ctx.csrf} label="New project">
+      <Form
+        action="/projects"
+        csrf={props.ctx.csrf}
+        label="New project"
+        // A blank form takes the browser's time zone (dashboard.js); one sent back with errors keeps the choice.
+        enhance={props.state.formError ? undefined : "browser-zone"}
+      >
         <FormError state={props.state} />
         <ProjectFields state={props.state} />
         <div class="form-actions">

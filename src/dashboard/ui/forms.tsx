@@ -24,6 +24,8 @@ export function Form(props: {
   class?: string;
   /** Asks for confirmation before submitting (progressive enhancement, see dashboard.js). */
   confirm?: string;
+  /** Names the page script that submits it without a reload (it still posts normally without script). */
+  enhance?: string;
   children: ComponentChildren;
 }) {
   return (
@@ -33,6 +35,7 @@ export function Form(props: {
       class={props.class ?? "form"}
       aria-label={props.label}
       data-confirm={props.confirm}
+      data-enhance={props.enhance}
       noValidate
     >
       <input type="hidden" name={csrfFieldName} value={props.csrf} />
@@ -74,6 +77,30 @@ function fieldId(name: string, prefix = "f"): string {
   return `${prefix}-${name.replace(/[^A-Za-z0-9_-]/g, "-")}`;
 }
 
+// API field names that service messages mention ("must not be before startsAt"), in the words the
+// forms label them with.
+const fieldWords: Record<string, string> = {
+  startsAt: "Starts",
+  endsAt: "Ends",
+  salesStartAt: "Sales start",
+  salesEndAt: "Sales end",
+};
+
+/**
+ * A field's error as a whole sentence with its label: the services describe the field ("Must not
+ * be before startsAt"), the form says which one ("Ends must not be before Starts.").
+ */
+function fieldSentence(label: string, message: string): string {
+  const words = message.replace(
+    /\b(startsAt|endsAt|salesStartAt|salesEndAt)\b/g,
+    (name) => fieldWords[name] ?? name,
+  );
+  const sentence = /^(Must|Is|Are|Has|Cannot)\b/.test(words)
+    ? `${label} ${words.charAt(0).toLowerCase()}${words.slice(1)}`
+    : words;
+  return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
+}
+
 function FieldFrame(props: FieldProps & { children: ComponentChildren }) {
   const error = props.state.errors[props.name];
   const id = fieldId(props.name, props.idPrefix);
@@ -91,7 +118,7 @@ function FieldFrame(props: FieldProps & { children: ComponentChildren }) {
       ) : null}
       {error ? (
         <p class="field-error" id={`${id}-error`}>
-          {error}
+          {fieldSentence(props.label, error)}
         </p>
       ) : null}
     </div>
@@ -205,7 +232,7 @@ export function CheckboxGroup(
       ) : null}
       {error ? (
         <p class="field-error" id={`${fieldId(props.name, props.idPrefix)}-error`}>
-          {error}
+          {fieldSentence(props.label, error)}
         </p>
       ) : null}
     </fieldset>

@@ -18,6 +18,7 @@ export function Layout(props: {
         <meta charSet="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <title>{`${props.title} · Eventgraph`}</title>
+        <link rel="icon" type="image/svg+xml" href={assetPath("favicon.svg")} />
         <link rel="stylesheet" href={assetPath("dashboard.css")} />
         <script src={assetPath("dashboard.js")} defer />
       </head>
@@ -65,8 +66,17 @@ export function Layout(props: {
           <div class="verify-banner">
             <div class="container verify-inner">
               <span>
-                Please verify your email address (<strong>{ctx.user.email}</strong>): we sent you a link.
-                Until then your projects are unverified.
+                Please verify your email address (<strong>{ctx.user.email}</strong>).{" "}
+                {ctx.sendsEmail ? (
+                  "We sent you a link."
+                ) : (
+                  <>
+                    This server sends no email (no SMTP configured): the link is in the server log, or the
+                    operator can run <code>eventgraph users verify --email {ctx.user.email}</code>.
+                  </>
+                )}{" "}
+                Until then your projects are unverified: other organizers cannot connect your apps to their
+                projects.
               </span>
               <Form action="/verify-email/resend" csrf={ctx.csrf} class="inline-form">
                 <button type="submit" class="button button-link">

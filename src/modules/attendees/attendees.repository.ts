@@ -37,15 +37,39 @@ function likePattern(text: string): string {
 // The attendees of the project whose name, email or company contains `search` (lower-cased), through
 // the index made by the 2026-11-24T01-00_search-index migration: the trigram FTS5 table on SQLite,
 // the pg_trgm expression index on PostgreSQL (the expression must stay identical to the index's).
+// Several words match in any order ("sato ivan" finds "Ivan Sato"): every word of 3 or more
+// characters goes to the index; shorter words (which trigrams cannot find) filter those matches.
+// Only short words ("li na") search for the whole text as one phrase, as a single word does.
 function searchMatches(db: Db, projectId: string, search: string) {
-  if (db.getExecutor().adapter instanceof SqliteAdapter) {
-    // An FTS5 phrase is literal text (no wildcards); a quote inside it is doubled.
-    const match = `project_id : "${projectId}" AND body : "${search.replaceAll('"', '""')}"`;
-    return sql<boolean>`attendees.rowid in (select rowid from attendees_search where attendees_search match ${match} limit ${maxSearchMatches})`;
-  }
+  const words = search.split(/\s+/).filter((w) => w !== "");
+  const indexed = words.filter((w) => [...w].length >= 3);
+  const terms = indexed.length > 0 ? indexed : [search];
+  const short = indexed.length > 0 ? words.filter((w) => [...w].length < 3) : [];
+  const sqlite = db.getExecutor().adapter instanceof SqliteAdapter;
+  const found = sqlite ? sqliteMatches(projectId, terms) : postgresMatches(projectId, terms);
+  if (short.length === 0) return found;
+  const text = sqlite
+    ? sql`lower(attendees.name) || char(10) || attendees.email_normalized || char(10) || lower(coalesce(attendees.company, ''))`
+    : sql`lower(attendees.name) || chr(10) || attendees.email_normalized || chr(10) || lower(coalesce(attendees.company, ''))`;
+  const filters = short.map((w) => sql`${text} like ${likePattern(w)} escape '\\'`);
+  return sql<boolean>`(${found} and ${sql.join(filters, sql` and `)})`;
+}
+
+function sqliteMatches(projectId: string, terms: string[]) {
+  // An FTS5 phrase is literal text (no wildcards); a quote inside it is doubled.
+  const phrases = terms.map((t) => `body : "${t.replaceAll('"', '""')}"`).join(" AND ");
+  const match = `project_id : "${projectId}" AND ${phrases}`;
+  return sql<boolean>`attendees.rowid in (select rowid from attendees_search where attendees_search match ${match} limit ${maxSearchMatches})`;
+}
+
+function postgresMatches(projectId: string, terms: string[]) {
+  const likes = terms.map(
+    (t) =>
+      sql`(lower(name) || chr(10) || email_normalized || chr(10) || lower(coalesce(company, ''))) like ${likePattern(t)} escape '\\'`,
+  );
   // `= any(array(…))` runs the bounded lookup once (an InitPlan); `in (… limit …)` could not be
   // flattened and was re-run for every row of the project (12 s on 2,000 attendees without stats).
-  return sql<boolean>`attendees.id = any(array(select id from attendees where project_id = ${projectId} and (lower(name) || chr(10) || email_normalized || chr(10) || lower(coalesce(company, ''))) like ${likePattern(search)} escape '\\' limit ${maxSearchMatches}))`;
+  return sql<boolean>`attendees.id = any(array(select id from attendees where project_id = ${projectId} and ${sql.join(likes, sql` and `)} limit ${maxSearchMatches}))`;
 }
 
 function attendeesQuery(db: Db, projectId: string, query: AttendeeQuery) {
@@ -193,6 +217,11 @@ export const attendeesRepository = {
   /** Unscoped lookup for `node(id)` and by-id mutations: the caller must resolve the row's project access. */
   locate(db: Db, id: string): Promise<AttendeeRow | undefined> {
     return db.selectFrom("attendees").selectAll().where("id", "=", id).executeTakeFirst();
+  },
+
+  /** Unscoped lookup by ticket code (unique across projects): the caller compares the project. */
+  locateByTicketCode(db: Db, ticketCode: string): Promise<AttendeeRow | undefined> {
+    return db.selectFrom("attendees").selectAll().where("ticket_code", "=", ticketCode).executeTakeFirst();
   },
 
   /**

@@ -226,6 +226,11 @@ export function locateAttendee(db: Db, id: string): Promise<AttendeeRow | undefi
   return repo.locate(db, id);
 }
 
+/** An attendee by ticket code in whichever project holds it; the door checks the project itself. */
+export function locateAttendeeByTicketCode(db: Db, ticketCode: string): Promise<AttendeeRow | undefined> {
+  return repo.locateByTicketCode(db, ticketCode);
+}
+
 /** Reads an attendee and write-locks its row until the transaction ends (orders check-ins and cancellations). */
 export function lockAttendee(trx: Db, projectId: string, id: string): Promise<AttendeeRow | undefined> {
   return repo.lock(trx, projectId, id);

@@ -21,7 +21,6 @@ function group(raw: string): string {
 /**
  * The stored form of a code someone typed or a camera read (any case, spaces or dashes anywhere,
  * O for 0 and I or L for 1), or null when it cannot be a ticket code. Lookups use the result.
- * @internal until check-in by code reads it; tests use it now
  */
 export function normalizeTicketCode(input: string): string | null {
   if (input.length > 64) return null;

@@ -5,7 +5,7 @@ import { atMost, boundedList, maxCheckInsListed, maxUserErrors } from "../../gra
 import { runMutation, UserErrorRef } from "../../graphql/mutations.js";
 import { requires } from "../../graphql/permissions.js";
 import { AttendeeRef } from "../attendees/attendees.graphql.js";
-import type { CheckIn, CheckInResult } from "./checkins.service.js";
+import type { CheckIn, CheckInResult, DoorResult } from "./checkins.service.js";
 
 const CheckInRef = builder.objectRef<CheckIn>("CheckIn");
 
@@ -94,7 +94,86 @@ export function defineCheckInTypes(): void {
       }),
     });
 
+  const OutcomeEnum = builder.enumType("CheckInOutcome", {
+    description: "What a scanned or typed ticket code did at the door.",
+    values: {
+      CHECKED_IN: { description: "Checked in now." },
+      ALREADY_CHECKED_IN: { description: "Was already checked in; checkIn says since when." },
+      CANCELLED: { description: "The registration is cancelled: do not let them in on this ticket." },
+      OTHER_EVENT: { description: "A ticket of another event." },
+      UNKNOWN_CODE: { description: "No ticket has this code (or it is not a ticket code at all)." },
+    } as const,
+  });
+
+  const ByCodeInput = builder.inputType("CheckInByTicketCodeInput", {
+    description: "A ticket code read at the door of a project.",
+    fields: (t) => ({
+      projectId: t.id({
+        required: true,
+        description: "The 4-character Project ID of the event at whose door the code was read.",
+      }),
+      ticketCode: t.string({
+        required: true,
+        description:
+          "The code as scanned or typed: case, spaces and dashes do not matter, O reads as 0 and I or L as 1.",
+      }),
+    }),
+  });
+
+  const ByCodePayload = builder
+    .objectRef<{ result: DoorResult | null; userErrors: FieldError[] }>("CheckInByTicketCodePayload")
+    .implement({
+      description: "The result of checkInByTicketCode.",
+      fields: (t) => ({
+        outcome: t.field({
+          type: OutcomeEnum,
+          nullable: true,
+          description: "What happened; null when the input had problems.",
+          resolve: (p) => p.result?.outcome ?? null,
+        }),
+        attendee: t.field({
+          type: AttendeeRef,
+          nullable: true,
+          description:
+            "The ticket's holder when the ticket is of this event (fields other than id need attendees:read).",
+          resolve: (p) => p.result?.attendee ?? null,
+        }),
+        checkIn: t.field({
+          type: CheckInRef,
+          nullable: true,
+          description: "The check-in made now, or the earlier one when ALREADY_CHECKED_IN.",
+          resolve: (p) => p.result?.checkIn ?? null,
+        }),
+        userErrors: t.field({
+          type: [UserErrorRef],
+          description: "Problems with the input; empty on success.",
+          ...boundedList(maxUserErrors),
+          resolve: (p) => atMost(p.userErrors, maxUserErrors),
+        }),
+      }),
+    });
+
   builder.mutationFields((t) => ({
+    checkInByTicketCode: t.field({
+      ...requires("checkins:write"),
+      type: ByCodePayload,
+      description:
+        "Checks in the holder of a ticket code, as a door scanner does. Never fails for a bad ticket: the outcome says already checked in, cancelled, another event or unknown.",
+      args: {
+        input: t.arg({
+          type: ByCodeInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
+      resolve: (_r, { input }, c) =>
+        runMutation("result", () =>
+          c.services.checkins.checkInByCode(c.actor, {
+            projectId: input.projectId,
+            ticketCode: input.ticketCode,
+          }),
+        ),
+    }),
     checkInAttendee: t.field({
       ...requires("checkins:write"),
       type: CheckInPayload,

@@ -52,14 +52,17 @@ export const checkinsRepository = {
 
   /**
    * Inserts an active check-in unless the attendee already has one: the partial unique index
-   * decides, so two racing check-ins leave exactly one row and neither fails.
+   * decides, so two racing check-ins leave exactly one row and neither fails. Returns whether this
+   * call made it (the door says "already checked in" otherwise).
    */
-  async insertActive(db: Db, row: CheckInRow): Promise<void> {
-    await db
+  async insertActive(db: Db, row: CheckInRow): Promise<boolean> {
+    const inserted = await db
       .insertInto("check_ins")
       .values(row)
       .onConflict((oc) => oc.column("attendee_id").where("undone_at", "is", null).doNothing())
-      .execute();
+      .returning("id")
+      .executeTakeFirst();
+    return inserted !== undefined;
   },
 
   /** Marks the attendee's active check-in undone at `at`; returns it, or undefined when there was none. */
@@ -72,5 +75,36 @@ export const checkinsRepository = {
       .where("undone_at", "is", null)
       .returningAll()
       .executeTakeFirst();
+  },
+
+  /**
+   * Per ticket type of the project: registered attendees and how many of them are checked in now.
+   * Two grouped reads over the (project_id, ticket_type_id, status, …) index and the active check-ins.
+   */
+  async doorCounts(
+    db: Db,
+    projectId: string,
+  ): Promise<{ ticketTypeId: string; expected: number; checkedIn: number }[]> {
+    const expected = await db
+      .selectFrom("attendees")
+      .select((eb) => ["ticket_type_id", eb.fn.countAll().as("n")])
+      .where("project_id", "=", projectId)
+      .where("status", "=", "REGISTERED")
+      .groupBy("ticket_type_id")
+      .execute();
+    const arrived = await db
+      .selectFrom("check_ins")
+      .innerJoin("attendees", "attendees.id", "check_ins.attendee_id")
+      .select((eb) => ["attendees.ticket_type_id", eb.fn.countAll().as("n")])
+      .where("check_ins.project_id", "=", projectId)
+      .where("check_ins.undone_at", "is", null)
+      .groupBy("attendees.ticket_type_id")
+      .execute();
+    const inside = new Map(arrived.map((r) => [r.ticket_type_id, Number(r.n)]));
+    return expected.map((r) => ({
+      ticketTypeId: r.ticket_type_id,
+      expected: Number(r.n),
+      checkedIn: inside.get(r.ticket_type_id) ?? 0,
+    }));
   },
 };

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../../db/database.js";
 import { badInput, notFound } from "../../errors.js";
+import { areasWrittenUnder } from "../../shared/data-areas.js";
 import { newId } from "../../shared/ids.js";
 import type { DomainEvent, ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
@@ -12,9 +13,11 @@ import { writeRow } from "../access/row-access.js";
 import {
   type Attendee,
   locateAttendee,
+  locateAttendeeByTicketCode,
   lockAttendee,
   presentAttendee,
 } from "../attendees/attendees.service.js";
+import { normalizeTicketCode } from "../attendees/ticket-code.js";
 import { type CheckInRow, checkinsRepository as repo } from "./checkins.repository.js";
 
 /** One check-in of an attendee; `undoneAt` is set when it was taken back. */
@@ -52,6 +55,29 @@ function presentCheckIn(row: CheckInRow): CheckIn {
 
 const checkInInput = z.object({ attendeeId: idText });
 export type CheckInInput = z.input<typeof checkInInput>;
+const byCodeInput = z.object({
+  projectId: idText,
+  ticketCode: z.string().max(200, "must be at most 200 characters"),
+});
+export type CheckInByCodeInput = z.input<typeof byCodeInput>;
+
+/** What the door tells the person scanning: each answer is an expected outcome, not an error. */
+type DoorOutcome = "CHECKED_IN" | "ALREADY_CHECKED_IN" | "CANCELLED" | "OTHER_EVENT" | "UNKNOWN_CODE";
+
+/** The answer to a scanned or typed ticket code. `attendee` only when the ticket is of this event. */
+export interface DoorResult {
+  outcome: DoorOutcome;
+  attendee: Attendee | null;
+  /** The check-in made now or the earlier one (ALREADY_CHECKED_IN); null otherwise. */
+  checkIn: CheckIn | null;
+}
+
+/** Checked in and expected (registered) attendees of one ticket type, for the door's counter. */
+export interface DoorCount {
+  ticketTypeId: string;
+  expected: number;
+  checkedIn: number;
+}
 
 // Without checkins:write, only a caller that may read attendees learns that the id exists (FORBIDDEN);
 // anyone else gets NOT_FOUND. With checkins:write the id is enough, attendees:read is not needed.
@@ -134,6 +160,59 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
           return { attendee: presentAttendee(attendee), checkIn: presentCheckIn(active) };
         },
       );
+    },
+
+    /**
+     * Checks in the holder of a ticket code at this project's door. A code of another project
+     * answers OTHER_EVENT and nothing about that event; a code of no ticket UNKNOWN_CODE (80 random
+     * bits: guessing one takes ~10^19 tries, each one an authenticated request). Needs checkins:write.
+     */
+    async checkInByCode(actor: Actor, input: CheckInByCodeInput): Promise<DoorResult> {
+      const data = parseInput(byCodeInput, input);
+      await access.requirePermission(actor, data.projectId, "checkins:write");
+      const code = normalizeTicketCode(data.ticketCode);
+      const found = code ? await locateAttendeeByTicketCode(db, code) : undefined;
+      if (!found) return { outcome: "UNKNOWN_CODE", attendee: null, checkIn: null };
+      if (found.project_id !== data.projectId)
+        return { outcome: "OTHER_EVENT", attendee: null, checkIn: null };
+      const projectId = data.projectId;
+      return changes.write(
+        db,
+        actor,
+        projectId,
+        async (trx): Promise<DoorResult> => {
+          const attendee = await lockAttendee(trx, projectId, found.id);
+          if (!attendee) return { outcome: "UNKNOWN_CODE", attendee: null, checkIn: null };
+          if (attendee.status === "CANCELLED") {
+            return { outcome: "CANCELLED", attendee: presentAttendee(attendee), checkIn: null };
+          }
+          const made = await repo.insertActive(trx, {
+            id: newId(),
+            project_id: projectId,
+            attendee_id: attendee.id,
+            checked_in_at: nowIso(),
+            by_user_id: actor.kind === "user" ? actor.userId : null,
+            by_app_id: actor.kind === "app" ? actor.appId : null,
+            undone_at: null,
+          });
+          const active = await repo.findActive(trx, projectId, attendee.id);
+          if (!active) throw notFound("Check-in");
+          // A scan of someone already in answers the existing check-in and is no new event.
+          if (made) await changes.event(trx, actor, checkinEvent(projectId, attendee.id, "created"));
+          return {
+            outcome: made ? "CHECKED_IN" : "ALREADY_CHECKED_IN",
+            attendee: presentAttendee(attendee),
+            checkIn: presentCheckIn(active),
+          };
+        },
+        areasWrittenUnder("checkins:write"),
+      );
+    },
+
+    /** Checked in / expected per ticket type (ticket types without registrations are absent). */
+    async doorCounts(actor: Actor, projectId: string): Promise<DoorCount[]> {
+      await access.requirePermission(actor, projectId, "checkins:write");
+      return repo.doorCounts(db, projectId);
     },
 
     /** Takes back the active check-in (idempotent: without one, answers the latest, or null). */

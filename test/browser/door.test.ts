@@ -1,0 +1,264 @@
+import assert from "node:assert/strict";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, before, test } from "node:test";
+import { encodeQR } from "@paulmillr/qr";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { launchBrowser } from "../helpers/browser.js";
+import { testEngines } from "../helpers/engines.js";
+import {
+  createAttendee,
+  createProject,
+  createTicketType,
+  createUser,
+  testPassword,
+  userActor,
+} from "../helpers/factories.js";
+import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
+import { startTestServer, type TestServer } from "../helpers/test-server.js";
+
+const sqlite = testEngines().find((e) => e.name === "sqlite") ?? assert.fail("SQLite engine missing");
+
+/**
+ * A Y4M video (what Chromium's fake camera plays) of a ticket's QR code on white, 8 px a module:
+ * the camera test scans a real image through getUserMedia and the page's decoder.
+ */
+function qrVideo(text: string): string {
+  const width = 640;
+  const height = 480;
+  const grid = encodeQR(text, "raw", { ecc: "medium", border: 4 });
+  const scale = 8;
+  const left = Math.floor((width - grid.length * scale) / 2);
+  const top = Math.floor((height - grid.length * scale) / 2);
+  const luma = Buffer.alloc(width * height, 255);
+  grid.forEach((row, y) => {
+    row.forEach((dark, x) => {
+      if (!dark) return;
+      for (let dy = 0; dy < scale; dy++) {
+        luma.fill(
+          0,
+          (top + y * scale + dy) * width + left + x * scale,
+          (top + y * scale + dy) * width + left + (x + 1) * scale,
+        );
+      }
+    });
+  });
+  const chroma = Buffer.alloc((width / 2) * (height / 2) * 2, 128);
+  const frame = Buffer.concat([Buffer.from("FRAME\n"), luma, chroma]);
+  const file = join(mkdtempSync(join(tmpdir(), "eventgraph-door-")), "qr.y4m");
+  writeFileSync(
+    file,
+    Buffer.concat([Buffer.from(`YUV4MPEG2 W${width} H${height} F10:1 Ip A1:1 C420jpeg\n`), frame, frame]),
+  );
+  return file;
+}
+
+describeNeeding(chromiumMissing(), "check-in at the door in Chromium", () => {
+  let server: TestServer;
+  let browser: Browser;
+  before(async () => {
+    server = await startTestServer(sqlite);
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser.close();
+    await server.close();
+  });
+
+  /** An organizer, a project in Tokyo time with two ticket types, and four attendees. */
+  async function doorScene() {
+    const user = await createUser(server.services, { name: "Door Keeper" });
+    const actor = userActor(user.id);
+    const { project } = await createProject(server.services, {
+      ownerId: user.id,
+      input: { timezone: "Asia/Tokyo" },
+    });
+    const standard = await createTicketType(server.services, actor, project.id, { name: "Standard" });
+    const vip = await createTicketType(server.services, actor, project.id, { name: "VIP" });
+    const grace = await createAttendee(server.services, actor, project.id, standard.id, {
+      name: "Grace Hopper",
+    });
+    const ivan = await createAttendee(server.services, actor, project.id, vip.id, { name: "Ivan Sato" });
+    const alan = await createAttendee(server.services, actor, project.id, standard.id, {
+      name: "Alan Turing",
+    });
+    await server.services.attendees.cancelAttendee(actor, { id: alan.id });
+    const { project: elsewhere } = await createProject(server.services, { ownerId: user.id });
+    const otherType = await createTicketType(server.services, actor, elsewhere.id);
+    const stranger = await createAttendee(server.services, actor, elsewhere.id, otherType.id);
+    return { user, project, grace, ivan, alan, stranger };
+  }
+
+  async function logIn(context: BrowserContext, email: string): Promise<Page> {
+    const page = await context.newPage();
+    await page.goto(`${server.url}/login`);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(testPassword);
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.getByRole("heading", { name: "Projects" }).waitFor();
+    return page;
+  }
+
+  const result = (page: Page) => page.locator("[data-door-result]");
+  async function typeCode(page: Page, code: string) {
+    await page.getByLabel("Ticket code", { exact: true }).fill(code);
+    await page.getByRole("button", { name: "Check in code" }).click();
+  }
+
+  for (const width of [390, 1280]) {
+    test(`checks a typed code in at once and says why another is refused, without a reload (${width} px)`, async () => {
+      const scene = await doorScene();
+      const context = await browser.newContext({ viewport: { width, height: 800 } });
+      const page = await logIn(context, scene.user.email);
+      await page.goto(`${server.url}/b/${scene.project.id}/check-in`);
+      assert.equal(
+        await page.evaluate(() => document.activeElement?.id),
+        "search-q",
+        "search focused on load",
+      );
+      await page.getByText("0 / 2").first().waitFor();
+      // A marker on window survives only if the page is never reloaded.
+      await page.evaluate(() => Object.assign(window, { doorMarker: 1 }));
+
+      // Typed in lower case without dashes, as someone reads it off a crumpled printout.
+      await typeCode(page, scene.grace.ticketCode.toLowerCase().replaceAll("-", " "));
+      await result(page).getByText("Checked in", { exact: true }).waitFor();
+      await result(page).getByText("Grace Hopper · Standard").waitFor();
+      assert.match((await result(page).getAttribute("class")) ?? "", /door-result-ok/);
+      await page.locator("[data-door-total]").getByText("1 / 2").waitFor();
+      assert.equal(await page.evaluate(() => document.activeElement?.id), "search-q", "search focused again");
+
+      await typeCode(page, scene.grace.ticketCode);
+      await result(page)
+        .getByText(/^Already checked in at \d\d:\d\d GMT\+9$/)
+        .waitFor();
+      assert.match((await result(page).getAttribute("class")) ?? "", /door-result-bad/);
+      await typeCode(page, scene.alan.ticketCode);
+      await result(page).getByText("Registration cancelled").waitFor();
+      await typeCode(page, scene.stranger.ticketCode);
+      await result(page).getByText("Ticket for another event").waitFor();
+      await typeCode(page, "not a ticket");
+      await result(page).getByText("Unknown ticket code").waitFor();
+      assert.equal(await page.evaluate(() => (window as unknown as { doorMarker?: number }).doorMarker), 1);
+
+      const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      assert.ok(overflow <= 0, `the check-in page is ${overflow} px wider than ${width} px`);
+      const active = await server.services.checkins.activeByAttendeeIds([scene.grace.id, scene.alan.id]);
+      assert.deepEqual([...active.keys()], [scene.grace.id]);
+      await context.close();
+    });
+  }
+
+  test("finds a name typed in any order and checks the person in from the list without a reload", async () => {
+    const scene = await doorScene();
+    const context = await browser.newContext({ viewport: { width: 390, height: 800 } });
+    const page = await logIn(context, scene.user.email);
+    await page.goto(`${server.url}/b/${scene.project.id}/check-in`);
+    await page.getByLabel("Find attendee").fill("sato ivan");
+    await page.getByRole("button", { name: "Find" }).click();
+    const card = page.getByRole("listitem").filter({ hasText: "Ivan Sato" });
+    await card.getByText("VIP").waitFor();
+    await card.getByText("registered").waitFor();
+    await page.evaluate(() => Object.assign(window, { doorMarker: 1 }));
+    await page.getByRole("button", { name: "Check in Ivan Sato" }).click();
+    await result(page).getByText("Ivan Sato · VIP").waitFor();
+    await card.getByText("Checked in").waitFor();
+    assert.equal(await page.evaluate(() => (window as unknown as { doorMarker?: number }).doorMarker), 1);
+    assert.equal(await page.evaluate(() => document.activeElement?.id), "search-q");
+    await context.close();
+  });
+
+  test("checks in by code and by name without JavaScript, through ordinary form posts", async () => {
+    const scene = await doorScene();
+    const context = await browser.newContext({
+      viewport: { width: 390, height: 800 },
+      javaScriptEnabled: false,
+    });
+    const page = await logIn(context, scene.user.email);
+    await page.goto(`${server.url}/b/${scene.project.id}/check-in`);
+    await typeCode(page, scene.grace.ticketCode);
+    await page.getByRole("status").filter({ hasText: "Checked in: Grace Hopper · Standard" }).waitFor();
+    await page.getByText("1 / 2").first().waitFor();
+    await page.getByLabel("Find attendee").fill("ivan");
+    await page.getByRole("button", { name: "Find" }).click();
+    await page.getByRole("button", { name: "Check in Ivan Sato" }).click();
+    await page.getByRole("status").filter({ hasText: "Ivan Sato is checked in." }).waitFor();
+    assert.equal(
+      await page.getByRole("button", { name: "Scan" }).isVisible(),
+      false,
+      "no camera button without script",
+    );
+    await context.close();
+  });
+
+  test("keeps scans made offline on the device and syncs them when the network returns, listing conflicts", async () => {
+    const scene = await doorScene();
+    // Someone at another door checks Ivan in while this phone is offline.
+    const context = await browser.newContext({ viewport: { width: 390, height: 800 } });
+    const page = await logIn(context, scene.user.email);
+    await page.goto(`${server.url}/b/${scene.project.id}/check-in`);
+    await context.setOffline(true);
+    await typeCode(page, scene.grace.ticketCode);
+    await result(page).getByText("Saved on this device").waitFor();
+    await typeCode(page, scene.ivan.ticketCode);
+    await result(page)
+      .getByText(/2 scans wait/)
+      .waitFor();
+    await server.services.checkins.checkIn(userActor(scene.user.id), { attendeeId: scene.ivan.id });
+    assert.equal((await server.services.checkins.activeByAttendeeIds([scene.grace.id])).size, 0);
+    const stored = await page.evaluate(
+      (key) => localStorage.getItem(key),
+      `eventgraph:door-queue:${scene.project.id}`,
+    );
+    assert.equal(JSON.parse(stored ?? "[]").length, 2);
+
+    await context.setOffline(false);
+    await page
+      .locator("[data-door-conflicts]")
+      .getByText(/Already checked in at .*Ivan Sato · VIP/)
+      .waitFor();
+    const left = await page.evaluate(
+      (key) => localStorage.getItem(key),
+      `eventgraph:door-queue:${scene.project.id}`,
+    );
+    assert.deepEqual(JSON.parse(left ?? "[]"), [], "the queue is empty once synced");
+    assert.equal((await server.services.checkins.activeByAttendeeIds([scene.grace.id])).size, 1);
+    await page.locator("[data-door-total]").getByText("2 / 2").waitFor();
+    // The conflict list survives a reload until someone clears it.
+    await page.reload();
+    await page
+      .locator("[data-door-conflicts]")
+      .getByText(/Ivan Sato/)
+      .waitFor();
+    await page.getByRole("button", { name: "Clear the list" }).click();
+    assert.equal(await page.locator("[data-door-conflicts] li").count(), 0);
+    await context.close();
+  });
+
+  test("scans a ticket's QR code with the camera (the bundled decoder reads the frames)", async () => {
+    const scene = await doorScene();
+    const camera = await launchBrowser([
+      "--use-fake-ui-for-media-stream",
+      "--use-fake-device-for-media-stream",
+      `--use-file-for-fake-video-capture=${qrVideo(scene.grace.ticketCode)}`,
+    ]);
+    try {
+      const context = await camera.newContext({ viewport: { width: 390, height: 800 } });
+      await context.grantPermissions(["camera"], { origin: server.url });
+      const page = await logIn(context, scene.user.email);
+      await page.goto(`${server.url}/b/${scene.project.id}/check-in`);
+      await page.getByRole("button", { name: "Scan" }).click();
+      await result(page).getByText("Grace Hopper · Standard").waitFor({ timeout: 20_000 });
+      await result(page).getByText("Checked in", { exact: true }).waitFor();
+      // The same code stays in front of the camera: no second check-in, no "already" flashing up.
+      await page.waitForTimeout(1_000);
+      await result(page).getByText("Checked in", { exact: true }).waitFor();
+      await page.getByRole("button", { name: "Stop camera" }).click();
+      assert.equal((await server.services.checkins.activeByAttendeeIds([scene.grace.id])).size, 1);
+      await context.close();
+    } finally {
+      await camera.close();
+    }
+  });
+});
