@@ -21,6 +21,7 @@ import { createMembersService } from "./modules/projects/members.service.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
 import { createTicketsService } from "./modules/tickets/tickets.service.js";
+import { createWebhooksService } from "./modules/webhooks/webhooks.service.js";
 import { ProjectChanges } from "./shared/project-changes.js";
 
 /**
@@ -71,6 +72,7 @@ export function createServices(
     attendees: createAttendeesService(db, access, changes, undoCheckInOfCancelled),
     checkins: createCheckinsService(db, access, changes),
     apps,
+    webhooks: createWebhooksService(db, config, changes, apps),
     demo: createDemoService(db, { users, projects, apps, changes }),
   };
 }

@@ -5,6 +5,7 @@ import * as serverSecrets from "./migrations/2026-11-23T01-00_server-secrets.js"
 import * as projectDataVersion from "./migrations/2026-11-23T02-00_project-data-version.js";
 import * as searchIndex from "./migrations/2026-11-24T01-00_search-index.js";
 import * as invitations from "./migrations/2026-11-24T02-00_invitations.js";
+import * as webhooks from "./migrations/2026-11-24T10-00_webhooks.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
 // and the order is visible in review. Names sort by their timestamp prefix.
@@ -14,6 +15,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-23T02-00_project-data-version": projectDataVersion,
   "2026-11-24T01-00_search-index": searchIndex,
   "2026-11-24T02-00_invitations": invitations,
+  "2026-11-24T10-00_webhooks": webhooks,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

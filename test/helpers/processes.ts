@@ -24,6 +24,9 @@ const serviceVariables = [
   "MAX_BODY_BYTES",
   "METRICS_TOKEN",
   "METRICS_PORT",
+  "WEBHOOK_ALLOW_PRIVATE_NETWORKS",
+  "WEBHOOK_RETRY_DELAYS",
+  "WEBHOOK_TIMEOUT_MS",
 ];
 
 /** A child process of the compiled service or CLI, with everything it printed so far. */
