@@ -9,6 +9,7 @@ import { defineAttendeeTypes } from "./modules/attendees/attendees.graphql.js";
 import { defineCheckInTypes } from "./modules/checkins/checkins.graphql.js";
 import { defineProjectTypes } from "./modules/projects/projects.graphql.js";
 import { defineTicketTypes } from "./modules/tickets/tickets.graphql.js";
+import { defineWebhookTypes } from "./modules/webhooks/webhooks.graphql.js";
 
 // The composition root of the API: the one file that knows which modules make it up. It lives
 // above src/graphql/ (the builder, permissions, limits and transport every module uses) so that
@@ -30,6 +31,7 @@ export function schema(): GraphQLSchema {
     defineAttendeeTypes();
     defineCheckInTypes();
     defineRateLimitField();
+    defineWebhookTypes();
     built = enforcePermissions(builder.toSchema({ sortSchema: true }));
   }
   return built;

@@ -9,6 +9,7 @@ import {
   uniqueEmail,
   userActor,
 } from "../../../test/helpers/factories.js";
+import { gql } from "../../../test/helpers/graphql.js";
 import { startTestServer, type TestServer } from "../../../test/helpers/test-server.js";
 import { startReceiver, type WebhookReceiver } from "../../../test/helpers/webhook-receiver.js";
 import { globalId } from "../../graphql/builder.js";
@@ -202,6 +203,39 @@ for (const engine of testEngines()) {
       await createTicketType(server.services, owner, projectId, { name: "VIP" });
       const [created] = await receiver.waitFor(1);
       assert.deepEqual(created?.json.data.object, { name: "VIP", sold: 0 });
+      await receiver.close();
+    });
+
+    test("an app reads its own endpoint and delivery log through the API, never the secret", async () => {
+      const { app, projectId, owner } = await subscribedApp(["project.updated"]);
+      const { token } = await server.services.apps.rotateToken(owner, { id: app.id });
+      receiver.answer = (n) => (n === 1 ? 200 : 410);
+      await server.services.projects.update(owner, projectId, { name: "One" });
+      await waitForStatus(app.id, owner, "DELIVERED");
+      await server.services.projects.update(owner, projectId, { name: "Two" });
+      await waitForStatus(app.id, owner, "FAILED");
+      const query = `query ($status: WebhookDeliveryStatus, $after: String) { viewer { webhook { url events secretLastFour disabledAt }
+        webhookDeliveries(first: 1, status: $status, after: $after) { totalCount pageInfo { hasNextPage endCursor }
+          edges { node { id type projectId status attempts responseStatus createdAt deliveredAt } } } } }`;
+      const all = await gql(server.url, query, { token });
+      assert.equal(all.status, 200, JSON.stringify(all.body));
+      const viewer = all.body.data.viewer;
+      assert.equal(viewer.webhook.url, receiver.url);
+      assert.deepEqual(viewer.webhook.events, ["project.updated"]);
+      assert.equal(viewer.webhook.secretLastFour.length, 4);
+      assert.equal(viewer.webhookDeliveries.totalCount, 2);
+      assert.equal(viewer.webhookDeliveries.edges[0].node.status, "FAILED");
+      assert.equal(viewer.webhookDeliveries.edges[0].node.responseStatus, 410);
+      const next = await gql(server.url, query, {
+        token,
+        variables: { after: viewer.webhookDeliveries.pageInfo.endCursor },
+      });
+      const older = next.body.data.viewer.webhookDeliveries;
+      assert.equal(older.edges[0].node.status, "DELIVERED");
+      assert.equal(older.pageInfo.hasNextPage, false);
+      const delivered = await gql(server.url, query, { token, variables: { status: "DELIVERED" } });
+      assert.equal(delivered.body.data.viewer.webhookDeliveries.totalCount, 1);
+      assert.doesNotMatch(JSON.stringify(all.body), /whsec_/);
       await receiver.close();
     });
 

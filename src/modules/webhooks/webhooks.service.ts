@@ -5,6 +5,7 @@ import type { DeliveryStatus } from "../../db/schema.js";
 import { badInput, notFound } from "../../errors.js";
 import { globalId } from "../../graphql/builder.js";
 import { newId } from "../../shared/ids.js";
+import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { dateTime, idText, parseInput } from "../../shared/validation.js";
@@ -243,6 +244,23 @@ export function createWebhooksService(db: Db, config: Config, changes: ProjectCh
       options: { status?: DeliveryStatus | undefined; beforeSeq?: number | undefined; limit: number },
     ): Promise<Delivery[]> {
       return (await repo.listDeliveries(db, appId, options)).map(presentDelivery);
+    },
+
+    /** A page of the log, newest first, for the API (`first`/`after` only: the log grows at the top). */
+    async deliveryPage(
+      appId: string,
+      window: PageWindow,
+      status: DeliveryStatus | undefined,
+    ): Promise<Page<Delivery>> {
+      if (window.backward || window.before) {
+        throw badInput([{ field: ["last"], message: "is not supported here: page with first and after" }]);
+      }
+      const beforeSeq = window.after ? Number(window.after[0]) : undefined;
+      if (beforeSeq !== undefined && !Number.isSafeInteger(beforeSeq)) {
+        throw badInput([{ field: ["after"], message: "is not a cursor returned by this API" }]);
+      }
+      const rows = await this.deliveriesForApp(appId, { status, beforeSeq, limit: window.limit + 1 });
+      return toPage(rows, window, (d) => [String(d.seq), d.id]);
     },
 
     /** How many deliveries the log holds (of one status). */
