@@ -55,7 +55,9 @@ export class WebhookDispatcher {
   private lastCount = 0;
 
   constructor(private readonly deps: DispatcherDeps) {
-    this.leaseMs = deps.config.webhooks.timeoutMs + 60_000;
+    // The send is bounded by the timeout; the margin covers the address lookup, rendering and the
+    // retried bookkeeping. Short enough that a killed process's deliveries go out within a minute.
+    this.leaseMs = deps.config.webhooks.timeoutMs * 2 + 10_000;
   }
 
   /** Starts polling; `wake` makes it look at once (after a local write commits). */
