@@ -2,7 +2,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 
 /** One request the receiver got. */
-export interface ReceivedWebhook {
+interface ReceivedWebhook {
   headers: Record<string, string>;
   body: string;
   /** The parsed body (`{type, timestamp, data}`). */

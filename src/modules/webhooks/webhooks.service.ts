@@ -100,7 +100,7 @@ const typenameOf: Record<string, string> = {
 };
 
 /** The GraphQL type an event's `data.object` has (a check-in event is about the attendee). */
-export function objectTypeOf(eventType: string): string | undefined {
+function objectTypeOf(eventType: string): string | undefined {
   return typenameOf[eventType.slice(0, eventType.indexOf("."))];
 }
 
@@ -117,7 +117,7 @@ function presentEndpoint(row: EndpointRow): WebhookEndpoint {
 }
 
 /** Presents a delivery row for the log. */
-export function presentDelivery(row: DeliveryRow): Delivery {
+function presentDelivery(row: DeliveryRow): Delivery {
   return {
     id: row.id,
     seq: Number(row.seq),
@@ -347,5 +347,3 @@ export function createWebhooksService(db: Db, config: Config, changes: ProjectCh
     },
   };
 }
-
-export type WebhooksService = ReturnType<typeof createWebhooksService>;
