@@ -28,12 +28,19 @@ const { values: flags } = parseArgs({
     connections: { type: "string", default: "50" },
     out: { type: "string" },
     "event-loop": { type: "boolean", default: false },
+    webhooks: { type: "boolean", default: false },
   },
 });
 
 // `npm run bench -- --event-loop`: the event-loop drill instead (bench/event-loop.ts, SQLite ×100).
 if (flags["event-loop"]) {
   execFileSync(process.execPath, [join("dist", "bench", "event-loop.js")], { stdio: "inherit" });
+  process.exit(0);
+}
+
+// `npm run bench -- --webhooks`: the webhook delivery scenario instead (bench/webhooks.ts, SQLite).
+if (flags.webhooks) {
+  execFileSync(process.execPath, [join("dist", "bench", "webhooks.js")], { stdio: "inherit" });
   process.exit(0);
 }
 
