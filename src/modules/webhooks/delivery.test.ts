@@ -10,6 +10,7 @@ import {
   userActor,
 } from "../../../test/helpers/factories.js";
 import { gql } from "../../../test/helpers/graphql.js";
+import { Mailbox } from "../../../test/helpers/mailbox.js";
 import { startTestServer, type TestServer } from "../../../test/helpers/test-server.js";
 import { startReceiver, type WebhookReceiver } from "../../../test/helpers/webhook-receiver.js";
 import { globalId } from "../../graphql/builder.js";
@@ -21,10 +22,15 @@ for (const engine of testEngines()) {
   describe(`webhook delivery (${engine.name})`, () => {
     let server: TestServer;
     let receiver: WebhookReceiver;
+    let mailbox: Mailbox;
     before(async () => {
-      server = await startTestServer(engine, env);
+      mailbox = await new Mailbox().start();
+      server = await startTestServer(engine, { ...env, SMTP_URL: mailbox.url });
     });
-    after(() => server.close());
+    after(async () => {
+      await server.close();
+      await mailbox.close();
+    });
 
     /** An app with an endpoint on a fresh receiver, subscribed to `events`. */
     async function subscribedApp(
@@ -236,6 +242,45 @@ for (const engine of testEngines()) {
       const delivered = await gql(server.url, query, { token, variables: { status: "DELIVERED" } });
       assert.equal(delivered.body.data.viewer.webhookDeliveries.totalCount, 1);
       assert.doesNotMatch(JSON.stringify(all.body), /whsec_/);
+      await receiver.close();
+    });
+
+    test("an endpoint failing for 3 days is disabled and its developer emailed; saving enables it", async () => {
+      const { app, projectId, owner } = await subscribedApp(["project.updated"]);
+      receiver.answer = () => 500;
+      const fourDaysAgo = new Date(Date.now() - 4 * 24 * 60 * 60 * 1000).toISOString();
+      await server.database.db
+        .updateTable("webhook_endpoints")
+        .set({ failing_since: fourDaysAgo })
+        .where("app_id", "=", app.id)
+        .execute();
+      await server.services.projects.update(owner, projectId, { name: "Still down" });
+      const developer = await server.database.db
+        .selectFrom("users")
+        .select("email")
+        .where("id", "=", owner.kind === "user" ? owner.userId : "")
+        .executeTakeFirstOrThrow();
+      const mail = await mailbox.latest(developer.email);
+      assert.match(mail.subject, /Webhooks of .* were disabled/);
+      assert.match(mail.text, new RegExp(receiver.url.replace(/[.:/]/g, "\\$&")));
+      const endpoint = await server.services.webhooks.endpointOf(owner, app.id);
+      assert.ok(endpoint?.disabledAt);
+      // Disabled: later events are not sent but kept as FAILED, so the backlog can be redelivered.
+      const before = receiver.received.length;
+      await server.services.projects.update(owner, projectId, { name: "Again" });
+      const kept = await waitForStatus(app.id, owner, "FAILED");
+      assert.equal(kept.lastError, "The endpoint is disabled");
+      assert.equal(receiver.received.length, before);
+      const saved = await server.services.webhooks.configure(owner, {
+        appId: app.id,
+        url: receiver.url,
+        events: ["project.updated"],
+      });
+      assert.equal(saved.endpoint.disabledAt, null);
+      receiver.answer = () => 200;
+      const since = new Date(Date.now() - 60_000).toISOString();
+      assert.equal(await server.services.webhooks.redeliverFailedSince(owner, app.id, since), 2);
+      await receiver.waitFor(1, { filter: (r) => r.json.data.object.name === "Again" });
       await receiver.close();
     });
 

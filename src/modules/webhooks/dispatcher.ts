@@ -182,12 +182,21 @@ export class WebhookDispatcher {
   private async deliver(delivery: DeliveryRow, token: string): Promise<void> {
     const { db } = this.deps.database;
     const endpoint = await repo.findEndpoint(db, delivery.app_id);
-    if (!endpoint) return repo.cancel(db, delivery.id, token, "The app's webhook endpoint was removed");
-    if (endpoint.disabled_at) return repo.cancel(db, delivery.id, token, "The endpoint is disabled");
+    if (!endpoint)
+      return repo.endUnsent(db, delivery.id, token, "CANCELLED", "The app's webhook endpoint was removed");
+    // Kept as FAILED, so "Redeliver all failed" sends the backlog once the endpoint is enabled again.
+    if (endpoint.disabled_at)
+      return repo.endUnsent(db, delivery.id, token, "FAILED", "The endpoint is disabled");
     const payload = delivery.payload ?? (await this.payloadOf(delivery, endpoint));
     if (payload === undefined) {
       webhookDeliveries.labels("cancelled").inc();
-      return repo.cancel(db, delivery.id, token, "The app no longer has access to this project's events");
+      return repo.endUnsent(
+        db,
+        delivery.id,
+        token,
+        "CANCELLED",
+        "The app no longer has access to this project's events",
+      );
     }
     const url = new URL(endpoint.url);
     const timestamp = Math.floor(Date.now() / 1000);

@@ -56,7 +56,7 @@ export const webhooksRepository = {
   },
 
   /**
-   * Enabled endpoints of apps reaching the project: apps created in it and apps with an active
+   * Endpoints (disabled ones too: their deliveries are kept as FAILED for a later redelivery) of apps reaching the project: apps created in it and apps with an active
    * link to it. One indexed query per write, inside the write's transaction.
    */
   subscribersOf(trx: Tx, projectId: string): Promise<SubscriberRow[]> {
@@ -69,8 +69,7 @@ export const webhooksRepository = {
         "a.permissions as app_permissions",
         sql<string | null>`null`.as("link_permissions"),
       ])
-      .where("a.project_id", "=", projectId)
-      .where("w.disabled_at", "is", null);
+      .where("a.project_id", "=", projectId);
     const linked = trx
       .selectFrom("webhook_endpoints as w")
       .innerJoin("apps as a", "a.id", "w.app_id")
@@ -82,19 +81,17 @@ export const webhooksRepository = {
         "l.permissions as link_permissions",
       ])
       .where("l.project_id", "=", projectId)
-      .where("l.revoked_at", "is", null)
-      .where("w.disabled_at", "is", null);
+      .where("l.revoked_at", "is", null);
     return home.unionAll(linked).execute() as Promise<SubscriberRow[]>;
   },
 
-  /** The app a link belongs to and, for its own events, whether the app has an enabled endpoint. */
+  /** The app a link belongs to, when it has an endpoint. */
   linkSubscriber(trx: Tx, linkId: string): Promise<{ app_id: string; events: string } | undefined> {
     return trx
       .selectFrom("app_links as l")
       .innerJoin("webhook_endpoints as w", "w.app_id", "l.app_id")
       .select(["w.app_id", "w.events"])
       .where("l.id", "=", linkId)
-      .where("w.disabled_at", "is", null)
       .executeTakeFirst();
   },
 
@@ -197,11 +194,17 @@ export const webhooksRepository = {
     });
   },
 
-  /** Ends a delivery without sending it (the app lost access), under the lease. */
-  async cancel(db: Db, deliveryId: string, token: string, reason: string): Promise<void> {
+  /** Ends a delivery without sending it (CANCELLED: access lost; FAILED: endpoint disabled), under the lease. */
+  async endUnsent(
+    db: Db,
+    deliveryId: string,
+    token: string,
+    status: "CANCELLED" | "FAILED",
+    reason: string,
+  ): Promise<void> {
     await db
       .updateTable("webhook_deliveries")
-      .set({ status: "CANCELLED", last_error: reason, lease_token: null, locked_until: null })
+      .set({ status, last_error: reason, lease_token: null, locked_until: null })
       .where("id", "=", deliveryId)
       .where("lease_token", "=", token)
       .execute();
