@@ -63,7 +63,7 @@ for (const engine of testEngines()) {
       let release: (() => void) | undefined;
       receiver.answer = (n) =>
         n === 1 ? new Promise<number>((resolve) => (release = () => resolve(200))) : 200;
-      const first = await startServerProcess(serverEnv());
+      const first = await startServerProcess(serverEnv(), { timeoutMs: 60_000 });
       children.push(first.child);
       const created = await gql(first.url, createTrack, {
         token,
@@ -74,7 +74,7 @@ for (const engine of testEngines()) {
       first.child.process.kill("SIGKILL");
       await first.child.exited;
       release?.();
-      const second = await startServerProcess(serverEnv());
+      const second = await startServerProcess(serverEnv(), { timeoutMs: 60_000 });
       children.push(second.child);
       const requests = await receiver.waitFor(2, { timeoutMs: 40_000 });
       assert.equal(requests[1]?.headers["webhook-id"], held?.headers["webhook-id"]);
@@ -99,7 +99,10 @@ for (const engine of testEngines()) {
         return n % 3 === 0 ? 500 : 200;
       };
       const env = serverEnv({ WEBHOOK_RETRY_DELAYS: "1,1,1,1,1,1" });
-      const servers = await Promise.all([startServerProcess(env), startServerProcess(env)]);
+      const servers = await Promise.all([
+        startServerProcess(env, { timeoutMs: 60_000 }),
+        startServerProcess(env, { timeoutMs: 60_000 }),
+      ]);
       children.push(...servers.map((s) => s.child));
       const events = 60;
       await Promise.all(
