@@ -6,10 +6,12 @@ import { join } from "node:path";
  * remaining flags; without one, the main suite (bench/suite.ts: Eventgraph, the limit and the peers).
  *   --event-loop   the event-loop drill (bench/event-loop.ts)
  *   --soak         the soak: steady mixed reads and writes for 30 minutes (bench/soak.ts)
+ *   --webhooks     webhook delivery: 1,000 check-ins with a local receiver subscribed (bench/webhooks.ts)
  */
 const modes: Record<string, string> = {
   "--event-loop": "event-loop.js",
   "--soak": "soak.js",
+  "--webhooks": "webhooks.js",
 };
 
 const args = process.argv.slice(2);

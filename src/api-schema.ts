@@ -11,6 +11,7 @@ import { defineCheckInTypes } from "./modules/checkins/checkins.graphql.js";
 import { defineEventPageTypes } from "./modules/event-page/event-page.graphql.js";
 import { defineProjectTypes } from "./modules/projects/projects.graphql.js";
 import { defineTicketTypes } from "./modules/tickets/tickets.graphql.js";
+import { defineWebhookTypes } from "./modules/webhooks/webhooks.graphql.js";
 
 // The composition root of the API: the one file that knows which modules make it up. It lives
 // above src/graphql/ (the builder, permissions, limits and transport every module uses) so that
@@ -34,6 +35,7 @@ export function schema(): GraphQLSchema {
     defineAuditTypes();
     defineEventPageTypes();
     defineRateLimitField();
+    defineWebhookTypes();
     built = enforcePermissions(builder.toSchema({ sortSchema: true }));
   }
   return built;

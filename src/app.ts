@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import type { GraphQLSchema } from "graphql";
 import { schema } from "./api-schema.js";
 import type { Cluster } from "./cluster/cluster.js";
 import type { Config } from "./config.js";
@@ -13,6 +14,8 @@ import { registerHealthRoutes } from "./http/health.routes.js";
 import { type Logger, lazyChildLogger } from "./logger.js";
 import { registerMetrics } from "./metrics/metrics.routes.js";
 import { schedulePruning } from "./modules/audit/audit.service.js";
+import { WebhookDispatcher } from "./modules/webhooks/dispatcher.js";
+import { ObjectRenderer } from "./modules/webhooks/render.js";
 import { createServices, type Services } from "./services.js";
 
 export interface AppDeps {
@@ -97,9 +100,34 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger,
   });
   registerHealthRoutes(app, database, () => deps.cluster?.readiness());
-  registerGraphQLRoutes(app, services, schema());
+  const apiSchema = schema();
+  registerGraphQLRoutes(app, services, apiSchema);
+  startWebhooks(app, services, apiSchema);
   registerDocsRoutes(app);
   await registerEventSite(app);
   await registerDashboard(app);
   return app;
+}
+
+/**
+ * Webhook delivery runs in every server process: each write's announcement wakes the dispatcher,
+ * which stops claiming at shutdown and lets the requests in flight finish (results recorded).
+ */
+function startWebhooks(app: FastifyInstance, services: Services, apiSchema: GraphQLSchema): void {
+  const renderer = new ObjectRenderer(apiSchema, services);
+  services.webhooks.useSelectionCheck((typename, selection) => renderer.check(typename, selection));
+  const dispatcher = new WebhookDispatcher({
+    database: services.database,
+    config: services.config,
+    logger: services.logger,
+    access: services.access,
+    mailer: services.mailer,
+    renderer,
+  });
+  const unsubscribe = services.changes.subscribe(() => dispatcher.wake());
+  app.addHook("onReady", async () => dispatcher.start());
+  app.addHook("preClose", async () => {
+    unsubscribe();
+    await dispatcher.stop();
+  });
 }

@@ -30,6 +30,15 @@ export interface Config {
     /** Longest an API operation may run before it is cut off (TIMEOUT) and its writes rolled back. */
     requestTimeoutMs: number;
   };
+  /** Outbound webhooks (docs/guides/09-webhooks.md). */
+  webhooks: {
+    /** Lets endpoints use http:// and private, loopback and link-local addresses (development, tests). */
+    allowPrivateNetworks: boolean;
+    /** Waits before each retry, in seconds; after the last one a delivery is FAILED. */
+    retryDelaysSeconds: number[];
+    /** How long a receiver has to answer one request. */
+    timeoutMs: number;
+  };
   /** Connection limits of the HTTP server (docs/security.md). */
   http: {
     /** Longest a client may take to send a whole request, headers and body. */
@@ -91,6 +100,12 @@ const envSchema = z.object({
   KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000),
   MAX_CONNECTIONS: positiveInt(1_000),
   AUDIT_RETENTION_DAYS: positiveInt(365),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(["true", "false", "1", "0"]).default("false"),
+  WEBHOOK_RETRY_DELAYS: z
+    .string()
+    .regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, "must be seconds separated by commas, e.g. 5,30,120")
+    .default("5,30,120,600,1800,3600,10800,21600,43200"),
+  WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
 });
 
 /** Raised when the environment is invalid; the message lists every problem, one per line. */
@@ -160,6 +175,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
       maxQueryDepth: e.MAX_QUERY_DEPTH,
       maxBodyBytes: e.MAX_BODY_BYTES,
       requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+    },
+    webhooks: {
+      allowPrivateNetworks:
+        e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === "true" || e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === "1",
+      retryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS.split(",").map((d) => Number(d.trim())),
+      timeoutMs: e.WEBHOOK_TIMEOUT_MS,
     },
     http: {
       bodyTimeoutMs: e.BODY_TIMEOUT_MS,

@@ -27,6 +27,7 @@ import { createMembersService, leaveAllProjects } from "./modules/projects/membe
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
 import { createTicketsService } from "./modules/tickets/tickets.service.js";
+import { createWebhooksService } from "./modules/webhooks/webhooks.service.js";
 import { ProjectChanges } from "./shared/project-changes.js";
 
 /**
@@ -92,6 +93,7 @@ export function createServices(
     apps,
     audit,
     updateRequests,
+    webhooks: createWebhooksService(db, config, changes, apps),
     demo: createDemoService(db, { users, projects, apps, changes }),
     eventPage: createEventPageService({
       db,

@@ -23,10 +23,7 @@ import type { Database as Tables } from "./schema.js";
 export type Db = Kysely<Tables>;
 export type Tx = Transaction<Tables>;
 
-/**
- * The database engines Eventgraph runs on.
- * @internal Exported for its tests only (knip --production checks that nothing else uses it).
- */
+/** The database engines Eventgraph runs on. */
 export type Engine = "sqlite" | "postgres";
 
 /** An open database: the query builder, which engine it is, and how to check and close it. */

@@ -5,6 +5,7 @@ import * as serverSecrets from "./migrations/2026-11-23T01-00_server-secrets.js"
 import * as projectDataVersion from "./migrations/2026-11-23T02-00_project-data-version.js";
 import * as searchIndex from "./migrations/2026-11-24T01-00_search-index.js";
 import * as invitations from "./migrations/2026-11-24T02-00_invitations.js";
+import * as webhooks from "./migrations/2026-11-24T10-00_webhooks.js";
 import * as installFlowAndAccounts from "./migrations/2026-11-24T11-00_install-flow-and-accounts.js";
 import * as auditLog from "./migrations/2026-11-24T12-00_audit-log.js";
 import * as ticketCodes from "./migrations/2026-11-24T13-00_ticket-codes.js";
@@ -21,6 +22,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-23T02-00_project-data-version": projectDataVersion,
   "2026-11-24T01-00_search-index": searchIndex,
   "2026-11-24T02-00_invitations": invitations,
+  "2026-11-24T10-00_webhooks": webhooks,
   "2026-11-24T11-00_install-flow-and-accounts": installFlowAndAccounts,
   "2026-11-24T12-00_audit-log": auditLog,
   "2026-11-24T13-00_ticket-codes": ticketCodes,

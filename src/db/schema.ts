@@ -28,6 +28,9 @@ export interface Database {
   event_page_settings: EventPageSettingsTable;
   public_registrations: PublicRegistrationsTable;
   attendee_imports: AttendeeImportsTable;
+  webhook_endpoints: WebhookEndpointsTable;
+  webhook_deliveries: WebhookDeliveriesTable;
+  webhook_attempts: WebhookAttemptsTable;
 }
 
 export interface UsersTable {
@@ -345,4 +348,68 @@ export interface AttendeeImportsTable {
   skipped_rows: number;
   created_at: string;
   updated_at: string;
+}
+/** An app's one webhook endpoint (issue #10). */
+export interface WebhookEndpointsTable {
+  app_id: string;
+  url: string;
+  /** Subscribed event types, space-separated. */
+  events: string;
+  /** JSON object: event type -> GraphQL fragment text selecting `data.object`. */
+  fragments: string;
+  /** The signing secret (`whsec_...`); needed in clear to sign, like any HMAC key. */
+  secret: string;
+  /** The secret before the last rotation, still signing beside the new one until it expires. */
+  previous_secret: string | null;
+  previous_secret_expires_at: string | null;
+  /** When the endpoint's current run of failed attempts began (null after a success). */
+  failing_since: string | null;
+  disabled_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** PENDING until delivered (2xx), FAILED after the last retry, CANCELLED when the app lost access. */
+export type DeliveryStatus = "PENDING" | "DELIVERED" | "FAILED" | "CANCELLED";
+
+/** One event for one app: the outbox row, then its delivery state. */
+export interface WebhookDeliveriesTable {
+  /** Commit order (per project); bigint on PostgreSQL, read back as a string there. */
+  seq: Generated<number | string>;
+  id: string;
+  app_id: string;
+  project_id: string;
+  event_type: string;
+  object_typename: string;
+  object_id: string;
+  /** JSON array of the changed field names, for updates. */
+  changed: string | null;
+  /** The exact body sent, fixed at the first attempt so every retry is byte-identical. */
+  payload: string | null;
+  status: DeliveryStatus;
+  attempts: number;
+  next_attempt_at: string;
+  /** Who holds the delivery now (a process's claim) and until when; the result counts only under it. */
+  lease_token: string | null;
+  locked_until: string | null;
+  response_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+
+/** One HTTP request of a delivery, kept with its answer for the delivery log. */
+export interface WebhookAttemptsTable {
+  id: string;
+  delivery_id: string;
+  attempt: number;
+  url: string;
+  /** JSON object of the request headers sent (signature included: it is useless without the secret). */
+  request_headers: string;
+  started_at: string;
+  duration_ms: number;
+  response_status: number | null;
+  /** The first 4 KB of the response body. */
+  response_body: string | null;
+  error: string | null;
 }

@@ -1,4 +1,4 @@
-import { Counter, collectDefaultMetrics, Histogram, Registry } from "prom-client";
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 
 /**
  * The process's Prometheus instruments, in one registry. Counters are module-level so the code
@@ -48,6 +48,29 @@ export const graphqlDuration = new Histogram({
   help: "GraphQL operation duration by operation type and HTTP status",
   labelNames: ["operation_type", "status"] as const,
   buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+  registers: [metricsRegistry],
+});
+
+/** Webhook delivery attempts by outcome: delivered, retry (will be tried again), failed (gave up), cancelled. */
+export const webhookDeliveries = new Counter({
+  name: "eventgraph_webhook_deliveries_total",
+  help: "Webhook delivery attempts by outcome (delivered, retry, failed, cancelled)",
+  labelNames: ["outcome"] as const,
+  registers: [metricsRegistry],
+});
+
+/** Time from the start of a webhook request to its answer (or timeout). */
+export const webhookDeliveryDuration = new Histogram({
+  name: "eventgraph_webhook_request_duration_seconds",
+  help: "Webhook request duration, until the receiver answered or the timeout",
+  buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  registers: [metricsRegistry],
+});
+
+/** Deliveries waiting (PENDING) in the whole service, as last counted by this process's dispatcher. */
+export const webhookQueueDepth = new Gauge({
+  name: "eventgraph_webhook_queue_depth",
+  help: "Webhook deliveries pending (not yet delivered, failed or cancelled), service-wide",
   registers: [metricsRegistry],
 });
 

@@ -275,10 +275,18 @@ for (const engine of testEngines()) {
         const key = [...new Set(permissions)].sort().join(",");
         let token = appWith.get(key);
         if (!token) {
-          ({ token } = await createApp(server.services, {
+          let app: { id: string };
+          ({ token, app } = await createApp(server.services, {
             projectId: ids.project,
             permissions: [...new Set(permissions)],
           }));
+          // Viewer.webhook and Viewer.webhookDeliveries answer only once the app has an endpoint and a delivery.
+          await server.services.webhooks.configure(systemActor, {
+            appId: app.id,
+            url: "https://hooks.example.com/in",
+            events: ["project.updated"],
+          });
+          await server.services.webhooks.sendPing(systemActor, app.id);
           appWith.set(key, token);
         }
         return token;

@@ -26,6 +26,9 @@ const serviceVariables = [
   "METRICS_PORT",
   "OTEL_EXPORTER_OTLP_ENDPOINT",
   "OTEL_SERVICE_NAME",
+  "WEBHOOK_ALLOW_PRIVATE_NETWORKS",
+  "WEBHOOK_RETRY_DELAYS",
+  "WEBHOOK_TIMEOUT_MS",
 ];
 
 /** A child process of the compiled service or CLI, with everything it printed so far. */

@@ -4,6 +4,7 @@ import { allPermissions } from "../../modules/access/permissions.js";
 import type { AppWithToken } from "../../modules/apps/apps.service.js";
 import type { CommandGroup, CommandInput } from "../command.js";
 import { printResult } from "../output.js";
+import { webhookCommands } from "./webhooks.js";
 
 /**
  * The `--permissions` list: names separated by commas (spaces tolerated). An empty value means no
@@ -75,7 +76,7 @@ function printToken(input: CommandInput, { app, token }: AppWithToken, headline:
 /** `eventgraph apps …`: apps, their tokens and the projects linked to them, as the operator. */
 export const appsCommands: CommandGroup = {
   name: "apps",
-  summary: "create apps, link and revoke projects, rotate tokens",
+  summary: "create apps, link and revoke projects, rotate tokens, webhooks",
   commands: [
     {
       name: "create",
@@ -286,5 +287,6 @@ export const appsCommands: CommandGroup = {
         return 0;
       },
     },
+    ...webhookCommands,
   ],
 };

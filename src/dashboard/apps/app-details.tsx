@@ -21,11 +21,13 @@ import {
   whenUtc,
 } from "./app-ui.js";
 
-type AppRequest = FastifyRequest<{ Params: { projectId: string; appId: string } }>;
+/** A request for one app page: the home project and the app in the address. */
+export type AppRequest = FastifyRequest<{ Params: { projectId: string; appId: string } }>;
 
-type AppTab = "settings" | "linked";
+type AppTab = "settings" | "linked" | "webhooks";
 
-function AppFrame(props: {
+/** The app page around one of its tabs (Settings, Linked projects, Webhooks). */
+export function AppFrame(props: {
   ctx: PageContext;
   data: ProjectPageData;
   app: App;
@@ -45,6 +47,7 @@ function AppFrame(props: {
         tabs={[
           { id: "settings", label: "Settings", href: path },
           { id: "linked", label: "Linked projects", href: `${path}/linked-projects` },
+          { id: "webhooks", label: "Webhooks", href: `${path}/webhooks` },
         ]}
       />
       <TabPanel id={props.tab}>{props.children}</TabPanel>

@@ -5,7 +5,7 @@ import { ProjectRef } from "../projects/projects.graphql.js";
 import type { AuthenticatedApp } from "./apps.service.js";
 import { PermissionEnum } from "./permissions.graphql.js";
 
-const ViewerRef = builder.objectRef<AuthenticatedApp>("Viewer");
+export const ViewerRef = builder.objectRef<AuthenticatedApp>("Viewer");
 
 /** Defines `Query.viewer`: the calling app, its permissions and the projects it reaches. */
 export function defineViewerTypes(): void {

@@ -1,0 +1,62 @@
+import type { Permission } from "../access/permissions.js";
+
+/** An event type an app may subscribe to, and the permission a project's link must grant for it. */
+interface EventTypeInfo {
+  type: string;
+  /** Undefined: every app reaching the project receives it (project basics, its own links). */
+  permission: Permission | undefined;
+  description: string;
+}
+
+const crud = (noun: string, what: string, permission: Permission): EventTypeInfo[] =>
+  ["created", "updated", "deleted"].map((verb) => ({
+    type: `${noun}.${verb}`,
+    permission,
+    description: `A ${what} was ${verb}.`,
+  }));
+
+/** Every event type, in the order the dashboard lists them (issue #10). */
+export const eventCatalogue: readonly EventTypeInfo[] = [
+  { type: "project.updated", permission: undefined, description: "The project's basic fields changed." },
+  ...crud("session", "session", "agenda:read"),
+  ...crud("speaker", "speaker", "agenda:read"),
+  ...crud("track", "track", "agenda:read"),
+  ...crud("room", "room", "agenda:read"),
+  ...crud("ticket_type", "ticket type", "tickets:read"),
+  { type: "attendee.registered", permission: "attendees:read", description: "An attendee registered." },
+  { type: "attendee.updated", permission: "attendees:read", description: "An attendee's details changed." },
+  { type: "attendee.cancelled", permission: "attendees:read", description: "A registration was cancelled." },
+  { type: "checkin.created", permission: "attendees:read", description: "An attendee was checked in." },
+  { type: "checkin.undone", permission: "attendees:read", description: "A check-in was taken back." },
+  { type: "app.link.created", permission: undefined, description: "A project connected this app." },
+  { type: "app.link.updated", permission: undefined, description: "A link's permissions changed." },
+  { type: "app.link.revoked", permission: undefined, description: "A project disconnected this app." },
+];
+
+const byType = new Map(eventCatalogue.map((e) => [e.type, e]));
+
+/** The catalogue entry of a type, or undefined for a name that is none. */
+export function eventTypeInfo(type: string): EventTypeInfo | undefined {
+  return byType.get(type);
+}
+
+/** Whether holding `permissions` lets an app receive `type`. */
+export function mayReceive(type: string, permissions: ReadonlySet<Permission>): boolean {
+  const info = byType.get(type);
+  return info !== undefined && (info.permission === undefined || permissions.has(info.permission));
+}
+
+/**
+ * What `data.object` holds when an app set no fragment for the type: the fields a receiver needs to
+ * act without calling back, with the same names and global ids as the GraphQL type.
+ */
+export const defaultSelections: Readonly<Record<string, string>> = {
+  Project: "id name description timezone startsAt endsAt status website updatedAt",
+  Session: "id title description startsAt endsAt status capacity room { id } track { id } speakers { id }",
+  Speaker: "id name bio company jobTitle photoUrl",
+  Track: "id name color",
+  Room: "id name capacity",
+  TicketType: "id name description price { amountMinor currency } quantity salesStartAt salesEndAt",
+  Attendee:
+    "id name email company status registeredAt cancelledAt ticketType { id } checkIn { checkedInAt undoneAt }",
+};

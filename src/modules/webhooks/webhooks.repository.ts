@@ -1,0 +1,320 @@
+import { sql } from "kysely";
+import type { Db, Engine, Tx } from "../../db/database.js";
+import type {
+  DeliveryStatus,
+  WebhookAttemptsTable,
+  WebhookDeliveriesTable,
+  WebhookEndpointsTable,
+} from "../../db/schema.js";
+
+export type EndpointRow = WebhookEndpointsTable;
+export type DeliveryRow = Omit<WebhookDeliveriesTable, "seq"> & { seq: number | string };
+export type AttemptRow = WebhookAttemptsTable;
+
+/** An app that may hear of a project's events, with what it was granted there. */
+export interface SubscriberRow {
+  app_id: string;
+  events: string;
+  /** The app's own (requested) permissions. */
+  app_permissions: string;
+  /** The link's consented permissions; null in the app's home project. */
+  link_permissions: string | null;
+}
+
+/** SQL of endpoints, deliveries and attempts. Only the webhooks module uses it. */
+export const webhooksRepository = {
+  findEndpoint(db: Db, appId: string): Promise<EndpointRow | undefined> {
+    return db.selectFrom("webhook_endpoints").selectAll().where("app_id", "=", appId).executeTakeFirst();
+  },
+
+  async upsertEndpoint(db: Db, row: EndpointRow): Promise<void> {
+    await db
+      .insertInto("webhook_endpoints")
+      .values(row)
+      .onConflict((oc) =>
+        oc.column("app_id").doUpdateSet({
+          url: row.url,
+          events: row.events,
+          fragments: row.fragments,
+          secret: row.secret,
+          previous_secret: row.previous_secret,
+          previous_secret_expires_at: row.previous_secret_expires_at,
+          failing_since: row.failing_since,
+          disabled_at: row.disabled_at,
+          updated_at: row.updated_at,
+        }),
+      )
+      .execute();
+  },
+
+  async updateEndpoint(db: Db, appId: string, patch: Partial<EndpointRow>): Promise<void> {
+    await db.updateTable("webhook_endpoints").set(patch).where("app_id", "=", appId).execute();
+  },
+
+  async deleteEndpoint(db: Db, appId: string): Promise<void> {
+    await db.deleteFrom("webhook_endpoints").where("app_id", "=", appId).execute();
+  },
+
+  /**
+   * Endpoints (disabled ones too: their deliveries are kept as FAILED for a later redelivery) of apps reaching the project: apps created in it and apps with an active
+   * link to it. One indexed query per write, inside the write's transaction.
+   */
+  subscribersOf(trx: Tx, projectId: string): Promise<SubscriberRow[]> {
+    const home = trx
+      .selectFrom("webhook_endpoints as w")
+      .innerJoin("apps as a", "a.id", "w.app_id")
+      .select([
+        "w.app_id",
+        "w.events",
+        "a.permissions as app_permissions",
+        sql<string | null>`null`.as("link_permissions"),
+      ])
+      .where("a.project_id", "=", projectId);
+    const linked = trx
+      .selectFrom("webhook_endpoints as w")
+      .innerJoin("apps as a", "a.id", "w.app_id")
+      .innerJoin("app_links as l", "l.app_id", "w.app_id")
+      .select([
+        "w.app_id",
+        "w.events",
+        "a.permissions as app_permissions",
+        "l.permissions as link_permissions",
+      ])
+      .where("l.project_id", "=", projectId)
+      .where("l.revoked_at", "is", null);
+    return home.unionAll(linked).execute() as Promise<SubscriberRow[]>;
+  },
+
+  /** The app a link belongs to, when it has an endpoint. */
+  linkSubscriber(trx: Tx, linkId: string): Promise<{ app_id: string; events: string } | undefined> {
+    return trx
+      .selectFrom("app_links as l")
+      .innerJoin("webhook_endpoints as w", "w.app_id", "l.app_id")
+      .select(["w.app_id", "w.events"])
+      .where("l.id", "=", linkId)
+      .executeTakeFirst();
+  },
+
+  /** The app a delivery is for: who it acts as when its object is rendered. */
+  findApp(db: Db, appId: string) {
+    return db
+      .selectFrom("apps")
+      .select(["id", "project_id", "name", "permissions"])
+      .where("id", "=", appId)
+      .executeTakeFirst();
+  },
+
+  /** A link's state, for the `app.link.*` payloads. */
+  findLink(db: Db, linkId: string) {
+    return db
+      .selectFrom("app_links")
+      .select(["id", "app_id", "project_id", "permissions", "authorized_at", "revoked_at"])
+      .where("id", "=", linkId)
+      .executeTakeFirst();
+  },
+
+  async insertDeliveries(trx: Tx, rows: Omit<DeliveryRow, "seq">[]): Promise<void> {
+    if (rows.length > 0) await trx.insertInto("webhook_deliveries").values(rows).execute();
+  },
+
+  /**
+   * Claims up to `limit` due deliveries for one attempt each: they get `token` as their lease until
+   * `leaseUntil` and their attempt number. A delivery waits while an earlier delivery of the same
+   * app and project has never been tried or is being tried (first attempts go out in commit
+   * order); apps in `busy` are left alone (their endpoint is at its concurrency limit). On
+   * PostgreSQL `FOR UPDATE SKIP LOCKED` lets several processes claim at once without taking the
+   * same row; SQLite has one writer, so its transaction alone serializes the claims.
+   */
+  async claim(
+    db: Db,
+    engine: Engine,
+    claim: { now: string; leaseUntil: string; token: string; limit: number; busy: readonly string[] },
+  ): Promise<DeliveryRow[]> {
+    return db.transaction().execute(async (trx) => {
+      let due = trx
+        .selectFrom("webhook_deliveries as d")
+        .select("d.seq")
+        .where("d.status", "=", "PENDING")
+        .where("d.next_attempt_at", "<=", claim.now)
+        .where((eb) => eb.or([eb("d.locked_until", "is", null), eb("d.locked_until", "<", claim.now)]))
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("webhook_deliveries as e")
+                .select("e.seq")
+                .whereRef("e.app_id", "=", "d.app_id")
+                .whereRef("e.project_id", "=", "d.project_id")
+                .where("e.status", "=", "PENDING")
+                .whereRef("e.seq", "<", "d.seq")
+                .where((eb) => eb.or([eb("e.attempts", "=", 0), eb("e.locked_until", ">=", claim.now)])),
+            ),
+          ),
+        )
+        .orderBy("d.seq")
+        .limit(claim.limit);
+      if (claim.busy.length > 0) due = due.where("d.app_id", "not in", claim.busy);
+      if (engine === "postgres") due = due.forUpdate("d").skipLocked();
+      const seqs = (await due.execute()).map((r) => r.seq);
+      if (seqs.length === 0) return [];
+      const claimed = await trx
+        .updateTable("webhook_deliveries")
+        .set((eb) => ({
+          lease_token: claim.token,
+          locked_until: claim.leaseUntil,
+          attempts: eb("attempts", "+", 1),
+        }))
+        .where("seq", "in", seqs)
+        .returningAll()
+        .execute();
+      return claimed.sort((a, b) => Number(a.seq) - Number(b.seq));
+    });
+  },
+
+  /**
+   * Records an attempt's result if the lease is still ours (no other process took the delivery
+   * over); answers false otherwise, and then nothing was written.
+   */
+  async finishAttempt(
+    db: Db,
+    deliveryId: string,
+    token: string,
+    patch: Partial<DeliveryRow>,
+    attempt: AttemptRow,
+  ): Promise<boolean> {
+    return db.transaction().execute(async (trx) => {
+      const result = await trx
+        .updateTable("webhook_deliveries")
+        .set({ ...patch, lease_token: null, locked_until: null })
+        .where("id", "=", deliveryId)
+        .where("lease_token", "=", token)
+        .executeTakeFirst();
+      if (Number(result.numUpdatedRows) === 0) return false;
+      await trx.insertInto("webhook_attempts").values(attempt).execute();
+      return true;
+    });
+  },
+
+  /** Ends a delivery without sending it (CANCELLED: access lost; FAILED: endpoint disabled), under the lease. */
+  async endUnsent(
+    db: Db,
+    deliveryId: string,
+    token: string,
+    status: "CANCELLED" | "FAILED",
+    reason: string,
+  ): Promise<void> {
+    await db
+      .updateTable("webhook_deliveries")
+      .set({ status, last_error: reason, lease_token: null, locked_until: null })
+      .where("id", "=", deliveryId)
+      .where("lease_token", "=", token)
+      .execute();
+  },
+
+  /** The delivery log of an app, newest first, after the cursor `beforeSeq`. */
+  listDeliveries(
+    db: Db,
+    appId: string,
+    options: { status?: DeliveryStatus | undefined; beforeSeq?: number | undefined; limit: number },
+  ): Promise<DeliveryRow[]> {
+    let query = db
+      .selectFrom("webhook_deliveries")
+      .selectAll()
+      .where("app_id", "=", appId)
+      .orderBy("seq", "desc")
+      .limit(options.limit);
+    if (options.status) query = query.where("status", "=", options.status);
+    if (options.beforeSeq !== undefined) query = query.where("seq", "<", options.beforeSeq);
+    return query.execute();
+  },
+
+  async countDeliveries(db: Db, appId: string, status: DeliveryStatus | undefined): Promise<number> {
+    let query = db
+      .selectFrom("webhook_deliveries")
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .where("app_id", "=", appId);
+    if (status) query = query.where("status", "=", status);
+    const row = await query.executeTakeFirst();
+    return Number(row?.n ?? 0);
+  },
+
+  findDelivery(db: Db, deliveryId: string): Promise<DeliveryRow | undefined> {
+    return db.selectFrom("webhook_deliveries").selectAll().where("id", "=", deliveryId).executeTakeFirst();
+  },
+
+  attemptsOf(db: Db, deliveryId: string): Promise<AttemptRow[]> {
+    return db
+      .selectFrom("webhook_attempts")
+      .selectAll()
+      .where("delivery_id", "=", deliveryId)
+      .orderBy("attempt")
+      .execute();
+  },
+
+  /** Queues deliveries again for one more attempt now (attempt numbers go on counting). */
+  async requeue(db: Db, appId: string, filter: { deliveryId?: string; failedSince?: string }, now: string) {
+    let query = db
+      .updateTable("webhook_deliveries")
+      .set({ status: "PENDING", next_attempt_at: now, lease_token: null, locked_until: null })
+      .where("app_id", "=", appId)
+      .where("status", "in", filter.deliveryId ? ["FAILED", "DELIVERED", "CANCELLED"] : ["FAILED"]);
+    if (filter.deliveryId) query = query.where("id", "=", filter.deliveryId);
+    if (filter.failedSince) query = query.where("created_at", ">=", filter.failedSince);
+    const result = await query.executeTakeFirst();
+    return Number(result.numUpdatedRows);
+  },
+
+  /** Pending deliveries per status of the whole service (the queue-depth gauge). */
+  async pendingCount(db: Db): Promise<number> {
+    const row = await db
+      .selectFrom("webhook_deliveries")
+      .select((eb) => eb.fn.countAll<number | string>().as("n"))
+      .where("status", "=", "PENDING")
+      .executeTakeFirst();
+    return Number(row?.n ?? 0);
+  },
+
+  /** When the next pending delivery falls due, to sleep until then. */
+  async nextDue(db: Db): Promise<string | undefined> {
+    const row = await db
+      .selectFrom("webhook_deliveries")
+      // A delivery being sent is due again only when its lease runs out.
+      .select(
+        sql<
+          string | null
+        >`min(case when locked_until > next_attempt_at then locked_until else next_attempt_at end)`.as("at"),
+      )
+      .where("status", "=", "PENDING")
+      .executeTakeFirst();
+    return (row?.at as string | null) ?? undefined;
+  },
+
+  /** Forgets finished deliveries older than `before` (30 days of log), attempts with them. */
+  async purgeBefore(db: Db, before: string): Promise<void> {
+    await db
+      .deleteFrom("webhook_deliveries")
+      .where("created_at", "<", before)
+      .where("status", "in", ["DELIVERED", "FAILED", "CANCELLED"])
+      .execute();
+  },
+
+  /** Email addresses of the app's developer: its creator, or else the owners of its home project. */
+  async developerEmails(
+    db: Db,
+    appId: string,
+  ): Promise<{ name: string; projectId: string; emails: string[] }> {
+    const app = await db
+      .selectFrom("apps")
+      .select(["name", "project_id", "created_by"])
+      .where("id", "=", appId)
+      .executeTakeFirst();
+    if (!app) return { name: "", projectId: "", emails: [] };
+    const owners = await db
+      .selectFrom("project_members as m")
+      .innerJoin("users as u", "u.id", "m.user_id")
+      .select("u.email")
+      .where("m.project_id", "=", app.project_id)
+      .where((eb) => eb.or([eb("m.role", "=", "OWNER"), eb("m.user_id", "=", app.created_by ?? "")]))
+      .execute();
+    return { name: app.name, projectId: app.project_id, emails: [...new Set(owners.map((o) => o.email))] };
+  },
+};

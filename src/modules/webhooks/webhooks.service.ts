@@ -1,0 +1,349 @@
+import { z } from "zod";
+import type { Config } from "../../config.js";
+import type { Db } from "../../db/database.js";
+import type { DeliveryStatus } from "../../db/schema.js";
+import { badInput, notFound } from "../../errors.js";
+import { globalId } from "../../graphql/builder.js";
+import { newId } from "../../shared/ids.js";
+import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
+import type { ProjectChanges } from "../../shared/project-changes.js";
+import { nowIso } from "../../shared/time.js";
+import { dateTime, idText, parseInput } from "../../shared/validation.js";
+import type { Actor } from "../access/actor.js";
+import type { AppsService } from "../apps/apps.service.js";
+import { eventCatalogue, eventTypeInfo } from "./catalogue.js";
+import { recordDeliveries } from "./outbox.js";
+import { generateSecret, secretLastFour } from "./signing.js";
+import { BlockedAddressError, checkEndpointUrl } from "./ssrf.js";
+import {
+  type AttemptRow,
+  type DeliveryRow,
+  type EndpointRow,
+  webhooksRepository as repo,
+} from "./webhooks.repository.js";
+
+/** An app's endpoint as shown after it was set up (the secret only as its last four characters). */
+export interface WebhookEndpoint {
+  appId: string;
+  url: string;
+  events: string[];
+  /** Event type -> the selection of `data.object` the app chose. */
+  fragments: Record<string, string>;
+  secretLastFour: string;
+  disabledAt: string | null;
+  failingSince: string | null;
+}
+
+/** One delivery in the log. */
+export interface Delivery {
+  id: string;
+  /** Order of recording: the delivery log's cursor. */
+  seq: number;
+  appId: string;
+  type: string;
+  projectId: string;
+  status: DeliveryStatus;
+  attempts: number;
+  responseStatus: number | null;
+  lastError: string | null;
+  payload: string | null;
+  createdAt: string;
+  deliveredAt: string | null;
+  nextAttemptAt: string | null;
+}
+
+/** One HTTP request of a delivery. */
+export interface DeliveryAttempt {
+  attempt: number;
+  url: string;
+  requestHeaders: Record<string, string>;
+  startedAt: string;
+  durationMs: number;
+  responseStatus: number | null;
+  responseBody: string | null;
+  error: string | null;
+}
+
+export const deliveryStatuses = ["PENDING", "DELIVERED", "FAILED", "CANCELLED"] as const;
+
+/** How long a rotated-out secret keeps signing beside the new one. */
+const previousSecretLifetimeMs = 24 * 60 * 60 * 1000;
+
+const configureInput = z.object({
+  appId: idText,
+  url: z.string().trim().min(1, "must not be empty"),
+  events: z
+    .array(z.string().trim())
+    .min(1, "must name at least one event type")
+    .max(eventCatalogue.length)
+    .superRefine((names, ctx) => {
+      const unknown = names.filter((name) => !eventTypeInfo(name));
+      if (unknown.length > 0)
+        ctx.addIssue({ code: "custom", message: `unknown event types: ${unknown.join(", ")}` });
+    }),
+  fragments: z.record(z.string(), z.string().max(2000)).optional(),
+  rotateSecret: z.boolean().optional(),
+});
+
+/** Checks a selection for a GraphQL type; set by the app once the schema exists (ObjectRenderer.check). */
+type SelectionCheck = (typename: string, selection: string) => string | undefined;
+
+const typenameOf: Record<string, string> = {
+  project: "Project",
+  session: "Session",
+  speaker: "Speaker",
+  track: "Track",
+  room: "Room",
+  ticket_type: "TicketType",
+  attendee: "Attendee",
+  checkin: "Attendee",
+};
+
+/** The GraphQL type an event's `data.object` has (a check-in event is about the attendee). */
+function objectTypeOf(eventType: string): string | undefined {
+  return typenameOf[eventType.slice(0, eventType.indexOf("."))];
+}
+
+function presentEndpoint(row: EndpointRow): WebhookEndpoint {
+  return {
+    appId: row.app_id,
+    url: row.url,
+    events: row.events.split(" ").filter(Boolean),
+    fragments: JSON.parse(row.fragments) as Record<string, string>,
+    secretLastFour: secretLastFour(row.secret),
+    disabledAt: row.disabled_at,
+    failingSince: row.failing_since,
+  };
+}
+
+/** Presents a delivery row for the log. */
+function presentDelivery(row: DeliveryRow): Delivery {
+  return {
+    id: row.id,
+    seq: Number(row.seq),
+    appId: row.app_id,
+    type: row.event_type,
+    projectId: row.project_id,
+    status: row.status,
+    attempts: row.attempts,
+    responseStatus: row.response_status,
+    lastError: row.last_error,
+    payload: row.payload,
+    createdAt: row.created_at,
+    deliveredAt: row.delivered_at,
+    nextAttemptAt: row.status === "PENDING" ? row.next_attempt_at : null,
+  };
+}
+
+function presentAttempt(row: AttemptRow): DeliveryAttempt {
+  return {
+    attempt: row.attempt,
+    url: row.url,
+    requestHeaders: JSON.parse(row.request_headers) as Record<string, string>,
+    startedAt: row.started_at,
+    durationMs: row.duration_ms,
+    responseStatus: row.response_status,
+    responseBody: row.response_body,
+    error: row.error,
+  };
+}
+
+/**
+ * Subscriptions and the delivery log. Who may manage an app's webhook is the apps module's rule
+ * (`apps.getApp` answers NOT_FOUND to anyone but the managers of its home project); an app reads
+ * its own endpoint and log through the API.
+ */
+export function createWebhooksService(db: Db, config: Config, changes: ProjectChanges, apps: AppsService) {
+  changes.addRecorder(recordDeliveries);
+  let checkSelection: SelectionCheck | undefined;
+
+  async function managedApp(actor: Actor, appId: string) {
+    return apps.getApp(actor, appId);
+  }
+
+  return {
+    /** Lets the service check fragments against the API schema (the app wires it at start-up). */
+    useSelectionCheck(check: SelectionCheck): void {
+      checkSelection = check;
+    },
+
+    /**
+     * Sets the app's endpoint and events. The secret is returned only when it is new (first set-up
+     * or `rotateSecret`); a rotated-out secret signs beside the new one for 24 hours. Saving an
+     * endpoint enables it again after it was disabled.
+     */
+    async configure(
+      actor: Actor,
+      input: z.input<typeof configureInput>,
+    ): Promise<{ endpoint: WebhookEndpoint; secret: string | undefined }> {
+      const data = parseInput(configureInput, input);
+      await managedApp(actor, data.appId);
+      let url: URL;
+      try {
+        url = checkEndpointUrl(data.url, config.webhooks.allowPrivateNetworks);
+      } catch (error) {
+        if (error instanceof BlockedAddressError)
+          throw badInput([{ field: ["url"], message: error.message }]);
+        throw error;
+      }
+      const fragments: Record<string, string> = {};
+      for (const [type, selection] of Object.entries(data.fragments ?? {})) {
+        const trimmed = selection.trim();
+        if (!trimmed) continue;
+        const typename = objectTypeOf(type);
+        if (!typename) throw badInput([{ field: ["fragments", type], message: "takes no fragment" }]);
+        const problem = checkSelection?.(typename, trimmed);
+        if (problem) throw badInput([{ field: ["fragments", type], message: problem }]);
+        fragments[type] = trimmed;
+      }
+      const existing = await repo.findEndpoint(db, data.appId);
+      const now = nowIso();
+      const fresh = !existing || data.rotateSecret === true;
+      const secret = fresh ? generateSecret() : existing.secret;
+      const row: EndpointRow = {
+        app_id: data.appId,
+        url: url.toString(),
+        events: [...new Set(data.events)].join(" "),
+        fragments: JSON.stringify(fragments),
+        secret,
+        previous_secret: existing && fresh ? existing.secret : (existing?.previous_secret ?? null),
+        previous_secret_expires_at:
+          existing && fresh
+            ? new Date(Date.now() + previousSecretLifetimeMs).toISOString()
+            : (existing?.previous_secret_expires_at ?? null),
+        failing_since: null,
+        disabled_at: null,
+        created_at: existing?.created_at ?? now,
+        updated_at: now,
+      };
+      await repo.upsertEndpoint(db, row);
+      return { endpoint: presentEndpoint(row), secret: fresh ? secret : undefined };
+    },
+
+    /** Removes the endpoint; pending deliveries are cancelled when they come up. */
+    async remove(actor: Actor, appId: string): Promise<void> {
+      await managedApp(actor, appId);
+      await repo.deleteEndpoint(db, appId);
+    },
+
+    /** The app's endpoint for its managers, or undefined when none is set. */
+    async endpointOf(actor: Actor, appId: string): Promise<WebhookEndpoint | undefined> {
+      await managedApp(actor, appId);
+      return this.endpointForApp(appId);
+    },
+
+    /** The endpoint of an app already authenticated (the API's `viewer.webhook`). */
+    async endpointForApp(appId: string): Promise<WebhookEndpoint | undefined> {
+      const row = await repo.findEndpoint(db, appId);
+      return row && presentEndpoint(row);
+    },
+
+    /** The delivery log, newest first: a page after `beforeSeq`, optionally of one status. */
+    async deliveriesForApp(
+      appId: string,
+      options: { status?: DeliveryStatus | undefined; beforeSeq?: number | undefined; limit: number },
+    ): Promise<Delivery[]> {
+      return (await repo.listDeliveries(db, appId, options)).map(presentDelivery);
+    },
+
+    /** A page of the log, newest first, for the API (`first`/`after` only: the log grows at the top). */
+    async deliveryPage(
+      appId: string,
+      window: PageWindow,
+      status: DeliveryStatus | undefined,
+    ): Promise<Page<Delivery>> {
+      if (window.backward || window.before) {
+        throw badInput([{ field: ["last"], message: "is not supported here: page with first and after" }]);
+      }
+      const beforeSeq = window.after ? Number(window.after[0]) : undefined;
+      if (beforeSeq !== undefined && !Number.isSafeInteger(beforeSeq)) {
+        throw badInput([{ field: ["after"], message: "is not a cursor returned by this API" }]);
+      }
+      const rows = await this.deliveriesForApp(appId, { status, beforeSeq, limit: window.limit + 1 });
+      return toPage(rows, window, (d) => [String(d.seq), d.id]);
+    },
+
+    /** How many deliveries the log holds (of one status). */
+    countDeliveries: (appId: string, status?: DeliveryStatus) => repo.countDeliveries(db, appId, status),
+
+    /** The log for the app's managers. */
+    async deliveries(
+      actor: Actor,
+      appId: string,
+      options: { status?: DeliveryStatus | undefined; beforeSeq?: number | undefined; limit: number },
+    ): Promise<Delivery[]> {
+      await managedApp(actor, appId);
+      return this.deliveriesForApp(appId, options);
+    },
+
+    /** One delivery with every attempt, for the managers of its app; NOT_FOUND otherwise. */
+    async delivery(
+      actor: Actor,
+      deliveryId: string,
+    ): Promise<{ delivery: Delivery; attempts: DeliveryAttempt[] }> {
+      const row = await repo.findDelivery(db, deliveryId);
+      if (!row) throw notFound("Delivery");
+      await managedApp(actor, row.app_id).catch(() => {
+        throw notFound("Delivery");
+      });
+      return {
+        delivery: presentDelivery(row),
+        attempts: (await repo.attemptsOf(db, deliveryId)).map(presentAttempt),
+      };
+    },
+
+    /** Sends a delivery once more (whatever its state, except while it is pending). */
+    async redeliver(actor: Actor, deliveryId: string): Promise<Delivery> {
+      const { delivery } = await this.delivery(actor, parseInput(idText, deliveryId));
+      await repo.requeue(db, delivery.appId, { deliveryId: delivery.id }, nowIso());
+      changes.announce(delivery.projectId);
+      const row = await repo.findDelivery(db, delivery.id);
+      if (!row) throw notFound("Delivery");
+      return presentDelivery(row);
+    },
+
+    /** Sends every FAILED delivery recorded since `since` once more; answers how many. */
+    async redeliverFailedSince(actor: Actor, appId: string, since: string): Promise<number> {
+      const app = await managedApp(actor, appId);
+      const from = parseInput(z.object({ since: dateTime }), { since }).since;
+      const count = await repo.requeue(db, appId, { failedSince: from }, nowIso());
+      changes.announce(app.projectId);
+      return count;
+    },
+
+    /** Queues a signed `ping` to the endpoint (the dashboard's Send test event). */
+    async sendPing(actor: Actor, appId: string): Promise<Delivery> {
+      const app = await managedApp(actor, appId);
+      if (!(await repo.findEndpoint(db, appId))) {
+        throw badInput([{ field: ["url"], message: "Set a webhook URL first" }]);
+      }
+      const now = nowIso();
+      const row = {
+        id: newId(),
+        app_id: appId,
+        project_id: app.projectId,
+        event_type: "ping",
+        object_typename: "App",
+        object_id: appId,
+        changed: null,
+        payload: JSON.stringify({
+          type: "ping",
+          timestamp: now,
+          data: { appId: globalId("App", appId), projectId: app.projectId },
+        }),
+        status: "PENDING" as const,
+        attempts: 0,
+        next_attempt_at: now,
+        lease_token: null,
+        locked_until: null,
+        response_status: null,
+        last_error: null,
+        created_at: now,
+        delivered_at: null,
+      };
+      await db.transaction().execute((trx) => repo.insertDeliveries(trx, [row]));
+      changes.announce(app.projectId);
+      return presentDelivery({ ...row, seq: 0 });
+    },
+  };
+}

@@ -1,0 +1,154 @@
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import { testEngines } from "../helpers/engines.js";
+import { createApp, userActor } from "../helpers/factories.js";
+import { gql } from "../helpers/graphql.js";
+import { type Child, startServerProcess } from "../helpers/processes.js";
+import { createTestContext, type TestContext } from "../helpers/test-services.js";
+import { startReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
+
+const createTrack = `mutation($input: CreateTrackInput!) { createTrack(input: $input) { track { id } userErrors { message } } }`;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** An app with agenda:write and an endpoint subscribed to track.created, and its token. */
+async function trackApp(ctx: TestContext, receiver: WebhookReceiver) {
+  const { app, projectId, ownerId } = await createApp(ctx.services, {
+    permissions: ["agenda:read", "agenda:write"],
+  });
+  const owner = userActor(ownerId ?? "");
+  const { token } = await ctx.services.apps.rotateToken(owner, { id: app.id });
+  await ctx.services.webhooks.configure(owner, {
+    appId: app.id,
+    url: receiver.url,
+    events: ["track.created"],
+  });
+  return { app, projectId, owner, token };
+}
+
+async function deliveriesOf(ctx: TestContext, appId: string) {
+  return ctx.database.db
+    .selectFrom("webhook_deliveries")
+    .select(["id", "seq", "status", "attempts"])
+    .where("app_id", "=", appId)
+    .orderBy("seq")
+    .execute();
+}
+
+for (const engine of testEngines()) {
+  describe(`webhooks across processes (${engine.name})`, () => {
+    let ctx: TestContext;
+    let receiver: WebhookReceiver;
+    const children: Child[] = [];
+    before(async () => {
+      ctx = await createTestContext(engine, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" });
+      receiver = await startReceiver();
+    });
+    after(async () => {
+      for (const child of children) child.process.kill("SIGKILL");
+      await receiver.close();
+      await ctx.close();
+    });
+
+    const serverEnv = (extra: Record<string, string> = {}) => ({
+      DATABASE_URL: ctx.config.databaseUrl,
+      LOG_LEVEL: "info",
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
+      WEBHOOK_TIMEOUT_MS: "1000",
+      ...extra,
+    });
+
+    test("a server killed (SIGKILL) while sending loses nothing: the next one sends it, same webhook-id", async () => {
+      const { app, projectId, token } = await trackApp(ctx, receiver);
+      // The first request is held unanswered until the server that sent it is dead.
+      let release: (() => void) | undefined;
+      receiver.answer = (n) =>
+        n === 1 ? new Promise<number>((resolve) => (release = () => resolve(200))) : 200;
+      const first = await startServerProcess(serverEnv(), { timeoutMs: 60_000 });
+      children.push(first.child);
+      const created = await gql(first.url, createTrack, {
+        token,
+        variables: { input: { projectId, name: "Kill" } },
+      });
+      assert.equal(created.status, 200, JSON.stringify(created.body));
+      const [held] = await receiver.waitFor(1);
+      first.child.process.kill("SIGKILL");
+      await first.child.exited;
+      release?.();
+      const second = await startServerProcess(serverEnv(), { timeoutMs: 60_000 });
+      children.push(second.child);
+      const requests = await receiver.waitFor(2, { timeoutMs: 40_000 });
+      assert.equal(requests[1]?.headers["webhook-id"], held?.headers["webhook-id"]);
+      for (let i = 0; i < 100; i++) {
+        const [delivery] = await deliveriesOf(ctx, app.id);
+        if (delivery?.status === "DELIVERED") break;
+        await sleep(100);
+      }
+      assert.equal((await deliveriesOf(ctx, app.id))[0]?.status, "DELIVERED");
+      second.child.process.kill("SIGTERM");
+      await second.child.exited;
+    });
+
+    test("two servers on one database never send the same delivery twice, first attempts in commit order", {
+      skip: engine.name === "sqlite" ? "SQLite has one writer: one process per database file" : false,
+    }, async () => {
+      receiver.received.length = 0;
+      const { app, projectId, token } = await trackApp(ctx, receiver);
+      // Every third request fails, some answers are slow: retries (1 s) and claims overlap.
+      receiver.answer = async (n) => {
+        if (n % 5 === 0) await sleep(150);
+        return n % 3 === 0 ? 500 : 200;
+      };
+      const env = serverEnv({ WEBHOOK_RETRY_DELAYS: "1,1,1,1,1,1" });
+      const servers = await Promise.all([
+        startServerProcess(env, { timeoutMs: 60_000 }),
+        startServerProcess(env, { timeoutMs: 60_000 }),
+      ]);
+      children.push(...servers.map((s) => s.child));
+      const events = 60;
+      await Promise.all(
+        Array.from({ length: events }, (_, i) =>
+          gql(servers[i % 2]?.url ?? "", createTrack, {
+            token,
+            variables: { input: { projectId, name: `T${i}` } },
+          }),
+        ),
+      );
+      let rows = await deliveriesOf(ctx, app.id);
+      for (let i = 0; i < 600 && rows.some((r) => r.status !== "DELIVERED"); i++) {
+        await sleep(100);
+        rows = await deliveriesOf(ctx, app.id);
+      }
+      assert.equal(rows.length, events);
+      assert.deepEqual(
+        rows.filter((r) => r.status !== "DELIVERED"),
+        [],
+        "every delivery ends DELIVERED",
+      );
+      const requests = receiver.received.filter((r) => r.json.type === "track.created");
+      // Every request sent is one recorded attempt, and no delivery got a second 2xx.
+      assert.equal(
+        requests.length,
+        rows.reduce((sum, r) => sum + r.attempts, 0),
+      );
+      const byId = new Map<string, number>();
+      for (const request of requests)
+        byId.set(
+          request.headers["webhook-id"] ?? "",
+          (byId.get(request.headers["webhook-id"] ?? "") ?? 0) + 1,
+        );
+      for (const row of rows) assert.equal(byId.get(row.id), row.attempts, `delivery ${row.id}`);
+      const firstArrival = rows.map((r) => requests.findIndex((q) => q.headers["webhook-id"] === r.id));
+      assert.deepEqual(
+        firstArrival,
+        [...firstArrival].sort((a, b) => a - b),
+        "first attempts arrive in commit order",
+      );
+      await Promise.all(
+        servers.map(async (s) => {
+          s.child.process.kill("SIGTERM");
+          await s.child.exited;
+        }),
+      );
+    });
+  });
+}
