@@ -98,7 +98,8 @@ export function registerCors(scope: FastifyInstance, url: string): void {
  * left of it (r) with the seconds until it resets (t).
  */
 export function setRateLimitHeaders(reply: FastifyReply, budget: RateLimitState, points: number): void {
-  const secondsLeft = Math.max(0, budget.resetAt - Math.floor(Date.now() / 1000));
+  // resetAt is rounded up to a whole second, so a window that began this instant would read 3601.
+  const secondsLeft = Math.min(3600, Math.max(0, budget.resetAt - Math.floor(Date.now() / 1000)));
   reply
     .header("x-ratelimit-limit", String(budget.limit))
     .header("x-ratelimit-remaining", String(budget.remaining))

@@ -135,13 +135,16 @@ for (const engine of testEngines()) {
           (getNamedType(mutation.type) as unknown as { getFields(): object }).getFields(),
         );
         const objectField = payloadFields.find((f) => f !== "userErrors");
+        const fuzzed = fuzzValue(input.type, input.name, project.id);
         const { status, body } = await gql(
           server.url,
           `mutation ($input: ${String(input.type)}) { ${mutation.name}(input: $input) { ${objectField} { __typename } userErrors { field message } } }`,
-          { token, variables: { input: fuzzValue(input.type, input.name, project.id) } },
+          { token, variables: { input: fuzzed } },
         );
         assert.equal(status, 200, mutation.name);
         assert.deepEqual(internalErrors(body), [], `${mutation.name}: ${JSON.stringify(body.errors)}`);
+        // An input without any text (updateEventPage: an id and switches) has nothing to refuse.
+        if (!JSON.stringify(fuzzed).includes("\\u0000")) continue;
         const payload = body.data?.[mutation.name];
         assert.ok(
           payload === null || payload === undefined || payload[objectField ?? ""] === null,
