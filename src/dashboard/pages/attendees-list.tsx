@@ -14,46 +14,6 @@ const statusFilters = [
   { value: "CANCELLED", label: "Cancelled" },
 ];
 
-/** The search box of the attendee list and of check-in; the status filter only where given. */
-function SearchForm(props: {
-  action: string;
-  label: string;
-  query: string;
-  status?: string;
-  button: string;
-}) {
-  return (
-    <form method="get" action={props.action} class="search-form">
-      <div class="field">
-        <label for="search-q">{props.label}</label>
-        <input
-          id="search-q"
-          name="q"
-          type="search"
-          value={props.query}
-          minlength={3}
-          placeholder="Name, email or company"
-        />
-      </div>
-      {props.status !== undefined ? (
-        <div class="field field-narrow">
-          <label for="search-status">Status</label>
-          <select id="search-status" name="status">
-            {statusFilters.map((s) => (
-              <option value={s.value} selected={s.value === props.status}>
-                {s.label}
-              </option>
-            ))}
-          </select>
-        </div>
-      ) : null}
-      <button type="submit" class="button button-secondary">
-        {props.button}
-      </button>
-    </form>
-  );
-}
-
 /** The filters, order and paging of the attendee list, as its query string holds them. */
 export interface AttendeeListView {
   query: string;
