@@ -1,4 +1,4 @@
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
 import type { ProjectStatus } from "../../db/schema.js";
 import { httpStatusOf } from "../../errors.js";
@@ -175,11 +175,19 @@ export function registerSettingsPages(app: FastifyInstance): void {
   const { services } = app;
   registerEventPageSettings(app);
 
-  app.get<{ Params: { projectId: string } }>("/b/:projectId/settings", async (request, reply) => {
+  /**
+   * The General tab with the project as stored; `states` carries the values and errors of the form
+   * that failed (the project form or the delete panel), `status` its HTTP status.
+   */
+  async function sendGeneral(
+    request: FastifyRequest<{ Params: { projectId: string } }>,
+    reply: FastifyReply,
+    states: { state?: FormState; deleteState?: FormState } = {},
+    status = 200,
+  ) {
     const actor = actorOf(request);
     const access = await services.access.require(actor, request.params.projectId);
     const project = await services.projects.get(actor, access.projectId);
-    const state = formState(projectFormValues(project));
     const eventPage = await services.eventPage.settings(actor, access.projectId);
     return sendPage(
       reply,
@@ -187,11 +195,17 @@ export function registerSettingsPages(app: FastifyInstance): void {
         ctx={pageContext(request, reply)}
         project={project}
         access={access}
-        state={state}
+        state={states.state ?? formState(projectFormValues(project))}
+        deleteState={states.deleteState}
         eventPage={eventPage}
       />,
+      status,
     );
-  });
+  }
+
+  app.get<{ Params: { projectId: string } }>("/b/:projectId/settings", (request, reply) =>
+    sendGeneral(request, reply),
+  );
 
   app.post<{ Params: { projectId: string } }>("/b/:projectId/settings", async (request, reply) => {
     const actor = actorOf(request);
@@ -200,27 +214,13 @@ export function registerSettingsPages(app: FastifyInstance): void {
     try {
       const project = await services.projects.update(actor, access.projectId, projectInputFromForm(values));
       // The Overview has the same buttons; its form says so, and the organizer stays there.
-      const back =
-        formValues(request.body).from === "overview" ? `/b/${project.id}` : `/b/${project.id}/settings`;
+      const back = values.from === "overview" ? `/b/${project.id}` : `/b/${project.id}/settings`;
       return redirectTo(request, reply, back, {
         kind: "success",
         text: "Changes saved.",
       });
     } catch (error) {
-      const state = stateFromError(error, values);
-      const project = await services.projects.get(actor, access.projectId);
-      const eventPage = await services.eventPage.settings(actor, access.projectId);
-      return sendPage(
-        reply,
-        <GeneralTab
-          ctx={pageContext(request, reply)}
-          project={project}
-          access={access}
-          state={state}
-          eventPage={eventPage}
-        />,
-        httpStatusOf(error),
-      );
+      return sendGeneral(request, reply, { state: stateFromError(error, values) }, httpStatusOf(error));
     }
   });
 
@@ -235,21 +235,7 @@ export function registerSettingsPages(app: FastifyInstance): void {
         text: `Project “${deleted.name}” was deleted.`,
       });
     } catch (error) {
-      const deleteState = stateFromError(error, values);
-      const project = await services.projects.get(actor, access.projectId);
-      const eventPage = await services.eventPage.settings(actor, access.projectId);
-      return sendPage(
-        reply,
-        <GeneralTab
-          ctx={pageContext(request, reply)}
-          project={project}
-          access={access}
-          state={formState(projectFormValues(project))}
-          deleteState={deleteState}
-          eventPage={eventPage}
-        />,
-        httpStatusOf(error),
-      );
+      return sendGeneral(request, reply, { deleteState: stateFromError(error, values) }, httpStatusOf(error));
     }
   });
 
