@@ -75,7 +75,7 @@ for (const engine of testEngines()) {
 
       const wrong = await client.post("/account/email", { newEmail, currentPassword: "not my password" });
       assert.equal(wrong.status, 400);
-      assert.match(wrong.body, /Is not your current password/);
+      assert.match(wrong.body, /Current password is wrong/);
       assert.equal(mailbox.to(newEmail).length, 0);
 
       const sent = await client.post("/account/email", { newEmail, currentPassword: testPassword });

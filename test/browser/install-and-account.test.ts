@@ -141,7 +141,7 @@ describeNeeding(chromiumMissing(), "install flow and account page in Chromium at
       await passwordForm.getByLabel("Current password").fill("not the password");
       await passwordForm.getByLabel("New password").fill("another good password");
       await passwordForm.getByRole("button", { name: "Change password" }).click();
-      await page.getByText("Is not your current password").waitFor();
+      await page.getByText("Current password is wrong").waitFor();
       assert.ok((await overflow(page)) <= 0, `the form with an error fits ${width} px`);
       const again = page.getByRole("form", { name: "Change password" });
       await again.getByLabel("Current password").fill(testPassword);

@@ -51,7 +51,7 @@ function parseFragmentLines(text: string): Record<string, string> {
   return fragments;
 }
 
-const when = (iso: string | null) => (iso ? `${formatDateTime(iso, "UTC")} UTC` : "—");
+const when = (iso: string | null) => (iso ? formatDateTime(iso, "UTC") : "—");
 
 function WebhooksTab(props: {
   ctx: PageContext;

@@ -25,7 +25,7 @@ interface AccountData {
   sessions: SessionInfo[];
 }
 
-const utc = (iso: string) => `${formatDateTime(iso, "UTC")} UTC`;
+const utc = (iso: string) => formatDateTime(iso, "UTC");
 
 function SessionsTable(props: { ctx: PageContext; sessions: SessionInfo[] }) {
   return (

@@ -49,7 +49,7 @@ export function createAccountService(deps: {
     const row = await usersRepository.findById(db, userId);
     if (!row) throw notFound("User");
     if (!(await verifyPassword(candidate, row.password_hash))) {
-      throw badInput([{ field: ["currentPassword"], message: "is not your current password" }]);
+      throw badInput([{ field: ["currentPassword"], message: "is wrong" }]);
     }
     await throttle.giveBack(hit);
   }
