@@ -110,7 +110,7 @@ for (const engine of testEngines()) {
         redirectUrl: "http://app.example.test/callback",
       });
       assert.equal(saved.status, 400);
-      assert.match(saved.body, /Must be an https:\/\/ URL/);
+      assert.match(saved.body, /Redirect URL must be an https:\/\/ URL/);
       assert.equal((await server.services.apps.getApp(actor, app.id)).redirectUrl, null);
     });
 

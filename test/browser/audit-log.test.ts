@@ -82,7 +82,7 @@ describe("Settings → Audit log and project deletion in Chromium at 390 px and 
       await noOverflow(page, "the General tab with the delete panel", width);
       await confirm.fill("delete it");
       await page.getByRole("button", { name: "Delete this project" }).click();
-      await page.getByText("Must be the project's id or its exact name").waitFor();
+      await page.getByText("That is neither the project's id nor its exact name.").waitFor();
       assert.ok(await server.services.projects.get(userActor(owner.id), project.id));
       await page.getByLabel(`Type the project id ${project.id} or its name to confirm`).fill(project.id);
       await page.getByRole("button", { name: "Delete this project" }).click();

@@ -239,7 +239,9 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
       if (!current) throw notFound("Project");
       const typed = typeof confirmation === "string" ? confirmation.trim() : "";
       if (typed !== current.id && typed !== current.name.trim()) {
-        throw badInput([{ field: ["confirmation"], message: "must be the project's id or its exact name" }]);
+        throw badInput([
+          { field: ["confirmation"], message: "That is neither the project's id nor its exact name" },
+        ]);
       }
       const linked = await inTransaction(db, actor, async (trx) => {
         const linked = await appLookup.projectsLinkedFromHome(trx, projectId);
