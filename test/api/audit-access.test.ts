@@ -272,7 +272,7 @@ for (const engine of testEngines()) {
       await ownerClient.get(settings);
       const wrong = await ownerClient.post(`${settings}/delete`, { confirmation: "yes" });
       assert.equal(wrong.status, 400);
-      assert.ok(/must be the project.{1,6}s id or its exact name/i.test(wrong.body), "says what to type");
+      assert.ok(/neither the project.{1,6}s id nor its exact name/i.test(wrong.body), "says what to type");
       assert.ok(await server.services.projects.get(systemActor, project.id), "still there");
 
       await ownerClient.get(settings);
