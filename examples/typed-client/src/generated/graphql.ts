@@ -13,6 +13,8 @@ export type Permission =
   | 'ATTENDEES_READ'
   /** Manage registrations: Register, update and cancel attendees. */
   | 'ATTENDEES_WRITE'
+  /** Read the audit log: Read who changed what in the project and when: organizers' and apps' actions, with the changed fields, their new values and the address they came from. */
+  | 'AUDIT_READ'
   /** Check attendees in: Check attendees in and undo a check-in. */
   | 'CHECKINS_WRITE'
   /** Edit event details: Update the project's name, description, dates, time zone, venue, website and status. */
