@@ -259,17 +259,22 @@ function LinkedProjectsTab(props: {
   );
 }
 
+/**
+ * The project page of an app's tab and the app itself. The app must belong to the project in the
+ * address: an app id under another project is a 404.
+ */
+export async function loadAppPage(app: FastifyInstance, request: AppRequest) {
+  const data = await loadProjectPage(app, request);
+  const found = await app.services.apps.getApp(data.actor, request.params.appId);
+  if (found.projectId !== data.project.id) throw notFound("App");
+  return { data, found };
+}
+
 /** App details under the home project's API tab: Settings (edit, regenerate, delete) and Linked projects. */
 export function registerAppDetailsPages(app: FastifyInstance): void {
   const { services } = app;
 
-  // The app must belong to the project in the address: an app id under another project is a 404.
-  async function load(request: AppRequest) {
-    const data = await loadProjectPage(app, request);
-    const found = await services.apps.getApp(data.actor, request.params.appId);
-    if (found.projectId !== data.project.id) throw notFound("App");
-    return { data, found };
-  }
+  const load = (request: AppRequest) => loadAppPage(app, request);
 
   app.get("/b/:projectId/settings/api/apps/:appId", async (request: AppRequest, reply) => {
     const { data, found } = await load(request);

@@ -9,7 +9,7 @@ import {
 } from "../../modules/webhooks/webhooks.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { formList, formValues, stateFromError } from "../form-data.js";
-import { loadProjectPage, type ProjectPageData } from "../pages/project-page.js";
+import type { ProjectPageData } from "../pages/project-page.js";
 import { formatDateTime } from "../time.js";
 import { Badge, Dialog, EmptyState, Notice } from "../ui/components.js";
 import {
@@ -24,7 +24,7 @@ import {
 } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
 import { appPath } from "./api-tab.js";
-import { AppFrame, type AppRequest } from "./app-details.js";
+import { AppFrame, type AppRequest, loadAppPage } from "./app-details.js";
 
 type StatusFilter = (typeof deliveryStatuses)[number] | undefined;
 
@@ -245,12 +245,7 @@ function WebhooksTab(props: {
 export function registerWebhooksTab(app: FastifyInstance): void {
   const { services } = app;
 
-  async function load(request: AppRequest) {
-    const data = await loadProjectPage(app, request);
-    const found = await services.apps.getApp(data.actor, request.params.appId);
-    if (found.projectId !== data.project.id) throw notFound("App");
-    return { data, found };
-  }
+  const load = (request: AppRequest) => loadAppPage(app, request);
 
   async function render(
     request: AppRequest,
