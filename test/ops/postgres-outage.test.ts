@@ -47,7 +47,16 @@ describe("PostgreSQL outage drill (a throwaway cluster stopped under load)", { s
     token = created.token;
     projectId = created.projectId;
     await database.close();
-    server = await startServerProcess({ DATABASE_URL: pg.url, LOG_LEVEL: "info" }, { timeoutMs: 60_000 });
+    server = await startServerProcess(
+      {
+        DATABASE_URL: pg.url,
+        LOG_LEVEL: "info",
+        // The drill measures the outage, not the rate limit: fail-fast 503s let the load loop send
+        // more requests on a fast machine, and the hourly budget must not be what refuses the last one.
+        RATE_LIMIT_APP_POINTS_PER_HOUR: "100000000",
+      },
+      { timeoutMs: 60_000 },
+    );
   });
 
   after(() => {
