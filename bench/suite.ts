@@ -7,7 +7,14 @@ import pg from "pg";
 import { type Dataset, type DatasetSpec, prepareDataset } from "./datasets.js";
 import { type EventDayResult, eventDay } from "./event-day.js";
 import { chooseLoadGenerator, type RoundResult, runRound } from "./load.js";
-import { type ChildServer, peakRssMiB, startEventgraph, startLimitServer, startPeer } from "./processes.js";
+import {
+  type ChildServer,
+  cpuSeconds,
+  peakRssMiB,
+  startEventgraph,
+  startLimitServer,
+  startPeer,
+} from "./processes.js";
 import { summarizeProfile } from "./profile.js";
 import { registeredAttendeeIds, type Scenario, scenarios } from "./scenarios.js";
 
@@ -82,14 +89,23 @@ interface ScenarioResult {
   ratio: number;
   p50Ms: number;
   p99Ms: number;
+  /** Server CPU time per request (µs, mean of the rounds): steadier than req/s on a busy machine. */
+  cpuUsPerRequest: number | undefined;
+  limitCpuUsPerRequest: number | undefined;
   /** Peak RSS of the server process so far (VmHWM, MiB). */
   peakRssMiB: number | undefined;
   responseBytes: number;
   failures: number;
   /** Ratio to the limit of each peer that answered this scenario's query, measured between the same rounds. */
-  peers: Record<string, { ratio: number; p99Ms: number; dataIdentical: boolean }>;
-  rounds: { limit: RoundResult[]; eventgraph: RoundResult[] } & Record<string, RoundResult[]>;
+  peers: Record<
+    string,
+    { ratio: number; p99Ms: number; cpuUsPerRequest: number | undefined; dataIdentical: boolean }
+  >;
+  rounds: { limit: MeasuredRound[]; eventgraph: MeasuredRound[] } & Record<string, MeasuredRound[]>;
 }
+
+/** A load round and the CPU time the side's process spent per request in it. */
+type MeasuredRound = RoundResult & { cpuUsPerRequest?: number };
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1);
 const round1 = (x: number) => Math.round(x * 10) / 10;
@@ -208,23 +224,41 @@ async function benchDataset(
         limit: `${limit.url}/${scenario.id}`,
         eventgraph: `${eventgraph.url}/api/graphql`,
       };
+      // CPU per request is read from the process itself: not for a primary whose workers answer.
+      const pids: Record<string, number | undefined> = {
+        limit: spec.workers === 1 ? limit.process.pid : undefined,
+        eventgraph: spec.workers === 1 ? eventgraph.process.pid : undefined,
+      };
       const agreement: Record<string, boolean> = {};
       if (scenario.cache !== "write") {
         for (const [name, peer] of Object.entries(peers)) {
           agreement[name] = await peerAgrees(peer, scenario, dataset, reference);
           if (!agreement[name]) process.stdout.write(`  !! ${name} answers ${scenario.id} with other data\n`);
           sides[name] = `${peer.url}/api/graphql`;
+          pids[name] = peer.process.pid;
         }
       }
       // Warm-up: JIT, document and response caches, database pages; not measured.
       for (const url of Object.values(sides)) await load(url, warmupSeconds);
-      const rounds_: Record<string, RoundResult[]> = Object.fromEntries(
+      const rounds_: Record<string, MeasuredRound[]> = Object.fromEntries(
         Object.keys(sides).map((k) => [k, []]),
       );
       // Sides alternate round by round, so a noisy neighbour on the machine hits them all alike.
       for (let r = 0; r < rounds; r++) {
-        for (const [name, url] of Object.entries(sides)) rounds_[name]?.push(await load(url, seconds));
+        for (const [name, url] of Object.entries(sides)) {
+          const before = cpuSeconds(pids[name]);
+          const round: MeasuredRound = await load(url, seconds);
+          const after = cpuSeconds(pids[name]);
+          if (before !== undefined && after !== undefined && round.requests > 0) {
+            round.cpuUsPerRequest = Math.round(((after - before) * 1e6) / round.requests);
+          }
+          rounds_[name]?.push(round);
+        }
       }
+      const cpuOf = (name: string) => {
+        const measured = (rounds_[name] ?? []).flatMap((x) => x.cpuUsPerRequest ?? []);
+        return measured.length > 0 ? Math.round(mean(measured)) : undefined;
+      };
       const rps = (name: string) => mean((rounds_[name] ?? []).map((x) => x.requestsPerSecond));
       const worstP99 = (name: string) => round1(Math.max(...(rounds_[name] ?? []).map((x) => x.p99Ms)));
       const limitRequestsPerSecond = rps("limit");
@@ -242,6 +276,8 @@ async function benchDataset(
         p50Ms: round1(mean(eventgraphRounds.map((x) => x.p50Ms))),
         // The worst round's p99: a tail that shows up once is still a tail.
         p99Ms: worstP99("eventgraph"),
+        cpuUsPerRequest: cpuOf("eventgraph"),
+        limitCpuUsPerRequest: cpuOf("limit"),
         peakRssMiB: round1(peakRssMiB(eventgraph.process.pid) ?? Number.NaN),
         responseBytes: Buffer.byteLength(reference),
         failures: Object.values(rounds_)
@@ -250,7 +286,12 @@ async function benchDataset(
         peers: Object.fromEntries(
           Object.keys(agreement).map((name) => [
             name,
-            { ratio: ratioOf(name), p99Ms: worstP99(name), dataIdentical: agreement[name] === true },
+            {
+              ratio: ratioOf(name),
+              p99Ms: worstP99(name),
+              cpuUsPerRequest: cpuOf(name),
+              dataIdentical: agreement[name] === true,
+            },
           ]),
         ),
         rounds: { ...rounds_, limit: limitRounds, eventgraph: eventgraphRounds },
@@ -312,8 +353,12 @@ const columns = [
   "p50 ms",
   "p99 ms",
   "RSS MiB",
+  "µs/req",
+  "db µs",
+  "mem µs",
+  "lim µs",
 ];
-const widths = [14, 15, 6, 8, 8, 6, 8, 8, 7, 7, 8];
+const widths = [14, 15, 6, 8, 8, 6, 8, 8, 7, 7, 8, 7, 7, 7, 7];
 function printLine(cells: (string | number | undefined)[]): void {
   process.stdout.write(`${cells.map((cell, i) => String(cell ?? "").padStart(widths[i] ?? 8)).join(" ")}\n`);
 }
@@ -330,6 +375,10 @@ function printRow(r: ScenarioResult): void {
     r.p50Ms,
     r.p99Ms,
     r.peakRssMiB,
+    r.cpuUsPerRequest,
+    r.peers["mercurius-sqlite"]?.cpuUsPerRequest,
+    r.peers["mercurius-memory"]?.cpuUsPerRequest,
+    r.limitCpuUsPerRequest,
   ]);
   if (r.failures > 0) process.stdout.write(`  !! ${r.failures} failed requests in ${r.scenario}\n`);
 }

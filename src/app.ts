@@ -90,6 +90,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook("onClose", async () => {
     offHealth();
   });
+  // PostgreSQL pushes every process's commits: the cache evicts as they arrive, and a hit needs
+  // no version query while the feed listens (src/db/change-feed.ts).
+  const offChangeFeed = database.changeFeed?.subscribe((projectId, areas) =>
+    services.responseCache.invalidateProject(projectId, areas),
+  );
+  app.addHook("onClose", async () => {
+    offChangeFeed?.();
+  });
   // Before any route: it attaches itself to each route as the route is added.
   await registerCompression(app);
   await registerMetrics(app, {

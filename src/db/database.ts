@@ -17,6 +17,7 @@ import {
 import { LRUCache } from "lru-cache";
 import pg from "pg";
 import { DatabaseHealth, DatabaseUnavailableError, isConnectionError } from "./availability.js";
+import { ChangeFeed } from "./change-feed.js";
 import type { Database as Tables } from "./schema.js";
 
 /** Kysely handle typed with every table; a transaction is accepted wherever a Db is. */
@@ -35,11 +36,14 @@ export interface DatabaseHandle {
   /** Whether the database link is up (always for SQLite); /readyz and the metrics read it. */
   health: DatabaseHealth;
   /**
-   * SQLite: `PRAGMA data_version`, which changes exactly when another connection (another server
-   * process, the CLI) has committed since the last call; this process's own writes leave it alone.
-   * Undefined for PostgreSQL.
+   * A number that changes whenever another process (another server, the CLI) may have written
+   * unseen. SQLite: `PRAGMA data_version`, which changes exactly when another connection has
+   * committed since the last call (this process's own writes leave it alone). PostgreSQL: the
+   * change feed's epoch, undefined while its connection does not listen.
    */
-  externalWrites?: () => number;
+  externalWrites: () => number | undefined;
+  /** PostgreSQL: every process's committed project changes, pushed (src/db/change-feed.ts). */
+  changeFeed?: ChangeFeed;
   /** PostgreSQL pool connections by state, for the metrics; undefined for SQLite (one connection). */
   poolStats(): { total: number; idle: number; waiting: number } | undefined;
   close(): Promise<void>;
@@ -122,9 +126,13 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       dialect: new PostgresDialect({ pool: withNamedStatements(pool, health) }),
       log,
     });
+    // Connects only once a server subscribes: the CLI and migrations never open it.
+    const changeFeed = new ChangeFeed(url);
     return {
       db,
       engine: "postgres",
+      externalWrites: () => changeFeed.epoch(),
+      changeFeed,
       health,
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
       // Goes around the circuit breaker: /readyz is how a load balancer learns of the recovery.
@@ -142,7 +150,10 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
         }
         health.markUp();
       },
-      close: () => db.destroy(),
+      async close() {
+        await changeFeed.close();
+        await db.destroy();
+      },
     };
   }
 

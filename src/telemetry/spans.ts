@@ -1,12 +1,20 @@
-import { type Span, SpanStatusCode, trace } from "@opentelemetry/api";
+import { INVALID_SPAN_CONTEXT, type Span, SpanStatusCode, trace } from "@opentelemetry/api";
 import { type DocumentNode, getOperationAST } from "graphql";
 
 /** The span attribute holding Fastify's request id: the `reqId` of the request's log lines. */
 export const requestIdAttribute = "eventgraph.request_id";
 
-// Without a registered SDK (OTEL_EXPORTER_OTLP_ENDPOINT unset) this tracer hands out non-recording
-// spans, so the calls below cost a few property reads per request.
 const tracer = trace.getTracer("eventgraph");
+
+// Without the SDK (OTEL_EXPORTER_OTLP_ENDPOINT unset) every span is this non-recording one, and no
+// span context is entered: a span per request through the no-op tracer was 2.5 % of a cache hit.
+const untraced = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+let tracing = false;
+
+/** Called by the SDK's start (tracing.ts): from then on GraphQL operations get real spans. */
+export function enableOperationSpans(): void {
+  tracing = true;
+}
 
 /** What the GraphQL span says about an operation once it is parsed and measured. */
 export interface OperationDescription {
@@ -19,6 +27,7 @@ export interface OperationDescription {
 
 /** Runs one GraphQL request inside a `graphql` span carrying the request id. */
 export function inOperationSpan<T>(requestId: string, run: (span: Span) => Promise<T>): Promise<T> {
+  if (!tracing) return run(untraced);
   return tracer.startActiveSpan(
     "graphql",
     { attributes: { [requestIdAttribute]: requestId } },

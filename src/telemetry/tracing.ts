@@ -7,7 +7,7 @@ import { PgInstrumentation } from "@opentelemetry/instrumentation-pg";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import type { Config } from "../config.js";
-import { requestIdAttribute } from "./spans.js";
+import { enableOperationSpans, requestIdAttribute } from "./spans.js";
 
 // Paths a load balancer or Prometheus polls every few seconds: spans of them would drown the rest.
 const unTracedPaths = new Set(["/healthz", "/readyz", "/metrics"]);
@@ -31,6 +31,7 @@ export function startTracing(tracing: NonNullable<Config["tracing"]>): { shutdow
     ],
   });
   provider.register();
+  enableOperationSpans();
   registerInstrumentations({
     instrumentations: [
       new HttpInstrumentation({

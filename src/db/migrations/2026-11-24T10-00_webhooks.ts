@@ -1,4 +1,5 @@
-import { type Kysely, sql } from "kysely";
+import type { Kysely } from "kysely";
+import { isPostgres } from "./engine.js";
 
 // Webhooks (issue #10). One endpoint per app; one delivery row per (event, app) written by the
 // outbox recorder inside the write's transaction; one attempt row per HTTP request. `seq` orders
@@ -80,15 +81,6 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .on("webhook_attempts")
     .columns(["delivery_id", "attempt"])
     .execute();
-}
-
-async function isPostgres(db: Kysely<unknown>): Promise<boolean> {
-  try {
-    await sql`select version()`.execute(db);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

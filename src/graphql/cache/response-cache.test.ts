@@ -191,6 +191,28 @@ describe("response cache", () => {
     assert.equal(cache.get(keyFor("AAAA")), undefined);
   });
 
+  test("reads another process's writes counter once per event-loop turn, and again in the next", async () => {
+    let counter = 7;
+    let reads = 0;
+    const cache = new ResponseCache({
+      externalWrites: () => {
+        reads += 1;
+        return counter;
+      },
+    });
+    const first = cache.epoch();
+    counter += 1;
+    assert.equal(cache.epoch(), first, "a commit elsewhere during the turn is concurrent with its requests");
+    assert.equal(reads, 1);
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.notEqual(cache.epoch(), first, "the next turn sees it");
+    assert.equal(reads, 2);
+    await new Promise((resolve) => setImmediate(resolve));
+    const unchanged = cache.epoch();
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(cache.epoch(), unchanged, "the epoch moves only when the counter does");
+  });
+
   test("expires an entry stored with a time to live", async () => {
     const cache = new ResponseCache();
     cache.store(keyFor("AAAA"), body("a"), ["AAAA"], cache.begin(), { ttlMs: 20 });

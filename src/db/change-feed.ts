@@ -1,0 +1,108 @@
+import pg from "pg";
+import { type AreaMask, allAreas } from "../shared/data-areas.js";
+
+/** The channel the projects trigger announces on (migration 2026-11-24T17-00_change-notifications). */
+const channel = "eventgraph_project_changes";
+
+/** The application_name of a feed's connection, followed by the process id. */
+export const changeFeedApplicationName = "eventgraph-changes-";
+
+/** Called with each project change any process committed: the project and the areas written. */
+export type ChangeListener = (projectId: string, areas: AreaMask) => void;
+
+/**
+ * PostgreSQL's push channel for other processes' writes: one connection of its own that LISTENs to
+ * the project change notifications, so a server process evicts its cached answers as any process
+ * commits, and a cache hit needs no query to know it is current.
+ *
+ * `epoch()` is the response cache's "nothing was missed" counter: it stays the same while the
+ * connection listens, changes when a new connection starts listening (notifications sent meanwhile
+ * are lost, so every cached answer is checked against the database once more), and is undefined
+ * while not listening (then every hit is checked, as without a push channel).
+ *
+ * Delivery is asynchronous: an answer may be served for the fraction of a millisecond between
+ * another process's commit and its notification arriving, as with any push channel (Redis too).
+ */
+export class ChangeFeed {
+  private client: pg.Client | undefined;
+  private listening = false;
+  private generation = 0;
+  private closed = false;
+  private retryMs = minRetryMs;
+  private timer: NodeJS.Timeout | undefined;
+  private readonly listeners = new Set<ChangeListener>();
+
+  constructor(private readonly url: string) {}
+
+  /** A number that stays the same while no notification can have been missed; undefined while not listening. */
+  epoch(): number | undefined {
+    return this.listening ? this.generation : undefined;
+  }
+
+  /** Calls `listener` with every change from now on; connects on the first subscription. */
+  subscribe(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    if (!this.client && !this.timer && !this.closed) void this.connect();
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Stops listening for good. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearTimeout(this.timer);
+    const client = this.client;
+    this.client = undefined;
+    this.listening = false;
+    await client?.end().catch(() => {});
+  }
+
+  private async connect(): Promise<void> {
+    this.timer = undefined;
+    const client = new pg.Client({
+      connectionString: this.url,
+      connectionTimeoutMillis: 5_000,
+      keepAlive: true,
+      // How an operator (or a test) tells this connection apart in pg_stat_activity.
+      application_name: `${changeFeedApplicationName}${process.pid}`,
+    });
+    this.client = client;
+    client.on("notification", (message) => this.deliver(message.payload));
+    // Errors and the end of the connection both mean notifications may be lost from now on.
+    client.on("error", () => this.lose(client));
+    client.on("end", () => this.lose(client));
+    try {
+      await client.connect();
+      await client.query(`listen ${channel}`);
+    } catch {
+      this.lose(client);
+      return;
+    }
+    if (this.client !== client) return;
+    this.generation += 1;
+    this.listening = true;
+    this.retryMs = minRetryMs;
+  }
+
+  private deliver(payload: string | undefined): void {
+    const [projectId, mask] = (payload ?? "").split(":");
+    if (!projectId) return;
+    const areas = Number(mask) || allAreas;
+    for (const listener of this.listeners) listener(projectId, areas);
+  }
+
+  private lose(client: pg.Client): void {
+    if (this.client !== client) return;
+    this.client = undefined;
+    this.listening = false;
+    client.removeAllListeners("notification");
+    client.end().catch(() => {});
+    if (this.closed) return;
+    // The database is down or restarting: retry, backing off to a retry every 30 s.
+    this.timer = setTimeout(() => void this.connect(), this.retryMs);
+    this.timer.unref();
+    this.retryMs = Math.min(this.retryMs * 2, maxRetryMs);
+  }
+}
+
+const minRetryMs = 250;
+const maxRetryMs = 30_000;
