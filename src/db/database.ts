@@ -65,6 +65,9 @@ export interface DatabaseOptions {
   onQueryDuration?: (milliseconds: number) => void;
 }
 
+/** Connections in a PostgreSQL pool unless the caller says otherwise. */
+export const defaultPoolSize = 10;
+
 /** Opens `sqlite:<path>` (file created with its folder) or `postgres://…` (pooled). */
 export function openDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
   const { onQuery, onQueryDuration } = options;
@@ -114,7 +117,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   if (/^postgres(ql)?:\/\//.test(url)) {
     const pool = new pg.Pool({
       connectionString: url,
-      max: options.poolSize ?? 10,
+      max: options.poolSize ?? defaultPoolSize,
       connectionTimeoutMillis: 5000,
     });
     const health = new DatabaseHealth();

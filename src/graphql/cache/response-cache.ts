@@ -192,10 +192,19 @@ export class ResponseCache {
     return this.lookup(key)?.body;
   }
 
-  /** The cached answer for `key` with the versions to check it against, or undefined. */
-  lookup(key: string): CachedAnswer | undefined {
+  /**
+   * The cached answer for `key` with the versions to check it against, or undefined. `again`: the
+   * same request's second look (it waited for an execution slot), whose first look was counted as
+   * a miss: a hit now turns that miss into a hit, so each request is counted once.
+   */
+  lookup(key: string, again = false): CachedAnswer | undefined {
     const entry = this.suspended ? undefined : this.entries.get(key);
-    if (entry) this.hits += 1;
+    if (again) {
+      if (entry) {
+        this.misses -= 1;
+        this.hits += 1;
+      }
+    } else if (entry) this.hits += 1;
     else this.misses += 1;
     return entry;
   }
