@@ -73,6 +73,15 @@ export class ProjectChanges {
   }
 
   /**
+   * Records a change of `areas` of one project inside the caller's transaction. Called first in a
+   * write, it also locks the project's row until the commit, so writes to one project that must
+   * see each other (a repeated form submit) run one after the other.
+   */
+  async recordAreas(trx: Tx, projectId: string, areas: AreaMask): Promise<void> {
+    await this.persist(trx, projectId, areas);
+  }
+
+  /**
    * Says what a write did, inside its transaction: hands the event to every recorder, whose rows
    * commit or roll back with the write itself (an outbox, an audit log). A recorder that throws
    * aborts the write: losing the event is worse. It does not bump version counters: the enclosing

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
 import { changeFeedApplicationName } from "../../src/db/change-feed.js";
@@ -12,6 +13,7 @@ import {
   createPublishedProject,
   createSession,
   createTicketType,
+  uniqueEmail,
 } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
@@ -103,6 +105,27 @@ for (const engine of testEngines()) {
       assert.equal(agenda.body.extensions.cached, false);
       assert.equal(agenda.body.data.project.sessions.edges.length, 2);
       assert.equal((await ask(attendeesQuery)).body.extensions.cached, true);
+    });
+
+    test("a registration on the public event page evicts ticket counts, not the agenda", async () => {
+      const free = await createTicketType(server.services, systemActor, projectId, { priceMinor: 0 });
+      await ask(ticketsQuery);
+      await ask(agendaQuery);
+      assert.equal((await ask(agendaQuery)).body.extensions.cached, true);
+      assert.equal((await ask(ticketsQuery)).body.extensions.cached, true);
+      const outcome = await server.services.eventPage.register(
+        {
+          projectId,
+          ticketTypeId: free.id,
+          name: "Walk-in Visitor",
+          email: uniqueEmail("walk-in"),
+          idempotencyKey: randomUUID(),
+        },
+        "10.9.8.7",
+      );
+      assert.equal(outcome.kind, "registered");
+      assert.equal((await ask(agendaQuery)).body.extensions.cached, true, "the agenda stays cached");
+      assert.equal((await ask(ticketsQuery)).body.extensions.cached, false, "the seat counts are recomputed");
     });
 
     test("another process's writes are seen at once (no Redis)", async () => {

@@ -51,8 +51,11 @@ for (const engine of testEngines()) {
       const query = `{ project(id: "${project.id}") { name } }`;
       await gql(a.url, query, { token });
       assert.ok(await servedFromCache(a.url, query, token));
+      const arrived = changeArrives(a.services, project.id);
       await b.services.projects.update(systemActor, project.id, { name: "Renamed on B" });
-      // The very next request: the data version is checked on every hit, whatever Redis delivered.
+      // SQLite: the very next request sees it (data_version). PostgreSQL: once the change feed has
+      // delivered it, whatever Redis did.
+      await arrived;
       const answer = await gql(a.url, query, { token });
       assert.equal(answer.body.data.project.name, "Renamed on B");
       assert.equal(answer.body.extensions.cached, false);
@@ -66,16 +69,23 @@ for (const engine of testEngines()) {
       const query = `{ project(id: "${project.id}") { name } }`;
       assert.equal((await gql(a.url, query, { token })).body.data.project.name, project.name);
       assert.ok(await servedFromCache(a.url, query, token));
+      const arrived = changeArrives(a.services, project.id);
       await b.services.apps.revokeLink(owner, { appId: app.id, projectId: project.id });
+      await arrived;
       const answer = await gql(a.url, query, { token });
       assert.equal(answer.body.data.project, null);
       assert.equal(answer.body.errors[0].extensions.code, "NOT_FOUND");
     });
 
     test("a token rotated on one process fails on the other at the next request", async () => {
-      const { app, token } = await createApp(a.services);
+      const { app, token, projectId } = await createApp(a.services);
+      await feedListens(a.services);
       assert.equal((await gql(a.url, "{ viewer { name } }", { token })).status, 200);
+      // Twice: the second one is answered from the remembered token, not its row.
+      assert.equal((await gql(a.url, "{ viewer { name } }", { token })).status, 200);
+      const arrived = changeArrives(a.services, projectId);
       await b.services.apps.rotateToken(systemActor, { id: app.id });
+      await arrived;
       assert.equal((await gql(a.url, "{ viewer { name } }", { token })).status, 401);
     });
   });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { systemActor } from "../../src/modules/access/actor.js";
+import { feedListens } from "../helpers/change-feed.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp, createPublishedProject } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
@@ -58,9 +59,21 @@ for (const engine of testEngines()) {
       assert.deepEqual([viaCookie.body.data, viaCookie.body.errors], [{ viewer: null }, undefined]);
     });
 
+    // A token is looked up once and then remembered (graphql/authentication.ts) until a change
+    // that may concern it: the request after the change must not be answered from memory.
+    async function rememberedToken(token: string) {
+      await feedListens(server.services);
+      await gql(server.url, query, { token });
+      server.statements.length = 0;
+      assert.equal((await gql(server.url, query, { token })).status, 200);
+      const lookups = server.statements.filter((s) => /from "apps" where "token_hash"/.test(s));
+      assert.deepEqual(lookups, [], "the second request does not look the token up");
+    }
+
     test("stops a rotated token at once and accepts the new one", async () => {
       const { app, token } = await createApp(server.services, { name: "Rotating app" });
       assert.equal((await gql(server.url, query, { token })).body.data.viewer.name, "Rotating app");
+      await rememberedToken(token);
       const { token: fresh } = await server.services.apps.rotateToken(systemActor, { id: app.id });
       await expectUnauthenticated({ authorization: `Bearer ${token}` });
       assert.equal((await gql(server.url, query, { token: fresh })).body.data.viewer.name, "Rotating app");
@@ -68,8 +81,21 @@ for (const engine of testEngines()) {
 
     test("stops the token of a deleted app at once", async () => {
       const { app, token } = await createApp(server.services);
+      await rememberedToken(token);
       await server.services.apps.deleteApp(systemActor, { id: app.id });
       await expectUnauthenticated({ authorization: `Bearer ${token}` });
+    });
+
+    test("a remembered token carries the app's new permissions at once", async () => {
+      const { app, token } = await createApp(server.services, { permissions: ["agenda:read"] });
+      const permissions = `{ viewer { permissions } }`;
+      await rememberedToken(token);
+      assert.deepEqual((await gql(server.url, permissions, { token })).body.data.viewer.permissions, [
+        "AGENDA_READ",
+      ]);
+      await server.services.apps.updateApp(systemActor, { id: app.id, permissions: ["attendees:read"] });
+      const after = await gql(server.url, permissions, { token });
+      assert.deepEqual(after.body.data.viewer.permissions, ["ATTENDEES_READ"]);
     });
 
     test("keeps public data readable with a valid token", async () => {

@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
 import type { Encoding, OpenStream } from "../../http/compression.js";
 import { type Permission, serializePermissions } from "../../modules/access/permissions.js";
-import { type AreaMask, allAreas, dataAreaCount } from "../../shared/data-areas.js";
+import { type AreaMask, allAreas, areaBit, dataAreaCount } from "../../shared/data-areas.js";
 
 /**
  * The API's response cache: serialized response bytes of read-only operations, bounded in bytes.
@@ -305,6 +305,10 @@ export class ResponseCache {
    */
   invalidateProject(projectId: string, areas: AreaMask = allAreas): void {
     this.sequence += 1;
+    // A change of the project area (settings, members, apps and their tokens) moves the epoch:
+    // what is remembered across requests under it (the tokens of graphql/authentication.ts) is
+    // checked again. Such changes are rare; check-ins and agenda edits leave it alone.
+    if (areas & areaBit.project) this.epochValue += 1;
     // Only answers being computed over the areas written are refused: under 50 check-ins a second,
     // agenda answers must still be stored.
     const changed = this.changedAt.get(projectId) ?? new Array<number>(dataAreaCount).fill(0);

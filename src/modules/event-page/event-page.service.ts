@@ -4,7 +4,7 @@ import type { Db } from "../../db/database.js";
 import type { CompanyField } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import type { Logger } from "../../logger.js";
-import { eventPageAreas, stampOf } from "../../shared/data-areas.js";
+import { areasWrittenUnder, eventPageAreas, stampOf } from "../../shared/data-areas.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { email, idText, optionalText, parseInput, requiredText } from "../../shared/validation.js";
@@ -173,38 +173,46 @@ export function createEventPageService(deps: EventPageDeps) {
   ): Promise<PageRegistrationOutcome & { token?: string }> {
     const token = randomSecret();
     const { projectId } = data;
-    return changes.write(db, publicActor, projectId, async (trx) => {
-      // Bumping the project's data version first locks its row: submits to one project run one
-      // after the other from here, so a repeated form always sees the first one's registration.
-      await changes.record(trx, projectId);
-      const repeat = await repo.findByIdempotencyKey(trx, projectId, data.idempotencyKey);
-      if (repeat) {
-        const attendee = await attendees.registrationOf(projectId, repeat.attendee_id, trx);
-        if (attendee) return { kind: "repeat" as const, attendee };
-      }
-      const record = (attendeeId: string) =>
-        repo.upsert(trx, {
-          attendee_id: attendeeId,
-          project_id: projectId,
-          manage_token_hash: hashSecret(token),
-          idempotency_key: data.idempotencyKey,
-          created_at: nowIso(),
+    // A registration changes attendees and seat counts only: the agenda stays cached.
+    const areas = areasWrittenUnder("attendees:write");
+    return changes.write(
+      db,
+      publicActor,
+      projectId,
+      async (trx) => {
+        // Bumping the project's data version first locks its row: submits to one project run one
+        // after the other from here, so a repeated form always sees the first one's registration.
+        await changes.recordAreas(trx, projectId, areas);
+        const repeat = await repo.findByIdempotencyKey(trx, projectId, data.idempotencyKey);
+        if (repeat) {
+          const attendee = await attendees.registrationOf(projectId, repeat.attendee_id, trx);
+          if (attendee) return { kind: "repeat" as const, attendee };
+        }
+        const record = (attendeeId: string) =>
+          repo.upsert(trx, {
+            attendee_id: attendeeId,
+            project_id: projectId,
+            manage_token_hash: hashSecret(token),
+            idempotency_key: data.idempotencyKey,
+            created_at: nowIso(),
+          });
+        const holder = await attendees.registeredByEmail(trx, projectId, data.email);
+        if (holder) {
+          await record(holder.id);
+          return { kind: "existing" as const, attendee: holder, mailed: false, token };
+        }
+        const attendee = await attendees.registerWithin(trx, publicActor, {
+          projectId,
+          ticketTypeId: data.ticketTypeId,
+          name: data.name,
+          email: data.email,
+          company: data.company,
         });
-      const holder = await attendees.registeredByEmail(trx, projectId, data.email);
-      if (holder) {
-        await record(holder.id);
-        return { kind: "existing" as const, attendee: holder, mailed: false, token };
-      }
-      const attendee = await attendees.registerWithin(trx, publicActor, {
-        projectId,
-        ticketTypeId: data.ticketTypeId,
-        name: data.name,
-        email: data.email,
-        company: data.company,
-      });
-      await record(attendee.id);
-      return { kind: "registered" as const, attendee, mailed: false, token };
-    });
+        await record(attendee.id);
+        return { kind: "registered" as const, attendee, mailed: false, token };
+      },
+      areas,
+    );
   }
 
   return {
