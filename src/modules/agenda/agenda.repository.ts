@@ -1,5 +1,14 @@
 import { type Selectable, sql } from "kysely";
 import type { Db } from "../../db/database.js";
+import {
+  type Columns,
+  columnsToRead,
+  everyColumn,
+  type IdList,
+  idList,
+  inIdList,
+  projectedQuery,
+} from "../../db/projection.js";
 import type {
   RoomsTable,
   SessionStatus,
@@ -20,6 +29,73 @@ export interface SessionQuery {
   trackId?: string | undefined;
   roomId?: string | undefined;
 }
+
+const sessionColumns = everyColumn<SessionRow>()([
+  "id",
+  "project_id",
+  "title",
+  "description",
+  "starts_at",
+  "ends_at",
+  "room_id",
+  "track_id",
+  "capacity",
+  "status",
+  "created_at",
+  "updated_at",
+]);
+// What the services read from every session they present: the key, the project, the sort value.
+const sessionKey = ["id", "project_id", "starts_at"] as const;
+const speakerColumns = everyColumn<SpeakerRow>()([
+  "id",
+  "project_id",
+  "name",
+  "bio",
+  "company",
+  "job_title",
+  "photo_url",
+  "links",
+  "created_at",
+  "updated_at",
+]);
+const trackColumns = everyColumn<TrackRow>()(["id", "project_id", "name", "color", "created_at"]);
+const roomColumns = everyColumn<RoomRow>()(["id", "project_id", "name", "capacity", "created_at"]);
+
+// The loaders' statements: one per column list, whatever the number of ids (see projectedQuery).
+const speakersOfSessions = projectedQuery(
+  speakerColumns,
+  ["id", "project_id"],
+  (db, columns, ids: IdList) =>
+    db
+      .selectFrom("session_speakers")
+      .innerJoin("speakers", "speakers.id", "session_speakers.speaker_id")
+      .select(columns.map((c) => `speakers.${c}` as const))
+      .select("session_speakers.session_id")
+      .where(inIdList(db, "session_speakers.session_id", ids))
+      .orderBy("session_speakers.session_id")
+      .orderBy("session_speakers.position"),
+  [""] as const,
+);
+const tracksWithIds = projectedQuery(
+  trackColumns,
+  [],
+  (db, columns, ids: IdList) =>
+    db
+      .selectFrom("tracks")
+      .select(columns)
+      .where(inIdList(db, "id", ids)),
+  [""] as const,
+);
+const roomsWithIds = projectedQuery(
+  roomColumns,
+  [],
+  (db, columns, ids: IdList) =>
+    db
+      .selectFrom("rooms")
+      .select(columns)
+      .where(inIdList(db, "id", ids)),
+  [""] as const,
+);
 
 function sessionsQuery(db: Db, projectId: string, query: SessionQuery) {
   let q = db.selectFrom("sessions").where("project_id", "=", projectId);
@@ -83,11 +159,7 @@ export const agendaRepository = {
   },
 
   tracksByIds(db: Db, ids: readonly string[]): Promise<TrackRow[]> {
-    return db
-      .selectFrom("tracks")
-      .selectAll()
-      .where("id", "in", [...ids])
-      .execute();
+    return tracksWithIds(db, undefined, idList(db, ids));
   },
 
   async insertTrack(db: Db, row: TrackRow): Promise<void> {
@@ -143,11 +215,7 @@ export const agendaRepository = {
   },
 
   roomsByIds(db: Db, ids: readonly string[]): Promise<RoomRow[]> {
-    return db
-      .selectFrom("rooms")
-      .selectAll()
-      .where("id", "in", [...ids])
-      .execute();
+    return roomsWithIds(db, undefined, idList(db, ids));
   },
 
   async insertRoom(db: Db, row: RoomRow): Promise<void> {
@@ -243,26 +311,31 @@ export const agendaRepository = {
     await db.deleteFrom("speakers").where("project_id", "=", projectId).where("id", "=", id).execute();
   },
 
-  /** Speakers of each session, in their position order (one statement for any number of sessions). */
+  /**
+   * Speakers of each session, in their position order (one statement for any number of sessions),
+   * with `columns` (see Columns) and always id and project_id.
+   */
   speakersBySessionIds(
     db: Db,
     sessionIds: readonly string[],
+    columns: Columns,
   ): Promise<(SpeakerRow & { session_id: string })[]> {
-    return db
-      .selectFrom("session_speakers")
-      .innerJoin("speakers", "speakers.id", "session_speakers.speaker_id")
-      .selectAll("speakers")
-      .select("session_speakers.session_id")
-      .where("session_speakers.session_id", "in", [...sessionIds])
-      .orderBy("session_speakers.session_id")
-      .orderBy("session_speakers.position")
-      .execute();
+    return speakersOfSessions(db, columns, idList(db, sessionIds)) as Promise<
+      (SpeakerRow & { session_id: string })[]
+    >;
   },
 
   // ---- sessions ----
 
-  listSessions(db: Db, projectId: string, query: SessionQuery, window: PageWindow): Promise<SessionRow[]> {
-    const q = sessionsQuery(db, projectId, query).selectAll();
+  /** A page of sessions with `columns` (see Columns) and always id, project_id and starts_at. */
+  listSessions(
+    db: Db,
+    projectId: string,
+    query: SessionQuery,
+    window: PageWindow,
+    columns: Columns,
+  ): Promise<SessionRow[]> {
+    const q = sessionsQuery(db, projectId, query).select(columnsToRead(sessionColumns, sessionKey, columns));
     return applyKeyset(q, window, "starts_at", "id").execute();
   },
 

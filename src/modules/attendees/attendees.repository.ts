@@ -1,5 +1,6 @@
 import { type Selectable, SqliteAdapter, sql } from "kysely";
 import type { Db } from "../../db/database.js";
+import { type Columns, columnsToRead, everyColumn } from "../../db/projection.js";
 import type { AttendeeStatus, AttendeesTable } from "../../db/schema.js";
 import { applyKeyset, type PageWindow } from "../../shared/pagination.js";
 
@@ -18,6 +19,21 @@ export interface AttendeeQuery {
 /** The orders a list can be read in; each is a keyset on (column, id) served by an index. */
 const attendeeSorts = { registered: "registered_at", name: "name" } as const;
 export type AttendeeSort = keyof typeof attendeeSorts;
+
+const attendeeColumns = everyColumn<AttendeeRow>()([
+  "id",
+  "project_id",
+  "ticket_type_id",
+  "name",
+  "email",
+  "email_normalized",
+  "company",
+  "status",
+  "registered_at",
+  "cancelled_at",
+  "updated_at",
+  "ticket_code",
+]);
 
 /** An attendee with what an export adds: its ticket type's name and its active check-in time. */
 export type AttendeeExportRow = AttendeeRow & { ticket_type_name: string; checked_in_at: string | null };
@@ -93,14 +109,17 @@ function attendeesQuery(db: Db, projectId: string, query: AttendeeQuery) {
 
 /** SQL for attendees; always scoped by project or by ids the caller already authorized. */
 export const attendeesRepository = {
+  /** A page of attendees with `columns` (see Columns) and always id, project_id and the sort column. */
   list(
     db: Db,
     projectId: string,
     query: AttendeeQuery,
     window: PageWindow,
-    sort: AttendeeSort = "registered",
+    sort: AttendeeSort,
+    columns: Columns,
   ): Promise<AttendeeRow[]> {
-    const q = attendeesQuery(db, projectId, query).selectAll("attendees");
+    const read = columnsToRead(attendeeColumns, ["id", "project_id", attendeeSorts[sort]], columns);
+    const q = attendeesQuery(db, projectId, query).select(read.map((c) => `attendees.${c}` as const));
     return applyKeyset(q, window, `attendees.${attendeeSorts[sort]}`, "attendees.id").execute();
   },
 
