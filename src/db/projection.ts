@@ -92,3 +92,51 @@ export function projectedQuery<Column extends string, Row, Parameters extends re
     return query(db, ...parameters);
   };
 }
+
+// A value of a shaped statement, by name: what `build` receives instead of the run's values.
+class Slot {
+  constructor(readonly name: string) {}
+}
+
+// Distinct structures kept per shaped statement; beyond them a statement is built for its run.
+const maxSpecsPerStatement = 64;
+
+/**
+ * A statement whose structure follows `spec` (which filters, which direction, which columns) and
+ * whose values change with every run, built and compiled once per distinct spec (prepared once,
+ * named on PostgreSQL): building and compiling a page query cost about as much as running it.
+ * `build` receives the values as named slots and must take its structure from `spec` alone; every
+ * parameter of what it builds must be a slot (checked), so no run's value is frozen into a shape.
+ */
+export function shapedQuery<Spec, Row>(
+  build: (db: Db, spec: Spec, values: Record<string, unknown>) => Compilable<Row>,
+): (db: Db, spec: Spec, values: Record<string, unknown>) => Promise<Row[]> {
+  const slots: Record<string, unknown> = new Proxy({}, { get: (_, name) => new Slot(String(name)) });
+  const shapes = new Map<
+    string,
+    { names: string[]; run: (db: Db, ...values: unknown[]) => Promise<Row[]> }
+  >();
+  return async (db, spec, values) => {
+    // The engine is part of the shape: a builder may differ by engine, and so its parameters' order.
+    const key = `${isSqlite(db)}${JSON.stringify(spec)}`;
+    let shape = shapes.get(key);
+    if (!shape) {
+      if (shapes.size >= maxSpecsPerStatement) {
+        return (await db.executeQuery(build(db, spec, values).compile())).rows;
+      }
+      const names = build(db, spec, slots)
+        .compile()
+        .parameters.map((parameter) => {
+          if (parameter instanceof Slot) return parameter.name;
+          throw new Error(`shapedQuery: a parameter is not a named value (${String(parameter)})`);
+        });
+      const run = reusableQuery<Row, unknown[]>(
+        (handle) => build(handle, spec, slots),
+        names.map(() => null),
+      );
+      shape = { names, run };
+      shapes.set(key, shape);
+    }
+    return shape.run(db, ...shape.names.map((name) => values[name]));
+  };
+}

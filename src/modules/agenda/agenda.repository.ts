@@ -1,14 +1,6 @@
 import { type Selectable, sql } from "kysely";
 import type { Db } from "../../db/database.js";
-import {
-  type Columns,
-  columnsToRead,
-  everyColumn,
-  type IdList,
-  idList,
-  inIdList,
-  projectedQuery,
-} from "../../db/projection.js";
+import type { Columns } from "../../db/projection.js";
 import type {
   RoomsTable,
   SessionStatus,
@@ -17,6 +9,13 @@ import type {
   TracksTable,
 } from "../../db/schema.js";
 import { applyKeyset, type PageWindow } from "../../shared/pagination.js";
+import {
+  roomsWithIds,
+  sessionPage,
+  sessionsQuery,
+  speakersOfSessions,
+  tracksWithIds,
+} from "./agenda-reads.repository.js";
 
 export type TrackRow = Selectable<TracksTable>;
 export type RoomRow = Selectable<RoomsTable>;
@@ -28,83 +27,6 @@ export interface SessionQuery {
   statuses: readonly SessionStatus[];
   trackId?: string | undefined;
   roomId?: string | undefined;
-}
-
-const sessionColumns = everyColumn<SessionRow>()([
-  "id",
-  "project_id",
-  "title",
-  "description",
-  "starts_at",
-  "ends_at",
-  "room_id",
-  "track_id",
-  "capacity",
-  "status",
-  "created_at",
-  "updated_at",
-]);
-// What the services read from every session they present: the key, the project, the sort value.
-const sessionKey = ["id", "project_id", "starts_at"] as const;
-const speakerColumns = everyColumn<SpeakerRow>()([
-  "id",
-  "project_id",
-  "name",
-  "bio",
-  "company",
-  "job_title",
-  "photo_url",
-  "links",
-  "created_at",
-  "updated_at",
-]);
-const trackColumns = everyColumn<TrackRow>()(["id", "project_id", "name", "color", "created_at"]);
-const roomColumns = everyColumn<RoomRow>()(["id", "project_id", "name", "capacity", "created_at"]);
-
-// The loaders' statements: one per column list, whatever the number of ids (see projectedQuery).
-const speakersOfSessions = projectedQuery(
-  speakerColumns,
-  ["id", "project_id"],
-  (db, columns, ids: IdList) =>
-    db
-      .selectFrom("session_speakers")
-      .innerJoin("speakers", "speakers.id", "session_speakers.speaker_id")
-      .select(columns.map((c) => `speakers.${c}` as const))
-      .select("session_speakers.session_id")
-      .where(inIdList(db, "session_speakers.session_id", ids))
-      .orderBy("session_speakers.session_id")
-      .orderBy("session_speakers.position"),
-  [""] as const,
-);
-const tracksWithIds = projectedQuery(
-  trackColumns,
-  [],
-  (db, columns, ids: IdList) =>
-    db
-      .selectFrom("tracks")
-      .select(columns)
-      .where(inIdList(db, "id", ids)),
-  [""] as const,
-);
-const roomsWithIds = projectedQuery(
-  roomColumns,
-  [],
-  (db, columns, ids: IdList) =>
-    db
-      .selectFrom("rooms")
-      .select(columns)
-      .where(inIdList(db, "id", ids)),
-  [""] as const,
-);
-
-function sessionsQuery(db: Db, projectId: string, query: SessionQuery) {
-  let q = db.selectFrom("sessions").where("project_id", "=", projectId);
-  // An empty status list asks for nothing; `in ()` is not valid SQL, so say so explicitly.
-  q =
-    query.statuses.length === 0 ? q.where(sql<boolean>`1 = 0`) : q.where("status", "in", [...query.statuses]);
-  if (query.trackId !== undefined) q = q.where("track_id", "=", query.trackId);
-  if (query.roomId !== undefined) q = q.where("room_id", "=", query.roomId);
-  return q;
 }
 
 function speakersQuery(db: Db, projectId: string, publishedOnly: boolean) {
@@ -159,7 +81,7 @@ export const agendaRepository = {
   },
 
   tracksByIds(db: Db, ids: readonly string[]): Promise<TrackRow[]> {
-    return tracksWithIds(db, undefined, idList(db, ids));
+    return tracksWithIds(db, ids);
   },
 
   async insertTrack(db: Db, row: TrackRow): Promise<void> {
@@ -215,7 +137,7 @@ export const agendaRepository = {
   },
 
   roomsByIds(db: Db, ids: readonly string[]): Promise<RoomRow[]> {
-    return roomsWithIds(db, undefined, idList(db, ids));
+    return roomsWithIds(db, ids);
   },
 
   async insertRoom(db: Db, row: RoomRow): Promise<void> {
@@ -320,9 +242,7 @@ export const agendaRepository = {
     sessionIds: readonly string[],
     columns: Columns,
   ): Promise<(SpeakerRow & { session_id: string })[]> {
-    return speakersOfSessions(db, columns, idList(db, sessionIds)) as Promise<
-      (SpeakerRow & { session_id: string })[]
-    >;
+    return speakersOfSessions(db, sessionIds, columns);
   },
 
   // ---- sessions ----
@@ -335,8 +255,7 @@ export const agendaRepository = {
     window: PageWindow,
     columns: Columns,
   ): Promise<SessionRow[]> {
-    const q = sessionsQuery(db, projectId, query).select(columnsToRead(sessionColumns, sessionKey, columns));
-    return applyKeyset(q, window, "starts_at", "id").execute();
+    return sessionPage(db, projectId, query, window, columns);
   },
 
   async countSessions(db: Db, projectId: string, query: SessionQuery): Promise<number> {
