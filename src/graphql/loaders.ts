@@ -1,4 +1,5 @@
 import DataLoader from "dataloader";
+import type { Columns } from "../db/projection.js";
 import type { Services } from "../services.js";
 
 // Turns a Map-returning batch function into DataLoader's "one answer per key, in order" contract.
@@ -6,6 +7,21 @@ function fromMap<K, V>(load: (keys: readonly K[]) => Promise<Map<K, V>>, missing
   return async (keys: readonly K[]) => {
     const found = await load(keys);
     return keys.map((key) => found.get(key) ?? missing);
+  };
+}
+
+// One loader per column list (see Columns): one selection asking for more columns than another
+// must not be answered from rows loaded for the other. A request rarely has more than one.
+function perColumns<V>(create: (columns: Columns) => DataLoader<string, V>) {
+  const loaders = new Map<string, DataLoader<string, V>>();
+  return (columns: Columns) => {
+    const key = columns?.join(",") ?? "*";
+    let loader = loaders.get(key);
+    if (!loader) {
+      loader = create(columns);
+      loaders.set(key, loader);
+    }
+    return loader;
   };
 }
 
@@ -20,8 +36,9 @@ export function createLoaders(services: Services) {
     project: new DataLoader(fromMap((ids: readonly string[]) => projects.byIds(ids), undefined)),
     room: new DataLoader(fromMap((ids: readonly string[]) => agenda.roomsByIds([...ids]), undefined)),
     track: new DataLoader(fromMap((ids: readonly string[]) => agenda.tracksByIds([...ids]), undefined)),
-    speakersOfSession: new DataLoader(
-      fromMap((ids: readonly string[]) => agenda.speakersBySessionIds([...ids]), []),
+    speakersOfSession: perColumns(
+      (columns) =>
+        new DataLoader(fromMap((ids: readonly string[]) => agenda.speakersBySessionIds(ids, columns), [])),
     ),
     publishedSessionsOfSpeaker: new DataLoader(
       fromMap(

@@ -88,6 +88,8 @@ export function applyKeyset<QB extends SelectQueryBuilder<any, any, any>>(
   window: PageWindow,
   sortColumn: string,
   idColumn: string,
+  // Rows to fetch: one more than the page, or a named value of a shaped query (keysetValues).
+  fetch: unknown = window.limit + 1,
 ): QB {
   const sort = sql.ref(sortColumn);
   const id = sql.ref(idColumn);
@@ -100,7 +102,38 @@ export function applyKeyset<QB extends SelectQueryBuilder<any, any, any>>(
   return q
     .orderBy(sort, direction)
     .orderBy(id, direction)
-    .limit(window.limit + 1) as QB;
+    .limit(fetch as number) as QB;
+}
+
+/** What of a window shapes a keyset query (db/projection.ts shapedQuery): which bounds, which way. */
+export function keysetSpec(window: PageWindow) {
+  return {
+    after: window.after !== undefined,
+    before: window.before !== undefined,
+    backward: window.backward,
+  };
+}
+
+/** The values of a window for a shaped keyset query, by name (see slotWindow). */
+export function keysetValues(window: PageWindow) {
+  return {
+    afterSort: window.after?.[0],
+    afterId: window.after?.[1],
+    beforeSort: window.before?.[0],
+    beforeId: window.before?.[1],
+    fetch: window.limit + 1,
+  };
+}
+
+/** The window a shaped keyset query builds with: its bounds are the named values of keysetValues. */
+export function slotWindow(spec: ReturnType<typeof keysetSpec>, values: Record<string, unknown>): PageWindow {
+  const key = (sort: string, id: string) => [values[sort], values[id]] as unknown as CursorKey;
+  return {
+    limit: 0,
+    after: spec.after ? key("afterSort", "afterId") : undefined,
+    before: spec.before ? key("beforeSort", "beforeId") : undefined,
+    backward: spec.backward,
+  };
 }
 
 /** Turns the fetched rows (up to limit + 1, in query order) into a page in forward order. */

@@ -71,5 +71,16 @@ for (const engine of testEngines()) {
       assert.equal(hundred.length, ten.length, `10: ${ten.join("\n")}\n100: ${hundred.join("\n")}`);
       assert.ok(ten.length >= 4 && ten.length <= 7, ten.join("\n"));
     });
+
+    test("a page reads only the columns its selection asks for, and a page of any size is the same statement", async () => {
+      const ten = await statementsFor(agendaQuery, 10, "sessions", false);
+      const hundred = await statementsFor(agendaQuery, 100, "sessions", false);
+      const page = ten.find((sql) => /from "sessions"/.test(sql)) ?? "";
+      assert.doesNotMatch(page, /"description"|\*/, page);
+      const speakers = ten.find((sql) => /from "session_speakers"/.test(sql)) ?? "";
+      assert.doesNotMatch(speakers, /"bio"|"links"|\*/, speakers);
+      // The loaders take their ids as one parameter: 100 sessions run the statement 10 did.
+      assert.deepEqual([...hundred].sort(), [...ten].sort());
+    });
   });
 }

@@ -11,35 +11,62 @@ import {
 } from "../../graphql/limits/list-bounds.js";
 import { nodeLoader as loader } from "../../graphql/nodes.js";
 import { restricts } from "../../graphql/permissions.js";
+import { columnSelector, reads } from "../../graphql/selection.js";
 import { ProjectRef } from "../projects/projects.graphql.js";
+import type { SessionRow, SpeakerRow } from "./agenda.repository.js";
 import type { SpeakerLink } from "./agenda.service.js";
 import { defineAgendaMutations } from "./agenda-mutations.graphql.js";
 import { RoomRef, SessionRef, SessionStatusEnum, SpeakerRef, TrackRef } from "./agenda-refs.graphql.js";
+
+// The columns of a session or a speaker row each field reads (see graphql/selection.ts).
+const session = (...columns: (keyof SessionRow)[]) => reads<SessionRow>(columns);
+const speaker = (...columns: (keyof SpeakerRow)[]) => reads<SpeakerRow>(columns);
+const sessionsSelected = columnSelector(["edges", "node"]);
+const speakersSelected = columnSelector();
 
 /** Defines sessions, speakers, tracks and rooms, their Project connections and mutations. */
 export function defineAgendaTypes(): void {
   builder.node(SessionRef, {
     description: "A talk, workshop or break on the agenda.",
-    id: { resolve: (s) => s.id },
+    id: { resolve: (s) => s.id, ...session() },
     loadWithoutCache: loader((c, id) => c.services.agenda.findSession(c.actor, id)),
     fields: (t) => ({
-      title: t.exposeString("title", { description: "Title of the session." }),
-      description: t.exposeString("description", { nullable: true, description: "Abstract (plain text)." }),
-      startsAt: t.expose("startsAt", { type: "DateTime", description: "Start time." }),
-      endsAt: t.expose("endsAt", { type: "DateTime", description: "End time (after the start)." }),
+      title: t.exposeString("title", { ...session("title"), description: "Title of the session." }),
+      description: t.exposeString("description", {
+        ...session("description"),
+        nullable: true,
+        description: "Abstract (plain text).",
+      }),
+      startsAt: t.expose("startsAt", {
+        ...session("starts_at"),
+        type: "DateTime",
+        description: "Start time.",
+      }),
+      endsAt: t.expose("endsAt", {
+        ...session("ends_at"),
+        type: "DateTime",
+        description: "End time (after the start).",
+      }),
       status: t.field({
+        ...session("status"),
         type: SessionStatusEnum,
         description: "Draft, published or cancelled.",
         resolve: (s) => s.status,
       }),
-      capacity: t.exposeInt("capacity", { nullable: true, description: "Seats, when limited." }),
+      capacity: t.exposeInt("capacity", {
+        ...session("capacity"),
+        nullable: true,
+        description: "Seats, when limited.",
+      }),
       room: t.field({
+        ...session("room_id"),
         type: RoomRef,
         nullable: true,
         description: "Where it takes place.",
         resolve: (s, _args, c) => (s.roomId ? c.loaders.room.load(s.roomId) : null),
       }),
       track: t.field({
+        ...session("track_id"),
         type: TrackRef,
         nullable: true,
         description: "The track it belongs to.",
@@ -48,18 +75,27 @@ export function defineAgendaTypes(): void {
       speakers: t.field({
         type: [SpeakerRef],
         description: `Its speakers, in billing order (at most ${maxSpeakersPerSession}).`,
-        ...boundedList(maxSpeakersPerSession),
-        resolve: async (s, _args, c) =>
-          atMost(await c.loaders.speakersOfSession.load(s.id), maxSpeakersPerSession),
+        ...reads<SessionRow>([], boundedList(maxSpeakersPerSession)),
+        resolve: async (s, _args, c, info) =>
+          atMost(await c.loaders.speakersOfSession(speakersSelected(info)).load(s.id), maxSpeakersPerSession),
       }),
       project: t.field({
+        ...session("project_id"),
         type: ProjectRef,
         description: "The event it belongs to.",
         resolve: async (s, _args, c) =>
           (await c.loaders.project.load(s.projectId)) ?? Promise.reject(notFound("Project")),
       }),
-      createdAt: t.expose("createdAt", { type: "DateTime", description: "When it was created." }),
-      updatedAt: t.expose("updatedAt", { type: "DateTime", description: "When it last changed." }),
+      createdAt: t.expose("createdAt", {
+        ...session("created_at"),
+        type: "DateTime",
+        description: "When it was created.",
+      }),
+      updatedAt: t.expose("updatedAt", {
+        ...session("updated_at"),
+        type: "DateTime",
+        description: "When it last changed.",
+      }),
     }),
   });
 
@@ -73,24 +109,36 @@ export function defineAgendaTypes(): void {
 
   builder.node(SpeakerRef, {
     description: "A person speaking at the event.",
-    id: { resolve: (s) => s.id },
+    id: { resolve: (s) => s.id, ...speaker() },
     loadWithoutCache: loader((c, id) => c.services.agenda.findSpeaker(c.actor, id)),
     fields: (t) => ({
-      name: t.exposeString("name", { description: "Full name." }),
-      bio: t.exposeString("bio", { nullable: true, description: "Short biography." }),
-      company: t.exposeString("company", { nullable: true, description: "Employer or organisation." }),
-      jobTitle: t.exposeString("jobTitle", { nullable: true, description: "Role at the company." }),
-      photoUrl: t.exposeString("photoUrl", { nullable: true, description: "URL of a portrait." }),
+      name: t.exposeString("name", { ...speaker("name"), description: "Full name." }),
+      bio: t.exposeString("bio", { ...speaker("bio"), nullable: true, description: "Short biography." }),
+      company: t.exposeString("company", {
+        ...speaker("company"),
+        nullable: true,
+        description: "Employer or organisation.",
+      }),
+      jobTitle: t.exposeString("jobTitle", {
+        ...speaker("job_title"),
+        nullable: true,
+        description: "Role at the company.",
+      }),
+      photoUrl: t.exposeString("photoUrl", {
+        ...speaker("photo_url"),
+        nullable: true,
+        description: "URL of a portrait.",
+      }),
       links: t.field({
         type: [SpeakerLinkRef],
         description: `Profile links (at most ${maxLinksPerSpeaker}).`,
-        ...boundedList(maxLinksPerSpeaker),
+        ...reads<SpeakerRow>(["links"], boundedList(maxLinksPerSpeaker)),
         resolve: (s) => atMost(s.links, maxLinksPerSpeaker),
       }),
       sessions: t.field({
         type: [SessionRef],
         description: `Sessions the speaker appears in, by start time (the first ${maxSessionsPerSpeaker}): published ones, and all with agenda:read.`,
-        ...boundedList(maxSessionsPerSpeaker),
+        ...reads<SpeakerRow>([], boundedList(maxSessionsPerSpeaker)),
         resolve: async (s, _args, c) => {
           const access = await c.access(s.projectId);
           const sessions = await (access?.permissions.has("agenda:read")
@@ -99,8 +147,16 @@ export function defineAgendaTypes(): void {
           return atMost(sessions, maxSessionsPerSpeaker);
         },
       }),
-      createdAt: t.expose("createdAt", { type: "DateTime", description: "When it was created." }),
-      updatedAt: t.expose("updatedAt", { type: "DateTime", description: "When it last changed." }),
+      createdAt: t.expose("createdAt", {
+        ...speaker("created_at"),
+        type: "DateTime",
+        description: "When it was created.",
+      }),
+      updatedAt: t.expose("updatedAt", {
+        ...speaker("updated_at"),
+        type: "DateTime",
+        description: "When it last changed.",
+      }),
     }),
   });
 
@@ -139,7 +195,7 @@ export function defineAgendaTypes(): void {
           trackId: t.arg.id({ description: "Only sessions of this track." }),
           roomId: t.arg.id({ description: "Only sessions in this room." }),
         },
-        resolve: async (project, args, c) => {
+        resolve: async (project, args, c, info) => {
           const access = await c.access(project.id);
           if (!access) throw notFound("Project");
           const filter = {
@@ -149,7 +205,7 @@ export function defineAgendaTypes(): void {
           };
           return toConnection(
             args,
-            (window) => c.services.agenda.listSessions(access, filter, window),
+            (window) => c.services.agenda.listSessions(access, filter, window, sessionsSelected(info)),
             () => c.services.agenda.countSessions(access, filter),
           );
         },

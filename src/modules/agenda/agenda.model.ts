@@ -92,7 +92,8 @@ export function presentSpeaker(row: SpeakerRow): Speaker {
     company: row.company,
     jobTitle: row.job_title,
     photoUrl: row.photo_url,
-    links: JSON.parse(row.links) as SpeakerLink[],
+    // Absent when the caller did not ask for the links (see Columns in db/projection.ts).
+    links: row.links === undefined ? [] : (JSON.parse(row.links) as SpeakerLink[]),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -1,5 +1,6 @@
 import { type Selectable, sql } from "kysely";
 import type { Db } from "../../db/database.js";
+import type { Columns } from "../../db/projection.js";
 import type {
   RoomsTable,
   SessionStatus,
@@ -8,6 +9,13 @@ import type {
   TracksTable,
 } from "../../db/schema.js";
 import { applyKeyset, type PageWindow } from "../../shared/pagination.js";
+import {
+  roomsWithIds,
+  sessionPage,
+  sessionsQuery,
+  speakersOfSessions,
+  tracksWithIds,
+} from "./agenda-reads.repository.js";
 
 export type TrackRow = Selectable<TracksTable>;
 export type RoomRow = Selectable<RoomsTable>;
@@ -19,16 +27,6 @@ export interface SessionQuery {
   statuses: readonly SessionStatus[];
   trackId?: string | undefined;
   roomId?: string | undefined;
-}
-
-function sessionsQuery(db: Db, projectId: string, query: SessionQuery) {
-  let q = db.selectFrom("sessions").where("project_id", "=", projectId);
-  // An empty status list asks for nothing; `in ()` is not valid SQL, so say so explicitly.
-  q =
-    query.statuses.length === 0 ? q.where(sql<boolean>`1 = 0`) : q.where("status", "in", [...query.statuses]);
-  if (query.trackId !== undefined) q = q.where("track_id", "=", query.trackId);
-  if (query.roomId !== undefined) q = q.where("room_id", "=", query.roomId);
-  return q;
 }
 
 function speakersQuery(db: Db, projectId: string, publishedOnly: boolean) {
@@ -83,11 +81,7 @@ export const agendaRepository = {
   },
 
   tracksByIds(db: Db, ids: readonly string[]): Promise<TrackRow[]> {
-    return db
-      .selectFrom("tracks")
-      .selectAll()
-      .where("id", "in", [...ids])
-      .execute();
+    return tracksWithIds(db, ids);
   },
 
   async insertTrack(db: Db, row: TrackRow): Promise<void> {
@@ -143,11 +137,7 @@ export const agendaRepository = {
   },
 
   roomsByIds(db: Db, ids: readonly string[]): Promise<RoomRow[]> {
-    return db
-      .selectFrom("rooms")
-      .selectAll()
-      .where("id", "in", [...ids])
-      .execute();
+    return roomsWithIds(db, ids);
   },
 
   async insertRoom(db: Db, row: RoomRow): Promise<void> {
@@ -243,27 +233,29 @@ export const agendaRepository = {
     await db.deleteFrom("speakers").where("project_id", "=", projectId).where("id", "=", id).execute();
   },
 
-  /** Speakers of each session, in their position order (one statement for any number of sessions). */
+  /**
+   * Speakers of each session, in their position order (one statement for any number of sessions),
+   * with `columns` (see Columns) and always id and project_id.
+   */
   speakersBySessionIds(
     db: Db,
     sessionIds: readonly string[],
+    columns: Columns,
   ): Promise<(SpeakerRow & { session_id: string })[]> {
-    return db
-      .selectFrom("session_speakers")
-      .innerJoin("speakers", "speakers.id", "session_speakers.speaker_id")
-      .selectAll("speakers")
-      .select("session_speakers.session_id")
-      .where("session_speakers.session_id", "in", [...sessionIds])
-      .orderBy("session_speakers.session_id")
-      .orderBy("session_speakers.position")
-      .execute();
+    return speakersOfSessions(db, sessionIds, columns);
   },
 
   // ---- sessions ----
 
-  listSessions(db: Db, projectId: string, query: SessionQuery, window: PageWindow): Promise<SessionRow[]> {
-    const q = sessionsQuery(db, projectId, query).selectAll();
-    return applyKeyset(q, window, "starts_at", "id").execute();
+  /** A page of sessions with `columns` (see Columns) and always id, project_id and starts_at. */
+  listSessions(
+    db: Db,
+    projectId: string,
+    query: SessionQuery,
+    window: PageWindow,
+    columns: Columns,
+  ): Promise<SessionRow[]> {
+    return sessionPage(db, projectId, query, window, columns);
   },
 
   async countSessions(db: Db, projectId: string, query: SessionQuery): Promise<number> {

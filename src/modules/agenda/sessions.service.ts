@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../../db/database.js";
+import type { Columns } from "../../db/projection.js";
 import type { SessionStatus } from "../../db/schema.js";
 import { badInput, type FieldError, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
@@ -141,14 +142,18 @@ async function checkReferences(
 export function createAgendaSessionsService(writer: RowWriter) {
   const { db } = writer;
   return {
-    /** Sessions by start time; published only unless the filter asks for more (needs agenda:read). */
+    /**
+     * Sessions by start time; published only unless the filter asks for more (needs agenda:read).
+     * With `columns`, only those fields are filled (see Columns).
+     */
     async listSessions(
       projectAccess: ProjectAccess,
       filter: SessionFilter,
       window: PageWindow,
+      columns?: Columns,
     ): Promise<Page<Session>> {
       const query = sessionQueryFor(projectAccess, filter);
-      const rows = await repo.listSessions(db, projectAccess.projectId, query, window);
+      const rows = await repo.listSessions(db, projectAccess.projectId, query, window, columns);
       return toPage(rows.map(presentSession), window, (s) => [s.startsAt, s.id]);
     },
 
@@ -159,10 +164,16 @@ export function createAgendaSessionsService(writer: RowWriter) {
 
     // Batch loaders: the ids come from parents the caller was already allowed to read.
 
-    /** Each session's speakers in position order; every asked id is a key (empty list when none). */
-    async speakersBySessionIds(sessionIds: readonly string[]): Promise<Map<string, Speaker[]>> {
+    /**
+     * Each session's speakers in position order; every asked id is a key (empty list when none).
+     * With `columns`, only those fields are filled (see Columns).
+     */
+    async speakersBySessionIds(
+      sessionIds: readonly string[],
+      columns?: Columns,
+    ): Promise<Map<string, Speaker[]>> {
       if (sessionIds.length === 0) return new Map();
-      const rows = await repo.speakersBySessionIds(db, sessionIds);
+      const rows = await repo.speakersBySessionIds(db, sessionIds, columns);
       return groupBy(sessionIds, rows, (r) => r.session_id, presentSpeaker);
     },
 

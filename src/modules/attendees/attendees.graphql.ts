@@ -6,8 +6,10 @@ import { serviceInput } from "../../graphql/inputs.js";
 import { payloadType, runMutation } from "../../graphql/mutations.js";
 import { nodeLoader } from "../../graphql/nodes.js";
 import { requires } from "../../graphql/permissions.js";
+import { columnSelector, reads } from "../../graphql/selection.js";
 import { ProjectRef } from "../projects/projects.graphql.js";
 import { TicketTypeRef } from "../tickets/tickets.graphql.js";
+import type { AttendeeRow } from "./attendees.repository.js";
 import type { Attendee } from "./attendees.service.js";
 
 export const AttendeeRef = builder.objectRef<Attendee>("Attendee");
@@ -20,40 +22,61 @@ const AttendeeStatusEnum = builder.enumType("AttendeeStatus", {
   } as const,
 });
 
+// The columns of an attendee row each field reads (see graphql/selection.ts).
+const attendee = (...columns: (keyof AttendeeRow)[]) => reads<AttendeeRow>(columns);
+const attendeesSelected = columnSelector(["edges", "node"]);
+
 /** Defines attendees (personal data: every field but `id` needs attendees:read) and their mutations. */
 export function defineAttendeeTypes(): void {
   builder.node(AttendeeRef, {
     ...requires("attendees:read"),
     description:
       "A person registered for the event. Personal data: never public; every field but id needs attendees:read.",
-    id: { resolve: (a) => a.id },
+    id: { resolve: (a) => a.id, ...attendee() },
     loadWithoutCache: nodeLoader((c, id) => c.services.attendees.findAttendee(c.actor, id)),
     fields: (t) => ({
-      name: t.exposeString("name", { nullable: true, description: "Full name." }),
-      email: t.exposeString("email", { nullable: true, description: "Email address." }),
-      company: t.exposeString("company", { nullable: true, description: "Company or organisation." }),
+      name: t.exposeString("name", {
+        ...attendee("name"),
+        nullable: true,
+        description: "Full name.",
+      }),
+      email: t.exposeString("email", {
+        ...attendee("email"),
+        nullable: true,
+        description: "Email address.",
+      }),
+      company: t.exposeString("company", {
+        ...attendee("company"),
+        nullable: true,
+        description: "Company or organisation.",
+      }),
       status: t.field({
+        ...attendee("status"),
         type: AttendeeStatusEnum,
         nullable: true,
         description: "Registered or cancelled.",
         resolve: (a) => a.status,
       }),
       registeredAt: t.expose("registeredAt", {
+        ...attendee("registered_at"),
         type: "DateTime",
         nullable: true,
         description: "When they registered.",
       }),
       cancelledAt: t.expose("cancelledAt", {
+        ...attendee("cancelled_at"),
         type: "DateTime",
         nullable: true,
         description: "When the registration was cancelled.",
       }),
       ticketCode: t.exposeString("ticketCode", {
+        ...attendee("ticket_code"),
         nullable: true,
         description:
           "The unguessable code on the ticket (16 characters in groups of four, e.g. 7K3M-9QXR-2D4F-HV8N), shown as a QR code and scanned at the door.",
       }),
       ticketType: t.field({
+        ...attendee("ticket_type_id"),
         type: TicketTypeRef,
         nullable: true,
         description: "The ticket they hold.",
@@ -79,7 +102,7 @@ export function defineAttendeeTypes(): void {
           status: t.arg({ type: AttendeeStatusEnum, description: "Only attendees with this status." }),
           ticketTypeId: t.arg.id({ description: "Only holders of this ticket type." }),
         },
-        resolve: async (project, args, c) => {
+        resolve: async (project, args, c, info) => {
           const access = await c.access(project.id);
           if (!access) throw notFound("Project");
           const filter = {
@@ -89,7 +112,14 @@ export function defineAttendeeTypes(): void {
           };
           return toConnection(
             args,
-            (window) => c.services.attendees.listAttendees(access, filter, window),
+            (window) =>
+              c.services.attendees.listAttendees(
+                access,
+                filter,
+                window,
+                "registered",
+                attendeesSelected(info),
+              ),
             () => c.services.attendees.countAttendees(access, filter),
           );
         },

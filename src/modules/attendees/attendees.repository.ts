@@ -1,7 +1,14 @@
 import { type Selectable, SqliteAdapter, sql } from "kysely";
 import type { Db } from "../../db/database.js";
+import { type Columns, columnsToRead, everyColumn, shapedQuery } from "../../db/projection.js";
 import type { AttendeeStatus, AttendeesTable } from "../../db/schema.js";
-import { applyKeyset, type PageWindow } from "../../shared/pagination.js";
+import {
+  applyKeyset,
+  keysetSpec,
+  keysetValues,
+  type PageWindow,
+  slotWindow,
+} from "../../shared/pagination.js";
 
 export type AttendeeRow = Selectable<AttendeesTable>;
 
@@ -18,6 +25,21 @@ export interface AttendeeQuery {
 /** The orders a list can be read in; each is a keyset on (column, id) served by an index. */
 const attendeeSorts = { registered: "registered_at", name: "name" } as const;
 export type AttendeeSort = keyof typeof attendeeSorts;
+
+const attendeeColumns = everyColumn<AttendeeRow>()([
+  "id",
+  "project_id",
+  "ticket_type_id",
+  "name",
+  "email",
+  "email_normalized",
+  "company",
+  "status",
+  "registered_at",
+  "cancelled_at",
+  "updated_at",
+  "ticket_code",
+]);
 
 /** An attendee with what an export adds: its ticket type's name and its active check-in time. */
 export type AttendeeExportRow = AttendeeRow & { ticket_type_name: string; checked_in_at: string | null };
@@ -91,16 +113,63 @@ function attendeesQuery(db: Db, projectId: string, query: AttendeeQuery) {
   return q;
 }
 
+// The attendee page without a search, built and compiled once per shape (db/projection.ts); a
+// search's statement depends on its words and is built for each request.
+const attendeePages = shapedQuery(
+  (
+    db,
+    spec: {
+      columns: readonly (typeof attendeeColumns)[number][];
+      status: boolean;
+      ticketType: boolean;
+      checkedIn: boolean | null;
+      sort: AttendeeSort;
+    } & ReturnType<typeof keysetSpec>,
+    values,
+  ) => {
+    const query: AttendeeQuery = {
+      status: spec.status ? (values.status as AttendeeStatus) : undefined,
+      ticketTypeId: spec.ticketType ? (values.ticketTypeId as string) : undefined,
+      checkedIn: spec.checkedIn ?? undefined,
+    };
+    const q = attendeesQuery(db, values.projectId as string, query).select(
+      spec.columns.map((c) => `attendees.${c}` as const),
+    );
+    const sortColumn = `attendees.${attendeeSorts[spec.sort]}`;
+    return applyKeyset(q, slotWindow(spec, values), sortColumn, "attendees.id", values.fetch);
+  },
+);
+
 /** SQL for attendees; always scoped by project or by ids the caller already authorized. */
 export const attendeesRepository = {
+  /** A page of attendees with `columns` (see Columns) and always id, project_id and the sort column. */
   list(
     db: Db,
     projectId: string,
     query: AttendeeQuery,
     window: PageWindow,
-    sort: AttendeeSort = "registered",
+    sort: AttendeeSort,
+    columns: Columns,
   ): Promise<AttendeeRow[]> {
-    const q = attendeesQuery(db, projectId, query).selectAll("attendees");
+    const read = columnsToRead(attendeeColumns, ["id", "project_id", attendeeSorts[sort]], columns);
+    if (query.search === undefined) {
+      const spec = {
+        columns: read,
+        status: query.status !== undefined,
+        ticketType: query.ticketTypeId !== undefined,
+        checkedIn: query.checkedIn ?? null,
+        sort,
+        ...keysetSpec(window),
+      };
+      const values = {
+        projectId,
+        status: query.status,
+        ticketTypeId: query.ticketTypeId,
+        ...keysetValues(window),
+      };
+      return attendeePages(db, spec, values) as Promise<AttendeeRow[]>;
+    }
+    const q = attendeesQuery(db, projectId, query).select(read.map((c) => `attendees.${c}` as const));
     return applyKeyset(q, window, `attendees.${attendeeSorts[sort]}`, "attendees.id").execute();
   },
 

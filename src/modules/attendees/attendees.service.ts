@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { isUniqueViolation } from "../../db/constraint-errors.js";
 import type { Db, Tx } from "../../db/database.js";
+import type { Columns } from "../../db/projection.js";
 import type { AttendeeStatus } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { areasWrittenUnder } from "../../shared/data-areas.js";
@@ -269,15 +270,19 @@ export function createAttendeesService(
   }
 
   return {
-    /** Attendees by registration time (or name), filtered by text, status, ticket type and check-in. */
+    /**
+     * Attendees by registration time (or name), filtered by text, status, ticket type and check-in.
+     * With `columns`, only those fields are filled (see Columns).
+     */
     async listAttendees(
       projectAccess: ProjectAccess,
       filter: AttendeeFilter,
       window: PageWindow,
       sort: AttendeeSort = "registered",
+      columns?: Columns,
     ): Promise<Page<Attendee>> {
       const query = attendeeQueryFor(projectAccess, filter);
-      const rows = await repo.list(db, projectAccess.projectId, query, window, sort);
+      const rows = await repo.list(db, projectAccess.projectId, query, window, sort, columns);
       return toPage(rows.map(presentAttendee), window, (a) => sortKey(a, sort));
     },
 

@@ -4,6 +4,7 @@ import { requiredLocal } from "../../graphql/ids.js";
 import { atMost, boundedList, maxCheckInsListed, maxUserErrors } from "../../graphql/limits/list-bounds.js";
 import { runMutation, UserErrorRef } from "../../graphql/mutations.js";
 import { requires } from "../../graphql/permissions.js";
+import { reads } from "../../graphql/selection.js";
 import { AttendeeRef } from "../attendees/attendees.graphql.js";
 import type { CheckIn, CheckInResult, DoorResult } from "./checkins.service.js";
 
@@ -43,11 +44,13 @@ export function defineCheckInTypes(): void {
   // requirement (attendees:read) covers them like every other field of the type.
   builder.objectFields(AttendeeRef, (t) => ({
     checkedIn: t.boolean({
+      ...reads([]),
       nullable: true,
       description: "Whether they are checked in now.",
       resolve: async (a, _args, c) => (await c.loaders.activeCheckIn.load(a.id)) !== undefined,
     }),
     checkIn: t.field({
+      ...reads([]),
       type: CheckInRef,
       nullable: true,
       description: "The current check-in, if they are checked in.",
@@ -57,7 +60,7 @@ export function defineCheckInTypes(): void {
       type: [CheckInRef],
       nullable: true,
       description: `The latest ${maxCheckInsListed} check-ins, undone ones included, oldest first.`,
-      ...boundedList(maxCheckInsListed),
+      ...reads([], boundedList(maxCheckInsListed)),
       // The latest ones matter: a check-in undone and redone many times keeps its current state.
       resolve: async (a, _args, c) => (await c.loaders.checkInHistory.load(a.id)).slice(-maxCheckInsListed),
     }),

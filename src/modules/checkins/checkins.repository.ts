@@ -1,19 +1,37 @@
 import type { Selectable } from "kysely";
 import type { Db } from "../../db/database.js";
+import { everyColumn, type IdList, idList, inIdList, projectedQuery } from "../../db/projection.js";
 import type { CheckInsTable } from "../../db/schema.js";
 
 export type CheckInRow = Selectable<CheckInsTable>;
+
+// The loader's statement: one for any number of ids (see projectedQuery). Served by the partial
+// index of active check-ins; `in (?, ?, …)` went through the index of all of them.
+const activeOfAttendees = projectedQuery(
+  everyColumn<CheckInRow>()([
+    "id",
+    "project_id",
+    "attendee_id",
+    "checked_in_at",
+    "by_user_id",
+    "by_app_id",
+    "undone_at",
+  ]),
+  [],
+  (db, columns, ids: IdList) =>
+    db
+      .selectFrom("check_ins")
+      .select(columns)
+      .where(inIdList(db, "attendee_id", ids))
+      .where("undone_at", "is", null),
+  [""] as const,
+);
 
 /** SQL for check-ins; always scoped by project or by attendee ids the caller already authorized. */
 export const checkinsRepository = {
   /** Active (not undone) check-ins of the attendees (one statement for any number of ids). */
   activeByAttendeeIds(db: Db, attendeeIds: readonly string[]): Promise<CheckInRow[]> {
-    return db
-      .selectFrom("check_ins")
-      .selectAll()
-      .where("attendee_id", "in", [...attendeeIds])
-      .where("undone_at", "is", null)
-      .execute();
+    return activeOfAttendees(db, undefined, idList(db, attendeeIds));
   },
 
   /** Every check-in of the attendees, oldest first (one statement for any number of ids). */

@@ -1,14 +1,38 @@
 import type { Selectable } from "kysely";
 import { type Db, reusableQuery } from "../../db/database.js";
+import { everyColumn } from "../../db/projection.js";
 import type { MemberRole, ProjectMembersTable, ProjectsTable } from "../../db/schema.js";
 import { type AreaMask, type AreaVersions, areaBit } from "../../shared/data-areas.js";
 
 export type ProjectRow = Selectable<ProjectsTable>;
 export type MemberRow = Selectable<ProjectMembersTable>;
 
-// The per-request reads of the API, compiled once (see reusableQuery).
+// The per-request reads of the API, compiled once (see reusableQuery). The columns are listed, not
+// `*`, so that PostgreSQL keeps the project read of every API miss as a named prepared statement.
+const projectColumns = everyColumn<ProjectRow>()([
+  "id",
+  "name",
+  "description",
+  "timezone",
+  "starts_at",
+  "ends_at",
+  "venue_name",
+  "venue_address",
+  "venue_city",
+  "venue_country",
+  "website",
+  "status",
+  "created_at",
+  "updated_at",
+  "data_version",
+  "project_version",
+  "agenda_version",
+  "tickets_version",
+  "attendees_version",
+  "checkins_version",
+]);
 const projectById = reusableQuery(
-  (db, id: string) => db.selectFrom("projects").selectAll().where("id", "=", id),
+  (db, id: string) => db.selectFrom("projects").select(projectColumns).where("id", "=", id),
   [""] as const,
 );
 const versionColumns = [

@@ -1,9 +1,35 @@
 import type { Selectable } from "kysely";
 import type { Db } from "../../db/database.js";
+import { everyColumn, type IdList, idList, inIdList, projectedQuery } from "../../db/projection.js";
 import type { TicketTypesTable } from "../../db/schema.js";
 import { applyKeyset, type PageWindow } from "../../shared/pagination.js";
 
 export type TicketTypeRow = Selectable<TicketTypesTable>;
+
+// The loader's statement: one for any number of ids (see projectedQuery).
+const ticketTypesWithIds = projectedQuery(
+  everyColumn<TicketTypeRow>()([
+    "id",
+    "project_id",
+    "name",
+    "description",
+    "price_minor",
+    "currency",
+    "quantity",
+    "sales_start_at",
+    "sales_end_at",
+    "payment_mode",
+    "created_at",
+    "updated_at",
+  ]),
+  [],
+  (db, columns, ids: IdList) =>
+    db
+      .selectFrom("ticket_types")
+      .select(columns)
+      .where(inIdList(db, "id", ids)),
+  [""] as const,
+);
 
 function ticketTypesQuery(db: Db, projectId: string, onSaleAt: string | undefined) {
   let q = db.selectFrom("ticket_types").where("project_id", "=", projectId);
@@ -51,11 +77,7 @@ export const ticketsRepository = {
   },
 
   findByIds(db: Db, ids: readonly string[]): Promise<TicketTypeRow[]> {
-    return db
-      .selectFrom("ticket_types")
-      .selectAll()
-      .where("id", "in", [...ids])
-      .execute();
+    return ticketTypesWithIds(db, undefined, idList(db, ids));
   },
 
   /**
