@@ -52,17 +52,16 @@ export const checkinsRepository = {
 
   /**
    * Inserts an active check-in unless the attendee already has one: the partial unique index
-   * decides, so two racing check-ins leave exactly one row and neither fails. Returns whether this
-   * call made it (the door says "already checked in" otherwise).
+   * decides, so two racing check-ins leave exactly one row and neither fails. Returns the row this
+   * call made, or undefined when there was one already (the door says "already checked in").
    */
-  async insertActive(db: Db, row: CheckInRow): Promise<boolean> {
-    const inserted = await db
+  insertActive(db: Db, row: CheckInRow): Promise<CheckInRow | undefined> {
+    return db
       .insertInto("check_ins")
       .values(row)
       .onConflict((oc) => oc.column("attendee_id").where("undone_at", "is", null).doNothing())
-      .returning("id")
+      .returningAll()
       .executeTakeFirst();
-    return inserted !== undefined;
   },
 
   /** Marks the attendee's active check-in undone at `at`; returns it, or undefined when there was none. */
