@@ -185,6 +185,11 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000): SqliteDatabase
       // full, SQLITE_IOERR, SQLITE_NOMEM). Kysely's own `rollback` would then fail with "no
       // transaction is active", and that error would replace the real one the caller must see.
       if (sql === "rollback" && !sqlite.inTransaction) return alreadyRolledBack;
+      // Every transaction here writes, so each takes the write lock when it begins (IMMEDIATE):
+      // what it reads inside is then the latest data and stays so until it commits, which makes a
+      // plain read a row lock on SQLite (attendeesRepository.lock), and a second process waits
+      // for the lock (busy_timeout) instead of failing on a stale snapshot half-way.
+      if (sql === "begin") sql = "begin immediate";
       let statement = statements.get(sql);
       if (!statement || statement.busy) {
         statement = sqlite.prepare(sql);

@@ -226,16 +226,18 @@ export const attendeesRepository = {
 
   /**
    * Reads an attendee and write-locks the row until the transaction ends, so a check-in and a
-   * cancellation of the same attendee run one after the other. A no-op UPDATE locks on both engines.
+   * cancellation of the same attendee run one after the other. PostgreSQL: FOR UPDATE. SQLite has
+   * no row locks: its transactions take the database's write lock when they begin (database.ts),
+   * so a plain read is already ordered. (A no-op UPDATE, the portable lock, rewrote the row and its
+   * status index on every check-in: pages to write and, on PostgreSQL, a dead row version.)
    */
   lock(db: Db, projectId: string, id: string): Promise<AttendeeRow | undefined> {
-    return db
-      .updateTable("attendees")
-      .set((eb) => ({ status: eb.ref("status") }))
+    const read = db
+      .selectFrom("attendees")
+      .selectAll()
       .where("project_id", "=", projectId)
-      .where("id", "=", id)
-      .returningAll()
-      .executeTakeFirst();
+      .where("id", "=", id);
+    return (db.getExecutor().adapter instanceof SqliteAdapter ? read : read.forUpdate()).executeTakeFirst();
   },
 
   /** The active registration of an email in the project, if any. */
