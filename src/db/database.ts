@@ -205,20 +205,24 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000): SqliteDatabase
 }
 
 /**
- * A statement built with the query builder once per database handle and then run with new
- * parameter values: building and compiling a Kysely query costs more than running a small indexed
- * read, and the hottest statements (the data-version check of every cache hit, the token lookup of
- * every authenticated request) have a fixed shape. `build` receives placeholder values; the
- * parameters passed at run time replace them in order, so the shape must not depend on them.
+ * A statement built with the query builder once per database and then run with new parameter
+ * values: building and compiling a Kysely query costs more than running a small indexed read, and
+ * the hottest statements (the data-version check of every cache hit, the token lookup of every
+ * authenticated request, the statements of a check-in) have a fixed shape. `build` receives
+ * placeholder values; the parameters passed at run time replace them in order, so the shape must
+ * not depend on them (it may depend on the engine: it is built once per database).
  */
 export function reusableQuery<Row, Parameters extends readonly unknown[]>(
   build: (db: Db, ...placeholders: Parameters) => Compilable<Row>,
   placeholders: Parameters,
 ): (db: Db, ...parameters: Parameters) => Promise<Row[]> {
-  // Keyed by handle: a transaction is its own handle and gets its own compiled copy.
-  const compiled = new WeakMap<Db, CompiledQuery<Row>>();
+  // Keyed by the dialect's adapter, which a database shares with all its transactions (each
+  // transaction is a new handle: keyed by handle, a statement inside one was compiled every time).
+  // The compiled text is the same for all of them as long as no handle adds plugins of its own.
+  const compiled = new WeakMap<object, CompiledQuery<Row>>();
   return async (db, ...parameters) => {
-    let query = compiled.get(db);
+    const adapter = db.getExecutor().adapter;
+    let query = compiled.get(adapter);
     if (!query) {
       query = build(db, ...placeholders).compile();
       if (query.parameters.length !== placeholders.length) {
@@ -226,7 +230,7 @@ export function reusableQuery<Row, Parameters extends readonly unknown[]>(
           `reusableQuery: the statement has ${query.parameters.length} parameters, expected ${placeholders.length}`,
         );
       }
-      compiled.set(db, query);
+      compiled.set(adapter, query);
       nameStatement(query.sql);
     }
     return (await db.executeQuery<Row>({ ...query, parameters })).rows;

@@ -1,5 +1,5 @@
 import { type Selectable, SqliteAdapter, sql } from "kysely";
-import type { Db } from "../../db/database.js";
+import { type Db, reusableQuery } from "../../db/database.js";
 import type { AttendeeStatus, AttendeesTable } from "../../db/schema.js";
 import { applyKeyset, type PageWindow } from "../../shared/pagination.js";
 
@@ -90,6 +90,19 @@ function attendeesQuery(db: Db, projectId: string, query: AttendeeQuery) {
   }
   return q;
 }
+
+// Every check-in and undo locks its attendee: compiled once per database (see reusableQuery).
+const lockedAttendee = reusableQuery(
+  (db, projectId: string, id: string) => {
+    const read = db
+      .selectFrom("attendees")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("id", "=", id);
+    return db.getExecutor().adapter instanceof SqliteAdapter ? read : read.forUpdate();
+  },
+  ["", ""] as const,
+);
 
 /** SQL for attendees; always scoped by project or by ids the caller already authorized. */
 export const attendeesRepository = {
@@ -231,13 +244,8 @@ export const attendeesRepository = {
    * so a plain read is already ordered. (A no-op UPDATE, the portable lock, rewrote the row and its
    * status index on every check-in: pages to write and, on PostgreSQL, a dead row version.)
    */
-  lock(db: Db, projectId: string, id: string): Promise<AttendeeRow | undefined> {
-    const read = db
-      .selectFrom("attendees")
-      .selectAll()
-      .where("project_id", "=", projectId)
-      .where("id", "=", id);
-    return (db.getExecutor().adapter instanceof SqliteAdapter ? read : read.forUpdate()).executeTakeFirst();
+  async lock(db: Db, projectId: string, id: string): Promise<AttendeeRow | undefined> {
+    return (await lockedAttendee(db, projectId, id))[0];
   },
 
   /** The active registration of an email in the project, if any. */

@@ -116,7 +116,7 @@ function checkinEvent(
 }
 
 /** A new active check-in of the attendee, by the actor, now. */
-function activeCheckIn(actor: Actor, projectId: string, attendeeId: string): CheckInRow {
+function activeCheckIn(actor: Actor, projectId: string, attendeeId: string): Omit<CheckInRow, "undone_at"> {
   return {
     id: newId(),
     project_id: projectId,
@@ -124,7 +124,6 @@ function activeCheckIn(actor: Actor, projectId: string, attendeeId: string): Che
     checked_in_at: nowIso(),
     by_user_id: actor.kind === "user" ? actor.userId : null,
     by_app_id: actor.kind === "app" ? actor.appId : null,
-    undone_at: null,
   };
 }
 
