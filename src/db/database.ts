@@ -215,6 +215,7 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000): SqliteDatabase
 export function reusableQuery<Row, Parameters extends readonly unknown[]>(
   build: (db: Db, ...placeholders: Parameters) => Compilable<Row>,
   placeholders: Parameters,
+  options: { sentWithCommit?: boolean } = {},
 ): (db: Db, ...parameters: Parameters) => Promise<Row[]> {
   // Keyed by the dialect's adapter, which a database shares with all its transactions (each
   // transaction is a new handle: keyed by handle, a statement inside one was compiled every time).
@@ -232,6 +233,7 @@ export function reusableQuery<Row, Parameters extends readonly unknown[]>(
       }
       compiled.set(adapter, query);
       nameStatement(query.sql);
+      if (options.sentWithCommit) sentWithCommit.add(query.sql);
     }
     return (await db.executeQuery<Row>({ ...query, parameters })).rows;
   };
@@ -247,6 +249,17 @@ function nameStatement(sql: string): void {
     statementNames.set(sql, `eventgraph_${statementNames.size + 1}`);
   }
 }
+
+// Statements of `reusableQuery` marked `sentWithCommit`: within a PostgreSQL transaction each is held
+// back and sent in the round trip of the COMMIT (see withNamedStatements). Only for statements whose
+// result nobody reads and whose parameters are strings or numbers: the project's version bump, the
+// last statement of every write. It locks the project's row until the commit; sent alone, the lock
+// was held across two round trips and the event-loop wait between them, and every write of the
+// project queued behind it.
+const sentWithCommit = new Set<string>();
+
+// What `query` answers for a held-back statement; the real outcome comes with the COMMIT.
+const heldBackResult = { command: "UPDATE", rowCount: 1, rows: [] };
 
 /**
  * PostgreSQL parses and plans every unnamed statement anew; the hot statements of `reusableQuery`
@@ -281,15 +294,32 @@ function withNamedStatements(pool: pg.Pool, health: DatabaseHealth): PostgresPoo
         broken ??= error as Error;
         throw new DatabaseUnavailableError(error);
       };
+      const run = (sql: string, parameters: readonly unknown[]) => {
+        const name = statementNames.get(sql);
+        const values = [...parameters];
+        const result = name ? client.query({ name, text: sql, values }) : client.query(sql, values);
+        return result.catch(fail);
+      };
+      let inTransaction = false;
+      let heldBack: string | undefined;
       return {
-        query: ((sql: string | pg.Submittable, parameters?: readonly unknown[]) => {
+        query: ((sql: string | pg.Submittable, parameters: readonly unknown[] = []) => {
           // A cursor (streamed query) is passed through as it is.
           if (typeof sql !== "string") return client.query(sql);
           if (broken) return Promise.reject(new DatabaseUnavailableError(broken));
-          const name = statementNames.get(sql);
-          const values = [...(parameters ?? [])];
-          const result = name ? client.query({ name, text: sql, values }) : client.query(sql, values);
-          return result.catch(fail);
+          if (sql === "begin") inTransaction = true;
+          if (inTransaction && heldBack === undefined && sentWithCommit.has(sql)) {
+            heldBack = inlined(client, sql, parameters);
+            if (heldBack !== undefined) return Promise.resolve(heldBackResult);
+          }
+          const held = heldBack;
+          heldBack = undefined;
+          if (sql === "commit" || sql === "rollback") inTransaction = false;
+          if (held === undefined || sql === "rollback") return run(sql, parameters);
+          // Parameterless text goes by the simple protocol, which takes several statements at once;
+          // an error in the held-back one aborts the transaction, so the COMMIT then fails too.
+          if (sql === "commit") return run(`${held}; commit`, []);
+          return run(held, []).then(() => run(sql, parameters));
         }) as unknown as PostgresPoolClient["query"],
         release: () => {
           client.removeListener("error", onError);
@@ -299,6 +329,13 @@ function withNamedStatements(pool: pg.Pool, health: DatabaseHealth): PostgresPoo
     },
     end: () => pool.end(),
   };
+}
+
+// The statement with its parameters written in as literals, or undefined if one is not a string or
+// a number (the statement is then sent on its own).
+function inlined(client: pg.PoolClient, sql: string, parameters: readonly unknown[]): string | undefined {
+  if (!parameters.every((value) => typeof value === "string" || typeof value === "number")) return undefined;
+  return sql.replace(/\$(\d+)/g, (_, n: string) => client.escapeLiteral(String(parameters[Number(n) - 1])));
 }
 
 /** Hides the password of a connection URL before it is shown in a message or a log. */

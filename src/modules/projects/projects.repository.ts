@@ -43,7 +43,8 @@ const statusAndVersionOfProject = reusableQuery(
   [""] as const,
 );
 
-// Every write bumps its areas' counters: one statement compiled per set of areas (at most 32).
+// Every write bumps its areas' counters: one statement compiled per set of areas (at most 32). On
+// PostgreSQL it travels with the COMMIT (see sentWithCommit in database.ts).
 const bumpByAreas = new Map<AreaMask, ReturnType<typeof bumpStatement>>();
 function bumpStatement(areas: AreaMask) {
   return reusableQuery(
@@ -64,6 +65,7 @@ function bumpStatement(areas: AreaMask) {
         })
         .where("id", "=", id),
     [""] as const,
+    { sentWithCommit: true },
   );
 }
 
