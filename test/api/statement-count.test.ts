@@ -21,6 +21,16 @@ const attendeesQuery = `query Attendees($id: ID!, $first: Int!) {
   }
 }`;
 
+const registeredQuery = `query Registered($id: ID!) {
+  project(id: $id) { attendees(first: 1, status: REGISTERED) { edges { node { id } } } }
+}`;
+const checkInMutation = `mutation CheckIn($input: CheckInAttendeeInput!) {
+  checkInAttendee(input: $input) { checkIn { checkedInAt } userErrors { message } }
+}`;
+const undoMutation = `mutation Undo($input: CheckInAttendeeInput!) {
+  undoCheckIn(input: $input) { checkIn { undoneAt } userErrors { message } }
+}`;
+
 for (const engine of testEngines()) {
   describe(`SQL statements per API request (${engine.name})`, () => {
     let server: TestServer;
@@ -38,7 +48,7 @@ for (const engine of testEngines()) {
       ({ token } = await server.services.apps.createApp(systemActor, {
         projectId,
         name: "Statement counter",
-        permissions: ["agenda:read", "attendees:read"],
+        permissions: ["agenda:read", "attendees:read", "checkins:write"],
       }));
     });
     after(() => server.close());
@@ -70,6 +80,28 @@ for (const engine of testEngines()) {
       const hundred = await statementsFor(attendeesQuery, 100, "attendees", true);
       assert.equal(hundred.length, ten.length, `10: ${ten.join("\n")}\n100: ${hundred.join("\n")}`);
       assert.ok(ten.length >= 4 && ten.length <= 7, ten.join("\n"));
+    });
+
+    test("a check-in takes ten statements, none of them the webhook dispatcher's when no app subscribed", async () => {
+      const list = await gql(server.url, registeredQuery, { variables: { id: projectId }, token });
+      const attendeeId = list.body.data.project.attendees.edges[0].node.id;
+      // The demo may have checked them in already: a check-in that is no new event writes nothing.
+      await gql(server.url, undoMutation, { variables: { input: { attendeeId } }, token });
+      await server.services.apps.flushUsage();
+      server.statements.length = 0;
+      const { body } = await gql(server.url, checkInMutation, {
+        variables: { input: { attendeeId } },
+        token,
+      });
+      assert.deepEqual(body.data.checkInAttendee.userErrors, [], JSON.stringify(body));
+      assert.ok(body.data.checkInAttendee.checkIn.checkedInAt);
+      // A dispatcher woken by the write would run its claim right after the commit.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const statements = [...server.statements];
+      assert.ok(!statements.some((s) => s.includes("webhook_deliveries")), statements.join("\n"));
+      // Token, attendee, project access; begin, attendee lock, check-in, audit entry, subscribers,
+      // version bump, commit (it was 17: a dispatcher round and three reads more).
+      assert.ok(statements.length <= 10, statements.join("\n"));
     });
   });
 }
