@@ -18,6 +18,7 @@ import { LRUCache } from "lru-cache";
 import pg from "pg";
 import { DatabaseHealth, DatabaseUnavailableError, isConnectionError } from "./availability.js";
 import type { Database as Tables } from "./schema.js";
+import { batchingTransactions, sentWithCommit } from "./transaction-batching.js";
 
 /** Kysely handle typed with every table; a transaction is accepted wherever a Db is. */
 export type Db = Kysely<Tables>;
@@ -250,21 +251,11 @@ function nameStatement(sql: string): void {
   }
 }
 
-// Statements of `reusableQuery` marked `sentWithCommit`: within a PostgreSQL transaction each is held
-// back and sent in the round trip of the COMMIT (see withNamedStatements). Only for statements whose
-// result nobody reads and whose parameters are strings or numbers: the project's version bump, the
-// last statement of every write. It locks the project's row until the commit; sent alone, the lock
-// was held across two round trips and the event-loop wait between them, and every write of the
-// project queued behind it.
-const sentWithCommit = new Set<string>();
-
-// What `query` answers for a held-back statement; the real outcome comes with the COMMIT.
-const heldBackResult = { command: "UPDATE", rowCount: 1, rows: [] };
-
 /**
  * PostgreSQL parses and plans every unnamed statement anew; the hot statements of `reusableQuery`
  * are sent as named prepared statements instead (pg prepares each once per connection), which took
- * a third off the round trip of the data-version check that every cache hit makes.
+ * a third off the round trip of the data-version check that every cache hit makes. Transactions
+ * take fewer round trips (batchingTransactions).
  *
  * It is also where a lost database stops being fatal. A checked-out client has no `error` listener
  * of the pool's, so a server shutdown arriving between two statements of a transaction was an
@@ -300,26 +291,13 @@ function withNamedStatements(pool: pg.Pool, health: DatabaseHealth): PostgresPoo
         const result = name ? client.query({ name, text: sql, values }) : client.query(sql, values);
         return result.catch(fail);
       };
-      let inTransaction = false;
-      let heldBack: string | undefined;
+      const send = batchingTransactions(client, run);
       return {
         query: ((sql: string | pg.Submittable, parameters: readonly unknown[] = []) => {
           // A cursor (streamed query) is passed through as it is.
           if (typeof sql !== "string") return client.query(sql);
           if (broken) return Promise.reject(new DatabaseUnavailableError(broken));
-          if (sql === "begin") inTransaction = true;
-          if (inTransaction && heldBack === undefined && sentWithCommit.has(sql)) {
-            heldBack = inlined(client, sql, parameters);
-            if (heldBack !== undefined) return Promise.resolve(heldBackResult);
-          }
-          const held = heldBack;
-          heldBack = undefined;
-          if (sql === "commit" || sql === "rollback") inTransaction = false;
-          if (held === undefined || sql === "rollback") return run(sql, parameters);
-          // Parameterless text goes by the simple protocol, which takes several statements at once;
-          // an error in the held-back one aborts the transaction, so the COMMIT then fails too.
-          if (sql === "commit") return run(`${held}; commit`, []);
-          return run(held, []).then(() => run(sql, parameters));
+          return send(sql, parameters);
         }) as unknown as PostgresPoolClient["query"],
         release: () => {
           client.removeListener("error", onError);
@@ -329,13 +307,6 @@ function withNamedStatements(pool: pg.Pool, health: DatabaseHealth): PostgresPoo
     },
     end: () => pool.end(),
   };
-}
-
-// The statement with its parameters written in as literals, or undefined if one is not a string or
-// a number (the statement is then sent on its own).
-function inlined(client: pg.PoolClient, sql: string, parameters: readonly unknown[]): string | undefined {
-  if (!parameters.every((value) => typeof value === "string" || typeof value === "number")) return undefined;
-  return sql.replace(/\$(\d+)/g, (_, n: string) => client.escapeLiteral(String(parameters[Number(n) - 1])));
 }
 
 /** Hides the password of a connection URL before it is shown in a message or a log. */
