@@ -89,6 +89,14 @@ for (const engine of testEngines()) {
       assert.equal((await nameOf(ctx.database.db, project.id))[0]?.name, "Renamed at commit");
     });
 
+    test("a transaction of nothing but a statement sent with the commit commits it", async () => {
+      const { project } = await createProject(ctx.services);
+      await ctx.database.db.transaction().execute(async (trx) => {
+        await renameWithCommit(trx, "Only statement", project.id);
+      });
+      assert.equal((await nameOf(ctx.database.db, project.id))[0]?.name, "Only statement");
+    });
+
     test("inside a transaction, reads through the transaction", async () => {
       const { project } = await createProject(ctx.services);
       await ctx.database.db.transaction().execute(async (trx) => {

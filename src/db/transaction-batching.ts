@@ -43,9 +43,11 @@ export function batchingTransactions(client: pg.PoolClient, run: Run): Run {
       inTransaction = false;
       const unsent = pending;
       pending = [];
-      // Nothing reached the server: there is nothing to commit or roll back.
-      if (!begun) return Promise.resolve(notSentYet);
-      return sql === "rollback" ? run(sql, parameters) : send([...unsent, "commit"].join("; "));
+      if (sql === "rollback") return begun ? run(sql, parameters) : Promise.resolve(notSentYet);
+      // Only BEGIN pending: an empty transaction, nothing to send. Otherwise what is pending (BEGIN
+      // too when every statement was held back) goes with the COMMIT.
+      if (!begun && unsent.length === 1) return Promise.resolve(notSentYet);
+      return send([...unsent, "commit"].join("; "));
     }
     const text = inlined(client, sql, parameters);
     if (text !== undefined && sentWithCommit.has(sql)) {
