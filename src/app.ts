@@ -118,7 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 }
 
 /**
- * Webhook delivery runs in every server process: each write's announcement wakes the dispatcher,
+ * Webhook delivery runs in every server process: each write that queued a delivery wakes the dispatcher,
  * which stops claiming at shutdown and lets the requests in flight finish (results recorded).
  */
 function startWebhooks(app: FastifyInstance, services: Services, apiSchema: GraphQLSchema): void {
@@ -132,7 +132,7 @@ function startWebhooks(app: FastifyInstance, services: Services, apiSchema: Grap
     mailer: services.mailer,
     renderer,
   });
-  const unsubscribe = services.changes.subscribe(() => dispatcher.wake());
+  const unsubscribe = services.webhooks.onQueued(() => dispatcher.wake());
   app.addHook("onReady", async () => dispatcher.start());
   app.addHook("preClose", async () => {
     unsubscribe();

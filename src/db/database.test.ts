@@ -10,6 +10,13 @@ const nameOf = reusableQuery(
   [""] as const,
 );
 
+// Sent with the COMMIT on PostgreSQL: renames a project (a real statement whose result nobody reads).
+const renameWithCommit = reusableQuery(
+  (db, name: string, id: string) => db.updateTable("projects").set({ name }).where("id", "=", id),
+  ["", ""] as const,
+  { sentWithCommit: true },
+);
+
 for (const engine of testEngines()) {
   describe(`reusable compiled statements (${engine.name})`, () => {
     let ctx: TestContext;
@@ -43,6 +50,51 @@ for (const engine of testEngines()) {
         [[one.project.id], [two.project.id], ["ZZZZ"]],
       );
       assert.equal(new Set(ctx.queries.map((q) => q.sql)).size, 1);
+    });
+
+    test("a statement sent with the commit fails the transaction it fails in: nothing of it commits", async () => {
+      const { project } = await createProject(ctx.services);
+      const other = await createProject(ctx.services);
+      // Taking another project's id breaks the primary key, but only when the statement runs.
+      const takeId = reusableQuery(
+        (db, newId: string, id: string) => db.updateTable("projects").set({ id: newId }).where("id", "=", id),
+        ["", ""] as const,
+        { sentWithCommit: true },
+      );
+      await assert.rejects(
+        ctx.database.db.transaction().execute(async (trx) => {
+          await trx.updateTable("projects").set({ name: "Half-way" }).where("id", "=", project.id).execute();
+          await takeId(trx, other.project.id, project.id);
+        }),
+        /UNIQUE constraint|duplicate key|foreign key/i,
+      );
+      assert.equal((await nameOf(ctx.database.db, project.id))[0]?.name, project.name);
+    });
+
+    test("a statement sent with the commit runs before anything that follows it and commits with it", async () => {
+      const { project } = await createProject(ctx.services);
+      await ctx.database.db.transaction().execute(async (trx) => {
+        await renameWithCommit(trx, "Renamed; 'quoted' $1", project.id);
+        assert.equal((await nameOf(trx, project.id))[0]?.name, "Renamed; 'quoted' $1");
+        await renameWithCommit(trx, "Renamed at commit", project.id);
+      });
+      assert.equal((await nameOf(ctx.database.db, project.id))[0]?.name, "Renamed at commit");
+      await assert.rejects(
+        ctx.database.db.transaction().execute(async (trx) => {
+          await renameWithCommit(trx, "Rolled back", project.id);
+          throw new Error("changed my mind");
+        }),
+        /changed my mind/,
+      );
+      assert.equal((await nameOf(ctx.database.db, project.id))[0]?.name, "Renamed at commit");
+    });
+
+    test("a transaction of nothing but a statement sent with the commit commits it", async () => {
+      const { project } = await createProject(ctx.services);
+      await ctx.database.db.transaction().execute(async (trx) => {
+        await renameWithCommit(trx, "Only statement", project.id);
+      });
+      assert.equal((await nameOf(ctx.database.db, project.id))[0]?.name, "Only statement");
     });
 
     test("inside a transaction, reads through the transaction", async () => {

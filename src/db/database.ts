@@ -19,6 +19,7 @@ import pg from "pg";
 import { DatabaseHealth, DatabaseUnavailableError, isConnectionError } from "./availability.js";
 import { ChangeFeed } from "./change-feed.js";
 import type { Database as Tables } from "./schema.js";
+import { batchingTransactions, sentWithCommit } from "./transaction-batching.js";
 
 /** Kysely handle typed with every table; a transaction is accepted wherever a Db is. */
 export type Db = Kysely<Tables>;
@@ -199,6 +200,11 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000): SqliteDatabase
       // full, SQLITE_IOERR, SQLITE_NOMEM). Kysely's own `rollback` would then fail with "no
       // transaction is active", and that error would replace the real one the caller must see.
       if (sql === "rollback" && !sqlite.inTransaction) return alreadyRolledBack;
+      // Every transaction here writes, so each takes the write lock when it begins (IMMEDIATE):
+      // what it reads inside is then the latest data and stays so until it commits, which makes a
+      // plain read a row lock on SQLite (attendeesRepository.lock), and a second process waits
+      // for the lock (busy_timeout) instead of failing on a stale snapshot half-way.
+      if (sql === "begin") sql = "begin immediate";
       let statement = statements.get(sql);
       if (!statement || statement.busy) {
         statement = sqlite.prepare(sql);
@@ -214,20 +220,25 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000): SqliteDatabase
 }
 
 /**
- * A statement built with the query builder once per database handle and then run with new
- * parameter values: building and compiling a Kysely query costs more than running a small indexed
- * read, and the hottest statements (the data-version check of every cache hit, the token lookup of
- * every authenticated request) have a fixed shape. `build` receives placeholder values; the
- * parameters passed at run time replace them in order, so the shape must not depend on them.
+ * A statement built with the query builder once per database and then run with new parameter
+ * values: building and compiling a Kysely query costs more than running a small indexed read, and
+ * the hottest statements (the data-version check of every cache hit, the token lookup of every
+ * authenticated request, the statements of a check-in) have a fixed shape. `build` receives
+ * placeholder values; the parameters passed at run time replace them in order, so the shape must
+ * not depend on them (it may depend on the engine: it is built once per database).
  */
 export function reusableQuery<Row, Parameters extends readonly unknown[]>(
   build: (db: Db, ...placeholders: Parameters) => Compilable<Row>,
   placeholders: Parameters,
+  options: { sentWithCommit?: boolean } = {},
 ): (db: Db, ...parameters: Parameters) => Promise<Row[]> {
-  // Keyed by handle: a transaction is its own handle and gets its own compiled copy.
-  const compiled = new WeakMap<Db, CompiledQuery<Row>>();
+  // Keyed by the dialect's adapter, which a database shares with all its transactions (each
+  // transaction is a new handle: keyed by handle, a statement inside one was compiled every time).
+  // The compiled text is the same for all of them as long as no handle adds plugins of its own.
+  const compiled = new WeakMap<object, CompiledQuery<Row>>();
   return async (db, ...parameters) => {
-    let query = compiled.get(db);
+    const adapter = db.getExecutor().adapter;
+    let query = compiled.get(adapter);
     if (!query) {
       query = build(db, ...placeholders).compile();
       if (query.parameters.length !== placeholders.length) {
@@ -235,8 +246,9 @@ export function reusableQuery<Row, Parameters extends readonly unknown[]>(
           `reusableQuery: the statement has ${query.parameters.length} parameters, expected ${placeholders.length}`,
         );
       }
-      compiled.set(db, query);
+      compiled.set(adapter, query);
       nameStatement(query.sql);
+      if (options.sentWithCommit) sentWithCommit.add(query.sql);
     }
     return (await db.executeQuery<Row>({ ...query, parameters })).rows;
   };
@@ -256,7 +268,8 @@ function nameStatement(sql: string): void {
 /**
  * PostgreSQL parses and plans every unnamed statement anew; the hot statements of `reusableQuery`
  * are sent as named prepared statements instead (pg prepares each once per connection), which took
- * a third off the round trip of the data-version check that every cache hit makes.
+ * a third off the round trip of the data-version check that every cache hit makes. Transactions
+ * take fewer round trips (batchingTransactions).
  *
  * It is also where a lost database stops being fatal. A checked-out client has no `error` listener
  * of the pool's, so a server shutdown arriving between two statements of a transaction was an
@@ -286,15 +299,19 @@ function withNamedStatements(pool: pg.Pool, health: DatabaseHealth): PostgresPoo
         broken ??= error as Error;
         throw new DatabaseUnavailableError(error);
       };
+      const run = (sql: string, parameters: readonly unknown[]) => {
+        const name = statementNames.get(sql);
+        const values = [...parameters];
+        const result = name ? client.query({ name, text: sql, values }) : client.query(sql, values);
+        return result.catch(fail);
+      };
+      const send = batchingTransactions(client, run);
       return {
-        query: ((sql: string | pg.Submittable, parameters?: readonly unknown[]) => {
+        query: ((sql: string | pg.Submittable, parameters: readonly unknown[] = []) => {
           // A cursor (streamed query) is passed through as it is.
           if (typeof sql !== "string") return client.query(sql);
           if (broken) return Promise.reject(new DatabaseUnavailableError(broken));
-          const name = statementNames.get(sql);
-          const values = [...(parameters ?? [])];
-          const result = name ? client.query({ name, text: sql, values }) : client.query(sql, values);
-          return result.catch(fail);
+          return send(sql, parameters);
         }) as unknown as PostgresPoolClient["query"],
         release: () => {
           client.removeListener("error", onError);

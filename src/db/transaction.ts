@@ -11,6 +11,20 @@ export function bindDeadline(actor: object, signal: AbortSignal): void {
   deadlines.set(actor, signal);
 }
 
+// What to do once a transaction of `inTransaction` has committed, by its handle (see afterCommit).
+const commitActions = new WeakMap<Tx, (() => void)[]>();
+
+/**
+ * Runs `action` once the transaction `trx` has committed, never when it rolls back: the way a
+ * recorder inside a write says "tell someone when this is visible" (the outbox wakes the webhook
+ * dispatcher only after a write that queued a delivery). `trx` must come from `inTransaction`.
+ */
+export function afterCommit(trx: Tx, action: () => void): void {
+  const actions = commitActions.get(trx);
+  if (!actions) throw new Error("afterCommit needs a transaction begun by inTransaction");
+  actions.push(action);
+}
+
 /**
  * Runs `work` in one transaction. If the request `actor` acts for was cut off meanwhile, the
  * transaction is rolled back instead of committed: the client was told its write did not happen.
@@ -21,14 +35,19 @@ export async function inTransaction<T>(
   work: (trx: Tx) => Promise<T>,
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
+    // Per attempt: a rolled-back attempt's actions are dropped with it.
+    const actions: (() => void)[] = [];
     try {
-      return await db.transaction().execute(async (trx) => {
+      const committed = await db.transaction().execute(async (trx) => {
+        commitActions.set(trx, actions);
         const result = await work(trx);
         if (actor && deadlines.get(actor)?.aborted) {
           throw new AppError(ErrorCode.TIMEOUT, "The request took too long; its changes were rolled back");
         }
         return result;
       });
+      for (const action of actions) action();
+      return committed;
     } catch (error) {
       if (isDiskFullError(error)) throw new DiskFullError(error);
       if (attempt >= maxBusyRetries || !isSqliteSnapshotBusy(error)) throw error;

@@ -20,6 +20,12 @@ export interface DomainEvent {
    * (the audit log, webhook payloads) may show them.
    */
   values?: Record<string, unknown>;
+  /**
+   * The object's whole row as the write left it, when the write holds it anyway (read or returned
+   * in its transaction): the audit log takes the values it shows from it instead of reading the row
+   * back, a statement less per write. Recorders other than the audit log ignore it.
+   */
+  row?: Readonly<Record<string, unknown>>;
 }
 
 /** Stores an event inside the write's transaction (it must use `trx`, never another connection). */

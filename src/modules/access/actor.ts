@@ -7,8 +7,17 @@ import type { Permission } from "./permissions.js";
 export type Actor =
   /** A signed-in organizer. */
   | { kind: "user"; userId: string }
-  /** An app calling the API with its token; `permissions` is the app's own (requested) set. */
-  | { kind: "app"; appId: string; homeProjectId: string; permissions: readonly Permission[] }
+  /**
+   * An app calling the API with its token; `permissions` is the app's own (requested) set, and
+   * `appName` its name as read with the token (the audit log's label; read anew when absent).
+   */
+  | {
+      kind: "app";
+      appId: string;
+      homeProjectId: string;
+      permissions: readonly Permission[];
+      appName?: string;
+    }
   /** No credentials: only published projects and their public data. */
   | { kind: "public" }
   /** The operator through the CLI: full access. */

@@ -1,5 +1,5 @@
 import { type Selectable, SqliteAdapter, sql } from "kysely";
-import type { Db } from "../../db/database.js";
+import { type Db, reusableQuery } from "../../db/database.js";
 import { type Columns, columnsToRead, everyColumn, shapedQuery } from "../../db/projection.js";
 import type { AttendeeStatus, AttendeesTable } from "../../db/schema.js";
 import {
@@ -138,6 +138,19 @@ const attendeePages = shapedQuery(
     const sortColumn = `attendees.${attendeeSorts[spec.sort]}`;
     return applyKeyset(q, slotWindow(spec, values), sortColumn, "attendees.id", values.fetch);
   },
+);
+
+// Every check-in and undo locks its attendee: compiled once per database (see reusableQuery).
+const lockedAttendee = reusableQuery(
+  (db, projectId: string, id: string) => {
+    const read = db
+      .selectFrom("attendees")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("id", "=", id);
+    return db.getExecutor().adapter instanceof SqliteAdapter ? read : read.forUpdate();
+  },
+  ["", ""] as const,
 );
 
 /** SQL for attendees; always scoped by project or by ids the caller already authorized. */
@@ -295,16 +308,13 @@ export const attendeesRepository = {
 
   /**
    * Reads an attendee and write-locks the row until the transaction ends, so a check-in and a
-   * cancellation of the same attendee run one after the other. A no-op UPDATE locks on both engines.
+   * cancellation of the same attendee run one after the other. PostgreSQL: FOR UPDATE. SQLite has
+   * no row locks: its transactions take the database's write lock when they begin (database.ts),
+   * so a plain read is already ordered. (A no-op UPDATE, the portable lock, rewrote the row and its
+   * status index on every check-in: pages to write and, on PostgreSQL, a dead row version.)
    */
-  lock(db: Db, projectId: string, id: string): Promise<AttendeeRow | undefined> {
-    return db
-      .updateTable("attendees")
-      .set((eb) => ({ status: eb.ref("status") }))
-      .where("project_id", "=", projectId)
-      .where("id", "=", id)
-      .returningAll()
-      .executeTakeFirst();
+  async lock(db: Db, projectId: string, id: string): Promise<AttendeeRow | undefined> {
+    return (await lockedAttendee(db, projectId, id))[0];
   },
 
   /** The active registration of an email in the project, if any. */

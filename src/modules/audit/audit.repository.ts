@@ -1,10 +1,34 @@
-import type { Insertable, Selectable } from "kysely";
+import type { Selectable } from "kysely";
 import { sql } from "kysely";
-import type { Db } from "../../db/database.js";
+import { type Db, reusableQuery } from "../../db/database.js";
 import type { AuditEventsTable } from "../../db/schema.js";
 import type { PageWindow } from "../../shared/pagination.js";
 
 export type AuditRow = Selectable<AuditEventsTable>;
+
+// Every audited write inserts one entry: the statement is compiled once (see reusableQuery).
+const entryColumns = [
+  "id",
+  "project_id",
+  "occurred_at",
+  "actor_kind",
+  "actor_id",
+  "actor_label",
+  "link_id",
+  "via",
+  "ip",
+  "action",
+  "object_type",
+  "object_id",
+  "changes",
+] as const satisfies readonly (keyof AuditRow)[];
+const insertEntry = reusableQuery(
+  (db, ...values: unknown[]) =>
+    db
+      .insertInto("audit_events")
+      .values(Object.fromEntries(entryColumns.map((column, i) => [column, values[i]])) as AuditRow),
+  entryColumns.map((): unknown => ""),
+);
 
 /** What the audit page and `Project.auditLog` filter by; every part is optional. */
 export interface AuditFilter {
@@ -38,8 +62,8 @@ function filtered<Q extends { where: (...args: any[]) => Q }>(query: Q, filter: 
 
 /** SQL for the audit log. Every read takes the project id: a log is never read across projects. */
 export const auditRepository = {
-  async insert(db: Db, row: Insertable<AuditEventsTable>): Promise<void> {
-    await db.insertInto("audit_events").values(row).execute();
+  async insert(db: Db, row: AuditRow): Promise<void> {
+    await insertEntry(db, ...entryColumns.map((column) => row[column]));
   },
 
   /** One project's entries, newest first, keyset-paged on (occurred_at, id). */

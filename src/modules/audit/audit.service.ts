@@ -101,7 +101,7 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
       return { kind: "user" as const, id: actor.userId, label: user?.email ?? actor.userId, linkId: null };
     }
     if (actor.kind === "app") {
-      const label = (await appLookup.name(trx, actor.appId)) ?? actor.appId;
+      const label = actor.appName ?? (await appLookup.name(trx, actor.appId)) ?? actor.appId;
       const linkId =
         actor.homeProjectId === projectId
           ? null
@@ -116,7 +116,7 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
     // The public actor is one shared object (no origin of its own): an attendee on the event page.
     const origin =
       actor && who.kind !== "public" ? originOf(actor) : { via: "server" as const, ip: undefined };
-    const values = event.values ?? (await valuesAfter(trx, event.object, event.changed));
+    const values = event.values ?? (await valuesAfter(trx, event.object, event.changed, event.row));
     const changes =
       values && Object.keys(values).length > 0
         ? JSON.stringify(Object.fromEntries(Object.entries(values).map(([k, v]) => [k, bounded(v)])))

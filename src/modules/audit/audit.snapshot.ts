@@ -74,20 +74,24 @@ type Audited = keyof typeof auditedColumns;
 
 /**
  * The new values of the `changed` fields of one row (without `changed`, as after a creation, every
- * allowlisted field that has a value), read inside the write's transaction after the change;
- * undefined when the kind of object is not in the allowlist or the row is gone (a delete).
+ * allowlisted field that has a value), from `current` (the row as the write left it) or else read
+ * inside the write's transaction after the change; undefined when the kind of object is not in the
+ * allowlist or the row is gone (a delete).
  */
 export async function valuesAfter(
   db: Db,
   object: { typename: string; id: string },
   changed: readonly string[] | undefined,
+  current?: Readonly<Record<string, unknown>>,
 ): Promise<Record<string, unknown> | undefined> {
   if (!Object.hasOwn(auditedColumns, object.typename)) return undefined;
   const { table, fields } = auditedColumns[object.typename as Audited];
   const columns = fields as Record<string, string | readonly string[]>;
-  const row = (await db.selectFrom(table).selectAll().where("id", "=", object.id).executeTakeFirst()) as
-    | Record<string, unknown>
-    | undefined;
+  const row =
+    current ??
+    ((await db.selectFrom(table).selectAll().where("id", "=", object.id).executeTakeFirst()) as
+      | Record<string, unknown>
+      | undefined);
   if (!row) return undefined;
   const values: Record<string, unknown> = {};
   if (!changed) {

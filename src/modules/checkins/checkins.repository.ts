@@ -1,5 +1,5 @@
 import type { Selectable } from "kysely";
-import type { Db } from "../../db/database.js";
+import { type Db, reusableQuery } from "../../db/database.js";
 import { everyColumn, type IdList, idList, inIdList, projectedQuery } from "../../db/projection.js";
 import type { CheckInsTable } from "../../db/schema.js";
 
@@ -26,6 +26,52 @@ const activeOfAttendees = projectedQuery(
       .where("undone_at", "is", null),
   [""] as const,
 );
+// The statements of every check-in and undo, compiled once (see reusableQuery).
+const activeOf = reusableQuery(
+  (db, projectId: string, attendeeId: string) =>
+    db
+      .selectFrom("check_ins")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("attendee_id", "=", attendeeId)
+      .where("undone_at", "is", null),
+  ["", ""] as const,
+);
+const insertUnlessActive = reusableQuery(
+  (
+    db,
+    id: string,
+    projectId: string,
+    attendeeId: string,
+    at: string,
+    byUserId: string | null,
+    byAppId: string | null,
+  ) =>
+    db
+      .insertInto("check_ins")
+      .values({
+        id,
+        project_id: projectId,
+        attendee_id: attendeeId,
+        checked_in_at: at,
+        by_user_id: byUserId,
+        by_app_id: byAppId,
+      })
+      .onConflict((oc) => oc.column("attendee_id").where("undone_at", "is", null).doNothing())
+      .returningAll(),
+  ["", "", "", "", null, null] as const,
+);
+const undoActiveOf = reusableQuery(
+  (db, at: string, projectId: string, attendeeId: string) =>
+    db
+      .updateTable("check_ins")
+      .set({ undone_at: at })
+      .where("project_id", "=", projectId)
+      .where("attendee_id", "=", attendeeId)
+      .where("undone_at", "is", null)
+      .returningAll(),
+  ["", "", ""] as const,
+);
 
 /** SQL for check-ins; always scoped by project or by attendee ids the caller already authorized. */
 export const checkinsRepository = {
@@ -45,14 +91,8 @@ export const checkinsRepository = {
       .execute();
   },
 
-  findActive(db: Db, projectId: string, attendeeId: string): Promise<CheckInRow | undefined> {
-    return db
-      .selectFrom("check_ins")
-      .selectAll()
-      .where("project_id", "=", projectId)
-      .where("attendee_id", "=", attendeeId)
-      .where("undone_at", "is", null)
-      .executeTakeFirst();
+  async findActive(db: Db, projectId: string, attendeeId: string): Promise<CheckInRow | undefined> {
+    return (await activeOf(db, projectId, attendeeId))[0];
   },
 
   /** The attendee's most recent check-in, active or undone. */
@@ -70,29 +110,24 @@ export const checkinsRepository = {
 
   /**
    * Inserts an active check-in unless the attendee already has one: the partial unique index
-   * decides, so two racing check-ins leave exactly one row and neither fails. Returns whether this
-   * call made it (the door says "already checked in" otherwise).
+   * decides, so two racing check-ins leave exactly one row and neither fails. Returns the row this
+   * call made, or undefined when there was one already (the door says "already checked in").
    */
-  async insertActive(db: Db, row: CheckInRow): Promise<boolean> {
-    const inserted = await db
-      .insertInto("check_ins")
-      .values(row)
-      .onConflict((oc) => oc.column("attendee_id").where("undone_at", "is", null).doNothing())
-      .returning("id")
-      .executeTakeFirst();
-    return inserted !== undefined;
+  async insertActive(db: Db, row: Omit<CheckInRow, "undone_at">): Promise<CheckInRow | undefined> {
+    const { id, project_id, attendee_id, checked_in_at, by_user_id, by_app_id } = row;
+    return (
+      await insertUnlessActive(db, id, project_id, attendee_id, checked_in_at, by_user_id, by_app_id)
+    )[0];
   },
 
   /** Marks the attendee's active check-in undone at `at`; returns it, or undefined when there was none. */
-  undoActive(db: Db, projectId: string, attendeeId: string, at: string): Promise<CheckInRow | undefined> {
-    return db
-      .updateTable("check_ins")
-      .set({ undone_at: at })
-      .where("project_id", "=", projectId)
-      .where("attendee_id", "=", attendeeId)
-      .where("undone_at", "is", null)
-      .returningAll()
-      .executeTakeFirst();
+  async undoActive(
+    db: Db,
+    projectId: string,
+    attendeeId: string,
+    at: string,
+  ): Promise<CheckInRow | undefined> {
+    return (await undoActiveOf(db, at, projectId, attendeeId))[0];
   },
 
   /**

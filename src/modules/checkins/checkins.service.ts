@@ -98,9 +98,33 @@ export function undoCheckInOfCancelled(
   return repo.undoActive(trx, projectId, attendeeId, at);
 }
 
-/** `checkin.created|undone`, about the attendee (a check-in is no node; `Attendee.checkIn` shows it). */
-function checkinEvent(projectId: string, attendeeId: string, verb: "created" | "undone"): DomainEvent {
-  return { projectId, type: `checkin.${verb}`, object: { typename: "Attendee", id: attendeeId } };
+/**
+ * `checkin.created|undone`, about the attendee (a check-in is no node; `Attendee.checkIn` shows it).
+ * The attendee's row, locked and read in the same transaction, goes with it for the audit log.
+ */
+function checkinEvent(
+  projectId: string,
+  attendee: { id: string } & Record<string, unknown>,
+  verb: "created" | "undone",
+): DomainEvent {
+  return {
+    projectId,
+    type: `checkin.${verb}`,
+    object: { typename: "Attendee", id: attendee.id },
+    row: attendee,
+  };
+}
+
+/** A new active check-in of the attendee, by the actor, now. */
+function activeCheckIn(actor: Actor, projectId: string, attendeeId: string): Omit<CheckInRow, "undone_at"> {
+  return {
+    id: newId(),
+    project_id: projectId,
+    attendee_id: attendeeId,
+    checked_in_at: nowIso(),
+    by_user_id: actor.kind === "user" ? actor.userId : null,
+    by_app_id: actor.kind === "app" ? actor.appId : null,
+  };
 }
 
 /** Check-in at the door: idempotent check-in and undo, recorded with who did it. */
@@ -142,21 +166,11 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
               },
             ]);
           }
-          const id = newId();
-          await repo.insertActive(trx, {
-            id,
-            project_id: projectId,
-            attendee_id: attendee.id,
-            checked_in_at: nowIso(),
-            by_user_id: actor.kind === "user" ? actor.userId : null,
-            by_app_id: actor.kind === "app" ? actor.appId : null,
-            undone_at: null,
-          });
-          const active = await repo.findActive(trx, projectId, attendee.id);
-          if (!active) throw notFound("Check-in");
+          const made = await repo.insertActive(trx, activeCheckIn(actor, projectId, attendee.id));
           // Checking in again answers the existing check-in and is no new event.
-          if (active.id === id)
-            await changes.event(trx, actor, checkinEvent(projectId, attendee.id, "created"));
+          if (made) await changes.event(trx, actor, checkinEvent(projectId, attendee, "created"));
+          const active = made ?? (await repo.findActive(trx, projectId, attendee.id));
+          if (!active) throw notFound("Check-in");
           return { attendee: presentAttendee(attendee), checkIn: presentCheckIn(active) };
         },
       );
@@ -186,19 +200,11 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
           if (attendee.status === "CANCELLED") {
             return { outcome: "CANCELLED", attendee: presentAttendee(attendee), checkIn: null };
           }
-          const made = await repo.insertActive(trx, {
-            id: newId(),
-            project_id: projectId,
-            attendee_id: attendee.id,
-            checked_in_at: nowIso(),
-            by_user_id: actor.kind === "user" ? actor.userId : null,
-            by_app_id: actor.kind === "app" ? actor.appId : null,
-            undone_at: null,
-          });
-          const active = await repo.findActive(trx, projectId, attendee.id);
-          if (!active) throw notFound("Check-in");
+          const made = await repo.insertActive(trx, activeCheckIn(actor, projectId, attendee.id));
           // A scan of someone already in answers the existing check-in and is no new event.
-          if (made) await changes.event(trx, actor, checkinEvent(projectId, attendee.id, "created"));
+          if (made) await changes.event(trx, actor, checkinEvent(projectId, attendee, "created"));
+          const active = made ?? (await repo.findActive(trx, projectId, attendee.id));
+          if (!active) throw notFound("Check-in");
           return {
             outcome: made ? "CHECKED_IN" : "ALREADY_CHECKED_IN",
             attendee: presentAttendee(attendee),
@@ -229,7 +235,7 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
           const attendee = await lockAttendee(trx, projectId, data.attendeeId);
           if (!attendee) throw notFound("Attendee");
           const justUndone = await repo.undoActive(trx, projectId, attendee.id, nowIso());
-          if (justUndone) await changes.event(trx, actor, checkinEvent(projectId, attendee.id, "undone"));
+          if (justUndone) await changes.event(trx, actor, checkinEvent(projectId, attendee, "undone"));
           const undone = justUndone ?? (await repo.findLatest(trx, projectId, attendee.id));
           return { attendee: presentAttendee(attendee), checkIn: undone ? presentCheckIn(undone) : null };
         },

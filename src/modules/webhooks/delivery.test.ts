@@ -70,6 +70,21 @@ for (const engine of testEngines()) {
       await receiver.close();
     });
 
+    test("a write that queued a delivery wakes the dispatcher: it goes out at once, not at the 5 s poll", async () => {
+      const { projectId, owner } = await subscribedApp(["checkin.created"]);
+      const ticketType = await createTicketType(server.services, owner, projectId);
+      const attendee = await server.services.attendees.registerAttendee(owner, {
+        projectId,
+        ticketTypeId: ticketType.id,
+        name: "Ada",
+        email: uniqueEmail("ada"),
+      });
+      await server.services.checkins.checkIn(owner, { attendeeId: attendee.id });
+      const [checkedIn] = await receiver.waitFor(1, { timeoutMs: 1_500 });
+      assert.equal(checkedIn?.json.type, "checkin.created");
+      await receiver.close();
+    });
+
     test("signs each event the Standard Webhooks way, with the object as the API shows it", async () => {
       const { projectId, owner, secret } = await subscribedApp(["attendee.registered", "checkin.created"]);
       assert.match(secret, /^whsec_/);

@@ -60,7 +60,7 @@ export class WebhookDispatcher {
     this.leaseMs = deps.config.webhooks.timeoutMs * 2 + 10_000;
   }
 
-  /** Starts polling; `wake` makes it look at once (after a local write commits). */
+  /** Starts polling; `wake` makes it look at once (after a local write queued deliveries). */
   start(): void {
     this.stopped = false;
     this.schedule();
@@ -83,9 +83,9 @@ export class WebhookDispatcher {
     await Promise.allSettled([...this.sending]);
   }
 
-  // Writes wake the dispatcher (ProjectChanges announcements, relayed from other processes through
-  // Redis); a timer covers the next due retry, and an idle poll the writes of processes without
-  // Redis and the leases of killed processes.
+  // This process's writes that queued deliveries wake the dispatcher (WebhooksService.onQueued); a
+  // timer covers the next due retry, and an idle poll the deliveries queued by other processes (the
+  // CLI, other server processes) and the leases of killed processes.
   private schedule(): void {
     clearTimeout(this.timer);
     if (this.stopped) return;

@@ -21,13 +21,10 @@ function permissionsOf(subscriber: SubscriberRow) {
  * in the write's own transaction, so a committed change always has its deliveries and a rolled-back
  * one never does. Who receives it is decided here, with the permissions each project's link grants
  * at commit time; the dispatcher checks again before each attempt (a revocation stops it at once).
+ * Returns how many deliveries it queued.
  */
-export async function recordDeliveries(
-  trx: Tx,
-  _actor: object | undefined,
-  event: DomainEvent,
-): Promise<void> {
-  if (!eventTypeInfo(event.type)) return;
+export async function recordDeliveries(trx: Tx, event: DomainEvent): Promise<number> {
+  if (!eventTypeInfo(event.type)) return 0;
   let appIds: string[];
   if (event.type.startsWith("app.link.")) {
     // About the app's own link: it hears of it even when the link no longer grants anything.
@@ -39,27 +36,27 @@ export async function recordDeliveries(
       .filter((s) => subscribed(s.events, event.type) && mayReceive(event.type, permissionsOf(s)))
       .map((s) => s.app_id);
   }
+  if (appIds.length === 0) return 0;
   const now = nowIso();
-  await repo.insertDeliveries(
-    trx,
-    [...new Set(appIds)].map((appId) => ({
-      id: newId(),
-      app_id: appId,
-      project_id: event.projectId,
-      event_type: event.type,
-      object_typename: event.object.typename,
-      object_id: event.object.id,
-      changed: event.changed ? JSON.stringify(event.changed) : null,
-      payload: null,
-      status: "PENDING" as const,
-      attempts: 0,
-      next_attempt_at: now,
-      lease_token: null,
-      locked_until: null,
-      response_status: null,
-      last_error: null,
-      created_at: now,
-      delivered_at: null,
-    })),
-  );
+  const rows = [...new Set(appIds)].map((appId) => ({
+    id: newId(),
+    app_id: appId,
+    project_id: event.projectId,
+    event_type: event.type,
+    object_typename: event.object.typename,
+    object_id: event.object.id,
+    changed: event.changed ? JSON.stringify(event.changed) : null,
+    payload: null,
+    status: "PENDING" as const,
+    attempts: 0,
+    next_attempt_at: now,
+    lease_token: null,
+    locked_until: null,
+    response_status: null,
+    last_error: null,
+    created_at: now,
+    delivered_at: null,
+  }));
+  await repo.insertDeliveries(trx, rows);
+  return rows.length;
 }

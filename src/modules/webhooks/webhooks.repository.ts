@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import type { Db, Engine, Tx } from "../../db/database.js";
+import { type Db, type Engine, reusableQuery, type Tx } from "../../db/database.js";
 import type {
   DeliveryStatus,
   WebhookAttemptsTable,
@@ -20,6 +20,36 @@ export interface SubscriberRow {
   /** The link's consented permissions; null in the app's home project. */
   link_permissions: string | null;
 }
+
+// Every write with an event reads its project's subscribers: compiled once (see reusableQuery).
+const subscribers = reusableQuery(
+  (db, homeProjectId: string, linkedProjectId: string) => {
+    const home = db
+      .selectFrom("webhook_endpoints as w")
+      .innerJoin("apps as a", "a.id", "w.app_id")
+      .select([
+        "w.app_id",
+        "w.events",
+        "a.permissions as app_permissions",
+        sql<string | null>`null`.as("link_permissions"),
+      ])
+      .where("a.project_id", "=", homeProjectId);
+    const linked = db
+      .selectFrom("webhook_endpoints as w")
+      .innerJoin("apps as a", "a.id", "w.app_id")
+      .innerJoin("app_links as l", "l.app_id", "w.app_id")
+      .select([
+        "w.app_id",
+        "w.events",
+        "a.permissions as app_permissions",
+        "l.permissions as link_permissions",
+      ])
+      .where("l.project_id", "=", linkedProjectId)
+      .where("l.revoked_at", "is", null);
+    return home.unionAll(linked);
+  },
+  ["", ""] as const,
+);
 
 /** SQL of endpoints, deliveries and attempts. Only the webhooks module uses it. */
 export const webhooksRepository = {
@@ -59,30 +89,8 @@ export const webhooksRepository = {
    * Endpoints (disabled ones too: their deliveries are kept as FAILED for a later redelivery) of apps reaching the project: apps created in it and apps with an active
    * link to it. One indexed query per write, inside the write's transaction.
    */
-  subscribersOf(trx: Tx, projectId: string): Promise<SubscriberRow[]> {
-    const home = trx
-      .selectFrom("webhook_endpoints as w")
-      .innerJoin("apps as a", "a.id", "w.app_id")
-      .select([
-        "w.app_id",
-        "w.events",
-        "a.permissions as app_permissions",
-        sql<string | null>`null`.as("link_permissions"),
-      ])
-      .where("a.project_id", "=", projectId);
-    const linked = trx
-      .selectFrom("webhook_endpoints as w")
-      .innerJoin("apps as a", "a.id", "w.app_id")
-      .innerJoin("app_links as l", "l.app_id", "w.app_id")
-      .select([
-        "w.app_id",
-        "w.events",
-        "a.permissions as app_permissions",
-        "l.permissions as link_permissions",
-      ])
-      .where("l.project_id", "=", projectId)
-      .where("l.revoked_at", "is", null);
-    return home.unionAll(linked).execute() as Promise<SubscriberRow[]>;
+  async subscribersOf(trx: Tx, projectId: string): Promise<SubscriberRow[]> {
+    return subscribers(trx, projectId, projectId);
   },
 
   /** The app a link belongs to, when it has an endpoint. */

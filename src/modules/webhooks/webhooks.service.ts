@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/database.js";
 import type { DeliveryStatus } from "../../db/schema.js";
+import { afterCommit } from "../../db/transaction.js";
 import { badInput, notFound } from "../../errors.js";
 import { globalId } from "../../graphql/builder.js";
 import { newId } from "../../shared/ids.js";
@@ -154,7 +155,15 @@ function presentAttempt(row: AttemptRow): DeliveryAttempt {
  * its own endpoint and log through the API.
  */
 export function createWebhooksService(db: Db, config: Config, changes: ProjectChanges, apps: AppsService) {
-  changes.addRecorder(recordDeliveries);
+  // This process's dispatcher, told once queued deliveries are committed. Only then: waking it
+  // after every write cost each write a claim transaction and a due-date read (four statements).
+  const queuedListeners = new Set<() => void>();
+  const queued = () => {
+    for (const listener of queuedListeners) listener();
+  };
+  changes.addRecorder(async (trx, _actor, event) => {
+    if ((await recordDeliveries(trx, event)) > 0) afterCommit(trx, queued);
+  });
   let checkSelection: SelectionCheck | undefined;
 
   async function managedApp(actor: Actor, appId: string) {
@@ -165,6 +174,12 @@ export function createWebhooksService(db: Db, config: Config, changes: ProjectCh
     /** Lets the service check fragments against the API schema (the app wires it at start-up). */
     useSelectionCheck(check: SelectionCheck): void {
       checkSelection = check;
+    },
+
+    /** Calls `listener` whenever this process queued deliveries (committed); returns its remover. */
+    onQueued(listener: () => void): () => void {
+      queuedListeners.add(listener);
+      return () => queuedListeners.delete(listener);
     },
 
     /**
@@ -297,6 +312,7 @@ export function createWebhooksService(db: Db, config: Config, changes: ProjectCh
       const { delivery } = await this.delivery(actor, parseInput(idText, deliveryId));
       await repo.requeue(db, delivery.appId, { deliveryId: delivery.id }, nowIso());
       changes.announce(delivery.projectId);
+      queued();
       const row = await repo.findDelivery(db, delivery.id);
       if (!row) throw notFound("Delivery");
       return presentDelivery(row);
@@ -308,6 +324,7 @@ export function createWebhooksService(db: Db, config: Config, changes: ProjectCh
       const from = parseInput(z.object({ since: dateTime }), { since }).since;
       const count = await repo.requeue(db, appId, { failedSince: from }, nowIso());
       changes.announce(app.projectId);
+      queued();
       return count;
     },
 
@@ -343,6 +360,7 @@ export function createWebhooksService(db: Db, config: Config, changes: ProjectCh
       };
       await db.transaction().execute((trx) => repo.insertDeliveries(trx, [row]));
       changes.announce(app.projectId);
+      queued();
       return presentDelivery({ ...row, seq: 0 });
     },
   };

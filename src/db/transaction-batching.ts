@@ -1,0 +1,79 @@
+import type pg from "pg";
+
+/**
+ * Statements of `reusableQuery` marked `sentWithCommit`. Within a PostgreSQL transaction each is held
+ * back and sent in the round trip of what follows it, at the latest the COMMIT. Only for statements
+ * whose result nobody reads: the project's version bump, the last statement of every write. It
+ * locks the project's row until the commit; sent alone, the lock was held across two round trips
+ * and the event-loop wait between them, and every write of the project queued behind it.
+ */
+export const sentWithCommit = new Set<string>();
+
+type Run = (sql: string, parameters: readonly unknown[]) => Promise<pg.QueryResult>;
+
+// What the client answers for a statement it has not sent yet (Kysely reads nothing of it); the real
+// outcome comes with the round trip that carries it.
+const notSentYet = { command: "UPDATE", rowCount: 1, rows: [], fields: [] } as unknown as pg.QueryResult;
+
+/**
+ * Fewer round trips per PostgreSQL transaction, for one checked-out client: BEGIN is not sent alone
+ * but with the transaction's first statement, and statements marked `sentWithCommit` go with the
+ * next one or the COMMIT. Text without parameters goes by the simple protocol, which takes several
+ * statements at once, so those statements are sent with their parameters written in as escaped
+ * literals (pg sends parameters untyped, so a literal means the same). A statement that cannot be
+ * written so (a parameter not a string or number, a quote in its text) first sends what is
+ * pending, then goes alone; order is always kept. An error aborts the transaction as before: the
+ * COMMIT fails and Kysely rolls back.
+ */
+export function batchingTransactions(client: pg.PoolClient, run: Run): Run {
+  let inTransaction = false;
+  let begun = false;
+  let pending: string[] = [];
+  const send = (text: string) =>
+    run(text, []).then((result) => (Array.isArray(result) ? result[result.length - 1] : result));
+  return (sql, parameters) => {
+    if (sql === "begin" && !inTransaction) {
+      inTransaction = true;
+      begun = false;
+      pending = ["begin"];
+      return Promise.resolve(notSentYet);
+    }
+    if (!inTransaction) return run(sql, parameters);
+    if (sql === "commit" || sql === "rollback") {
+      inTransaction = false;
+      const unsent = pending;
+      pending = [];
+      if (sql === "rollback") return begun ? run(sql, parameters) : Promise.resolve(notSentYet);
+      // Only BEGIN pending: an empty transaction, nothing to send. Otherwise what is pending (BEGIN
+      // too when every statement was held back) goes with the COMMIT.
+      if (!begun && unsent.length === 1) return Promise.resolve(notSentYet);
+      return send([...unsent, "commit"].join("; "));
+    }
+    const text = inlined(client, sql, parameters);
+    if (text !== undefined && sentWithCommit.has(sql)) {
+      pending.push(text);
+      return Promise.resolve(notSentYet);
+    }
+    begun = true;
+    const unsent = pending;
+    pending = [];
+    if (unsent.length === 0) return run(sql, parameters);
+    if (text !== undefined) return send([...unsent, text].join("; "));
+    return send(unsent.join("; ")).then(() => run(sql, parameters));
+  };
+}
+
+// The statement with its parameters written in as literals, or undefined when that could change
+// it: a parameter that is not a string or a number, or text where a `$` might not be a placeholder
+// (a string literal, dollar quoting, a quoted name holding a `$`).
+function inlined(client: pg.PoolClient, sql: string, parameters: readonly unknown[]): string | undefined {
+  if (!parameters.every((value) => typeof value === "string" || typeof value === "number")) return undefined;
+  if (
+    sql.includes("'") ||
+    /\$(?!\d)/.test(sql) ||
+    sql.match(/"[^"]*"/g)?.some((name) => name.includes("$"))
+  ) {
+    return undefined;
+  }
+  return sql.replace(/\$(\d+)/g, (_, n: string) => client.escapeLiteral(String(parameters[Number(n) - 1])));
+}
