@@ -4,7 +4,10 @@ import { type AreaMask, allAreas } from "../shared/data-areas.js";
 /** The channel the projects trigger announces on (migration 2026-11-24T17-00_change-notifications). */
 const channel = "eventgraph_project_changes";
 
-/** The application_name of a feed's connection, followed by the process id. */
+/**
+ * The application_name of a feed's connection, followed by the process id.
+ * @internal read by test/api/cache-invalidation.test.ts
+ */
 export const changeFeedApplicationName = "eventgraph-changes-";
 
 /** Called with each project change any process committed: the project and the areas written. */
