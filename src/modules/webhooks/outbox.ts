@@ -5,7 +5,7 @@ import { nowIso } from "../../shared/time.js";
 import { effectiveLinkPermissions } from "../access/access.service.js";
 import { parsePermissions } from "../access/permissions.js";
 import { eventTypeInfo, mayReceive } from "./catalogue.js";
-import { webhooksRepository as repo, type SubscriberRow } from "./webhooks.repository.js";
+import { type DeliveryRow, webhooksRepository as repo, type SubscriberRow } from "./webhooks.repository.js";
 
 const subscribed = (events: string, type: string) => events.split(" ").includes(type);
 
@@ -37,17 +37,33 @@ export async function recordDeliveries(trx: Tx, event: DomainEvent): Promise<num
       .map((s) => s.app_id);
   }
   if (appIds.length === 0) return 0;
+  const rows = [...new Set(appIds)].map((appId) =>
+    pendingDelivery({
+      app_id: appId,
+      project_id: event.projectId,
+      event_type: event.type,
+      object_typename: event.object.typename,
+      object_id: event.object.id,
+      changed: event.changed ? JSON.stringify(event.changed) : null,
+      payload: null,
+    }),
+  );
+  await repo.insertDeliveries(trx, rows);
+  return rows.length;
+}
+
+/** A new delivery row waiting for its first attempt, due now: what it is about, the rest fixed. */
+export function pendingDelivery(
+  about: Pick<
+    DeliveryRow,
+    "app_id" | "project_id" | "event_type" | "object_typename" | "object_id" | "changed" | "payload"
+  >,
+): Omit<DeliveryRow, "seq"> {
   const now = nowIso();
-  const rows = [...new Set(appIds)].map((appId) => ({
+  return {
+    ...about,
     id: newId(),
-    app_id: appId,
-    project_id: event.projectId,
-    event_type: event.type,
-    object_typename: event.object.typename,
-    object_id: event.object.id,
-    changed: event.changed ? JSON.stringify(event.changed) : null,
-    payload: null,
-    status: "PENDING" as const,
+    status: "PENDING",
     attempts: 0,
     next_attempt_at: now,
     lease_token: null,
@@ -56,7 +72,5 @@ export async function recordDeliveries(trx: Tx, event: DomainEvent): Promise<num
     last_error: null,
     created_at: now,
     delivered_at: null,
-  }));
-  await repo.insertDeliveries(trx, rows);
-  return rows.length;
+  };
 }

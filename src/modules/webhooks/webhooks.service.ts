@@ -5,7 +5,6 @@ import type { DeliveryStatus } from "../../db/schema.js";
 import { afterCommit } from "../../db/transaction.js";
 import { badInput, notFound } from "../../errors.js";
 import { globalId } from "../../graphql/builder.js";
-import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
@@ -13,7 +12,7 @@ import { dateTime, idText, parseInput } from "../../shared/validation.js";
 import type { Actor } from "../access/actor.js";
 import type { AppsService } from "../apps/apps.service.js";
 import { eventCatalogue, eventTypeInfo } from "./catalogue.js";
-import { recordDeliveries } from "./outbox.js";
+import { pendingDelivery, recordDeliveries } from "./outbox.js";
 import { generateSecret, secretLastFour } from "./signing.js";
 import { BlockedAddressError, checkEndpointUrl } from "./ssrf.js";
 import {
@@ -334,9 +333,7 @@ export function createWebhooksService(db: Db, config: Config, changes: ProjectCh
       if (!(await repo.findEndpoint(db, appId))) {
         throw badInput([{ field: ["url"], message: "Set a webhook URL first" }]);
       }
-      const now = nowIso();
-      const row = {
-        id: newId(),
+      const row = pendingDelivery({
         app_id: appId,
         project_id: app.projectId,
         event_type: "ping",
@@ -345,19 +342,10 @@ export function createWebhooksService(db: Db, config: Config, changes: ProjectCh
         changed: null,
         payload: JSON.stringify({
           type: "ping",
-          timestamp: now,
+          timestamp: nowIso(),
           data: { appId: globalId("App", appId), projectId: app.projectId },
         }),
-        status: "PENDING" as const,
-        attempts: 0,
-        next_attempt_at: now,
-        lease_token: null,
-        locked_until: null,
-        response_status: null,
-        last_error: null,
-        created_at: now,
-        delivered_at: null,
-      };
+      });
       await db.transaction().execute((trx) => repo.insertDeliveries(trx, [row]));
       changes.announce(app.projectId);
       queued();
