@@ -64,13 +64,21 @@ export function payloadType<Name extends string, T>(
         description: "The object as it is after the change; null when the input had problems.",
         resolve: (parent) => parent[field],
       }),
-      userErrors: t.field({
-        type: [UserErrorRef],
-        description: "Problems with the input; empty on success.",
-        ...boundedList(maxUserErrors),
-        resolve: (parent) => atMost(parent.userErrors, maxUserErrors),
-      }),
+      userErrors: userErrorsField(t),
     }),
   });
   return payload;
+}
+
+/** The `userErrors` field of a payload: the input's problems, at most `maxUserErrors` of them. */
+export function userErrorsField<P extends { userErrors: FieldError[] }>(
+  t: PothosSchemaTypes.ObjectFieldBuilder<Types, P>,
+  description = "Problems with the input; empty on success.",
+) {
+  return t.field({
+    type: [UserErrorRef],
+    description,
+    ...boundedList(maxUserErrors),
+    resolve: (parent) => atMost(parent.userErrors, maxUserErrors),
+  });
 }

@@ -1,8 +1,8 @@
 import type { FieldError } from "../../errors.js";
 import { builder, globalId } from "../../graphql/builder.js";
 import { requiredLocal } from "../../graphql/ids.js";
-import { atMost, boundedList, maxCheckInsListed, maxUserErrors } from "../../graphql/limits/list-bounds.js";
-import { runMutation, UserErrorRef } from "../../graphql/mutations.js";
+import { boundedList, maxCheckInsListed } from "../../graphql/limits/list-bounds.js";
+import { runMutation, userErrorsField } from "../../graphql/mutations.js";
 import { requires } from "../../graphql/permissions.js";
 import { reads } from "../../graphql/selection.js";
 import { AttendeeRef } from "../attendees/attendees.graphql.js";
@@ -88,12 +88,7 @@ export function defineCheckInTypes(): void {
           description: "The check-in made, or the one undone.",
           resolve: (p) => p.result?.checkIn ?? null,
         }),
-        userErrors: t.field({
-          type: [UserErrorRef],
-          description: "Problems with the input; empty on success.",
-          ...boundedList(maxUserErrors),
-          resolve: (p) => atMost(p.userErrors, maxUserErrors),
-        }),
+        userErrors: userErrorsField(t),
       }),
     });
 
@@ -147,12 +142,7 @@ export function defineCheckInTypes(): void {
           description: "The check-in made now, or the earlier one when ALREADY_CHECKED_IN.",
           resolve: (p) => p.result?.checkIn ?? null,
         }),
-        userErrors: t.field({
-          type: [UserErrorRef],
-          description: "Problems with the input; empty on success.",
-          ...boundedList(maxUserErrors),
-          resolve: (p) => atMost(p.userErrors, maxUserErrors),
-        }),
+        userErrors: userErrorsField(t),
       }),
     });
 

@@ -1,7 +1,6 @@
 import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
-import { atMost, boundedList, maxUserErrors } from "../../graphql/limits/list-bounds.js";
-import { runMutation, UserErrorRef } from "../../graphql/mutations.js";
+import { runMutation, userErrorsField } from "../../graphql/mutations.js";
 import { requires } from "../../graphql/permissions.js";
 import { PermissionEnum } from "../apps/permissions.graphql.js";
 import type { Project, UpdateProjectInput } from "./projects.service.js";
@@ -127,12 +126,7 @@ export function defineProjectTypes(): void {
         description: "The updated project.",
         resolve: (p) => p.project,
       }),
-      userErrors: t.field({
-        type: [UserErrorRef],
-        description: "Input problems; empty on success.",
-        ...boundedList(maxUserErrors),
-        resolve: (p) => atMost(p.userErrors, maxUserErrors),
-      }),
+      userErrors: userErrorsField(t, "Input problems; empty on success."),
     }),
   });
 
