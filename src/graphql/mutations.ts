@@ -4,7 +4,7 @@ import { builder, type Types } from "./builder.js";
 import { atMost, boundedList, maxUserErrors } from "./limits/list-bounds.js";
 
 /** An expected problem with a mutation's input, returned in the payload rather than as an error. */
-export const UserErrorRef = builder.objectRef<FieldError>("UserError").implement({
+const UserErrorRef = builder.objectRef<FieldError>("UserError").implement({
   description:
     "A problem with the mutation's input. Expected failures (validation, conflicts) come back here with data, not as top-level errors.",
   fields: (t) => ({
