@@ -84,14 +84,17 @@ for (const engine of testEngines()) {
     });
 
     test("a page reads only the columns its selection asks for, and a page of any size is the same statement", async () => {
-      const ten = await statementsFor(agendaQuery, 10, "sessions", false);
-      const hundred = await statementsFor(agendaQuery, 100, "sessions", false);
-      const page = ten.find((sql) => /from "sessions"/.test(sql)) ?? "";
+      // Sizes no earlier test asked for, so both are executed rather than answered from the cache.
+      const small = await statementsFor(agendaQuery, 12, "sessions", false);
+      const large = await statementsFor(agendaQuery, 90, "sessions", false);
+      const page = small.find((sql) => /from "sessions"/.test(sql));
+      assert.ok(page, small.join("\n"));
       assert.doesNotMatch(page, /"description"|\*/, page);
-      const speakers = ten.find((sql) => /from "session_speakers"/.test(sql)) ?? "";
+      const speakers = small.find((sql) => /from "session_speakers"/.test(sql));
+      assert.ok(speakers, small.join("\n"));
       assert.doesNotMatch(speakers, /"bio"|"links"|\*/, speakers);
-      // The loaders take their ids as one parameter: 100 sessions run the statement 10 did.
-      assert.deepEqual([...hundred].sort(), [...ten].sort());
+      // The loaders take their ids as one parameter: 90 sessions run the statements 12 did.
+      assert.deepEqual([...large].sort(), [...small].sort());
     });
 
     test("a check-in takes ten statements, none of them the webhook dispatcher's when no app subscribed", async () => {
