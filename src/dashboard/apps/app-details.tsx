@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
 import { httpStatusOf, notFound } from "../../errors.js";
-import type { App, Link } from "../../modules/apps/apps.service.js";
+import type { App } from "../../modules/apps/apps.service.js";
+import type { Link } from "../../modules/apps/links.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { formList, formValues, stateFromError } from "../form-data.js";
 import { loadProjectPage, type ProjectPageData } from "../pages/project-page.js";

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { can } from "../../modules/access/policy.js";
-import type { Integration } from "../../modules/apps/apps.service.js";
+import type { Integration } from "../../modules/apps/links.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { loadProjectPage, type ProjectPageData } from "../pages/project-page.js";
 import { SettingsPage } from "../pages/settings.js";

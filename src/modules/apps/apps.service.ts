@@ -2,28 +2,25 @@ import type { z } from "zod";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/database.js";
 import { inTransaction } from "../../db/transaction.js";
-import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
+import { AppError, ErrorCode, notFound } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import type { DomainEvent, ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { parseInput } from "../../shared/validation.js";
-import { type AccessService, effectiveLinkPermissions } from "../access/access.service.js";
+import type { AccessService } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { type Permission, parsePermissions, serializePermissions } from "../access/permissions.js";
-import { can, canConnectApp } from "../access/policy.js";
+import { can } from "../access/policy.js";
 import { type Project, presentProject } from "../projects/projects.service.js";
-import { appRef, authorizeInput, createInput, linkRef, updateInput } from "./apps.inputs.js";
-import { type AppRow, appsRepository, type LinkDetailsRow } from "./apps.repository.js";
-import { consentQueries, missingFromGrant } from "./consent.js";
+import { appRef, createInput, updateInput } from "./apps.inputs.js";
+import { type AppRow, appsRepository } from "./apps.repository.js";
+import { consentQueries } from "./consent.js";
+import { linkEvent, linkOperations, userIdOf } from "./links.service.js";
 import { generateToken, hashToken, isWellFormedToken, tokenLast4 } from "./tokens.js";
 import type { UpdateRequestNotifier } from "./update-requests.js";
 import { firstDayOfLast30Days, UsageRecorder } from "./usage.js";
-
-/** Why an Authorize was refused when the app's permissions changed after the page was shown. */
-const permissionsChangedMessage =
-  "This app's requested permissions changed after the page was loaded. Review them again, then authorize.";
 
 /** An app as its developers see it (the token itself is never part of it). */
 export interface App {
@@ -69,34 +66,6 @@ export interface AppWithToken {
   token: string;
 }
 
-/** A link between an app and a project (active or revoked). */
-export interface Link {
-  id: string;
-  appId: string;
-  projectId: string;
-  projectName: string;
-  authorizedAt: string;
-  /** Who approved the current grant; null when done by the operator or the user was deleted. */
-  authorizedBy: { id: string; name: string; email: string } | null;
-  /** What the link lets the app do now: the consented permissions the app still asks for. */
-  grantedPermissions: Permission[];
-  /** What the app asks for that this link has not approved yet (waiting for an organizer). */
-  pendingPermissions: Permission[];
-  revokedAt: string | null;
-}
-
-/** An app connected to a project, as the project's Integrations tab lists it. */
-export interface Integration {
-  app: { id: string; name: string; description: string | null };
-  grantedPermissions: Permission[];
-  requestedPermissions: Permission[];
-  /** The app asks for a permission this project has not granted: an organizer may re-approve. */
-  updateRequested: boolean;
-  authorizedAt: string;
-  lastUsedAt: string | null;
-  requestsLast30Days: number;
-}
-
 /** The actor of an authenticated API request, with the app's name for `viewer`. */
 export type AuthenticatedApp = Extract<Actor, { kind: "app" }> & { appName: string };
 
@@ -108,35 +77,10 @@ function unauthenticated(): AppError {
   return new AppError(ErrorCode.UNAUTHENTICATED, "The access token is invalid or has been revoked");
 }
 
-function userIdOf(actor: Actor): string | null {
-  return actor.kind === "user" ? actor.userId : null;
-}
-
-function presentLink(row: LinkDetailsRow, appPermissions: readonly Permission[]): Link {
-  return {
-    id: row.id,
-    appId: row.app_id,
-    projectId: row.project_id,
-    projectName: row.project_name,
-    authorizedAt: row.authorized_at,
-    authorizedBy:
-      row.authorized_by && row.authorizer_name !== null && row.authorizer_email !== null
-        ? { id: row.authorized_by, name: row.authorizer_name, email: row.authorizer_email }
-        : null,
-    grantedPermissions: effectiveLinkPermissions(row.permissions, appPermissions),
-    pendingPermissions: row.revoked_at ? [] : missingFromGrant(row.permissions, appPermissions),
-    revokedAt: row.revoked_at,
-  };
-}
-
-/** `app.link.created|updated|revoked`, about the link (the project it reaches is the event's project). */
-function linkEvent(projectId: string, linkId: string, verb: "created" | "updated" | "revoked"): DomainEvent {
-  return { projectId, type: `app.link.${verb}`, object: { typename: "AppLink", id: linkId } };
-}
-
 /**
  * Apps, their tokens, connect links and linked projects: the developer side (create, edit, rotate,
- * delete), the organizer side (connect, revoke, integrations) and the API's authentication.
+ * delete), the organizer side (connect, revoke, integrations: links.service.ts) and the API's
+ * authentication.
  */
 export function createAppsService(
   db: Db,
@@ -211,6 +155,7 @@ export function createAppsService(
 
   return {
     ...consentQueries(db),
+    ...linkOperations({ db, access, changes, loadManagedApp, usageOf }),
 
     /** Creates an app in a project (OWNER/ADMIN or the operator) and returns its token, shown once. */
     async createApp(actor: Actor, input: CreateAppInput): Promise<AppWithToken> {
@@ -341,131 +286,6 @@ export function createAppsService(
     async listForProject(actor: Actor, projectId: string): Promise<App[]> {
       await access.requireAction(actor, projectId, "apps.view");
       return presentApps(await appsRepository.listForProject(db, projectId));
-    },
-
-    /**
-     * Links a project to an app (consent), granting exactly the permissions the organizer was shown
-     * (`shownPermissions`): when the app asks for anything else now, nothing is granted and CONFLICT
-     * asks to review the page again. Authorizing an active link again re-approves it. Without
-     * `shownPermissions` (the operator's CLI) the app's current permissions are granted.
-     */
-    async authorize(
-      actor: Actor,
-      input: { appId: string; projectId: string; shownPermissions?: string | undefined },
-    ): Promise<Link> {
-      const data = parseInput(authorizeInput, input);
-      const app = await appsRepository.findById(db, data.appId);
-      if (!app) throw notFound("App");
-      await access.requireAction(actor, data.projectId, "integrations.manage");
-      if (app.project_id === data.projectId) {
-        throw badInput([
-          { field: ["projectId"], message: "is the app's home project, which the app can always reach" },
-        ]);
-      }
-      // An unverified developer could impersonate a well-known app by name; until an owner of the
-      // home project verifies their email, only that project's own team may connect the app.
-      const developerVerified = await appsRepository.hasVerifiedOwner(db, app.project_id);
-      const actorInHomeTeam =
-        actor.kind === "user" && (await appsRepository.isMember(db, app.project_id, actor.userId));
-      if (!canConnectApp(actor, { developerVerified, actorInHomeTeam })) {
-        throw new AppError(
-          ErrorCode.FORBIDDEN,
-          "This app's developer has not verified their email address yet, so the app can only be connected by members of its own project",
-        );
-      }
-      // Stored as shown, not re-read from the app: a change landing after this check only narrows
-      // (effectiveLinkPermissions); a widening still waits for a new consent.
-      const granted = serializePermissions(
-        data.shownPermissions === undefined
-          ? parsePermissions(app.permissions)
-          : parsePermissions(data.shownPermissions),
-      );
-      if (
-        data.shownPermissions !== undefined &&
-        granted !== serializePermissions(parsePermissions(app.permissions))
-      ) {
-        throw new AppError(ErrorCode.CONFLICT, permissionsChangedMessage);
-      }
-      const linkId = newId();
-      const link = await changes.write(db, actor, data.projectId, async (trx) => {
-        await appsRepository.upsertActiveLink(trx, {
-          id: linkId,
-          app_id: app.id,
-          project_id: data.projectId,
-          authorized_by: userIdOf(actor),
-          authorized_at: nowIso(),
-          permissions: granted,
-          revoked_at: null,
-          revoked_by: null,
-        });
-        const active = await appsRepository.findActiveLink(trx, app.id, data.projectId);
-        const details = active && (await appsRepository.findLinkDetails(trx, active.id));
-        if (!details) throw notFound("Link");
-        // Our id survived the upsert only when no active link existed: otherwise this re-approved it.
-        const verb = active.id === linkId ? "created" : "updated";
-        await changes.event(trx, actor, {
-          ...linkEvent(data.projectId, active.id, verb),
-          changed: ["permissions"],
-          values: { app: app.name, appId: app.id, permissions: granted },
-        });
-        return details;
-      });
-      return presentLink(link, parsePermissions(app.permissions));
-    },
-
-    /**
-     * Ends a link (OWNER/ADMIN of the linked project, or the operator); revoking twice is fine.
-     * Resolves to true when an active link was ended, false when there was none.
-     */
-    async revokeLink(actor: Actor, input: { appId: string; projectId: string }): Promise<boolean> {
-      const data = parseInput(linkRef, input);
-      await access.requireAction(actor, data.projectId, "integrations.manage");
-      const app = await appsRepository.findById(db, data.appId);
-      if (!app) throw notFound("App");
-      // Saying "revoked" here would be a lie: an app always reaches its home project.
-      if (app.project_id === data.projectId) {
-        throw badInput([
-          { field: ["projectId"], message: "is the app's home project, which only deleting the app ends" },
-        ]);
-      }
-      return changes.write(db, actor, data.projectId, async (trx) => {
-        const active = await appsRepository.findActiveLink(trx, data.appId, data.projectId);
-        if (!active) return false;
-        await appsRepository.revokeActiveLink(trx, data.appId, data.projectId, nowIso(), userIdOf(actor));
-        await changes.event(trx, actor, {
-          ...linkEvent(data.projectId, active.id, "revoked"),
-          values: { app: app.name, appId: app.id },
-        });
-        return true;
-      });
-    },
-
-    /** Projects linked to an app (its Linked projects tab), active first; home-project managers only. */
-    async listLinksForApp(actor: Actor, appId: string): Promise<Link[]> {
-      const app = await loadManagedApp(actor, appId);
-      const permissions = parsePermissions(app.permissions);
-      const rows = await appsRepository.listLinksForApp(db, appId);
-      return rows.map((row) => presentLink(row, permissions));
-    },
-
-    /** Apps connected to a project (its Integrations tab); any member may look. */
-    async listIntegrations(actor: Actor, projectId: string): Promise<Integration[]> {
-      await access.requireAction(actor, projectId, "integrations.view");
-      const rows = await appsRepository.listIntegrations(db, projectId);
-      const usageById = await usageOf(rows.map((r) => ({ id: r.app_id, last_used_at: r.app_last_used_at })));
-      return rows.map((row) => {
-        const requested = parsePermissions(row.app_permissions);
-        const consented = new Set(parsePermissions(row.permissions));
-        return {
-          app: { id: row.app_id, name: row.app_name, description: row.app_description },
-          grantedPermissions: effectiveLinkPermissions(row.permissions, requested),
-          requestedPermissions: requested,
-          updateRequested: requested.some((p) => !consented.has(p)),
-          authorizedAt: row.authorized_at,
-          lastUsedAt: usageById.get(row.app_id)?.lastUsedAt ?? null,
-          requestsLast30Days: usageById.get(row.app_id)?.requestsLast30Days ?? 0,
-        };
-      });
     },
 
     /**
