@@ -6,7 +6,7 @@ import { type PageContext, pageContext } from "../context.js";
 import { formList, formValues, optional, stateFromError } from "../form-data.js";
 import { loadProjectPage, type ProjectPageData } from "../pages/project-page.js";
 import { SettingsPage } from "../pages/settings.js";
-import { EmptyState, Notice } from "../ui/components.js";
+import { DataTable, EmptyState, Notice } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
 import {
@@ -28,41 +28,28 @@ export function appPath(app: Pick<App, "id" | "projectId">): string {
 
 function AppsTable(props: { apps: App[]; canManage: boolean }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <caption class="visually-hidden">Apps created in this project</caption>
-        <thead>
-          <tr>
-            <th scope="col">App</th>
-            <th scope="col">Permissions</th>
-            <th scope="col">Token</th>
-            <th scope="col">Last used</th>
-            <th scope="col" class="num">
-              Requests (30 days)
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.apps.map((app) => (
-            <tr>
-              <th scope="row">
-                {props.canManage ? <a href={appPath(app)}>{app.name}</a> : app.name}
-                {app.description ? <div class="muted small">{app.description}</div> : null}
-                <CreatedBy app={app} />
-              </th>
-              <td>
-                <PermissionChips permissions={app.permissions} />
-              </td>
-              <td>
-                <code>{maskedToken(app)}</code>
-              </td>
-              <td class="muted">{whenUtc(app.lastUsedAt)}</td>
-              <td class="num">{app.requestsLast30Days}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption="Apps created in this project"
+      columns={["App", "Permissions", "Token", "Last used", { label: "Requests (30 days)", numeric: true }]}
+    >
+      {props.apps.map((app) => (
+        <tr>
+          <th scope="row">
+            {props.canManage ? <a href={appPath(app)}>{app.name}</a> : app.name}
+            {app.description ? <div class="muted small">{app.description}</div> : null}
+            <CreatedBy app={app} />
+          </th>
+          <td>
+            <PermissionChips permissions={app.permissions} />
+          </td>
+          <td>
+            <code>{maskedToken(app)}</code>
+          </td>
+          <td class="muted">{whenUtc(app.lastUsedAt)}</td>
+          <td class="num">{app.requestsLast30Days}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

@@ -8,7 +8,7 @@ import { formList, formValues, stateFromError } from "../form-data.js";
 import { loadProjectPage, type ProjectPageData } from "../pages/project-page.js";
 import { SettingsPage } from "../pages/settings.js";
 import { formatDateTime } from "../time.js";
-import { Badge, EmptyState, Notice, TabPanel, Tabs } from "../ui/components.js";
+import { Badge, DataTable, EmptyState, Notice, TabPanel, Tabs } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
 import { appPath } from "./api-tab.js";
@@ -205,56 +205,45 @@ function LinkedProjectsTab(props: {
           <p>When an organizer authorizes your app through the connect link, their project appears here.</p>
         </EmptyState>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Linked projects</caption>
-            <thead>
-              <tr>
-                <th scope="col">Project</th>
-                <th scope="col">Authorized by</th>
-                <th scope="col">Authorized</th>
-                <th scope="col">Granted permissions</th>
-                <th scope="col">Status</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.links.map((link) => (
-                <tr>
-                  <th scope="row">
-                    {link.projectName} <code class="project-id">{link.projectId}</code>
-                  </th>
-                  <td>
-                    {link.authorizedBy ? (
-                      <>
-                        {link.authorizedBy.name}
-                        <div class="muted small">{link.authorizedBy.email}</div>
-                      </>
-                    ) : (
-                      <span class="muted">The operator</span>
-                    )}
-                  </td>
-                  <td class="muted">{formatDateTime(link.authorizedAt, "UTC")}</td>
-                  <td>
-                    <PermissionChips permissions={link.grantedPermissions} />
-                  </td>
-                  <td>
-                    {link.revokedAt ? (
-                      <Badge tone="danger">revoked {formatDateTime(link.revokedAt, "UTC")}</Badge>
-                    ) : link.pendingPermissions.length > 0 ? (
-                      <>
-                        <Badge tone="warning">waiting for approval</Badge>
-                        <div class="small muted">Not yet approved:</div>
-                        <PermissionChips permissions={link.pendingPermissions} />
-                      </>
-                    ) : (
-                      <Badge tone="success">active</Badge>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Linked projects"
+          columns={["Project", "Authorized by", "Authorized", "Granted permissions", "Status"]}
+        >
+          {props.links.map((link) => (
+            <tr>
+              <th scope="row">
+                {link.projectName} <code class="project-id">{link.projectId}</code>
+              </th>
+              <td>
+                {link.authorizedBy ? (
+                  <>
+                    {link.authorizedBy.name}
+                    <div class="muted small">{link.authorizedBy.email}</div>
+                  </>
+                ) : (
+                  <span class="muted">The operator</span>
+                )}
+              </td>
+              <td class="muted">{formatDateTime(link.authorizedAt, "UTC")}</td>
+              <td>
+                <PermissionChips permissions={link.grantedPermissions} />
+              </td>
+              <td>
+                {link.revokedAt ? (
+                  <Badge tone="danger">revoked {formatDateTime(link.revokedAt, "UTC")}</Badge>
+                ) : link.pendingPermissions.length > 0 ? (
+                  <>
+                    <Badge tone="warning">waiting for approval</Badge>
+                    <div class="small muted">Not yet approved:</div>
+                    <PermissionChips permissions={link.pendingPermissions} />
+                  </>
+                ) : (
+                  <Badge tone="success">active</Badge>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </AppFrame>
   );

@@ -11,7 +11,7 @@ import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { formList, formValues, stateFromError } from "../form-data.js";
 import type { ProjectPageData } from "../pages/project-page.js";
 import { formatDateTime } from "../time.js";
-import { Badge, Dialog, EmptyState, Notice } from "../ui/components.js";
+import { Badge, DataTable, Dialog, EmptyState, Notice } from "../ui/components.js";
 import {
   CheckboxGroup,
   Form,
@@ -152,47 +152,33 @@ function WebhooksTab(props: {
           <p>Events appear here once they are recorded, with every attempt's answer.</p>
         </EmptyState>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Deliveries</caption>
-            <thead>
-              <tr>
-                <th scope="col">Event</th>
-                <th scope="col">Status</th>
-                <th scope="col">Attempts</th>
-                <th scope="col">Answer</th>
-                <th scope="col">Recorded</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.deliveries.map((d) => (
-                <tr>
-                  <th scope="row">
-                    {d.type} <code class="project-id">{d.projectId}</code>
-                    <div class="muted small">{d.id}</div>
-                  </th>
-                  <td>
-                    <Badge tone={statusTone[d.status]}>{d.status.toLowerCase()}</Badge>
-                  </td>
-                  <td>{d.attempts}</td>
-                  <td class="muted small">{d.responseStatus ?? d.lastError ?? "—"}</td>
-                  <td class="muted small">{when(d.createdAt)}</td>
-                  <td>
-                    {d.status === "PENDING" ? null : (
-                      <Form action={`${path}/redeliver`} csrf={ctx.csrf} label={`Redeliver ${d.id}`}>
-                        <input type="hidden" name="deliveryId" value={d.id} />
-                        <SubmitButton variant="secondary">Redeliver</SubmitButton>
-                      </Form>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          caption="Deliveries"
+          columns={["Event", "Status", "Attempts", "Answer", "Recorded", { label: "Actions", hidden: true }]}
+        >
+          {props.deliveries.map((d) => (
+            <tr>
+              <th scope="row">
+                {d.type} <code class="project-id">{d.projectId}</code>
+                <div class="muted small">{d.id}</div>
+              </th>
+              <td>
+                <Badge tone={statusTone[d.status]}>{d.status.toLowerCase()}</Badge>
+              </td>
+              <td>{d.attempts}</td>
+              <td class="muted small">{d.responseStatus ?? d.lastError ?? "—"}</td>
+              <td class="muted small">{when(d.createdAt)}</td>
+              <td>
+                {d.status === "PENDING" ? null : (
+                  <Form action={`${path}/redeliver`} csrf={ctx.csrf} label={`Redeliver ${d.id}`}>
+                    <input type="hidden" name="deliveryId" value={d.id} />
+                    <SubmitButton variant="secondary">Redeliver</SubmitButton>
+                  </Form>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <section class="panel narrow-panel spaced" aria-labelledby="redeliver-heading">
         <h4 id="redeliver-heading">Redeliver failed events</h4>

@@ -11,7 +11,7 @@ import {
 } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
 import { formatDateTime } from "../time.js";
-import { Badge, Notice } from "../ui/components.js";
+import { Badge, DataTable, Notice } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton, TextField } from "../ui/forms.js";
 import { Layout, PageHeading } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
@@ -29,58 +29,46 @@ const utc = (iso: string) => formatDateTime(iso, "UTC");
 
 function SessionsTable(props: { ctx: PageContext; sessions: SessionInfo[] }) {
   return (
-    <div class="table-wrap">
-      <table>
-        <caption class="visually-hidden">Active sessions</caption>
-        <thead>
-          <tr>
-            <th scope="col">Device</th>
-            <th scope="col">IP address</th>
-            <th scope="col">Last seen</th>
-            <th scope="col">
-              <span class="visually-hidden">Action</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {props.sessions.map((session) => (
-            <tr>
-              <th scope="row" title={session.userAgent ?? undefined}>
-                {describeUserAgent(session.userAgent)}
-                {session.current ? (
-                  <>
-                    {" "}
-                    <Badge tone="success">this device</Badge>
-                  </>
-                ) : null}
-                <div class="muted small">Signed in {utc(session.createdAt)}</div>
-              </th>
-              <td>
-                <code>{session.ip ?? "unknown"}</code>
-              </td>
-              <td class="muted">{utc(session.lastSeenAt)}</td>
-              <td>
-                {session.current ? (
-                  <span class="muted small">Use Log out</span>
-                ) : (
-                  <Form
-                    action="/account/sessions/end"
-                    csrf={props.ctx.csrf}
-                    class="inline-form"
-                    label={`End session on ${describeUserAgent(session.userAgent)}`}
-                  >
-                    <input type="hidden" name="session" value={session.id} />
-                    <button type="submit" class="button button-secondary button-small">
-                      End session
-                    </button>
-                  </Form>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption="Active sessions"
+      columns={["Device", "IP address", "Last seen", { label: "Action", hidden: true }]}
+    >
+      {props.sessions.map((session) => (
+        <tr>
+          <th scope="row" title={session.userAgent ?? undefined}>
+            {describeUserAgent(session.userAgent)}
+            {session.current ? (
+              <>
+                {" "}
+                <Badge tone="success">this device</Badge>
+              </>
+            ) : null}
+            <div class="muted small">Signed in {utc(session.createdAt)}</div>
+          </th>
+          <td>
+            <code>{session.ip ?? "unknown"}</code>
+          </td>
+          <td class="muted">{utc(session.lastSeenAt)}</td>
+          <td>
+            {session.current ? (
+              <span class="muted small">Use Log out</span>
+            ) : (
+              <Form
+                action="/account/sessions/end"
+                csrf={props.ctx.csrf}
+                class="inline-form"
+                label={`End session on ${describeUserAgent(session.userAgent)}`}
+              >
+                <input type="hidden" name="session" value={session.id} />
+                <button type="submit" class="button button-secondary button-small">
+                  End session
+                </button>
+              </Form>
+            )}
+          </td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

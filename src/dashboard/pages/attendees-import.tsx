@@ -12,7 +12,7 @@ import type { AttendeeImport, ImportOutcome } from "../../modules/attendees/atte
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues } from "../form-data.js";
 import type { FormRequest } from "../form-route.js";
-import { Notice } from "../ui/components.js";
+import { DataTable, Notice } from "../ui/components.js";
 import { csrfFieldName, Form, formState, SelectField, SubmitButton } from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
@@ -126,34 +126,28 @@ function OutcomeSummary(props: { outcome: ImportOutcome }) {
         ))}
       </dl>
       {outcome.problems.length > 0 ? (
-        <div class="table-wrap">
-          <table>
-            <caption>
+        <DataTable
+          caption={
+            <>
               Rows that will be skipped
               {outcome.problems.length > shownProblems
                 ? ` (first ${shownProblems} of ${outcome.problems.length})`
                 : ""}
-            </caption>
-            <thead>
-              <tr>
-                <th scope="col">Line</th>
-                <th scope="col">Email</th>
-                <th scope="col">Problem</th>
-              </tr>
-            </thead>
-            <tbody>
-              {outcome.problems.slice(0, shownProblems).map((p) => (
-                <tr>
-                  <td>{p.line}</td>
-                  <td>{p.email}</td>
-                  <td>
-                    <strong>{problemTitles[p.kind]}:</strong> {p.message}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+            </>
+          }
+          showCaption
+          columns={["Line", "Email", "Problem"]}
+        >
+          {outcome.problems.slice(0, shownProblems).map((p) => (
+            <tr>
+              <td>{p.line}</td>
+              <td>{p.email}</td>
+              <td>
+                <strong>{problemTitles[p.kind]}:</strong> {p.message}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       ) : null}
     </section>
   );
@@ -177,27 +171,15 @@ function PreviewPage(props: {
         {props.upload.rowCount} rows. Map the file's columns to the attendee's fields; the check below shows
         what importing would do.
       </p>
-      <div class="table-wrap">
-        <table>
-          <caption>First rows of the file</caption>
-          <thead>
-            <tr>
-              {props.headers.map((h) => (
-                <th scope="col">{h}</th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {props.sample.map((cells) => (
-              <tr>
-                {props.headers.map((_, i) => (
-                  <td>{cells[i] ?? ""}</td>
-                ))}
-              </tr>
+      <DataTable caption="First rows of the file" showCaption columns={props.headers}>
+        {props.sample.map((cells) => (
+          <tr>
+            {props.headers.map((_, i) => (
+              <td>{cells[i] ?? ""}</td>
             ))}
-          </tbody>
-        </table>
-      </div>
+          </tr>
+        ))}
+      </DataTable>
       <MappingForm base={base} headers={props.headers} mapping={props.mapping} />
       {props.mappingError ? <Notice kind="error">{props.mappingError}</Notice> : null}
       {outcome ? <OutcomeSummary outcome={outcome} /> : null}

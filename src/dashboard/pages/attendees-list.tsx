@@ -2,7 +2,7 @@ import type { Attendee } from "../../modules/attendees/attendees.service.js";
 import type { TicketType } from "../../modules/tickets/tickets.service.js";
 import type { PageContext } from "../context.js";
 import { formatDateTime } from "../time.js";
-import { Badge, EmptyState } from "../ui/components.js";
+import { Badge, DataTable, EmptyState } from "../ui/components.js";
 import { csrfFieldName, Form, FormError, type FormState, SubmitButton } from "../ui/forms.js";
 import { ProjectLayout } from "../ui/layout.js";
 import { AttendeeFields } from "./attendee-edit.js";
@@ -187,79 +187,70 @@ export function AttendeesPage(props: {
                   Cancel selected…
                 </button>
               </form>
-              <div class="table-wrap">
-                <table>
-                  <caption class="visually-hidden">Attendees</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">
-                        <span class="visually-hidden">Select</span>
-                      </th>
-                      <th scope="col">Name</th>
-                      <th scope="col">Ticket</th>
-                      <th scope="col">Registered</th>
-                      <th scope="col">Status</th>
-                      <th scope="col">
-                        <span class="visually-hidden">Actions</span>
-                      </th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {props.attendees.map((attendee) => (
-                      <tr>
-                        <td>
-                          {attendee.status === "REGISTERED" ? (
-                            <input
-                              type="checkbox"
-                              name="id"
-                              value={attendee.id}
-                              form="bulk-cancel"
-                              aria-label={`Select ${attendee.name}`}
-                            />
-                          ) : null}
-                        </td>
-                        <td>
-                          <strong>{attendee.name}</strong>
-                          <div class="muted small">
-                            {attendee.email}
-                            {attendee.company ? ` · ${attendee.company}` : ""}
-                          </div>
-                        </td>
-                        <td>{ticketNames.get(attendee.ticketTypeId) ?? "—"}</td>
-                        <td class="muted">{formatDateTime(attendee.registeredAt, project.timezone)}</td>
-                        <td>
-                          <Badge tone={attendee.status === "REGISTERED" ? "success" : "danger"}>
-                            {attendee.status.toLowerCase()}
-                          </Badge>
-                        </td>
-                        <td>
-                          <div class="row-actions">
-                            <a href={`${base}/${attendee.id}`} aria-label={`Edit ${attendee.name}`}>
-                              Edit
-                            </a>
-                            {attendee.status === "REGISTERED" ? (
-                              <Form
-                                action={`${base}/${attendee.id}/cancel`}
-                                csrf={props.ctx.csrf}
-                                class="inline-form"
-                                confirm={`Cancel the registration of ${attendee.name}?`}
-                              >
-                                <button
-                                  type="submit"
-                                  class="button button-link"
-                                  aria-label={`Cancel registration of ${attendee.name}`}
-                                >
-                                  Cancel
-                                </button>
-                              </Form>
-                            ) : null}
-                          </div>
-                        </td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable
+                caption="Attendees"
+                columns={[
+                  { label: "Select", hidden: true },
+                  "Name",
+                  "Ticket",
+                  "Registered",
+                  "Status",
+                  { label: "Actions", hidden: true },
+                ]}
+              >
+                {props.attendees.map((attendee) => (
+                  <tr>
+                    <td>
+                      {attendee.status === "REGISTERED" ? (
+                        <input
+                          type="checkbox"
+                          name="id"
+                          value={attendee.id}
+                          form="bulk-cancel"
+                          aria-label={`Select ${attendee.name}`}
+                        />
+                      ) : null}
+                    </td>
+                    <td>
+                      <strong>{attendee.name}</strong>
+                      <div class="muted small">
+                        {attendee.email}
+                        {attendee.company ? ` · ${attendee.company}` : ""}
+                      </div>
+                    </td>
+                    <td>{ticketNames.get(attendee.ticketTypeId) ?? "—"}</td>
+                    <td class="muted">{formatDateTime(attendee.registeredAt, project.timezone)}</td>
+                    <td>
+                      <Badge tone={attendee.status === "REGISTERED" ? "success" : "danger"}>
+                        {attendee.status.toLowerCase()}
+                      </Badge>
+                    </td>
+                    <td>
+                      <div class="row-actions">
+                        <a href={`${base}/${attendee.id}`} aria-label={`Edit ${attendee.name}`}>
+                          Edit
+                        </a>
+                        {attendee.status === "REGISTERED" ? (
+                          <Form
+                            action={`${base}/${attendee.id}/cancel`}
+                            csrf={props.ctx.csrf}
+                            class="inline-form"
+                            confirm={`Cancel the registration of ${attendee.name}?`}
+                          >
+                            <button
+                              type="submit"
+                              class="button button-link"
+                              aria-label={`Cancel registration of ${attendee.name}`}
+                            >
+                              Cancel
+                            </button>
+                          </Form>
+                        ) : null}
+                      </div>
+                    </td>
+                  </tr>
+                ))}
+              </DataTable>
             </>
           )}
           <Pager base={base} view={view} position={props.position} />

@@ -6,7 +6,7 @@ import type { AuditEntry, AuditFilterInput } from "../../modules/audit/audit.ser
 import type { Project } from "../../modules/projects/projects.service.js";
 import { actorOf, type PageContext, pageContext } from "../context.js";
 import { formatDateTime, fromLocalInput } from "../time.js";
-import { Badge, EmptyState, Notice } from "../ui/components.js";
+import { Badge, DataTable, EmptyState, Notice } from "../ui/components.js";
 import { sendPage } from "../ui/render.js";
 import { SettingsPage } from "./settings.js";
 
@@ -153,44 +153,31 @@ function AuditLogPage(props: {
             <p>Nothing recorded matches this filter.</p>
           </EmptyState>
         ) : (
-          <div class="table-wrap">
-            <table class="audit-table">
-              <caption class="visually-hidden">Audit log</caption>
-              <thead>
-                <tr>
-                  <th scope="col">When</th>
-                  <th scope="col">Who</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Changes</th>
-                </tr>
-              </thead>
-              <tbody>
-                {props.entries.map((e) => (
-                  <tr>
-                    <td class="muted">
-                      <time datetime={e.occurredAt}>{formatDateTime(e.occurredAt, project.timezone)}</time>
-                    </td>
-                    <td>
-                      <strong class="audit-actor">{e.actor.label}</strong>
-                      <div class="muted small">
-                        {e.actor.kind === "app" ? <Badge tone="neutral">app</Badge> : null}
-                        {` ${e.via}`}
-                        {e.ip ? ` · ${e.ip}` : ""}
-                        {e.actor.linkId ? ` · link ${e.actor.linkId.slice(0, 8)}` : ""}
-                      </div>
-                    </td>
-                    <td>
-                      <code>{e.action}</code>
-                      <div class="muted small audit-object">{`${e.object.type} ${e.object.id}`}</div>
-                    </td>
-                    <td>
-                      <Changes entry={e} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Audit log" class="audit-table" columns={["When", "Who", "Action", "Changes"]}>
+            {props.entries.map((e) => (
+              <tr>
+                <td class="muted">
+                  <time datetime={e.occurredAt}>{formatDateTime(e.occurredAt, project.timezone)}</time>
+                </td>
+                <td>
+                  <strong class="audit-actor">{e.actor.label}</strong>
+                  <div class="muted small">
+                    {e.actor.kind === "app" ? <Badge tone="neutral">app</Badge> : null}
+                    {` ${e.via}`}
+                    {e.ip ? ` · ${e.ip}` : ""}
+                    {e.actor.linkId ? ` · link ${e.actor.linkId.slice(0, 8)}` : ""}
+                  </div>
+                </td>
+                <td>
+                  <code>{e.action}</code>
+                  <div class="muted small audit-object">{`${e.object.type} ${e.object.id}`}</div>
+                </td>
+                <td>
+                  <Changes entry={e} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         )}
         <nav class="button-row" aria-label="Audit log pages">
           {props.newer ? <a href={link({ before: props.newer })}>Newer entries</a> : null}

@@ -7,7 +7,7 @@ import type { Member } from "../../modules/projects/members.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
 import { formatDateTime } from "../time.js";
-import { Badge, Notice } from "../ui/components.js";
+import { Badge, DataTable, Notice } from "../ui/components.js";
 import {
   Form,
   FormError,
@@ -68,70 +68,61 @@ function MembersTab(props: {
           Only the project's owners and admins can invite, change or remove members.
         </Notice>
       )}
-      <div class="table-wrap">
-        <table>
-          <caption class="visually-hidden">Members</caption>
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Email</th>
-              <th scope="col">Role</th>
-              <th scope="col">Member since</th>
+      <DataTable
+        caption="Members"
+        columns={[
+          "Name",
+          "Email",
+          "Role",
+          "Member since",
+          canManage ? { label: "Actions", hidden: true } : null,
+        ]}
+      >
+        {props.members.map((member) => (
+          <tr>
+            <th scope="row">{member.name}</th>
+            <td>{member.email}</td>
+            <td>
               {canManage ? (
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
-              ) : null}
-            </tr>
-          </thead>
-          <tbody>
-            {props.members.map((member) => (
-              <tr>
-                <th scope="row">{member.name}</th>
-                <td>{member.email}</td>
-                <td>
-                  {canManage ? (
-                    <Form
-                      action={`${base}/${member.userId}/role`}
-                      csrf={props.ctx.csrf}
-                      class="inline-form"
-                      label={`Change the role of ${member.name}`}
-                    >
-                      <select name="role" aria-label={`Role of ${member.name}`}>
-                        {(member.role === "OWNER" ? roleOptions : offered).map((o) => (
-                          <option value={o.value} selected={o.value === member.role}>
-                            {o.label}
-                          </option>
-                        ))}
-                      </select>
-                      <button type="submit" class="button button-link">
-                        Change role
-                      </button>
-                    </Form>
-                  ) : (
-                    <Badge>{roleLabel(member.role)}</Badge>
-                  )}
-                </td>
-                <td class="muted">{formatDateTime(member.since, project.timezone)}</td>
-                {canManage ? (
-                  <td>
-                    <Form
-                      action={`${base}/${member.userId}/remove`}
-                      csrf={props.ctx.csrf}
-                      class="inline-form"
-                      confirm={`Remove ${member.name} from the project?`}
-                    >
-                      <button type="submit" class="button button-link" aria-label={`Remove ${member.name}`}>
-                        Remove
-                      </button>
-                    </Form>
-                  </td>
-                ) : null}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+                <Form
+                  action={`${base}/${member.userId}/role`}
+                  csrf={props.ctx.csrf}
+                  class="inline-form"
+                  label={`Change the role of ${member.name}`}
+                >
+                  <select name="role" aria-label={`Role of ${member.name}`}>
+                    {(member.role === "OWNER" ? roleOptions : offered).map((o) => (
+                      <option value={o.value} selected={o.value === member.role}>
+                        {o.label}
+                      </option>
+                    ))}
+                  </select>
+                  <button type="submit" class="button button-link">
+                    Change role
+                  </button>
+                </Form>
+              ) : (
+                <Badge>{roleLabel(member.role)}</Badge>
+              )}
+            </td>
+            <td class="muted">{formatDateTime(member.since, project.timezone)}</td>
+            {canManage ? (
+              <td>
+                <Form
+                  action={`${base}/${member.userId}/remove`}
+                  csrf={props.ctx.csrf}
+                  class="inline-form"
+                  confirm={`Remove ${member.name} from the project?`}
+                >
+                  <button type="submit" class="button button-link" aria-label={`Remove ${member.name}`}>
+                    Remove
+                  </button>
+                </Form>
+              </td>
+            ) : null}
+          </tr>
+        ))}
+      </DataTable>
       <Invitations ctx={props.ctx} base={base} invitations={props.invitations} canManage={canManage} />
       {canManage ? (
         <section class="panel spaced" aria-labelledby="add-member-heading">

@@ -3,7 +3,7 @@ import type { Speaker } from "../../modules/agenda/agenda.service.js";
 import { type PageContext, pageContext } from "../context.js";
 import { optional } from "../form-data.js";
 import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } from "../form-route.js";
-import { EmptyState } from "../ui/components.js";
+import { DataTable, EmptyState } from "../ui/components.js";
 import {
   Form,
   FormError,
@@ -50,39 +50,25 @@ function SpeakersPage(props: {
               <p>Add the people who speak at your event, then assign them to sessions in the agenda.</p>
             </EmptyState>
           ) : (
-            <div class="table-wrap">
-              <table>
-                <caption class="visually-hidden">Speakers</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Name</th>
-                    <th scope="col">Role</th>
-                    <th scope="col">
-                      <span class="visually-hidden">Actions</span>
-                    </th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {props.speakers.map((speaker) => (
-                    <tr>
-                      <td>
-                        <strong>{speaker.name}</strong>
-                      </td>
-                      <td class="muted">
-                        {[speaker.jobTitle, speaker.company].filter(Boolean).join(", ") || "—"}
-                      </td>
-                      <td>
-                        <div class="row-actions">
-                          <a href={`${base}/${speaker.id}`} aria-label={`Edit ${speaker.name}`}>
-                            Edit
-                          </a>
-                        </div>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable caption="Speakers" columns={["Name", "Role", { label: "Actions", hidden: true }]}>
+              {props.speakers.map((speaker) => (
+                <tr>
+                  <td>
+                    <strong>{speaker.name}</strong>
+                  </td>
+                  <td class="muted">
+                    {[speaker.jobTitle, speaker.company].filter(Boolean).join(", ") || "—"}
+                  </td>
+                  <td>
+                    <div class="row-actions">
+                      <a href={`${base}/${speaker.id}`} aria-label={`Edit ${speaker.name}`}>
+                        Edit
+                      </a>
+                    </div>
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )}
           {props.nextCursor ? (
             <p>

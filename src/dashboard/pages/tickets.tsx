@@ -6,7 +6,7 @@ import { FormReader, stateFromError } from "../form-data.js";
 import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } from "../form-route.js";
 import { formatMoney, moneyInput, parseMoney } from "../money.js";
 import { formatDateTime, toLocalInput } from "../time.js";
-import { EmptyState } from "../ui/components.js";
+import { DataTable, EmptyState } from "../ui/components.js";
 import {
   Form,
   FormError,
@@ -87,76 +87,56 @@ function TicketsPage(props: {
           <p>Create a ticket type (e.g. “Early bird”) to start registering attendees.</p>
         </EmptyState>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Ticket types</caption>
-            <thead>
+        <DataTable
+          caption="Ticket types"
+          columns={[
+            "Name",
+            { label: "Price", numeric: true },
+            { label: "Quantity", numeric: true },
+            { label: "Sold", numeric: true },
+            { label: "Remaining", numeric: true },
+            "On sale",
+            { label: "Actions", hidden: true },
+          ]}
+        >
+          {props.ticketTypes.map((ticketType) => {
+            const sold = props.sold.get(ticketType.id) ?? 0;
+            return (
               <tr>
-                <th scope="col">Name</th>
-                <th scope="col" class="num">
-                  Price
+                <th scope="row">
+                  {ticketType.name}
+                  {ticketType.description ? <div class="muted small">{ticketType.description}</div> : null}
                 </th>
-                <th scope="col" class="num">
-                  Quantity
-                </th>
-                <th scope="col" class="num">
-                  Sold
-                </th>
-                <th scope="col" class="num">
-                  Remaining
-                </th>
-                <th scope="col">On sale</th>
-                <th scope="col">
-                  <span class="visually-hidden">Actions</span>
-                </th>
+                <td class="num">{formatMoney(ticketType.priceMinor, ticketType.currency)}</td>
+                <td class="num">{ticketType.quantity}</td>
+                <td class="num">{sold}</td>
+                <td class="num">{Math.max(ticketType.quantity - sold, 0)}</td>
+                <td class="muted">{salesWindow(ticketType, project.timezone)}</td>
+                <td>
+                  <div class="row-actions">
+                    <a href={`${base}/${ticketType.id}`} aria-label={`Edit ticket type ${ticketType.name}`}>
+                      Edit
+                    </a>
+                    <Form
+                      action={`${base}/${ticketType.id}/delete`}
+                      csrf={props.ctx.csrf}
+                      class="inline-form"
+                      confirm={`Delete the ticket type “${ticketType.name}”?`}
+                    >
+                      <button
+                        type="submit"
+                        class="button button-link"
+                        aria-label={`Delete ticket type ${ticketType.name}`}
+                      >
+                        Delete
+                      </button>
+                    </Form>
+                  </div>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {props.ticketTypes.map((ticketType) => {
-                const sold = props.sold.get(ticketType.id) ?? 0;
-                return (
-                  <tr>
-                    <th scope="row">
-                      {ticketType.name}
-                      {ticketType.description ? (
-                        <div class="muted small">{ticketType.description}</div>
-                      ) : null}
-                    </th>
-                    <td class="num">{formatMoney(ticketType.priceMinor, ticketType.currency)}</td>
-                    <td class="num">{ticketType.quantity}</td>
-                    <td class="num">{sold}</td>
-                    <td class="num">{Math.max(ticketType.quantity - sold, 0)}</td>
-                    <td class="muted">{salesWindow(ticketType, project.timezone)}</td>
-                    <td>
-                      <div class="row-actions">
-                        <a
-                          href={`${base}/${ticketType.id}`}
-                          aria-label={`Edit ticket type ${ticketType.name}`}
-                        >
-                          Edit
-                        </a>
-                        <Form
-                          action={`${base}/${ticketType.id}/delete`}
-                          csrf={props.ctx.csrf}
-                          class="inline-form"
-                          confirm={`Delete the ticket type “${ticketType.name}”?`}
-                        >
-                          <button
-                            type="submit"
-                            class="button button-link"
-                            aria-label={`Delete ticket type ${ticketType.name}`}
-                          >
-                            Delete
-                          </button>
-                        </Form>
-                      </div>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </DataTable>
       )}
       <section class="panel spaced" aria-labelledby="add-ticket-heading">
         <h2 id="add-ticket-heading">Add ticket type</h2>

@@ -100,3 +100,45 @@ export function Badge(props: {
 }) {
   return <span class={`badge badge-${props.tone ?? "neutral"}`}>{props.children}</span>;
 }
+
+/**
+ * A column heading of a `DataTable`: its text; `numeric` right-aligns a column of numbers; `hidden`
+ * says it to screen readers only (a column of buttons or checkboxes needs a name, not a label).
+ */
+export type TableColumn = string | { label: string; numeric?: boolean; hidden?: boolean };
+
+/**
+ * The dashboard's table: in its own frame that scrolls sideways on a phone (the page does not),
+ * with a caption, visually hidden unless `showCaption` (the page's heading usually says it already),
+ * and one row of column headings; a null column is left out. `children` are the body's rows.
+ */
+export function DataTable(props: {
+  caption: ComponentChildren;
+  showCaption?: boolean;
+  /** A class of the table itself, for a page's own column widths. */
+  class?: string;
+  columns: readonly (TableColumn | null)[];
+  children: ComponentChildren;
+}) {
+  return (
+    <div class="table-wrap">
+      <table class={props.class}>
+        <caption class={props.showCaption ? undefined : "visually-hidden"}>{props.caption}</caption>
+        <thead>
+          <tr>
+            {props.columns.map((column) =>
+              column === null ? null : typeof column === "string" ? (
+                <th scope="col">{column}</th>
+              ) : (
+                <th scope="col" class={column.numeric ? "num" : undefined}>
+                  {column.hidden ? <span class="visually-hidden">{column.label}</span> : column.label}
+                </th>
+              ),
+            )}
+          </tr>
+        </thead>
+        <tbody>{props.children}</tbody>
+      </table>
+    </div>
+  );
+}
