@@ -72,6 +72,21 @@ function SessionsTable(props: { ctx: PageContext; sessions: SessionInfo[] }) {
   );
 }
 
+/** The current password, which every change of the email, the password or the account asks for. */
+function CurrentPasswordField(props: { section: Section; state: FormState }) {
+  return (
+    <TextField
+      name="currentPassword"
+      label="Current password"
+      type="password"
+      idPrefix={props.section}
+      state={props.state}
+      required
+      autocomplete="current-password"
+    />
+  );
+}
+
 function AccountPage(props: { ctx: PageContext; data: AccountData; section?: Section; state?: FormState }) {
   const { ctx, data } = props;
   const user = ctx.user;
@@ -126,15 +141,7 @@ function AccountPage(props: { ctx: PageContext; data: AccountData; section?: Sec
             autocomplete="email"
             hint="We send a link to the new address; your email stays as it is until you open it."
           />
-          <TextField
-            name="currentPassword"
-            label="Current password"
-            type="password"
-            idPrefix="email"
-            state={stateFor("email")}
-            required
-            autocomplete="current-password"
-          />
+          <CurrentPasswordField section="email" state={stateFor("email")} />
           <SubmitButton>Send confirmation link</SubmitButton>
         </Form>
       </section>
@@ -143,15 +150,7 @@ function AccountPage(props: { ctx: PageContext; data: AccountData; section?: Sec
         <h2 id="password-heading">Password</h2>
         <Form action="/account/password" csrf={ctx.csrf} label="Change password">
           <FormError state={stateFor("password")} />
-          <TextField
-            name="currentPassword"
-            label="Current password"
-            type="password"
-            idPrefix="password"
-            state={stateFor("password")}
-            required
-            autocomplete="current-password"
-          />
+          <CurrentPasswordField section="password" state={stateFor("password")} />
           <TextField
             name="newPassword"
             label="New password"
@@ -191,15 +190,7 @@ function AccountPage(props: { ctx: PageContext; data: AccountData; section?: Sec
           confirm="Delete your account? This cannot be undone."
         >
           <FormError state={stateFor("delete")} />
-          <TextField
-            name="currentPassword"
-            label="Current password"
-            type="password"
-            idPrefix="delete"
-            state={stateFor("delete")}
-            required
-            autocomplete="current-password"
-          />
+          <CurrentPasswordField section="delete" state={stateFor("delete")} />
           <SubmitButton variant="danger">Delete my account</SubmitButton>
         </Form>
       </section>
