@@ -339,8 +339,10 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     if (!isCompiledQuery(compiled)) {
       throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, formatAll(compiled, request));
     }
-    const mark = services.responseCache.begin();
-    const epoch = services.responseCache.epoch();
+    // Only an answer that may be cached needs them; a write skipped reading SQLite's data_version.
+    const caching = cacheKey
+      ? { mark: services.responseCache.begin(), epoch: services.responseCache.epoch() }
+      : undefined;
     const context = createContext(services, actor, request.id, budget, areas);
     // Past the deadline the client gets TIMEOUT at once; a write still running then rolls back
     // instead of committing (see inTransaction). Only app actors can write, and each is per request.
@@ -369,12 +371,12 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     parts.push(`"data":${JSON.stringify(result.data)}`);
     const head = `{${parts.join(",")}`;
     const internal = errors?.some((e) => e.extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR);
-    if (!cacheKey || internal || !context.cacheable) return { head, versions: undefined };
-    services.responseCache.store(cacheKey, head, context.projectsRead, mark, {
+    if (!cacheKey || !caching || internal || !context.cacheable) return { head, versions: undefined };
+    services.responseCache.store(cacheKey, head, context.projectsRead, caching.mark, {
       ttlMs: cacheTtlMs,
       versions: context.projectVersions,
       areas,
-      epoch,
+      epoch: caching.epoch,
     });
     return { head, versions: context.projectVersions };
   }
