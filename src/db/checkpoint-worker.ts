@@ -11,15 +11,15 @@ const sqlite = new SQLite(path);
 sqlite.pragma("busy_timeout = 0");
 const checkpoint = sqlite.prepare("pragma wal_checkpoint(PASSIVE)");
 
-function round(): void {
+function round(): { busy: number; log: number; checkpointed: number } {
   // busy: 1 when another checkpointer held the lock; log: frames in the WAL; checkpointed: copied.
-  const result = checkpoint.get() as { busy: number; log: number; checkpointed: number };
-  parentPort?.postMessage(result);
+  return checkpoint.get() as { busy: number; log: number; checkpointed: number };
 }
 
 const timer = setInterval(round, intervalMs);
 parentPort?.on("message", (message: unknown) => {
-  if (message === "now") round();
+  // Asked for by `Checkpointer.now`, which waits for the outcome.
+  if (message === "now") parentPort?.postMessage(round());
   if (message === "stop") {
     clearInterval(timer);
     sqlite.close();

@@ -4,19 +4,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 import { sql } from "kysely";
-import type { Checkpointer, CheckpointRound } from "./checkpoints.js";
+import type { CheckpointRound } from "./checkpoints.js";
 import { openDatabase } from "./database.js";
 
 const folder = mkdtempSync(join(tmpdir(), "eventgraph-checkpoints-"));
 after(() => rmSync(folder, { recursive: true, force: true }));
-
-// The next round the thread reports, asked for now.
-function nextRound(checkpointer: Checkpointer): Promise<CheckpointRound> {
-  return new Promise((resolve) => {
-    checkpointer.onRound = resolve;
-    checkpointer.now();
-  });
-}
 
 describe("SQLite checkpoints in a worker thread", () => {
   test("the server's connection no longer checkpoints at commit; the thread does, and the WAL stays small", async () => {
@@ -32,7 +24,7 @@ describe("SQLite checkpoints in a worker thread", () => {
       const walBytes: number[] = [];
       for (let batch = 0; batch < 12; batch++) {
         for (let i = 0; i < 50; i++) await sql`insert into t values (${"x".repeat(2000)})`.execute(db);
-        const round = await nextRound(checkpointer);
+        const round: CheckpointRound = await checkpointer.now();
         assert.equal(round.busy, 0);
         assert.equal(round.checkpointed, round.log, "every frame was copied into the database file");
         walBytes.push(statSync(`${path}-wal`).size);
@@ -58,7 +50,7 @@ describe("SQLite checkpoints in a worker thread", () => {
       for (let i = 0; i < 300; i++) {
         await sql`insert into t values (${"x".repeat(2000)})`.execute(i % 2 ? cli.db : server.db);
       }
-      const round = await nextRound(checkpointer);
+      const round: CheckpointRound = await checkpointer.now();
       assert.equal(round.checkpointed, round.log);
       const { rows } = await sql<{ n: number }>`select count(*) as n from t`.execute(cli.db);
       assert.equal(rows[0]?.n, 300);

@@ -13,10 +13,8 @@ export interface CheckpointRound {
 
 /** The background checkpointer of one SQLite connection (see checkpointInBackground). */
 export interface Checkpointer {
-  /** Called after every round (tests wait for one). */
-  onRound?: (round: CheckpointRound) => void;
-  /** Asks for a round now rather than at the next tick. */
-  now(): void;
+  /** Runs a round now rather than at the next tick; resolves with its outcome. @internal (tests) */
+  now(): Promise<CheckpointRound>;
   /** Ends the thread and gives the connection its automatic checkpoints back. */
   stop(): Promise<void>;
 }
@@ -50,14 +48,18 @@ export function checkpointInBackground(
   // only while someone waits for its answer (`now`, `stop`).
   worker.unref();
   let running = true;
+  // Callers of `now` waiting for their round, in the order they asked.
+  const waiting: ((round: CheckpointRound) => void)[] = [];
   const restore = () => {
     running = false;
     if (sqlite.open) sqlite.pragma(`wal_autocheckpoint = ${sqliteDefaultPages}`);
   };
   const checkpointer: Checkpointer = {
     now() {
+      // Someone waits for the answer: the thread keeps the process alive until it comes.
       worker.ref();
       worker.postMessage("now");
+      return new Promise((resolve) => waiting.push(resolve));
     },
     async stop() {
       if (!running) return;
@@ -69,8 +71,8 @@ export function checkpointInBackground(
     },
   };
   worker.on("message", (round: CheckpointRound) => {
-    worker.unref();
-    checkpointer.onRound?.(round);
+    waiting.shift()?.(round);
+    if (waiting.length === 0) worker.unref();
   });
   worker.on("error", restore);
   worker.on("exit", restore);
