@@ -13,7 +13,13 @@ const checkpoint = sqlite.prepare("pragma wal_checkpoint(PASSIVE)");
 
 function round(): { busy: number; log: number; checkpointed: number } {
   // busy: 1 when another checkpointer held the lock; log: frames in the WAL; checkpointed: copied.
-  return checkpoint.get() as { busy: number; log: number; checkpointed: number };
+  try {
+    return checkpoint.get() as { busy: number; log: number; checkpointed: number };
+  } catch {
+    // SQLITE_BUSY or a passing I/O error: this round did nothing, the next one tries again (a
+    // thrown error would end the thread and hand checkpoints back to the event loop for good).
+    return { busy: 1, log: -1, checkpointed: -1 };
+  }
 }
 
 const timer = setInterval(round, intervalMs);
