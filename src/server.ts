@@ -30,6 +30,7 @@ export interface StartOptions {
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel, options.logDestination);
   const database = openDatabase(config.databaseUrl, {
+    checkpointInBackground: true,
     onQueryDuration: metricsEnabled(config)
       ? (milliseconds) => queryDuration.labels(engineOf(config.databaseUrl)).observe(milliseconds / 1000)
       : undefined,

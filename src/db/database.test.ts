@@ -89,6 +89,25 @@ for (const engine of testEngines()) {
       assert.equal((await nameOf(ctx.database.db, project.id))[0]?.name, "Renamed at commit");
     });
 
+    test("a statement sent with the commit writes a null parameter as NULL", async () => {
+      const { project } = await createProject(ctx.services);
+      const setDescription = reusableQuery(
+        (db, description: string | null, id: string) =>
+          db.updateTable("projects").set({ description }).where("id", "=", id),
+        ["", ""] as const,
+        { sentWithCommit: true },
+      );
+      const descriptionOf = () =>
+        ctx.database.db.selectFrom("projects").select("description").where("id", "=", project.id).execute();
+      await ctx.database.db.transaction().execute((trx) => setDescription(trx, "it's 'NULL'", project.id));
+      assert.deepEqual(await descriptionOf(), [{ description: "it's 'NULL'" }]);
+      await ctx.database.db.transaction().execute(async (trx) => {
+        await setDescription(trx, null, project.id);
+        assert.deepEqual(await nameOf(trx, project.id), [{ id: project.id, name: project.name }]);
+      });
+      assert.deepEqual(await descriptionOf(), [{ description: null }]);
+    });
+
     test("a transaction of nothing but a statement sent with the commit commits it", async () => {
       const { project } = await createProject(ctx.services);
       await ctx.database.db.transaction().execute(async (trx) => {

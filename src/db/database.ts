@@ -18,6 +18,7 @@ import { LRUCache } from "lru-cache";
 import pg from "pg";
 import { DatabaseHealth, DatabaseUnavailableError, isConnectionError } from "./availability.js";
 import { ChangeFeed } from "./change-feed.js";
+import { type Checkpointer, checkpointInBackground } from "./checkpoints.js";
 import type { Database as Tables } from "./schema.js";
 import { batchingTransactions, sentWithCommit } from "./transaction-batching.js";
 
@@ -45,6 +46,8 @@ export interface DatabaseHandle {
   externalWrites: () => number | undefined;
   /** PostgreSQL: every process's committed project changes, pushed (src/db/change-feed.ts). */
   changeFeed?: ChangeFeed;
+  /** SQLite file opened with `checkpointInBackground`: the thread that checkpoints its WAL. */
+  checkpointer?: Checkpointer;
   /** PostgreSQL pool connections by state, for the metrics; undefined for SQLite (one connection). */
   poolStats(): { total: number; idle: number; waiting: number } | undefined;
   close(): Promise<void>;
@@ -60,6 +63,11 @@ export interface DatabaseOptions {
    * 64 MiB of page cache was a third of its peak memory on the ×100 benchmark.
    */
   sqlitePageCacheMiB?: number;
+  /**
+   * SQLite file: checkpoint the WAL from a worker thread instead of at commit time (checkpoints.ts).
+   * For a long-running server; a short CLI command keeps SQLite's own checkpoints.
+   */
+  checkpointInBackground?: boolean;
   /** Called with every SQL statement executed and its parameters (tests count and EXPLAIN them). */
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
   /** Called with the duration of every statement, in milliseconds, failed ones included (metrics). */
@@ -102,16 +110,24 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       plugins: [yieldAfterStatement],
     });
     const dataVersion = sqlite.prepare("pragma data_version").pluck();
+    const checkpointer =
+      options.checkpointInBackground && path !== ":memory:"
+        ? checkpointInBackground(sqlite, path)
+        : undefined;
     return {
       db,
       engine: "sqlite",
+      checkpointer,
       externalWrites: () => dataVersion.get() as number,
       health: new DatabaseHealth(),
       poolStats: () => undefined,
       async ping() {
         sqlite.prepare("select 1").get();
       },
-      close: () => db.destroy(),
+      async close() {
+        await checkpointer?.stop();
+        await db.destroy();
+      },
     };
   }
 
@@ -167,13 +183,30 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
 /**
  * better-sqlite3 runs each statement synchronously, and the statements of one request follow each
  * other as promise continuations, which never let the event loop run: a request of many statements
- * held every other request (and /healthz) until it finished. Returning to the event loop after each
- * statement bounds a stall by the longest single statement instead (docs/security.md).
+ * held every other request (and /healthz) until it finished. So a statement returns to the event
+ * loop once the loop has been held `yieldAfterMs` since it last got round (docs/security.md): a stall
+ * is bounded by that plus the longest single statement. Not after every statement: under load each
+ * return waits a whole turn of the loop behind every other request's work, and a check-in's
+ * transaction (six short statements, holding the one connection) then spanned six turns.
  */
+const yieldAfterMs = 2;
+// When the loop last got round to this module's check (see heldSince); undefined once it has.
+let heldSince: number | undefined;
+function loopHeldMs(): number {
+  const now = performance.now();
+  if (heldSince === undefined) {
+    heldSince = now;
+    setImmediate(() => {
+      heldSince = undefined;
+    });
+  }
+  return now - heldSince;
+}
+
 const yieldAfterStatement: KyselyPlugin = {
   transformQuery: (args) => args.node,
   transformResult: async (args) => {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    if (loopHeldMs() >= yieldAfterMs) await new Promise<void>((resolve) => setImmediate(resolve));
     return args.result;
   },
 };

@@ -3,9 +3,10 @@ import type pg from "pg";
 /**
  * Statements of `reusableQuery` marked `sentWithCommit`. Within a PostgreSQL transaction each is held
  * back and sent in the round trip of what follows it, at the latest the COMMIT. Only for statements
- * whose result nobody reads: the project's version bump, the last statement of every write. It
- * locks the project's row until the commit; sent alone, the lock was held across two round trips
- * and the event-loop wait between them, and every write of the project queued behind it.
+ * whose result nobody reads: the audit entry, and the project's version bump (the last statement of
+ * every write). The bump locks the project's row until the commit; sent alone, the lock was held
+ * across two round trips and the event-loop wait between them, and every write of the project
+ * queued behind it.
  */
 export const sentWithCommit = new Set<string>();
 
@@ -64,10 +65,12 @@ export function batchingTransactions(client: pg.PoolClient, run: Run): Run {
 }
 
 // The statement with its parameters written in as literals, or undefined when that could change
-// it: a parameter that is not a string or a number, or text where a `$` might not be a placeholder
-// (a string literal, dollar quoting, a quoted name holding a `$`).
+// it: a parameter that is not a string, a number or null, or text where a `$` might not be a
+// placeholder (a string literal, dollar quoting, a quoted name holding a `$`). A null is written
+// NULL: pg sends a null parameter as an untyped NULL, the same thing.
 function inlined(client: pg.PoolClient, sql: string, parameters: readonly unknown[]): string | undefined {
-  if (!parameters.every((value) => typeof value === "string" || typeof value === "number")) return undefined;
+  if (!parameters.every((value) => value === null || typeof value === "string" || typeof value === "number"))
+    return undefined;
   if (
     sql.includes("'") ||
     /\$(?!\d)/.test(sql) ||
@@ -75,5 +78,8 @@ function inlined(client: pg.PoolClient, sql: string, parameters: readonly unknow
   ) {
     return undefined;
   }
-  return sql.replace(/\$(\d+)/g, (_, n: string) => client.escapeLiteral(String(parameters[Number(n) - 1])));
+  return sql.replace(/\$(\d+)/g, (_, n: string) => {
+    const value = parameters[Number(n) - 1];
+    return value === null ? "NULL" : client.escapeLiteral(String(value));
+  });
 }

@@ -1,6 +1,5 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ExecutionResult, GraphQLFormattedError, GraphQLSchema } from "graphql";
-import pLimit from "p-limit";
 import { databaseRetryAfterSeconds } from "../db/availability.js";
 import { defaultPoolSize } from "../db/database.js";
 import { bindDeadline } from "../db/transaction.js";
@@ -18,6 +17,7 @@ import { appView, canonicalJson, publicView, responseCacheKey } from "./cache/re
 import { createContext, type RequestBudget } from "./context.js";
 import { DocumentCache, isCompiledQuery, type PreparedDocument } from "./documents.js";
 import { formatError, requestError } from "./errors.js";
+import { ExecutionSlots } from "./execution-slots.js";
 import { detailsOf, internalError, notJsonBody, Refusal, refuse, send, sendRaw } from "./http-answers.js";
 import { applyCaching, registerCors, sendNotModified, setRateLimitHeaders } from "./http-caching.js";
 import { extensionsJson, presentBudget } from "./http-extensions.js";
@@ -51,8 +51,8 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
   // collections: 50 connections of attendee-page misses peaked at 324 MB RSS and 4.1 ms of CPU per
   // request, against 214 MB and 2.7 ms with four at a time (docs/performance.md). SQLite runs one
   // statement at a time anyway; PostgreSQL gets as many as its pool has connections. Cache hits
-  // never wait.
-  const executions = pLimit(services.database.engine === "sqlite" ? 4 : defaultPoolSize);
+  // never wait; waiting writes go first (execution-slots.ts).
+  const executions = new ExecutionSlots(services.database.engine === "sqlite" ? 4 : defaultPoolSize);
 
   app.register(async (scope) => {
     // Deeply nested JSON is refused before it is parsed (and before rate limiting): docs/security.md.
@@ -115,8 +115,9 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
         // A reply is thenable (it settles once sent), so the cache answers with a boolean: awaiting an
         // async function that returns a reply yields undefined, which once sent every hit on to execute.
         if (await answerFromCache(exchange, actor, operation, budget)) return reply;
-        const waits = executions.activeCount >= executions.concurrency;
-        return await executions(async () => {
+        const waits = executions.full;
+        const kind = operation.analysis.operationType === "mutation" ? "write" : "read";
+        return await executions.run(kind, async () => {
           // An identical query answered while this one waited for its turn is now a hit.
           if (waits && (await answerFromCache(exchange, actor, operation, budget, true))) return reply;
           return execute(exchange, actor, operation, budget);
@@ -338,8 +339,10 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     if (!isCompiledQuery(compiled)) {
       throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, formatAll(compiled, request));
     }
-    const mark = services.responseCache.begin();
-    const epoch = services.responseCache.epoch();
+    // Only an answer that may be cached needs them; a write skipped reading SQLite's data_version.
+    const caching = cacheKey
+      ? { mark: services.responseCache.begin(), epoch: services.responseCache.epoch() }
+      : undefined;
     const context = createContext(services, actor, request.id, budget, areas);
     // Past the deadline the client gets TIMEOUT at once; a write still running then rolls back
     // instead of committing (see inTransaction). Only app actors can write, and each is per request.
@@ -368,12 +371,12 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     parts.push(`"data":${JSON.stringify(result.data)}`);
     const head = `{${parts.join(",")}`;
     const internal = errors?.some((e) => e.extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR);
-    if (!cacheKey || internal || !context.cacheable) return { head, versions: undefined };
-    services.responseCache.store(cacheKey, head, context.projectsRead, mark, {
+    if (!cacheKey || !caching || internal || !context.cacheable) return { head, versions: undefined };
+    services.responseCache.store(cacheKey, head, context.projectsRead, caching.mark, {
       ttlMs: cacheTtlMs,
       versions: context.projectVersions,
       areas,
-      epoch,
+      epoch: caching.epoch,
     });
     return { head, versions: context.projectVersions };
   }

@@ -220,12 +220,14 @@ for (const engine of testEngines()) {
       server.statements.length = 0;
       const answers = await Promise.all(Array.from({ length: 20 }, () => ask(agendaQuery)));
       for (const answer of answers) assert.equal(answer.body.data.project.sessions.edges.length, 4);
-      // Every answer not from the cache was executed, unless it shared a concurrent execution.
+      // Every answer not from the cache was executed, unless it shared a concurrent execution. On
+      // SQLite the first execution may also finish before the others start (a statement returns to
+      // the event loop only after 2 ms of holding it, database.ts): then all the others are hits.
       const executed = answers.filter((a) => a.body.extensions.cached === false).length;
       const sessionReads = server.statements.filter((s) => /from "sessions"/.test(s)).length;
       assert.ok(sessionReads >= 1);
       assert.ok(
-        sessionReads < executed,
+        sessionReads === 1 || sessionReads < executed,
         `${sessionReads} executions for ${executed} answers not from the cache`,
       );
     });

@@ -140,17 +140,25 @@ const attendeePages = shapedQuery(
   },
 );
 
-// Every check-in and undo locks its attendee: compiled once per database (see reusableQuery).
+// Every check-in and undo locks its attendee: compiled once per database (see reusableQuery). The
+// columns are named, not `*`, so that PostgreSQL keeps it prepared (see nameStatement).
 const lockedAttendee = reusableQuery(
   (db, projectId: string, id: string) => {
     const read = db
       .selectFrom("attendees")
-      .selectAll()
+      .select(attendeeColumns)
       .where("project_id", "=", projectId)
       .where("id", "=", id);
     return db.getExecutor().adapter instanceof SqliteAdapter ? read : read.forUpdate();
   },
   ["", ""] as const,
+);
+
+// Where a check-in finds the attendee's project before authorizing it: only the two columns that
+// needs, compiled once (building the query was as costly as running it; `*` decoded every column).
+const projectOfAttendee = reusableQuery(
+  (db, id: string) => db.selectFrom("attendees").select(["id", "project_id"]).where("id", "=", id),
+  [""] as const,
 );
 
 /** SQL for attendees; always scoped by project or by ids the caller already authorized. */
@@ -299,6 +307,11 @@ export const attendeesRepository = {
   /** Unscoped lookup for `node(id)` and by-id mutations: the caller must resolve the row's project access. */
   locate(db: Db, id: string): Promise<AttendeeRow | undefined> {
     return db.selectFrom("attendees").selectAll().where("id", "=", id).executeTakeFirst();
+  },
+
+  /** Unscoped: the project holding an attendee id; the caller must resolve the project's access. */
+  async projectOf(db: Db, id: string): Promise<{ id: string; project_id: string } | undefined> {
+    return (await projectOfAttendee(db, id))[0];
   },
 
   /** Unscoped lookup by ticket code (unique across projects): the caller compares the project. */

@@ -222,9 +222,9 @@ export type OnAttendeeCancelled = (
   at: string,
 ) => Promise<unknown>;
 
-/** An attendee by id in whichever project holds it, for the access check before another module's write. */
-export function locateAttendee(db: Db, id: string): Promise<AttendeeRow | undefined> {
-  return repo.locate(db, id);
+/** An attendee's id and project, wherever it is, for the access check before another module's write. */
+export function locateAttendee(db: Db, id: string): Promise<{ id: string; project_id: string } | undefined> {
+  return repo.projectOf(db, id);
 }
 
 /** An attendee by ticket code in whichever project holds it; the door checks the project itself. */

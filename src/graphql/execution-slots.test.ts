@@ -1,0 +1,82 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { ExecutionSlots, type OperationKind } from "./execution-slots.js";
+
+// Occupies every slot until the returned function is called.
+function occupy(slots: ExecutionSlots): () => void {
+  let free!: () => void;
+  const held = new Promise<void>((resolve) => {
+    free = resolve;
+  });
+  for (let i = 0; i < slots.concurrency; i++) void slots.run("read", () => held);
+  return free;
+}
+
+// Queues `kinds` in order, each recording its name when it runs; resolves with the order of runs.
+function queue(slots: ExecutionSlots, kinds: [string, OperationKind][]): Promise<string[]> {
+  const order: string[] = [];
+  return Promise.all(kinds.map(([name, kind]) => slots.run(kind, async () => void order.push(name)))).then(
+    () => order,
+  );
+}
+
+describe("execution slots", () => {
+  test("never runs more operations at once than it has slots", async () => {
+    const slots = new ExecutionSlots(2);
+    let running = 0;
+    let most = 0;
+    const task = async () => {
+      running++;
+      most = Math.max(most, running);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      running--;
+    };
+    await Promise.all(Array.from({ length: 10 }, (_, i) => slots.run(i % 3 ? "read" : "write", task)));
+    assert.equal(most, 2);
+    assert.equal(slots.full, false);
+  });
+
+  test("a write waiting behind queued reads takes the next free slot", async () => {
+    const slots = new ExecutionSlots(1);
+    const free = occupy(slots);
+    assert.equal(slots.full, true);
+    const order = queue(slots, [
+      ["read 1", "read"],
+      ["read 2", "read"],
+      ["write", "write"],
+      ["read 3", "read"],
+    ]);
+    free();
+    assert.deepEqual(await order, ["write", "read 1", "read 2", "read 3"]);
+  });
+
+  test("a flood of writes does not starve the waiting reads", async () => {
+    const slots = new ExecutionSlots(1, 2);
+    const free = occupy(slots);
+    const order = queue(slots, [
+      ["read 1", "read"],
+      ["read 2", "read"],
+      ...Array.from({ length: 6 }, (_, i): [string, OperationKind] => [`write ${i + 1}`, "write"]),
+    ]);
+    free();
+    assert.deepEqual(await order, [
+      "write 1",
+      "write 2",
+      "read 1",
+      "write 3",
+      "write 4",
+      "read 2",
+      "write 5",
+      "write 6",
+    ]);
+  });
+
+  test("an operation that throws gives its slot back", async () => {
+    const slots = new ExecutionSlots(1);
+    await assert.rejects(
+      slots.run("write", () => Promise.reject(new Error("failed"))),
+      /failed/,
+    );
+    assert.equal(await slots.run("read", async () => "ran"), "ran");
+  });
+});
