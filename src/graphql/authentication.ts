@@ -12,7 +12,7 @@ const bearer = /^Bearer +([^\s]+) *$/i;
  * else must be `Bearer <token>` of a live app. Cookies and query-string tokens are never read, so a
  * browser session cannot be ridden into the API and tokens do not end up in URLs.
  */
-export async function authenticate(services: Services, header: string | undefined): Promise<Actor> {
+export function authenticate(services: Services, header: string | undefined): Actor | Promise<Actor> {
   if (header === undefined) return publicActor;
   const match = bearer.exec(header);
   if (!match?.[1]) {
@@ -36,20 +36,25 @@ const knownTokens = new WeakMap<Services, LRUCache<string, KnownToken>>();
  * is known from another (SQLite's data_version, PostgreSQL's change feed). Without a push channel
  * the epoch is undefined and every request reads the token's row, as a token lookup per request
  * was a sixth of an authenticated cache hit. Keyed by the token's hash, never the token itself;
- * unknown tokens are not remembered, so guessing costs a lookup each time.
+ * unknown tokens are not remembered, so guessing costs a lookup each time. Answers without a
+ * promise when it can (no header, a remembered token).
  */
-async function authenticatedApp(services: Services, token: string): Promise<AuthenticatedApp> {
-  let known = knownTokens.get(services);
-  if (!known) {
-    known = new LRUCache({ max: 10_000, ttl: 10 * 60_000 });
-    knownTokens.set(services, known);
-  }
+function authenticatedApp(services: Services, token: string): AuthenticatedApp | Promise<AuthenticatedApp> {
+  const known = knownTokens.get(services) ?? rememberTokensOf(services);
   const epoch = services.responseCache.epoch();
   const key = epoch === undefined ? undefined : hashToken(token);
   const found = key ? known.get(key) : undefined;
   // A copy: each request binds its own origin and deadline to its actor object.
+  // A remembered token answers without a promise: this is on every authenticated cache hit.
   if (found && found.epoch === epoch) return { ...found.app };
-  const app = await services.apps.authenticate(token);
-  if (key && epoch !== undefined) known.set(key, { app: { ...app }, epoch });
-  return app;
+  return services.apps.authenticate(token).then((app) => {
+    if (key && epoch !== undefined) known.set(key, { app: { ...app }, epoch });
+    return app;
+  });
+}
+
+function rememberTokensOf(services: Services): LRUCache<string, KnownToken> {
+  const known = new LRUCache<string, KnownToken>({ max: 10_000, ttl: 10 * 60_000 });
+  knownTokens.set(services, known);
+  return known;
 }

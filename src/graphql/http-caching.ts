@@ -100,11 +100,25 @@ export function registerCors(scope: FastifyInstance, url: string): void {
 export function setRateLimitHeaders(reply: FastifyReply, budget: RateLimitState, points: number): void {
   // resetAt is rounded up to a whole second, so a window that began this instant would read 3601.
   const secondsLeft = Math.min(3600, Math.max(0, budget.resetAt - Math.floor(Date.now() / 1000)));
+  const remaining = String(budget.remaining);
+  const fixed = fieldsOfLimit(budget.limit);
   reply
-    .header("x-ratelimit-limit", String(budget.limit))
-    .header("x-ratelimit-remaining", String(budget.remaining))
+    .header("x-ratelimit-limit", fixed.limit)
+    .header("x-ratelimit-remaining", remaining)
     .header("x-ratelimit-reset", String(budget.resetAt))
     .header("x-ratelimit-cost", String(points))
-    .header("ratelimit-policy", `"hourly";q=${budget.limit};w=3600`)
-    .header("ratelimit", `"hourly";r=${budget.remaining};t=${secondsLeft}`);
+    .header("ratelimit-policy", fixed.policy)
+    .header("ratelimit", `"hourly";r=${remaining};t=${secondsLeft}`);
+}
+
+// The fields that depend on the limit alone: there are two limits (apps, public), so the strings
+// are built once rather than on every answer.
+const limitFields = new Map<number, { limit: string; policy: string }>();
+function fieldsOfLimit(limit: number): { limit: string; policy: string } {
+  let fields = limitFields.get(limit);
+  if (!fields) {
+    fields = { limit: String(limit), policy: `"hourly";q=${limit};w=3600` };
+    if (limitFields.size < 64) limitFields.set(limit, fields);
+  }
+  return fields;
 }

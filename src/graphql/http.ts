@@ -18,7 +18,16 @@ import { createContext, type RequestBudget } from "./context.js";
 import { DocumentCache, isCompiledQuery, type PreparedDocument } from "./documents.js";
 import { formatError, requestError } from "./errors.js";
 import { ExecutionSlots } from "./execution-slots.js";
-import { detailsOf, internalError, notJsonBody, Refusal, refuse, send, sendRaw } from "./http-answers.js";
+import {
+  detailsOf,
+  internalError,
+  notJsonBody,
+  Refusal,
+  refuse,
+  send,
+  sendRaw,
+  withTail,
+} from "./http-answers.js";
 import { applyCaching, registerCors, sendNotModified, setRateLimitHeaders } from "./http-caching.js";
 import { extensionsJson, presentBudget } from "./http-extensions.js";
 import {
@@ -32,7 +41,7 @@ import {
 } from "./http-params.js";
 import { type OperationAnalysis, permissionsLacking } from "./limits/analyze-operation.js";
 import { assertWithinLimits, operationLimitsFrom } from "./limits/operation-limits.js";
-import { pointsForCost } from "./limits/rate-limiter.js";
+import { pointsForCost, type RateLimitState } from "./limits/rate-limiter.js";
 
 // Answers computed from the clock (a ticket type's sales window opening) are not invalidated by a
 // write, so cached answers also expire: exact for writes, at most this stale for the clock.
@@ -85,7 +94,7 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     });
 
     registerCors(scope, "/api/graphql");
-    scope.route({ method: ["GET", "POST"], url: "/api/graphql", handler: handle });
+    scope.route({ method: ["GET", "POST"], url: "/api/graphql", compress: false, handler: handle });
   });
 
   // The checklist of one request. Each step either hands its result to the next or refuses the
@@ -141,15 +150,26 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     return params;
   }
 
-  /** The caller: the public view without a token, the app of a valid token, else UNAUTHENTICATED. */
-  async function authenticateCaller(header: string | undefined): Promise<Actor> {
-    let actor: Actor;
+  /**
+   * The caller: the public view without a token, the app of a valid token, else UNAUTHENTICATED.
+   * Without a promise when the answer is known at once (no header, a remembered token).
+   */
+  function authenticateCaller(header: string | undefined): Actor | Promise<Actor> {
+    let found: Actor | Promise<Actor>;
     try {
-      actor = await authenticate(services, header);
+      found = authenticate(services, header);
     } catch (error) {
-      if (error instanceof AppError && error.code === ErrorCode.UNAUTHENTICATED) throw Refusal.from(error);
-      throw error;
+      throw refusalOfAuthentication(error);
     }
+    if (found instanceof Promise) {
+      return found.then(admit, (error) => {
+        throw refusalOfAuthentication(error);
+      });
+    }
+    return admit(found);
+  }
+
+  function admit(actor: Actor): Actor {
     if (actor.kind === "app") services.apps.recordRequest(actor.appId);
     return actor;
   }
@@ -235,14 +255,26 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
   }
 
   /** Takes the operation's points from the caller's hourly budget, or refuses with RATE_LIMITED. */
-  async function charge(
+  function charge(
     { request, reply }: Exchange,
     actor: Actor,
     { analysis }: Operation,
-  ): Promise<RequestBudget> {
+  ): RequestBudget | Promise<RequestBudget> {
     const points = pointsForCost(analysis.cost);
     const [key, limit] = budgetOf(actor, request);
-    const budget = await services.rateLimiter.consume(key, points, limit);
+    const charged = services.rateLimiter.consume(key, points, limit);
+    // In process the budget is known at once: no promise on the way of every request.
+    if (charged instanceof Promise) return charged.then((budget) => settle(reply, analysis, points, budget));
+    return settle(reply, analysis, points, charged);
+  }
+
+  /** Tells the caller its budget, and refuses with RATE_LIMITED when the points did not fit. */
+  function settle(
+    reply: FastifyReply,
+    analysis: OperationAnalysis,
+    points: number,
+    budget: RateLimitState,
+  ): RequestBudget {
     setRateLimitHeaders(reply, budget, points);
     if (!budget.allowed) {
       reply.header("retry-after", String(budget.retryAfterSeconds));
@@ -267,25 +299,27 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     again = false,
   ): Promise<boolean> {
     const hit = cacheKey ? services.responseCache.lookup(cacheKey, again) : undefined;
-    if (!hit || !(await stillCurrent(services, hit))) return false;
+    if (!hit) return false;
+    const current = stillCurrent(services, hit);
+    if (!(current === true || (current !== false && (await current)))) return false;
     if (applyCaching(request, reply, actor, hit.versions)) {
       sendNotModified(reply);
       return true;
     }
     // The cached bytes go out as they are, followed by this request's extensions: decoding and
     // re-encoding a large page cost more than the rest of a hit.
-    const tail = Buffer.from(`,"extensions":${extensionsJson(analysis.cost, budget.points, budget, true)}}`);
+    const tail = `,"extensions":${extensionsJson(analysis.cost, budget.points, budget, true)}}`;
     const encoding = negotiateEncoding(request);
     if (encoding) {
       // Compressed once per entry and coding; each hit only appends its own tail.
       hit.encoded[encoding] ??= openStream(hit.body, encoding);
-      const compressed = closeWithTail(await hit.encoded[encoding], tail);
+      const compressed = closeWithTail(await hit.encoded[encoding], Buffer.from(tail, "latin1"));
       if (compressed) {
         sendRaw(reply.header("content-encoding", encoding), 200, media, compressed);
         return true;
       }
     }
-    sendRaw(reply, 200, media, Buffer.concat([hit.body, tail], hit.body.byteLength + tail.byteLength));
+    sendRaw(reply, 200, media, withTail(hit.body, tail));
     return true;
   }
 
@@ -390,6 +424,11 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
 interface Computed {
   head: string;
   versions: ReadonlyMap<string, number | null> | undefined;
+}
+
+/** A rejected token is the caller's error (401); anything else fails the request as it is. */
+function refusalOfAuthentication(error: unknown): unknown {
+  return error instanceof AppError && error.code === ErrorCode.UNAUTHENTICATED ? Refusal.from(error) : error;
 }
 
 /** The 503 already sent when the database went away during execution. */

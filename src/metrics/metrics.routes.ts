@@ -98,6 +98,18 @@ function defineGauges(): void {
 
 let gaugesDefined = false;
 
+type Child = ReturnType<Histogram["labels"]>;
+
+/** The map under `key` in `outer`, created empty the first time. */
+function nested<K, V>(outer: Map<string, Map<K, V>>, key: string): Map<K, V> {
+  let inner = outer.get(key);
+  if (!inner) {
+    inner = new Map();
+    outer.set(key, inner);
+  }
+  return inner;
+}
+
 /** Whether the configuration turns the metrics on. */
 export function metricsEnabled(config: Config): boolean {
   return config.metrics.token !== undefined || config.metrics.port !== undefined;
@@ -127,25 +139,33 @@ export async function registerMetrics(
   const source: Source = { database: deps.database, cache: deps.cache, cluster: deps.cluster };
   sources.add(source);
 
-  // prom-client hashes the label values on every call: the children are looked up once per key.
-  const children = new Map<string, ReturnType<Histogram["labels"]>>();
-  const child = (histogram: Histogram<string>, ...labels: string[]) => {
-    const key = `${histogram === httpDuration ? "h" : "g"}\u0000${labels.join("\u0000")}`;
-    let found = children.get(key);
-    if (!found) {
-      found = histogram.labels(...labels);
-      children.set(key, found);
-    }
-    return found;
-  };
+  // prom-client hashes the label values on every call: each child is looked up once per label
+  // combination, in maps nested by label, so no key string is built for each response.
+  const httpChildren = new Map<string, Map<string, Map<number, Child>>>();
+  const graphqlChildren = new Map<string, Map<number, Child>>();
   app.addHook("onResponse", (request: FastifyRequest, reply: FastifyReply, done) => {
     const seconds = reply.elapsedTime / 1000;
-    const status = String(reply.statusCode);
+    const status = reply.statusCode;
     // The route pattern, never the raw URL (unbounded label values); 404s share one label.
     const route = request.routeOptions.url ?? "unmatched";
-    child(httpDuration, route, request.method, status).observe(seconds);
-    if (request.graphqlOperationType)
-      child(graphqlDuration, request.graphqlOperationType, status).observe(seconds);
+    const byMethod = nested(httpChildren, route);
+    const byStatus = nested(byMethod, request.method);
+    let http = byStatus.get(status);
+    if (!http) {
+      http = httpDuration.labels(route, request.method, String(status));
+      byStatus.set(status, http);
+    }
+    http.observe(seconds);
+    const operationType = request.graphqlOperationType;
+    if (operationType) {
+      const byOperationStatus = nested(graphqlChildren, operationType);
+      let graphql = byOperationStatus.get(status);
+      if (!graphql) {
+        graphql = graphqlDuration.labels(operationType, String(status));
+        byOperationStatus.set(status, graphql);
+      }
+      graphql.observe(seconds);
+    }
     done();
   });
 

@@ -91,9 +91,48 @@ for (const engine of testEngines()) {
           assert.deepEqual(body.data, expected.data);
           assert.equal(body.extensions.cached, true);
           assert.ok(body.extensions.rateLimit.remaining < expected.extensions.rateLimit.remaining);
+          // A hit is charged and says so in its header fields as an executed answer does.
+          assert.equal(Number(answer.headers["x-ratelimit-remaining"]), body.extensions.rateLimit.remaining);
+          assert.equal(answer.headers["ratelimit-policy"], plain.headers["ratelimit-policy"]);
+          assert.match(String(answer.headers.ratelimit), /^"hourly";r=\d+;t=\d+$/);
+          assert.match(String(answer.headers["x-request-id"]), /^[0-9a-f-]{36}$/);
+          assert.equal(answer.headers.vary, plain.headers.vary);
           if (coding) assert.ok(answer.body.byteLength < plain.body.byteLength / 3, "compressed well");
         }
       }
+    });
+
+    test("executed answers are compressed per Accept-Encoding, large ones too; small ones are not", async () => {
+      const sessions = (first: number) =>
+        `sessions(first: ${first}) { edges { node { id title startsAt endsAt } } }`;
+      // Each document is new to the cache: every answer below is executed, not stored.
+      let first = 50;
+      for (const [accept, coding] of [
+        ["gzip, br", "br"],
+        ["gzip", "gzip"],
+        ["identity", undefined],
+      ] as const) {
+        // About 5 KB (compressed on the event loop) and about 10 KB (in the thread pool).
+        for (const copies of [1, 2]) {
+          first -= 1;
+          const fields = Array.from({ length: copies }, (_, i) => `s${i}: ${sessions(first)}`).join(" ");
+          const answer = await raw(server, getPath(`{ project(id: "${projectId}") { ${fields} } }`), {
+            headers: { "accept-encoding": accept },
+          });
+          assert.equal(answer.status, 200);
+          assert.equal(answer.headers["content-encoding"], coding, accept);
+          assert.equal(Number(answer.headers["content-length"]), answer.body.byteLength);
+          const body = JSON.parse(decoded(answer));
+          assert.equal(body.extensions.cached, false);
+          assert.equal(body.data.project.s0.edges.length, 30);
+          if (coding) assert.ok(answer.body.byteLength < 3000 * copies, "compressed well");
+        }
+      }
+      const small = await raw(server, getPath(`{ project(id: "${projectId}") { id } }`), {
+        headers: { "accept-encoding": "gzip, br" },
+      });
+      assert.equal(small.headers["content-encoding"], undefined);
+      assert.equal(JSON.parse(decoded(small)).data.project.id, projectId);
     });
 
     test("token-less GET answers are public with a weak ETag; If-None-Match gets 304; writes change the tag", async () => {

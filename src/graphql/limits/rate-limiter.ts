@@ -23,7 +23,7 @@ export interface RateLimitState {
 /** Charges and reads per-key budgets; shared across processes when built over Redis. */
 export interface RateLimiter {
   /** Charges `points` to `key` if they fit in the window's budget; a rejected request is not charged. */
-  consume(key: string, points: number, limitPerHour: number): Promise<RateLimitState>;
+  consume(key: string, points: number, limitPerHour: number): RateLimitState | Promise<RateLimitState>;
   /** Reads `key`'s budget without charging it. */
   peek(key: string, limitPerHour: number): Promise<RateLimitState>;
 }
@@ -163,17 +163,23 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
       : decideLocally(key, points, limit, charge, now());
 
   return {
-    async consume(key, points, limitPerHour) {
+    // In process, the budget is known without a promise: this runs on every request.
+    consume(key, points, limitPerHour) {
       assertBudget(points, limitPerHour);
-      const result = await decide(key, points, limitPerHour, true);
-      if (!result.allowed) rateLimitRejections.labels(key.startsWith("app:") ? "app" : "ip").inc();
-      return result;
+      const result = decide(key, points, limitPerHour, true);
+      return result instanceof Promise ? result.then((r) => counted(key, r)) : counted(key, result);
     },
     async peek(key, limitPerHour) {
       assertBudget(1, limitPerHour);
       return decide(key, 1, limitPerHour, false);
     },
   };
+}
+
+/** Counts a rejected charge of `key` in the metrics; the state passes through. */
+function counted(key: string, result: RateLimitState): RateLimitState {
+  if (!result.allowed) rateLimitRejections.labels(key.startsWith("app:") ? "app" : "ip").inc();
+  return result;
 }
 
 function assertBudget(points: number, limit: number): void {
