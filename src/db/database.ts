@@ -19,6 +19,7 @@ import pg from "pg";
 import { DatabaseHealth, DatabaseUnavailableError, isConnectionError } from "./availability.js";
 import { ChangeFeed } from "./change-feed.js";
 import type { Database as Tables } from "./schema.js";
+import { type DirectStatement, type QueryLogEvent, SqliteDirect } from "./sqlite-direct.js";
 import { batchingTransactions, sentWithCommit } from "./transaction-batching.js";
 
 /** Kysely handle typed with every table; a transaction is accepted wherever a Db is. */
@@ -66,6 +67,9 @@ export interface DatabaseOptions {
   onQueryDuration?: (milliseconds: number) => void;
 }
 
+// The SQLite databases' direct runners (sqlite-direct.ts), by adapter as in reusableQuery.
+const directRunners = new WeakMap<object, SqliteDirect>();
+
 /** Connections in a PostgreSQL pool unless the caller says otherwise. */
 export const defaultPoolSize = 10;
 
@@ -74,11 +78,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   const { onQuery, onQueryDuration } = options;
   const log =
     onQuery || onQueryDuration
-      ? (event: {
-          level: string;
-          query: { sql: string; parameters: readonly unknown[] };
-          queryDurationMillis: number;
-        }) => {
+      ? (event: QueryLogEvent) => {
           if (event.level === "query") onQuery?.(event.query.sql, event.query.parameters);
           onQueryDuration?.(event.queryDurationMillis);
         }
@@ -101,6 +101,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       log,
       plugins: [yieldAfterStatement],
     });
+    directRunners.set(db.getExecutor().adapter, new SqliteDirect(sqlite, log));
     const dataVersion = sqlite.prepare("pragma data_version").pluck();
     return {
       db,
@@ -225,7 +226,8 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000): SqliteDatabase
  * the hottest statements (the data-version check of every cache hit, the token lookup of every
  * authenticated request, the statements of a check-in) have a fixed shape. `build` receives
  * placeholder values; the parameters passed at run time replace them in order, so the shape must
- * not depend on them (it may depend on the engine: it is built once per database).
+ * not depend on them (it may depend on the engine: it is built once per database). On SQLite it
+ * runs straight on better-sqlite3 (sqlite-direct.ts).
  */
 export function reusableQuery<Row, Parameters extends readonly unknown[]>(
   build: (db: Db, ...placeholders: Parameters) => Compilable<Row>,
@@ -235,22 +237,25 @@ export function reusableQuery<Row, Parameters extends readonly unknown[]>(
   // Keyed by the dialect's adapter, which a database shares with all its transactions (each
   // transaction is a new handle: keyed by handle, a statement inside one was compiled every time).
   // The compiled text is the same for all of them as long as no handle adds plugins of its own.
-  const compiled = new WeakMap<object, CompiledQuery<Row>>();
+  const compiled = new WeakMap<object, { query: CompiledQuery<Row>; direct?: DirectStatement<Row> }>();
   return async (db, ...parameters) => {
     const adapter = db.getExecutor().adapter;
-    let query = compiled.get(adapter);
-    if (!query) {
-      query = build(db, ...placeholders).compile();
+    let entry = compiled.get(adapter);
+    if (!entry) {
+      const query = build(db, ...placeholders).compile();
       if (query.parameters.length !== placeholders.length) {
         throw new Error(
           `reusableQuery: the statement has ${query.parameters.length} parameters, expected ${placeholders.length}`,
         );
       }
-      compiled.set(adapter, query);
+      entry = { query, direct: directRunners.get(adapter)?.statement<Row>(query.sql) };
+      compiled.set(adapter, entry);
       nameStatement(query.sql);
       if (options.sentWithCommit) sentWithCommit.add(query.sql);
     }
-    return (await db.executeQuery<Row>({ ...query, parameters })).rows;
+    const direct = entry.direct?.(db, parameters);
+    if (direct) return direct;
+    return (await db.executeQuery<Row>({ ...entry.query, parameters })).rows;
   };
 }
 
