@@ -46,6 +46,18 @@ describe("measuring an operation once per shape of its variables", () => {
     );
   });
 
+  test("remembers the shape of the document's own operations only", () => {
+    const prepared = documents.prepare(page);
+    assert.ok(prepared.ok);
+    for (const name of ["Made", "Up"]) {
+      assert.throws(
+        () => documents.analyze(prepared.prepared, name, { id: "AbC1" }, canonicalJson({ id: "AbC1" })),
+        /Unknown operation named/,
+      );
+    }
+    assert.ok(!prepared.prepared.shapes.has("Made") && !prepared.prepared.shapes.has("Up"));
+  });
+
   test("measures again when a page size, a directive's variable or a priced argument changes", () => {
     const small = measure(page, { id: "AbC1", first: 5, after: "one" });
     assert.ok(measure(page, { id: "AbC1", first: 50, after: "one" }).cost > small.cost);

@@ -90,10 +90,13 @@ export class DocumentCache {
     let analysis = prepared.analyses.get(key);
     if (analysis) return analysis;
     const name = operationName ?? "";
+    let shape = prepared.shapes.get(name);
     if (!prepared.shapes.has(name)) {
-      prepared.shapes.set(name, variableShape(prepared.document, operationName, this.measured));
+      shape = variableShape(prepared.document, operationName, this.measured);
+      // Only the document's own operations are remembered: a made-up name is refused below, and
+      // remembering each one would let a client grow the map without bound.
+      if (getOperationAST(prepared.document, operationName)) prepared.shapes.set(name, shape);
     }
-    const shape = prepared.shapes.get(name);
     // \u0001 keeps these keys apart from the exact ones above.
     const shaped = shape && `\u0001${name}${shapeKey(shape, variables)}`;
     analysis = shaped ? prepared.analyses.get(shaped) : undefined;
