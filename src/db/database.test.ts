@@ -1,9 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
+import { sql } from "kysely";
 import { testEngines } from "../../test/helpers/engines.js";
 import { createProject } from "../../test/helpers/factories.js";
 import { createTestContext, type TestContext } from "../../test/helpers/test-services.js";
-import { reusableQuery } from "./database.js";
+import { openDatabase, reusableQuery } from "./database.js";
 
 const nameOf = reusableQuery(
   (db, id: string) => db.selectFrom("projects").select(["id", "name"]).where("id", "=", id),
@@ -116,6 +117,41 @@ for (const engine of testEngines()) {
       assert.equal((await nameOf(ctx.database.db, project.id))[0]?.name, "Only statement");
     });
 
+    test("a read from outside an open transaction never sees its uncommitted writes", async () => {
+      const { project } = await createProject(ctx.services);
+      let outside: Promise<{ name: string }[]> | undefined;
+      await assert.rejects(
+        ctx.database.db.transaction().execute(async (trx) => {
+          await trx
+            .updateTable("projects")
+            .set({ name: "Uncommitted" })
+            .where("id", "=", project.id)
+            .execute();
+          // SQLite has one connection: this read must wait for the transaction, not run inside it.
+          outside = nameOf(ctx.database.db, project.id);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+          throw new Error("rolled back");
+        }),
+        /rolled back/,
+      );
+      assert.equal((await outside)?.[0]?.name, project.name);
+    });
+
+    test("returns to the event loop once statements have held it 2 ms", async () => {
+      const { project } = await createProject(ctx.services);
+      let ran = false;
+      setImmediate(() => {
+        ran = true;
+      });
+      await nameOf(ctx.database.db, project.id);
+      const until = performance.now() + 3;
+      while (performance.now() < until) {
+        // holding the event loop, as a long request would
+      }
+      await nameOf(ctx.database.db, project.id);
+      assert.equal(ran, true);
+    });
+
     test("inside a transaction, reads through the transaction", async () => {
       const { project } = await createProject(ctx.services);
       await ctx.database.db.transaction().execute(async (trx) => {
@@ -129,3 +165,28 @@ for (const engine of testEngines()) {
     });
   });
 }
+
+describe("statements run straight on better-sqlite3", () => {
+  test("report their text and parameters, and their duration whether they fail or not", async () => {
+    const queries: unknown[][] = [];
+    const durations: number[] = [];
+    const database = openDatabase("sqlite::memory:", {
+      onQuery: (sql, parameters) => queries.push([sql, parameters]),
+      onQueryDuration: (milliseconds) => durations.push(milliseconds),
+    });
+    try {
+      // No migration ran: the table is missing and the statement fails (and is prepared again later).
+      await assert.rejects(nameOf(database.db, "AbC1"), /no such table/);
+      assert.deepEqual(queries, []);
+      assert.equal(durations.length, 1);
+      await sql`create table projects (id text primary key, name text)`.execute(database.db);
+      await sql`insert into projects values ('AbC1', 'One')`.execute(database.db);
+      queries.length = 0;
+      assert.deepEqual(await nameOf(database.db, "AbC1"), [{ id: "AbC1", name: "One" }]);
+      assert.deepEqual(queries, [['select "id", "name" from "projects" where "id" = ?', ["AbC1"]]]);
+      assert.equal(durations.length, 4);
+    } finally {
+      await database.close();
+    }
+  });
+});

@@ -20,6 +20,8 @@ import { DatabaseHealth, DatabaseUnavailableError, isConnectionError } from "./a
 import { ChangeFeed } from "./change-feed.js";
 import { type Checkpointer, checkpointInBackground } from "./checkpoints.js";
 import type { Database as Tables } from "./schema.js";
+import { yieldIfLoopHeld } from "./loop-yield.js";
+import { type DirectStatement, type QueryLogEvent, SqliteDirect } from "./sqlite-direct.js";
 import { batchingTransactions, sentWithCommit } from "./transaction-batching.js";
 
 /** Kysely handle typed with every table; a transaction is accepted wherever a Db is. */
@@ -74,6 +76,9 @@ export interface DatabaseOptions {
   onQueryDuration?: (milliseconds: number) => void;
 }
 
+// The SQLite databases' direct runners (sqlite-direct.ts), by adapter as in reusableQuery.
+const directRunners = new WeakMap<object, SqliteDirect>();
+
 /** Connections in a PostgreSQL pool unless the caller says otherwise. */
 export const defaultPoolSize = 10;
 
@@ -82,11 +87,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   const { onQuery, onQueryDuration } = options;
   const log =
     onQuery || onQueryDuration
-      ? (event: {
-          level: string;
-          query: { sql: string; parameters: readonly unknown[] };
-          queryDurationMillis: number;
-        }) => {
+      ? (event: QueryLogEvent) => {
           if (event.level === "query") onQuery?.(event.query.sql, event.query.parameters);
           onQueryDuration?.(event.queryDurationMillis);
         }
@@ -109,6 +110,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       log,
       plugins: [yieldAfterStatement],
     });
+    directRunners.set(db.getExecutor().adapter, new SqliteDirect(sqlite, log));
     const dataVersion = sqlite.prepare("pragma data_version").pluck();
     const checkpointer =
       options.checkpointInBackground && path !== ":memory:"
@@ -180,33 +182,10 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   throw new Error(`Unsupported DATABASE_URL (expected sqlite:<path> or postgres://…): ${redactUrl(url)}`);
 }
 
-/**
- * better-sqlite3 runs each statement synchronously, and the statements of one request follow each
- * other as promise continuations, which never let the event loop run: a request of many statements
- * held every other request (and /healthz) until it finished. So a statement returns to the event
- * loop once the loop has been held `yieldAfterMs` since it last got round (docs/security.md): a stall
- * is bounded by that plus the longest single statement. Not after every statement: under load each
- * return waits a whole turn of the loop behind every other request's work, and a check-in's
- * transaction (six short statements, holding the one connection) then spanned six turns.
- */
-const yieldAfterMs = 2;
-// When the loop last got round to this module's check (see heldSince); undefined once it has.
-let heldSince: number | undefined;
-function loopHeldMs(): number {
-  const now = performance.now();
-  if (heldSince === undefined) {
-    heldSince = now;
-    setImmediate(() => {
-      heldSince = undefined;
-    });
-  }
-  return now - heldSince;
-}
-
 const yieldAfterStatement: KyselyPlugin = {
   transformQuery: (args) => args.node,
   transformResult: async (args) => {
-    if (loopHeldMs() >= yieldAfterMs) await new Promise<void>((resolve) => setImmediate(resolve));
+    await yieldIfLoopHeld();
     return args.result;
   },
 };
@@ -258,7 +237,8 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000): SqliteDatabase
  * the hottest statements (the data-version check of every cache hit, the token lookup of every
  * authenticated request, the statements of a check-in) have a fixed shape. `build` receives
  * placeholder values; the parameters passed at run time replace them in order, so the shape must
- * not depend on them (it may depend on the engine: it is built once per database).
+ * not depend on them (it may depend on the engine: it is built once per database). On SQLite it
+ * runs straight on better-sqlite3 (sqlite-direct.ts).
  */
 export function reusableQuery<Row, Parameters extends readonly unknown[]>(
   build: (db: Db, ...placeholders: Parameters) => Compilable<Row>,
@@ -268,22 +248,25 @@ export function reusableQuery<Row, Parameters extends readonly unknown[]>(
   // Keyed by the dialect's adapter, which a database shares with all its transactions (each
   // transaction is a new handle: keyed by handle, a statement inside one was compiled every time).
   // The compiled text is the same for all of them as long as no handle adds plugins of its own.
-  const compiled = new WeakMap<object, CompiledQuery<Row>>();
+  const compiled = new WeakMap<object, { query: CompiledQuery<Row>; direct?: DirectStatement<Row> }>();
   return async (db, ...parameters) => {
     const adapter = db.getExecutor().adapter;
-    let query = compiled.get(adapter);
-    if (!query) {
-      query = build(db, ...placeholders).compile();
+    let entry = compiled.get(adapter);
+    if (!entry) {
+      const query = build(db, ...placeholders).compile();
       if (query.parameters.length !== placeholders.length) {
         throw new Error(
           `reusableQuery: the statement has ${query.parameters.length} parameters, expected ${placeholders.length}`,
         );
       }
-      compiled.set(adapter, query);
+      entry = { query, direct: directRunners.get(adapter)?.statement<Row>(query.sql) };
+      compiled.set(adapter, entry);
       nameStatement(query.sql);
       if (options.sentWithCommit) sentWithCommit.add(query.sql);
     }
-    return (await db.executeQuery<Row>({ ...query, parameters })).rows;
+    const direct = entry.direct?.(db, parameters);
+    if (direct) return direct;
+    return (await db.executeQuery<Row>({ ...entry.query, parameters })).rows;
   };
 }
 

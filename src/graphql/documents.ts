@@ -11,7 +11,8 @@ import {
 import { type CompiledQuery, compileQuery, isCompiledQuery } from "graphql-jit";
 import { LRUCache } from "lru-cache";
 import { AppError } from "../errors.js";
-import { analyzeOperation, type OperationAnalysis } from "./limits/analyze-operation.js";
+import { measuredArguments, shapeKey, type VariableShape, variableShape } from "./limits/analysis-key.js";
+import { analyzeOperation, coerceVariables, type OperationAnalysis } from "./limits/analyze-operation.js";
 import type { OperationLimits } from "./limits/operation-limits.js";
 import { parseDocument } from "./limits/parse-document.js";
 
@@ -22,6 +23,8 @@ export interface PreparedDocument {
   compiled: Map<string, CompiledQuery | ExecutionResult>;
   /** Measures by operation name and variables: page sizes often come from variables. */
   analyses: LRUCache<string, OperationAnalysis>;
+  /** What each operation's measure reads of its variables (see analysis-key.ts), by operation name. */
+  shapes: Map<string, VariableShape | undefined>;
 }
 
 export type PrepareResult =
@@ -35,6 +38,7 @@ export type PrepareResult =
  */
 export class DocumentCache {
   private readonly cache: LRUCache<string, PrepareResult>;
+  private readonly measured: ReadonlySet<string>;
 
   constructor(
     private readonly schema: GraphQLSchema,
@@ -42,6 +46,7 @@ export class DocumentCache {
     maxEntries = 1000,
   ) {
     this.cache = new LRUCache({ max: maxEntries });
+    this.measured = measuredArguments(schema);
   }
 
   /** The parsed and validated document for `source`, or why it is refused. */
@@ -63,12 +68,17 @@ export class DocumentCache {
     }
     const validationErrors = validate(this.schema, document);
     if (validationErrors.length > 0) return { ok: false, validationErrors };
-    return { ok: true, prepared: { document, compiled: new Map(), analyses: new LRUCache({ max: 64 }) } };
+    return {
+      ok: true,
+      prepared: { document, compiled: new Map(), analyses: new LRUCache({ max: 64 }), shapes: new Map() },
+    };
   }
 
   /**
    * Measures the operation for these variables (throws BAD_USER_INPUT for a bad name or variables).
    * `variablesJson` is their `canonicalJson`, computed once per request for this and the cache key.
+   * Variables that only differ where the measure does not look (a page's cursor) share one
+   * measure; they are still checked against their types on every request.
    */
   analyze(
     prepared: PreparedDocument,
@@ -78,7 +88,20 @@ export class DocumentCache {
   ): OperationAnalysis {
     const key = `${operationName ?? ""}\u0000${variablesJson}`;
     let analysis = prepared.analyses.get(key);
-    if (!analysis) {
+    if (analysis) return analysis;
+    const name = operationName ?? "";
+    let shape = prepared.shapes.get(name);
+    if (!prepared.shapes.has(name)) {
+      shape = variableShape(prepared.document, operationName, this.measured);
+      // Only the document's own operations are remembered: a made-up name is refused below, and
+      // remembering each one would let a client grow the map without bound.
+      if (getOperationAST(prepared.document, operationName)) prepared.shapes.set(name, shape);
+    }
+    // \u0001 keeps these keys apart from the exact ones above.
+    const shaped = shape && `\u0001${name}${shapeKey(shape, variables)}`;
+    analysis = shaped ? prepared.analyses.get(shaped) : undefined;
+    if (shape && analysis) coerceVariables(this.schema, shape.operation, variables);
+    else {
       analysis = analyzeOperation({
         schema: this.schema,
         document: prepared.document,
@@ -86,8 +109,9 @@ export class DocumentCache {
         operationName,
         limits: this.limits,
       });
-      prepared.analyses.set(key, analysis);
+      if (shaped) prepared.analyses.set(shaped, analysis);
     }
+    prepared.analyses.set(key, analysis);
     return analysis;
   }
 

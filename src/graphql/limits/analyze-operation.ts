@@ -56,6 +56,7 @@ import {
   isListType,
   isNonNullType,
   Kind,
+  type OperationDefinitionNode,
   OperationTypeNode,
   SchemaMetaFieldDef,
   type SelectionSetNode,
@@ -142,6 +143,22 @@ function badRequest(message: string): AppError {
 }
 
 /**
+ * The operation's variables coerced to their declared types; throws BAD_USER_INPUT (the message
+ * graphql-js gives at execution) when they do not fit.
+ */
+export function coerceVariables(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  variables: Record<string, unknown> | null | undefined,
+): Record<string, unknown> {
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables ?? {}, {
+    maxErrors: 1,
+  });
+  if (coerced.errors) throw badRequest(coerced.errors[0]?.message ?? "Invalid variables.");
+  return coerced.coerced;
+}
+
+/**
  * Measures the operation that would run for `operationName` with `variables`. Throws BAD_USER_INPUT
  * when the operation cannot be chosen or the variables do not fit their declared types (the same
  * messages graphql-js gives at execution).
@@ -165,11 +182,7 @@ export function analyzeOperation(input: AnalyzeOperationInput): OperationAnalysi
   }
   const rootType = schema.getRootType(operation.operation);
   if (!rootType) throw badRequest(`Schema is not configured to execute ${operation.operation} operation.`);
-  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], input.variables ?? {}, {
-    maxErrors: 1,
-  });
-  if (coerced.errors) throw badRequest(coerced.errors[0]?.message ?? "Invalid variables.");
-  const variables = coerced.coerced;
+  const variables = coerceVariables(schema, operation, input.variables);
 
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const definition of document.definitions) {

@@ -1,0 +1,93 @@
+import type SQLite from "better-sqlite3";
+import { yieldIfLoopHeld } from "./loop-yield.js";
+
+/** A statement's report as Kysely's `log` option receives it; openDatabase turns it into its hooks. */
+export interface QueryLogEvent {
+  level: "query" | "error";
+  query: { sql: string; parameters: readonly unknown[] };
+  queryDurationMillis: number;
+}
+
+/**
+ * Runs one compiled SQL text for `db` with a call's parameters and resolves to its rows; undefined
+ * when it must go through Kysely instead (see SqliteDirect).
+ */
+export type DirectStatement<Row> = (
+  db: { readonly isTransaction: boolean },
+  parameters: readonly unknown[],
+) => Promise<Row[]> | undefined;
+
+/**
+ * The SQLite path of `reusableQuery`: its fixed statements run straight on a better-sqlite3
+ * statement prepared once, instead of through Kysely's executor. For a page of the API, the
+ * executor's connection lock, result plugins and logging wrapper were several promise hops per
+ * statement, and better-sqlite3 building one object per row (a native call per column) cost a
+ * third more than returning arrays and naming their columns here (docs/decisions.md).
+ *
+ * Kysely keeps its one SQLite connection for a transaction from BEGIN to COMMIT and makes every
+ * other statement wait. Running beside that lock, a read from outside the transaction would see its
+ * uncommitted writes, so a statement runs directly only for the transaction's own handle or while
+ * no transaction is open; otherwise it waits for the lock in Kysely as before.
+ */
+export class SqliteDirect {
+  constructor(
+    private readonly sqlite: SQLite.Database,
+    private readonly log: ((event: QueryLogEvent) => void) | undefined,
+  ) {}
+
+  /** The runner of `sql`, prepared on its first run; each run reports to the log and then yields if the loop was held. */
+  statement<Row>(sql: string): DirectStatement<Row> {
+    let run: ((parameters: readonly unknown[]) => Row[]) | undefined;
+    const execute = async (parameters: readonly unknown[]) => {
+      const start = performance.now();
+      let rows: Row[];
+      try {
+        run ??= this.prepare<Row>(sql);
+        rows = run(parameters);
+      } catch (error) {
+        this.report("error", sql, parameters, start);
+        throw error;
+      }
+      this.report("query", sql, parameters, start);
+      // The same rule as every other statement's (loop-yield.ts).
+      await yieldIfLoopHeld();
+      return rows;
+    };
+    // `isTransaction`: the handle of the transaction that holds the connection.
+    return (db, parameters) =>
+      db.isTransaction || !this.sqlite.inTransaction ? execute(parameters) : undefined;
+  }
+
+  private report(level: QueryLogEvent["level"], sql: string, parameters: readonly unknown[], start: number) {
+    this.log?.({ level, query: { sql, parameters }, queryDurationMillis: performance.now() - start });
+  }
+
+  // What a statement's runs do: its rows, or an empty list for a statement that returns none.
+  private prepare<Row>(sql: string): (parameters: readonly unknown[]) => Row[] {
+    const statement = this.sqlite.prepare(sql);
+    if (!statement.reader) {
+      return (parameters) => {
+        statement.run(parameters);
+        return [];
+      };
+    }
+    // A `*` may select whole rows, whose columns change with a migration: names read once would
+    // then be wrong, so such a statement keeps better-sqlite3's objects (it names them every run).
+    if (sql.includes("*")) return (parameters) => statement.all(parameters) as Row[];
+    statement.raw(true);
+    const names = statement.columns().map((column) => column.name);
+    return (parameters) => {
+      // The array of arrays is reused for the rows (one allocation less per statement).
+      const rows = statement.all(parameters) as unknown[];
+      for (let i = 0; i < rows.length; i++) rows[i] = named(names, rows[i] as unknown[]);
+      return rows as Row[];
+    };
+  }
+}
+
+// A row as better-sqlite3 would have built it: columns in order, a repeated name keeps the last value.
+function named(names: readonly string[], values: readonly unknown[]): Record<string, unknown> {
+  const row: Record<string, unknown> = {};
+  for (let i = 0; i < names.length; i++) row[names[i] as string] = values[i];
+  return row;
+}
