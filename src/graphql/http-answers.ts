@@ -1,5 +1,6 @@
 import type { FastifyReply } from "fastify";
 import type { GraphQLFormattedError } from "graphql";
+import { databaseRetryAfterSeconds } from "../db/availability.js";
 import { type AppError, ErrorCode, httpStatusFor } from "../errors.js";
 import { codingFor, compressAnswer } from "../http/compression.js";
 import { requestError } from "./errors.js";
@@ -113,4 +114,16 @@ export function withTail(body: Buffer, tail: string): Buffer {
   body.copy(out, 0);
   out.write(tail, body.byteLength, "latin1");
   return out;
+}
+
+// 503 with Retry-After: the database is unreachable (or its disk full, which says how long to wait);
+// the client may retry the same request.
+export function sendUnavailable(
+  reply: FastifyReply,
+  media: MediaType,
+  errors: GraphQLFormattedError[],
+): FastifyReply {
+  const stated = errors.map((e) => e.extensions?.retryAfterSeconds).find((s) => typeof s === "number");
+  reply.header("retry-after", String(stated ?? databaseRetryAfterSeconds));
+  return send(reply, 503, media, { errors });
 }

@@ -1,23 +1,20 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { ExecutionResult, GraphQLFormattedError, GraphQLSchema } from "graphql";
-import { databaseRetryAfterSeconds } from "../db/availability.js";
-import { defaultPoolSize } from "../db/database.js";
-import { bindDeadline } from "../db/transaction.js";
+import type { GraphQLSchema } from "graphql";
 import { AppError, ErrorCode } from "../errors.js";
 import { closeWithTail, negotiateEncoding, openStream } from "../http/compression.js";
 import { registerJsonBodyParser } from "../http/json-body.js";
 import { type Actor, bindOrigin } from "../modules/access/actor.js";
 import type { Services } from "../services.js";
-import { type AreaMask, allAreas } from "../shared/data-areas.js";
+import { allAreas } from "../shared/data-areas.js";
 import { describeOperation, inOperationSpan, recordErrorCode } from "../telemetry/spans.js";
 import { authenticate } from "./authentication.js";
 import { areasReadBy } from "./cache/document-areas.js";
 import { stillCurrent } from "./cache/freshness.js";
 import { appView, canonicalJson, publicView, responseCacheKey } from "./cache/response-cache.js";
-import { createContext, type RequestBudget } from "./context.js";
-import { DocumentCache, isCompiledQuery, type PreparedDocument } from "./documents.js";
-import { formatError, requestError } from "./errors.js";
-import { ExecutionSlots } from "./execution-slots.js";
+import type { RequestBudget } from "./context.js";
+import { DocumentCache } from "./documents.js";
+import { requestError } from "./errors.js";
+import { createExecutor, type Exchange, type Operation, Unavailable } from "./execution.js";
 import {
   detailsOf,
   internalError,
@@ -26,6 +23,7 @@ import {
   refuse,
   send,
   sendRaw,
+  sendUnavailable,
   withTail,
 } from "./http-answers.js";
 import { applyCaching, registerCors, sendNotModified, setRateLimitHeaders } from "./http-caching.js";
@@ -35,7 +33,6 @@ import {
   graphqlResponse,
   isJsonContentType,
   json,
-  type MediaType,
   negotiate,
   readParams,
 } from "./http-params.js";
@@ -43,25 +40,12 @@ import { type OperationAnalysis, permissionsLacking } from "./limits/analyze-ope
 import { assertWithinLimits, operationLimitsFrom } from "./limits/operation-limits.js";
 import { pointsForCost, type RateLimitState } from "./limits/rate-limiter.js";
 
-// Answers computed from the clock (a ticket type's sales window opening) are not invalidated by a
-// write, so cached answers also expire: exact for writes, at most this stale for the clock.
-const cacheTtlMs = 30_000;
-
 /** Registers `POST /api/graphql` (and GET for queries) serving `schema`, following the GraphQL-over-HTTP spec. */
 export function registerGraphQLRoutes(app: FastifyInstance, services: Services, schema: GraphQLSchema): void {
   const { config } = services;
   const limits = operationLimitsFrom(config);
   const documents = new DocumentCache(schema, limits);
-  // Executions under way per cache key, for requests that miss the same key meanwhile.
-  const flights = new Map<string, Promise<Computed | undefined>>();
-  // At most this many operations execute and answer at once; the others wait their turn before
-  // reading anything. Fifty interleaved executions each lived fifty times longer, so their rows
-  // outlived V8's young generation and the old one filled with 150 MB of garbage between
-  // collections: 50 connections of attendee-page misses peaked at 324 MB RSS and 4.1 ms of CPU per
-  // request, against 214 MB and 2.7 ms with four at a time (docs/performance.md). SQLite runs one
-  // statement at a time anyway; PostgreSQL gets as many as its pool has connections. Cache hits
-  // never wait; waiting writes go first (execution-slots.ts).
-  const executions = new ExecutionSlots(services.database.engine === "sqlite" ? 4 : defaultPoolSize);
+  const executor = createExecutor(services, documents);
 
   app.register(async (scope) => {
     // Deeply nested JSON is refused before it is parsed (and before rate limiting): docs/security.md.
@@ -124,13 +108,9 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
         // A reply is thenable (it settles once sent), so the cache answers with a boolean: awaiting an
         // async function that returns a reply yields undefined, which once sent every hit on to execute.
         if (await answerFromCache(exchange, actor, operation, budget)) return reply;
-        const waits = executions.full;
-        const kind = operation.analysis.operationType === "mutation" ? "write" : "read";
-        return await executions.run(kind, async () => {
-          // An identical query answered while this one waited for its turn is now a hit.
-          if (waits && (await answerFromCache(exchange, actor, operation, budget, true))) return reply;
-          return execute(exchange, actor, operation, budget);
-        });
+        // An identical query answered while this one waited for its turn is a hit after all.
+        const again = () => answerFromCache(exchange, actor, operation, budget, true);
+        return await executor.run(exchange, actor, operation, budget, again);
       } catch (error) {
         if (error instanceof Refusal) {
           recordErrorCode(span, error.code);
@@ -322,158 +302,9 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     sendRaw(reply, 200, media, withTail(hit.body, tail));
     return true;
   }
-
-  /**
-   * Runs the operation and answers. Concurrent requests for the same cache key share one execution
-   * (single flight): fifty clients missing the same page at once cost one execution, not fifty.
-   */
-  async function execute(
-    exchange: Exchange,
-    actor: Actor,
-    operation: Operation,
-    budget: RequestBudget,
-  ): Promise<FastifyReply> {
-    const { cacheKey } = operation;
-    const flight = cacheKey ? flights.get(cacheKey) : undefined;
-    const shared = flight ? await flight : undefined;
-    if (shared) return answer(exchange, actor, operation, budget, shared);
-    const run = compute(exchange, actor, operation, budget);
-    if (cacheKey && !flights.has(cacheKey)) {
-      const shareable = run.then(
-        (r) => (r.versions ? r : undefined),
-        () => undefined,
-      );
-      flights.set(cacheKey, shareable);
-      void shareable.then(() => flights.delete(cacheKey));
-    }
-    return answer(exchange, actor, operation, budget, await run);
-  }
-
-  /** Sends an executed answer with this request's extensions (versions: it may be cached publicly). */
-  function answer(
-    { request, reply, media }: Exchange,
-    actor: Actor,
-    { analysis }: Operation,
-    budget: RequestBudget,
-    { head, versions }: Computed,
-  ): FastifyReply {
-    const tail = `"extensions":${extensionsJson(analysis.cost, budget.points, budget, false)}}`;
-    if (applyCaching(request, reply, actor, versions)) return sendNotModified(reply);
-    return sendRaw(reply, 200, media, `${head},${tail}`);
-  }
-
-  /** Runs the operation within the request timeout; a clean query answer is cached. */
-  async function compute(
-    { request, reply, media }: Exchange,
-    actor: Actor,
-    { params, prepared, variables, cacheKey, areas }: Operation,
-    budget: RequestBudget,
-  ): Promise<Computed> {
-    const compiled = documents.compiled(prepared, params.operationName);
-    if (!isCompiledQuery(compiled)) {
-      throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, formatAll(compiled, request));
-    }
-    // Only an answer that may be cached needs them; a write skipped reading SQLite's data_version.
-    const caching = cacheKey
-      ? { mark: services.responseCache.begin(), epoch: services.responseCache.epoch() }
-      : undefined;
-    const context = createContext(services, actor, request.id, budget, areas);
-    // Past the deadline the client gets TIMEOUT at once; a write still running then rolls back
-    // instead of committing (see inTransaction). Only app actors can write, and each is per request.
-    const deadline = new AbortController();
-    if (actor.kind === "app") bindDeadline(actor, deadline.signal);
-    const timeoutMs = config.limits.requestTimeoutMs;
-    // The time spent waiting for an execution slot counts: a request that waited out its deadline
-    // is not started.
-    const left = timeoutMs - reply.elapsedTime;
-    const result =
-      left > 0 ? await withTimeout(compiled.query(undefined, context, variables ?? {}), left) : "timeout";
-    if (result === "timeout") {
-      deadline.abort();
-      const message = `The operation ran longer than ${timeoutMs} ms and was stopped; its changes were rolled back`;
-      throw new Refusal(ErrorCode.TIMEOUT, message);
-    }
-    const errors = result.errors?.length ? formatAll(result, request) : undefined;
-    // The database went away while resolving: "retry shortly", not a partial answer to keep.
-    if (errors?.some((e) => e.extensions?.code === ErrorCode.SERVICE_UNAVAILABLE)) {
-      throw new Unavailable(sendUnavailable(reply, media, errors));
-    }
-    // No `data` at all means the variables failed to coerce: a request error, not a field error.
-    if (result.data === undefined) throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, errors ?? []);
-    const parts: string[] = [];
-    if (errors) parts.push(`"errors":${JSON.stringify(errors)}`);
-    parts.push(`"data":${JSON.stringify(result.data)}`);
-    const head = `{${parts.join(",")}`;
-    const internal = errors?.some((e) => e.extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR);
-    if (!cacheKey || !caching || internal || !context.cacheable) return { head, versions: undefined };
-    services.responseCache.store(cacheKey, head, context.projectsRead, caching.mark, {
-      ttlMs: cacheTtlMs,
-      versions: context.projectVersions,
-      areas,
-      epoch: caching.epoch,
-    });
-    return { head, versions: context.projectVersions };
-  }
-
-  function formatAll(result: ExecutionResult, request: FastifyRequest): GraphQLFormattedError[] {
-    return (result.errors ?? []).map((error) => formatError(error, request.id, services.logger));
-  }
-}
-
-/** An executed answer's `{"errors"…,"data":…` and, when it may be cached, the versions it was read at. */
-interface Computed {
-  head: string;
-  versions: ReadonlyMap<string, number | null> | undefined;
 }
 
 /** A rejected token is the caller's error (401); anything else fails the request as it is. */
 function refusalOfAuthentication(error: unknown): unknown {
   return error instanceof AppError && error.code === ErrorCode.UNAUTHENTICATED ? Refusal.from(error) : error;
-}
-
-/** The 503 already sent when the database went away during execution. */
-class Unavailable extends Error {
-  constructor(readonly reply: FastifyReply) {
-    super("database unavailable");
-  }
-}
-
-/** One request being answered: what every step that writes the response needs. */
-interface Exchange {
-  request: FastifyRequest;
-  reply: FastifyReply;
-  media: MediaType;
-}
-
-/** A parsed, validated and measured operation, with its variables (defaults applied). */
-interface Operation {
-  params: GraphQLParams;
-  prepared: PreparedDocument;
-  analysis: OperationAnalysis;
-  variables: Record<string, unknown> | undefined;
-  /** The response cache key of a query (document, variables as sent, caller's view); none for writes. */
-  cacheKey: string | undefined;
-  /** The data areas a query reads: its answer is evicted only by writes to them. */
-  areas: AreaMask;
-}
-
-function withTimeout<T>(work: T | Promise<T>, ms: number): Promise<T | "timeout"> | T {
-  if (!(work instanceof Promise)) return work;
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), ms);
-  });
-  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
-}
-
-// 503 with Retry-After: the database is unreachable (or its disk full, which says how long to wait);
-// the client may retry the same request.
-function sendUnavailable(
-  reply: FastifyReply,
-  media: MediaType,
-  errors: GraphQLFormattedError[],
-): FastifyReply {
-  const stated = errors.map((e) => e.extensions?.retryAfterSeconds).find((s) => typeof s === "number");
-  reply.header("retry-after", String(stated ?? databaseRetryAfterSeconds));
-  return send(reply, 503, media, { errors });
 }

@@ -1,0 +1,211 @@
+import type { FastifyReply, FastifyRequest } from "fastify";
+import type { ExecutionResult, GraphQLFormattedError } from "graphql";
+import { defaultPoolSize } from "../db/database.js";
+import { bindDeadline } from "../db/transaction.js";
+import { ErrorCode } from "../errors.js";
+import type { Actor } from "../modules/access/actor.js";
+import type { Services } from "../services.js";
+import type { AreaMask } from "../shared/data-areas.js";
+import { createContext, type RequestBudget } from "./context.js";
+import { type DocumentCache, isCompiledQuery, type PreparedDocument } from "./documents.js";
+import { formatError } from "./errors.js";
+import { ExecutionSlots } from "./execution-slots.js";
+import { Refusal, sendRaw, sendUnavailable } from "./http-answers.js";
+import { applyCaching, sendNotModified } from "./http-caching.js";
+import { extensionsJson } from "./http-extensions.js";
+import type { GraphQLParams, MediaType } from "./http-params.js";
+import type { OperationAnalysis } from "./limits/analyze-operation.js";
+
+// Executing an admitted operation for POST/GET /api/graphql (http.ts): the execution slots, single
+// flight, the request timeout, and storing a clean answer in the response cache.
+
+// Answers computed from the clock (a ticket type's sales window opening) are not invalidated by a
+// write, so cached answers also expire: exact for writes, at most this stale for the clock.
+const cacheTtlMs = 30_000;
+
+/** Runs admitted operations: see `run`. */
+export function createExecutor(services: Services, documents: DocumentCache) {
+  const { config } = services;
+  // Executions under way per cache key, for requests that miss the same key meanwhile.
+  const flights = new Map<string, Promise<Computed | undefined>>();
+  // At most this many operations execute and answer at once; the others wait their turn before
+  // reading anything. Fifty interleaved executions each lived fifty times longer, so their rows
+  // outlived V8's young generation and the old one filled with 150 MB of garbage between
+  // collections: 50 connections of attendee-page misses peaked at 324 MB RSS and 4.1 ms of CPU per
+  // request, against 214 MB and 2.7 ms with four at a time (docs/performance.md). SQLite runs one
+  // statement at a time anyway; PostgreSQL gets as many as its pool has connections. Cache hits
+  // never wait; waiting writes go first (execution-slots.ts).
+  const executions = new ExecutionSlots(services.database.engine === "sqlite" ? 4 : defaultPoolSize);
+
+  /**
+   * Executes the operation and answers. A request that misses the same cache key as an execution
+   * under way waits for that one's answer, without taking a slot (single flight); otherwise it takes
+   * a slot, and when it had to wait for one, `again` first looks in the cache once more.
+   */
+  async function run(
+    exchange: Exchange,
+    actor: Actor,
+    operation: Operation,
+    budget: RequestBudget,
+    again: () => Promise<boolean>,
+  ): Promise<FastifyReply> {
+    if (await joinedFlight(exchange, actor, operation, budget)) return exchange.reply;
+    const waits = executions.full;
+    const kind = operation.analysis.operationType === "mutation" ? "write" : "read";
+    return executions.run(kind, async () => {
+      if (waits && (await again())) return exchange.reply;
+      return execute(exchange, actor, operation, budget);
+    });
+  }
+
+  /** Answers with the result of an execution of the same cache key under way, if any; true once sent. */
+  async function joinedFlight(
+    exchange: Exchange,
+    actor: Actor,
+    operation: Operation,
+    budget: RequestBudget,
+  ): Promise<boolean> {
+    const flight = operation.cacheKey ? flights.get(operation.cacheKey) : undefined;
+    const shared = flight ? await flight : undefined;
+    if (!shared) return false;
+    answer(exchange, actor, operation, budget, shared);
+    return true;
+  }
+
+  /**
+   * Runs the operation and answers. Concurrent requests for the same cache key share one execution
+   * (single flight): fifty clients missing the same page at once cost one execution, not fifty.
+   */
+  async function execute(
+    exchange: Exchange,
+    actor: Actor,
+    operation: Operation,
+    budget: RequestBudget,
+  ): Promise<FastifyReply> {
+    const { cacheKey } = operation;
+    if (await joinedFlight(exchange, actor, operation, budget)) return exchange.reply;
+    const run = compute(exchange, actor, operation, budget);
+    if (cacheKey && !flights.has(cacheKey)) {
+      const shareable = run.then(
+        (r) => (r.versions ? r : undefined),
+        () => undefined,
+      );
+      flights.set(cacheKey, shareable);
+      void shareable.then(() => flights.delete(cacheKey));
+    }
+    return answer(exchange, actor, operation, budget, await run);
+  }
+
+  /** Sends an executed answer with this request's extensions (versions: it may be cached publicly). */
+  function answer(
+    { request, reply, media }: Exchange,
+    actor: Actor,
+    { analysis }: Operation,
+    budget: RequestBudget,
+    { head, versions }: Computed,
+  ): FastifyReply {
+    const tail = `"extensions":${extensionsJson(analysis.cost, budget.points, budget, false)}}`;
+    if (applyCaching(request, reply, actor, versions)) return sendNotModified(reply);
+    return sendRaw(reply, 200, media, `${head},${tail}`);
+  }
+
+  /** Runs the operation within the request timeout; a clean query answer is cached. */
+  async function compute(
+    { request, reply, media }: Exchange,
+    actor: Actor,
+    { params, prepared, variables, cacheKey, areas }: Operation,
+    budget: RequestBudget,
+  ): Promise<Computed> {
+    const compiled = documents.compiled(prepared, params.operationName);
+    if (!isCompiledQuery(compiled)) {
+      throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, formatAll(compiled, request));
+    }
+    // Only an answer that may be cached needs them; a write skipped reading SQLite's data_version.
+    const caching = cacheKey
+      ? { mark: services.responseCache.begin(), epoch: services.responseCache.epoch() }
+      : undefined;
+    const context = createContext(services, actor, request.id, budget, areas);
+    // Past the deadline the client gets TIMEOUT at once; a write still running then rolls back
+    // instead of committing (see inTransaction). Only app actors can write, and each is per request.
+    const deadline = new AbortController();
+    if (actor.kind === "app") bindDeadline(actor, deadline.signal);
+    const timeoutMs = config.limits.requestTimeoutMs;
+    // The time spent waiting for an execution slot counts: a request that waited out its deadline
+    // is not started.
+    const left = timeoutMs - reply.elapsedTime;
+    const result =
+      left > 0 ? await withTimeout(compiled.query(undefined, context, variables ?? {}), left) : "timeout";
+    if (result === "timeout") {
+      deadline.abort();
+      const message = `The operation ran longer than ${timeoutMs} ms and was stopped; its changes were rolled back`;
+      throw new Refusal(ErrorCode.TIMEOUT, message);
+    }
+    const errors = result.errors?.length ? formatAll(result, request) : undefined;
+    // The database went away while resolving: "retry shortly", not a partial answer to keep.
+    if (errors?.some((e) => e.extensions?.code === ErrorCode.SERVICE_UNAVAILABLE)) {
+      throw new Unavailable(sendUnavailable(reply, media, errors));
+    }
+    // No `data` at all means the variables failed to coerce: a request error, not a field error.
+    if (result.data === undefined) throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, errors ?? []);
+    const parts: string[] = [];
+    if (errors) parts.push(`"errors":${JSON.stringify(errors)}`);
+    parts.push(`"data":${JSON.stringify(result.data)}`);
+    const head = `{${parts.join(",")}`;
+    const internal = errors?.some((e) => e.extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR);
+    if (!cacheKey || !caching || internal || !context.cacheable) return { head, versions: undefined };
+    services.responseCache.store(cacheKey, head, context.projectsRead, caching.mark, {
+      ttlMs: cacheTtlMs,
+      versions: context.projectVersions,
+      areas,
+      epoch: caching.epoch,
+    });
+    return { head, versions: context.projectVersions };
+  }
+
+  function formatAll(result: ExecutionResult, request: FastifyRequest): GraphQLFormattedError[] {
+    return (result.errors ?? []).map((error) => formatError(error, request.id, services.logger));
+  }
+
+  return { run };
+}
+
+/** An executed answer's `{"errors"…,"data":…` and, when it may be cached, the versions it was read at. */
+interface Computed {
+  head: string;
+  versions: ReadonlyMap<string, number | null> | undefined;
+}
+
+/** The 503 already sent when the database went away during execution. */
+export class Unavailable extends Error {
+  constructor(readonly reply: FastifyReply) {
+    super("database unavailable");
+  }
+}
+
+/** One request being answered: what every step that writes the response needs. */
+export interface Exchange {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  media: MediaType;
+}
+
+/** A parsed, validated and measured operation, with its variables (defaults applied). */
+export interface Operation {
+  params: GraphQLParams;
+  prepared: PreparedDocument;
+  analysis: OperationAnalysis;
+  variables: Record<string, unknown> | undefined;
+  /** The response cache key of a query (document, variables as sent, caller's view); none for writes. */
+  cacheKey: string | undefined;
+  /** The data areas a query reads: its answer is evicted only by writes to them. */
+  areas: AreaMask;
+}
+
+function withTimeout<T>(work: T | Promise<T>, ms: number): Promise<T | "timeout"> | T {
+  if (!(work instanceof Promise)) return work;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<"timeout">((resolve) => {
+    timer = setTimeout(() => resolve("timeout"), ms);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
+}
