@@ -19,8 +19,8 @@ import pg from "pg";
 import { DatabaseHealth, DatabaseUnavailableError, isConnectionError } from "./availability.js";
 import { ChangeFeed } from "./change-feed.js";
 import { type Checkpointer, checkpointInBackground } from "./checkpoints.js";
-import type { Database as Tables } from "./schema.js";
 import { yieldIfLoopHeld } from "./loop-yield.js";
+import type { Database as Tables } from "./schema.js";
 import { type DirectStatement, type QueryLogEvent, SqliteDirect } from "./sqlite-direct.js";
 import { batchingTransactions, sentWithCommit } from "./transaction-batching.js";
 
