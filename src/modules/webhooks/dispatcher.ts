@@ -5,9 +5,9 @@ import type { Logger } from "../../logger.js";
 import { webhookDeliveries, webhookDeliveryDuration, webhookQueueDepth } from "../../metrics/instruments.js";
 import { nowIso } from "../../shared/time.js";
 import type { AccessService } from "../access/access.service.js";
-import { type Permission, parsePermissions } from "../access/permissions.js";
 import type { Mailer } from "../accounts/mailer.js";
-import { mayReceive } from "./catalogue.js";
+import { type ClaimedUnit, claimDeliveries } from "./claim.repository.js";
+import { renderPayload } from "./payload.js";
 import type { ObjectRenderer } from "./render.js";
 import { send } from "./sender.js";
 import { signatureHeader } from "./signing.js";
@@ -16,6 +16,11 @@ import { type DeliveryRow, type EndpointRow, webhooksRepository as repo } from "
 /** How many requests one process sends at once, in all and to one endpoint. */
 const maxInFlight = 32;
 const maxInFlightPerEndpoint = 4;
+/**
+ * The most first attempts of one app + project claimed together and sent one after another: one
+ * claim per run instead of per delivery, and the next payload rendered while one is in flight.
+ */
+const runLength = 20;
 /** An endpoint failing this long without one success is disabled and its developer emailed. */
 const disableAfterMs = 3 * 24 * 60 * 60 * 1000;
 /** How often an idle dispatcher looks for work nobody told it about. */
@@ -34,8 +39,9 @@ export interface DispatcherDeps {
 
 /**
  * Sends the outbox's deliveries. Each round claims due deliveries in a short transaction (a lease
- * with a random token, `FOR UPDATE SKIP LOCKED` on PostgreSQL), sends them outside any transaction,
- * then records each result only if the lease is still this round's. A lease outlives the request
+ * with a random token, `FOR UPDATE SKIP LOCKED` on PostgreSQL): runs of one queue's first attempts
+ * and single retries (claim.repository.ts). It sends them outside any transaction, a run's one
+ * after another, then records each result only if the lease is still this round's. A lease outlives the request
  * timeout by a wide margin, so no other process takes a delivery over while it is being sent; a
  * process killed mid-send leaves a lease that expires, and another process (or the restarted one)
  * sends the delivery again with the same `webhook-id`.
@@ -126,47 +132,70 @@ export class WebhookDispatcher {
   private async claimAndSend(): Promise<void> {
     const free = maxInFlight - this.total;
     if (free <= 0) return;
-    const busy = [...this.inFlight].filter(([, n]) => n >= maxInFlightPerEndpoint).map(([app]) => app);
+    const room = new Map([...this.inFlight].map(([app, n]) => [app, maxInFlightPerEndpoint - n]));
     const now = new Date();
     const token = randomUUID();
-    const claimed = await repo.claim(this.deps.database.db, this.deps.database.engine, {
+    const units = await claimDeliveries(this.deps.database.db, this.deps.database.engine, {
       now: now.toISOString(),
       leaseUntil: new Date(now.getTime() + this.leaseMs).toISOString(),
       token,
       limit: free,
-      busy,
+      room,
+      perEndpoint: maxInFlightPerEndpoint,
+      runLength,
     });
-    const taken = new Map<string, number>();
-    for (const delivery of claimed) {
-      // A claim may hold more for one app than its share; the surplus waits for the lease to be
-      // given back, which happens at once (released below) rather than after it expires.
-      const n = (this.inFlight.get(delivery.app_id) ?? 0) + (taken.get(delivery.app_id) ?? 0);
-      if (n >= maxInFlightPerEndpoint) {
-        await this.release(delivery, token);
-        continue;
-      }
-      taken.set(delivery.app_id, (taken.get(delivery.app_id) ?? 0) + 1);
-      this.track(delivery, token);
-    }
-    if (claimed.length > 0) this.again = true;
+    for (const unit of units) this.track(unit, token, now.getTime());
+    if (units.length > 0) this.again = true;
   }
 
-  private track(delivery: DeliveryRow, token: string): void {
+  // A run counts as one request in flight: its deliveries go one after another.
+  private track(unit: ClaimedUnit, token: string, claimedAt: number): void {
+    const appId = unit[0]?.app_id ?? "";
     this.total++;
-    this.inFlight.set(delivery.app_id, (this.inFlight.get(delivery.app_id) ?? 0) + 1);
-    const work = this.deliver(delivery, token)
-      .catch((error) =>
-        this.deps.logger.error({ err: error, deliveryId: delivery.id }, "Webhook delivery failed"),
-      )
+    this.inFlight.set(appId, (this.inFlight.get(appId) ?? 0) + 1);
+    const work = this.sendRun(unit, token, claimedAt)
+      .catch((error) => this.deps.logger.error({ err: error }, "Webhook delivery failed"))
       .finally(() => {
         this.total--;
-        const left = (this.inFlight.get(delivery.app_id) ?? 1) - 1;
-        if (left > 0) this.inFlight.set(delivery.app_id, left);
-        else this.inFlight.delete(delivery.app_id);
+        const left = (this.inFlight.get(appId) ?? 1) - 1;
+        if (left > 0) this.inFlight.set(appId, left);
+        else this.inFlight.delete(appId);
         this.sending.delete(work);
         this.wake();
       });
     this.sending.add(work);
+  }
+
+  /**
+   * Sends a unit's deliveries in order, rendering the next one's payload while one is in flight, so
+   * rendering is off the serial path. A send starts only while a timeout's worth of lease is left
+   * after it (the lease must outlive every request, or another process could send it at the same
+   * time); past that, or when the dispatcher stops, the rest is given back untouched.
+   */
+  private async sendRun(unit: ClaimedUnit, token: string, claimedAt: number): Promise<void> {
+    const bodyOf = (delivery: DeliveryRow) => {
+      const body =
+        delivery.payload !== null ? Promise.resolve(delivery.payload) : renderPayload(this.deps, delivery);
+      body.catch(() => undefined); // awaited below; this only keeps an early failure from being unhandled
+      return body;
+    };
+    let ahead = unit[0] ? bodyOf(unit[0]) : undefined;
+    for (const [i, delivery] of unit.entries()) {
+      const body = ahead;
+      if (i > 0 && (this.stopped || Date.now() - claimedAt > this.deps.config.webhooks.timeoutMs)) {
+        await body?.catch(() => undefined);
+        for (const rest of unit.slice(i)) await this.release(rest, token);
+        return;
+      }
+      const following = unit[i + 1];
+      ahead = following ? bodyOf(following) : undefined;
+      try {
+        await this.attempt(delivery, token, await (body as Promise<string | undefined>));
+      } catch (error) {
+        // Its lease runs out and it is tried again then; the later ones do not wait for it.
+        this.deps.logger.error({ err: error, deliveryId: delivery.id }, "Webhook delivery failed");
+      }
+    }
   }
 
   /** Gives a claimed delivery back untouched (its attempt number is restored). */
@@ -179,15 +208,16 @@ export class WebhookDispatcher {
       .execute();
   }
 
-  private async deliver(delivery: DeliveryRow, token: string): Promise<void> {
+  /** One attempt of one delivery with its body (undefined: the app may no longer see the object). */
+  private async attempt(delivery: DeliveryRow, token: string, payload: string | undefined): Promise<void> {
     const { db } = this.deps.database;
+    // Read at send time, not with the body rendered ahead: a removal or disabling stops the send.
     const endpoint = await repo.findEndpoint(db, delivery.app_id);
     if (!endpoint)
       return repo.endUnsent(db, delivery.id, token, "CANCELLED", "The app's webhook endpoint was removed");
     // Kept as FAILED, so "Redeliver all failed" sends the backlog once the endpoint is enabled again.
     if (endpoint.disabled_at)
       return repo.endUnsent(db, delivery.id, token, "FAILED", "The endpoint is disabled");
-    const payload = delivery.payload ?? (await this.payloadOf(delivery, endpoint));
     if (payload === undefined) {
       webhookDeliveries.labels("cancelled").inc();
       return repo.endUnsent(
@@ -259,47 +289,6 @@ export class WebhookDispatcher {
       return;
     }
     await this.trackEndpointHealth(endpoint, ok);
-  }
-
-  /** The body of a delivery: its object rendered as the app sees it now, or undefined without access. */
-  private async payloadOf(delivery: DeliveryRow, endpoint: EndpointRow): Promise<string | undefined> {
-    const { db } = this.deps.database;
-    const app = await repo.findApp(db, delivery.app_id);
-    if (!app) return undefined;
-    const actor = {
-      kind: "app" as const,
-      appId: app.id,
-      homeProjectId: app.project_id,
-      permissions: parsePermissions(app.permissions),
-      appName: app.name,
-    };
-    let object: unknown;
-    if (delivery.object_typename === "AppLink") {
-      const link = await repo.findLink(db, delivery.object_id);
-      if (!link || link.app_id !== app.id) return undefined;
-      object = {
-        projectId: link.project_id,
-        permissions: parsePermissions(link.permissions),
-        authorizedAt: link.authorized_at,
-        revokedAt: link.revoked_at,
-      };
-    } else {
-      // Checked again at send time: a link revoked or narrowed after the commit stops the event.
-      const access = await this.deps.access.resolve(actor, delivery.project_id);
-      if (!access || !mayReceive(delivery.event_type, access.permissions as ReadonlySet<Permission>))
-        return undefined;
-      const fragments = JSON.parse(endpoint.fragments) as Record<string, string>;
-      const rendered = await this.deps.renderer.render(
-        actor,
-        delivery.object_typename,
-        delivery.object_id,
-        fragments[delivery.event_type],
-      );
-      object = rendered.ok ? rendered.object : { error: rendered.error };
-    }
-    const data: Record<string, unknown> = { projectId: delivery.project_id, object };
-    if (delivery.changed) data.changed = JSON.parse(delivery.changed);
-    return JSON.stringify({ type: delivery.event_type, timestamp: delivery.created_at, data });
   }
 
   /** Remembers when an endpoint started failing; disables it (and tells its developer) after 3 days. */

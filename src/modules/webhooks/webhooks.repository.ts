@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { type Db, type Engine, reusableQuery, type Tx } from "../../db/database.js";
+import { type Db, reusableQuery, type Tx } from "../../db/database.js";
 import type {
   DeliveryStatus,
   WebhookAttemptsTable,
@@ -123,59 +123,6 @@ export const webhooksRepository = {
 
   async insertDeliveries(trx: Tx, rows: Omit<DeliveryRow, "seq">[]): Promise<void> {
     if (rows.length > 0) await trx.insertInto("webhook_deliveries").values(rows).execute();
-  },
-
-  /**
-   * Claims up to `limit` due deliveries for one attempt each: they get `token` as their lease until
-   * `leaseUntil` and their attempt number. A delivery waits while an earlier delivery of the same
-   * app and project has never been tried or is being tried (first attempts go out in commit
-   * order); apps in `busy` are left alone (their endpoint is at its concurrency limit). On
-   * PostgreSQL `FOR UPDATE SKIP LOCKED` lets several processes claim at once without taking the
-   * same row; SQLite has one writer, so its transaction alone serializes the claims.
-   */
-  async claim(
-    db: Db,
-    engine: Engine,
-    claim: { now: string; leaseUntil: string; token: string; limit: number; busy: readonly string[] },
-  ): Promise<DeliveryRow[]> {
-    return db.transaction().execute(async (trx) => {
-      let due = trx
-        .selectFrom("webhook_deliveries as d")
-        .select("d.seq")
-        .where("d.status", "=", "PENDING")
-        .where("d.next_attempt_at", "<=", claim.now)
-        .where((eb) => eb.or([eb("d.locked_until", "is", null), eb("d.locked_until", "<", claim.now)]))
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom("webhook_deliveries as e")
-                .select("e.seq")
-                .whereRef("e.app_id", "=", "d.app_id")
-                .whereRef("e.project_id", "=", "d.project_id")
-                .where("e.status", "=", "PENDING")
-                .whereRef("e.seq", "<", "d.seq")
-                .where((eb) => eb.or([eb("e.attempts", "=", 0), eb("e.locked_until", ">=", claim.now)])),
-            ),
-          ),
-        )
-        .orderBy("d.seq")
-        .limit(claim.limit);
-      if (claim.busy.length > 0) due = due.where("d.app_id", "not in", claim.busy);
-      if (engine === "postgres") due = due.forUpdate("d").skipLocked();
-      const seqs = (await due.execute()).map((r) => r.seq);
-      if (seqs.length === 0) return [];
-      const claimed = await trx
-        .updateTable("webhook_deliveries")
-        .set((eb) => ({
-          lease_token: claim.token,
-          locked_until: claim.leaseUntil,
-          attempts: eb("attempts", "+", 1),
-        }))
-        .where("seq", "in", seqs)
-        .returningAll()
-        .execute();
-      return claimed.sort((a, b) => Number(a.seq) - Number(b.seq));
-    });
   },
 
   /**
