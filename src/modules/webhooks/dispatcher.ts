@@ -7,6 +7,7 @@ import { nowIso } from "../../shared/time.js";
 import type { AccessService } from "../access/access.service.js";
 import type { Mailer } from "../accounts/mailer.js";
 import { type ClaimedUnit, claimDeliveries } from "./claim.repository.js";
+import { queueKey } from "./outbox.js";
 import { renderPayload } from "./payload.js";
 import type { ObjectRenderer } from "./render.js";
 import { send } from "./sender.js";
@@ -48,6 +49,8 @@ export interface DispatcherDeps {
  */
 export class WebhookDispatcher {
   private readonly inFlight = new Map<string, number>();
+  /** The queues (queueKey) whose head a run of this process holds, with how many runs. */
+  private readonly held = new Map<string, number>();
   private total = 0;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
@@ -72,9 +75,15 @@ export class WebhookDispatcher {
     this.schedule();
   }
 
-  /** Looks for due deliveries now. */
-  wake(): void {
+  /**
+   * Looks for due deliveries now. `queues` (app + project keys, see queueKey) are what a local
+   * write just queued: when a run of this process holds every one of them, nothing there is
+   * claimable, and the run's end looks again, so the claim is skipped (in a burst, every check-in's
+   * commit would otherwise cost an empty claim).
+   */
+  wake(queues?: readonly string[]): void {
     if (this.stopped) return;
+    if (queues && queues.length > 0 && queues.every((queue) => this.held.has(queue))) return;
     if (this.running) {
       this.again = true;
       return;
@@ -150,16 +159,19 @@ export class WebhookDispatcher {
 
   // A run counts as one request in flight: its deliveries go one after another.
   private track(unit: ClaimedUnit, token: string, claimedAt: number): void {
-    const appId = unit[0]?.app_id ?? "";
+    const first = unit[0];
+    if (!first) return;
+    const appId = first.app_id;
+    const queue = queueKey(first.app_id, first.project_id);
     this.total++;
     this.inFlight.set(appId, (this.inFlight.get(appId) ?? 0) + 1);
+    this.held.set(queue, (this.held.get(queue) ?? 0) + 1);
     const work = this.sendRun(unit, token, claimedAt)
       .catch((error) => this.deps.logger.error({ err: error }, "Webhook delivery failed"))
       .finally(() => {
         this.total--;
-        const left = (this.inFlight.get(appId) ?? 1) - 1;
-        if (left > 0) this.inFlight.set(appId, left);
-        else this.inFlight.delete(appId);
+        decrement(this.inFlight, appId);
+        decrement(this.held, queue);
         this.sending.delete(work);
         this.wake();
       });
@@ -167,8 +179,9 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Sends a unit's deliveries in order, rendering the next one's payload while one is in flight, so
-   * rendering is off the serial path. A send starts only while a timeout's worth of lease is left
+   * Sends a unit's deliveries in order. The next one's payload is rendered while one is in flight,
+   * and each result is recorded while the next is sent (results in order, one after another), so
+   * neither is on the serial path. A send starts only while a timeout's worth of lease is left
    * after it (the lease must outlive every request, or another process could send it at the same
    * time); past that, or when the dispatcher stops, the rest is given back untouched.
    */
@@ -179,22 +192,32 @@ export class WebhookDispatcher {
       body.catch(() => undefined); // awaited below; this only keeps an early failure from being unhandled
       return body;
     };
+    let recorded = Promise.resolve();
     let ahead = unit[0] ? bodyOf(unit[0]) : undefined;
-    for (const [i, delivery] of unit.entries()) {
-      const body = ahead;
-      if (i > 0 && (this.stopped || Date.now() - claimedAt > this.deps.config.webhooks.timeoutMs)) {
-        await body?.catch(() => undefined);
-        for (const rest of unit.slice(i)) await this.release(rest, token);
-        return;
+    try {
+      for (const [i, delivery] of unit.entries()) {
+        const body = ahead;
+        if (i > 0 && (this.stopped || Date.now() - claimedAt > this.deps.config.webhooks.timeoutMs)) {
+          await body?.catch(() => undefined);
+          for (const rest of unit.slice(i)) await this.release(rest, token);
+          return;
+        }
+        const following = unit[i + 1];
+        ahead = following ? bodyOf(following) : undefined;
+        try {
+          const record = await this.attempt(delivery, token, await (body as Promise<string | undefined>));
+          recorded = recorded
+            .then(record)
+            .catch((error) =>
+              this.deps.logger.error({ err: error, deliveryId: delivery.id }, "Webhook result not recorded"),
+            );
+        } catch (error) {
+          // Its lease runs out and it is tried again then; the later ones do not wait for it.
+          this.deps.logger.error({ err: error, deliveryId: delivery.id }, "Webhook delivery failed");
+        }
       }
-      const following = unit[i + 1];
-      ahead = following ? bodyOf(following) : undefined;
-      try {
-        await this.attempt(delivery, token, await (body as Promise<string | undefined>));
-      } catch (error) {
-        // Its lease runs out and it is tried again then; the later ones do not wait for it.
-        this.deps.logger.error({ err: error, deliveryId: delivery.id }, "Webhook delivery failed");
-      }
+    } finally {
+      await recorded;
     }
   }
 
@@ -208,25 +231,34 @@ export class WebhookDispatcher {
       .execute();
   }
 
-  /** One attempt of one delivery with its body (undefined: the app may no longer see the object). */
-  private async attempt(delivery: DeliveryRow, token: string, payload: string | undefined): Promise<void> {
+  /**
+   * One attempt of one delivery with its body (undefined: the app may no longer see the object).
+   * Resolves once the request has its answer, with what records the result.
+   */
+  private async attempt(
+    delivery: DeliveryRow,
+    token: string,
+    payload: string | undefined,
+  ): Promise<() => Promise<void>> {
     const { db } = this.deps.database;
     // Read at send time, not with the body rendered ahead: a removal or disabling stops the send.
     const endpoint = await repo.findEndpoint(db, delivery.app_id);
     if (!endpoint)
-      return repo.endUnsent(db, delivery.id, token, "CANCELLED", "The app's webhook endpoint was removed");
+      return () =>
+        repo.endUnsent(db, delivery.id, token, "CANCELLED", "The app's webhook endpoint was removed");
     // Kept as FAILED, so "Redeliver all failed" sends the backlog once the endpoint is enabled again.
     if (endpoint.disabled_at)
-      return repo.endUnsent(db, delivery.id, token, "FAILED", "The endpoint is disabled");
+      return () => repo.endUnsent(db, delivery.id, token, "FAILED", "The endpoint is disabled");
     if (payload === undefined) {
       webhookDeliveries.labels("cancelled").inc();
-      return repo.endUnsent(
-        db,
-        delivery.id,
-        token,
-        "CANCELLED",
-        "The app no longer has access to this project's events",
-      );
+      return () =>
+        repo.endUnsent(
+          db,
+          delivery.id,
+          token,
+          "CANCELLED",
+          "The app no longer has access to this project's events",
+        );
     }
     const url = new URL(endpoint.url);
     const timestamp = Math.floor(Date.now() / 1000);
@@ -254,41 +286,47 @@ export class WebhookDispatcher {
     webhookDeliveryDuration.observe(outcome.durationMs / 1000);
     const delaySeconds = delays[delivery.attempts - 1] ?? 0;
     // ±20 % jitter spreads the retries of many deliveries that failed together.
+    const deliveredAt = ok ? nowIso() : null;
     const nextAttemptAt = new Date(
       Date.now() + delaySeconds * 1000 * (0.8 + Math.random() * 0.4),
     ).toISOString();
-    const recorded = await retrying(() =>
-      repo.finishAttempt(
-        db,
-        delivery.id,
-        token,
-        {
-          status,
-          payload,
-          response_status: outcome.status ?? null,
-          last_error: outcome.error ?? (ok ? null : `HTTP ${outcome.status}`),
-          delivered_at: ok ? nowIso() : null,
-          next_attempt_at: ok || finalFailure ? delivery.next_attempt_at : nextAttemptAt,
-        },
-        {
-          id: randomUUID(),
-          delivery_id: delivery.id,
-          attempt: delivery.attempts,
-          url: endpoint.url,
-          request_headers: JSON.stringify(headers),
-          started_at: startedAt,
-          duration_ms: outcome.durationMs,
-          response_status: outcome.status ?? null,
-          response_body: outcome.body ?? null,
-          error: outcome.error ?? null,
-        },
-      ),
-    );
-    if (!recorded) {
-      this.deps.logger.warn({ deliveryId: delivery.id }, "Webhook lease lost before its result was recorded");
-      return;
-    }
-    await this.trackEndpointHealth(endpoint, ok);
+    return async () => {
+      const recorded = await retrying(() =>
+        repo.finishAttempt(
+          db,
+          delivery.id,
+          token,
+          {
+            status,
+            payload,
+            response_status: outcome.status ?? null,
+            last_error: outcome.error ?? (ok ? null : `HTTP ${outcome.status}`),
+            delivered_at: deliveredAt,
+            next_attempt_at: ok || finalFailure ? delivery.next_attempt_at : nextAttemptAt,
+          },
+          {
+            id: randomUUID(),
+            delivery_id: delivery.id,
+            attempt: delivery.attempts,
+            url: endpoint.url,
+            request_headers: JSON.stringify(headers),
+            started_at: startedAt,
+            duration_ms: outcome.durationMs,
+            response_status: outcome.status ?? null,
+            response_body: outcome.body ?? null,
+            error: outcome.error ?? null,
+          },
+        ),
+      );
+      if (!recorded) {
+        this.deps.logger.warn(
+          { deliveryId: delivery.id },
+          "Webhook lease lost before its result was recorded",
+        );
+        return;
+      }
+      await this.trackEndpointHealth(endpoint, ok);
+    };
   }
 
   /** Remembers when an endpoint started failing; disables it (and tells its developer) after 3 days. */
@@ -336,4 +374,10 @@ async function retrying<T>(work: () => Promise<T>): Promise<T> {
       await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
     }
   }
+}
+
+function decrement(counts: Map<string, number>, key: string): void {
+  const left = (counts.get(key) ?? 1) - 1;
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
 }
