@@ -12,7 +12,12 @@ import { renderPayload } from "./payload.js";
 import type { ObjectRenderer } from "./render.js";
 import { send } from "./sender.js";
 import { signatureHeader } from "./signing.js";
-import { type DeliveryRow, type EndpointRow, webhooksRepository as repo } from "./webhooks.repository.js";
+import {
+  type AttemptResult,
+  type DeliveryRow,
+  type EndpointRow,
+  webhooksRepository as repo,
+} from "./webhooks.repository.js";
 
 /** How many requests one process sends at once, in all and to one endpoint. */
 const maxInFlight = 32;
@@ -192,7 +197,13 @@ export class WebhookDispatcher {
       body.catch(() => undefined); // awaited below; this only keeps an early failure from being unhandled
       return body;
     };
-    let recorded = Promise.resolve();
+    // Results wait here while one transaction writes those before them: in a burst a run's results
+    // share commits instead of each taking its own.
+    const waiting: Outcome[] = [];
+    let writing: Promise<void> | undefined;
+    const write = async () => {
+      while (waiting.length > 0) await this.record(waiting.splice(0), token);
+    };
     let ahead = unit[0] ? bodyOf(unit[0]) : undefined;
     try {
       for (const [i, delivery] of unit.entries()) {
@@ -205,19 +216,49 @@ export class WebhookDispatcher {
         const following = unit[i + 1];
         ahead = following ? bodyOf(following) : undefined;
         try {
-          const record = await this.attempt(delivery, token, await (body as Promise<string | undefined>));
-          recorded = recorded
-            .then(record)
-            .catch((error) =>
-              this.deps.logger.error({ err: error, deliveryId: delivery.id }, "Webhook result not recorded"),
-            );
+          waiting.push(await this.attempt(delivery, await (body as Promise<string | undefined>)));
+          writing ??= write().finally(() => {
+            writing = undefined;
+          });
         } catch (error) {
           // Its lease runs out and it is tried again then; the later ones do not wait for it.
           this.deps.logger.error({ err: error, deliveryId: delivery.id }, "Webhook delivery failed");
         }
       }
     } finally {
-      await recorded;
+      await writing;
+      await write();
+    }
+  }
+
+  /** Writes results in order; a result not written keeps its lease, and the delivery goes again after it. */
+  private async record(outcomes: Outcome[], token: string): Promise<void> {
+    let recorded: Set<string>;
+    try {
+      // The endpoint's health is what its latest answer says.
+      const latest = outcomes.findLast((o) => o.health)?.health;
+      const health = latest && { appId: latest.endpoint.app_id, ok: latest.ok, at: nowIso() };
+      recorded = await retrying(() =>
+        repo.finishAttempts(
+          this.deps.database.db,
+          token,
+          outcomes.map((o) => o.result),
+          health,
+        ),
+      );
+    } catch (error) {
+      this.deps.logger.error({ err: error }, "Webhook results not recorded");
+      return;
+    }
+    for (const { result, health } of outcomes) {
+      if (!recorded.has(result.deliveryId)) {
+        this.deps.logger.warn(
+          { deliveryId: result.deliveryId },
+          "Webhook lease lost before its result was recorded",
+        );
+        continue;
+      }
+      if (health && !health.ok) await this.disableIfFailing(health.endpoint);
     }
   }
 
@@ -233,32 +274,21 @@ export class WebhookDispatcher {
 
   /**
    * One attempt of one delivery with its body (undefined: the app may no longer see the object).
-   * Resolves once the request has its answer, with what records the result.
+   * Resolves once the request has its answer, with the result to record.
    */
-  private async attempt(
-    delivery: DeliveryRow,
-    token: string,
-    payload: string | undefined,
-  ): Promise<() => Promise<void>> {
+  private async attempt(delivery: DeliveryRow, payload: string | undefined): Promise<Outcome> {
     const { db } = this.deps.database;
     // Read at send time, not with the body rendered ahead: a removal or disabling stops the send.
     const endpoint = await repo.findEndpoint(db, delivery.app_id);
-    if (!endpoint)
-      return () =>
-        repo.endUnsent(db, delivery.id, token, "CANCELLED", "The app's webhook endpoint was removed");
+    const unsent = (status: "CANCELLED" | "FAILED", reason: string): Outcome => ({
+      result: { deliveryId: delivery.id, patch: { status, last_error: reason } },
+    });
+    if (!endpoint) return unsent("CANCELLED", "The app's webhook endpoint was removed");
     // Kept as FAILED, so "Redeliver all failed" sends the backlog once the endpoint is enabled again.
-    if (endpoint.disabled_at)
-      return () => repo.endUnsent(db, delivery.id, token, "FAILED", "The endpoint is disabled");
+    if (endpoint.disabled_at) return unsent("FAILED", "The endpoint is disabled");
     if (payload === undefined) {
       webhookDeliveries.labels("cancelled").inc();
-      return () =>
-        repo.endUnsent(
-          db,
-          delivery.id,
-          token,
-          "CANCELLED",
-          "The app no longer has access to this project's events",
-        );
+      return unsent("CANCELLED", "The app no longer has access to this project's events");
     }
     const url = new URL(endpoint.url);
     const timestamp = Math.floor(Date.now() / 1000);
@@ -290,62 +320,49 @@ export class WebhookDispatcher {
     const nextAttemptAt = new Date(
       Date.now() + delaySeconds * 1000 * (0.8 + Math.random() * 0.4),
     ).toISOString();
-    return async () => {
-      const recorded = await retrying(() =>
-        repo.finishAttempt(
-          db,
-          delivery.id,
-          token,
-          {
-            status,
-            payload,
-            response_status: outcome.status ?? null,
-            last_error: outcome.error ?? (ok ? null : `HTTP ${outcome.status}`),
-            delivered_at: deliveredAt,
-            next_attempt_at: ok || finalFailure ? delivery.next_attempt_at : nextAttemptAt,
-          },
-          {
-            id: randomUUID(),
-            delivery_id: delivery.id,
-            attempt: delivery.attempts,
-            url: endpoint.url,
-            request_headers: JSON.stringify(headers),
-            started_at: startedAt,
-            duration_ms: outcome.durationMs,
-            response_status: outcome.status ?? null,
-            response_body: outcome.body ?? null,
-            error: outcome.error ?? null,
-          },
-        ),
-      );
-      if (!recorded) {
-        this.deps.logger.warn(
-          { deliveryId: delivery.id },
-          "Webhook lease lost before its result was recorded",
-        );
-        return;
-      }
-      await this.trackEndpointHealth(endpoint, ok);
+    return {
+      result: {
+        deliveryId: delivery.id,
+        patch: {
+          status,
+          payload,
+          response_status: outcome.status ?? null,
+          last_error: outcome.error ?? (ok ? null : `HTTP ${outcome.status}`),
+          delivered_at: deliveredAt,
+          next_attempt_at: ok || finalFailure ? delivery.next_attempt_at : nextAttemptAt,
+        },
+        attempt: {
+          id: randomUUID(),
+          delivery_id: delivery.id,
+          attempt: delivery.attempts,
+          url: endpoint.url,
+          request_headers: JSON.stringify(headers),
+          started_at: startedAt,
+          duration_ms: outcome.durationMs,
+          response_status: outcome.status ?? null,
+          response_body: outcome.body ?? null,
+          error: outcome.error ?? null,
+        },
+      },
+      health: { endpoint, ok },
     };
   }
 
-  /** Remembers when an endpoint started failing; disables it (and tells its developer) after 3 days. */
-  private async trackEndpointHealth(endpoint: EndpointRow, ok: boolean): Promise<void> {
+  /**
+   * Disables an endpoint failing for 3 days (and tells its developer). `failing_since` itself is
+   * kept with the results (finishAttempts); the row read before the send may be a result or two
+   * behind, so it only says whether to look, and the update checks the stored value.
+   */
+  private async disableIfFailing(endpoint: EndpointRow): Promise<void> {
     const { db } = this.deps.database;
-    if (ok) {
-      if (endpoint.failing_since) await repo.updateEndpoint(db, endpoint.app_id, { failing_since: null });
-      return;
-    }
-    if (!endpoint.failing_since) {
-      await repo.updateEndpoint(db, endpoint.app_id, { failing_since: nowIso() });
-      return;
-    }
-    if (Date.now() - Date.parse(endpoint.failing_since) < disableAfterMs) return;
+    const cutoff = new Date(Date.now() - disableAfterMs).toISOString();
+    if (!endpoint.failing_since || endpoint.failing_since >= cutoff) return;
     const disabled = await db
       .updateTable("webhook_endpoints")
       .set({ disabled_at: nowIso() })
       .where("app_id", "=", endpoint.app_id)
       .where("disabled_at", "is", null)
+      .where("failing_since", "<", cutoff)
       .executeTakeFirst();
     // Only the process that disabled it sends the email.
     if (Number(disabled.numUpdatedRows) === 0) return;
@@ -374,6 +391,12 @@ async function retrying<T>(work: () => Promise<T>): Promise<T> {
       await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
     }
   }
+}
+
+/** An attempt's result, and what it says of its endpoint's health when a request was sent. */
+interface Outcome {
+  result: AttemptResult;
+  health?: { endpoint: EndpointRow; ok: boolean };
 }
 
 function decrement(counts: Map<string, number>, key: string): void {

@@ -59,7 +59,7 @@ for (const engine of testEngines()) {
             .orderBy("seq")
             .execute()
         ).map((row) => row.id);
-      return { receiver, register, committed };
+      return { receiver, register, committed, appId: app.id };
     }
 
     /** Each webhook-id in the order of its first request. */
@@ -90,6 +90,25 @@ for (const engine of testEngines()) {
         [...order, order[0]],
         "the retry goes out after the five later events",
       );
+      await receiver.close();
+    });
+
+    test("a success after a failure in the same run clears failing_since (results are written batched)", async () => {
+      const { receiver, register, appId } = await subscribed();
+      receiver.answer = (n) => (n === 2 ? 500 : 204);
+      await register(6, 6);
+      await receiver.waitFor(7, { timeoutMs: 10_000 });
+      const failingSince = async () =>
+        (
+          await server.database.db
+            .selectFrom("webhook_endpoints")
+            .select("failing_since")
+            .where("app_id", "=", appId)
+            .executeTakeFirstOrThrow()
+        ).failing_since;
+      for (let i = 0; i < 100 && (await failingSince()) !== null; i++)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(await failingSince(), null);
       await receiver.close();
     });
 

@@ -11,6 +11,13 @@ export type EndpointRow = WebhookEndpointsTable;
 export type DeliveryRow = Omit<WebhookDeliveriesTable, "seq"> & { seq: number | string };
 export type AttemptRow = WebhookAttemptsTable;
 
+/** What one attempt came to: the delivery's new state, and the request's log row if one was sent. */
+export interface AttemptResult {
+  deliveryId: string;
+  patch: Partial<DeliveryRow>;
+  attempt?: AttemptRow;
+}
+
 /** An app that may hear of a project's events, with what it was granted there. */
 export interface SubscriberRow {
   app_id: string;
@@ -77,10 +84,6 @@ export const webhooksRepository = {
       .execute();
   },
 
-  async updateEndpoint(db: Db, appId: string, patch: Partial<EndpointRow>): Promise<void> {
-    await db.updateTable("webhook_endpoints").set(patch).where("app_id", "=", appId).execute();
-  },
-
   async deleteEndpoint(db: Db, appId: string): Promise<void> {
     await db.deleteFrom("webhook_endpoints").where("app_id", "=", appId).execute();
   },
@@ -126,43 +129,40 @@ export const webhooksRepository = {
   },
 
   /**
-   * Records an attempt's result if the lease is still ours (no other process took the delivery
-   * over); answers false otherwise, and then nothing was written.
+   * Records the results of a run's attempts in one transaction (one commit, one WAL flush), each
+   * only if its lease is still ours (no other process took the delivery over), with its attempt
+   * row when a request was sent; answers the ids recorded. The lease is cleared with the result.
+   * `health` is the endpoint's latest answer: a success clears `failing_since`, a failure sets it
+   * unless it is set (so it keeps when the failures began), both decided on the stored value.
    */
-  async finishAttempt(
+  async finishAttempts(
     db: Db,
-    deliveryId: string,
     token: string,
-    patch: Partial<DeliveryRow>,
-    attempt: AttemptRow,
-  ): Promise<boolean> {
+    results: readonly AttemptResult[],
+    health: { appId: string; ok: boolean; at: string } | undefined,
+  ): Promise<Set<string>> {
     return db.transaction().execute(async (trx) => {
-      const result = await trx
-        .updateTable("webhook_deliveries")
-        .set({ ...patch, lease_token: null, locked_until: null })
-        .where("id", "=", deliveryId)
-        .where("lease_token", "=", token)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 0) return false;
-      await trx.insertInto("webhook_attempts").values(attempt).execute();
-      return true;
+      if (health)
+        await trx
+          .updateTable("webhook_endpoints")
+          .set({ failing_since: health.ok ? null : health.at })
+          .where("app_id", "=", health.appId)
+          .where("failing_since", health.ok ? "is not" : "is", null)
+          .execute();
+      const recorded = new Set<string>();
+      for (const result of results) {
+        const updated = await trx
+          .updateTable("webhook_deliveries")
+          .set({ ...result.patch, lease_token: null, locked_until: null })
+          .where("id", "=", result.deliveryId)
+          .where("lease_token", "=", token)
+          .executeTakeFirst();
+        if (Number(updated.numUpdatedRows) === 0) continue;
+        if (result.attempt) await trx.insertInto("webhook_attempts").values(result.attempt).execute();
+        recorded.add(result.deliveryId);
+      }
+      return recorded;
     });
-  },
-
-  /** Ends a delivery without sending it (CANCELLED: access lost; FAILED: endpoint disabled), under the lease. */
-  async endUnsent(
-    db: Db,
-    deliveryId: string,
-    token: string,
-    status: "CANCELLED" | "FAILED",
-    reason: string,
-  ): Promise<void> {
-    await db
-      .updateTable("webhook_deliveries")
-      .set({ status, last_error: reason, lease_token: null, locked_until: null })
-      .where("id", "=", deliveryId)
-      .where("lease_token", "=", token)
-      .execute();
   },
 
   /** The delivery log of an app, newest first, after the cursor `beforeSeq`. */
