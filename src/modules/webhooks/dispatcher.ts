@@ -27,6 +27,8 @@ const maxInFlightPerEndpoint = 4;
  * claim per run instead of per delivery, and the next payload rendered while one is in flight.
  */
 const runLength = 20;
+/** How many deliveries of a run are read and rendered ahead of the one being sent. */
+const prepareAhead = 3;
 /** An endpoint failing this long without one success is disabled and its developer emailed. */
 const disableAfterMs = 3 * 24 * 60 * 60 * 1000;
 /** How often an idle dispatcher looks for work nobody told it about. */
@@ -191,11 +193,16 @@ export class WebhookDispatcher {
    * time); past that, or when the dispatcher stops, the rest is given back untouched.
    */
   private async sendRun(unit: ClaimedUnit, token: string, claimedAt: number): Promise<void> {
-    const bodyOf = (delivery: DeliveryRow) => {
-      const body =
-        delivery.payload !== null ? Promise.resolve(delivery.payload) : renderPayload(this.deps, delivery);
-      body.catch(() => undefined); // awaited below; this only keeps an early failure from being unhandled
-      return body;
+    // Up to `prepareAhead` deliveries are read and rendered while earlier ones are in flight.
+    const prepared = new Map<number, Promise<Prepared>>();
+    const prepareFrom = (from: number) => {
+      for (let j = from; j < Math.min(unit.length, from + prepareAhead); j++) {
+        const delivery = unit[j];
+        if (prepared.has(j) || !delivery) continue;
+        const preparing = this.prepare(delivery);
+        preparing.catch(() => undefined); // awaited below; this only keeps an early failure from being unhandled
+        prepared.set(j, preparing);
+      }
     };
     // Results wait here while one transaction writes those before them: in a burst a run's results
     // share commits instead of each taking its own.
@@ -204,19 +211,18 @@ export class WebhookDispatcher {
     const write = async () => {
       while (waiting.length > 0) await this.record(waiting.splice(0), token);
     };
-    let ahead = unit[0] ? bodyOf(unit[0]) : undefined;
     try {
       for (const [i, delivery] of unit.entries()) {
-        const body = ahead;
         if (i > 0 && (this.stopped || Date.now() - claimedAt > this.deps.config.webhooks.timeoutMs)) {
-          await body?.catch(() => undefined);
+          await Promise.allSettled(prepared.values());
           for (const rest of unit.slice(i)) await this.release(rest, token);
           return;
         }
-        const following = unit[i + 1];
-        ahead = following ? bodyOf(following) : undefined;
+        prepareFrom(i);
+        const preparing = prepared.get(i) as Promise<Prepared>;
+        prepared.delete(i);
         try {
-          waiting.push(await this.attempt(delivery, await (body as Promise<string | undefined>)));
+          waiting.push(await this.attempt(delivery, await preparing));
           writing ??= write().finally(() => {
             writing = undefined;
           });
@@ -273,13 +279,19 @@ export class WebhookDispatcher {
   }
 
   /**
-   * One attempt of one delivery with its body (undefined: the app may no longer see the object).
-   * Resolves once the request has its answer, with the result to record.
+   * A delivery's endpoint and body (stored at its first attempt, or rendered now as the app;
+   * undefined when the app may no longer see the object). Read shortly before the send, as before
+   * runs: a removal or disabling since stops it.
    */
-  private async attempt(delivery: DeliveryRow, payload: string | undefined): Promise<Outcome> {
-    const { db } = this.deps.database;
-    // Read at send time, not with the body rendered ahead: a removal or disabling stops the send.
-    const endpoint = await repo.findEndpoint(db, delivery.app_id);
+  private async prepare(delivery: DeliveryRow): Promise<Prepared> {
+    const endpoint = await repo.findEndpoint(this.deps.database.db, delivery.app_id);
+    if (!endpoint || endpoint.disabled_at || delivery.payload !== null)
+      return { endpoint, payload: delivery.payload ?? undefined };
+    return { endpoint, payload: await renderPayload(this.deps, delivery, endpoint) };
+  }
+
+  /** One attempt of one delivery; resolves once the request has its answer, with the result to record. */
+  private async attempt(delivery: DeliveryRow, { endpoint, payload }: Prepared): Promise<Outcome> {
     const unsent = (status: "CANCELLED" | "FAILED", reason: string): Outcome => ({
       result: { deliveryId: delivery.id, patch: { status, last_error: reason } },
     });
@@ -391,6 +403,12 @@ async function retrying<T>(work: () => Promise<T>): Promise<T> {
       await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
     }
   }
+}
+
+/** What an attempt needs, read and rendered ahead of it. */
+interface Prepared {
+  endpoint: EndpointRow | undefined;
+  payload: string | undefined;
 }
 
 /** An attempt's result, and what it says of its endpoint's health when a request was sent. */

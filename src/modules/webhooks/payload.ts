@@ -3,7 +3,7 @@ import type { AccessService } from "../access/access.service.js";
 import { type Permission, parsePermissions } from "../access/permissions.js";
 import { mayReceive } from "./catalogue.js";
 import type { ObjectRenderer } from "./render.js";
-import { type DeliveryRow, webhooksRepository as repo } from "./webhooks.repository.js";
+import { type DeliveryRow, type EndpointRow, webhooksRepository as repo } from "./webhooks.repository.js";
 
 /** What rendering a payload needs. */
 export interface PayloadDeps {
@@ -14,16 +14,17 @@ export interface PayloadDeps {
 
 /**
  * The body of a delivery: its object rendered as the app sees it now (its fragment, its link's
- * permissions), or undefined when the app may no longer see it or has no endpoint. Called for a
- * delivery's first attempt; the body is then stored, so every retry sends the same bytes.
+ * permissions, the endpoint's fragment), or undefined when the app may no longer see it. Called for
+ * a delivery's first attempt; the body is then stored, so every retry sends the same bytes.
  */
-export async function renderPayload(deps: PayloadDeps, delivery: DeliveryRow): Promise<string | undefined> {
+export async function renderPayload(
+  deps: PayloadDeps,
+  delivery: DeliveryRow,
+  endpoint: EndpointRow,
+): Promise<string | undefined> {
   const { db } = deps.database;
-  const [app, endpoint] = await Promise.all([
-    repo.findApp(db, delivery.app_id),
-    repo.findEndpoint(db, delivery.app_id),
-  ]);
-  if (!app || !endpoint) return undefined;
+  const app = await repo.findApp(db, delivery.app_id);
+  if (!app) return undefined;
   const actor = {
     kind: "app" as const,
     appId: app.id,
