@@ -7,6 +7,7 @@ import { nowIso } from "../../shared/time.js";
 import type { AccessService } from "../access/access.service.js";
 import type { Mailer } from "../accounts/mailer.js";
 import { type ClaimedUnit, claimDeliveries } from "./claim.repository.js";
+import { disableIfFailing } from "./endpoint-health.js";
 import { queueKey } from "./outbox.js";
 import { renderPayload } from "./payload.js";
 import type { ObjectRenderer } from "./render.js";
@@ -29,8 +30,6 @@ const maxInFlightPerEndpoint = 4;
 const runLength = 20;
 /** How many deliveries of a run are read and rendered ahead of the one being sent. */
 const prepareAhead = 3;
-/** An endpoint failing this long without one success is disabled and its developer emailed. */
-const disableAfterMs = 3 * 24 * 60 * 60 * 1000;
 /** How often an idle dispatcher looks for work nobody told it about. */
 const idlePollMs = 5_000;
 /** The delivery log keeps 30 days. */
@@ -264,7 +263,7 @@ export class WebhookDispatcher {
         );
         continue;
       }
-      if (health && !health.ok) await this.disableIfFailing(health.endpoint);
+      if (health && !health.ok) await disableIfFailing(this.deps, health.endpoint);
     }
   }
 
@@ -358,38 +357,6 @@ export class WebhookDispatcher {
       },
       health: { endpoint, ok },
     };
-  }
-
-  /**
-   * Disables an endpoint failing for 3 days (and tells its developer). `failing_since` itself is
-   * kept with the results (finishAttempts); the row read before the send may be a result or two
-   * behind, so it only says whether to look, and the update checks the stored value.
-   */
-  private async disableIfFailing(endpoint: EndpointRow): Promise<void> {
-    const { db } = this.deps.database;
-    const cutoff = new Date(Date.now() - disableAfterMs).toISOString();
-    if (!endpoint.failing_since || endpoint.failing_since >= cutoff) return;
-    const disabled = await db
-      .updateTable("webhook_endpoints")
-      .set({ disabled_at: nowIso() })
-      .where("app_id", "=", endpoint.app_id)
-      .where("disabled_at", "is", null)
-      .where("failing_since", "<", cutoff)
-      .executeTakeFirst();
-    // Only the process that disabled it sends the email.
-    if (Number(disabled.numUpdatedRows) === 0) return;
-    const developer = await repo.developerEmails(db, endpoint.app_id);
-    const link = `${this.deps.config.baseUrl}/apps/${endpoint.app_id}/webhooks`;
-    for (const to of developer.emails) {
-      await this.deps.mailer
-        .send({
-          to,
-          subject: `Webhooks of ${developer.name} were disabled`,
-          text: `Every delivery to ${endpoint.url} has failed since ${endpoint.failing_since}, so Eventgraph stopped sending to it. Nothing was lost: fix the endpoint, save it again on the app's Webhooks tab and redeliver the failed events.\n\n${link}`,
-          link,
-        })
-        .catch((error) => this.deps.logger.error({ err: error }, "Could not email the developer"));
-    }
   }
 }
 
