@@ -3,6 +3,7 @@ import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import pg from "pg";
 import { loadConfig } from "../src/config.js";
 import { openDatabase } from "../src/db/database.js";
 import { migrateToLatest } from "../src/db/migrate.js";
@@ -14,18 +15,35 @@ import { startEventgraph } from "./processes.js";
 
 /**
  * `npm run bench -- --webhooks`: 1,000 check-ins through the API with no subscriber, then 1,000 with
- * a local receiver subscribed to `checkin.created`, on SQLite. Reports the API's check-in throughput
+ * a local receiver subscribed to `checkin.created`, on SQLite, or on a new PostgreSQL database
+ * (dropped at the end) of the server a second argument names. Reports the API's check-in throughput
  * both ways, events delivered per second and the time from commit (the event's timestamp, taken in
- * the write's transaction) to receipt. Writes bench/results/webhooks.json.
+ * the write's transaction) to receipt. Writes bench/results/webhooks.json (webhooks-postgres.json).
  */
 
-// `node dist/bench/webhooks.js 100` for a quick try.
+// `node dist/bench/webhooks.js 100` for a quick try;
+// `node dist/bench/webhooks.js 300 postgres://postgres@127.0.0.1:5432/postgres` on PostgreSQL.
 const checkIns = Number(process.argv[2] ?? 1000);
+const postgresServer = process.argv[3];
 const concurrency = 20;
 const checkIn = `mutation($input: CheckInAttendeeInput!) { checkInAttendee(input: $input) { userErrors { message } } }`;
 
 const directory = mkdtempSync(join(tmpdir(), "eventgraph-bench-webhooks-"));
-const databaseUrl = `sqlite:${join(directory, "db.sqlite")}`;
+const postgresName = `eventgraph_bench_webhooks_${process.pid}`;
+/** Runs one statement on the PostgreSQL server's own database (creating or dropping the bench's). */
+async function onPostgresServer(statement: string): Promise<void> {
+  const admin = new pg.Client({ connectionString: postgresServer });
+  await admin.connect();
+  await admin.query(statement);
+  await admin.end();
+}
+let databaseUrl = `sqlite:${join(directory, "db.sqlite")}`;
+if (postgresServer) {
+  await onPostgresServer(`create database "${postgresName}"`);
+  const url = new URL(postgresServer);
+  url.pathname = `/${postgresName}`;
+  databaseUrl = url.toString();
+}
 const env = { DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", LOG_LEVEL: "warn" };
 
 async function withServices<T>(
@@ -131,6 +149,7 @@ try {
   const lags = receipts.map((r) => r.receivedAt - r.committedAt).sort((a, b) => a - b);
   const p = (q: number) => lags[Math.min(lags.length - 1, Math.floor(q * lags.length))] ?? Number.NaN;
   const result = {
+    engine: postgresServer ? "postgres" : "sqlite",
     checkIns,
     concurrency,
     delivered: receipts.length,
@@ -140,10 +159,12 @@ try {
     throughputChange: `${Math.round((withSubscription / without - 1) * 1000) / 10} %`,
   };
   mkdirSync(join("bench", "results"), { recursive: true });
-  writeFileSync(join("bench", "results", "webhooks.json"), `${JSON.stringify(result, null, 2)}\n`);
+  const file = postgresServer ? "webhooks-postgres.json" : "webhooks.json";
+  writeFileSync(join("bench", "results", file), `${JSON.stringify(result, null, 2)}\n`);
   console.log(JSON.stringify(result, null, 2));
 } finally {
   await server.stop();
   receiver.close();
   rmSync(directory, { recursive: true, force: true });
+  if (postgresServer) await onPostgresServer(`drop database if exists "${postgresName}" with (force)`);
 }

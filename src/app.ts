@@ -132,7 +132,7 @@ function startWebhooks(app: FastifyInstance, services: Services, apiSchema: Grap
     mailer: services.mailer,
     renderer,
   });
-  const unsubscribe = services.webhooks.onQueued(() => dispatcher.wake());
+  const unsubscribe = services.webhooks.onQueued((queues) => dispatcher.wake(queues));
   app.addHook("onReady", async () => dispatcher.start());
   app.addHook("preClose", async () => {
     unsubscribe();

@@ -5,19 +5,31 @@ import type { Logger } from "../../logger.js";
 import { webhookDeliveries, webhookDeliveryDuration, webhookQueueDepth } from "../../metrics/instruments.js";
 import { nowIso } from "../../shared/time.js";
 import type { AccessService } from "../access/access.service.js";
-import { type Permission, parsePermissions } from "../access/permissions.js";
 import type { Mailer } from "../accounts/mailer.js";
-import { mayReceive } from "./catalogue.js";
+import { type ClaimedUnit, claimDeliveries } from "./claim.repository.js";
+import { disableIfFailing } from "./endpoint-health.js";
+import { queueKey } from "./outbox.js";
+import { renderPayload } from "./payload.js";
 import type { ObjectRenderer } from "./render.js";
 import { send } from "./sender.js";
 import { signatureHeader } from "./signing.js";
-import { type DeliveryRow, type EndpointRow, webhooksRepository as repo } from "./webhooks.repository.js";
+import {
+  type AttemptResult,
+  type DeliveryRow,
+  type EndpointRow,
+  webhooksRepository as repo,
+} from "./webhooks.repository.js";
 
 /** How many requests one process sends at once, in all and to one endpoint. */
 const maxInFlight = 32;
 const maxInFlightPerEndpoint = 4;
-/** An endpoint failing this long without one success is disabled and its developer emailed. */
-const disableAfterMs = 3 * 24 * 60 * 60 * 1000;
+/**
+ * The most first attempts of one app + project claimed together and sent one after another: one
+ * claim per run instead of per delivery, and the next payload rendered while one is in flight.
+ */
+const runLength = 20;
+/** How many deliveries of a run are read and rendered ahead of the one being sent. */
+const prepareAhead = 3;
 /** How often an idle dispatcher looks for work nobody told it about. */
 const idlePollMs = 5_000;
 /** The delivery log keeps 30 days. */
@@ -34,14 +46,17 @@ export interface DispatcherDeps {
 
 /**
  * Sends the outbox's deliveries. Each round claims due deliveries in a short transaction (a lease
- * with a random token, `FOR UPDATE SKIP LOCKED` on PostgreSQL), sends them outside any transaction,
- * then records each result only if the lease is still this round's. A lease outlives the request
+ * with a random token, `FOR UPDATE SKIP LOCKED` on PostgreSQL): runs of one queue's first attempts
+ * and single retries (claim.repository.ts). It sends them outside any transaction, a run's one
+ * after another, then records each result only if the lease is still this round's. A lease outlives the request
  * timeout by a wide margin, so no other process takes a delivery over while it is being sent; a
  * process killed mid-send leaves a lease that expires, and another process (or the restarted one)
  * sends the delivery again with the same `webhook-id`.
  */
 export class WebhookDispatcher {
   private readonly inFlight = new Map<string, number>();
+  /** The queues (queueKey) whose head a run of this process holds, with how many runs. */
+  private readonly held = new Map<string, number>();
   private total = 0;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
@@ -66,9 +81,15 @@ export class WebhookDispatcher {
     this.schedule();
   }
 
-  /** Looks for due deliveries now. */
-  wake(): void {
+  /**
+   * Looks for due deliveries now. `queues` (app + project keys, see queueKey) are what a local
+   * write just queued: when a run of this process holds every one of them, nothing there is
+   * claimable, and the run's end looks again, so the claim is skipped (in a burst, every check-in's
+   * commit would otherwise cost an empty claim).
+   */
+  wake(queues?: readonly string[]): void {
     if (this.stopped) return;
+    if (queues && queues.length > 0 && queues.every((queue) => this.held.has(queue))) return;
     if (this.running) {
       this.again = true;
       return;
@@ -126,47 +147,124 @@ export class WebhookDispatcher {
   private async claimAndSend(): Promise<void> {
     const free = maxInFlight - this.total;
     if (free <= 0) return;
-    const busy = [...this.inFlight].filter(([, n]) => n >= maxInFlightPerEndpoint).map(([app]) => app);
+    const room = new Map([...this.inFlight].map(([app, n]) => [app, maxInFlightPerEndpoint - n]));
     const now = new Date();
     const token = randomUUID();
-    const claimed = await repo.claim(this.deps.database.db, this.deps.database.engine, {
+    const units = await claimDeliveries(this.deps.database.db, this.deps.database.engine, {
       now: now.toISOString(),
       leaseUntil: new Date(now.getTime() + this.leaseMs).toISOString(),
       token,
       limit: free,
-      busy,
+      room,
+      perEndpoint: maxInFlightPerEndpoint,
+      runLength,
     });
-    const taken = new Map<string, number>();
-    for (const delivery of claimed) {
-      // A claim may hold more for one app than its share; the surplus waits for the lease to be
-      // given back, which happens at once (released below) rather than after it expires.
-      const n = (this.inFlight.get(delivery.app_id) ?? 0) + (taken.get(delivery.app_id) ?? 0);
-      if (n >= maxInFlightPerEndpoint) {
-        await this.release(delivery, token);
-        continue;
-      }
-      taken.set(delivery.app_id, (taken.get(delivery.app_id) ?? 0) + 1);
-      this.track(delivery, token);
-    }
-    if (claimed.length > 0) this.again = true;
+    for (const unit of units) this.track(unit, token, now.getTime());
+    if (units.length > 0) this.again = true;
   }
 
-  private track(delivery: DeliveryRow, token: string): void {
+  // A run counts as one request in flight: its deliveries go one after another.
+  private track(unit: ClaimedUnit, token: string, claimedAt: number): void {
+    const first = unit[0];
+    if (!first) return;
+    const appId = first.app_id;
+    const queue = queueKey(first.app_id, first.project_id);
     this.total++;
-    this.inFlight.set(delivery.app_id, (this.inFlight.get(delivery.app_id) ?? 0) + 1);
-    const work = this.deliver(delivery, token)
-      .catch((error) =>
-        this.deps.logger.error({ err: error, deliveryId: delivery.id }, "Webhook delivery failed"),
-      )
+    this.inFlight.set(appId, (this.inFlight.get(appId) ?? 0) + 1);
+    this.held.set(queue, (this.held.get(queue) ?? 0) + 1);
+    const work = this.sendRun(unit, token, claimedAt)
+      .catch((error) => this.deps.logger.error({ err: error }, "Webhook delivery failed"))
       .finally(() => {
         this.total--;
-        const left = (this.inFlight.get(delivery.app_id) ?? 1) - 1;
-        if (left > 0) this.inFlight.set(delivery.app_id, left);
-        else this.inFlight.delete(delivery.app_id);
+        decrement(this.inFlight, appId);
+        decrement(this.held, queue);
         this.sending.delete(work);
         this.wake();
       });
     this.sending.add(work);
+  }
+
+  /**
+   * Sends a unit's deliveries in order. The next one's payload is rendered while one is in flight,
+   * and each result is recorded while the next is sent (results in order, one after another), so
+   * neither is on the serial path. A send starts only while a timeout's worth of lease is left
+   * after it (the lease must outlive every request, or another process could send it at the same
+   * time); past that, or when the dispatcher stops, the rest is given back untouched.
+   */
+  private async sendRun(unit: ClaimedUnit, token: string, claimedAt: number): Promise<void> {
+    // Up to `prepareAhead` deliveries are read and rendered while earlier ones are in flight.
+    const prepared = new Map<number, Promise<Prepared>>();
+    const prepareFrom = (from: number) => {
+      for (let j = from; j < Math.min(unit.length, from + prepareAhead); j++) {
+        const delivery = unit[j];
+        if (prepared.has(j) || !delivery) continue;
+        const preparing = this.prepare(delivery);
+        preparing.catch(() => undefined); // awaited below; this only keeps an early failure from being unhandled
+        prepared.set(j, preparing);
+      }
+    };
+    // Results wait here while one transaction writes those before them: in a burst a run's results
+    // share commits instead of each taking its own.
+    const waiting: Outcome[] = [];
+    let writing: Promise<void> | undefined;
+    const write = async () => {
+      while (waiting.length > 0) await this.record(waiting.splice(0), token);
+    };
+    try {
+      for (const [i, delivery] of unit.entries()) {
+        if (i > 0 && (this.stopped || Date.now() - claimedAt > this.deps.config.webhooks.timeoutMs)) {
+          await Promise.allSettled(prepared.values());
+          for (const rest of unit.slice(i)) await this.release(rest, token);
+          return;
+        }
+        prepareFrom(i);
+        const preparing = prepared.get(i) as Promise<Prepared>;
+        prepared.delete(i);
+        try {
+          waiting.push(await this.attempt(delivery, await preparing));
+          writing ??= write().finally(() => {
+            writing = undefined;
+          });
+        } catch (error) {
+          // Its lease runs out and it is tried again then; the later ones do not wait for it.
+          this.deps.logger.error({ err: error, deliveryId: delivery.id }, "Webhook delivery failed");
+        }
+      }
+    } finally {
+      await writing;
+      await write();
+    }
+  }
+
+  /** Writes results in order; a result not written keeps its lease, and the delivery goes again after it. */
+  private async record(outcomes: Outcome[], token: string): Promise<void> {
+    let recorded: Set<string>;
+    try {
+      // The endpoint's health is what its latest answer says.
+      const latest = outcomes.findLast((o) => o.health)?.health;
+      const health = latest && { appId: latest.endpoint.app_id, ok: latest.ok, at: nowIso() };
+      recorded = await retrying(() =>
+        repo.finishAttempts(
+          this.deps.database.db,
+          token,
+          outcomes.map((o) => o.result),
+          health,
+        ),
+      );
+    } catch (error) {
+      this.deps.logger.error({ err: error }, "Webhook results not recorded");
+      return;
+    }
+    for (const { result, health } of outcomes) {
+      if (!recorded.has(result.deliveryId)) {
+        this.deps.logger.warn(
+          { deliveryId: result.deliveryId },
+          "Webhook lease lost before its result was recorded",
+        );
+        continue;
+      }
+      if (health && !health.ok) await disableIfFailing(this.deps, health.endpoint);
+    }
   }
 
   /** Gives a claimed delivery back untouched (its attempt number is restored). */
@@ -179,24 +277,29 @@ export class WebhookDispatcher {
       .execute();
   }
 
-  private async deliver(delivery: DeliveryRow, token: string): Promise<void> {
-    const { db } = this.deps.database;
-    const endpoint = await repo.findEndpoint(db, delivery.app_id);
-    if (!endpoint)
-      return repo.endUnsent(db, delivery.id, token, "CANCELLED", "The app's webhook endpoint was removed");
+  /**
+   * A delivery's endpoint and body (stored at its first attempt, or rendered now as the app;
+   * undefined when the app may no longer see the object). Read shortly before the send, as before
+   * runs: a removal or disabling since stops it.
+   */
+  private async prepare(delivery: DeliveryRow): Promise<Prepared> {
+    const endpoint = await repo.findEndpoint(this.deps.database.db, delivery.app_id);
+    if (!endpoint || endpoint.disabled_at || delivery.payload !== null)
+      return { endpoint, payload: delivery.payload ?? undefined };
+    return { endpoint, payload: await renderPayload(this.deps, delivery, endpoint) };
+  }
+
+  /** One attempt of one delivery; resolves once the request has its answer, with the result to record. */
+  private async attempt(delivery: DeliveryRow, { endpoint, payload }: Prepared): Promise<Outcome> {
+    const unsent = (status: "CANCELLED" | "FAILED", reason: string): Outcome => ({
+      result: { deliveryId: delivery.id, patch: { status, last_error: reason } },
+    });
+    if (!endpoint) return unsent("CANCELLED", "The app's webhook endpoint was removed");
     // Kept as FAILED, so "Redeliver all failed" sends the backlog once the endpoint is enabled again.
-    if (endpoint.disabled_at)
-      return repo.endUnsent(db, delivery.id, token, "FAILED", "The endpoint is disabled");
-    const payload = delivery.payload ?? (await this.payloadOf(delivery, endpoint));
+    if (endpoint.disabled_at) return unsent("FAILED", "The endpoint is disabled");
     if (payload === undefined) {
       webhookDeliveries.labels("cancelled").inc();
-      return repo.endUnsent(
-        db,
-        delivery.id,
-        token,
-        "CANCELLED",
-        "The app no longer has access to this project's events",
-      );
+      return unsent("CANCELLED", "The app no longer has access to this project's events");
     }
     const url = new URL(endpoint.url);
     const timestamp = Math.floor(Date.now() / 1000);
@@ -224,23 +327,22 @@ export class WebhookDispatcher {
     webhookDeliveryDuration.observe(outcome.durationMs / 1000);
     const delaySeconds = delays[delivery.attempts - 1] ?? 0;
     // ±20 % jitter spreads the retries of many deliveries that failed together.
+    const deliveredAt = ok ? nowIso() : null;
     const nextAttemptAt = new Date(
       Date.now() + delaySeconds * 1000 * (0.8 + Math.random() * 0.4),
     ).toISOString();
-    const recorded = await retrying(() =>
-      repo.finishAttempt(
-        db,
-        delivery.id,
-        token,
-        {
+    return {
+      result: {
+        deliveryId: delivery.id,
+        patch: {
           status,
           payload,
           response_status: outcome.status ?? null,
           last_error: outcome.error ?? (ok ? null : `HTTP ${outcome.status}`),
-          delivered_at: ok ? nowIso() : null,
+          delivered_at: deliveredAt,
           next_attempt_at: ok || finalFailure ? delivery.next_attempt_at : nextAttemptAt,
         },
-        {
+        attempt: {
           id: randomUUID(),
           delivery_id: delivery.id,
           attempt: delivery.attempts,
@@ -252,88 +354,9 @@ export class WebhookDispatcher {
           response_body: outcome.body ?? null,
           error: outcome.error ?? null,
         },
-      ),
-    );
-    if (!recorded) {
-      this.deps.logger.warn({ deliveryId: delivery.id }, "Webhook lease lost before its result was recorded");
-      return;
-    }
-    await this.trackEndpointHealth(endpoint, ok);
-  }
-
-  /** The body of a delivery: its object rendered as the app sees it now, or undefined without access. */
-  private async payloadOf(delivery: DeliveryRow, endpoint: EndpointRow): Promise<string | undefined> {
-    const { db } = this.deps.database;
-    const app = await repo.findApp(db, delivery.app_id);
-    if (!app) return undefined;
-    const actor = {
-      kind: "app" as const,
-      appId: app.id,
-      homeProjectId: app.project_id,
-      permissions: parsePermissions(app.permissions),
-      appName: app.name,
+      },
+      health: { endpoint, ok },
     };
-    let object: unknown;
-    if (delivery.object_typename === "AppLink") {
-      const link = await repo.findLink(db, delivery.object_id);
-      if (!link || link.app_id !== app.id) return undefined;
-      object = {
-        projectId: link.project_id,
-        permissions: parsePermissions(link.permissions),
-        authorizedAt: link.authorized_at,
-        revokedAt: link.revoked_at,
-      };
-    } else {
-      // Checked again at send time: a link revoked or narrowed after the commit stops the event.
-      const access = await this.deps.access.resolve(actor, delivery.project_id);
-      if (!access || !mayReceive(delivery.event_type, access.permissions as ReadonlySet<Permission>))
-        return undefined;
-      const fragments = JSON.parse(endpoint.fragments) as Record<string, string>;
-      const rendered = await this.deps.renderer.render(
-        actor,
-        delivery.object_typename,
-        delivery.object_id,
-        fragments[delivery.event_type],
-      );
-      object = rendered.ok ? rendered.object : { error: rendered.error };
-    }
-    const data: Record<string, unknown> = { projectId: delivery.project_id, object };
-    if (delivery.changed) data.changed = JSON.parse(delivery.changed);
-    return JSON.stringify({ type: delivery.event_type, timestamp: delivery.created_at, data });
-  }
-
-  /** Remembers when an endpoint started failing; disables it (and tells its developer) after 3 days. */
-  private async trackEndpointHealth(endpoint: EndpointRow, ok: boolean): Promise<void> {
-    const { db } = this.deps.database;
-    if (ok) {
-      if (endpoint.failing_since) await repo.updateEndpoint(db, endpoint.app_id, { failing_since: null });
-      return;
-    }
-    if (!endpoint.failing_since) {
-      await repo.updateEndpoint(db, endpoint.app_id, { failing_since: nowIso() });
-      return;
-    }
-    if (Date.now() - Date.parse(endpoint.failing_since) < disableAfterMs) return;
-    const disabled = await db
-      .updateTable("webhook_endpoints")
-      .set({ disabled_at: nowIso() })
-      .where("app_id", "=", endpoint.app_id)
-      .where("disabled_at", "is", null)
-      .executeTakeFirst();
-    // Only the process that disabled it sends the email.
-    if (Number(disabled.numUpdatedRows) === 0) return;
-    const developer = await repo.developerEmails(db, endpoint.app_id);
-    const link = `${this.deps.config.baseUrl}/apps/${endpoint.app_id}/webhooks`;
-    for (const to of developer.emails) {
-      await this.deps.mailer
-        .send({
-          to,
-          subject: `Webhooks of ${developer.name} were disabled`,
-          text: `Every delivery to ${endpoint.url} has failed since ${endpoint.failing_since}, so Eventgraph stopped sending to it. Nothing was lost: fix the endpoint, save it again on the app's Webhooks tab and redeliver the failed events.\n\n${link}`,
-          link,
-        })
-        .catch((error) => this.deps.logger.error({ err: error }, "Could not email the developer"));
-    }
   }
 }
 
@@ -347,4 +370,22 @@ async function retrying<T>(work: () => Promise<T>): Promise<T> {
       await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
     }
   }
+}
+
+/** What an attempt needs, read and rendered ahead of it. */
+interface Prepared {
+  endpoint: EndpointRow | undefined;
+  payload: string | undefined;
+}
+
+/** An attempt's result, and what it says of its endpoint's health when a request was sent. */
+interface Outcome {
+  result: AttemptResult;
+  health?: { endpoint: EndpointRow; ok: boolean };
+}
+
+function decrement(counts: Map<string, number>, key: string): void {
+  const left = (counts.get(key) ?? 1) - 1;
+  if (left > 0) counts.set(key, left);
+  else counts.delete(key);
 }

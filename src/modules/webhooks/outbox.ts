@@ -21,10 +21,10 @@ function permissionsOf(subscriber: SubscriberRow) {
  * in the write's own transaction, so a committed change always has its deliveries and a rolled-back
  * one never does. Who receives it is decided here, with the permissions each project's link grants
  * at commit time; the dispatcher checks again before each attempt (a revocation stops it at once).
- * Returns how many deliveries it queued.
+ * Returns the queues (queueKey) it added to.
  */
-export async function recordDeliveries(trx: Tx, event: DomainEvent): Promise<number> {
-  if (!eventTypeInfo(event.type)) return 0;
+export async function recordDeliveries(trx: Tx, event: DomainEvent): Promise<string[]> {
+  if (!eventTypeInfo(event.type)) return [];
   let appIds: string[];
   if (event.type.startsWith("app.link.")) {
     // About the app's own link: it hears of it even when the link no longer grants anything.
@@ -36,7 +36,7 @@ export async function recordDeliveries(trx: Tx, event: DomainEvent): Promise<num
       .filter((s) => subscribed(s.events, event.type) && mayReceive(event.type, permissionsOf(s)))
       .map((s) => s.app_id);
   }
-  if (appIds.length === 0) return 0;
+  if (appIds.length === 0) return [];
   const rows = [...new Set(appIds)].map((appId) =>
     pendingDelivery({
       app_id: appId,
@@ -49,7 +49,12 @@ export async function recordDeliveries(trx: Tx, event: DomainEvent): Promise<num
     }),
   );
   await repo.insertDeliveries(trx, rows);
-  return rows.length;
+  return rows.map((row) => queueKey(row.app_id, row.project_id));
+}
+
+/** The key of one app + project queue: its first attempts go out in commit order. */
+export function queueKey(appId: string, projectId: string): string {
+  return `${appId} ${projectId}`;
 }
 
 /** A new delivery row waiting for its first attempt, due now: what it is about, the rest fixed. */

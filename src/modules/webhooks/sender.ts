@@ -1,6 +1,7 @@
 import http from "node:http";
 import https from "node:https";
 import type { LookupFunction } from "node:net";
+import { LRUCache } from "lru-cache";
 import { resolvePublicAddress } from "./ssrf.js";
 
 /** What one HTTP request of a delivery came to. */
@@ -14,11 +15,15 @@ export interface SendOutcome {
 }
 
 const maxBodyBytes = 4096;
+/** The dispatcher sends at most 4 requests at once to one endpoint. */
+const maxConnectionsPerPool = 4;
+const idleConnectionMs = 4_000;
 
 /**
- * POSTs `body` to `url` with `headers`: connects only to the address checked by the SSRF rules,
- * follows no redirect (a 3xx is an answer like any non-2xx), keeps 4 KB of the answer and gives up
- * after `timeoutMs`. Never throws: every failure is an outcome for the delivery log.
+ * POSTs `body` to `url` with `headers`: connects only to the address checked by the SSRF rules for
+ * this request (a kept-alive connection only when it was opened to that same address), follows
+ * no redirect (a 3xx is an answer like any non-2xx), keeps 4 KB of the answer and gives up after
+ * `timeoutMs`. Never throws: every failure is an outcome for the delivery log.
  */
 export async function send(
   url: URL,
@@ -38,23 +43,65 @@ export async function send(
     if (lookupOptions.all) callback(null, [pinned]);
     else callback(null, pinned.address, pinned.family);
   };
+  const agent = poolFor(url, pinned.address);
+  const deadline = started + options.timeoutMs;
+  const first = await post(url, headers, body, pinnedLookup, agent, options.timeoutMs, options.timeoutMs);
+  // The receiver closed the idle kept-alive connection as this request went out: nothing was
+  // answered, so it goes once more on a new connection (to the same checked address) rather than
+  // counting as a failure and waiting for a retry behind later events.
+  const outcome =
+    first.staleConnection && performance.now() < deadline
+      ? await post(url, headers, body, pinnedLookup, false, deadline - performance.now(), options.timeoutMs)
+      : first;
+  return { status: outcome.status, body: outcome.body, error: outcome.error, durationMs: elapsed() };
+}
+
+/**
+ * Kept-alive connections, one pool per endpoint origin and checked address. A request takes a
+ * pooled connection only after its own address check answered that same address, so every request
+ * still goes to an address checked for it, and a DNS answer that changes gets a pool of its own
+ * (after its check). An idle connection closes after 4 s, before Node's default 5 s server
+ * keep-alive would close it under a request.
+ */
+const pools = new LRUCache<string, http.Agent>({ max: 500 });
+
+function poolFor(url: URL, address: string): http.Agent {
+  const key = `${url.protocol}//${url.host} ${address}`;
+  let agent = pools.get(key);
+  if (!agent) {
+    const options = { keepAlive: true, maxSockets: maxConnectionsPerPool, timeout: idleConnectionMs };
+    agent = url.protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
+    pools.set(key, agent);
+  }
+  return agent;
+}
+
+/** One POST on a pooled connection, given up after `timeoutMs` (reported as `totalMs`); never throws. */
+function post(
+  url: URL,
+  headers: Record<string, string>,
+  body: string,
+  lookup: LookupFunction,
+  agent: http.Agent | false,
+  timeoutMs: number,
+  totalMs: number,
+): Promise<Omit<SendOutcome, "durationMs"> & { staleConnection?: boolean }> {
   const transport = url.protocol === "https:" ? https : http;
-  return new Promise<SendOutcome>((resolve) => {
+  return new Promise((resolve) => {
     let settled = false;
-    const finish = (outcome: Omit<SendOutcome, "durationMs">) => {
+    const finish = (outcome: Omit<SendOutcome, "durationMs"> & { staleConnection?: boolean }) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      resolve({ ...outcome, durationMs: elapsed() });
+      resolve(outcome);
     };
     const request = transport.request(
       url,
       {
         method: "POST",
         headers: { ...headers, "content-length": Buffer.byteLength(body) },
-        lookup: pinnedLookup,
-        // A pooled connection could outlive the address check; each delivery connects afresh.
-        agent: false,
+        lookup,
+        agent,
       },
       (response) => {
         const chunks: Buffer[] = [];
@@ -79,9 +126,16 @@ export async function send(
     );
     const timer = setTimeout(() => {
       request.destroy();
-      finish({ status: undefined, body: undefined, error: `No answer within ${options.timeoutMs} ms` });
-    }, options.timeoutMs);
-    request.on("error", (error) => finish({ status: undefined, body: undefined, error: error.message }));
+      finish({ status: undefined, body: undefined, error: `No answer within ${totalMs} ms` });
+    }, timeoutMs);
+    request.on("error", (error: NodeJS.ErrnoException) =>
+      finish({
+        status: undefined,
+        body: undefined,
+        error: error.message,
+        staleConnection: request.reusedSocket && error.code === "ECONNRESET",
+      }),
+    );
     request.end(body);
   });
 }

@@ -69,6 +69,28 @@ describe("webhook SSRF rules", () => {
     }
   });
 
+  test("reuses a kept-alive connection only after the request's own check answered its address", async () => {
+    let connections = 0;
+    const server = http.createServer((_request, response) => response.writeHead(204).end());
+    server.on("connection", () => connections++);
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const options = { timeoutMs: 2000, allowPrivateNetworks: true };
+      const url = new URL(`http://127.0.0.1:${port}/in`);
+      assert.equal((await send(url, {}, "{}", options)).status, 204);
+      assert.equal((await send(url, {}, "{}", options)).status, 204);
+      assert.equal(connections, 1, "the second request went on the first one's connection");
+      // The same pooled address, but this request's check refuses it: nothing is sent.
+      const refused = await send(url, {}, "{}", { ...options, allowPrivateNetworks: false });
+      assert.match(refused.error ?? "", /private, loopback or link-local/);
+      assert.equal(connections, 1);
+    } finally {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
   test("gives up on a receiver that does not answer within the timeout", async () => {
     const server = http.createServer(() => {});
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

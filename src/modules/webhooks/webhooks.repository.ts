@@ -1,5 +1,5 @@
 import { sql } from "kysely";
-import { type Db, type Engine, reusableQuery, type Tx } from "../../db/database.js";
+import { type Db, reusableQuery, type Tx } from "../../db/database.js";
 import type {
   DeliveryStatus,
   WebhookAttemptsTable,
@@ -10,6 +10,13 @@ import type {
 export type EndpointRow = WebhookEndpointsTable;
 export type DeliveryRow = Omit<WebhookDeliveriesTable, "seq"> & { seq: number | string };
 export type AttemptRow = WebhookAttemptsTable;
+
+/** What one attempt came to: the delivery's new state, and the request's log row if one was sent. */
+export interface AttemptResult {
+  deliveryId: string;
+  patch: Partial<DeliveryRow>;
+  attempt?: AttemptRow;
+}
 
 /** An app that may hear of a project's events, with what it was granted there. */
 export interface SubscriberRow {
@@ -77,10 +84,6 @@ export const webhooksRepository = {
       .execute();
   },
 
-  async updateEndpoint(db: Db, appId: string, patch: Partial<EndpointRow>): Promise<void> {
-    await db.updateTable("webhook_endpoints").set(patch).where("app_id", "=", appId).execute();
-  },
-
   async deleteEndpoint(db: Db, appId: string): Promise<void> {
     await db.deleteFrom("webhook_endpoints").where("app_id", "=", appId).execute();
   },
@@ -126,96 +129,40 @@ export const webhooksRepository = {
   },
 
   /**
-   * Claims up to `limit` due deliveries for one attempt each: they get `token` as their lease until
-   * `leaseUntil` and their attempt number. A delivery waits while an earlier delivery of the same
-   * app and project has never been tried or is being tried (first attempts go out in commit
-   * order); apps in `busy` are left alone (their endpoint is at its concurrency limit). On
-   * PostgreSQL `FOR UPDATE SKIP LOCKED` lets several processes claim at once without taking the
-   * same row; SQLite has one writer, so its transaction alone serializes the claims.
+   * Records the results of a run's attempts in one transaction (one commit, one WAL flush), each
+   * only if its lease is still ours (no other process took the delivery over), with its attempt
+   * row when a request was sent; answers the ids recorded. The lease is cleared with the result.
+   * `health` is the endpoint's latest answer: a success clears `failing_since`, a failure sets it
+   * unless it is set (so it keeps when the failures began), both decided on the stored value.
    */
-  async claim(
+  async finishAttempts(
     db: Db,
-    engine: Engine,
-    claim: { now: string; leaseUntil: string; token: string; limit: number; busy: readonly string[] },
-  ): Promise<DeliveryRow[]> {
-    return db.transaction().execute(async (trx) => {
-      let due = trx
-        .selectFrom("webhook_deliveries as d")
-        .select("d.seq")
-        .where("d.status", "=", "PENDING")
-        .where("d.next_attempt_at", "<=", claim.now)
-        .where((eb) => eb.or([eb("d.locked_until", "is", null), eb("d.locked_until", "<", claim.now)]))
-        .where(({ not, exists, selectFrom }) =>
-          not(
-            exists(
-              selectFrom("webhook_deliveries as e")
-                .select("e.seq")
-                .whereRef("e.app_id", "=", "d.app_id")
-                .whereRef("e.project_id", "=", "d.project_id")
-                .where("e.status", "=", "PENDING")
-                .whereRef("e.seq", "<", "d.seq")
-                .where((eb) => eb.or([eb("e.attempts", "=", 0), eb("e.locked_until", ">=", claim.now)])),
-            ),
-          ),
-        )
-        .orderBy("d.seq")
-        .limit(claim.limit);
-      if (claim.busy.length > 0) due = due.where("d.app_id", "not in", claim.busy);
-      if (engine === "postgres") due = due.forUpdate("d").skipLocked();
-      const seqs = (await due.execute()).map((r) => r.seq);
-      if (seqs.length === 0) return [];
-      const claimed = await trx
-        .updateTable("webhook_deliveries")
-        .set((eb) => ({
-          lease_token: claim.token,
-          locked_until: claim.leaseUntil,
-          attempts: eb("attempts", "+", 1),
-        }))
-        .where("seq", "in", seqs)
-        .returningAll()
-        .execute();
-      return claimed.sort((a, b) => Number(a.seq) - Number(b.seq));
-    });
-  },
-
-  /**
-   * Records an attempt's result if the lease is still ours (no other process took the delivery
-   * over); answers false otherwise, and then nothing was written.
-   */
-  async finishAttempt(
-    db: Db,
-    deliveryId: string,
     token: string,
-    patch: Partial<DeliveryRow>,
-    attempt: AttemptRow,
-  ): Promise<boolean> {
+    results: readonly AttemptResult[],
+    health: { appId: string; ok: boolean; at: string } | undefined,
+  ): Promise<Set<string>> {
     return db.transaction().execute(async (trx) => {
-      const result = await trx
-        .updateTable("webhook_deliveries")
-        .set({ ...patch, lease_token: null, locked_until: null })
-        .where("id", "=", deliveryId)
-        .where("lease_token", "=", token)
-        .executeTakeFirst();
-      if (Number(result.numUpdatedRows) === 0) return false;
-      await trx.insertInto("webhook_attempts").values(attempt).execute();
-      return true;
+      if (health)
+        await trx
+          .updateTable("webhook_endpoints")
+          .set({ failing_since: health.ok ? null : health.at })
+          .where("app_id", "=", health.appId)
+          .where("failing_since", health.ok ? "is not" : "is", null)
+          .execute();
+      const recorded = new Set<string>();
+      for (const result of results) {
+        const updated = await trx
+          .updateTable("webhook_deliveries")
+          .set({ ...result.patch, lease_token: null, locked_until: null })
+          .where("id", "=", result.deliveryId)
+          .where("lease_token", "=", token)
+          .executeTakeFirst();
+        if (Number(updated.numUpdatedRows) === 0) continue;
+        if (result.attempt) await trx.insertInto("webhook_attempts").values(result.attempt).execute();
+        recorded.add(result.deliveryId);
+      }
+      return recorded;
     });
-  },
-
-  /** Ends a delivery without sending it (CANCELLED: access lost; FAILED: endpoint disabled), under the lease. */
-  async endUnsent(
-    db: Db,
-    deliveryId: string,
-    token: string,
-    status: "CANCELLED" | "FAILED",
-    reason: string,
-  ): Promise<void> {
-    await db
-      .updateTable("webhook_deliveries")
-      .set({ status, last_error: reason, lease_token: null, locked_until: null })
-      .where("id", "=", deliveryId)
-      .where("lease_token", "=", token)
-      .execute();
   },
 
   /** The delivery log of an app, newest first, after the cursor `beforeSeq`. */

@@ -156,12 +156,14 @@ function presentAttempt(row: AttemptRow): DeliveryAttempt {
 export function createWebhooksService(db: Db, config: Config, changes: ProjectChanges, apps: AppsService) {
   // This process's dispatcher, told once queued deliveries are committed. Only then: waking it
   // after every write cost each write a claim transaction and a due-date read (four statements).
-  const queuedListeners = new Set<() => void>();
-  const queued = () => {
-    for (const listener of queuedListeners) listener();
+  // A redelivery or a ping names no queue: it may be claimable even where a run holds the head.
+  const queuedListeners = new Set<(queues: readonly string[]) => void>();
+  const queued = (queues: readonly string[] = []) => {
+    for (const listener of queuedListeners) listener(queues);
   };
   changes.addRecorder(async (trx, _actor, event) => {
-    if ((await recordDeliveries(trx, event)) > 0) afterCommit(trx, queued);
+    const queues = await recordDeliveries(trx, event);
+    if (queues.length > 0) afterCommit(trx, () => queued(queues));
   });
   let checkSelection: SelectionCheck | undefined;
 
@@ -175,8 +177,11 @@ export function createWebhooksService(db: Db, config: Config, changes: ProjectCh
       checkSelection = check;
     },
 
-    /** Calls `listener` whenever this process queued deliveries (committed); returns its remover. */
-    onQueued(listener: () => void): () => void {
+    /**
+     * Calls `listener` whenever this process queued deliveries (committed), with the queues of
+     * first attempts (see queueKey; none for redeliveries and pings); returns its remover.
+     */
+    onQueued(listener: (queues: readonly string[]) => void): () => void {
       queuedListeners.add(listener);
       return () => queuedListeners.delete(listener);
     },
