@@ -1,8 +1,11 @@
 import pg from "pg";
 import { type AreaMask, allAreas } from "../shared/data-areas.js";
 
-/** The channel the projects trigger announces on (migration 2026-11-24T17-00_change-notifications). */
-const channel = "eventgraph_project_changes";
+/**
+ * The channel the projects trigger announces on (migration 2026-11-24T17-00_change-notifications).
+ * @internal exported for the tests, which send a marker through it to know the feed has caught up.
+ */
+export const channel = "eventgraph_project_changes";
 
 /**
  * The application_name of a feed's connection, followed by the process id.

@@ -1,4 +1,7 @@
 import assert from "node:assert/strict";
+import { randomUUID } from "node:crypto";
+import { sql } from "kysely";
+import { channel } from "../../src/db/change-feed.js";
 import type { Services } from "../../src/services.js";
 
 /**
@@ -19,11 +22,28 @@ export function changeArrives(services: Services, projectId: string): Promise<vo
   });
 }
 
-/** Waits until the server knows of every other process's write (PostgreSQL: its feed listens). */
+/**
+ * Waits until the server knows of every write committed so far by any process (PostgreSQL: its feed
+ * listens, and a marker sent now has arrived; notifications arrive in commit order, so every earlier
+ * one has too). Without the marker, a late notification of a test's own setup evicted or re-checked
+ * what the test had just cached.
+ */
 export async function feedListens(services: Services): Promise<void> {
   const deadline = Date.now() + 5_000;
   while (services.database.externalWrites() === undefined) {
     assert.ok(Date.now() < deadline, "the change feed did not start listening");
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  const feed = services.database.changeFeed;
+  if (!feed) return;
+  const marker = `caught-up-${randomUUID()}`;
+  const arrived = new Promise<void>((resolve) => {
+    const off = feed.subscribe((id) => {
+      if (id !== marker) return;
+      off();
+      resolve();
+    });
+  });
+  await sql`select pg_notify(${channel}, ${`${marker}:0`})`.execute(services.database.db);
+  await arrived;
 }
