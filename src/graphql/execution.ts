@@ -68,6 +68,7 @@ export function createExecutor(services: Services, documents: DocumentCache) {
     const flight = operation.cacheKey ? flights.get(operation.cacheKey) : undefined;
     const shared = flight ? await flight : undefined;
     if (!shared) return false;
+    services.responseCache.countShared();
     answer(exchange, actor, operation, budget, shared);
     return true;
   }

@@ -240,6 +240,7 @@ for (const engine of testEngines()) {
         await released;
       });
       await isLocked;
+      const before = server.services.responseCache.stats();
       const asked = Promise.all(Array.from({ length: 20 }, () => ask(agendaQuery)));
       try {
         for (let waited = 0; arrived < 20 && waited < 10_000; waited += 10) {
@@ -259,6 +260,10 @@ for (const engine of testEngines()) {
       // One read by the holder (SQLite) plus one execution for all twenty answers.
       assert.equal(sessionReads, engine.name === "postgres" ? 1 : 2, server.statements.join("\n"));
       assert.equal(executed, 20);
+      // Counted as one miss that ran and nineteen answers that did not (hits, for the hit ratio).
+      const counted = server.services.responseCache.stats();
+      assert.equal(counted.misses - before.misses, 1);
+      assert.equal(counted.hits - before.hits, 19);
     });
   });
 }

@@ -210,6 +210,15 @@ export class ResponseCache {
   }
 
   /**
+   * A request whose look was counted as a miss was answered by an execution of the same key under
+   * way (single flight): nothing ran for it, so it counts as a hit, as a second look that hits does.
+   */
+  countShared(): void {
+    this.misses -= 1;
+    this.hits += 1;
+  }
+
+  /**
    * A number that stays the same while no other process can have written; undefined when that is
    * unknowable (no `externalWrites`), so every hit must be checked against the database.
    */
