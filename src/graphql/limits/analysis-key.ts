@@ -6,6 +6,7 @@ import {
   type OperationDefinitionNode,
   visit,
 } from "graphql";
+import { costExtension } from "./field-extensions.js";
 
 /**
  * What the measure of an operation (analyzeOperation) can read of its variables, worked out once
@@ -23,16 +24,14 @@ export interface VariableShape {
 /**
  * The argument names the measure reads the value of, anywhere in the schema: the page sizes
  * `first` and `last`, and those that fields name in their cost extension (`multiplierArgs`,
- * `argumentCosts`, see analyze-operation.ts).
+ * `argumentCosts`, see field-extensions.ts).
  */
 export function measuredArguments(schema: GraphQLSchema): ReadonlySet<string> {
   const names = new Set(["first", "last"]);
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isCompositeType(type) || !("getFields" in type)) continue;
     for (const field of Object.values(type.getFields())) {
-      const cost = field.extensions.cost as
-        | { multiplierArgs?: string[]; argumentCosts?: Record<string, number> }
-        | undefined;
+      const cost = costExtension(field);
       for (const name of cost?.multiplierArgs ?? []) names.add(name);
       for (const name of Object.keys(cost?.argumentCosts ?? {})) names.add(name);
     }

@@ -4,12 +4,8 @@ import SchemaBuilder from "@pothos/core";
 import RelayPlugin from "@pothos/plugin-relay";
 import { getIntrospectionQuery, parse, validate } from "graphql";
 import { AppError } from "../../errors.js";
-import {
-  analyzeOperation,
-  checkSchemaExtensions,
-  missingPermissions,
-  permissionsLacking,
-} from "./analyze-operation.js";
+import { analyzeOperation, missingPermissions, permissionsLacking } from "./analyze-operation.js";
+import { checkSchemaExtensions } from "./field-extensions.js";
 import { assertWithinLimits, type OperationLimits, operationLimitsFrom } from "./operation-limits.js";
 import { parseDocument } from "./parse-document.js";
 

@@ -12,7 +12,7 @@
  *   costs 1 + 10 × (1 + 1 + 5 × (1 + 1)) = 121.
  * - A plain list field of objects declares the most items it returns, `extensions: {cost: {maxItems}}`
  *   (its resolver must never return more), and multiplies its subtree by that.
- *   `checkSchemaExtensions` fails on a list of objects that declares nothing.
+ *   `checkSchemaExtensions` (field-extensions.ts) fails on a list of objects that declares nothing.
  * - A field may declare its own cost in its schema extensions (Pothos: `extensions: {cost: ...}`):
  *   `{cost: {value?: number, multiplierArgs?: string[], maxItems?: number}}`. `value` replaces the
  *   field's own cost of 1 (use it for fields that do expensive work, such as counting rows).
@@ -53,8 +53,6 @@ import {
   getVariableValues,
   isCompositeType,
   isIntrospectionType,
-  isListType,
-  isNonNullType,
   Kind,
   type OperationDefinitionNode,
   OperationTypeNode,
@@ -65,7 +63,8 @@ import {
   TypeNameMetaFieldDef,
 } from "graphql";
 import { AppError, ErrorCode } from "../../errors.js";
-import { allPermissions, isPermission, type Permission } from "../../modules/access/permissions.js";
+import { allPermissions, type Permission } from "../../modules/access/permissions.js";
+import { costExtension, permissionExtension } from "./field-extensions.js";
 import { introspectionCost } from "./introspection-cost.js";
 import {
   defaultMaxCost,
@@ -74,21 +73,6 @@ import {
   tooComplex,
   writeCost,
 } from "./operation-limits.js";
-
-/** The `cost` field extension: see the convention at the top of this file. */
-interface CostExtension {
-  value?: number;
-  multiplierArgs?: string[];
-  maxItems?: number;
-  /** Extra cost when the named argument is given (not null): `{search: 100}` for an index search. */
-  argumentCosts?: Record<string, number>;
-}
-
-/** The field extensions this module reads. */
-interface AnalyzedFieldExtensions {
-  cost?: CostExtension;
-  permission?: Permission;
-}
 
 /** What `analyzeOperation` measures. */
 export interface OperationAnalysis {
@@ -387,70 +371,6 @@ export function missingPermissions(
     analyzeOperation({ schema, document, variables, operationName }).permissions,
     granted,
   );
-}
-
-/**
- * Lists every malformed `cost` or `permission` field extension in the schema (empty when all are
- * well-formed). Call it in a schema test so a typo fails CI instead of silently costing 1.
- * @internal Exported for its tests only (knip --production checks that nothing else uses it).
- */
-export function checkSchemaExtensions(schema: GraphQLSchema): string[] {
-  const problems: string[] = [];
-  for (const type of Object.values(schema.getTypeMap())) {
-    if (isIntrospectionType(type) || !("getFields" in type) || !isCompositeType(type)) continue;
-    for (const field of Object.values(type.getFields())) {
-      const where = `${type.name}.${field.name}`;
-      const extensions = field.extensions as { cost?: unknown; permission?: unknown };
-      if (extensions.permission !== undefined) {
-        if (typeof extensions.permission !== "string" || !isPermission(extensions.permission)) {
-          problems.push(
-            `${where}: permission ${JSON.stringify(extensions.permission)} is not in the catalogue`,
-          );
-        }
-      }
-      const cost = extensions.cost as CostExtension | undefined;
-      if (unboundedList(type.name, field) && cost?.maxItems === undefined && !cost?.multiplierArgs) {
-        problems.push(`${where}: a list of objects must declare cost.maxItems (see list-bounds.ts)`);
-      }
-      if (cost === undefined) continue;
-      if (cost.maxItems !== undefined && !(Number.isInteger(cost.maxItems) && cost.maxItems >= 0)) {
-        problems.push(`${where}: cost.maxItems must be an integer ≥ 0`);
-      }
-      if (cost.value !== undefined && !(Number.isFinite(cost.value) && cost.value >= 0)) {
-        problems.push(`${where}: cost.value must be a number ≥ 0`);
-      }
-      for (const name of [...(cost.multiplierArgs ?? []), ...Object.keys(cost.argumentCosts ?? {})]) {
-        if (!field.args.some((arg) => arg.name === name)) {
-          problems.push(`${where}: cost names the argument "${name}", which is not an argument of the field`);
-        }
-      }
-    }
-  }
-  return problems;
-}
-
-// A list of objects that nothing multiplies: a connection's `edges` are multiplied by the
-// connection field above them, every other list must say how long it can be.
-function unboundedList(typeName: string, field: GraphQLField<unknown, unknown>): boolean {
-  let type = field.type;
-  if (isNonNullType(type)) type = type.ofType;
-  if (!isListType(type) || !isCompositeType(getNamedType(type))) return false;
-  const paged = field.args.some((arg) => arg.name === "first" || arg.name === "last");
-  return !paged && !(typeName.endsWith("Connection") && field.name === "edges");
-}
-
-function costExtension(field: GraphQLField<unknown, unknown>): CostExtension | undefined {
-  return (field.extensions as AnalyzedFieldExtensions).cost;
-}
-
-function permissionExtension(field: GraphQLField<unknown, unknown>): Permission | undefined {
-  const permission = (field.extensions as AnalyzedFieldExtensions).permission;
-  if (permission === undefined) return undefined;
-  // A misspelt permission must not make a field public by accident.
-  if (!isPermission(permission)) {
-    throw new Error(`Field ${field.name} declares unknown permission ${JSON.stringify(permission)}`);
-  }
-  return permission;
 }
 
 // The parser links every token of a located document; comments are linked too but not counted

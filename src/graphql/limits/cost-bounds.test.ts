@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import SchemaBuilder from "@pothos/core";
 import { execute, getIntrospectionQuery, parse, validate } from "graphql";
-import { analyzeOperation, checkSchemaExtensions } from "./analyze-operation.js";
+import { analyzeOperation } from "./analyze-operation.js";
+import { checkSchemaExtensions } from "./field-extensions.js";
 import { atMost, boundedList } from "./list-bounds.js";
 import { writeCost } from "./operation-limits.js";
 
