@@ -4,36 +4,18 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { sql } from "kysely";
-import pg from "pg";
 import { openDatabase } from "../../src/db/database.js";
 import { migrateToLatest, migrateUpTo, migrationNames, pendingMigrations } from "../../src/db/migrate.js";
 import { normalizeTicketCode } from "../../src/modules/attendees/ticket-code.js";
 import { runNode } from "../helpers/processes.js";
+import { throwawayPostgresDatabase } from "../helpers/throwaway-database.js";
 
 /** A new, empty database of each engine (PostgreSQL: created on the test server, dropped after). */
 async function emptyDatabases(): Promise<{ engine: string; url: string; drop(): Promise<void> }[]> {
   const sqlite = `sqlite:${join(mkdtempSync(join(tmpdir(), "eventgraph-migrate-")), "db.sqlite")}`;
   const databases = [{ engine: "sqlite", url: sqlite, drop: async () => {} }];
   const server = process.env.DATABASE_URL_POSTGRES;
-  if (server) {
-    const name = `eventgraph_migrate_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
-    const admin = new pg.Client({ connectionString: server });
-    await admin.connect();
-    await admin.query(`create database "${name}"`);
-    await admin.end();
-    const url = new URL(server);
-    url.pathname = `/${name}`;
-    databases.push({
-      engine: "postgres",
-      url: url.toString(),
-      async drop() {
-        const client = new pg.Client({ connectionString: server });
-        await client.connect();
-        await client.query(`drop database if exists "${name}" with (force)`);
-        await client.end();
-      },
-    });
-  }
+  if (server) databases.push({ engine: "postgres", ...(await throwawayPostgresDatabase(server, "migrate")) });
   return databases;
 }
 

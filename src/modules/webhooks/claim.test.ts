@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import pg from "pg";
 import { type TestEngine, testEngines } from "../../../test/helpers/engines.js";
 import { createApp } from "../../../test/helpers/factories.js";
 import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
+import { throwawayPostgresDatabase } from "../../../test/helpers/throwaway-database.js";
 import { claimDeliveries } from "./claim.repository.js";
 import { pendingDelivery } from "./outbox.js";
 import type { DeliveryRow } from "./webhooks.repository.js";
@@ -14,23 +14,8 @@ import type { DeliveryRow } from "./webhooks.repository.js";
  */
 async function ownDatabase(engine: TestEngine): Promise<{ engine: TestEngine; drop: () => Promise<void> }> {
   if (engine.name === "sqlite") return { engine, drop: async () => {} };
-  const serverUrl = engine.newDatabaseUrl();
-  const name = `eventgraph_claim_${Date.now().toString(36)}_${process.pid}`;
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`create database "${name}"`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return {
-    engine: { name: "postgres", newDatabaseUrl: () => url.toString() },
-    drop: async () => {
-      const client = new pg.Client({ connectionString: serverUrl });
-      await client.connect();
-      await client.query(`drop database if exists "${name}" with (force)`);
-      await client.end();
-    },
-  };
+  const { url, drop } = await throwawayPostgresDatabase(engine.newDatabaseUrl(), "claim");
+  return { engine: { name: "postgres", newDatabaseUrl: () => url }, drop };
 }
 
 const now = "2030-01-01T00:00:00.000Z";
