@@ -48,7 +48,7 @@ export async function recordDeliveries(trx: Tx, event: DomainEvent): Promise<str
       payload: null,
     }),
   );
-  await repo.insertDeliveries(trx, rows);
+  await repo.insertDeliveries(trx, event.projectId, rows);
   return rows.map((row) => queueKey(row.app_id, row.project_id));
 }
 

@@ -1,4 +1,4 @@
-import { sql } from "kysely";
+import { SqliteAdapter, sql } from "kysely";
 import { type Db, reusableQuery, type Tx } from "../../db/database.js";
 import type {
   DeliveryStatus,
@@ -59,6 +59,18 @@ const subscribers = reusableQuery(
 );
 
 /** SQL of endpoints, deliveries and attempts. Only the webhooks module uses it. */
+// The project's row, locked until the commit on PostgreSQL (see insertDeliveries); a plain read on
+// SQLite, whose write transactions already hold the database's one write lock. FOR NO KEY UPDATE,
+// the lock the version bump takes: FOR UPDATE would also wait for the KEY SHARE locks that inserting
+// a row referencing the project takes, and two such writes deadlocked on each other.
+const lockProjectRow = reusableQuery(
+  (db, projectId: string) => {
+    const q = db.selectFrom("projects").select("id").where("id", "=", projectId);
+    return db.getExecutor().adapter instanceof SqliteAdapter ? q : q.forNoKeyUpdate();
+  },
+  [""] as const,
+);
+
 export const webhooksRepository = {
   findEndpoint(db: Db, appId: string): Promise<EndpointRow | undefined> {
     return db.selectFrom("webhook_endpoints").selectAll().where("app_id", "=", appId).executeTakeFirst();
@@ -124,8 +136,18 @@ export const webhooksRepository = {
       .executeTakeFirst();
   },
 
-  async insertDeliveries(trx: Tx, rows: Omit<DeliveryRow, "seq">[]): Promise<void> {
-    if (rows.length > 0) await trx.insertInto("webhook_deliveries").values(rows).execute();
+  /**
+   * Inserts deliveries of one project's event in the order of the project's commits. `seq` is what
+   * the dispatcher sends a queue in, and it is taken when the row is inserted; on PostgreSQL the
+   * project's row is locked first, so a concurrent write of the project inserts after this one
+   * commits (the version bump, which also locks it, goes with the COMMIT: transaction-batching.ts).
+   * Without the lock, a later `seq` could commit first and be sent before an earlier one. SQLite
+   * runs one write transaction at a time.
+   */
+  async insertDeliveries(trx: Tx, projectId: string, rows: Omit<DeliveryRow, "seq">[]): Promise<void> {
+    if (rows.length === 0) return;
+    await lockProjectRow(trx, projectId);
+    await trx.insertInto("webhook_deliveries").values(rows).execute();
   },
 
   /**

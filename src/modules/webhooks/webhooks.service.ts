@@ -351,7 +351,7 @@ export function createWebhooksService(db: Db, config: Config, changes: ProjectCh
           data: { appId: globalId("App", appId), projectId: app.projectId },
         }),
       });
-      await db.transaction().execute((trx) => repo.insertDeliveries(trx, [row]));
+      await db.transaction().execute((trx) => repo.insertDeliveries(trx, app.projectId, [row]));
       changes.announce(app.projectId);
       queued();
       return presentDelivery({ ...row, seq: 0 });
