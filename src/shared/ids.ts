@@ -1,18 +1,13 @@
-import { randomUUID } from "node:crypto";
 import { v7 } from "uuid";
 
-/** A new row id: a random UUID, generated in the process so both engines behave the same. */
-export function newId(): string {
-  return randomUUID();
-}
-
 /**
- * A new id that sorts after every earlier one this process made (UUIDv7: the time in milliseconds,
- * then a counter, then random bits), for append-only rows listed or paged by (time, id): the audit
- * log and check-ins. Two entries written in the same millisecond keep the order they were written
- * in (with random ids, "newest first" showed them in any order), and inserts land at the end of the
- * primary-key index instead of on a random page of it.
+ * A new row id, made in the process so both engines behave the same: a UUIDv7 (the time in
+ * milliseconds, then a counter, then random bits), which sorts after every earlier id this process
+ * made. Lists page by (created_at, id), so rows made in the same millisecond (three ticket types
+ * created back to back, an import, the audit entries of one write) keep the order they were made in;
+ * with random ids they came out in any order. Inserts also land at the end of the primary-key index
+ * instead of on a random page of it. Ids are not secrets: nothing grants access by knowing one.
  */
-export function newTimeOrderedId(): string {
+export function newId(): string {
   return v7();
 }

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Db, Tx } from "../../db/database.js";
 import type { AuditActorKind } from "../../db/schema.js";
 import type { Logger } from "../../logger.js";
-import { newTimeOrderedId } from "../../shared/ids.js";
+import { newId } from "../../shared/ids.js";
 import {
   type Page,
   type PageArgs,
@@ -122,7 +122,7 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
         ? JSON.stringify(Object.fromEntries(Object.entries(values).map(([k, v]) => [k, bounded(v)])))
         : null;
     return {
-      id: newTimeOrderedId(),
+      id: newId(),
       project_id: event.projectId as string | null,
       occurred_at: nowIso(),
       actor_kind: who.kind,

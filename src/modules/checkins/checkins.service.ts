@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Db } from "../../db/database.js";
 import { badInput, notFound } from "../../errors.js";
 import { areasWrittenUnder } from "../../shared/data-areas.js";
-import { newTimeOrderedId } from "../../shared/ids.js";
+import { newId } from "../../shared/ids.js";
 import type { DomainEvent, ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { idText, parseInput } from "../../shared/validation.js";
@@ -118,7 +118,7 @@ function checkinEvent(
 /** A new active check-in of the attendee, by the actor, now. */
 function activeCheckIn(actor: Actor, projectId: string, attendeeId: string): Omit<CheckInRow, "undone_at"> {
   return {
-    id: newTimeOrderedId(),
+    id: newId(),
     project_id: projectId,
     attendee_id: attendeeId,
     checked_in_at: nowIso(),
