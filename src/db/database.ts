@@ -22,6 +22,7 @@ import { type Checkpointer, checkpointInBackground } from "./checkpoints.js";
 import { yieldIfLoopHeld } from "./loop-yield.js";
 import type { Database as Tables } from "./schema.js";
 import { type DirectStatement, type QueryLogEvent, SqliteDirect } from "./sqlite-direct.js";
+import { limitWithoutReprepare } from "./sqlite-limit.js";
 import { batchingTransactions, sentWithCommit } from "./transaction-batching.js";
 
 /** Kysely handle typed with every table; a transaction is accepted wherever a Db is. */
@@ -108,7 +109,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     const db = new Kysely<Tables>({
       dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
       log,
-      plugins: [yieldAfterStatement],
+      plugins: [limitWithoutReprepare(), yieldAfterStatement],
     });
     directRunners.set(db.getExecutor().adapter, new SqliteDirect(sqlite, log));
     const dataVersion = sqlite.prepare("pragma data_version").pluck();
