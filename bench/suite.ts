@@ -6,16 +6,10 @@ import { parseArgs } from "node:util";
 import pg from "pg";
 import { type Dataset, type DatasetSpec, prepareDataset } from "./datasets.js";
 import { type EventDayResult, eventDay } from "./event-day.js";
-import { chooseLoadGenerator, type RoundResult, runRound } from "./load.js";
-import {
-  type ChildServer,
-  cpuSeconds,
-  peakRssMiB,
-  startEventgraph,
-  startLimitServer,
-  startPeer,
-} from "./processes.js";
+import { chooseLoadGenerator } from "./load.js";
+import { type ChildServer, peakRssMiB, startEventgraph, startLimitServer, startPeer } from "./processes.js";
 import { summarizeProfile } from "./profile.js";
+import { measureSides, round1, type ScenarioResult, scenarioResult } from "./scenario-rounds.js";
 import { registeredAttendeeIds, type Scenario, scenarios } from "./scenarios.js";
 
 /**
@@ -77,38 +71,6 @@ const datasetKeys = (flags.datasets ?? (quick ? "sqlite1" : "sqlite1,sqlite100,p
   ",",
 );
 const scenarioFilter = flags.scenarios?.split(",");
-
-/** One scenario on one dataset, as reported. */
-interface ScenarioResult {
-  dataset: string;
-  scenario: string;
-  title: string;
-  cache: Scenario["cache"];
-  requestsPerSecond: number;
-  limitRequestsPerSecond: number;
-  ratio: number;
-  p50Ms: number;
-  p99Ms: number;
-  /** Server CPU time per request (µs, mean of the rounds): steadier than req/s on a busy machine. */
-  cpuUsPerRequest: number | undefined;
-  limitCpuUsPerRequest: number | undefined;
-  /** Peak RSS of the server process so far (VmHWM, MiB). */
-  peakRssMiB: number | undefined;
-  responseBytes: number;
-  failures: number;
-  /** Ratio to the limit of each peer that answered this scenario's query, measured between the same rounds. */
-  peers: Record<
-    string,
-    { ratio: number; p99Ms: number; cpuUsPerRequest: number | undefined; dataIdentical: boolean }
-  >;
-  rounds: { limit: MeasuredRound[]; eventgraph: MeasuredRound[] } & Record<string, MeasuredRound[]>;
-}
-
-/** A load round and the CPU time the side's process spent per request in it. */
-type MeasuredRound = RoundResult & { cpuUsPerRequest?: number };
-
-const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1);
-const round1 = (x: number) => Math.round(x * 10) / 10;
 
 async function postgresVersion(url: string): Promise<string | undefined> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
@@ -215,10 +177,9 @@ async function benchDataset(
       next += count;
       return start;
     };
+    const settings = { generator, connections, seconds, rounds, warmupSeconds, reserve };
     for (const scenario of list) {
       const headers = headersOf(scenario, dataset);
-      const load = (url: string, secs: number) =>
-        runRound({ generator, url, seconds: secs, connections, headers, source: scenario, reserve });
       const reference = responses[`/${scenario.id}`]?.body ?? "";
       const sides: Record<string, string> = {
         limit: `${limit.url}/${scenario.id}`,
@@ -238,64 +199,14 @@ async function benchDataset(
           pids[name] = peer.process.pid;
         }
       }
-      // Warm-up: JIT, document and response caches, database pages; not measured.
-      for (const url of Object.values(sides)) await load(url, warmupSeconds);
-      const rounds_: Record<string, MeasuredRound[]> = Object.fromEntries(
-        Object.keys(sides).map((k) => [k, []]),
-      );
-      // Sides alternate round by round, so a noisy neighbour on the machine hits them all alike.
-      for (let r = 0; r < rounds; r++) {
-        for (const [name, url] of Object.entries(sides)) {
-          const before = cpuSeconds(pids[name]);
-          const round: MeasuredRound = await load(url, seconds);
-          const after = cpuSeconds(pids[name]);
-          if (before !== undefined && after !== undefined && round.requests > 0) {
-            round.cpuUsPerRequest = Math.round(((after - before) * 1e6) / round.requests);
-          }
-          rounds_[name]?.push(round);
-        }
-      }
-      const cpuOf = (name: string) => {
-        const measured = (rounds_[name] ?? []).flatMap((x) => x.cpuUsPerRequest ?? []);
-        return measured.length > 0 ? Math.round(mean(measured)) : undefined;
-      };
-      const rps = (name: string) => mean((rounds_[name] ?? []).map((x) => x.requestsPerSecond));
-      const worstP99 = (name: string) => round1(Math.max(...(rounds_[name] ?? []).map((x) => x.p99Ms)));
-      const limitRequestsPerSecond = rps("limit");
-      const ratioOf = (name: string) => Math.round((rps(name) / limitRequestsPerSecond) * 1000) / 1000;
-      const eventgraphRounds = rounds_.eventgraph ?? [];
-      const limitRounds = rounds_.limit ?? [];
-      const result: ScenarioResult = {
+      const result = scenarioResult({
         dataset: dataset.name + (spec.workers > 1 ? ` ×${spec.workers}p` : ""),
-        scenario: scenario.id,
-        title: scenario.title,
-        cache: scenario.cache,
-        requestsPerSecond: Math.round(rps("eventgraph")),
-        limitRequestsPerSecond: Math.round(limitRequestsPerSecond),
-        ratio: ratioOf("eventgraph"),
-        p50Ms: round1(mean(eventgraphRounds.map((x) => x.p50Ms))),
-        // The worst round's p99: a tail that shows up once is still a tail.
-        p99Ms: worstP99("eventgraph"),
-        cpuUsPerRequest: cpuOf("eventgraph"),
-        limitCpuUsPerRequest: cpuOf("limit"),
-        peakRssMiB: round1(peakRssMiB(eventgraph.process.pid) ?? Number.NaN),
+        scenario,
+        rounds: await measureSides(settings, scenario, headers, sides, pids),
+        agreement,
+        peakRssMiB: peakRssMiB(eventgraph.process.pid),
         responseBytes: Buffer.byteLength(reference),
-        failures: Object.values(rounds_)
-          .flat()
-          .reduce((a, x) => a + x.failures, 0),
-        peers: Object.fromEntries(
-          Object.keys(agreement).map((name) => [
-            name,
-            {
-              ratio: ratioOf(name),
-              p99Ms: worstP99(name),
-              cpuUsPerRequest: cpuOf(name),
-              dataIdentical: agreement[name] === true,
-            },
-          ]),
-        ),
-        rounds: { ...rounds_, limit: limitRounds, eventgraph: eventgraphRounds },
-      };
+      });
       results.push(result);
       printRow(result);
     }

@@ -6,7 +6,7 @@ import { createProject } from "../../test/helpers/factories.js";
 import { redisTestUrl, uniqueRedisPrefix } from "../../test/helpers/redis.js";
 import { redisMissing } from "../../test/helpers/requirements.js";
 import { createTestContext, type TestContext } from "../../test/helpers/test-services.js";
-import { responseCacheKey } from "../graphql/cache/response-cache.js";
+import { responseCacheKey } from "../graphql/cache/cache-key.js";
 import { systemActor } from "../modules/access/actor.js";
 import { createServices, type Services } from "../services.js";
 import { type Cluster, connectCluster } from "./cluster.js";

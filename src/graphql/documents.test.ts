@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { buildSchema, type GraphQLObjectType } from "graphql";
 import { AppError } from "../errors.js";
-import { canonicalJson } from "./cache/response-cache.js";
+import { canonicalJson } from "./cache/cache-key.js";
 import { DocumentCache } from "./documents.js";
 import { operationLimitDefaults } from "./limits/operation-limits.js";
 

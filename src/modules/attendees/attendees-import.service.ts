@@ -14,13 +14,7 @@ import {
 } from "./attendee-imports.repository.js";
 import type { AttendeeRow } from "./attendees.repository.js";
 import { attendeesRepository } from "./attendees.repository.js";
-import {
-  type AttendeeFilter,
-  registrationRow,
-  seatCounts,
-  seatRefusal,
-  ticketTypesOf,
-} from "./attendees.service.js";
+import { type AttendeeFilter, registrationRow } from "./attendees.service.js";
 import {
   guessMapping,
   type ImportMapping,
@@ -30,6 +24,7 @@ import {
   parseAttendeeCsv,
 } from "./attendees-csv.js";
 import { exportAttendeesCsv } from "./attendees-export.js";
+import { seatCounts, seatRefusal, ticketTypesOf } from "./attendees-seats.js";
 
 /** Why a row of the file is not imported. */
 type ImportProblemKind = "invalid" | "unknown-ticket-type" | "sold-out" | "duplicate";

@@ -3,10 +3,10 @@ import { isUniqueViolation } from "../../db/constraint-errors.js";
 import type { Db, Tx } from "../../db/database.js";
 import type { Columns } from "../../db/projection.js";
 import type { AttendeeStatus } from "../../db/schema.js";
-import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
+import { AppError, ErrorCode, notFound } from "../../errors.js";
 import { areasWrittenUnder } from "../../shared/data-areas.js";
 import { newId } from "../../shared/ids.js";
-import { type Page, type PageWindow, resolvePageArgs, toPage } from "../../shared/pagination.js";
+import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import { changedFields, objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
@@ -22,14 +22,13 @@ import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { assertPermission, attendeeVisible } from "../access/policy.js";
 import { requireRowPermission, resolveRowAccess, writeRow } from "../access/row-access.js";
-import { type TicketTypeRow, ticketsRepository } from "../tickets/tickets.repository.js";
-import { isOnSale } from "../tickets/tickets.service.js";
 import {
   type AttendeeQuery,
   type AttendeeRow,
   type AttendeeSort,
   attendeesRepository as repo,
 } from "./attendees.repository.js";
+import { claimSeat, claimSeatOnMove } from "./attendees-seats.js";
 import { generateTicketCode } from "./ticket-code.js";
 
 /** A registration: personal data, never public. */
@@ -139,75 +138,6 @@ function emailTaken(): AppError {
   return new AppError(ErrorCode.CONFLICT, "This email already has a registration for this event", {
     fieldErrors: [{ field: ["email"], message: "is already registered for this event" }],
   });
-}
-
-/**
- * Why a registration may not take a seat of `ticketType` when `sold` seats are taken, or undefined
- * when it may: the one place of the sales rules, for a single registration and for a CSV import.
- */
-export function seatRefusal(
-  actor: Actor,
-  ticketType: Pick<TicketTypeRow, "name" | "quantity" | "sales_start_at" | "sales_end_at">,
-  sold: number,
-): AppError | undefined {
-  // Apps sell through the sales window like the public page does; organizers in the dashboard and
-  // the operator's CLI may register someone outside it (a speaker's guest, a door sale after online
-  // sales closed, a list of invited guests imported from a file).
-  if (actor.kind === "app" && !isOnSale(ticketType)) {
-    return new AppError(ErrorCode.CONFLICT, `The ticket type "${ticketType.name}" is not on sale now`, {
-      fieldErrors: [{ field: ["ticketTypeId"], message: "is not on sale now (outside its sales window)" }],
-    });
-  }
-  if (sold >= Number(ticketType.quantity)) {
-    return new AppError(ErrorCode.CONFLICT, `The ticket type "${ticketType.name}" is sold out`, {
-      fieldErrors: [{ field: ["ticketTypeId"], message: "is sold out" }],
-    });
-  }
-  return undefined;
-}
-
-/**
- * Takes a seat of a ticket type for one registration, inside the caller's transaction: the ticket
- * type is locked first, so concurrent registrations count and insert one after the other.
- */
-async function claimSeat(trx: Db, actor: Actor, projectId: string, ticketTypeId: string): Promise<void> {
-  const ticketType = await ticketsRepository.lockForSale(trx, projectId, ticketTypeId);
-  if (!ticketType) {
-    throw badInput([{ field: ["ticketTypeId"], message: "ticket type not found in this project" }]);
-  }
-  const refusal = seatRefusal(
-    actor,
-    ticketType,
-    await ticketsRepository.soldCount(trx, projectId, ticketTypeId),
-  );
-  if (refusal) throw refusal;
-}
-
-/** The project's ticket types (at most 100), for matching a CSV's ticket type column by name or id. */
-export function ticketTypesOf(db: Db, projectId: string): Promise<TicketTypeRow[]> {
-  return ticketsRepository.list(db, projectId, undefined, resolvePageArgs({ first: 100 }));
-}
-
-/**
- * Each ticket type of a batch of registrations with its seats taken, inside the caller's
- * transaction: locked like `claimSeat` does (in id order, so two batches cannot deadlock), or only
- * read for a dry run. A ticket type deleted meanwhile is missing from the map.
- */
-export async function seatCounts(
-  trx: Db,
-  projectId: string,
-  ticketTypeIds: Iterable<string>,
-  lock: boolean,
-): Promise<Map<string, { ticketType: TicketTypeRow; sold: number }>> {
-  const counts = new Map<string, { ticketType: TicketTypeRow; sold: number }>();
-  for (const id of [...new Set(ticketTypeIds)].sort()) {
-    const ticketType = lock
-      ? await ticketsRepository.lockForSale(trx, projectId, id)
-      : await ticketsRepository.findById(trx, projectId, id);
-    if (ticketType)
-      counts.set(id, { ticketType, sold: await ticketsRepository.soldCount(trx, projectId, id) });
-  }
-  return counts;
 }
 
 /**
@@ -397,13 +327,7 @@ export function createAttendeesService(
               if (holder && holder.id !== row.id) throw emailTaken();
             }
             if (data.ticketTypeId !== undefined && data.ticketTypeId !== row.ticket_type_id) {
-              if (row.status === "REGISTERED") {
-                await claimSeat(trx, actor, projectId, data.ticketTypeId);
-              } else if (!(await ticketsRepository.findById(trx, projectId, data.ticketTypeId))) {
-                throw badInput([
-                  { field: ["ticketTypeId"], message: "ticket type not found in this project" },
-                ]);
-              }
+              await claimSeatOnMove(trx, actor, projectId, data.ticketTypeId, row.status === "REGISTERED");
               patch.ticket_type_id = data.ticketTypeId;
             }
             await repo.update(trx, projectId, data.id, patch);

@@ -1,0 +1,143 @@
+import { type LoadGenerator, type RoundResult, runRound } from "./load.js";
+import { cpuSeconds } from "./processes.js";
+import type { Scenario } from "./scenarios.js";
+
+// How the suite measures one scenario: the sides (the limit, Eventgraph, the peers) under the same
+// load in alternating rounds, then the figures reported from those rounds. Apart from bench/suite.ts,
+// which only starts the servers, walks the datasets and writes the report, so the measuring method
+// can be read (and changed) in one place.
+
+/** A load round and the CPU time the side's process spent per request in it. */
+type MeasuredRound = RoundResult & { cpuUsPerRequest?: number };
+
+/** One scenario on one dataset, as reported. */
+export interface ScenarioResult {
+  dataset: string;
+  scenario: string;
+  title: string;
+  cache: Scenario["cache"];
+  requestsPerSecond: number;
+  limitRequestsPerSecond: number;
+  ratio: number;
+  p50Ms: number;
+  p99Ms: number;
+  /** Server CPU time per request (µs, mean of the rounds): steadier than req/s on a busy machine. */
+  cpuUsPerRequest: number | undefined;
+  limitCpuUsPerRequest: number | undefined;
+  /** Peak RSS of the server process so far (VmHWM, MiB). */
+  peakRssMiB: number | undefined;
+  responseBytes: number;
+  failures: number;
+  /** Ratio to the limit of each peer that answered this scenario's query, measured between the same rounds. */
+  peers: Record<
+    string,
+    { ratio: number; p99Ms: number; cpuUsPerRequest: number | undefined; dataIdentical: boolean }
+  >;
+  rounds: { limit: MeasuredRound[]; eventgraph: MeasuredRound[] } & Record<string, MeasuredRound[]>;
+}
+
+/** The shape of every round of a run, from the suite's flags. */
+interface RoundSettings {
+  generator: LoadGenerator;
+  connections: number;
+  /** Length of a measured round. */
+  seconds: number;
+  /** Measured rounds per side. */
+  rounds: number;
+  warmupSeconds: number;
+  /** Hands out request numbers, so no two rounds of the run send the same write. */
+  reserve: (count: number) => number;
+}
+
+const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1);
+
+/** Rounds a figure to one decimal for the report. */
+export const round1 = (x: number) => Math.round(x * 10) / 10;
+
+/**
+ * Warms up every side, then measures them in alternating rounds; `pids` names the process whose CPU
+ * time is read per side (undefined: not measured).
+ */
+export async function measureSides(
+  settings: RoundSettings,
+  scenario: Scenario,
+  headers: Record<string, string>,
+  sides: Record<string, string>,
+  pids: Record<string, number | undefined>,
+): Promise<Record<string, MeasuredRound[]>> {
+  const { generator, connections, reserve } = settings;
+  const load = (url: string, secs: number) =>
+    runRound({ generator, url, seconds: secs, connections, headers, source: scenario, reserve });
+  // Warm-up: JIT, document and response caches, database pages; not measured.
+  for (const url of Object.values(sides)) await load(url, settings.warmupSeconds);
+  const rounds_: Record<string, MeasuredRound[]> = Object.fromEntries(Object.keys(sides).map((k) => [k, []]));
+  // Sides alternate round by round, so a noisy neighbour on the machine hits them all alike.
+  for (let r = 0; r < settings.rounds; r++) {
+    for (const [name, url] of Object.entries(sides)) {
+      const before = cpuSeconds(pids[name]);
+      const round: MeasuredRound = await load(url, settings.seconds);
+      const after = cpuSeconds(pids[name]);
+      if (before !== undefined && after !== undefined && round.requests > 0) {
+        round.cpuUsPerRequest = Math.round(((after - before) * 1e6) / round.requests);
+      }
+      rounds_[name]?.push(round);
+    }
+  }
+  return rounds_;
+}
+
+/**
+ * The reported figures of a scenario from its sides' rounds: every rate a ratio to the limit of the
+ * same run; `agreement` says, per peer measured, whether it answered the same data.
+ */
+export function scenarioResult(options: {
+  dataset: string;
+  scenario: Scenario;
+  rounds: Record<string, MeasuredRound[]>;
+  agreement: Record<string, boolean>;
+  peakRssMiB: number | undefined;
+  responseBytes: number;
+}): ScenarioResult {
+  const { scenario, agreement, rounds: rounds_ } = options;
+  const cpuOf = (name: string) => {
+    const measured = (rounds_[name] ?? []).flatMap((x) => x.cpuUsPerRequest ?? []);
+    return measured.length > 0 ? Math.round(mean(measured)) : undefined;
+  };
+  const rps = (name: string) => mean((rounds_[name] ?? []).map((x) => x.requestsPerSecond));
+  const worstP99 = (name: string) => round1(Math.max(...(rounds_[name] ?? []).map((x) => x.p99Ms)));
+  const limitRequestsPerSecond = rps("limit");
+  const ratioOf = (name: string) => Math.round((rps(name) / limitRequestsPerSecond) * 1000) / 1000;
+  const eventgraphRounds = rounds_.eventgraph ?? [];
+  const limitRounds = rounds_.limit ?? [];
+  return {
+    dataset: options.dataset,
+    scenario: scenario.id,
+    title: scenario.title,
+    cache: scenario.cache,
+    requestsPerSecond: Math.round(rps("eventgraph")),
+    limitRequestsPerSecond: Math.round(limitRequestsPerSecond),
+    ratio: ratioOf("eventgraph"),
+    p50Ms: round1(mean(eventgraphRounds.map((x) => x.p50Ms))),
+    // The worst round's p99: a tail that shows up once is still a tail.
+    p99Ms: worstP99("eventgraph"),
+    cpuUsPerRequest: cpuOf("eventgraph"),
+    limitCpuUsPerRequest: cpuOf("limit"),
+    peakRssMiB: round1(options.peakRssMiB ?? Number.NaN),
+    responseBytes: options.responseBytes,
+    failures: Object.values(rounds_)
+      .flat()
+      .reduce((a, x) => a + x.failures, 0),
+    peers: Object.fromEntries(
+      Object.keys(agreement).map((name) => [
+        name,
+        {
+          ratio: ratioOf(name),
+          p99Ms: worstP99(name),
+          cpuUsPerRequest: cpuOf(name),
+          dataIdentical: agreement[name] === true,
+        },
+      ]),
+    ),
+    rounds: { ...rounds_, limit: limitRounds, eventgraph: eventgraphRounds },
+  };
+}
