@@ -97,6 +97,25 @@ for (const engine of testEngines()) {
       assert.deepEqual([...large].sort(), [...small].sort());
     });
 
+    test("a page that selects no field of the project does not read the project's row", async () => {
+      const projectReads = (statements: string[]) => statements.filter((sql) => /from "projects"/.test(sql));
+      // Only the access check (status and versions) reads the project; `name` is not read.
+      const page = projectReads(await statementsFor(agendaQuery, 13, "sessions", false));
+      assert.equal(page.length, 1, page.join("\n"));
+      assert.doesNotMatch(page[0] ?? "", /"name"/);
+      // Ask for a field of the row as well, and the row is read.
+      const named = agendaQuery.replace("project(id: $id) {", "project(id: $id) { name");
+      server.statements.length = 0;
+      const { body } = await gql(server.url, named, { variables: { id: projectId, first: 13 } });
+      assert.equal(typeof body.data.project.name, "string", JSON.stringify(body));
+      const withName = projectReads(server.statements);
+      assert.equal(withName.length, 2, withName.join("\n"));
+      assert.ok(
+        withName.some((sql) => /"name"/.test(sql)),
+        withName.join("\n"),
+      );
+    });
+
     test("a check-in takes ten statements, none of them the webhook dispatcher's when no app subscribed", async () => {
       const list = await gql(server.url, registeredQuery, { variables: { id: projectId }, token });
       const attendeeId = list.body.data.project.attendees.edges[0].node.id;

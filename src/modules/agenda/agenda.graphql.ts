@@ -12,7 +12,7 @@ import {
 import { nodeLoader as loader } from "../../graphql/nodes.js";
 import { restricts } from "../../graphql/permissions.js";
 import { columnSelector, reads } from "../../graphql/selection.js";
-import { ProjectRef } from "../projects/projects.graphql.js";
+import { ProjectRef, projectIdOnly } from "../projects/projects.graphql.js";
 import type { SessionRow, SpeakerRow } from "./agenda.repository.js";
 import type { SpeakerLink } from "./agenda.service.js";
 import { defineAgendaMutations } from "./agenda-mutations.graphql.js";
@@ -183,6 +183,7 @@ export function defineAgendaTypes(): void {
   builder.objectFields(ProjectRef, (t) => ({
     sessions: t.connection(
       {
+        ...projectIdOnly(),
         type: SessionRef,
         description:
           "Sessions by start time. Published ones by default; asking for other statuses needs agenda:read.",
@@ -214,6 +215,7 @@ export function defineAgendaTypes(): void {
     ),
     speakers: t.connection(
       {
+        ...projectIdOnly(),
         type: SpeakerRef,
         description:
           "Speakers by name: those of published sessions; all of them with includeUnpublished (agenda:read).",
@@ -239,6 +241,7 @@ export function defineAgendaTypes(): void {
     ),
     tracks: t.connection(
       {
+        ...projectIdOnly(),
         type: TrackRef,
         description: "Tracks by name. Public.",
         resolve: async (project, args, c) => {
@@ -255,6 +258,7 @@ export function defineAgendaTypes(): void {
     ),
     rooms: t.connection(
       {
+        ...projectIdOnly(),
         type: RoomRef,
         description: "Rooms by name. Public.",
         resolve: async (project, args, c) => {

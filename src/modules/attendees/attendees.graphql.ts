@@ -7,7 +7,7 @@ import { payloadType, runMutation } from "../../graphql/mutations.js";
 import { nodeLoader } from "../../graphql/nodes.js";
 import { requires } from "../../graphql/permissions.js";
 import { columnSelector, reads } from "../../graphql/selection.js";
-import { ProjectRef } from "../projects/projects.graphql.js";
+import { ProjectRef, projectIdOnly } from "../projects/projects.graphql.js";
 import { TicketTypeRef } from "../tickets/tickets.graphql.js";
 import type { AttendeeRow } from "./attendees.repository.js";
 import type { Attendee } from "./attendees.service.js";
@@ -90,7 +90,9 @@ export function defineAttendeeTypes(): void {
       {
         ...requires("attendees:read"),
         // A search reads up to 2,000 index entries and rows (maxSearchMatches): priced like 100 rows.
-        extensions: { ...requires("attendees:read").extensions, cost: { argumentCosts: { search: 100 } } },
+        ...projectIdOnly({
+          extensions: { ...requires("attendees:read").extensions, cost: { argumentCosts: { search: 100 } } },
+        }),
         type: AttendeeRef,
         nullable: true,
         description: "Attendees by registration time.",

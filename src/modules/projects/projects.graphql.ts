@@ -2,11 +2,20 @@ import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
 import { runMutation, userErrorsField } from "../../graphql/mutations.js";
 import { requires } from "../../graphql/permissions.js";
+import { columnSelector, reads } from "../../graphql/selection.js";
 import { PermissionEnum } from "../apps/permissions.graphql.js";
 import type { Project, UpdateProjectInput } from "./projects.service.js";
 
 /** The Project type; other modules attach their connections to it (`Project.sessions`, …). */
 export const ProjectRef = builder.objectRef<Project>("Project");
+
+/**
+ * Field options of a Project field that reads nothing of the project but its id (a connection):
+ * a `project` selection made only of such fields is answered without reading the project's row.
+ */
+export const projectIdOnly = (more: { extensions?: Record<string, unknown> } = {}) =>
+  reads<Project>([], more);
+const projectSelected = columnSelector();
 
 const ProjectStatusEnum = builder.enumType("ProjectStatus", {
   description: "Whether the event is public.",
@@ -31,7 +40,7 @@ const VenueRef = builder.objectRef<Project["venue"]>("Venue").implement({
 export function defineProjectTypes(): void {
   builder.node(ProjectRef, {
     description: "An event. Its id is the 4-character Project ID shown in the dashboard URL /b/<id>.",
-    id: { resolve: (project) => project.id, description: "The 4-character Project ID." },
+    id: { resolve: (project) => project.id, ...projectIdOnly(), description: "The 4-character Project ID." },
     loadWithoutCache: async (id, context) => {
       const access = await context.access(id);
       return access ? context.services.projects.load(access) : null;
@@ -64,6 +73,7 @@ export function defineProjectTypes(): void {
         description: "When its basic fields last changed.",
       }),
       viewerPermissions: t.field({
+        ...projectIdOnly(),
         type: [PermissionEnum],
         description: "The permissions the caller holds in this project (empty for public requests).",
         resolve: async (project, _args, context) => [
@@ -80,10 +90,13 @@ export function defineProjectTypes(): void {
       description:
         "A project by its 4-character id. Without a token only published projects are found; a project that does not exist and one you may not see give the same NOT_FOUND error.",
       args: { id: t.arg.id({ required: true, description: "The 4-character Project ID." }) },
-      resolve: async (_root, { id }, context) => {
+      resolve: async (_root, { id }, context, info) => {
         const access = await context.access(String(id));
         if (!access) throw notFound("Project");
-        return context.services.projects.load(access);
+        // An agenda or attendee page selects only connections of the project: no row to read.
+        return projectSelected(info)?.length === 0
+          ? context.services.projects.idOnly(access)
+          : context.services.projects.load(access);
       },
     }),
   );

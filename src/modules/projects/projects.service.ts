@@ -179,6 +179,15 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
       return presentProject(row);
     },
 
+    /**
+     * The project as its id alone, without reading its row, for a selection that reads nothing
+     * else of it (`projectIdOnly` in projects.graphql.ts): like the partial rows of a projection
+     * (db/projection.ts), only the caller that asked may read it.
+     */
+    idOnly(access: ProjectAccess): Project {
+      return { id: access.projectId } as Project;
+    },
+
     /** Projects by id, for batch loading; callers must have checked access to each. */
     async byIds(ids: readonly string[]): Promise<Map<string, Project>> {
       const rows = await projectsRepository.findByIds(db, ids);

@@ -6,7 +6,7 @@ import { serviceInput } from "../../graphql/inputs.js";
 import { payloadType, runMutation } from "../../graphql/mutations.js";
 import { nodeLoader } from "../../graphql/nodes.js";
 import { requires, restricts } from "../../graphql/permissions.js";
-import { ProjectRef } from "../projects/projects.graphql.js";
+import { ProjectRef, projectIdOnly } from "../projects/projects.graphql.js";
 import type { TicketType } from "./tickets.service.js";
 
 export const TicketTypeRef = builder.objectRef<TicketType>("TicketType");
@@ -102,6 +102,7 @@ export function defineTicketTypes(): void {
   builder.objectField(ProjectRef, "ticketTypes", (t) =>
     t.connection(
       {
+        ...projectIdOnly(),
         type: TicketTypeRef,
         description:
           "Ticket types by creation: those on sale now by default; all of them with onSaleOnly: false (tickets:read).",
