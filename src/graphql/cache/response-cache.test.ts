@@ -61,6 +61,18 @@ describe("response cache", () => {
     assert.equal(cache.get(agendaKey), undefined);
   });
 
+  test("replacing an entry re-lists it under the areas the new response read", () => {
+    const cache = new ResponseCache();
+    const key = keyFor("AAAA");
+    cache.store(key, body("1"), ["AAAA"], cache.begin(), { areas: areaBit.project | areaBit.checkins });
+    cache.store(key, body("2"), ["AAAA"], cache.begin(), { areas: areaBit.project | areaBit.agenda });
+    cache.invalidateProject("AAAA", areaBit.checkins);
+    assert.deepEqual(cache.get(key), body("2"));
+    cache.invalidateProject("AAAA", areaBit.agenda);
+    assert.equal(cache.get(key), undefined);
+    assert.equal(cache.stats().entries, 0);
+  });
+
   test("refuses a response computed while its project changed, and accepts one started after", () => {
     const cache = new ResponseCache();
     const before = cache.begin();

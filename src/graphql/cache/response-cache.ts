@@ -1,13 +1,14 @@
 import { LRUCache } from "lru-cache";
 import type { Encoding, OpenStream } from "../../http/compression.js";
 import { type AreaMask, allAreas, areaBit, dataAreaCount } from "../../shared/data-areas.js";
+import { AreaIndex } from "./area-index.js";
 
 /**
  * The API's response cache: serialized response bytes of read-only operations, bounded in bytes.
  *
  * Exactness: each entry is tagged with the ids of the projects its execution read, and
  * `invalidateProject` deletes every entry tagged with the project at once through a reverse index
- * (project id → keys), so memory is freed immediately and the cost is proportional to what is
+ * (project id and data area → keys, area-index.ts), so memory is freed immediately and the cost is proportional to what is
  * dropped. Per-project generations in the key would also be exact but leave dead entries occupying
  * the byte budget until the LRU pushes them out.
  *
@@ -87,7 +88,7 @@ const entryOverhead = 1024;
 /** A bounded in-memory cache of serialized responses with exact per-project invalidation. */
 export class ResponseCache {
   private readonly entries: LRUCache<string, Entry>;
-  private readonly keysByProject = new Map<string, Set<string>>();
+  private readonly keysByArea = new AreaIndex();
   private sequence = 0;
   /** Per project, the sequence of the last change of each data area (index: the area's bit). */
   private readonly changedAt: LRUCache<string, number[]>;
@@ -233,14 +234,7 @@ export class ResponseCache {
     };
     this.entries.set(key, entry, options.ttlMs ? { ttl: options.ttlMs } : {});
     if (this.entries.peek(key) !== entry) return false;
-    for (const id of ids) {
-      let keys = this.keysByProject.get(id);
-      if (!keys) {
-        keys = new Set();
-        this.keysByProject.set(id, keys);
-      }
-      keys.add(key);
-    }
+    this.keysByArea.add(key, ids, entry.areas);
     return true;
   }
 
@@ -259,11 +253,7 @@ export class ResponseCache {
     const changed = this.changedAt.get(projectId) ?? new Array<number>(dataAreaCount).fill(0);
     for (let i = 0; i < dataAreaCount; i++) if (areas & (1 << i)) changed[i] = this.sequence;
     this.changedAt.set(projectId, changed);
-    const keys = this.keysByProject.get(projectId);
-    if (!keys) return;
-    for (const key of [...keys]) {
-      if ((this.entries.peek(key)?.areas ?? allAreas) & areas) this.entries.delete(key);
-    }
+    for (const key of this.keysByArea.keysReading(projectId, areas)) this.entries.delete(key);
   }
 
   /** Drops one answer (found stale by a version check). */
@@ -313,12 +303,7 @@ export class ResponseCache {
   }
 
   private untag(key: string, entry: Entry): void {
-    for (const id of entry.projectIds) {
-      const keys = this.keysByProject.get(id);
-      if (!keys) continue;
-      keys.delete(key);
-      if (keys.size === 0) this.keysByProject.delete(id);
-    }
+    this.keysByArea.remove(key, entry.projectIds, entry.areas);
   }
 }
 
