@@ -6,11 +6,12 @@ import { AreaIndex } from "./area-index.js";
 /**
  * The API's response cache: serialized response bytes of read-only operations, bounded in bytes.
  *
- * Exactness: each entry is tagged with the ids of the projects its execution read, and
- * `invalidateProject` deletes every entry tagged with the project at once through a reverse index
- * (project id and data area → keys, area-index.ts), so memory is freed immediately and the cost is proportional to what is
- * dropped. Per-project generations in the key would also be exact but leave dead entries occupying
- * the byte budget until the LRU pushes them out.
+ * Exactness: each entry is tagged with the ids of the projects its execution read and the data
+ * areas it read, and `invalidateProject` deletes every entry that read a written area of the
+ * project at once through a reverse index (project and area → keys, area-index.ts), so memory is
+ * freed immediately and the cost is proportional to what is dropped. Per-project generations in
+ * the key would also be exact but leave dead entries occupying the byte budget until the LRU
+ * pushes them out.
  *
  * The race: a write that commits while a response is being computed could leave a stale response
  * behind if it were stored after the invalidation. So `begin()` marks the start of an execution
