@@ -15,6 +15,31 @@ export class DatabaseUnavailableError extends AppError {
   }
 }
 
+/**
+ * Every pooled PostgreSQL connection stayed in use for the whole connect timeout: this server is
+ * overloaded (writes waiting on a lock another connection holds, say) while the database answers.
+ * 503 as for an outage, since a retry may succeed, but not an outage: the circuit stays closed, so
+ * other requests, /readyz and the metrics carry on. Counting it as one let anything that held every
+ * connection for five seconds fail every request for the next five.
+ */
+export class DatabaseBusyError extends AppError {
+  constructor(cause?: unknown) {
+    super(ErrorCode.SERVICE_UNAVAILABLE, "The server is busy; retry shortly", {
+      reason: "BUSY",
+      retryAfterSeconds: busyRetryAfterSeconds,
+    });
+    this.name = "DatabaseBusyError";
+    this.cause = cause;
+  }
+}
+
+const busyRetryAfterSeconds = 1;
+
+/** Whether `error` is pg-pool's refusal after waiting for a free connection (the pool is full, not down). */
+export function isPoolBusyError(error: unknown): boolean {
+  return error instanceof Error && error.message === "timeout exceeded when trying to connect";
+}
+
 /** Seconds a client is told to wait after a write refused for lack of disk space: an operator must act. */
 const diskFullRetryAfterSeconds = 60;
 
@@ -56,9 +81,9 @@ const socketCodes = new Set([
 // SQLSTATEs meaning "the server is going away or not accepting yet" (class 08 is handled below):
 // admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections.
 const unavailableStates = new Set(["57P01", "57P02", "57P03", "53300"]);
-// pg raises these without a code.
-const driverMessages =
-  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection refused/i;
+// pg raises these without a code. A new connection that times out ends as "Connection terminated
+// due to connection timeout"; a full pool's timeout is not a connection failure (DatabaseBusyError).
+const driverMessages = /Connection terminated|Client has encountered a connection error|Connection refused/i;
 
 /** Whether `error` means the database connection failed (as opposed to a bad query or a constraint). */
 export function isConnectionError(error: unknown): boolean {

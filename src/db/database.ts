@@ -16,7 +16,13 @@ import {
 } from "kysely";
 import { LRUCache } from "lru-cache";
 import pg from "pg";
-import { DatabaseHealth, DatabaseUnavailableError, isConnectionError } from "./availability.js";
+import {
+  DatabaseBusyError,
+  DatabaseHealth,
+  DatabaseUnavailableError,
+  isConnectionError,
+  isPoolBusyError,
+} from "./availability.js";
 import { ChangeFeed } from "./change-feed.js";
 import { type Checkpointer, checkpointInBackground } from "./checkpoints.js";
 import { yieldIfLoopHeld } from "./loop-yield.js";
@@ -53,6 +59,8 @@ export interface DatabaseHandle {
   checkpointer?: Checkpointer;
   /** PostgreSQL pool connections by state, for the metrics; undefined for SQLite (one connection). */
   poolStats(): { total: number; idle: number; waiting: number } | undefined;
+  /** PostgreSQL: the most connections the pool opens; undefined for SQLite (one connection). */
+  poolSize: number | undefined;
   close(): Promise<void>;
 }
 
@@ -81,7 +89,7 @@ export interface DatabaseOptions {
 const directRunners = new WeakMap<object, SqliteDirect>();
 
 /** Connections in a PostgreSQL pool unless the caller says otherwise. */
-export const defaultPoolSize = 10;
+const defaultPoolSize = 10;
 
 /** Opens `sqlite:<path>` (file created with its folder) or `postgres://…` (pooled). */
 export function openDatabase(url: string, options: DatabaseOptions = {}): DatabaseHandle {
@@ -124,6 +132,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       externalWrites: () => dataVersion.get() as number,
       health: new DatabaseHealth(),
       poolStats: () => undefined,
+      poolSize: undefined,
       async ping() {
         sqlite.prepare("select 1").get();
       },
@@ -135,9 +144,10 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
   }
 
   if (/^postgres(ql)?:\/\//.test(url)) {
+    const poolSize = options.poolSize ?? defaultPoolSize;
     const pool = new pg.Pool({
       connectionString: url,
-      max: options.poolSize ?? defaultPoolSize,
+      max: poolSize,
       connectionTimeoutMillis: 5000,
     });
     const health = new DatabaseHealth();
@@ -158,6 +168,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       changeFeed,
       health,
       poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+      poolSize,
       // Goes around the circuit breaker: /readyz is how a load balancer learns of the recovery.
       async ping() {
         try {
@@ -292,13 +303,15 @@ function nameStatement(sql: string): void {
  * of the pool's, so a server shutdown arriving between two statements of a transaction was an
  * unhandled `error` event that killed the process: each checkout listens, and a client that failed
  * is released as broken so the pool discards it. Connection failures become
- * DatabaseUnavailableError (503) and open the circuit of `health`.
+ * DatabaseUnavailableError (503) and open the circuit of `health`; a full pool's wait running out
+ * is DatabaseBusyError (503, circuit left closed).
  */
 function withNamedStatements(pool: pg.Pool, health: DatabaseHealth): PostgresPool {
   return {
     async connect(): Promise<PostgresPoolClient> {
       if (!health.allowAttempt()) throw new DatabaseUnavailableError();
       const client = await pool.connect().catch((error: unknown) => {
+        if (isPoolBusyError(error)) throw new DatabaseBusyError(error);
         if (!isConnectionError(error)) throw error;
         health.markDown(error);
         throw new DatabaseUnavailableError(error);

@@ -1,6 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ExecutionResult, GraphQLFormattedError } from "graphql";
-import { defaultPoolSize } from "../db/database.js";
 import { bindDeadline } from "../db/transaction.js";
 import { ErrorCode } from "../errors.js";
 import type { Actor } from "../modules/access/actor.js";
@@ -33,9 +32,10 @@ export function createExecutor(services: Services, documents: DocumentCache) {
   // outlived V8's young generation and the old one filled with 150 MB of garbage between
   // collections: 50 connections of attendee-page misses peaked at 324 MB RSS and 4.1 ms of CPU per
   // request, against 214 MB and 2.7 ms with four at a time (docs/performance.md). SQLite runs one
-  // statement at a time anyway; PostgreSQL gets as many as its pool has connections. Cache hits
-  // never wait; waiting writes go first (execution-slots.ts).
-  const executions = new ExecutionSlots(services.database.engine === "sqlite" ? 4 : defaultPoolSize);
+  // statement at a time anyway; PostgreSQL gets as many as its pool has connections (more would
+  // only wait for one inside their slot, and ran out the pool's wait as "busy"). Cache hits never
+  // wait; waiting writes go first (execution-slots.ts).
+  const executions = new ExecutionSlots(services.database.poolSize ?? 4);
 
   /**
    * Executes the operation and answers. A request that misses the same cache key as an execution

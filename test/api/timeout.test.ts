@@ -4,7 +4,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { globalId } from "../../src/graphql/builder.js";
 import { systemActor } from "../../src/modules/access/actor.js";
-import { feedListens } from "../helpers/change-feed.js";
+import { changeArrives, feedListens } from "../helpers/change-feed.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp, createProject, createPublishedProject, createTicketType } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
@@ -62,11 +62,14 @@ describe("request timeout (postgres)", { skip: postgres ? false : "needs DATABAS
     }
   });
 
-  test("while every execution slot waits on a lock, cached answers still go out", async () => {
+  test("while every connection waits on a lock, hits go out and the rest hear the server is busy", async () => {
     if (!postgres) return;
-    const server = await startTestServer(postgres, { REQUEST_TIMEOUT_MS: "2000" });
+    // Long enough for the registrations to outwait the pool's five seconds below.
+    const server = await startTestServer(postgres, { REQUEST_TIMEOUT_MS: "10000" });
     const blocker = new pg.Client({ connectionString: postgres.newDatabaseUrl() });
+    const writer = new pg.Client({ connectionString: postgres.newDatabaseUrl() });
     await blocker.connect();
+    await writer.connect();
     try {
       const { project } = await createPublishedProject(server.services);
       const ticket = await createTicketType(server.services, systemActor, project.id);
@@ -74,13 +77,16 @@ describe("request timeout (postgres)", { skip: postgres ? false : "needs DATABAS
         projectId: project.id,
         permissions: ["attendees:write"],
       });
+      const { project: other } = await createProject(server.services);
+      const { token: newcomer } = await createApp(server.services, { projectId: other.id, permissions: [] });
       const cachedQuery = `{ project(id: "${project.id}") { name } }`;
-      // With the change feed listening a hit needs no connection: all ten will be taken below.
+      // With the change feed listening a hit needs no connection: all of them are taken below.
       await feedListens(server.services);
       await gql(server.url, cachedQuery);
       assert.equal((await gql(server.url, cachedQuery)).body.extensions.cached, true);
 
-      // Ten registrations (PostgreSQL's ten execution slots, graphql/http.ts) wait on a held row.
+      // Ten registrations wait on a held row: as many as the pool has connections (four in the
+      // tests) take an execution slot each (graphql/execution.ts) and hold one; the rest wait for a slot.
       await blocker.query("begin");
       await blocker.query("select id from ticket_types where id = $1 for update", [ticket.id]);
       const register = `mutation($input: RegisterAttendeeInput!) { registerAttendee(input: $input) { attendee { id } } }`;
@@ -101,15 +107,34 @@ describe("request timeout (postgres)", { skip: postgres ? false : "needs DATABAS
         }),
       );
       await sleep(200);
+      // Meanwhile another process changes another project's settings (in CI, every test file's
+      // writes to the shared database arrive on this server's feed). That must not send this
+      // project's hits to the database, where no connection is free: the CI failure of round two.
+      const elsewhere = changeArrives(server.services, other.id);
+      await writer.query("update projects set project_version = project_version + 1 where id = $1", [
+        other.id,
+      ]);
+      await elsewhere;
       const hit = await gql(server.url, cachedQuery);
-      assert.equal(hit.status, 200);
+      assert.equal(hit.status, 200, JSON.stringify(hit.body));
       assert.equal(hit.body.extensions.cached, true);
       assert.equal(settled, 0, "the hit was answered while every slot was still taken");
+
+      // A token not seen before must be read, and no connection comes free within the pool's five
+      // seconds: the server says it is busy, without taking the database for down (which would
+      // refuse every request at once until a probe got through).
+      const busy = await gql(server.url, "{ projects(first: 1) { nodes { id } } }", { token: newcomer });
+      assert.equal(busy.status, 503, JSON.stringify(busy.body));
+      assert.equal(busy.body.errors[0].extensions.reason, "BUSY");
+      assert.equal(busy.headers.get("retry-after"), "1");
+      assert.equal(server.database.health.current.status, "up");
+      assert.equal(settled, 0, "the registrations still wait on the lock, or for a slot");
 
       await blocker.query("rollback");
       const answers = await Promise.all(waiting);
       for (const answer of answers) assert.ok(answer.body.data.registerAttendee.attendee.id);
     } finally {
+      await writer.end();
       await blocker.end();
       await server.close();
     }

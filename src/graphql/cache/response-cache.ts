@@ -106,6 +106,8 @@ export class ResponseCache {
   private lastExternal: number | undefined;
   private epochValue = 0;
   private epochReadThisTurn = false;
+  /** Changes of any project's project area, counted for `credentialsEpoch`. */
+  private projectAreaChanges = 0;
 
   constructor(options: ResponseCacheOptions = {}) {
     const maxSize = options.maxBytes ?? 64 * 1024 * 1024;
@@ -157,8 +159,11 @@ export class ResponseCache {
   }
 
   /**
-   * A number that stays the same while no other process can have written; undefined when that is
-   * unknowable (no `externalWrites`), so every hit must be checked against the database.
+   * A number that stays the same while no other process can have written unnoticed; undefined when
+   * that is unknowable (no `externalWrites`), so every hit must be checked against the database.
+   * Only other processes' writes move it: this process's own writes, and those a push channel
+   * delivers, evict the answers they concern at once (invalidateProject), so the others need no
+   * check. A settings change of one project therefore sends no other project's hits to the database.
    */
   epoch(): number | undefined {
     if (!this.externalWrites) return undefined;
@@ -184,6 +189,17 @@ export class ResponseCache {
       this.epochReadThisTurn = false;
     });
     return this.epochValue;
+  }
+
+  /**
+   * Like `epoch`, but also moved by every change of any project's project area (settings, members,
+   * apps and their tokens): what is remembered across requests under it (the tokens of
+   * graphql/authentication.ts) is checked again. Both counters only grow, so their sum is the same
+   * exactly while neither moved.
+   */
+  credentialsEpoch(): number | undefined {
+    const epoch = this.epoch();
+    return epoch === undefined ? undefined : epoch + this.projectAreaChanges;
   }
 
   /** Marks the start of an execution; call it before the execution reads anything. */
@@ -245,10 +261,8 @@ export class ResponseCache {
    */
   invalidateProject(projectId: string, areas: AreaMask = allAreas): void {
     this.sequence += 1;
-    // A change of the project area (settings, members, apps and their tokens) moves the epoch:
-    // what is remembered across requests under it (the tokens of graphql/authentication.ts) is
-    // checked again. Such changes are rare; check-ins and agenda edits leave it alone.
-    if (areas & areaBit.project) this.epochValue += 1;
+    // Such changes are rare; check-ins and agenda edits leave the remembered tokens alone.
+    if (areas & areaBit.project) this.projectAreaChanges += 1;
     // Only answers being computed over the areas written are refused: under 50 check-ins a second,
     // agenda answers must still be stored.
     const changed = this.changedAt.get(projectId) ?? new Array<number>(dataAreaCount).fill(0);
