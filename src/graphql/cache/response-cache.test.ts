@@ -202,6 +202,24 @@ describe("response cache", () => {
     assert.equal(cache.epoch(), unchanged, "the epoch moves only when the counter does");
   });
 
+  test("a settings change moves the credentials epoch only; another process's write moves both", async () => {
+    let counter = 1;
+    const cache = new ResponseCache({ externalWrites: () => counter });
+    const epoch = cache.epoch();
+    const credentials = cache.credentialsEpoch();
+    cache.invalidateProject("AAAA", areaBit.agenda);
+    assert.equal(cache.credentialsEpoch(), credentials, "an agenda edit leaves remembered tokens alone");
+    cache.invalidateProject("AAAA", areaBit.project);
+    assert.equal(cache.epoch(), epoch, "other projects' cached answers need no version check");
+    const afterSettings = cache.credentialsEpoch();
+    assert.notEqual(afterSettings, credentials);
+    counter += 1;
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.notEqual(cache.epoch(), epoch);
+    assert.notEqual(cache.credentialsEpoch(), afterSettings);
+    assert.equal(new ResponseCache().credentialsEpoch(), undefined, "no push channel: nothing is remembered");
+  });
+
   test("expires an entry stored with a time to live", async () => {
     const cache = new ResponseCache();
     cache.store(keyFor("AAAA"), body("a"), ["AAAA"], cache.begin(), { ttlMs: 20 });
