@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { createServer } from "node:net";
+import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { setTimeout as sleep } from "node:timers/promises";
 
@@ -75,15 +76,16 @@ function track(child: ChildProcess, url: string): ChildServer {
 }
 
 /**
- * Starts Eventgraph (`node dist/src/main.js`) on a free port with `env` added to this process's
- * environment, and waits until `/readyz` answers 200 (the database is reachable).
+ * Starts Eventgraph (`node dist/src/main.js`, of the tree at `root`) on a free port with `env` added
+ * to this process's environment, and waits until `/readyz` answers 200 (the database is reachable).
  */
 export async function startEventgraph(
   env: Record<string, string>,
   nodeArgs: string[] = [],
+  root = ".",
 ): Promise<ChildServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...nodeArgs, "dist/src/main.js"], {
+  const child = spawn(process.execPath, [...nodeArgs, join(root, "dist", "src", "main.js")], {
     env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
     stdio: ["ignore", "ignore", "pipe"],
   });

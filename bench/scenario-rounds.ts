@@ -26,6 +26,8 @@ export interface ScenarioResult {
   limitCpuUsPerRequest: number | undefined;
   /** Peak RSS of the server process so far (VmHWM, MiB). */
   peakRssMiB: number | undefined;
+  /** The same of the compared Eventgraph (`--compare-tree`, `--compare-node-options`), measured as peer `compared`. */
+  comparedPeakRssMiB?: number | undefined;
   responseBytes: number;
   failures: number;
   /** Ratio to the limit of each peer that answered this scenario's query, measured between the same rounds. */
@@ -96,6 +98,7 @@ export function scenarioResult(options: {
   rounds: Record<string, MeasuredRound[]>;
   agreement: Record<string, boolean>;
   peakRssMiB: number | undefined;
+  comparedPeakRssMiB?: number | undefined;
   responseBytes: number;
 }): ScenarioResult {
   const { scenario, agreement, rounds: rounds_ } = options;
@@ -123,6 +126,9 @@ export function scenarioResult(options: {
     cpuUsPerRequest: cpuOf("eventgraph"),
     limitCpuUsPerRequest: cpuOf("limit"),
     peakRssMiB: round1(options.peakRssMiB ?? Number.NaN),
+    ...(options.comparedPeakRssMiB !== undefined && {
+      comparedPeakRssMiB: round1(options.comparedPeakRssMiB),
+    }),
     responseBytes: options.responseBytes,
     failures: Object.values(rounds_)
       .flat()

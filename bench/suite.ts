@@ -19,6 +19,7 @@ import { registeredAttendeeIds, type Scenario, scenarios } from "./scenarios.js"
  * SQLite ×100, PostgreSQL ×1 and SQLite ×1 with WEB_CONCURRENCY=2 (against a two-process limit),
  * each followed by the event-day mix (bench/event-day.ts). Every figure that travels is a ratio to
  * the limit measured in the same run. Writes bench/results/latest.json (quick.json with --quick).
+ * `--compare-tree <dir>` / `--compare-node-options "<flags>"` add a second Eventgraph as a side.
  */
 
 const { values: flags } = parseArgs({
@@ -35,6 +36,9 @@ const { values: flags } = parseArgs({
     autocannon: { type: "boolean", default: false },
     peers: { type: "boolean", default: true },
     "event-day": { type: "boolean", default: true },
+    // A second Eventgraph in the same rounds (an A/B): another built tree, other Node options, or both.
+    "compare-tree": { type: "string" },
+    "compare-node-options": { type: "string" },
   },
   allowNegative: true,
 });
@@ -47,6 +51,7 @@ const warmupSeconds = quick ? 1 : 1.5;
 const connections = Number(flags.connections);
 const out = flags.out ?? join("bench", "results", quick ? "quick.json" : "latest.json");
 const profileDir = join("bench", "results", "profiles");
+const comparing = flags["compare-tree"] !== undefined || flags["compare-node-options"] !== undefined;
 
 /** A dataset and how Eventgraph serves it. */
 interface Setup extends DatasetSpec {
@@ -134,20 +139,31 @@ async function benchDataset(
   process.stdout.write(`${dataset.seedSeconds.toFixed(1)} s\n`);
   const servers: ChildServer[] = [];
   try {
+    const env = {
+      DATABASE_URL: dataset.databaseUrl,
+      LOG_LEVEL: "warn",
+      WEB_CONCURRENCY: String(spec.workers),
+      // The bench measures the API, not the rate limiter's refusals.
+      RATE_LIMIT_APP_POINTS_PER_HOUR: "1000000000",
+      RATE_LIMIT_PUBLIC_POINTS_PER_HOUR: "1000000000",
+      // The event day reads the cache's hit and miss counters.
+      METRICS_TOKEN: benchMetricsToken,
+    };
     const eventgraph = await startEventgraph(
-      {
-        DATABASE_URL: dataset.databaseUrl,
-        LOG_LEVEL: "warn",
-        WEB_CONCURRENCY: String(spec.workers),
-        // The bench measures the API, not the rate limiter's refusals.
-        RATE_LIMIT_APP_POINTS_PER_HOUR: "1000000000",
-        RATE_LIMIT_PUBLIC_POINTS_PER_HOUR: "1000000000",
-        // The event day reads the cache's hit and miss counters.
-        METRICS_TOKEN: benchMetricsToken,
-      },
+      env,
       flags.profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : [],
     );
     servers.push(eventgraph);
+    // Measured like a peer, in the same rounds: the only way a change of a few per cent shows
+    // through this machine's noise (whole runs differ by more than that).
+    const compared = comparing
+      ? await startEventgraph(
+          env,
+          (flags["compare-node-options"] ?? "").split(" ").filter(Boolean),
+          flags["compare-tree"] ?? ".",
+        )
+      : undefined;
+    if (compared) servers.push(compared);
     const attendeeIds = await registeredAttendeeIds(eventgraph.url, dataset.projectId, dataset.token, 10);
     const list = scenarios(dataset.projectId, attendeeIds).filter(
       (s) => (!scenarioFilter || scenarioFilter.includes(s.id)) && (!spec.only || spec.only.includes(s.id)),
@@ -162,7 +178,7 @@ async function benchDataset(
     servers.push(limit);
     rmSync(responsesFile);
     // The peers read SQLite files only, and are single processes.
-    const peers: Record<string, ChildServer> = {};
+    const peers: Record<string, ChildServer> = compared ? { compared } : {};
     if (flags.peers && spec.engine === "sqlite" && spec.workers === 1) {
       const file = dataset.databaseUrl.replace(/^sqlite:/, "");
       peers["mercurius-sqlite"] = await startPeer(file, false);
@@ -205,6 +221,7 @@ async function benchDataset(
         rounds: await measureSides(settings, scenario, headers, sides, pids),
         agreement,
         peakRssMiB: peakRssMiB(eventgraph.process.pid),
+        comparedPeakRssMiB: peakRssMiB(compared?.process.pid),
         responseBytes: Buffer.byteLength(reference),
       });
       results.push(result);
@@ -291,6 +308,16 @@ function printRow(r: ScenarioResult): void {
     r.peers["mercurius-memory"]?.cpuUsPerRequest,
     r.limitCpuUsPerRequest,
   ]);
+  const compared = r.peers.compared;
+  if (compared) {
+    const cpu = compared.cpuUsPerRequest;
+    const relative =
+      cpu && r.cpuUsPerRequest ? ` (${(cpu / r.cpuUsPerRequest).toFixed(2)}× this tree's)` : "";
+    process.stdout.write(
+      `  compared: ratio ${compared.ratio.toFixed(3)}, p99 ${compared.p99Ms} ms, ${cpu ?? "?"} µs/req${relative}, ` +
+        `RSS ${r.comparedPeakRssMiB ?? "?"} MiB\n`,
+    );
+  }
   if (r.failures > 0) process.stdout.write(`  !! ${r.failures} failed requests in ${r.scenario}\n`);
 }
 
