@@ -42,10 +42,6 @@ export function createServices(
   cluster: Cluster = localCluster(logger),
 ) {
   const { db } = database;
-  const access = createAccessService(db);
-  const changes = new ProjectChanges((trx, projectId, areas) =>
-    projectsRepository.bumpDataVersion(trx, projectId, areas),
-  );
   // 32 MiB of answers, half of it open to any answer and the rest only to answers asked for twice:
   // under a stream of distinct queries the process stays well under 250 MB (docs/performance.md).
   const responseCache = new ResponseCache({
@@ -53,6 +49,10 @@ export function createServices(
     admitOnSecondRequestAbove: 16 * 1024 * 1024,
     externalWrites: database.externalWrites,
   });
+  const access = createAccessService(db, () => responseCache.credentialsEpoch());
+  const changes = new ProjectChanges((trx, projectId, areas) =>
+    projectsRepository.bumpDataVersion(trx, projectId, areas),
+  );
   connectProjectChanges(changes, cluster.signals, responseCache);
   const users = createUsersService(db);
   const projects = createProjectsService(db, access, changes);

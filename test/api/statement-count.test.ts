@@ -133,9 +133,12 @@ for (const engine of testEngines()) {
       await new Promise((resolve) => setTimeout(resolve, 200));
       const statements = [...server.statements];
       assert.ok(!statements.some((s) => s.includes("webhook_deliveries")), statements.join("\n"));
-      // Token, attendee, project access; begin, attendee lock, check-in, audit entry, subscribers,
-      // version bump, commit (it was 17: a dispatcher round and three reads more).
-      assert.ok(statements.length <= 10, statements.join("\n"));
+      // Attendee; begin, attendee lock, check-in, audit entry, subscribers, version bump, commit (it
+      // was 17: a dispatcher round and four reads more). The token and the app's access to the
+      // project are remembered from the undo; on PostgreSQL, other test files' settings changes on
+      // the shared database may make the access be read once more.
+      const expected = engine.name === "sqlite" ? 8 : 9;
+      assert.ok(statements.length <= expected, statements.join("\n"));
     });
   });
 }

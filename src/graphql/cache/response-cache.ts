@@ -194,7 +194,7 @@ export class ResponseCache {
   /**
    * Like `epoch`, but also moved by every change of any project's project area (settings, members,
    * apps and their tokens): what is remembered across requests under it (the tokens of
-   * graphql/authentication.ts) is checked again. Both counters only grow, so their sum is the same
+   * graphql/authentication.ts, apps' access in modules/access) is checked again. Both counters only grow, so their sum is the same
    * exactly while neither moved.
    */
   credentialsEpoch(): number | undefined {

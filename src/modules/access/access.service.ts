@@ -1,3 +1,4 @@
+import { LRUCache } from "lru-cache";
 import type { Db } from "../../db/database.js";
 import type { MemberRole, ProjectStatus } from "../../db/schema.js";
 import { notFound } from "../../errors.js";
@@ -34,10 +35,29 @@ export interface VersionedAccess {
   versions: AreaVersions | null;
 }
 
-/** Decides who sees which project; the only place these rules are written. */
-export function createAccessService(db: Db) {
+/**
+ * Decides who sees which project; the only place these rules are written. `credentialsEpoch` (the
+ * response cache's, graphql/cache/response-cache.ts) lets an app's access be remembered while it
+ * stands still; without it every decision is read.
+ */
+export function createAccessService(db: Db, credentialsEpoch: () => number | undefined = () => undefined) {
+  // An app's access to a project, remembered while the credentials epoch stands still, as its token
+  // is (graphql/authentication.ts): everything the decision reads (the project's status, the app's
+  // link and permissions) changes only by a write to the project area, which moves that epoch here
+  // at once and from another process as soon as it is known. A write by id then costs one round
+  // trip less (the project's status). Reads still read the project's versions (resolveVersioned).
+  const known = new LRUCache<string, { epoch: number; access: ProjectAccess | undefined }>({ max: 10_000 });
+
   async function resolve(actor: Actor, projectId: string): Promise<ProjectAccess | undefined> {
-    return (await resolveVersioned(actor, projectId)).access;
+    if (actor.kind !== "app") return (await resolveVersioned(actor, projectId)).access;
+    const epoch = credentialsEpoch();
+    // The permissions are part of the key: a token remembered under an older set never matches.
+    const key = `${actor.appId}\n${actor.homeProjectId}\n${actor.permissions.join(",")}\n${projectId}`;
+    const found = epoch === undefined ? undefined : known.get(key);
+    if (found && found.epoch === epoch) return found.access && { ...found.access, actor };
+    const { access } = await resolveVersioned(actor, projectId);
+    if (epoch !== undefined) known.set(key, { epoch, access });
+    return access;
   }
 
   // The access, and the project's data version read in the same statement: the version is read
