@@ -177,7 +177,7 @@ async function benchDataset(
     const limit = await startLimitServer(responsesFile, spec.workers);
     servers.push(limit);
     rmSync(responsesFile);
-    // The peers read SQLite files only, and are single processes.
+    // The Mercurius peers read SQLite files only, and are single processes.
     const peers: Record<string, ChildServer> = compared ? { compared } : {};
     if (flags.peers && spec.engine === "sqlite" && spec.workers === 1) {
       const file = dataset.databaseUrl.replace(/^sqlite:/, "");

@@ -35,9 +35,9 @@ const knownTokens = new WeakMap<Services, LRUCache<string, KnownToken>>();
  * deletion) changes the project area of a project, which moves that epoch at once in this process
  * and as soon as it is known from another (SQLite's data_version, PostgreSQL's change feed).
  * Without a push channel the epoch is undefined and every request reads the token's row, as a
- * token lookup per request was a sixth of an authenticated cache hit. Keyed by the token's hash, never the token itself;
- * unknown tokens are not remembered, so guessing costs a lookup each time. Answers without a
- * promise when it can (no header, a remembered token).
+ * token lookup per request was a sixth of an authenticated cache hit. Keyed by the token's hash,
+ * never the token itself; unknown tokens are not remembered, so guessing costs a lookup each time.
+ * Answers without a promise when it can (no header, a remembered token).
  */
 function authenticatedApp(services: Services, token: string): AuthenticatedApp | Promise<AuthenticatedApp> {
   const known = knownTokens.get(services) ?? rememberTokensOf(services);

@@ -194,8 +194,8 @@ export class ResponseCache {
   /**
    * Like `epoch`, but also moved by every change of any project's project area (settings, members,
    * apps and their tokens): what is remembered across requests under it (the tokens of
-   * graphql/authentication.ts, apps' access in modules/access) is checked again. Both counters only grow, so their sum is the same
-   * exactly while neither moved.
+   * graphql/authentication.ts, apps' access in modules/access) is checked again. Both counters
+   * only grow, so their sum is the same exactly while neither moved.
    */
   credentialsEpoch(): number | undefined {
     const epoch = this.epoch();
@@ -261,7 +261,8 @@ export class ResponseCache {
    */
   invalidateProject(projectId: string, areas: AreaMask = allAreas): void {
     this.sequence += 1;
-    // Such changes are rare; check-ins and agenda edits leave the remembered tokens alone.
+    // A change of the project area moves the credentials epoch. Such changes are rare; check-ins
+    // and agenda edits leave the remembered tokens and access alone.
     if (areas & areaBit.project) this.projectAreaChanges += 1;
     // Only answers being computed over the areas written are refused: under 50 check-ins a second,
     // agenda answers must still be stored.
