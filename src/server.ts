@@ -138,8 +138,8 @@ export async function runService(config: Config): Promise<void> {
  * Lets the old generation grow to 1.4× what survived the last full collection before the next one,
  * instead of V8's own factor (up to 4× for a process that allocates fast, as a server under load
  * does). Live data is ~50 MB, but under 50 connections of misses the heap sized itself to the
- * allocation rate and the process peaked at 350–380 MiB; with this, ~210 MiB, at a CPU cost the
- * bench could not tell from its noise (docs/performance.md, "Round six"). A growth factor, not a
+ * allocation rate and the process peaked at 350–380 MiB; with this, ~210 MiB, for 0–5 % more CPU
+ * per uncached page (measured both ways, docs/performance.md, "Round six"). A growth factor, not a
  * limit: more live data still gets the room it needs, where --max-old-space-size would crash.
  * An operator's own `--heap-growing-percent` on the command line wins.
  */
