@@ -1,3 +1,4 @@
+import pg from "pg";
 import { AppError, ErrorCode } from "../errors.js";
 
 /** Seconds a client is told to wait (`Retry-After`) while the database is away. */
@@ -160,4 +161,39 @@ export class DatabaseHealth {
     this.state = state;
     for (const listener of this.listeners) listener({ ...state });
   }
+}
+
+/** How long the answer of a probe on a connection of its own is reused. */
+const asideProbeReuseMs = 1000;
+
+/**
+ * `select 1` on a connection of its own, for /readyz while every pooled connection is in use (a
+ * burst, or writes waiting on a lock): waiting for a pooled one outlasted the probe's 2 s, so a
+ * load balancer took out a process that was only busy, and in a cluster sharing one database, all
+ * of them at once. /readyz is public, so one probe runs at a time and its answer is reused for a
+ * second: a flood of probes opens one connection a second, not one each.
+ */
+export function asideProbe(url: string, health: DatabaseHealth): () => Promise<void> {
+  let last: { at: number; answer: Promise<void> } | undefined;
+  return () => {
+    if (last && Date.now() - last.at < asideProbeReuseMs) return last.answer;
+    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+    // The client's own errors (the server going away meanwhile) reject the query; none may go unheard.
+    client.on("error", () => {});
+    const answer = client
+      .connect()
+      .then(() => client.query("select 1"))
+      .then(
+        () => health.markUp(),
+        (error: unknown) => {
+          if (isConnectionError(error)) health.markDown(error);
+          throw error;
+        },
+      )
+      .finally(() => client.end().catch(() => {}));
+    // Reused answers are awaited by later probes; this keeps a failure nobody awaits yet handled.
+    answer.catch(() => {});
+    last = { at: Date.now(), answer };
+    return answer;
+  };
 }

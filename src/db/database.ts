@@ -17,6 +17,7 @@ import {
 import { LRUCache } from "lru-cache";
 import pg from "pg";
 import {
+  asideProbe,
   DatabaseBusyError,
   DatabaseHealth,
   DatabaseUnavailableError,
@@ -151,6 +152,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       connectionTimeoutMillis: 5000,
     });
     const health = new DatabaseHealth();
+    const probeAside = asideProbe(url, health);
     // An idle client losing its connection must not crash the process; the pool replaces it. One
     // lost connection (an idle timeout, a terminated backend) says nothing about the database: only
     // a failed new connection opens the circuit.
@@ -171,6 +173,8 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       poolSize,
       // Goes around the circuit breaker: /readyz is how a load balancer learns of the recovery.
       async ping() {
+        // Every connection in use: a connection of its own tells whether the database answers.
+        if (pool.idleCount === 0 && pool.totalCount >= poolSize) return probeAside();
         try {
           const client = await pool.connect();
           try {

@@ -128,6 +128,11 @@ describe("request timeout (postgres)", { skip: postgres ? false : "needs DATABAS
       assert.equal(busy.body.errors[0].extensions.reason, "BUSY");
       assert.equal(busy.headers.get("retry-after"), "1");
       assert.equal(server.database.health.current.status, "up");
+      // Nor does /readyz wait for a pooled connection (it gave up after 2 s with 503): a load
+      // balancer must not take out a process that is busy, not broken. It asks on a connection
+      // of its own, and still says 503 when the database is down (test/ops/postgres-outage.test.ts).
+      const ready = await fetch(`${server.url}/readyz`);
+      assert.equal(ready.status, 200, await ready.text());
       assert.equal(settled, 0, "the registrations still wait on the lock, or for a slot");
 
       await blocker.query("rollback");
