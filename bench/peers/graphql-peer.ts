@@ -135,6 +135,30 @@ const sqliteSource: Source = {
   checkIns: (ids) => sql.checkIns.all(JSON.stringify(ids)),
 };
 
+/** Up to `limit` rows of `rows` (sorted by `keyOf`) after `cursor` that pass `keep`. */
+function page<T>(
+  rows: T[],
+  keyOf: (row: T) => [string, string],
+  [sort, id]: [string, string],
+  keep: (row: T) => boolean,
+  limit: number,
+): T[] {
+  let low = 0;
+  let high = rows.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const [s, i] = keyOf(rows[middle] as T);
+    if (s > sort || (s === sort && i > id)) high = middle;
+    else low = middle + 1;
+  }
+  const found: T[] = [];
+  for (let n = low; n < rows.length && found.length < limit; n++) {
+    const row = rows[n] as T;
+    if (keep(row)) found.push(row);
+  }
+  return found;
+}
+
 function memorySource(): Source {
   const all = <T>(text: string) => db.prepare<[], T>(text).all();
   const projects = new Map(all<Named>("select id, name from projects").map((p) => [p.id, p.name]));
@@ -160,7 +184,10 @@ function memorySource(): Source {
       c,
     ]),
   );
-  const after = (sort: string, id: string, [s, i]: [string, string]) => sort > s || (sort === s && id > i);
+  // Rows per project in (sort, id) order, and a binary search for the first one past the cursor:
+  // filtering every row per request made this peer's ×100 attendee page cost 40 ms (200,000 rows).
+  const sessionsOf = groupBy(sessions, (s) => s.project_id);
+  const attendeesOf = groupBy(attendees, (a) => a.project_id);
   const pick = <T>(map: Map<string, T>, ids: readonly string[]) =>
     ids.flatMap((id) => {
       const row = map.get(id);
@@ -169,16 +196,21 @@ function memorySource(): Source {
   return {
     projectName: (id) => projects.get(id),
     sessions: (projectId, cursor, limit) =>
-      sessions.filter((s) => s.project_id === projectId && after(s.starts_at, s.id, cursor)).slice(0, limit),
+      page(
+        sessionsOf.get(projectId) ?? [],
+        (s) => [s.starts_at, s.id],
+        cursor,
+        () => true,
+        limit,
+      ),
     attendees: (projectId, status, cursor, limit) =>
-      attendees
-        .filter(
-          (a) =>
-            a.project_id === projectId &&
-            (status === "" || a.status === status) &&
-            after(a.registered_at, a.id, cursor),
-        )
-        .slice(0, limit),
+      page(
+        attendeesOf.get(projectId) ?? [],
+        (a) => [a.registered_at, a.id],
+        cursor,
+        (a) => status === "" || a.status === status,
+        limit,
+      ),
     rooms: (ids) => pick(rooms, ids),
     tracks: (ids) => pick(tracks, ids),
     ticketTypes: (ids) => pick(ticketTypes, ids),
