@@ -33,7 +33,14 @@ export interface ScenarioResult {
   /** Ratio to the limit of each peer that answered this scenario's query, measured between the same rounds. */
   peers: Record<
     string,
-    { ratio: number; p99Ms: number; cpuUsPerRequest: number | undefined; dataIdentical: boolean }
+    {
+      ratio: number;
+      p99Ms: number;
+      cpuUsPerRequest: number | undefined;
+      /** The peer's CPU per request over Eventgraph's, round by round (see pairedCpuRatios). */
+      cpuVsEventgraph: PairedRatios | undefined;
+      dataIdentical: boolean;
+    }
   >;
   rounds: { limit: MeasuredRound[]; eventgraph: MeasuredRound[] } & Record<string, MeasuredRound[]>;
 }
@@ -52,6 +59,35 @@ interface RoundSettings {
 }
 
 const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / Math.max(xs.length, 1);
+
+/** A ratio measured once per round: its median, and the lowest and highest round. */
+export interface PairedRatios {
+  median: number;
+  low: number;
+  high: number;
+}
+
+/**
+ * One side's CPU per request over another's, taken per round (the two ran minutes apart at most,
+ * seconds apart mostly) rather than as a ratio of means. On this shared host a whole round can cost
+ * twice the next one for the same build, so the spread of these ratios is what a comparison can
+ * resolve: an A/A run (the same build on both sides) shows it.
+ */
+export function pairedCpuRatios(side: MeasuredRound[], base: MeasuredRound[]): PairedRatios | undefined {
+  const ratios = side
+    .flatMap((round, i) => {
+      const other = base[i]?.cpuUsPerRequest;
+      return round.cpuUsPerRequest && other ? [round.cpuUsPerRequest / other] : [];
+    })
+    .sort((a, b) => a - b);
+  if (ratios.length === 0) return undefined;
+  const middle = ratios.length / 2;
+  const median = Number.isInteger(middle)
+    ? ((ratios[middle - 1] ?? 0) + (ratios[middle] ?? 0)) / 2
+    : (ratios[Math.floor(middle)] ?? 0);
+  const two = (x: number) => Math.round(x * 100) / 100;
+  return { median: two(median), low: two(ratios[0] ?? 0), high: two(ratios[ratios.length - 1] ?? 0) };
+}
 
 /** Rounds a figure to one decimal for the report. */
 export const round1 = (x: number) => Math.round(x * 10) / 10;
@@ -144,6 +180,7 @@ export function scenarioResult(options: {
           ratio: ratioOf(name),
           p99Ms: worstP99(name),
           cpuUsPerRequest: cpuOf(name),
+          cpuVsEventgraph: pairedCpuRatios(rounds_[name] ?? [], eventgraphRounds),
           dataIdentical: agreement[name] === true,
         },
       ]),

@@ -312,8 +312,12 @@ function printRow(r: ScenarioResult): void {
   const compared = r.peers.compared;
   if (compared) {
     const cpu = compared.cpuUsPerRequest;
+    const paired = compared.cpuVsEventgraph;
     const relative =
-      cpu && r.cpuUsPerRequest ? ` (${(cpu / r.cpuUsPerRequest).toFixed(2)}× this tree's)` : "";
+      cpu && r.cpuUsPerRequest
+        ? ` (${(cpu / r.cpuUsPerRequest).toFixed(2)}× this tree's` +
+          (paired ? `; per round ${paired.low}–${paired.high}, median ${paired.median})` : ")")
+        : "";
     process.stdout.write(
       `  compared: ratio ${compared.ratio.toFixed(3)}, p99 ${compared.p99Ms} ms, ${cpu ?? "?"} µs/req${relative}, ` +
         `RSS ${r.comparedPeakRssMiB ?? "?"} MiB\n`,
