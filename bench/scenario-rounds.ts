@@ -109,13 +109,13 @@ export async function measureSides(
   // Warm-up: JIT, document and response caches, database pages; not measured.
   for (const url of Object.values(sides)) await load(url, settings.warmupSeconds);
   const rounds_: Record<string, MeasuredRound[]> = Object.fromEntries(Object.keys(sides).map((k) => [k, []]));
-  // Sides alternate round by round, so a noisy neighbour on the machine hits them all alike, and
-  // each round starts one side further on (L E C, E C L, C L E): with a fixed order one build
-  // measured up to 30 % dearer than the same build in the next slot (an A/A run of --compare).
+  // Sides alternate round by round, so a noisy neighbour on the machine hits them all alike, in
+  // orders where each side follows every other one equally often (sideOrders).
   const entries = Object.entries(sides);
+  const orders = sideOrders(entries.length);
   for (let r = 0; r < settings.rounds; r++) {
-    const shift = r % entries.length;
-    for (const [name, url] of [...entries.slice(shift), ...entries.slice(0, shift)]) {
+    const order = orders[r % orders.length] ?? [];
+    for (const [name, url] of order.map((i) => entries[i] as [string, string])) {
       const before = cpuSeconds(pids[name]);
       const round: MeasuredRound = await load(url, settings.seconds);
       const after = cpuSeconds(pids[name]);
@@ -126,6 +126,25 @@ export async function measureSides(
     }
   }
   return rounds_;
+}
+
+/**
+ * The orders of `n` sides for successive rounds: a Williams design, in which every side comes right
+ * after every other side equally often (within the rounds; for an odd `n` over two rounds' worth of
+ * orders). A server's work outlasts its round (collections once the load stops, its database
+ * settling), so the side after it runs on a busier machine. With the earlier rotation (L E C, E C L,
+ * C L E) the compared build came after Eventgraph in four rounds of six, and A/A runs measured it
+ * 1.18–1.21× dearer, every round but one above 1.
+ */
+export function sideOrders(n: number): number[][] {
+  // First row 0, 1, n-1, 2, n-2, …; each next row adds one to every entry (mod n).
+  const first = [0];
+  for (let i = 1; first.length < n; i++) {
+    first.push(i);
+    if (first.length < n) first.push(n - i);
+  }
+  const rows = first.map((_, r) => first.map((side) => (side + r) % n));
+  return n % 2 === 0 ? rows : [...rows, ...rows.map((row) => [...row].reverse())];
 }
 
 /**

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { pairedCpuRatios } from "../../bench/scenario-rounds.js";
+import { pairedCpuRatios, sideOrders } from "../../bench/scenario-rounds.js";
 
 // The bench's A/B figure (`--compare-tree`): one ratio per pair of rounds, so a round that cost twice
 // the next for both sides (this host does that) cancels out, and the spread shows what is resolvable.
@@ -25,4 +25,20 @@ test("paired CPU ratios: median and range of the per-round ratios, not the ratio
     high: 2,
   });
   assert.equal(pairedCpuRatios([round(undefined)], base), undefined);
+});
+
+test("side orders: every side comes right after every other side equally often", () => {
+  for (let n = 2; n <= 5; n++) {
+    const orders = sideOrders(n);
+    const follows = new Map<string, number>();
+    for (const order of orders) {
+      assert.deepEqual([...order].sort(), [...Array(n).keys()], `each order holds every side once (${n})`);
+      for (let i = 1; i < order.length; i++) {
+        const pair = `${order[i - 1]}→${order[i]}`;
+        follows.set(pair, (follows.get(pair) ?? 0) + 1);
+      }
+    }
+    assert.equal(follows.size, n * (n - 1), `every ordered pair occurs (${n} sides)`);
+    assert.equal(new Set(follows.values()).size, 1, `equally often (${n} sides): ${[...follows]}`);
+  }
 });
