@@ -166,6 +166,9 @@ export class DatabaseHealth {
 /** How long the answer of a probe on a connection of its own is reused. */
 const asideProbeReuseMs = 1000;
 
+/** The `application_name` of that connection. */
+export const asideProbeName = "eventgraph readiness probe";
+
 /**
  * `select 1` on a connection of its own, for /readyz while every pooled connection is in use (a
  * burst, or writes waiting on a lock): waiting for a pooled one outlasted the probe's 2 s, so a
@@ -177,7 +180,12 @@ export function asideProbe(url: string, health: DatabaseHealth): () => Promise<v
   let last: { at: number; answer: Promise<void> } | undefined;
   return () => {
     if (last && Date.now() - last.at < asideProbeReuseMs) return last.answer;
-    const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
+    // Named, so an operator can tell it from the pool's sessions in pg_stat_activity.
+    const client = new pg.Client({
+      connectionString: url,
+      connectionTimeoutMillis: 2000,
+      application_name: asideProbeName,
+    });
     // The client's own errors (the server going away meanwhile) reject the query; none may go unheard.
     client.on("error", () => {});
     const answer = client

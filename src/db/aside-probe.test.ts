@@ -1,0 +1,60 @@
+import assert from "node:assert/strict";
+import { describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+import pg from "pg";
+import { testEngines } from "../../test/helpers/engines.js";
+import { asideProbe, DatabaseHealth } from "./availability.js";
+
+const postgres = testEngines().find((engine) => engine.name === "postgres");
+
+// /readyz is public: while the pool is full it probes on a connection of its own, and a flood of
+// probes must not become a flood of connections (test/api/timeout.test.ts shows it answering then).
+describe("the readiness probe beside a full pool", {
+  skip: postgres ? false : "needs DATABASE_URL_POSTGRES",
+}, () => {
+  test("a hundred probes at once share one connection and one answer, for a second", async () => {
+    if (!postgres) return;
+    // A name of this test's own (the URL's wins over the probe's): other test files share the database.
+    const name = `readiness probe test ${process.pid} ${Date.now()}`;
+    const url = new URL(postgres.newDatabaseUrl());
+    url.searchParams.set("application_name", name);
+    const observer = new pg.Client({ connectionString: postgres.newDatabaseUrl() });
+    await observer.connect();
+    try {
+      const probe = asideProbe(url.href, new DatabaseHealth());
+      let most = 0;
+      let watching = true;
+      const watch = (async () => {
+        while (watching) {
+          const { rows } = await observer.query<{ n: string }>(
+            "select count(*) as n from pg_stat_activity where application_name = $1",
+            [name],
+          );
+          most = Math.max(most, Number(rows[0]?.n ?? 0));
+          await sleep(5);
+        }
+      })();
+      const answers = Array.from({ length: 100 }, () => probe());
+      assert.equal(new Set(answers).size, 1, "every probe got the same answer");
+      await Promise.all(answers);
+      assert.equal(probe(), answers[0], "still the same answer within the second");
+      await sleep(1100);
+      const later = probe();
+      assert.notEqual(later, answers[0], "a probe after the second asks again");
+      await later;
+      watching = false;
+      await watch;
+      assert.ok(most <= 1, `at most one probe connection at a time, saw ${most}`);
+    } finally {
+      await observer.end();
+    }
+  });
+});
+
+test("the readiness probe says when the database does not answer, and takes it for down", async () => {
+  const health = new DatabaseHealth();
+  // Nothing listens on port 1: the connection is refused at once.
+  const probe = asideProbe("postgres://postgres@127.0.0.1:1/postgres", health);
+  await assert.rejects(probe());
+  assert.equal(health.current.status, "down");
+});
