@@ -134,7 +134,8 @@ export async function measureSides(
  * orders). A server's work outlasts its round (collections once the load stops, its database
  * settling), so the side after it runs on a busier machine. With the earlier rotation (L E C, E C L,
  * C L E) the compared build came after Eventgraph in four rounds of six, and A/A runs measured it
- * 1.18–1.21× dearer, every round but one above 1.
+ * 1.18–1.21× dearer; with these orders the next A/A run measured 0.83–0.93×. So the order is one
+ * bias of several on this host (docs/performance.md, Round seven), removed here at no cost.
  */
 export function sideOrders(n: number): number[][] {
   // First row 0, 1, n-1, 2, n-2, …; each next row adds one to every entry (mod n).

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
@@ -57,4 +58,28 @@ test("the readiness probe says when the database does not answer, and takes it f
   const probe = asideProbe("postgres://postgres@127.0.0.1:1/postgres", health);
   await assert.rejects(probe());
   assert.equal(health.current.status, "down");
+});
+
+test("a probe waiting on a silent server is shared while it waits, and gives up within its bound", async () => {
+  // A server that accepts connections and never answers: the connection attempt hangs.
+  const sockets = new Set<Socket>();
+  const silent = createServer((socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+  const { port } = silent.address() as AddressInfo;
+  try {
+    const health = new DatabaseHealth();
+    const probe = asideProbe(`postgres://postgres@127.0.0.1:${port}/postgres`, health);
+    const started = Date.now();
+    const first = probe();
+    await sleep(1100);
+    assert.equal(probe(), first, "still waiting after a second: the same probe, no second connection");
+    assert.equal(sockets.size, 1);
+    await assert.rejects(first);
+    const waited = Date.now() - started;
+    assert.ok(waited < 3000, `gave up after ${waited} ms`);
+    assert.equal(health.current.status, "down");
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    await new Promise((resolve) => silent.close(resolve));
+  }
 });

@@ -82,9 +82,11 @@ const socketCodes = new Set([
 // SQLSTATEs meaning "the server is going away or not accepting yet" (class 08 is handled below):
 // admin_shutdown, crash_shutdown, cannot_connect_now, too_many_connections.
 const unavailableStates = new Set(["57P01", "57P02", "57P03", "53300"]);
-// pg raises these without a code. A new connection that times out ends as "Connection terminated
-// due to connection timeout"; a full pool's timeout is not a connection failure (DatabaseBusyError).
-const driverMessages = /Connection terminated|Client has encountered a connection error|Connection refused/i;
+// pg raises these without a code. A new pooled connection that times out ends as "Connection
+// terminated due to connection timeout", a lone client's (the readiness probe's) as "timeout
+// expired"; a full pool's timeout is not a connection failure (DatabaseBusyError).
+const driverMessages =
+  /Connection terminated|Client has encountered a connection error|Connection refused|^timeout expired$/i;
 
 /** Whether `error` means the database connection failed (as opposed to a bad query or a constraint). */
 export function isConnectionError(error: unknown): boolean {
@@ -163,7 +165,7 @@ export class DatabaseHealth {
   }
 }
 
-/** How long the answer of a probe on a connection of its own is reused. */
+/** How long the answer of a probe on a connection of its own is reused once it came. */
 const asideProbeReuseMs = 1000;
 
 /** The `application_name` of that connection. */
@@ -173,35 +175,46 @@ export const asideProbeName = "eventgraph readiness probe";
  * `select 1` on a connection of its own, for /readyz while every pooled connection is in use (a
  * burst, or writes waiting on a lock): waiting for a pooled one outlasted the probe's 2 s, so a
  * load balancer took out a process that was only busy, and in a cluster sharing one database, all
- * of them at once. /readyz is public, so one probe runs at a time and its answer is reused for a
- * second: a flood of probes opens one connection a second, not one each.
+ * of them at once. /readyz is public, so one probe runs at a time (a slow connection attempt included)
+ * and its answer is reused for a second after it came: a flood of probes opens one connection a
+ * second, not one each.
  */
 export function asideProbe(url: string, health: DatabaseHealth): () => Promise<void> {
-  let last: { at: number; answer: Promise<void> } | undefined;
+  let last: { answer: Promise<void>; settledAt: number | undefined } | undefined;
   return () => {
-    if (last && Date.now() - last.at < asideProbeReuseMs) return last.answer;
-    // Named, so an operator can tell it from the pool's sessions in pg_stat_activity.
+    if (last && (last.settledAt === undefined || Date.now() - last.settledAt < asideProbeReuseMs)) {
+      return last.answer;
+    }
+    // Named, so an operator can tell it from the pool's sessions in pg_stat_activity. Both waits are
+    // bounded, so a probe always settles and the next one can ask again.
     const client = new pg.Client({
       connectionString: url,
       connectionTimeoutMillis: 2000,
+      query_timeout: 2000,
       application_name: asideProbeName,
     });
     // The client's own errors (the server going away meanwhile) reject the query; none may go unheard.
     client.on("error", () => {});
-    const answer = client
-      .connect()
-      .then(() => client.query("select 1"))
-      .then(
-        () => health.markUp(),
-        (error: unknown) => {
-          if (isConnectionError(error)) health.markDown(error);
-          throw error;
-        },
-      )
-      .finally(() => client.end().catch(() => {}));
+    const probe: { answer: Promise<void>; settledAt: number | undefined } = {
+      answer: client
+        .connect()
+        .then(() => client.query("select 1"))
+        .then(
+          () => health.markUp(),
+          (error: unknown) => {
+            if (isConnectionError(error)) health.markDown(error);
+            throw error;
+          },
+        )
+        .finally(() => {
+          probe.settledAt = Date.now();
+          return client.end().catch(() => {});
+        }),
+      settledAt: undefined,
+    };
     // Reused answers are awaited by later probes; this keeps a failure nobody awaits yet handled.
-    answer.catch(() => {});
-    last = { at: Date.now(), answer };
-    return answer;
+    probe.answer.catch(() => {});
+    last = probe;
+    return probe.answer;
   };
 }
