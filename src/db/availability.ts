@@ -169,7 +169,7 @@ export class DatabaseHealth {
 const asideProbeReuseMs = 1000;
 
 /** The `application_name` of that connection. */
-export const asideProbeName = "eventgraph readiness probe";
+const asideProbeName = "eventgraph readiness probe";
 
 /**
  * `select 1` on a connection of its own, for /readyz while every pooled connection is in use (a
