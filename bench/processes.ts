@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -37,18 +37,32 @@ export function peakRssMiB(pid: number | undefined): number | undefined {
 }
 
 /**
- * CPU time (user + system) a process has used so far, in seconds, or undefined once it has exited.
- * Divided by the requests of a round it gives CPU per request, which a busy machine disturbs far
- * less than requests per second: a process that gets half a core does half the requests, each at
- * about the same cost. Clock ticks are 10 ms; a 2 s round of thousands of requests resolves a few µs.
+ * CPU time (user + system) a process and its live child processes (a cluster's workers) have used so
+ * far, in seconds, or undefined once it has exited. Divided by the requests of a round it gives CPU
+ * per request, which a busy machine disturbs far less than requests per second: a process that gets
+ * half a core does half the requests, each at about the same cost. Clock ticks are 10 ms; a 2 s
+ * round of thousands of requests resolves a few µs.
  */
 export function cpuSeconds(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
+  const own = statOf(pid);
+  if (!own) return undefined;
+  let ticks = own.ticks;
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = statOf(Number(entry));
+    if (stat?.parent === pid) ticks += stat.ticks;
+  }
+  return ticks / 100;
+}
+
+// A process's parent and its user + system clock ticks, from /proc/<pid>/stat; undefined once gone.
+function statOf(pid: number): { parent: number; ticks: number } | undefined {
   try {
     // The command name (field 2) may hold spaces; fields after its closing parenthesis are fixed.
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-    return (Number(fields[11]) + Number(fields[12])) / 100;
+    return { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) };
   } catch {
     return undefined;
   }

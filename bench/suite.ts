@@ -201,10 +201,10 @@ async function benchDataset(
         limit: `${limit.url}/${scenario.id}`,
         eventgraph: `${eventgraph.url}/api/graphql`,
       };
-      // CPU per request is read from the process itself: not for a primary whose workers answer.
+      // CPU per request is read from each process, with its workers when it has them (cpuSeconds).
       const pids: Record<string, number | undefined> = {
-        limit: spec.workers === 1 ? limit.process.pid : undefined,
-        eventgraph: spec.workers === 1 ? eventgraph.process.pid : undefined,
+        limit: limit.process.pid,
+        eventgraph: eventgraph.process.pid,
       };
       const agreement: Record<string, boolean> = {};
       for (const [name, peer] of Object.entries(peers)) {
