@@ -25,15 +25,21 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-/** Peak resident set size of a process (VmHWM) in MiB, or undefined once it has exited. */
+/**
+ * Peak resident set size (VmHWM) in MiB of a process or, when it has live child processes (a
+ * cluster's workers), of the largest of them; undefined once it has exited.
+ */
 export function peakRssMiB(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
-  try {
-    const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
-    return match?.[1] ? Number(match[1]) / 1024 : undefined;
-  } catch {
-    return undefined;
-  }
+  const peaks = withChildren(pid).flatMap((id) => {
+    try {
+      const match = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${id}/status`, "utf8"));
+      return match?.[1] ? [Number(match[1]) / 1024] : [];
+    } catch {
+      return [];
+    }
+  });
+  return peaks.length > 0 ? Math.max(...peaks) : undefined;
 }
 
 /**
@@ -44,16 +50,18 @@ export function peakRssMiB(pid: number | undefined): number | undefined {
  * round of thousands of requests resolves a few µs.
  */
 export function cpuSeconds(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  const own = statOf(pid);
-  if (!own) return undefined;
-  let ticks = own.ticks;
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const stat = statOf(Number(entry));
-    if (stat?.parent === pid) ticks += stat.ticks;
-  }
-  return ticks / 100;
+  if (pid === undefined || !statOf(pid)) return undefined;
+  return withChildren(pid).reduce((sum, id) => sum + (statOf(id)?.ticks ?? 0), 0) / 100;
+}
+
+// The process and its live children, found by their parent in /proc (this kernel has no
+// /proc/<pid>/task/<tid>/children).
+function withChildren(pid: number): number[] {
+  const children = readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .map(Number)
+    .filter((id) => statOf(id)?.parent === pid);
+  return [pid, ...children];
 }
 
 // A process's parent and its user + system clock ticks, from /proc/<pid>/stat; undefined once gone.
