@@ -10,7 +10,6 @@ import {
   type PostgresPool,
   type PostgresPoolClient,
   type SqliteDatabase,
-  SqliteDialect,
   type SqliteStatement,
   type Transaction,
 } from "kysely";
@@ -28,6 +27,7 @@ import { ChangeFeed } from "./change-feed.js";
 import { type Checkpointer, checkpointInBackground } from "./checkpoints.js";
 import { yieldIfLoopHeld } from "./loop-yield.js";
 import type { Database as Tables } from "./schema.js";
+import { beginWithoutWaiting, sqliteBusyTimeoutMs, WaitingForLockDialect } from "./sqlite-begin.js";
 import { type DirectStatement, type QueryLogEvent, SqliteDirect } from "./sqlite-direct.js";
 import { limitWithoutReprepare } from "./sqlite-limit.js";
 import { batchingTransactions, sentWithCommit } from "./transaction-batching.js";
@@ -108,15 +108,16 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     const sqlite = new SQLite(path);
     // WAL lets readers run beside the writer (and several processes share the file);
-    // the busy timeout makes a second writer wait instead of failing at once.
+    // the busy timeout makes a second writer wait instead of failing at once (a transaction waits
+    // on the event loop instead: WaitingForLockDialect).
     sqlite.pragma("journal_mode = WAL");
-    sqlite.pragma("busy_timeout = 5000");
+    sqlite.pragma(`busy_timeout = ${sqliteBusyTimeoutMs}`);
     sqlite.pragma("foreign_keys = ON");
     sqlite.pragma("synchronous = NORMAL");
     // Negative: a size in KiB rather than in pages.
     sqlite.pragma(`cache_size = -${Math.round((options.sqlitePageCacheMiB ?? 16) * 1024)}`);
     const db = new Kysely<Tables>({
-      dialect: new SqliteDialect({ database: withStatementCache(sqlite) }),
+      dialect: new WaitingForLockDialect({ database: withStatementCache(sqlite) }),
       log,
       plugins: [limitWithoutReprepare(), yieldAfterStatement],
     });
@@ -222,6 +223,7 @@ const alreadyRolledBack: SqliteStatement = {
 
 function withStatementCache(sqlite: SQLite.Database, max = 1000): SqliteDatabase {
   const statements = new LRUCache<string, SQLite.Statement>({ max });
+  const begin = beginWithoutWaiting(sqlite);
   return {
     prepare(sql) {
       // SQLite rolls a transaction back by itself after some errors (SQLITE_FULL when the disk is
@@ -231,8 +233,8 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000): SqliteDatabase
       // Every transaction here writes, so each takes the write lock when it begins (IMMEDIATE):
       // what it reads inside is then the latest data and stays so until it commits, which makes a
       // plain read a row lock on SQLite (attendeesRepository.lock), and a second process waits
-      // for the lock (busy_timeout) instead of failing on a stale snapshot half-way.
-      if (sql === "begin") sql = "begin immediate";
+      // for the lock (WaitingForLockDialect) instead of failing on a stale snapshot half-way.
+      if (sql === "begin") return begin;
       let statement = statements.get(sql);
       if (!statement || statement.busy) {
         statement = sqlite.prepare(sql);
