@@ -6,64 +6,68 @@ import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import SQLite from "better-sqlite3";
 import { sql } from "kysely";
-import { openDatabase } from "./database.js";
+import { type DatabaseHandle, openDatabase } from "./database.js";
 
 // Two processes on one SQLite file (WEB_CONCURRENCY=2, or the CLI beside the server): a write that
 // finds the other's write lock taken used to wait inside SQLite, holding this whole process.
-test("a transaction waiting for another connection's write lock leaves the event loop free", {
-  timeout: 20_000,
-}, async () => {
-  const path = join(mkdtempSync(join(tmpdir(), "eventgraph-begin-")), "db.sqlite");
-  const database = openDatabase(`sqlite:${path}`);
-  const other = new SQLite(path);
-  try {
-    await sql`create table t (x integer)`.execute(database.db);
-    other.exec("begin immediate");
-    let ticks = 0;
-    const timer = setInterval(() => {
-      ticks += 1;
-    }, 5);
-    const write = database.db.transaction().execute((trx) => sql`insert into t values (1)`.execute(trx));
-    await sleep(300);
-    const whileWaiting = ticks;
-    other.exec("insert into t values (2); commit");
-    await write;
-    clearInterval(timer);
-    // 300 ms of 5 ms ticks; a wait inside SQLite would have let none through (and the other
-    // connection could not have committed, so the write would have failed after 5 s).
-    assert.ok(whileWaiting >= 20, `the loop ran ${whileWaiting} times while the write waited`);
-    const rows = await sql<{ x: number }>`select x from t order by x`.execute(database.db);
-    assert.deepEqual(
-      rows.rows.map((r) => r.x),
-      [1, 2],
-    );
-  } finally {
-    other.close();
-    await database.close();
-  }
-});
 
-test("a transaction that never gets the write lock fails with SQLITE_BUSY, not sooner than the timeout", {
-  timeout: 20_000,
-}, async () => {
+/** Runs `check` with a database whose file another connection holds the write lock of. */
+async function whileLockedElsewhere(
+  check: (database: DatabaseHandle, other: SQLite.Database) => Promise<void>,
+) {
   const path = join(mkdtempSync(join(tmpdir(), "eventgraph-begin-")), "db.sqlite");
   const database = openDatabase(`sqlite:${path}`);
   const other = new SQLite(path);
   try {
     await sql`create table t (x integer)`.execute(database.db);
     other.exec("begin immediate");
-    const started = Date.now();
-    await assert.rejects(
-      database.db.transaction().execute((trx) => sql`insert into t values (1)`.execute(trx)),
-      (error: { code?: string }) => error.code === "SQLITE_BUSY",
-    );
-    const waited = Date.now() - started;
-    assert.ok(waited >= 4900 && waited < 7000, `gave up after ${waited} ms`);
-    other.exec("rollback");
-    // The connection is usable afterwards, and waits again as it should.
-    await database.db.transaction().execute((trx) => sql`insert into t values (3)`.execute(trx));
+    await check(database, other);
   } finally {
     other.close();
     await database.close();
   }
-});
+}
+
+const insert = (database: DatabaseHandle, x: number) =>
+  database.db.transaction().execute((trx) => sql`insert into t values (${x})`.execute(trx));
+
+test(
+  "a transaction waiting for another connection's write lock leaves the event loop free",
+  { timeout: 20_000 },
+  () =>
+    whileLockedElsewhere(async (database, other) => {
+      let ticks = 0;
+      const timer = setInterval(() => {
+        ticks += 1;
+      }, 5);
+      const write = insert(database, 1);
+      await sleep(300);
+      const whileWaiting = ticks;
+      other.exec("insert into t values (2); commit");
+      await write;
+      clearInterval(timer);
+      // 300 ms of 5 ms ticks; a wait inside SQLite would have let none through (and the other
+      // connection could not have committed, so the write would have failed after 5 s).
+      assert.ok(whileWaiting >= 20, `the loop ran ${whileWaiting} times while the write waited`);
+      const rows = await sql<{ x: number }>`select x from t order by x`.execute(database.db);
+      assert.deepEqual(
+        rows.rows.map((r) => r.x),
+        [1, 2],
+      );
+    }),
+);
+
+test(
+  "a transaction that never gets the write lock fails with SQLITE_BUSY, not sooner than the timeout",
+  { timeout: 20_000 },
+  () =>
+    whileLockedElsewhere(async (database, other) => {
+      const started = Date.now();
+      await assert.rejects(insert(database, 1), (error: { code?: string }) => error.code === "SQLITE_BUSY");
+      const waited = Date.now() - started;
+      assert.ok(waited >= 4900 && waited < 7000, `gave up after ${waited} ms`);
+      other.exec("rollback");
+      // The connection is usable afterwards.
+      await insert(database, 3);
+    }),
+);
