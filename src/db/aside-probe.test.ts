@@ -50,6 +50,27 @@ describe("the readiness probe beside a full pool", {
       await observer.end();
     }
   });
+
+  test("a database with no connection slot left is busy, not down", async () => {
+    if (!postgres) return;
+    // A role that may hold no connection is refused with too_many_connections (53300), the answer
+    // of a server whose max_connections are all taken.
+    const role = `eventgraph_no_slot_${process.pid}`;
+    const admin = new pg.Client({ connectionString: postgres.newDatabaseUrl() });
+    await admin.connect();
+    try {
+      await admin.query(`drop role if exists ${role}`);
+      await admin.query(`create role ${role} login connection limit 0`);
+      const url = new URL(postgres.newDatabaseUrl());
+      url.username = role;
+      const health = new DatabaseHealth();
+      await asideProbe(url.href, health)();
+      assert.equal(health.current.status, "up");
+    } finally {
+      await admin.query(`drop role if exists ${role}`);
+      await admin.end();
+    }
+  });
 });
 
 test("the readiness probe says when the database does not answer, and takes it for down", async () => {

@@ -168,6 +168,9 @@ export class DatabaseHealth {
 /** How long the answer of a probe on a connection of its own is reused once it came. */
 const asideProbeReuseMs = 1000;
 
+// SQLSTATE of a connection refused for want of a slot (max_connections, or the role's limit).
+const tooManyConnections = "53300";
+
 /** The `application_name` of that connection. */
 const asideProbeName = "eventgraph readiness probe";
 
@@ -202,6 +205,10 @@ export function asideProbe(url: string, health: DatabaseHealth): () => Promise<v
         .then(
           () => health.markUp(),
           (error: unknown) => {
+            // No connection slot left (too_many_connections) is the database answering while busy,
+            // as our own pool is: taking it for down would open the circuit breaker and fail every
+            // request whose pooled connection works, the fault DatabaseBusyError exists to avoid.
+            if ((error as { code?: unknown }).code === tooManyConnections) return;
             if (isConnectionError(error)) health.markDown(error);
             throw error;
           },
