@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from "fastify";
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from "fastify";
 import type { GraphQLSchema } from "graphql";
 import { schema } from "./api-schema.js";
 import type { Cluster } from "./cluster/cluster.js";
@@ -29,6 +29,10 @@ export interface AppDeps {
 declare module "fastify" {
   interface FastifyInstance {
     services: Services;
+  }
+  interface FastifyReply {
+    /** Sets the headers every response carries: run when Fastify sends, and by a hijacked reply. */
+    addLastHeaders(): void;
   }
 }
 
@@ -71,10 +75,13 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook("preClose", async () => {
     closing = true;
   });
+  app.decorateReply("addLastHeaders", function (this: FastifyReply) {
+    this.header("x-request-id", this.request.id);
+    if (closing) this.header("connection", "close");
+  });
   // A callback hook, not an async one: it runs on every response, and a promise per response costs.
-  app.addHook("onSend", (request, reply, payload, done) => {
-    reply.header("x-request-id", request.id);
-    if (closing) reply.header("connection", "close");
+  app.addHook("onSend", (_request, reply, payload, done) => {
+    reply.addLastHeaders();
     done(null, payload);
   });
 

@@ -1,7 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { GraphQLSchema } from "graphql";
 import { AppError, ErrorCode } from "../errors.js";
-import { closeWithTail, negotiateEncoding, openStream } from "../http/compression.js";
+import { closingBytes, negotiateEncoding, openStream } from "../http/compression.js";
 import { registerJsonBodyParser } from "../http/json-body.js";
 import { type Actor, bindOrigin } from "../modules/access/actor.js";
 import type { Services } from "../services.js";
@@ -22,9 +22,8 @@ import {
   Refusal,
   refuse,
   send,
-  sendRaw,
+  sendInTwo,
   sendUnavailable,
-  withTail,
 } from "./http-answers.js";
 import { applyCaching, registerCors, sendNotModified, setRateLimitHeaders } from "./http-caching.js";
 import { extensionsJson, presentBudget } from "./http-extensions.js";
@@ -287,19 +286,23 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
       return true;
     }
     // The cached bytes go out as they are, followed by this request's extensions: decoding and
-    // re-encoding a large page cost more than the rest of a hit.
-    const tail = `,"extensions":${extensionsJson(analysis.cost, budget.points, budget, true)}}`;
+    // re-encoding a large page cost more than the rest of a hit, and so did copying it.
+    const tail = Buffer.from(
+      `,"extensions":${extensionsJson(analysis.cost, budget.points, budget, true)}}`,
+      "latin1",
+    );
     const encoding = negotiateEncoding(request);
     if (encoding) {
-      // Compressed once per entry and coding; each hit only appends its own tail.
+      // Compressed once per entry and coding; each hit only compresses (stores) its own tail.
       hit.encoded[encoding] ??= openStream(hit.body, encoding);
-      const compressed = closeWithTail(await hit.encoded[encoding], Buffer.from(tail, "latin1"));
-      if (compressed) {
-        sendRaw(reply.header("content-encoding", encoding), 200, media, compressed);
+      const open = await hit.encoded[encoding];
+      const closing = closingBytes(open, tail);
+      if (closing) {
+        sendInTwo(reply.header("content-encoding", encoding), media, open.prefix, closing);
         return true;
       }
     }
-    sendRaw(reply, 200, media, withTail(hit.body, tail));
+    sendInTwo(reply, media, hit.body, tail);
     return true;
   }
 }

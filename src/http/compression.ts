@@ -108,7 +108,7 @@ export interface OpenStream {
 // A stored block or a 4-nibble meta-block holds at most this many bytes; a tail is ~200.
 const maxTailBytes = 65_535;
 
-/** Compresses `head` and flushes, leaving the stream open for `closeWithTail`. */
+/** Compresses `head` and flushes, leaving the stream open for `closingBytes`. */
 export function openStream(head: Buffer, encoding: Encoding): Promise<OpenStream> {
   const stream =
     encoding === "gzip"
@@ -139,32 +139,32 @@ export function openStream(head: Buffer, encoding: Encoding): Promise<OpenStream
   });
 }
 
-/** The complete compressed answer: the open head, then `tail` stored as is, then the end of stream. */
-export function closeWithTail(open: OpenStream, tail: Buffer): Buffer | undefined {
+/**
+ * What follows the open head to complete the compressed answer: `tail` stored as is, then the end of
+ * the stream. The head's bytes are not copied: the answer goes out as `prefix` and these.
+ */
+export function closingBytes(open: OpenStream, tail: Buffer): Buffer | undefined {
   const n = tail.byteLength;
   if (n === 0 || n > maxTailBytes) return undefined;
   if (open.encoding === "gzip") {
-    const out = Buffer.allocUnsafe(open.prefix.byteLength + 5 + n + 8);
-    let at = open.prefix.copy(out, 0);
+    const out = Buffer.allocUnsafe(5 + n + 8);
     // Stored block, final (BFINAL=1, BTYPE=00), then LEN and its one's complement, little-endian.
-    out[at++] = 0x01;
-    out.writeUInt16LE(n, at);
-    out.writeUInt16LE(~n & 0xffff, at + 2);
-    at += 4;
-    at += tail.copy(out, at);
+    out[0] = 0x01;
+    out.writeUInt16LE(n, 1);
+    out.writeUInt16LE(~n & 0xffff, 3);
+    const at = 5 + tail.copy(out, 5);
     out.writeUInt32LE(crc32(tail, open.crc), at);
     out.writeUInt32LE((open.length + n) >>> 0, at + 4);
     return out;
   }
-  const out = Buffer.allocUnsafe(open.prefix.byteLength + 3 + n + 1);
-  let at = open.prefix.copy(out, 0);
+  const out = Buffer.allocUnsafe(3 + n + 1);
   // Meta-block header (RFC 7932 §9.2), bits from the lowest: ISLAST=0, MNIBBLES=0 (four nibbles),
   // MLEN-1 in 16 bits, ISUNCOMPRESSED=1, then zero padding to the byte boundary.
   const header = ((n - 1) << 3) | (1 << 19);
-  out[at++] = header & 0xff;
-  out[at++] = (header >>> 8) & 0xff;
-  out[at++] = (header >>> 16) & 0xff;
-  at += tail.copy(out, at);
+  out[0] = header & 0xff;
+  out[1] = (header >>> 8) & 0xff;
+  out[2] = (header >>> 16) & 0xff;
+  const at = 3 + tail.copy(out, 3);
   // The last, empty meta-block: ISLAST=1, ISLASTEMPTY=1.
   out[at] = 0x03;
   return out;
