@@ -135,6 +135,11 @@ export function startLimitServer(file: string, workers = 1): Promise<ChildServer
   return startPortPrinter(["dist/bench/limit-server.js", file, String(workers)]);
 }
 
+/** Starts the Fastify floor: the bytes of `file` (as for the limit server) sent through Fastify. */
+export function startFastifyBytes(file: string): Promise<ChildServer> {
+  return startPortPrinter(["dist/bench/peers/fastify-bytes.js", file]);
+}
+
 /** Starts the Mercurius peer over the SQLite file at `path`, reading rows per request or from memory. */
 export function startPeer(path: string, memory: boolean): Promise<ChildServer> {
   return startPortPrinter(["dist/bench/peers/graphql-peer.js", path, ...(memory ? ["--memory"] : [])]);

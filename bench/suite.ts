@@ -7,7 +7,14 @@ import pg from "pg";
 import { type Dataset, type DatasetSpec, prepareDataset } from "./datasets.js";
 import { type EventDayResult, eventDay } from "./event-day.js";
 import { chooseLoadGenerator } from "./load.js";
-import { type ChildServer, peakRssMiB, startEventgraph, startLimitServer, startPeer } from "./processes.js";
+import {
+  type ChildServer,
+  peakRssMiB,
+  startEventgraph,
+  startFastifyBytes,
+  startLimitServer,
+  startPeer,
+} from "./processes.js";
 import { summarizeProfile } from "./profile.js";
 import { measureSides, round1, type ScenarioResult, scenarioResult } from "./scenario-rounds.js";
 import { registeredAttendeeIds, type Scenario, scenarios } from "./scenarios.js";
@@ -15,7 +22,8 @@ import { registeredAttendeeIds, type Scenario, scenarios } from "./scenarios.js"
 /**
  * `npm run bench`: Eventgraph against the limit (a bare node:http server answering the same bytes)
  * and two peers (bench/peers/graphql-peer.ts: Mercurius + graphql-jit + DataLoader reading the same
- * SQLite file, and the same answering from memory), in alternating rounds of wrk load, on SQLite ×1,
+ * SQLite file, and the same answering from memory), hits also against Fastify sending the same
+ * bytes (bench/peers/fastify-bytes.ts), in alternating rounds of wrk load, on SQLite ×1,
  * SQLite ×100, PostgreSQL ×1 and SQLite ×1 with WEB_CONCURRENCY=2 (against a two-process limit),
  * each followed by the event-day mix (bench/event-day.ts). Every figure that travels is a ratio to
  * the limit measured in the same run. Writes bench/results/latest.json (quick.json with --quick).
@@ -176,6 +184,9 @@ async function benchDataset(
     writeFileSync(responsesFile, JSON.stringify(responses));
     const limit = await startLimitServer(responsesFile, spec.workers);
     servers.push(limit);
+    // The floor of a hit through Fastify, for the single-process rows (the limit has the ×2p ones).
+    const fastify = flags.peers && spec.workers === 1 ? await startFastifyBytes(responsesFile) : undefined;
+    if (fastify) servers.push(fastify);
     rmSync(responsesFile);
     // The Mercurius peers read SQLite files only, and are single processes.
     const peers: Record<string, ChildServer> = compared ? { compared } : {};
@@ -207,6 +218,12 @@ async function benchDataset(
         eventgraph: eventgraph.process.pid,
       };
       const agreement: Record<string, boolean> = {};
+      if (fastify && scenario.cache === "hit") {
+        // It sends the limit's bytes: the same data by construction.
+        agreement["fastify-bytes"] = true;
+        sides["fastify-bytes"] = `${fastify.url}/${scenario.id}`;
+        pids["fastify-bytes"] = fastify.process.pid;
+      }
       for (const [name, peer] of Object.entries(peers)) {
         // The peers have no mutations; the compared Eventgraph does, and a write has no one answer.
         if (scenario.cache === "write" && peer !== compared) continue;
@@ -279,15 +296,17 @@ const columns = [
   "ratio",
   "merc-db",
   "merc-mem",
+  "fastify",
   "p50 ms",
   "p99 ms",
   "RSS MiB",
   "µs/req",
   "db µs",
   "mem µs",
+  "fst µs",
   "lim µs",
 ];
-const widths = [14, 15, 6, 8, 8, 6, 8, 8, 7, 7, 8, 7, 7, 7, 7];
+const widths = [14, 15, 6, 8, 8, 6, 8, 8, 8, 7, 7, 8, 7, 7, 7, 7, 7];
 function printLine(cells: (string | number | undefined)[]): void {
   process.stdout.write(`${cells.map((cell, i) => String(cell ?? "").padStart(widths[i] ?? 8)).join(" ")}\n`);
 }
@@ -301,12 +320,14 @@ function printRow(r: ScenarioResult): void {
     r.ratio.toFixed(2),
     r.peers["mercurius-sqlite"]?.ratio.toFixed(2),
     r.peers["mercurius-memory"]?.ratio.toFixed(2),
+    r.peers["fastify-bytes"]?.ratio.toFixed(2),
     r.p50Ms,
     r.p99Ms,
     r.peakRssMiB,
     r.cpuUsPerRequest,
     r.peers["mercurius-sqlite"]?.cpuUsPerRequest,
     r.peers["mercurius-memory"]?.cpuUsPerRequest,
+    r.peers["fastify-bytes"]?.cpuUsPerRequest,
     r.limitCpuUsPerRequest,
   ]);
   const compared = r.peers.compared;
