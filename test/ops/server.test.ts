@@ -17,22 +17,24 @@ const stackLine = /^\s+at .+\(.*:\d+:\d+\)$/m;
 function slowPost(url: string, path: string, body: string) {
   const bytes = Buffer.from(body);
   let finish: () => void = () => {};
-  const response = new Promise<{ status: number; body: string }>((resolve, reject) => {
-    const request = http.request(
-      `${url}${path}`,
-      { method: "POST", headers: { "content-type": "application/json", "content-length": bytes.length } },
-      (res) => {
-        let text = "";
-        res.on("data", (chunk: Buffer) => {
-          text += chunk.toString("utf8");
-        });
-        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: text }));
-      },
-    );
-    request.on("error", reject);
-    request.write(bytes.subarray(0, 5));
-    finish = () => request.end(bytes.subarray(5));
-  });
+  const response = new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: string }>(
+    (resolve, reject) => {
+      const request = http.request(
+        `${url}${path}`,
+        { method: "POST", headers: { "content-type": "application/json", "content-length": bytes.length } },
+        (res) => {
+          let text = "";
+          res.on("data", (chunk: Buffer) => {
+            text += chunk.toString("utf8");
+          });
+          res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+        },
+      );
+      request.on("error", reject);
+      request.write(bytes.subarray(0, 5));
+      finish = () => request.end(bytes.subarray(5));
+    },
+  );
   return { response, finish: () => finish() };
 }
 
@@ -115,8 +117,18 @@ describe("server start-up and shutdown (compiled, as a child process)", () => {
 
   test("on SIGTERM lets a slow request finish, refuses new connections, then exits 0", async () => {
     const { child, url } = await startServerProcess({ DATABASE_URL: sqliteUrl() });
-    const slow = slowPost(url, "/api/graphql", JSON.stringify({ query: "{ __typename }" }));
-    await child.waitForLog((l) => l.msg === "incoming request");
+    const body = JSON.stringify({ query: "{ __typename }" });
+    // Cached first: the slow request is then a hit, which writes its answer past Fastify's onSend.
+    const first = await fetch(`${url}/api/graphql`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body,
+    });
+    assert.equal(first.status, 200);
+    const slow = slowPost(url, "/api/graphql", body);
+    // Two requests logged: the slow one has arrived too.
+    const arrived = () => child.logLines().filter((l) => l.msg === "incoming request").length >= 2;
+    await child.waitForLog(arrived);
     child.process.kill("SIGTERM");
     await child.waitForLog((l) => l.msg === "Shutting down: finishing in-flight requests");
     // The listener is closed at once: a newcomer is turned away while the slow one still runs.
@@ -129,9 +141,13 @@ describe("server start-up and shutdown (compiled, as a child process)", () => {
     assert.equal(exitedEarly, false, "exited with a request in flight");
     slow.finish();
     const answer = await slow.response;
-    // Answered by the API itself, not with the 503 a closing server gives to late arrivals.
+    // Answered by the API itself, not with the 503 a closing server gives to late arrivals, and
+    // telling the client not to reuse the connection.
     assert.equal(answer.status, 200);
     assert.deepEqual(JSON.parse(answer.body).data, { __typename: "Query" });
+    assert.equal(JSON.parse(answer.body).extensions.cached, true);
+    assert.equal(answer.headers.connection, "close");
+    assert.match(String(answer.headers["x-request-id"]), /^[0-9a-f-]{36}$/);
     const exit = await child.exited;
     assert.deepEqual(exit, { code: 0, signal: null });
   });
