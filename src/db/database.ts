@@ -27,9 +27,9 @@ import { ChangeFeed } from "./change-feed.js";
 import { type Checkpointer, checkpointInBackground } from "./checkpoints.js";
 import { yieldIfLoopHeld } from "./loop-yield.js";
 import type { Database as Tables } from "./schema.js";
-import { beginWithoutWaiting, sqliteBusyTimeoutMs, WaitingForLockDialect } from "./sqlite-begin.js";
 import { type DirectStatement, type QueryLogEvent, SqliteDirect } from "./sqlite-direct.js";
 import { limitWithoutReprepare } from "./sqlite-limit.js";
+import { sqliteBusyTimeoutMs, WaitingForLockDialect, withoutBusyWait } from "./sqlite-lock-wait.js";
 import { batchingTransactions, sentWithCommit } from "./transaction-batching.js";
 
 /** Kysely handle typed with every table; a transaction is accepted wherever a Db is. */
@@ -222,25 +222,30 @@ const alreadyRolledBack: SqliteStatement = {
 };
 
 function withStatementCache(sqlite: SQLite.Database, max = 1000): SqliteDatabase {
-  const statements = new LRUCache<string, SQLite.Statement>({ max });
-  const begin = beginWithoutWaiting(sqlite);
+  // Each prepared statement beside what Kysely runs: itself, or its wrapper when it writes.
+  const statements = new LRUCache<string, { prepared: SQLite.Statement; run: SqliteStatement }>({ max });
+  const prepare = (sql: string) => {
+    const prepared = sqlite.prepare(sql);
+    return { prepared, run: prepared.readonly ? prepared : withoutBusyWait(sqlite, prepared) };
+  };
+  // Every transaction here writes, so each takes the write lock when it begins (IMMEDIATE):
+  // what it reads inside is then the latest data and stays so until it commits, which makes a
+  // plain read a row lock on SQLite (attendeesRepository.lock), and a second process waits
+  // for the lock (WaitingForLockDialect) instead of failing on a stale snapshot half-way.
+  const begin = withoutBusyWait(sqlite, sqlite.prepare("begin immediate"));
   return {
     prepare(sql) {
       // SQLite rolls a transaction back by itself after some errors (SQLITE_FULL when the disk is
       // full, SQLITE_IOERR, SQLITE_NOMEM). Kysely's own `rollback` would then fail with "no
       // transaction is active", and that error would replace the real one the caller must see.
       if (sql === "rollback" && !sqlite.inTransaction) return alreadyRolledBack;
-      // Every transaction here writes, so each takes the write lock when it begins (IMMEDIATE):
-      // what it reads inside is then the latest data and stays so until it commits, which makes a
-      // plain read a row lock on SQLite (attendeesRepository.lock), and a second process waits
-      // for the lock (WaitingForLockDialect) instead of failing on a stale snapshot half-way.
       if (sql === "begin") return begin;
       let statement = statements.get(sql);
-      if (!statement || statement.busy) {
-        statement = sqlite.prepare(sql);
+      if (!statement || statement.prepared.busy) {
+        statement = prepare(sql);
         statements.set(sql, statement);
       }
-      return statement;
+      return statement.run;
     },
     close() {
       statements.clear();

@@ -27,7 +27,10 @@ export type DirectStatement<Row> = (
  * Kysely keeps its one SQLite connection for a transaction from BEGIN to COMMIT and makes every
  * other statement wait. Running beside that lock, a read from outside the transaction would see its
  * uncommitted writes, so a statement runs directly only for the transaction's own handle or while
- * no transaction is open; otherwise it waits for the lock in Kysely as before.
+ * no transaction is open; otherwise it waits for the lock in Kysely as before. A write outside a
+ * transaction always goes through Kysely: it may have to wait for another process's write lock,
+ * which Kysely's connection does on the event loop (sqlite-lock-wait.ts) while holding the
+ * connection, so no transaction of this process can begin under it.
  */
 export class SqliteDirect {
   constructor(
@@ -38,6 +41,7 @@ export class SqliteDirect {
   /** The runner of `sql`, prepared on its first run; each run reports to the log and then yields if the loop was held. */
   statement<Row>(sql: string): DirectStatement<Row> {
     let run: ((parameters: readonly unknown[]) => Row[]) | undefined;
+    let writes: boolean | undefined;
     const execute = async (parameters: readonly unknown[]) => {
       const start = performance.now();
       let rows: Row[];
@@ -54,8 +58,20 @@ export class SqliteDirect {
       return rows;
     };
     // `isTransaction`: the handle of the transaction that holds the connection.
-    return (db, parameters) =>
-      db.isTransaction || !this.sqlite.inTransaction ? execute(parameters) : undefined;
+    return (db, parameters) => {
+      if (db.isTransaction) return execute(parameters);
+      writes ??= this.writes(sql);
+      return writes || this.sqlite.inTransaction ? undefined : execute(parameters);
+    };
+  }
+
+  // Whether `sql` writes; undefined when it cannot be prepared (yet): its run reports why.
+  private writes(sql: string): boolean | undefined {
+    try {
+      return !this.sqlite.prepare(sql).readonly;
+    } catch {
+      return undefined;
+    }
   }
 
   private report(level: QueryLogEvent["level"], sql: string, parameters: readonly unknown[], start: number) {
