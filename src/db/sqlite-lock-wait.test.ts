@@ -37,6 +37,9 @@ const insertReused = reusableQuery(
   [0] as const,
 );
 
+const valuesIn = async (database: DatabaseHandle) =>
+  (await sql<{ x: number }>`select x from t order by x`.execute(database.db)).rows.map((r) => r.x);
+
 /** Runs `write` while `other` holds the write lock for 300 ms; how often a 5 ms timer ran meanwhile. */
 async function ticksWhileWaiting(other: SQLite.Database, write: () => Promise<unknown>): Promise<number> {
   if (!other.inTransaction) other.exec("begin immediate");
@@ -66,11 +69,7 @@ test(
       // 300 ms of 5 ms ticks; a wait inside SQLite would have let none through (and the other
       // connection could not have committed, so the write would have failed after 5 s).
       assert.ok(ticks >= 20, `the loop ran ${ticks} times while the write waited`);
-      const rows = await sql<{ x: number }>`select x from t order by x`.execute(database.db);
-      assert.deepEqual(
-        rows.rows.map((r) => r.x),
-        [1, 2],
-      );
+      assert.deepEqual(await valuesIn(database), [1, 2]);
     }),
 );
 
@@ -89,11 +88,7 @@ test(
       // Each waited 300 ms; a wait inside SQLite would have let no tick through.
       assert.ok(viaKysely >= 20, `the loop ran ${viaKysely} times while a Kysely write waited`);
       assert.ok(reused >= 20, `the loop ran ${reused} times while a reused statement's write waited`);
-      const rows = await sql<{ x: number }>`select x from t order by x`.execute(database.db);
-      assert.deepEqual(
-        rows.rows.map((r) => r.x),
-        [1, 2],
-      );
+      assert.deepEqual(await valuesIn(database), [1, 2]);
     }),
 );
 
