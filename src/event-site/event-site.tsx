@@ -5,6 +5,7 @@ import { renderToString } from "preact-render-to-string";
 import { formValues, stateFromError } from "../dashboard/form-data.js";
 import { formState } from "../dashboard/ui/forms.js";
 import { AppError, ErrorCode, httpStatusOf, isUserError } from "../errors.js";
+import { negotiateEncoding } from "../http/compression.js";
 import { loadServerSecret } from "../modules/accounts/server-secrets.js";
 import type { EventPageService } from "../modules/event-page/event-page.service.js";
 import { agendaCalendar } from "./agenda-ics.js";
@@ -131,9 +132,19 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         render: (page: Awaited<ReturnType<typeof opened>>) => Promise<string>,
       ) {
         const page = await opened(request.params.projectId);
-        const { body, cached: hit } = await cache.get(page.access.projectId, page.version, request.url, () =>
-          render(page),
+        const {
+          body,
+          cached: hit,
+          encoding,
+        } = await cache.get(
+          page.access.projectId,
+          page.version,
+          request.url,
+          () => render(page),
+          negotiateEncoding(request),
         );
+        // Already compressed: @fastify/compress passes it on as it is.
+        if (encoding) reply.header("content-encoding", encoding).header("vary", "accept-encoding");
         return reply
           .header("x-cache", hit ? "hit" : "miss")
           .type(type)

@@ -1,4 +1,5 @@
 import type { ResponseCache } from "../graphql/cache/response-cache.js";
+import { closingBytes, compressThreshold, type Encoding, openStream } from "../http/compression.js";
 import { eventPageAreas } from "../shared/data-areas.js";
 
 /**
@@ -20,16 +21,25 @@ export class PageCache {
 
   /**
    * The cached body of `path` at `version`, or `render()`'s, stored when it completed without the
-   * project changing meanwhile. The view "event-site" cannot collide with an API key's view.
+   * project changing meanwhile. The view "event-site" cannot collide with an API key's view. A hit
+   * comes in `encoding` (the client's choice) when the page is worth compressing: compressed once per
+   * entry and coding, as the API's hits are, instead of by @fastify/compress on every request.
    */
   async get(
     projectId: string,
     version: number | null,
     path: string,
     render: () => Promise<string>,
-  ): Promise<{ body: Buffer | string; cached: boolean }> {
+    encoding?: Encoding,
+  ): Promise<{ body: Buffer | string; cached: boolean; encoding?: Encoding }> {
     const key = `event-site\u0000${projectId}\u0000${version ?? ""}\u0000${path}`;
     const hit = this.cache.lookup(key);
+    if (hit && encoding && hit.body.byteLength >= compressThreshold) {
+      hit.encoded[encoding] ??= openStream(hit.body, encoding);
+      const open = await hit.encoded[encoding];
+      const end = closingBytes(open, Buffer.alloc(0));
+      if (end) return { body: Buffer.concat([open.prefix, end]), cached: true, encoding };
+    }
     if (hit) return { body: hit.body, cached: true };
     const pending = this.rendering.get(key);
     if (pending) return { body: await pending, cached: true };

@@ -14,7 +14,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 export type Encoding = "br" | "gzip";
 
 // Smaller answers go out as they are: compressing them saves less than it costs.
-const compressThreshold = 1024;
+export const compressThreshold = 1024;
 // Quality 4 compresses a 23 KB answer about 8:1 in well under a millisecond.
 const brotliOptions = { params: { [constants.BROTLI_PARAM_QUALITY]: 4 } };
 
@@ -145,7 +145,7 @@ export function openStream(head: Buffer, encoding: Encoding): Promise<OpenStream
  */
 export function closingBytes(open: OpenStream, tail: Buffer): Buffer | undefined {
   const n = tail.byteLength;
-  if (n === 0 || n > maxTailBytes) return undefined;
+  if (n > maxTailBytes) return undefined;
   if (open.encoding === "gzip") {
     const out = Buffer.allocUnsafe(5 + n + 8);
     // Stored block, final (BFINAL=1, BTYPE=00), then LEN and its one's complement, little-endian.
@@ -157,6 +157,8 @@ export function closingBytes(open: OpenStream, tail: Buffer): Buffer | undefined
     out.writeUInt32LE((open.length + n) >>> 0, at + 4);
     return out;
   }
+  // Nothing to add (a page, whose bytes are all stored): only the last, empty meta-block.
+  if (n === 0) return Buffer.from([0x03]);
   const out = Buffer.allocUnsafe(3 + n + 1);
   // Meta-block header (RFC 7932 §9.2), bits from the lowest: ISLAST=0, MNIBBLES=0 (four nibbles),
   // MLEN-1 in 16 bits, ISUNCOMPRESSED=1, then zero padding to the byte boundary.

@@ -218,6 +218,34 @@ for (const engine of testEngines()) {
       assert.ok(Number(match[2]) <= 3600);
     });
 
+    test("a cached event page is sent compressed per Accept-Encoding, the same page in every coding", async () => {
+      const path = `/e/${projectId}`;
+      const plain = await raw(server, path);
+      assert.equal(plain.status, 200);
+      assert.ok(plain.body.byteLength > 1024, "a page worth compressing");
+      for (const [accept, coding] of [
+        ["gzip, deflate, br", "br"],
+        ["gzip", "gzip"],
+      ] as const) {
+        // Twice: the first hit compresses the stored page, the second reuses it.
+        for (let i = 0; i < 2; i++) {
+          const page = await raw(server, path, { headers: { "accept-encoding": accept } });
+          assert.equal(page.status, 200);
+          assert.equal(page.headers["x-cache"], "hit");
+          assert.equal(page.headers["content-encoding"], coding);
+          assert.match(String(page.headers.vary), /accept-encoding/i);
+          assert.equal(Number(page.headers["content-length"]), page.body.byteLength);
+          assert.ok(page.body.byteLength < plain.body.byteLength / 3, "compressed well");
+          assert.equal(decoded(page), plain.body.toString("utf8"));
+          // The site's own header fields still come with it.
+          assert.equal(page.headers["x-frame-options"], "DENY");
+          // The stored page's gzip stream, closed by an empty final stored block (then CRC and
+          // length): compressed once and kept, not compressed again by the plugin for this request.
+          if (coding === "gzip") assert.deepEqual([...page.body.subarray(-13, -8)], [1, 0, 0, 255, 255]);
+        }
+      }
+    });
+
     test("pages and docs assets are compressed; versioned assets are immutable", async () => {
       const page = await raw(server, "/graphql/reference/", { headers: { "accept-encoding": "br" } });
       assert.equal(page.status, 200);
