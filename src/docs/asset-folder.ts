@@ -1,10 +1,8 @@
 import { createHash } from "node:crypto";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { extname, join } from "node:path";
-import { promisify } from "node:util";
-import { brotliCompress, constants, gzip } from "node:zlib";
 import type { FastifyReply, FastifyRequest } from "fastify";
-import { type Encoding, negotiateEncoding } from "../http/compression.js";
+import { StoredBody } from "../http/compression.js";
 
 const contentTypes: Record<string, string> = {
   ".js": "text/javascript; charset=utf-8",
@@ -13,21 +11,11 @@ const contentTypes: Record<string, string> = {
   ".txt": "text/plain; charset=utf-8",
 };
 
-const compressors: Record<Encoding, (body: Buffer) => Promise<Buffer>> = {
-  // Quality 6: the 5 MB explorer bundle in a fraction of a second, once, off the event loop.
-  br: (body) =>
-    promisify(brotliCompress)(body, {
-      params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength },
-    }),
-  gzip: (body) => promisify(gzip)(body, { level: 6 }),
-};
-
 interface LoadedFile {
-  body: Buffer;
+  stored: StoredBody;
   type: string;
   /** Content hash: the `?v=` of versioned URLs and the strong ETag. */
   version: string;
-  encoded: Partial<Record<Encoding, Promise<Buffer>>>;
 }
 
 /**
@@ -81,10 +69,7 @@ export class AssetFolder {
       .header("vary", "accept-encoding")
       .type(file.type);
     if (request.headers["if-none-match"] === etag) return reply.code(304).send();
-    const encoding = file.body.byteLength > 1024 ? negotiateEncoding(request) : undefined;
-    if (!encoding) return reply.send(file.body);
-    file.encoded[encoding] ??= compressors[encoding](file.body);
-    return reply.header("content-encoding", encoding).send(await file.encoded[encoding]);
+    return file.stored.send(request, reply);
   }
 
   private load(name: string): LoadedFile | undefined {
@@ -94,10 +79,9 @@ export class AssetFolder {
     if (!path) return undefined;
     const body = readFileSync(path);
     const file: LoadedFile = {
-      body,
+      stored: new StoredBody(body),
       type: contentTypes[extname(name)] ?? "application/octet-stream",
       version: createHash("sha256").update(body).digest("base64url").slice(0, 16),
-      encoded: {},
     };
     this.loaded.set(name, file);
     return file;

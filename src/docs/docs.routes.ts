@@ -1,6 +1,7 @@
 import { join } from "node:path";
-import type { FastifyInstance, FastifyReply } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { printedSchema, schema } from "../api-schema.js";
+import { StoredBody } from "../http/compression.js";
 import { AssetFolder } from "./asset-folder.js";
 import { changelogPage } from "./changelog.js";
 import { readChangelogFile } from "./changelog-file.js";
@@ -9,13 +10,21 @@ import { docsContentSecurityPolicy, docsPage } from "./layout.js";
 import { deprecations, referencePage } from "./reference.js";
 import { repositoryRoot } from "./schema-history.js";
 
-function html(reply: FastifyReply, body: string): FastifyReply {
+function htmlHeaders(reply: FastifyReply): FastifyReply {
   return reply
     .header("content-security-policy", docsContentSecurityPolicy)
     .header("x-content-type-options", "nosniff")
     .header("cache-control", "no-cache")
-    .type("text/html; charset=utf-8")
-    .send(body);
+    .type("text/html; charset=utf-8");
+}
+
+function html(reply: FastifyReply, body: string): FastifyReply {
+  return htmlHeaders(reply).send(body);
+}
+
+// A page built once per process (the reference, the changelog), compressed once per coding.
+function storedHtml(request: FastifyRequest, reply: FastifyReply, page: StoredBody): Promise<FastifyReply> {
+  return page.send(request, htmlHeaders(reply));
 }
 
 const explorerNotBuilt = `<h1>Explorer</h1><p>The explorer's bundle is missing. Build it with
@@ -31,20 +40,20 @@ export function registerDocsRoutes(app: FastifyInstance): void {
   const guides = loadGuides(join(repositoryRoot, "docs", "guides"));
   const docsAssets = new AssetFolder(join(repositoryRoot, "src", "docs", "assets"));
   const explorerAssets = new AssetFolder(join(repositoryRoot, "dist", "explorer"));
-  let reference: string | undefined;
-  let changelog: string | undefined;
+  let reference: StoredBody | undefined;
+  let changelog: StoredBody | undefined;
 
   app.get("/graphql/reference", (_request, reply) => reply.redirect("/graphql/reference/", 301));
-  app.get("/graphql/reference/", (_request, reply) => {
-    reference ??= referencePage(schema());
-    return html(reply, reference);
+  app.get("/graphql/reference/", (request, reply) => {
+    reference ??= new StoredBody(Buffer.from(referencePage(schema())));
+    return storedHtml(request, reply, reference);
   });
   app.get("/graphql/reference/schema.graphql", (_request, reply) =>
     reply.header("cache-control", "no-cache").type("text/plain; charset=utf-8").send(printedSchema()),
   );
-  app.get("/graphql/reference/changelog", (_request, reply) => {
-    changelog ??= changelogPage(readChangelogFile(), deprecations(schema()));
-    return html(reply, changelog);
+  app.get("/graphql/reference/changelog", (request, reply) => {
+    changelog ??= new StoredBody(Buffer.from(changelogPage(readChangelogFile(), deprecations(schema()))));
+    return storedHtml(request, reply, changelog);
   });
   app.get("/graphql/reference/guides/", (_request, reply) => html(reply, guidesIndexPage(guides)));
   app.get<{ Params: { slug: string } }>("/graphql/reference/guides/:slug", (request, reply) => {

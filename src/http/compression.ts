@@ -1,3 +1,4 @@
+import { promisify } from "node:util";
 import {
   brotliCompress,
   brotliCompressSync,
@@ -8,7 +9,7 @@ import {
   gzipSync,
 } from "node:zlib";
 import fastifyCompress from "@fastify/compress";
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 
 /** A content coding both sides may use, best first. */
 export type Encoding = "br" | "gzip";
@@ -86,6 +87,36 @@ export function negotiateEncoding(request: FastifyRequest): Encoding | undefined
   const gzip = weights.get("gzip") ?? weights.get("x-gzip") ?? any;
   if (br > 0 && br >= gzip) return "br";
   return gzip > 0 ? "gzip" : undefined;
+}
+
+const storedCompressors: Record<Encoding, (body: Buffer) => Promise<Buffer>> = {
+  // Quality 6: the 5 MB explorer bundle in a fraction of a second, once, off the event loop.
+  br: (body) =>
+    promisify(brotliCompress)(body, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 6, [constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength },
+    }),
+  gzip: (body) => promisify(gzip)(body, { level: 6 }),
+};
+
+/**
+ * A body that does not change while the process runs (a docs asset, the field reference), compressed
+ * once per content coding, on the first request that asks for it. Sent through @fastify/compress, the
+ * 170 KB reference cost 2 ms of CPU per request in either coding: a public page anyone could ask for
+ * again and again.
+ */
+export class StoredBody {
+  private readonly encoded: Partial<Record<Encoding, Promise<Buffer>>> = {};
+
+  constructor(readonly body: Buffer) {}
+
+  /** Sends the body in the best coding `request` accepts; the plugin passes it on as it is. */
+  async send(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    reply.header("vary", "accept-encoding");
+    const encoding = this.body.byteLength > compressThreshold ? negotiateEncoding(request) : undefined;
+    if (!encoding) return reply.send(this.body);
+    this.encoded[encoding] ??= storedCompressors[encoding](this.body);
+    return reply.header("content-encoding", encoding).send(await this.encoded[encoding]);
+  }
 }
 
 /**

@@ -251,6 +251,13 @@ for (const engine of testEngines()) {
       assert.equal(page.status, 200);
       assert.equal(page.headers["content-encoding"], "br");
       assert.match(decoded(page), /<html/);
+      // The reference is compressed once and kept: a stored buffer, sent with its length (the
+      // plugin compressing it per request streams it without one), the same bytes every time.
+      assert.equal(Number(page.headers["content-length"]), page.body.byteLength);
+      const again = await raw(server, "/graphql/reference/", { headers: { "accept-encoding": "br" } });
+      assert.deepEqual(again.body, page.body);
+      assert.equal(again.headers["content-security-policy"], page.headers["content-security-policy"]);
+      assert.match(String(again.headers.vary), /accept-encoding/i);
       const asset = await raw(server, "/graphql/reference/assets/docs.css", {
         headers: { "accept-encoding": "gzip" },
       });
