@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
+import { StoredBody } from "../http/compression.js";
 
 // The files live in src/dashboard/assets. Compiled code runs from dist/src/dashboard, which has no
 // copy (tsc copies no CSS), so the source folder is found from either place.
@@ -18,7 +19,7 @@ const types: Record<string, string> = {
 };
 
 interface Asset {
-  body: Buffer;
+  stored: StoredBody;
   type: string;
   version: string;
 }
@@ -26,7 +27,8 @@ interface Asset {
 const assets = new Map<string, Asset>(
   Object.entries(types).map(([name, type]) => {
     const body = readFileSync(`${folder}${name}`);
-    return [name, { body, type, version: createHash("sha256").update(body).digest("hex").slice(0, 12) }];
+    const version = createHash("sha256").update(body).digest("hex").slice(0, 12);
+    return [name, { stored: new StoredBody(body), type, version }];
   }),
 );
 
@@ -44,7 +46,7 @@ for (const name of ["check-in.js"]) {
   if (!existsSync(`${bundleFolder}${name}`)) continue;
   const body = readFileSync(`${bundleFolder}${name}`);
   const version = createHash("sha256").update(body).digest("hex").slice(0, 12);
-  assets.set(name, { body, type: "text/javascript; charset=utf-8", version });
+  assets.set(name, { stored: new StoredBody(body), type: "text/javascript; charset=utf-8", version });
 }
 
 /** The URL of a built page script, or undefined when this tree was compiled without it. */
@@ -52,15 +54,15 @@ export function bundlePath(name: string): string | undefined {
   return assets.has(name) ? assetPath(name) : undefined;
 }
 
-/** Serves the dashboard's own CSS and JS (no CDN). */
+/** Serves the dashboard's own CSS and JS (no CDN), each compressed once per coding. */
 export function registerAssetRoutes(app: FastifyInstance): void {
   app.get<{ Params: { name: string } }>("/assets/:name", { logLevel: "warn" }, async (request, reply) => {
     const asset = assets.get(request.params.name);
     if (!asset) return reply.callNotFound();
-    return reply
+    reply
       .type(asset.type)
       .header("cache-control", "public, max-age=31536000, immutable")
-      .header("x-content-type-options", "nosniff")
-      .send(asset.body);
+      .header("x-content-type-options", "nosniff");
+    return asset.stored.send(request, reply);
   });
 }

@@ -258,6 +258,12 @@ for (const engine of testEngines()) {
       assert.deepEqual(again.body, page.body);
       assert.equal(again.headers["content-security-policy"], page.headers["content-security-policy"]);
       assert.match(String(again.headers.vary), /accept-encoding/i);
+      // The dashboard's stylesheet likewise (stored, so with its length).
+      const plainCss = await raw(server, "/assets/dashboard.css");
+      const css = await raw(server, "/assets/dashboard.css", { headers: { "accept-encoding": "gzip" } });
+      assert.equal(css.headers["content-encoding"], "gzip");
+      assert.equal(Number(css.headers["content-length"]), css.body.byteLength);
+      assert.equal(decoded(css), plainCss.body.toString("utf8"));
       const asset = await raw(server, "/graphql/reference/assets/docs.css", {
         headers: { "accept-encoding": "gzip" },
       });
