@@ -1,4 +1,4 @@
-import type { ResponseCache } from "../graphql/cache/response-cache.js";
+import type { CachedAnswer, ResponseCache } from "../graphql/cache/response-cache.js";
 import { closingBytes, compressThreshold, type Encoding, openStream } from "../http/compression.js";
 import { eventPageAreas } from "../shared/data-areas.js";
 
@@ -13,6 +13,11 @@ import { eventPageAreas } from "../shared/data-areas.js";
 export class PageCache {
   /** Renders under way, by key: a burst of requests for a page not yet cached renders it once. */
   private readonly rendering = new Map<string, Promise<string>>();
+  /**
+   * Compressed pages by entry and coding. A page has no tail of its own per request, so its stored
+   * stream is closed and joined once, not on every hit; an evicted entry takes them along.
+   */
+  private readonly compressedPages = new WeakMap<CachedAnswer, Partial<Record<Encoding, Promise<Buffer>>>>();
 
   constructor(
     private readonly cache: ResponseCache,
@@ -35,10 +40,7 @@ export class PageCache {
     const key = `event-site\u0000${projectId}\u0000${version ?? ""}\u0000${path}`;
     const hit = this.cache.lookup(key);
     if (hit && encoding && hit.body.byteLength >= compressThreshold) {
-      hit.encoded[encoding] ??= openStream(hit.body, encoding);
-      const open = await hit.encoded[encoding];
-      const end = closingBytes(open, Buffer.alloc(0));
-      if (end) return { body: Buffer.concat([open.prefix, end]), cached: true, encoding };
+      return { body: await this.compressed(hit, encoding), cached: true, encoding };
     }
     if (hit) return { body: hit.body, cached: true };
     const pending = this.rendering.get(key);
@@ -57,5 +59,18 @@ export class PageCache {
     } finally {
       this.rendering.delete(key);
     }
+  }
+
+  private compressed(hit: CachedAnswer, encoding: Encoding): Promise<Buffer> {
+    const pages = this.compressedPages.get(hit) ?? {};
+    this.compressedPages.set(hit, pages);
+    if (!pages[encoding]) {
+      // The entry's open stream is the one the API's hits share; an empty tail always fits.
+      hit.encoded[encoding] ??= openStream(hit.body, encoding);
+      pages[encoding] = hit.encoded[encoding].then((open) =>
+        Buffer.concat([open.prefix, closingBytes(open, Buffer.alloc(0)) as Buffer]),
+      );
+    }
+    return pages[encoding];
   }
 }
