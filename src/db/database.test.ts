@@ -18,6 +18,19 @@ const renameWithCommit = reusableQuery(
   { sentWithCommit: true },
 );
 
+const setDescriptionWithCommit = reusableQuery(
+  (db, description: string | null, id: string) =>
+    db.updateTable("projects").set({ description }).where("id", "=", id),
+  ["", ""] as const,
+  { sentWithCommit: true },
+);
+
+const takeIdWithCommit = reusableQuery(
+  (db, newId: string, id: string) => db.updateTable("projects").set({ id: newId }).where("id", "=", id),
+  ["", ""] as const,
+  { sentWithCommit: true },
+);
+
 for (const engine of testEngines()) {
   describe(`reusable compiled statements (${engine.name})`, () => {
     let ctx: TestContext;
@@ -56,16 +69,11 @@ for (const engine of testEngines()) {
     test("a statement sent with the commit fails the transaction it fails in: nothing of it commits", async () => {
       const { project } = await createProject(ctx.services);
       const other = await createProject(ctx.services);
-      // Taking another project's id breaks the primary key, but only when the statement runs.
-      const takeId = reusableQuery(
-        (db, newId: string, id: string) => db.updateTable("projects").set({ id: newId }).where("id", "=", id),
-        ["", ""] as const,
-        { sentWithCommit: true },
-      );
       await assert.rejects(
         ctx.database.db.transaction().execute(async (trx) => {
           await trx.updateTable("projects").set({ name: "Half-way" }).where("id", "=", project.id).execute();
-          await takeId(trx, other.project.id, project.id);
+          // Taking another project's id breaks the primary key, but only when the statement runs.
+          await takeIdWithCommit(trx, other.project.id, project.id);
         }),
         /UNIQUE constraint|duplicate key|foreign key/i,
       );
@@ -92,18 +100,14 @@ for (const engine of testEngines()) {
 
     test("a statement sent with the commit writes a null parameter as NULL", async () => {
       const { project } = await createProject(ctx.services);
-      const setDescription = reusableQuery(
-        (db, description: string | null, id: string) =>
-          db.updateTable("projects").set({ description }).where("id", "=", id),
-        ["", ""] as const,
-        { sentWithCommit: true },
-      );
       const descriptionOf = () =>
         ctx.database.db.selectFrom("projects").select("description").where("id", "=", project.id).execute();
-      await ctx.database.db.transaction().execute((trx) => setDescription(trx, "it's 'NULL'", project.id));
+      await ctx.database.db
+        .transaction()
+        .execute((trx) => setDescriptionWithCommit(trx, "it's 'NULL'", project.id));
       assert.deepEqual(await descriptionOf(), [{ description: "it's 'NULL'" }]);
       await ctx.database.db.transaction().execute(async (trx) => {
-        await setDescription(trx, null, project.id);
+        await setDescriptionWithCommit(trx, null, project.id);
         assert.deepEqual(await nameOf(trx, project.id), [{ id: project.id, name: project.name }]);
       });
       assert.deepEqual(await descriptionOf(), [{ description: null }]);
@@ -162,6 +166,57 @@ for (const engine of testEngines()) {
           .execute();
         assert.equal((await nameOf(trx, project.id))[0]?.name, "Renamed in trx");
       });
+    });
+  });
+}
+
+for (const engine of testEngines().filter((e) => e.name === "postgres")) {
+  describe("statements sent with the commit on PostgreSQL", () => {
+    test("run as `execute` of the connection's prepared statement once it has one: same outcome, no new plan", async () => {
+      const ctx = await createTestContext(engine);
+      // One connection, so every transaction below runs where the statement was prepared.
+      const database = openDatabase(engine.newDatabaseUrl(), { poolSize: 1 });
+      try {
+        const { project } = await createProject(ctx.services);
+        const names = ["First", "it's 'quoted' $1; -- not a comment", "Third"];
+        for (const name of names) {
+          await database.db.transaction().execute(async (trx) => {
+            await renameWithCommit(trx, name, project.id);
+            await setDescriptionWithCommit(trx, name === "Third" ? null : `about ${name}`, project.id);
+          });
+          const [row] = await database.db
+            .selectFrom("projects")
+            .select(["name", "description"])
+            .where("id", "=", project.id)
+            .execute();
+          assert.deepEqual(row, { name, description: name === "Third" ? null : `about ${name}` });
+        }
+        // Prepared on the first transaction (sent alone), run from it by the next two batches: three
+        // runs of one prepared statement. Written out as literals, it would have run once.
+        const { rows } = await sql<{ runs: string }>`
+          select generic_plans + custom_plans as runs from pg_prepared_statements
+          where statement like 'update "projects" set "name" = $1%'`.execute(database.db);
+        assert.deepEqual(
+          rows.map((r) => Number(r.runs)),
+          [names.length],
+        );
+        // And it is batched, not sent alone: its failure surfaces at the COMMIT, after the code that
+        // follows it ran. Taking its own id prepares it; taking another project's fails.
+        const other = await createProject(ctx.services);
+        await database.db.transaction().execute((trx) => takeIdWithCommit(trx, project.id, project.id));
+        let ranOn = false;
+        await assert.rejects(
+          database.db.transaction().execute(async (trx) => {
+            await takeIdWithCommit(trx, other.project.id, project.id);
+            ranOn = true;
+          }),
+          /duplicate key/,
+        );
+        assert.equal(ranOn, true);
+      } finally {
+        await database.close();
+        await ctx.close();
+      }
     });
   });
 }

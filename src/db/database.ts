@@ -298,6 +298,10 @@ export function reusableQuery<Row, Parameters extends readonly unknown[]>(
 // prepared before it fails ("cached plan must not change result type") until the process restarts.
 const statementNames = new Map<string, string>();
 
+// The named statements each pooled connection has prepared (pg prepares one on its first use there),
+// which a transaction's batch may then run with `execute` (transaction-batching.ts).
+const preparedOn = new WeakMap<pg.PoolClient, Set<string>>();
+
 function nameStatement(sql: string): void {
   if (!sql.includes("*") && !statementNames.has(sql)) {
     statementNames.set(sql, `eventgraph_${statementNames.size + 1}`);
@@ -340,13 +344,22 @@ function withNamedStatements(pool: pg.Pool, health: DatabaseHealth): PostgresPoo
         broken ??= error as Error;
         throw new DatabaseUnavailableError(error);
       };
+      const preparedHere = preparedOn.get(client) ?? new Set<string>();
+      preparedOn.set(client, preparedHere);
       const run = (sql: string, parameters: readonly unknown[]) => {
         const name = statementNames.get(sql);
         const values = [...parameters];
-        const result = name ? client.query({ name, text: sql, values }) : client.query(sql, values);
-        return result.catch(fail);
+        if (!name) return client.query(sql, values).catch(fail);
+        return client.query({ name, text: sql, values }).then((result) => {
+          preparedHere.add(name);
+          return result;
+        }, fail);
       };
-      const send = batchingTransactions(client, run);
+      const named = (sql: string) => {
+        const name = statementNames.get(sql);
+        return name === undefined ? undefined : { name, prepared: preparedHere.has(name) };
+      };
+      const send = batchingTransactions(client, run, named);
       return {
         query: ((sql: string | pg.Submittable, parameters: readonly unknown[] = []) => {
           // A cursor (streamed query) is passed through as it is.

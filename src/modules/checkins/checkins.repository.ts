@@ -7,16 +7,17 @@ export type CheckInRow = Selectable<CheckInsTable>;
 
 // The loader's statement: one for any number of ids (see projectedQuery). Served by the partial
 // index of active check-ins; `in (?, ?, …)` went through the index of all of them.
+const checkInColumns = everyColumn<CheckInRow>()([
+  "id",
+  "project_id",
+  "attendee_id",
+  "checked_in_at",
+  "by_user_id",
+  "by_app_id",
+  "undone_at",
+]);
 const activeOfAttendees = projectedQuery(
-  everyColumn<CheckInRow>()([
-    "id",
-    "project_id",
-    "attendee_id",
-    "checked_in_at",
-    "by_user_id",
-    "by_app_id",
-    "undone_at",
-  ]),
+  checkInColumns,
   [],
   (db, columns, ids: IdList) =>
     db
@@ -26,12 +27,13 @@ const activeOfAttendees = projectedQuery(
       .where("undone_at", "is", null),
   [""] as const,
 );
-// The statements of every check-in and undo, compiled once (see reusableQuery).
+// The statements of every check-in and undo, compiled once (see reusableQuery). Their columns are
+// listed, not `*`, so that PostgreSQL keeps them prepared.
 const activeOf = reusableQuery(
   (db, projectId: string, attendeeId: string) =>
     db
       .selectFrom("check_ins")
-      .selectAll()
+      .select(checkInColumns)
       .where("project_id", "=", projectId)
       .where("attendee_id", "=", attendeeId)
       .where("undone_at", "is", null),
@@ -58,7 +60,7 @@ const insertUnlessActive = reusableQuery(
         by_app_id: byAppId,
       })
       .onConflict((oc) => oc.column("attendee_id").where("undone_at", "is", null).doNothing())
-      .returningAll(),
+      .returning(checkInColumns),
   ["", "", "", "", null, null] as const,
 );
 const undoActiveOf = reusableQuery(
@@ -69,7 +71,7 @@ const undoActiveOf = reusableQuery(
       .where("project_id", "=", projectId)
       .where("attendee_id", "=", attendeeId)
       .where("undone_at", "is", null)
-      .returningAll(),
+      .returning(checkInColumns),
   ["", "", ""] as const,
 );
 
