@@ -49,7 +49,7 @@ export function createServices(
     admitOnSecondRequestAbove: 16 * 1024 * 1024,
     externalWrites: database.externalWrites,
   });
-  const access = createAccessService(db, () => responseCache.credentialsEpoch());
+  const access = createAccessService(db, responseCache);
   const changes = new ProjectChanges((trx, projectId, areas) =>
     projectsRepository.bumpDataVersion(trx, projectId, areas),
   );

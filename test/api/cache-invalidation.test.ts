@@ -164,6 +164,39 @@ for (const engine of testEngines()) {
       }
     });
 
+    test("a project unpublished by another process is hidden from the public at once", async () => {
+      const publicQuery = (n: number) => `query Public($id: ID!) { project(id: $id) { name n${n}: id } }`;
+      const askPublicly = (n: number) =>
+        gql(server.url, publicQuery(n), { variables: { id: projectId } }) as Promise<Answer>;
+      const { project, owner } = await createPublishedProject(server.services);
+      const ownId = project.id;
+      const askOwn = (n: number) =>
+        gql(server.url, publicQuery(n), { variables: { id: ownId } }) as Promise<Answer>;
+      const same: TestEngine = { name: engine.name, newDatabaseUrl: () => server.config.databaseUrl };
+      const other = await startTestServer(same);
+      try {
+        await feedListens();
+        // Two different queries (both misses): the second finds the status remembered.
+        assert.equal((await askOwn(1)).body.data.project.name, project.name);
+        server.statements.length = 0;
+        assert.equal((await askOwn(2)).body.data.project.name, project.name);
+        // (The project's row is read for its name; the access check's read of status and versions is not.)
+        assert.deepEqual(
+          server.statements.filter((s) => /select "id", "status"/.test(s)),
+          [],
+        );
+        const arrived = changeArrivesAt(server.services, ownId);
+        await other.services.projects.update(owner, ownId, { status: "DRAFT" });
+        await arrived;
+        // Neither a new query nor a cached one shows it any more.
+        assert.equal((await askOwn(3)).body.data.project, null);
+        assert.equal((await askOwn(2)).body.data.project, null);
+        assert.ok((await askPublicly(3)).body.data.project, "another project is not affected");
+      } finally {
+        await other.close();
+      }
+    });
+
     test("a hit runs no SQL while no other process can have written unseen", async () => {
       // SQLite knows of other processes' writes from data_version, PostgreSQL from its change feed.
       await feedListens();

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { systemActor } from "../../src/modules/access/actor.js";
+import { feedListens } from "../helpers/change-feed.js";
 import { testEngines } from "../helpers/engines.js";
 import { gql } from "../helpers/graphql.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
@@ -105,19 +106,32 @@ for (const engine of testEngines()) {
       const projectReads = (statements: string[]) => statements.filter((sql) => /from "projects"/.test(sql));
       // Only the access check (status and versions) reads the project; `name` is not read.
       const page = projectReads(await statementsFor(agendaQuery, 13, "sessions", false));
-      assert.equal(page.length, 1, page.join("\n"));
-      assert.doesNotMatch(page[0] ?? "", /"name"/);
+      assert.ok(page.length <= 1, page.join("\n"));
+      assert.ok(!page.some((sql) => /"name"/.test(sql)), page.join("\n"));
       // Ask for a field of the row as well, and the row is read.
       const named = agendaQuery.replace("project(id: $id) {", "project(id: $id) { name");
       server.statements.length = 0;
       const { body } = await gql(server.url, named, { variables: { id: projectId, first: 13 } });
       assert.equal(typeof body.data.project.name, "string", JSON.stringify(body));
       const withName = projectReads(server.statements);
-      assert.equal(withName.length, 2, withName.join("\n"));
-      assert.ok(
-        withName.some((sql) => /"name"/.test(sql)),
-        withName.join("\n"),
-      );
+      assert.equal(withName.filter((sql) => /"name"/.test(sql)).length, 1, withName.join("\n"));
+    });
+
+    test("the project's status and versions are read once, and again only after the project changed", async () => {
+      const statusReads = (statements: string[]) =>
+        statements.filter((sql) => /select "id", "status"/.test(sql));
+      // Two pages that are not cached (different sizes) of a project nobody writes to: read at most
+      // for the first (an earlier test may have read them already), never for the second.
+      await statementsFor(agendaQuery, 14, "sessions", false);
+      assert.deepEqual(statusReads(await statementsFor(agendaQuery, 15, "sessions", false)), []);
+      // A check-in changes the project: the next page reads them again, once.
+      const list = await gql(server.url, registeredQuery, { variables: { id: projectId }, token });
+      const attendeeId = list.body.data.project.attendees.edges[0].node.id;
+      await gql(server.url, undoMutation, { variables: { input: { attendeeId } }, token });
+      // On PostgreSQL the change feed brings the same write again: let it arrive first.
+      await feedListens(server.services);
+      assert.equal(statusReads(await statementsFor(agendaQuery, 16, "sessions", false)).length, 1);
+      assert.deepEqual(statusReads(await statementsFor(agendaQuery, 17, "sessions", false)), []);
     });
 
     test("a check-in takes ten statements, none of them the webhook dispatcher's when no app subscribed", async () => {

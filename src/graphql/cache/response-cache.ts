@@ -208,6 +208,15 @@ export class ResponseCache {
   }
 
   /**
+   * Whether any area of `projectId`, or everything, was invalidated after `mark`, or the cache is
+   * suspended (other processes' invalidations may be missed): whether a fact about the project read
+   * after `mark` (modules/access: its status and versions) may be out of date.
+   */
+  changedSince(projectId: string, mark: number): boolean {
+    return this.suspended || this.allChangedAt > mark || this.lastChange(projectId, allAreas) > mark;
+  }
+
+  /**
    * Stores a response computed since `mark` that read `projectIds`. Refuses (returns false) when
    * one of those projects, or everything, was invalidated after the mark, while the cache is
    * suspended, or when the body is larger than one entry may be. `ttlMs` bounds the life of a

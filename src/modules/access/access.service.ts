@@ -36,11 +36,35 @@ export interface VersionedAccess {
 }
 
 /**
- * Decides who sees which project; the only place these rules are written. `credentialsEpoch` (the
- * response cache's, graphql/cache/response-cache.ts) lets an app's access be remembered while it
- * stands still; without it every decision is read.
+ * What tells whether something read about a project may have changed since: the response cache's
+ * clock (graphql/cache/response-cache.ts), which hears of every write of this process at once and
+ * of other processes' as its push channel delivers them. Without one, everything is read each time.
  */
-export function createAccessService(db: Db, credentialsEpoch: () => number | undefined = () => undefined) {
+export interface ChangeClock {
+  /** Moved by other processes' unseen writes and by any project-area change; see ResponseCache. */
+  credentialsEpoch(): number | undefined;
+  /** Moved by other processes' unseen writes only; undefined when they cannot be seen. */
+  epoch(): number | undefined;
+  /** A mark to take before reading. */
+  begin(): number;
+  /** Whether the project (any of its areas) or everything changed after `mark`. */
+  changedSince(projectId: string, mark: number): boolean;
+}
+
+const noClock: ChangeClock = {
+  credentialsEpoch: () => undefined,
+  epoch: () => undefined,
+  begin: () => 0,
+  changedSince: () => true,
+};
+
+type StatusAndVersions = NonNullable<Awaited<ReturnType<typeof projectsRepository.findStatusAndVersion>>>;
+
+/**
+ * Decides who sees which project; the only place these rules are written. The `clock` lets an
+ * app's access and a project's status and versions be remembered while they stand still.
+ */
+export function createAccessService(db: Db, clock: ChangeClock = noClock) {
   // An app's access to a project, remembered while the credentials epoch stands still, as its token
   // is (graphql/authentication.ts): everything the decision reads (the project's status, the app's
   // link and permissions) changes only by a write to the project area, which moves that epoch here
@@ -50,7 +74,7 @@ export function createAccessService(db: Db, credentialsEpoch: () => number | und
 
   async function resolve(actor: Actor, projectId: string): Promise<ProjectAccess | undefined> {
     if (actor.kind !== "app") return (await resolveVersioned(actor, projectId)).access;
-    const epoch = credentialsEpoch();
+    const epoch = clock.credentialsEpoch();
     // The permissions are part of the key: a token remembered under an older set never matches.
     const key = `${actor.appId}\n${actor.homeProjectId}\n${actor.permissions.join(",")}\n${projectId}`;
     const found = epoch === undefined ? undefined : known.get(key);
@@ -64,9 +88,32 @@ export function createAccessService(db: Db, credentialsEpoch: () => number | und
   // before any of the project's data, which is what makes a cached answer safe to check against it.
   async function resolveVersioned(actor: Actor, projectId: string): Promise<VersionedAccess> {
     if (!isProjectId(projectId)) return { access: undefined, versions: null };
-    const project = await projectsRepository.findStatusAndVersion(db, projectId);
+    const project = await statusAndVersions(projectId);
     if (!project) return { access: undefined, versions: null };
     return { access: await decide(actor, projectId, project.status), versions: project.versions };
+  }
+
+  // A project's status and versions, remembered from the read that found them until the clock
+  // says the project (or anything unseen) changed after that read began. Every API miss and page
+  // read them first: on PostgreSQL that was a round trip of its own, the only one of a small query.
+  // Versions remembered so are never newer than the data read after them (a change moves the clock
+  // before anything reads its data here), so an answer stamped with them is at worst checked again
+  // sooner, as with a version read from the database. Missing projects are not remembered: any id
+  // may be asked for.
+  const remembered = new LRUCache<string, { project: StatusAndVersions; epoch: number; mark: number }>({
+    max: 10_000,
+  });
+
+  async function statusAndVersions(projectId: string): Promise<StatusAndVersions | undefined> {
+    const epoch = clock.epoch();
+    if (epoch !== undefined) {
+      const found = remembered.get(projectId);
+      if (found && found.epoch === epoch && !clock.changedSince(projectId, found.mark)) return found.project;
+    }
+    const mark = clock.begin();
+    const project = await projectsRepository.findStatusAndVersion(db, projectId);
+    if (project && epoch !== undefined) remembered.set(projectId, { project, epoch, mark });
+    return project;
   }
 
   async function decide(
