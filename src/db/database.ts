@@ -7,30 +7,22 @@ import {
   Kysely,
   type KyselyPlugin,
   PostgresDialect,
-  type PostgresPool,
-  type PostgresPoolClient,
   type SqliteDatabase,
   type SqliteStatement,
   type Transaction,
 } from "kysely";
 import { LRUCache } from "lru-cache";
 import pg from "pg";
-import {
-  asideProbe,
-  DatabaseBusyError,
-  DatabaseHealth,
-  DatabaseUnavailableError,
-  isConnectionError,
-  isPoolBusyError,
-} from "./availability.js";
+import { asideProbe, DatabaseHealth, isConnectionError } from "./availability.js";
 import { ChangeFeed } from "./change-feed.js";
 import { type Checkpointer, checkpointInBackground } from "./checkpoints.js";
 import { yieldIfLoopHeld } from "./loop-yield.js";
+import { nameStatement, withNamedStatements } from "./postgres-pool.js";
 import type { Database as Tables } from "./schema.js";
 import { type DirectStatement, type QueryLogEvent, SqliteDirect } from "./sqlite-direct.js";
 import { limitWithoutReprepare } from "./sqlite-limit.js";
 import { sqliteBusyTimeoutMs, WaitingForLockDialect, withoutBusyWait } from "./sqlite-lock-wait.js";
-import { batchingTransactions, sentWithCommit } from "./transaction-batching.js";
+import { sentWithCommit } from "./transaction-batching.js";
 
 /** Kysely handle typed with every table; a transaction is accepted wherever a Db is. */
 export type Db = Kysely<Tables>;
@@ -290,90 +282,6 @@ export function reusableQuery<Row, Parameters extends readonly unknown[]>(
     const direct = entry.direct?.(db, parameters);
     if (direct) return direct;
     return (await db.executeQuery<Row>({ ...entry.query, parameters })).rows;
-  };
-}
-
-// SQL text → name of the PostgreSQL prepared statement, for the statements of `reusableQuery` that
-// list their columns. A `select *` is left unnamed: once a migration changes the table, a statement
-// prepared before it fails ("cached plan must not change result type") until the process restarts.
-const statementNames = new Map<string, string>();
-
-// The named statements each pooled connection has prepared (pg prepares one on its first use there),
-// which a transaction's batch may then run with `execute` (transaction-batching.ts).
-const preparedOn = new WeakMap<pg.PoolClient, Set<string>>();
-
-function nameStatement(sql: string): void {
-  if (!sql.includes("*") && !statementNames.has(sql)) {
-    statementNames.set(sql, `eventgraph_${statementNames.size + 1}`);
-  }
-}
-
-/**
- * PostgreSQL parses and plans every unnamed statement anew; the hot statements of `reusableQuery`
- * are sent as named prepared statements instead (pg prepares each once per connection), which took
- * a third off the round trip of the data-version check that every cache hit makes. Transactions
- * take fewer round trips (batchingTransactions).
- *
- * It is also where a lost database stops being fatal. A checked-out client has no `error` listener
- * of the pool's, so a server shutdown arriving between two statements of a transaction was an
- * unhandled `error` event that killed the process: each checkout listens, and a client that failed
- * is released as broken so the pool discards it. Connection failures become
- * DatabaseUnavailableError (503) and open the circuit of `health`; a full pool's wait running out
- * is DatabaseBusyError (503, circuit left closed).
- */
-function withNamedStatements(pool: pg.Pool, health: DatabaseHealth): PostgresPool {
-  return {
-    async connect(): Promise<PostgresPoolClient> {
-      if (!health.allowAttempt()) throw new DatabaseUnavailableError();
-      const client = await pool.connect().catch((error: unknown) => {
-        if (isPoolBusyError(error)) throw new DatabaseBusyError(error);
-        if (!isConnectionError(error)) throw error;
-        health.markDown(error);
-        throw new DatabaseUnavailableError(error);
-      });
-      health.markUp();
-      let broken: Error | undefined;
-      const onError = (error: Error) => {
-        broken = error;
-      };
-      client.on("error", onError);
-      // A connection lost mid-use fails its request with 503; the next request's new connection
-      // tells whether the database itself is down.
-      const fail = (error: unknown): never => {
-        if (!isConnectionError(error)) throw error;
-        broken ??= error as Error;
-        throw new DatabaseUnavailableError(error);
-      };
-      const preparedHere = preparedOn.get(client) ?? new Set<string>();
-      preparedOn.set(client, preparedHere);
-      const run = (sql: string, parameters: readonly unknown[]) => {
-        const name = statementNames.get(sql);
-        const values = [...parameters];
-        if (!name) return client.query(sql, values).catch(fail);
-        return client.query({ name, text: sql, values }).then((result) => {
-          preparedHere.add(name);
-          return result;
-        }, fail);
-      };
-      const named = (sql: string) => {
-        const name = statementNames.get(sql);
-        return name === undefined ? undefined : { name, prepared: preparedHere.has(name) };
-      };
-      const send = batchingTransactions(client, run, named);
-      return {
-        query: ((sql: string | pg.Submittable, parameters: readonly unknown[] = []) => {
-          // A cursor (streamed query) is passed through as it is.
-          if (typeof sql !== "string") return client.query(sql);
-          if (broken) return Promise.reject(new DatabaseUnavailableError(broken));
-          return send(sql, parameters);
-        }) as unknown as PostgresPoolClient["query"],
-        release: () => {
-          client.removeListener("error", onError);
-          client.release(broken);
-        },
-      };
-    },
-    end: () => pool.end(),
   };
 }
 

@@ -81,17 +81,9 @@ function inlined(
   parameters: readonly unknown[],
   namedStatement: NamedStatement,
 ): string | undefined {
-  if (!parameters.every((value) => value === null || typeof value === "string" || typeof value === "number"))
-    return undefined;
-  const literal = (value: unknown) => (value === null ? "NULL" : client.escapeLiteral(String(value)));
   const named = namedStatement(sql);
-  if (named) {
-    if (!named.prepared) return undefined;
-    const { name } = named;
-    return parameters.length === 0
-      ? `execute ${name}`
-      : `execute ${name}(${parameters.map(literal).join(", ")})`;
-  }
+  if (named) return named.prepared ? executeText(client, named.name, parameters) : undefined;
+  if (!parameters.every(isScalar)) return undefined;
   if (
     sql.includes("'") ||
     /\$(?!\d)/.test(sql) ||
@@ -99,5 +91,42 @@ function inlined(
   ) {
     return undefined;
   }
-  return sql.replace(/\$(\d+)/g, (_, n: string) => literal(parameters[Number(n) - 1]));
+  return sql.replace(/\$(\d+)/g, (_, n: string) => scalarLiteral(client, parameters[Number(n) - 1]));
+}
+
+type Scalar = string | number | null;
+const isScalar = (value: unknown): value is Scalar =>
+  value === null || typeof value === "string" || typeof value === "number";
+const scalarLiteral = (client: pg.PoolClient, value: unknown) =>
+  value === null ? "NULL" : quoted(client, String(value));
+
+// A string as an SQL literal. pg's escapeLiteral builds it character by character, which was a tenth
+// of a page's CPU for the 50 ids a loader reads; a text without a quote or a backslash (an id, a
+// time) needs nothing escaped.
+const quoted = (client: pg.PoolClient, text: string) =>
+  /['\\]/.test(text) ? client.escapeLiteral(text) : `'${text}'`;
+// An element of an array literal, double-quoted (so commas, braces and spaces are its own).
+const element = (text: string) => `"${/["\\]/.test(text) ? text.replace(/["\\]/g, "\\$&") : text}"`;
+
+/**
+ * `execute <name>(literals)` of a statement prepared on this connection, or undefined when a
+ * parameter cannot be written as a literal. Its parameters' types are the prepared statement's, so
+ * a list of strings or numbers (the `= any($1)` of a loader) is written as an array literal too.
+ */
+export function executeText(
+  client: pg.PoolClient,
+  name: string,
+  parameters: readonly unknown[],
+): string | undefined {
+  const literals: string[] = [];
+  for (const value of parameters) {
+    if (isScalar(value)) literals.push(scalarLiteral(client, value));
+    else if (
+      Array.isArray(value) &&
+      value.every((item) => typeof item === "string" || typeof item === "number")
+    ) {
+      literals.push(quoted(client, `{${value.map((item) => element(String(item))).join(",")}}`));
+    } else return undefined;
+  }
+  return literals.length === 0 ? `execute ${name}` : `execute ${name}(${literals.join(", ")})`;
 }

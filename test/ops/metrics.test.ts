@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { ConfigError, loadConfig } from "../../src/config.js";
+import { feedListens } from "../helpers/change-feed.js";
 import { testEngines } from "../helpers/engines.js";
 import { createPublishedProject } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
@@ -60,6 +61,9 @@ describe("GET /metrics", () => {
         }
         const before = (await scrape(server.url, token)).text;
         const { project } = await createPublishedProject(server.services);
+        // On PostgreSQL the change feed brings the project's creation again, and would evict the
+        // answer cached below if it arrived after it.
+        await feedListens(server.services);
         const query = `query($id: ID!) { project(id: $id) { name } }`;
         await gql(server.url, query, { variables: { id: project.id } });
         const hit = await gql(server.url, query, { variables: { id: project.id } });
