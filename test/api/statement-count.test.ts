@@ -51,6 +51,10 @@ for (const engine of testEngines()) {
         name: "Statement counter",
         permissions: ["agenda:read", "attendees:read", "checkins:write"],
       }));
+      // The project's status and versions are remembered until it changes: on PostgreSQL the change
+      // feed brings the setup's writes again, and one arriving between two requests of a test would
+      // make the second read them once more.
+      await feedListens(server.services);
     });
     after(() => server.close());
 
