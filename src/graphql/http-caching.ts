@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Actor } from "../modules/access/actor.js";
+import { inQueryString } from "./http-params.js";
 import type { RateLimitState } from "./limits/rate-limiter.js";
 
 /**
@@ -37,7 +38,7 @@ export function applyCaching(
     reply.header("cache-control", "private, no-store");
     return false;
   }
-  if (request.method !== "GET" || !versions) return false;
+  if (!inQueryString(request) || !versions) return false;
   const etag = etagOf(versions);
   reply.header("cache-control", `public, max-age=${publicMaxAgeSeconds}`).header("etag", etag);
   const asked = request.headers["if-none-match"];

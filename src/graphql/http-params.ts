@@ -58,9 +58,17 @@ function jsonParam(value: unknown, name: string): Record<string, unknown> | unde
   return isObject(parsed) ? parsed : new AppError(ErrorCode.BAD_REQUEST, `${name} must be a JSON object`);
 }
 
+/**
+ * Whether the request carries its operation in the query string: GET, and HEAD, which answers as
+ * GET would without the body (RFC 9110 §9.3.2; Fastify routes HEAD to the GET handler).
+ */
+export function inQueryString(request: FastifyRequest): boolean {
+  return request.method === "GET" || request.method === "HEAD";
+}
+
 /** Reads and checks the request parameters; an AppError (BAD_REQUEST) says what is wrong. */
 export function readParams(request: FastifyRequest): GraphQLParams | AppError {
-  const source = request.method === "GET" ? request.query : request.body;
+  const source = inQueryString(request) ? request.query : request.body;
   if (Array.isArray(source)) {
     return new AppError(
       ErrorCode.BAD_REQUEST,

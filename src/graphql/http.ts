@@ -30,6 +30,7 @@ import { extensionsJson, presentBudget } from "./http-extensions.js";
 import {
   type GraphQLParams,
   graphqlResponse,
+  inQueryString,
   isJsonContentType,
   json,
   negotiate,
@@ -180,7 +181,7 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
       throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, error.message, detailsOf(error));
     }
     request.graphqlOperationType = params.extensions?.dryRun === true ? "dry_run" : analysis.operationType;
-    if (request.method === "GET" && analysis.operationType !== "query") {
+    if (inQueryString(request) && analysis.operationType !== "query") {
       throw new Refusal(
         ErrorCode.METHOD_NOT_ALLOWED,
         "Only queries may be sent with GET; send mutations with POST",

@@ -135,7 +135,7 @@ for (const engine of testEngines()) {
       assert.equal(JSON.parse(decoded(small)).data.project.id, projectId);
     });
 
-    test("token-less GET answers are public with a weak ETag; If-None-Match gets 304; writes change the tag", async () => {
+    test("token-less GET and HEAD answers are public with a weak ETag; If-None-Match gets 304; writes change the tag", async () => {
       const path = getPath(`{ project(id: "${projectId}") { name description } }`);
       const first = await raw(server, path);
       assert.equal(first.status, 200);
@@ -153,6 +153,16 @@ for (const engine of testEngines()) {
         assert.equal(revalidated.body.byteLength, 0);
         assert.equal(revalidated.headers.etag, etag);
       }
+      // HEAD answers as GET would, without the body: a CDN or link checker may ask it first.
+      const head = await raw(server, path, { method: "HEAD" });
+      assert.equal(head.status, 200);
+      assert.equal(head.headers.etag, etag);
+      assert.equal(head.body.byteLength, 0);
+      assert.ok(Number(head.headers["content-length"]) > 0);
+      const headRevalidated = await raw(server, path, { method: "HEAD", headers: { "if-none-match": etag } });
+      assert.equal(headRevalidated.status, 304);
+      const headWrite = await raw(server, getPath(`mutation { __typename }`), { method: "HEAD" });
+      assert.equal(headWrite.status, 405);
       const { owner } = await ownerOf(server, projectId);
       await server.services.projects.update(owner, projectId, { description: "Now with a description" });
       const changed = await raw(server, path, { headers: { "if-none-match": etag } });
