@@ -170,7 +170,100 @@ for (const engine of testEngines()) {
   });
 }
 
+// When PostgreSQL received the round trip a statement came in: equal for the statements of one batch.
+const receivedAt = (db: Parameters<typeof nameOf>[0], id: string, readAhead: boolean) =>
+  readAhead
+    ? receivedAtAhead(db, id).then((rows) => rows[0]?.ahead)
+    : receivedAtNow(db, id).then((rows) => rows[0]?.at);
+const receivedAtNow = reusableQuery(
+  (db, id: string) =>
+    db.selectFrom("projects").select(sql<string>`statement_timestamp()::text`.as("at")).where("id", "=", id),
+  [""] as const,
+);
+// Fails for a text that is no number, once PostgreSQL runs it.
+const asNumber = reusableQuery(
+  (db, text: string) => db.selectFrom("projects").select("id").where(sql<boolean>`${text}::integer > 0`),
+  [""] as const,
+);
+// The same but for its alias: a statement is a read-ahead by its text.
+const receivedAtAhead = reusableQuery(
+  (db, id: string) =>
+    db
+      .selectFrom("projects")
+      .select(sql<string>`statement_timestamp()::text`.as("ahead"))
+      .where("id", "=", id),
+  [""] as const,
+  { readAhead: true },
+);
+
 for (const engine of testEngines().filter((e) => e.name === "postgres")) {
+  describe("reads ahead on PostgreSQL", () => {
+    let ctx: TestContext;
+    let database: ReturnType<typeof openDatabase>;
+    let projectId: string;
+    before(async () => {
+      ctx = await createTestContext(engine);
+      // One connection, where both statements get prepared by the first transaction.
+      database = openDatabase(engine.newDatabaseUrl(), { poolSize: 1 });
+      projectId = (await createProject(ctx.services)).project.id;
+      await database.db.transaction().execute(async (trx) => {
+        await receivedAt(trx, projectId, true);
+        await receivedAt(trx, projectId, false);
+        await asNumber(trx, "1");
+      });
+    });
+    after(async () => {
+      await database.close();
+      await ctx.close();
+    });
+
+    test("a read issued first in a transaction travels with its first statement", async () => {
+      await database.db.transaction().execute(async (trx) => {
+        const ahead = receivedAt(trx, projectId, true);
+        const first = await receivedAt(trx, projectId, false);
+        assert.ok(first);
+        assert.equal(await ahead, first);
+        // Issued later, the same read is a statement of its own.
+        const later = receivedAt(trx, projectId, true);
+        assert.notEqual(await later, first);
+      });
+    });
+
+    test("a read ahead that nothing follows is sent on its own", { timeout: 5000 }, async () => {
+      const at = await database.db.transaction().execute((trx) => receivedAt(trx, projectId, true));
+      assert.ok(at);
+    });
+
+    test("a read ahead fails with its round trip, and with a rollback before it left", {
+      timeout: 5000,
+    }, async () => {
+      let ahead: Promise<string | undefined> | undefined;
+      // Handled at once, as every caller of a read ahead must (the write may never need it).
+      const readAhead = (trx: Parameters<typeof nameOf>[0]) => {
+        ahead = receivedAt(trx, projectId, true);
+        ahead.catch(() => {});
+      };
+      await assert.rejects(
+        database.db.transaction().execute(async (trx) => {
+          readAhead(trx);
+          await asNumber(trx, "not a number");
+        }),
+        /invalid input syntax/,
+      );
+      await assert.rejects(ahead ?? Promise.resolve(), /invalid input syntax/);
+      await assert.rejects(
+        database.db.transaction().execute(async (trx) => {
+          readAhead(trx);
+          throw new Error("changed my mind");
+        }),
+        /changed my mind/,
+      );
+      await assert.rejects(ahead ?? Promise.resolve(), /ended before this read was sent/);
+      // The connection is fine afterwards.
+      assert.ok(await database.db.transaction().execute((trx) => receivedAt(trx, projectId, false)));
+    });
+  });
+
   describe("statements sent with the commit on PostgreSQL", () => {
     test("run as `execute` of the connection's prepared statement once it has one: same outcome, no new plan", async () => {
       const ctx = await createTestContext(engine);

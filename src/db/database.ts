@@ -7,6 +7,7 @@ import {
   Kysely,
   type KyselyPlugin,
   PostgresDialect,
+  type QueryResult,
   type SqliteDatabase,
   type SqliteStatement,
   type Transaction,
@@ -22,7 +23,7 @@ import type { Database as Tables } from "./schema.js";
 import { type DirectStatement, type QueryLogEvent, SqliteDirect } from "./sqlite-direct.js";
 import { limitWithoutReprepare } from "./sqlite-limit.js";
 import { sqliteBusyTimeoutMs, WaitingForLockDialect, withoutBusyWait } from "./sqlite-lock-wait.js";
-import { sentWithCommit } from "./transaction-batching.js";
+import { readAhead, sentWithCommit } from "./transaction-batching.js";
 
 /** Kysely handle typed with every table; a transaction is accepted wherever a Db is. */
 export type Db = Kysely<Tables>;
@@ -258,7 +259,8 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000): SqliteDatabase
 export function reusableQuery<Row, Parameters extends readonly unknown[]>(
   build: (db: Db, ...placeholders: Parameters) => Compilable<Row>,
   placeholders: Parameters,
-  options: { sentWithCommit?: boolean } = {},
+  /** How it travels inside a PostgreSQL transaction (transaction-batching.ts). */
+  options: { sentWithCommit?: boolean; readAhead?: boolean } = {},
 ): (db: Db, ...parameters: Parameters) => Promise<Row[]> {
   // Keyed by the dialect's adapter, which a database shares with all its transactions (each
   // transaction is a new handle: keyed by handle, a statement inside one was compiled every time).
@@ -278,10 +280,21 @@ export function reusableQuery<Row, Parameters extends readonly unknown[]>(
       compiled.set(adapter, entry);
       nameStatement(query.sql);
       if (options.sentWithCommit) sentWithCommit.add(query.sql);
+      if (options.readAhead) readAhead.add(query.sql);
     }
     const direct = entry.direct?.(db, parameters);
     if (direct) return direct;
-    return (await db.executeQuery<Row>({ ...entry.query, parameters })).rows;
+    const query = { ...entry.query, parameters };
+    if (!options.readAhead || entry.direct) return (await db.executeQuery<Row>(query)).rows;
+    // PostgreSQL: handed to the connection without holding it. Kysely runs a transaction's
+    // statements one after another, and a read-ahead waits for the statement after it.
+    let sent: Promise<QueryResult<Row>> | undefined;
+    await db.getExecutor().provideConnection(async (connection) => {
+      sent = connection.executeQuery<Row>(query);
+      sent.catch(() => {});
+    });
+    if (!sent) throw new Error("reusableQuery: the connection was not provided");
+    return (await sent).rows;
   };
 }
 

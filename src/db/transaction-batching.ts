@@ -10,6 +10,15 @@ import type pg from "pg";
  */
 export const sentWithCommit = new Set<string>();
 
+/**
+ * Statements of `reusableQuery` marked `readAhead`: reads a transaction may issue before it needs
+ * them (ProjectChanges' read-aheads). Issued before anything of the transaction was sent, such a
+ * read waits for the round trip of the transaction's first statement, and its promise settles when
+ * that round trip answers; if no statement follows in the same event-loop turn, it goes alone then,
+ * so a caller awaiting it is never stranded. Issued later, it runs as any statement.
+ */
+export const readAhead = new Set<string>();
+
 type Run = (sql: string, parameters: readonly unknown[]) => Promise<pg.QueryResult>;
 
 /** The name of a named statement (see reusableQuery) and whether this connection has prepared it. */
@@ -19,54 +28,99 @@ export type NamedStatement = (sql: string) => { name: string; prepared: boolean 
 // outcome comes with the round trip that carries it.
 const notSentYet = { command: "UPDATE", rowCount: 1, rows: [], fields: [] } as unknown as pg.QueryResult;
 
+/** A statement waiting for a round trip; a read-ahead's caller waits for its own result. */
+interface Unsent {
+  text: string;
+  settle?: { resolve: (result: pg.QueryResult) => void; reject: (error: unknown) => void };
+}
+
 /**
  * Fewer round trips per PostgreSQL transaction, for one checked-out client: BEGIN is not sent alone
- * but with the transaction's first statement, and statements marked `sentWithCommit` go with the
- * next one or the COMMIT. Text without parameters goes by the simple protocol, which takes several
- * statements at once, so those statements are sent with their parameters written in as escaped
- * literals (pg sends parameters untyped, so a literal means the same). A statement prepared on this
- * connection is written `execute <name>(literals)`: PostgreSQL then neither parses nor plans it
- * again, which was a fifth of its CPU time per check-in (the webhook subscribers' union of joins
- * above all). A named statement not yet prepared here, or one that cannot be written so (a
- * parameter not a string or number, a quote in its text), first sends what is pending, then goes
- * alone, which prepares it; order is always kept. An error aborts the transaction as before: the
- * COMMIT fails and Kysely rolls back.
+ * but with the transaction's first statement, statements marked `sentWithCommit` go with the next
+ * one or the COMMIT, and those marked `readAhead` with the next one. Text without parameters goes
+ * by the simple protocol, which takes several statements at once and answers each, so those
+ * statements are sent with their parameters written in as escaped literals (pg sends parameters
+ * untyped, so a literal means the same). A statement prepared on this connection is written
+ * `execute <name>(literals)`: PostgreSQL then neither parses nor plans it again, which was a fifth
+ * of its CPU time per check-in (the webhook subscribers' union of joins above all). A named
+ * statement not yet prepared here, or one that cannot be written so (a parameter not a string or
+ * number, a quote in its text), first sends what is pending, then goes alone, which prepares it;
+ * order is always kept. An error aborts the transaction as before: the COMMIT fails and Kysely
+ * rolls back; the read-aheads of a failed round trip fail with it.
  */
 export function batchingTransactions(client: pg.PoolClient, run: Run, namedStatement: NamedStatement): Run {
   let inTransaction = false;
   let begun = false;
-  let pending: string[] = [];
-  const send = (text: string) =>
-    run(text, []).then((result) => (Array.isArray(result) ? result[result.length - 1] : result));
+  let pending: Unsent[] = [];
+  // Sends the unsent statements, then `last` if given, in one round trip; answers the last result.
+  const send = (unsent: Unsent[], last?: string): Promise<pg.QueryResult> => {
+    const texts = unsent.map((u) => u.text);
+    if (last !== undefined) texts.push(last);
+    return run(texts.join("; "), []).then(
+      (answer) => {
+        const results = Array.isArray(answer) ? (answer as pg.QueryResult[]) : [answer];
+        unsent.forEach((u, i) => {
+          const result = results[i];
+          if (result) u.settle?.resolve(result);
+          else u.settle?.reject(new Error("A batched statement got no result"));
+        });
+        return results[results.length - 1] as pg.QueryResult;
+      },
+      (error: unknown) => {
+        for (const u of unsent) u.settle?.reject(error);
+        throw error;
+      },
+    );
+  };
+  const takePending = () => {
+    const unsent = pending;
+    pending = [];
+    return unsent;
+  };
+  // A read-ahead still unsent at the end of this turn goes with what else is pending.
+  const flushReadAheads = () => {
+    if (!inTransaction || !pending.some((u) => u.settle)) return;
+    begun = true;
+    send(takePending()).catch(() => {});
+  };
   return (sql, parameters) => {
     if (sql === "begin" && !inTransaction) {
       inTransaction = true;
       begun = false;
-      pending = ["begin"];
+      pending = [{ text: "begin" }];
       return Promise.resolve(notSentYet);
     }
     if (!inTransaction) return run(sql, parameters);
     if (sql === "commit" || sql === "rollback") {
       inTransaction = false;
-      const unsent = pending;
-      pending = [];
-      if (sql === "rollback") return begun ? run(sql, parameters) : Promise.resolve(notSentYet);
+      const unsent = takePending();
+      if (sql === "rollback") {
+        const ended = new Error("The transaction ended before this read was sent");
+        for (const u of unsent) u.settle?.reject(ended);
+        return begun ? run(sql, parameters) : Promise.resolve(notSentYet);
+      }
       // Only BEGIN pending: an empty transaction, nothing to send. Otherwise what is pending (BEGIN
       // too when every statement was held back) goes with the COMMIT.
       if (!begun && unsent.length === 1) return Promise.resolve(notSentYet);
-      return send([...unsent, "commit"].join("; "));
+      return send(unsent, "commit");
     }
     const text = inlined(client, sql, parameters, namedStatement);
     if (text !== undefined && sentWithCommit.has(sql)) {
-      pending.push(text);
+      pending.push({ text });
       return Promise.resolve(notSentYet);
     }
+    if (text !== undefined && !begun && readAhead.has(sql)) {
+      const result = new Promise<pg.QueryResult>((resolve, reject) => {
+        pending.push({ text, settle: { resolve, reject } });
+      });
+      setImmediate(flushReadAheads);
+      return result;
+    }
     begun = true;
-    const unsent = pending;
-    pending = [];
+    const unsent = takePending();
     if (unsent.length === 0) return run(sql, parameters);
-    if (text !== undefined) return send([...unsent, text].join("; "));
-    return send(unsent.join("; ")).then(() => run(sql, parameters));
+    if (text !== undefined) return send(unsent, text);
+    return send(unsent).then(() => run(sql, parameters));
   };
 }
 

@@ -56,6 +56,8 @@ const subscribers = reusableQuery(
     return home.unionAll(linked);
   },
   ["", ""] as const,
+  // Read at the start of a write, with its first statement (ProjectChanges.addReadAhead).
+  { readAhead: true },
 );
 
 /** SQL of endpoints, deliveries and attempts. Only the webhooks module uses it. */
