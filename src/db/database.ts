@@ -285,9 +285,12 @@ export function reusableQuery<Row, Parameters extends readonly unknown[]>(
     const direct = entry.direct?.(db, parameters);
     if (direct) return direct;
     const query = { ...entry.query, parameters };
-    if (!options.readAhead || entry.direct) return (await db.executeQuery<Row>(query)).rows;
-    // PostgreSQL: handed to the connection without holding it. Kysely runs a transaction's
-    // statements one after another, and a read-ahead waits for the statement after it.
+    if (!options.readAhead || entry.direct || !db.isTransaction) {
+      return (await db.executeQuery<Row>(query)).rows;
+    }
+    // PostgreSQL: handed to the transaction's connection without holding it. Kysely runs a
+    // transaction's statements one after another, and a read-ahead waits for the statement after it.
+    // (Outside a transaction, a connection given back before its statement ran could be lent again.)
     let sent: Promise<QueryResult<Row>> | undefined;
     await db.getExecutor().provideConnection(async (connection) => {
       sent = connection.executeQuery<Row>(query);
