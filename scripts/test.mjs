@@ -79,6 +79,9 @@ const result = spawnSync(
   [
     "--enable-source-maps",
     "--test",
+    // A test file whose tests have all finished exits even with handles left open (a failed
+    // webhook test left its server waiting): a failing run must still end.
+    "--test-force-exit",
     `--test-concurrency=${concurrency}`,
     "--test-reporter=spec",
     "--test-reporter-destination=stdout",
