@@ -79,9 +79,6 @@ const result = spawnSync(
   [
     "--enable-source-maps",
     "--test",
-    // A test file whose tests have all finished exits even with handles left open (a failed
-    // webhook test left its server waiting): a failing run must still end.
-    "--test-force-exit",
     `--test-concurrency=${concurrency}`,
     "--test-reporter=spec",
     "--test-reporter-destination=stdout",
