@@ -50,6 +50,9 @@ export async function startReceiver(): Promise<WebhookReceiver> {
     });
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  // A test that fails before its `close()` must not keep the test process alive: the run would
+  // hang instead of reporting the failure.
+  server.unref();
   const { port } = server.address() as AddressInfo;
   const receiver: WebhookReceiver = {
     url: `http://127.0.0.1:${port}/hooks`,
