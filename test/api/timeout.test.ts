@@ -91,6 +91,8 @@ describe("request timeout (postgres)", { skip: postgres ? false : "needs DATABAS
       await blocker.query("select id from ticket_types where id = $1 for update", [ticket.id]);
       const register = `mutation($input: RegisterAttendeeInput!) { registerAttendee(input: $input) { attendee { id } } }`;
       let settled = 0;
+      // What answered early, for the message of a failure (once seen in CI, never locally).
+      const early: unknown[] = [];
       const waiting = Array.from({ length: 10 }, (_, i) =>
         gql(server.url, register, {
           token,
@@ -102,9 +104,18 @@ describe("request timeout (postgres)", { skip: postgres ? false : "needs DATABAS
               ticketTypeId: globalId("TicketType", ticket.id),
             },
           },
-        }).finally(() => {
-          settled += 1;
-        }),
+        }).then(
+          (answer) => {
+            settled += 1;
+            early.push({ status: answer.status, body: answer.body });
+            return answer;
+          },
+          (error: unknown) => {
+            settled += 1;
+            early.push(String(error));
+            throw error;
+          },
+        ),
       );
       await sleep(200);
       // Meanwhile another process changes another project's settings (in CI, every test file's
@@ -133,7 +144,11 @@ describe("request timeout (postgres)", { skip: postgres ? false : "needs DATABAS
       // of its own, and still says 503 when the database is down (test/ops/postgres-outage.test.ts).
       const ready = await fetch(`${server.url}/readyz`);
       assert.equal(ready.status, 200, await ready.text());
-      assert.equal(settled, 0, "the registrations still wait on the lock, or for a slot");
+      assert.equal(
+        settled,
+        0,
+        `the registrations still wait on the lock, or for a slot; answered: ${JSON.stringify(early)}`,
+      );
 
       await blocker.query("rollback");
       const answers = await Promise.all(waiting);
