@@ -28,6 +28,12 @@ export type ChangeListener = (projectId: string, areas: AreaMask) => void;
  *
  * Delivery is asynchronous: an answer may be served for the fraction of a millisecond between
  * another process's commit and its notification arriving, as with any push channel (Redis too).
+ *
+ * This process's own commits are left out (`isOwnBackend`: the backend that sent the notification
+ * is one of this process's pooled connections). Each of them already evicted at once, after its
+ * commit (shared/project-changes.ts), as on SQLite, whose data_version moves only for other
+ * connections. Heard again a moment later, it evicted a second time the answers computed since,
+ * a miss each under a stream of check-ins (and made tests that cache right after a write flaky).
  */
 export class ChangeFeed {
   private client: pg.Client | undefined;
@@ -38,7 +44,11 @@ export class ChangeFeed {
   private timer: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<ChangeListener>();
 
-  constructor(private readonly url: string) {}
+  /** `isOwnBackend`: whether a backend process id is one of this process's pooled connections. */
+  constructor(
+    private readonly url: string,
+    private readonly isOwnBackend: (pid: number) => boolean = () => false,
+  ) {}
 
   /** A number that stays the same while no notification can have been missed; undefined while not listening. */
   epoch(): number | undefined {
@@ -72,7 +82,9 @@ export class ChangeFeed {
       application_name: `${changeFeedApplicationName}${process.pid}`,
     });
     this.client = client;
-    client.on("notification", (message) => this.deliver(message.payload));
+    client.on("notification", (message) => {
+      if (!this.isOwnBackend(message.processId)) this.deliver(message.payload);
+    });
     // Errors and the end of the connection both mean notifications may be lost from now on.
     client.on("error", () => this.lose(client));
     client.on("end", () => this.lose(client));

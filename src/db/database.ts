@@ -18,7 +18,7 @@ import { asideProbe, DatabaseHealth, isConnectionError } from "./availability.js
 import { ChangeFeed } from "./change-feed.js";
 import { type Checkpointer, checkpointInBackground } from "./checkpoints.js";
 import { yieldIfLoopHeld } from "./loop-yield.js";
-import { nameStatement, withNamedStatements } from "./postgres-pool.js";
+import { nameStatement, ownBackends, withNamedStatements } from "./postgres-pool.js";
 import type { Database as Tables } from "./schema.js";
 import { type DirectStatement, type QueryLogEvent, SqliteDirect } from "./sqlite-direct.js";
 import { limitWithoutReprepare } from "./sqlite-limit.js";
@@ -156,7 +156,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       log,
     });
     // Connects only once a server subscribes: the CLI and migrations never open it.
-    const changeFeed = new ChangeFeed(url);
+    const changeFeed = new ChangeFeed(url, ownBackends(pool));
     return {
       db,
       engine: "postgres",

@@ -116,3 +116,24 @@ async function checkOut(pool: pg.Pool, health: DatabaseHealth): Promise<Session>
     },
   };
 }
+
+/**
+ * Tells whether a PostgreSQL backend process id belongs to one of `pool`'s open connections: the
+ * change feed leaves out the notifications of this process's own commits (change-feed.ts). A
+ * connection's id is forgotten as it ends, so an id another process's backend gets later is not
+ * mistaken for ours.
+ */
+export function ownBackends(pool: pg.Pool): (pid: number) => boolean {
+  const pids = new Set<number>();
+  pool.on("connect", (client) => {
+    const pid = (client as pg.PoolClient & { processID?: number }).processID;
+    if (pid === undefined) return;
+    pids.add(pid);
+    client.once("end", () => pids.delete(pid));
+  });
+  pool.on("remove", (client) => {
+    const pid = (client as pg.PoolClient & { processID?: number }).processID;
+    if (pid !== undefined) pids.delete(pid);
+  });
+  return (pid) => pids.has(pid);
+}

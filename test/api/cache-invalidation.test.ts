@@ -128,6 +128,26 @@ for (const engine of testEngines()) {
       assert.equal((await ask(ticketsQuery)).body.extensions.cached, false, "the seat counts are recomputed");
     });
 
+    test("this process's write evicts once: its notification does not evict again", async () => {
+      await feedListens();
+      const heard: string[] = [];
+      const off = server.services.database.changeFeed?.subscribe((id) => heard.push(id));
+      try {
+        await createSession(server.services, systemActor, projectId, { title: "Lightning talks" });
+        assert.equal((await ask(agendaQuery)).body.extensions.cached, false);
+        assert.equal((await ask(agendaQuery)).body.extensions.cached, true);
+        // Every notification sent before the marker has arrived: the write's own was left out, so
+        // it could not evict what was computed after the write (which the write evicted at once).
+        await feedListens();
+        assert.deepEqual(
+          heard.filter((id) => id === projectId),
+          [],
+        );
+      } finally {
+        off?.();
+      }
+    });
+
     test("another process's writes are seen at once (no Redis)", async () => {
       // A second server on the same database, as a second process or the CLI would be.
       const same: TestEngine = { name: engine.name, newDatabaseUrl: () => server.config.databaseUrl };

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { sql } from "kysely";
+import pg from "pg";
 import { channel } from "../../src/db/change-feed.js";
 import type { Services } from "../../src/services.js";
 
@@ -26,7 +26,8 @@ export function changeArrives(services: Services, projectId: string): Promise<vo
  * Waits until the server knows of every write committed so far by any process (PostgreSQL: its feed
  * listens, and a marker sent now has arrived; notifications arrive in commit order, so every earlier
  * one has too). Without the marker, a late notification of a test's own setup evicted or re-checked
- * what the test had just cached.
+ * what the test had just cached. The marker goes on a connection of its own: the feed leaves out
+ * what the server's own connections send.
  */
 export async function feedListens(services: Services): Promise<void> {
   const deadline = Date.now() + 5_000;
@@ -44,6 +45,12 @@ export async function feedListens(services: Services): Promise<void> {
       resolve();
     });
   });
-  await sql`select pg_notify(${channel}, ${`${marker}:0`})`.execute(services.database.db);
+  const client = new pg.Client({ connectionString: services.config.databaseUrl });
+  await client.connect();
+  try {
+    await client.query("select pg_notify($1, $2)", [channel, `${marker}:0`]);
+  } finally {
+    await client.end();
+  }
   await arrived;
 }
