@@ -78,7 +78,12 @@ const result = spawnSync(
   process.execPath,
   [
     "--enable-source-maps",
+    // In every file's process: a file that does not exit after its tests fails instead of hanging the run.
+    `--import=${join(import.meta.dirname, "test-file-watchdog.mjs")}`,
     "--test",
+    // A test awaiting something that never comes, with a handle keeping its process alive, fails
+    // after ten minutes instead of holding the run (the longest suite takes a few minutes).
+    "--test-timeout=600000",
     `--test-concurrency=${concurrency}`,
     "--test-reporter=spec",
     "--test-reporter-destination=stdout",
