@@ -100,17 +100,27 @@ function track(child: ChildProcess, url: string): ChildServer {
 /**
  * Starts Eventgraph (`node dist/src/main.js`, of the tree at `root`) on a free port with `env` added
  * to this process's environment, and waits until `/readyz` answers 200 (the database is reachable).
+ * `onStdout` hears each line the process prints (V8's GC trace, for bench/allocation.ts).
  */
 export async function startEventgraph(
   env: Record<string, string>,
   nodeArgs: string[] = [],
   root = ".",
+  onStdout?: (line: string) => void,
 ): Promise<ChildServer> {
   const port = await freePort();
   const child = spawn(process.execPath, [...nodeArgs, join(root, "dist", "src", "main.js")], {
     env: { ...process.env, ...env, PORT: String(port), HOST: "127.0.0.1" },
-    stdio: ["ignore", "ignore", "pipe"],
+    stdio: ["ignore", onStdout ? "pipe" : "ignore", "pipe"],
   });
+  if (onStdout) {
+    let partial = "";
+    child.stdout?.setEncoding("utf8").on("data", (chunk: string) => {
+      const lines = (partial + chunk).split("\n");
+      partial = lines.pop() ?? "";
+      for (const line of lines) onStdout(line);
+    });
+  }
   const server = track(child, `http://127.0.0.1:${port}`);
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {

@@ -7,11 +7,13 @@ import { join } from "node:path";
  *   --event-loop   the event-loop drill (bench/event-loop.ts)
  *   --soak         the soak: steady mixed reads and writes for 30 minutes (bench/soak.ts)
  *   --webhooks     webhook delivery: 1,000 check-ins with a local receiver subscribed (bench/webhooks.ts)
+ *   --allocation   bytes allocated and promoted per request, from V8's GC trace (bench/allocation.ts)
  */
 const modes: Record<string, string> = {
   "--event-loop": "event-loop.js",
   "--soak": "soak.js",
   "--webhooks": "webhooks.js",
+  "--allocation": "allocation.js",
 };
 
 const args = process.argv.slice(2);

@@ -1,0 +1,187 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { Agent, request } from "node:http";
+import { join } from "node:path";
+import { parseArgs } from "node:util";
+import { prepareDataset } from "./datasets.js";
+import { type ChildServer, startEventgraph } from "./processes.js";
+import { registeredAttendeeIds, type Scenario, scenarios } from "./scenarios.js";
+
+/**
+ * `npm run bench -- --allocation`: the bytes a request makes the server allocate, and those that
+ * live long enough to be promoted to the old generation, per scenario, read from V8's own GC trace
+ * (`--trace-gc-nvp`) of the real server while one client sends the bench's requests one after
+ * another. Unlike CPU time and request rates, which this shared 2-core host disturbs by ±20–30 %
+ * between rounds, these counts repeat within a per cent or two: a change that allocates less shows
+ * here when a CPU A/B cannot resolve it. (The garbage collector's share of a miss's CPU is 10–27 %.)
+ *
+ * Flags: `--datasets sqlite1,postgres1`, `--scenarios attendees-miss,…` (default: the misses and
+ * check-ins), `--requests` (measured, default 2000), `--warmup` (default 500), `--compare-tree <dir>`
+ * (another built checkout, measured the same way), `--postgres <server url>`. Writes
+ * bench/results/allocation.json.
+ */
+
+const { values: flags } = parseArgs({
+  options: {
+    datasets: { type: "string", default: "sqlite1" },
+    scenarios: { type: "string", default: "small-miss,agenda-miss,attendees-miss,checkin" },
+    requests: { type: "string", default: "2000" },
+    warmup: { type: "string", default: "500" },
+    "compare-tree": { type: "string" },
+    postgres: { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
+    out: { type: "string", default: join("bench", "results", "allocation.json") },
+  },
+});
+const requests = Number(flags.requests);
+const warmup = Number(flags.warmup);
+const wanted = (flags.scenarios ?? "").split(",").filter(Boolean);
+
+/** One GC event of the trace: bytes allocated since the previous one, bytes promoted, pause in ms. */
+interface GcEvent {
+  allocated: number;
+  promoted: number;
+  pauseMs: number;
+}
+
+/** What one scenario cost per request on one tree. */
+interface AllocationResult {
+  dataset: string;
+  scenario: string;
+  tree: string;
+  allocatedKiB: number;
+  promotedKiB: number;
+  gcMsPer1000: number;
+  gcEvents: number;
+}
+
+// A line of `--trace-gc-nvp`: "[pid:isolate] 123 ms: pause=1.5 … allocated=14150392 promoted=475248 …".
+function parseGcLine(line: string): GcEvent | undefined {
+  const field = (name: string) => new RegExp(`\\b${name}=([\\d.]+)`).exec(line)?.[1];
+  const allocated = field("allocated");
+  if (allocated === undefined) return undefined;
+  return {
+    allocated: Number(allocated),
+    promoted: Number(field("promoted") ?? 0),
+    pauseMs: Number(field("pause") ?? 0),
+  };
+}
+
+// One keep-alive connection: the client's own connection handling stays out of the server's counts.
+const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+
+function send(server: ChildServer, scenario: Scenario, token: string, n: number): Promise<void> {
+  const body = scenario.body(n);
+  const headers: Record<string, string | number> = {
+    "content-type": "application/json",
+    "content-length": Buffer.byteLength(body),
+  };
+  if (scenario.authenticated) headers.authorization = `Bearer ${token}`;
+  return new Promise((resolve, reject) => {
+    const outgoing = request(`${server.url}/api/graphql`, { method: "POST", headers, agent }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => {
+        if (response.statusCode === 200) return resolve();
+        const text = Buffer.concat(chunks).toString("utf8").slice(0, 300);
+        reject(new Error(`${scenario.id}: HTTP ${response.statusCode}: ${text}`));
+      });
+    });
+    outgoing.on("error", reject);
+    outgoing.end(body);
+  });
+}
+
+async function measureTree(
+  dataset: string,
+  root: string,
+  databaseUrl: string,
+  projectId: string,
+  token: string,
+) {
+  const events: GcEvent[] = [];
+  const server = await startEventgraph(
+    {
+      DATABASE_URL: databaseUrl,
+      LOG_LEVEL: "warn",
+      RATE_LIMIT_APP_POINTS_PER_HOUR: "1000000000",
+      RATE_LIMIT_PUBLIC_POINTS_PER_HOUR: "1000000000",
+    },
+    ["--trace-gc-nvp"],
+    root,
+    (line) => {
+      const event = parseGcLine(line);
+      if (event) events.push(event);
+    },
+  );
+  const results: AllocationResult[] = [];
+  try {
+    const attendeeIds = await registeredAttendeeIds(server.url, projectId, token, 10);
+    // Bodies keep counting across scenarios and trees' runs start at the same n: both trees answer
+    // the same requests.
+    let n = 0;
+    for (const scenario of scenarios(projectId, attendeeIds).filter((s) => wanted.includes(s.id))) {
+      for (let i = 0; i < warmup; i++) await send(server, scenario, token, n++);
+      // Lines of GCs before this point are the warm-up's. The window's edges are off by at most one
+      // young generation each (a few MB against the gigabytes of a window).
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const from = events.length;
+      for (let i = 0; i < requests; i++) await send(server, scenario, token, n++);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const window = events.slice(from);
+      const sum = (key: keyof GcEvent) => window.reduce((total, event) => total + event[key], 0);
+      results.push({
+        dataset,
+        scenario: scenario.id,
+        tree: root,
+        allocatedKiB: Math.round(sum("allocated") / requests / 1024),
+        promotedKiB: Math.round((sum("promoted") / requests / 1024) * 10) / 10,
+        gcMsPer1000: Math.round((sum("pauseMs") / requests) * 1000),
+        gcEvents: window.length,
+      });
+    }
+  } finally {
+    await server.stop();
+  }
+  return results;
+}
+
+const specs: Record<string, { engine: "sqlite" | "postgres"; scale: number }> = {
+  sqlite1: { engine: "sqlite", scale: 1 },
+  sqlite100: { engine: "sqlite", scale: 100 },
+  postgres1: { engine: "postgres", scale: 1 },
+};
+const all: AllocationResult[] = [];
+const trees = [".", ...(flags["compare-tree"] ? [flags["compare-tree"]] : [])];
+for (const key of (flags.datasets ?? "").split(",").filter(Boolean)) {
+  const spec = specs[key];
+  if (!spec) throw new Error(`Unknown dataset ${key}; known: ${Object.keys(specs).join(", ")}`);
+  const dataset = await prepareDataset(spec, flags.postgres ?? "");
+  try {
+    for (const tree of trees) {
+      all.push(
+        ...(await measureTree(dataset.name, tree, dataset.databaseUrl, dataset.projectId, dataset.token)),
+      );
+    }
+  } finally {
+    await dataset.dispose();
+  }
+}
+
+const pad = (value: unknown, width: number) => String(value).padStart(width);
+process.stdout.write(
+  `Allocation per request (${requests} sequential requests after ${warmup} of warm-up, V8 GC trace)\n` +
+    `${pad("dataset", 12)} ${pad("scenario", 15)} ${pad("KiB alloc", 10)} ${pad("KiB promoted", 13)} ${pad("GC ms/1000", 11)}  tree\n`,
+);
+for (const r of all) {
+  const base = all.find((b) => b.tree === "." && b.dataset === r.dataset && b.scenario === r.scenario);
+  const versus =
+    r.tree !== "." && base ? ` (${(r.allocatedKiB / base.allocatedKiB).toFixed(2)}× allocated)` : "";
+  process.stdout.write(
+    `${pad(r.dataset, 12)} ${pad(r.scenario, 15)} ${pad(r.allocatedKiB, 10)} ${pad(r.promotedKiB, 13)} ${pad(r.gcMsPer1000, 11)}  ${r.tree}${versus}\n`,
+  );
+}
+mkdirSync(join("bench", "results"), { recursive: true });
+writeFileSync(
+  flags.out ?? "",
+  `${JSON.stringify({ date: new Date().toISOString(), requests, warmup, results: all }, null, 2)}\n`,
+);
+agent.destroy();
