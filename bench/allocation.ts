@@ -11,8 +11,9 @@ import { registeredAttendeeIds, type Scenario, scenarios } from "./scenarios.js"
  * live long enough to be promoted to the old generation, per scenario, read from V8's own GC trace
  * (`--trace-gc-nvp`) of the real server while one client sends the bench's requests one after
  * another. Unlike CPU time and request rates, which this shared 2-core host disturbs by ±20–30 %
- * between rounds, these counts repeat within about 10 % (most within 5 %): a change that allocates less shows
- * here when a CPU A/B cannot resolve it. (The garbage collector's share of a miss's CPU is 10–27 %.)
+ * between rounds, these counts repeat within about 10 % (most within 5 %): a change that allocates
+ * less shows here when a CPU A/B cannot resolve it. (The garbage collector's share of a miss's CPU
+ * is 10–27 %.)
  * The promoted bytes and the GC pauses are reported too but do not repeat: they follow how V8 has
  * sized the young generation by then, which differs from run to run.
  *
