@@ -1,5 +1,5 @@
 import { type GraphQLSchema, lexicographicSortSchema, printSchema } from "graphql";
-import { builder } from "./graphql/builder.js";
+import { builder, synchronousNodeIds } from "./graphql/builder.js";
 import { enforcePermissions } from "./graphql/permissions.js";
 import { defineRateLimitField } from "./graphql/rate-limit.graphql.js";
 import { defineAgendaTypes } from "./modules/agenda/agenda.graphql.js";
@@ -21,7 +21,8 @@ let built: GraphQLSchema | undefined;
 
 /**
  * The API schema, assembled once per process from each module's types (the builder is a singleton,
- * so the modules' definitions must run exactly once), with permission guards applied.
+ * so the modules' definitions must run exactly once), with permission guards applied and node ids
+ * resolved without a promise.
  */
 export function schema(): GraphQLSchema {
   if (!built) {
@@ -36,7 +37,7 @@ export function schema(): GraphQLSchema {
     defineEventPageTypes();
     defineRateLimitField();
     defineWebhookTypes();
-    built = enforcePermissions(builder.toSchema({ sortSchema: true }));
+    built = enforcePermissions(synchronousNodeIds(builder.toSchema({ sortSchema: true })));
   }
   return built;
 }
