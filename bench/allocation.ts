@@ -3,7 +3,7 @@ import { Agent, request } from "node:http";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { prepareDataset } from "./datasets.js";
-import { type ChildServer, startEventgraph } from "./processes.js";
+import { type ChildServer, startEventgraph, unthrottled } from "./processes.js";
 import { registeredAttendeeIds, type Scenario, scenarios } from "./scenarios.js";
 
 /**
@@ -68,6 +68,11 @@ function parseGcLine(line: string): GcEvent | undefined {
   };
 }
 
+// The n of the next body, counting on across scenarios and trees as the main suite's rounds do: the
+// trees share one database, and check-ins starting again from the first attendee would find them
+// already checked in by the previous tree (a refusal, not a check-in).
+let nextRequest = 0;
+
 // One keep-alive connection: the client's own connection handling stays out of the server's counts.
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 
@@ -93,6 +98,19 @@ function send(server: ChildServer, scenario: Scenario, token: string, n: number)
   });
 }
 
+/** Sends requests until the server reports a GC; returns how many it sent. */
+async function untilGc(events: readonly GcEvent[], sendOne: () => Promise<void>): Promise<number> {
+  const seen = events.length;
+  let sent = 0;
+  while (events.length === seen) {
+    // A young generation is at most 16 MiB, and the smallest request allocates tens of KiB.
+    if (sent === 100_000) throw new Error("The server reported no GC: is --trace-gc-nvp printing?");
+    await sendOne();
+    sent++;
+  }
+  return sent;
+}
+
 async function measureTree(
   dataset: string,
   root: string,
@@ -102,12 +120,7 @@ async function measureTree(
 ) {
   const events: GcEvent[] = [];
   const server = await startEventgraph(
-    {
-      DATABASE_URL: databaseUrl,
-      LOG_LEVEL: "warn",
-      RATE_LIMIT_APP_POINTS_PER_HOUR: "1000000000",
-      RATE_LIMIT_PUBLIC_POINTS_PER_HOUR: "1000000000",
-    },
+    { DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ...unthrottled },
     ["--trace-gc-nvp"],
     root,
     (line) => {
@@ -118,26 +131,26 @@ async function measureTree(
   const results: AllocationResult[] = [];
   try {
     const attendeeIds = await registeredAttendeeIds(server.url, projectId, token, 10);
-    // Bodies keep counting across scenarios and trees' runs start at the same n: both trees answer
-    // the same requests.
-    let n = 0;
     for (const scenario of scenarios(projectId, attendeeIds).filter((s) => wanted.includes(s.id))) {
-      for (let i = 0; i < warmup; i++) await send(server, scenario, token, n++);
-      // Lines of GCs before this point are the warm-up's. The window's edges are off by at most one
-      // young generation each (a few MB against the gigabytes of a window).
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      const sendOne = () => send(server, scenario, token, nextRequest++);
+      for (let i = 0; i < warmup; i++) await sendOne();
+      // The window runs from one GC to another: each GC reports what was allocated since the one
+      // before, so a window cut between GCs would miss or add up to a young generation (16 MiB),
+      // all of a small query's window. Only the request or two whose GC line is still in the pipe
+      // when counting stops are miscounted.
+      await untilGc(events, sendOne);
       const from = events.length;
-      for (let i = 0; i < requests; i++) await send(server, scenario, token, n++);
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let i = 0; i < requests; i++) await sendOne();
+      const sent = requests + (await untilGc(events, sendOne));
       const window = events.slice(from);
       const sum = (key: keyof GcEvent) => window.reduce((total, event) => total + event[key], 0);
       results.push({
         dataset,
         scenario: scenario.id,
         tree: root,
-        allocatedKiB: Math.round(sum("allocated") / requests / 1024),
-        promotedKiB: Math.round((sum("promoted") / requests / 1024) * 10) / 10,
-        gcMsPer1000: Math.round((sum("pauseMs") / requests) * 1000),
+        allocatedKiB: Math.round(sum("allocated") / sent / 1024),
+        promotedKiB: Math.round((sum("promoted") / sent / 1024) * 10) / 10,
+        gcMsPer1000: Math.round((sum("pauseMs") / sent) * 1000),
         gcEvents: window.length,
       });
     }

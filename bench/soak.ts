@@ -3,7 +3,7 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { prepareDataset } from "./datasets.js";
-import { startEventgraph } from "./processes.js";
+import { startEventgraph, unthrottled } from "./processes.js";
 import { registeredAttendeeIds, type Scenario, scenarios } from "./scenarios.js";
 
 /**
@@ -81,9 +81,7 @@ const server = await startEventgraph({
   DATABASE_URL: dataset.databaseUrl,
   LOG_LEVEL: "warn",
   WEB_CONCURRENCY: "1",
-  // The soak measures the service over time, not the rate limiter's refusals.
-  RATE_LIMIT_APP_POINTS_PER_HOUR: "1000000000",
-  RATE_LIMIT_PUBLIC_POINTS_PER_HOUR: "1000000000",
+  ...unthrottled,
 });
 const errorSamples: string[] = [];
 const results: MinuteResult[] = [];

@@ -14,6 +14,7 @@ import {
   startFastifyBytes,
   startLimitServer,
   startPeer,
+  unthrottled,
 } from "./processes.js";
 import { summarizeProfile } from "./profile.js";
 import { measureSides, round1, type ScenarioResult, scenarioResult } from "./scenario-rounds.js";
@@ -151,9 +152,7 @@ async function benchDataset(
       DATABASE_URL: dataset.databaseUrl,
       LOG_LEVEL: "warn",
       WEB_CONCURRENCY: String(spec.workers),
-      // The bench measures the API, not the rate limiter's refusals.
-      RATE_LIMIT_APP_POINTS_PER_HOUR: "1000000000",
-      RATE_LIMIT_PUBLIC_POINTS_PER_HOUR: "1000000000",
+      ...unthrottled,
       // The event day reads the cache's hit and miss counters.
       METRICS_TOKEN: benchMetricsToken,
     };

@@ -1,4 +1,4 @@
-import SchemaBuilder from "@pothos/core";
+import SchemaBuilder, { completeValue } from "@pothos/core";
 import RelayPlugin from "@pothos/plugin-relay";
 import {
   GraphQLError,
@@ -129,18 +129,11 @@ export function synchronousNodeIds(schema: GraphQLSchema): GraphQLSchema {
     const field = type.getFields().id;
     if (!rawId || !field) throw new Error(`The node type ${type.name} has no id resolver to encode`);
     const typename = type.name;
-    field.resolve = (parent, args, context, info) => {
-      const raw = rawId(parent, args, context, info);
-      return isPromise(raw)
-        ? raw.then((id) => encodeGlobalID(typename, String(id)))
-        : encodeGlobalID(typename, String(raw));
-    };
+    // completeValue (Pothos's own, as the relay plugin uses) answers at once for a plain id.
+    field.resolve = (parent, args, context, info) =>
+      completeValue(rawId(parent, args, context, info), (id) => encodeGlobalID(typename, String(id)));
   }
   return schema;
-}
-
-function isPromise(value: unknown): value is Promise<unknown> {
-  return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
 builder.scalarType("DateTime", {
