@@ -1,8 +1,13 @@
+import { completeValue } from "@pothos/core";
 import {
   defaultFieldResolver,
   type GraphQLArgument,
-  type GraphQLFieldConfig,
+  type GraphQLField,
+  type GraphQLFieldResolver,
+  type GraphQLObjectType,
   type GraphQLSchema,
+  getNamedType,
+  isAbstractType,
   isObjectType,
 } from "graphql";
 import { notFound } from "../errors.js";
@@ -62,10 +67,25 @@ export function declaredPermission(
   return own ?? (field.name === "id" ? undefined : (type.extensions?.permission as Permission | undefined));
 }
 
+type Parent = { id?: string; projectId?: string };
+type Resolver = GraphQLFieldResolver<unknown, GraphQLContext>;
+
 // Every non-root object that carries a permission belongs to one project: a Project itself, or a
 // row with `projectId`. The guard checks the caller's grant in that project.
-function projectIdOf(parent: { id?: string; projectId?: string }, typename: string): string | undefined {
+function projectIdOf(parent: Parent, typename: string): string | undefined {
   return typename === "Project" ? parent.id : parent.projectId;
+}
+
+// Throws (or rejects) unless the caller holds `needed` in the project; at once when its access is
+// already known, which is the hot path.
+function checkPermission(context: GraphQLContext, projectId: string | undefined, needed: Permission) {
+  if (!projectId) throw notFound("Project");
+  const access = context.resolvedAccess(projectId);
+  if (access) return assertPermission(access, needed);
+  return context.access(projectId).then((resolved) => {
+    if (!resolved) throw notFound("Project");
+    assertPermission(resolved, needed);
+  });
 }
 
 // The permission a call needs: the field's own, then the first argument value beyond its restriction.
@@ -78,48 +98,137 @@ function neededPermission(
   return restricted.find((r) => exceedsRestriction(r.restriction, args[r.name]))?.restriction.permission;
 }
 
+// A field's own permission (or restricted arguments): checked at every call of its resolver.
+function guarded(
+  resolve: Resolver,
+  typename: string,
+  permission: Permission | undefined,
+  restricted: { name: string; restriction: ArgumentRestriction }[],
+): Resolver {
+  return (parent, args, context, info) => {
+    const needed = neededPermission(permission, restricted, args);
+    if (!needed) return resolve(parent, args, context, info);
+    const checked = checkPermission(context, projectIdOf(parent as Parent, typename), needed);
+    return checked
+      ? checked.then(() => resolve(parent, args, context, info))
+      : resolve(parent, args, context, info);
+  };
+}
+
 /**
- * Wraps the resolver of every permission-declaring field (or argument) of a non-root type with the
- * check. Root mutations declare their permission too (for the reference and dry runs); the service
- * they call checks it against the project named in the input, which is only known after parsing it.
+ * What a type's permission (declared in its options) needs at run time. Its fields but `id` are
+ * covered, yet not checked one by one: graphql-jit reads a plain field (one without a resolver)
+ * inline, and a check would make each a resolver call, a fifth of an attendee page's allocation
+ * (docs/performance.md, round twelve). The check runs once per object instead, where the object
+ * enters the answer: every field that returns the type (a connection's edge, a payload, `node`)
+ * passes what it returns through `admit`. A refused object goes on as a view whose plain fields
+ * hold the refusal, which graphql-jit (like graphql-js) reports as that field's error, and whose
+ * resolver fields throw it: the same answer as a check per field, `id` and all.
+ */
+interface TypeGate {
+  typename: string;
+  permission: Permission;
+  plainFields: string[];
+}
+
+// Where a refused view keeps its refusal, for the type's fields that have a resolver.
+const refusalKey = Symbol("refusal");
+
+function refusedView(object: object, gate: TypeGate, refusal: unknown): object {
+  const fields = gate.plainFields.map((name) => [name, { value: refusal }] as const);
+  return Object.create(object, Object.fromEntries([...fields, [refusalKey, { value: refusal }]]));
+}
+
+function admit(object: Parent, gate: TypeGate, context: GraphQLContext): unknown {
+  const refuse = (refusal: unknown) => refusedView(object, gate, refusal);
+  try {
+    const checked = checkPermission(context, projectIdOf(object, gate.typename), gate.permission);
+    return checked ? checked.then(() => object, refuse) : object;
+  } catch (refusal) {
+    return refuse(refusal);
+  }
+}
+
+// A resolver field of a gated type: throws the refusal its object was admitted with, if any.
+function heedingRefusal(resolve: Resolver): Resolver {
+  return (parent, args, context, info) => {
+    const refusal = (parent as { [refusalKey]?: unknown })[refusalKey];
+    if (refusal) throw refusal;
+    return resolve(parent, args, context, info);
+  };
+}
+
+// Wraps a field that returns a gated type (or an interface or union one may stand for), so that
+// each object it returns, in lists and promises too, is admitted. Undefined when the field returns none.
+function admitting(
+  schema: GraphQLSchema,
+  gates: Map<string, TypeGate>,
+  field: GraphQLField<unknown, GraphQLContext>,
+  parentName: string,
+): Resolver | undefined {
+  const returned = getNamedType(field.type);
+  const concrete = gates.get(returned.name);
+  const abstract = isAbstractType(returned) ? returned : undefined;
+  const mayReturnGated = abstract && schema.getPossibleTypes(abstract).some((t) => gates.has(t.name));
+  if (!concrete && !mayReturnGated) return undefined;
+  if (abstract && !abstract.resolveType) {
+    throw new Error(
+      `${parentName}.${field.name} returns ${abstract.name}, which needs a resolveType to be gated`,
+    );
+  }
+  const resolve = field.resolve ?? defaultFieldResolver;
+  return (parent, args, context, info) => {
+    const one = (value: unknown): unknown => {
+      if (value === null || value === undefined) return value;
+      if (Array.isArray(value)) return value.map((item) => completeValue(item, one));
+      if (concrete) return admit(value as Parent, concrete, context);
+      return completeValue(abstract?.resolveType?.(value, context, info, abstract), (typename) => {
+        const gate = typename ? gates.get(typename) : undefined;
+        return gate ? admit(value as Parent, gate, context) : value;
+      });
+    };
+    return completeValue(resolve(parent, args, context, info), one);
+  };
+}
+
+/**
+ * Puts every declared permission into effect: a field's own (or its restricted arguments') around
+ * its resolver, a type's at the fields that return the type (`TypeGate`). Root mutations declare
+ * their permission too (for the reference and dry runs); the service they call checks it against
+ * the project named in the input, which is only known after parsing it.
  */
 export function enforcePermissions(schema: GraphQLSchema): GraphQLSchema {
   const roots = new Set(
     [schema.getQueryType(), schema.getMutationType()].filter(Boolean).map((t) => t?.name),
   );
-  for (const type of Object.values(schema.getTypeMap())) {
-    if (!isObjectType(type) || roots.has(type.name) || type.name.startsWith("__")) continue;
+  const objectTypes = Object.values(schema.getTypeMap()).filter(
+    (type) => isObjectType(type) && !type.name.startsWith("__"),
+  ) as GraphQLObjectType<unknown, GraphQLContext>[];
+  const gates = new Map<string, TypeGate>();
+  for (const type of objectTypes) {
+    if (roots.has(type.name)) continue;
+    const typePermission = type.extensions?.permission as Permission | undefined;
+    const gate: TypeGate | undefined = typePermission
+      ? { typename: type.name, permission: typePermission, plainFields: [] }
+      : undefined;
     for (const field of Object.values(type.getFields())) {
-      const permission = declaredPermission(field, type);
+      const own = field.extensions?.permission as Permission | undefined;
       const restricted = field.args.flatMap((arg: GraphQLArgument) => {
         const restriction = declaredRestriction(arg);
         return restriction ? [{ name: arg.name, restriction }] : [];
       });
-      if (!permission && restricted.length === 0) continue;
-      const resolve = field.resolve ?? defaultFieldResolver;
-      const typename = type.name;
-      const guarded: GraphQLFieldConfig<{ id?: string; projectId?: string }, GraphQLContext>["resolve"] = (
-        parent,
-        args,
-        context,
-        info,
-      ) => {
-        const needed = neededPermission(permission, restricted, args);
-        if (!needed) return resolve(parent, args, context, info);
-        const projectId = projectIdOf(parent, typename);
-        if (!projectId) throw notFound("Project");
-        const access = context.resolvedAccess(projectId);
-        if (access) {
-          assertPermission(access, needed);
-          return resolve(parent, args, context, info);
-        }
-        return context.access(projectId).then((resolved) => {
-          if (!resolved) throw notFound("Project");
-          assertPermission(resolved, needed);
-          return resolve(parent, args, context, info);
-        });
-      };
-      field.resolve = guarded;
+      if (own || restricted.length > 0) {
+        field.resolve = guarded(field.resolve ?? defaultFieldResolver, type.name, own, restricted);
+      } else if (gate && declaredPermission(field, type)) {
+        if (field.resolve) field.resolve = heedingRefusal(field.resolve);
+        else gate.plainFields.push(field.name);
+      }
+    }
+    if (gate) gates.set(type.name, gate);
+  }
+  for (const type of objectTypes) {
+    for (const field of Object.values(type.getFields())) {
+      field.resolve = admitting(schema, gates, field, type.name) ?? field.resolve;
     }
   }
   return schema;

@@ -264,5 +264,57 @@ for (const engine of testEngines()) {
       );
       assert.equal(count.body.data.project.sessions.totalCount, 1);
     });
+
+    // Attendee's permission is declared on the type and checked once per object where it enters the
+    // answer (src/graphql/permissions.ts): the answer must stay what a check per field gives.
+    test("a payload names the attendee it changed, and shows the rest only with attendees:read", async () => {
+      const ids = await fixture(server);
+      const register = (email: string) =>
+        `mutation { registerAttendee(input: {projectId: "${ids.project}", name: "Linus", email: "${email}", ticketTypeId: "${ids.ticket}"}) { attendee { id name email status checkedIn ticketType { name } } } }`;
+      const writer = await createApp(server.services, {
+        projectId: ids.project,
+        permissions: ["attendees:write"],
+      });
+      const denied = await gql(server.url, register("linus@example.test"), { token: writer.token });
+      const attendee = denied.body.data.registerAttendee.attendee;
+      assert.match(attendee.id, /^[A-Za-z0-9+/=]+$/);
+      assert.deepEqual(
+        { ...attendee, id: undefined },
+        { id: undefined, name: null, email: null, status: null, checkedIn: null, ticketType: null },
+      );
+      const refusals = denied.body.errors.map(
+        (e: { path: string[]; extensions: Record<string, unknown> }) => [
+          e.path.join("."),
+          e.extensions.code,
+          e.extensions.requiredPermission,
+        ],
+      );
+      assert.deepEqual(
+        refusals.sort(),
+        ["checkedIn", "email", "name", "status", "ticketType"].map((field) => [
+          `registerAttendee.attendee.${field}`,
+          "FORBIDDEN",
+          "attendees:read",
+        ]),
+      );
+
+      const reader = await createApp(server.services, {
+        projectId: ids.project,
+        permissions: ["attendees:write", "attendees:read"],
+      });
+      const allowed = await gql(server.url, register("grace@example.test"), { token: reader.token });
+      assert.equal(allowed.body.errors, undefined, JSON.stringify(allowed.body.errors));
+      assert.deepEqual(
+        { ...allowed.body.data.registerAttendee.attendee, id: undefined },
+        {
+          id: undefined,
+          name: "Linus",
+          email: "grace@example.test",
+          status: "REGISTERED",
+          checkedIn: false,
+          ticketType: { name: "Standard" },
+        },
+      );
+    });
   });
 }

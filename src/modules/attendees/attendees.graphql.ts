@@ -50,12 +50,11 @@ export function defineAttendeeTypes(): void {
         nullable: true,
         description: "Company or organisation.",
       }),
-      status: t.field({
+      status: t.expose("status", {
         ...attendee("status"),
         type: AttendeeStatusEnum,
         nullable: true,
         description: "Registered or cancelled.",
-        resolve: (a) => a.status,
       }),
       registeredAt: t.expose("registeredAt", {
         ...attendee("registered_at"),
