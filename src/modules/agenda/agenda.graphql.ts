@@ -76,15 +76,21 @@ export function defineAgendaTypes(): void {
         type: [SpeakerRef],
         description: `Its speakers, in billing order (at most ${maxSpeakersPerSession}).`,
         ...reads<SessionRow>([], boundedList(maxSpeakersPerSession)),
-        resolve: async (s, _args, c, info) =>
-          atMost(await c.loaders.speakersOfSession(speakersSelected(info)).load(s.id), maxSpeakersPerSession),
+        resolve: (s, _args, c, info) =>
+          c.loaders
+            .speakersOfSession(speakersSelected(info))
+            .load(s.id)
+            .then((speakers) => atMost(speakers, maxSpeakersPerSession)),
       }),
       project: t.field({
         ...session("project_id"),
         type: ProjectRef,
         description: "The event it belongs to.",
-        resolve: async (s, _args, c) =>
-          (await c.loaders.project.load(s.projectId)) ?? Promise.reject(notFound("Project")),
+        resolve: (s, _args, c) =>
+          c.loaders.project.load(s.projectId).then((project) => {
+            if (!project) throw notFound("Project");
+            return project;
+          }),
       }),
       createdAt: t.expose("createdAt", {
         ...session("created_at"),

@@ -47,14 +47,14 @@ export function defineCheckInTypes(): void {
       ...reads([]),
       nullable: true,
       description: "Whether they are checked in now.",
-      resolve: async (a, _args, c) => (await c.loaders.activeCheckIn.load(a.id)) !== undefined,
+      resolve: (a, _args, c) => c.loaders.activeCheckIn.load(a.id).then((checkIn) => checkIn !== undefined),
     }),
     checkIn: t.field({
       ...reads([]),
       type: CheckInRef,
       nullable: true,
       description: "The current check-in, if they are checked in.",
-      resolve: async (a, _args, c) => (await c.loaders.activeCheckIn.load(a.id)) ?? null,
+      resolve: (a, _args, c) => c.loaders.activeCheckIn.load(a.id),
     }),
     checkIns: t.field({
       type: [CheckInRef],
@@ -62,7 +62,8 @@ export function defineCheckInTypes(): void {
       description: `The latest ${maxCheckInsListed} check-ins, undone ones included, oldest first.`,
       ...reads([], boundedList(maxCheckInsListed)),
       // The latest ones matter: a check-in undone and redone many times keeps its current state.
-      resolve: async (a, _args, c) => (await c.loaders.checkInHistory.load(a.id)).slice(-maxCheckInsListed),
+      resolve: (a, _args, c) =>
+        c.loaders.checkInHistory.load(a.id).then((history) => history.slice(-maxCheckInsListed)),
     }),
   }));
 

@@ -75,7 +75,8 @@ export function defineTicketTypes(): void {
       }),
       available: t.boolean({
         description: "Whether a ticket can be bought now: on sale and not sold out. Public; no counts.",
-        resolve: async (tt, _args, c) => onSale(tt) && (await c.loaders.soldCount.load(tt.id)) < tt.quantity,
+        resolve: (tt, _args, c) =>
+          onSale(tt) && c.loaders.soldCount.load(tt.id).then((sold) => sold < tt.quantity),
       }),
       quantity: t.exposeInt("quantity", {
         ...requires("tickets:read"),
@@ -92,7 +93,8 @@ export function defineTicketTypes(): void {
         ...requires("tickets:read"),
         nullable: true,
         description: "Tickets left to sell.",
-        resolve: async (tt, _args, c) => Math.max(0, tt.quantity - (await c.loaders.soldCount.load(tt.id))),
+        resolve: (tt, _args, c) =>
+          c.loaders.soldCount.load(tt.id).then((sold) => Math.max(0, tt.quantity - sold)),
       }),
       createdAt: t.expose("createdAt", { type: "DateTime", description: "When it was created." }),
       updatedAt: t.expose("updatedAt", { type: "DateTime", description: "When it last changed." }),
