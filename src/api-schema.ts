@@ -1,5 +1,6 @@
 import { type GraphQLSchema, lexicographicSortSchema, printSchema } from "graphql";
 import { builder, synchronousNodeIds } from "./graphql/builder.js";
+import { inlineEdgeNodes } from "./graphql/connections.js";
 import { enforcePermissions } from "./graphql/permissions.js";
 import { defineRateLimitField } from "./graphql/rate-limit.graphql.js";
 import { defineAgendaTypes } from "./modules/agenda/agenda.graphql.js";
@@ -21,8 +22,8 @@ let built: GraphQLSchema | undefined;
 
 /**
  * The API schema, assembled once per process from each module's types (the builder is a singleton,
- * so the modules' definitions must run exactly once), with permission guards applied and node ids
- * resolved without a promise.
+ * so the modules' definitions must run exactly once), with permission guards applied, and edge
+ * nodes and node ids read without a resolver call or a promise.
  */
 export function schema(): GraphQLSchema {
   if (!built) {
@@ -37,7 +38,7 @@ export function schema(): GraphQLSchema {
     defineEventPageTypes();
     defineRateLimitField();
     defineWebhookTypes();
-    built = enforcePermissions(synchronousNodeIds(builder.toSchema({ sortSchema: true })));
+    built = enforcePermissions(synchronousNodeIds(inlineEdgeNodes(builder.toSchema({ sortSchema: true }))));
   }
   return built;
 }

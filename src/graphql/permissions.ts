@@ -2,9 +2,10 @@ import { completeValue } from "@pothos/core";
 import {
   defaultFieldResolver,
   type GraphQLArgument,
-  type GraphQLField,
   type GraphQLFieldResolver,
+  type GraphQLNamedType,
   type GraphQLObjectType,
+  type GraphQLResolveInfo,
   type GraphQLSchema,
   getNamedType,
   isAbstractType,
@@ -13,6 +14,7 @@ import {
 import { notFound } from "../errors.js";
 import type { Permission } from "../modules/access/permissions.js";
 import { assertPermission } from "../modules/access/policy.js";
+import { edgeNodeField } from "./connections.js";
 import type { GraphQLContext } from "./context.js";
 
 /**
@@ -120,8 +122,8 @@ function guarded(
  * covered, yet not checked one by one: graphql-jit reads a plain field (one without a resolver)
  * inline, and a check would make each a resolver call, a fifth of an attendee page's allocation
  * (docs/performance.md, round twelve). The check runs once per object instead, where the object
- * enters the answer: every field that returns the type (a connection's edge, a payload, `node`)
- * passes what it returns through `admit`. A refused object goes on as a view whose plain fields
+ * enters the answer: every field that returns the type (a payload, `node`) or an edge of it (a
+ * connection's `edges`) passes what it returns through `admit`. A refused object goes on as a view whose plain fields
  * hold the refusal, which graphql-jit (like graphql-js) reports as that field's error, and whose
  * resolver fields throw it: the same answer as a check per field, `id` and all.
  */
@@ -140,13 +142,18 @@ function refusedView(object: object, gate: TypeGate, refusal: unknown): object {
 }
 
 function admit(object: Parent, gate: TypeGate, context: GraphQLContext): unknown {
-  const refuse = (refusal: unknown) => refusedView(object, gate, refusal);
+  let checked: ReturnType<typeof checkPermission>;
   try {
-    const checked = checkPermission(context, projectIdOf(object, gate.typename), gate.permission);
-    return checked ? checked.then(() => object, refuse) : object;
+    checked = checkPermission(context, projectIdOf(object, gate.typename), gate.permission);
   } catch (refusal) {
-    return refuse(refusal);
+    return refusedView(object, gate, refusal);
   }
+  return checked
+    ? checked.then(
+        () => object,
+        (refusal) => refusedView(object, gate, refusal),
+      )
+    : object;
 }
 
 // A resolver field of a gated type: throws the refusal its object was admitted with, if any.
@@ -158,36 +165,50 @@ function heedingRefusal(resolve: Resolver): Resolver {
   };
 }
 
-// Wraps a field that returns a gated type (or an interface or union one may stand for), so that
-// each object it returns, in lists and promises too, is admitted. Undefined when the field returns none.
-function admitting(
+// How to admit what a field of this type returns: a gated object, an object of an interface or
+// union that may be one, or an edge of either (admitted by its `node`, which is then read inline:
+// src/graphql/connections.ts). Undefined for types that never carry a gated object.
+type Admitter = (value: object, context: GraphQLContext, info: GraphQLResolveInfo) => unknown;
+
+function admitterOf(
   schema: GraphQLSchema,
   gates: Map<string, TypeGate>,
-  field: GraphQLField<unknown, GraphQLContext>,
-  parentName: string,
-): Resolver | undefined {
-  const returned = getNamedType(field.type);
-  const concrete = gates.get(returned.name);
-  const abstract = isAbstractType(returned) ? returned : undefined;
-  const mayReturnGated = abstract && schema.getPossibleTypes(abstract).some((t) => gates.has(t.name));
-  if (!concrete && !mayReturnGated) return undefined;
-  if (abstract && !abstract.resolveType) {
-    throw new Error(
-      `${parentName}.${field.name} returns ${abstract.name}, which needs a resolveType to be gated`,
-    );
-  }
-  const resolve = field.resolve ?? defaultFieldResolver;
-  return (parent, args, context, info) => {
-    const one = (value: unknown): unknown => {
-      if (value === null || value === undefined) return value;
-      if (Array.isArray(value)) return value.map((item) => completeValue(item, one));
-      if (concrete) return admit(value as Parent, concrete, context);
-      return completeValue(abstract?.resolveType?.(value, context, info, abstract), (typename) => {
-        const gate = typename ? gates.get(typename) : undefined;
-        return gate ? admit(value as Parent, gate, context) : value;
+  type: GraphQLNamedType,
+): Admitter | undefined {
+  const gate = gates.get(type.name);
+  if (gate) return (value, context) => admit(value as Parent, gate, context);
+  if (isAbstractType(type)) {
+    if (!schema.getPossibleTypes(type).some((t) => gates.has(t.name))) return undefined;
+    const resolveType = type.resolveType;
+    if (!resolveType) throw new Error(`${type.name} needs a resolveType for its gated types to be admitted`);
+    return (value, context, info) =>
+      completeValue(resolveType(value, context, info, type), (typename) => {
+        const found = typename ? gates.get(typename) : undefined;
+        return found ? admit(value as Parent, found, context) : value;
       });
+  }
+  const node = edgeNodeField(type);
+  const admitNode = node && !node.resolve ? admitterOf(schema, gates, getNamedType(node.type)) : undefined;
+  if (!admitNode) return undefined;
+  return (edge, context, info) => {
+    const item = (edge as { node?: object | null }).node;
+    if (!item) return edge;
+    const admitted = admitNode(item, context, info);
+    // The common case, an admitted node, allocates nothing.
+    if (admitted === item) return edge;
+    return completeValue(admitted, (view) => Object.create(edge, { node: { value: view } }));
+  };
+}
+
+// Wraps a resolver so that each object it returns, in lists and promises too, is admitted.
+function admitting(resolve: Resolver, admitter: Admitter): Resolver {
+  return (parent, args, context, info) => {
+    const each = (value: unknown): unknown => {
+      if (value === null || value === undefined) return value;
+      if (Array.isArray(value)) return value.map((item) => completeValue(item, each));
+      return admitter(value as object, context, info);
     };
-    return completeValue(resolve(parent, args, context, info), one);
+    return completeValue(resolve(parent, args, context, info), each);
   };
 }
 
@@ -227,8 +248,12 @@ export function enforcePermissions(schema: GraphQLSchema): GraphQLSchema {
     if (gate) gates.set(type.name, gate);
   }
   for (const type of objectTypes) {
+    // An edge's plain node was admitted with its edge, by the field that returned the edge.
+    const edgeNode = edgeNodeField(type);
     for (const field of Object.values(type.getFields())) {
-      field.resolve = admitting(schema, gates, field, type.name) ?? field.resolve;
+      if (field === edgeNode && !field.resolve) continue;
+      const admitter = admitterOf(schema, gates, getNamedType(field.type));
+      if (admitter) field.resolve = admitting(field.resolve ?? defaultFieldResolver, admitter);
     }
   }
   return schema;
