@@ -14,12 +14,18 @@ function isoTime(epochSeconds: number): string {
   return lastIso.text;
 }
 
-// The `extensions` member of an executed or cached answer, written directly: it is on every response.
-export function extensionsJson(
+/**
+ * What follows an answer's `{"errors"…,"data":…` (stored or just executed): its `extensions` member,
+ * written directly as bytes since it is on every response, and the closing brace.
+ */
+export function extensionsTail(
   cost: number,
   points: number,
   budget: RateLimitState,
   cached: boolean,
-): string {
-  return `{"cost":{"requestedQueryCost":${cost},"points":${points}},"rateLimit":{"limit":${budget.limit},"remaining":${budget.remaining},"resetAt":"${isoTime(budget.resetAt)}"},"cached":${cached}}`;
+): Buffer {
+  return Buffer.from(
+    `,"extensions":{"cost":{"requestedQueryCost":${cost},"points":${points}},"rateLimit":{"limit":${budget.limit},"remaining":${budget.remaining},"resetAt":"${isoTime(budget.resetAt)}"},"cached":${cached}}}`,
+    "latin1",
+  );
 }

@@ -26,7 +26,7 @@ import {
   sendUnavailable,
 } from "./http-answers.js";
 import { applyCaching, registerCors, sendNotModified, setRateLimitHeaders } from "./http-caching.js";
-import { extensionsJson, presentBudget } from "./http-extensions.js";
+import { extensionsTail, presentBudget } from "./http-extensions.js";
 import {
   type GraphQLParams,
   graphqlResponse,
@@ -288,10 +288,7 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     }
     // The cached bytes go out as they are, followed by this request's extensions: decoding and
     // re-encoding a large page cost more than the rest of a hit, and so did copying it.
-    const tail = Buffer.from(
-      `,"extensions":${extensionsJson(analysis.cost, budget.points, budget, true)}}`,
-      "latin1",
-    );
+    const tail = extensionsTail(analysis.cost, budget.points, budget, true);
     const encoding = negotiateEncoding(request);
     if (encoding) {
       // Compressed once per entry and coding; each hit only compresses (stores) its own tail.
