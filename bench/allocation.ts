@@ -3,23 +3,26 @@ import { Agent, request } from "node:http";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { prepareDataset } from "./datasets.js";
+import { HeapSampler } from "./heap-sampling.js";
 import { type ChildServer, startEventgraph, unthrottled } from "./processes.js";
 import { registeredAttendeeIds, type Scenario, scenarios } from "./scenarios.js";
 
 /**
- * `npm run bench -- --allocation`: the bytes a request makes the server allocate, and those that
- * live long enough to be promoted to the old generation, per scenario, read from V8's own GC trace
- * (`--trace-gc-nvp`) of the real server while one client sends the bench's requests one after
- * another. Unlike CPU time and request rates, which this shared 2-core host disturbs by ±20–30 %
- * between rounds, these counts repeat within about 10 % (most within 5 %): a change that allocates
- * less shows here when a CPU A/B cannot resolve it. (The garbage collector's share of a miss's CPU
- * is 10–27 %.)
- * The promoted bytes and the GC pauses are reported too but do not repeat: they follow how V8 has
- * sized the young generation by then, which differs from run to run.
+ * `npm run bench -- --allocation`: the bytes a request makes the server allocate, and where, per
+ * scenario, while one client sends the bench's requests one after another to the real server.
+ * Unlike CPU time and request rates, which this shared 2-core host disturbs by ±20–30 % between
+ * rounds, these counts repeat: a change that allocates less shows here when a CPU A/B cannot
+ * resolve it (the garbage collector's share of a miss's CPU is 10–27 %).
+ *
+ * The bytes come from V8's sampling heap profiler (heap-sampling.ts), which repeats within 0.2 %.
+ * The GC trace (`--trace-gc-nvp`) gives the bytes promoted to the old generation and the GC pauses;
+ * those do not repeat: a server process settles in a regime of high or low promotion that differs
+ * from run to run, and its own `allocated` count follows it (by up to a third), so it is not used.
  *
  * Flags: `--datasets sqlite1,postgres1`, `--scenarios attendees-miss,…` (default: the misses and
- * check-ins), `--requests` (measured, default 2000), `--warmup` (default 500), `--compare-tree <dir>`
- * (another built checkout, measured the same way), `--postgres <server url>`. Writes
+ * check-ins), `--requests` (measured, default 2000), `--warmup` (default 500), `--sites` (print the
+ * largest allocation sites of each scenario; always in the results), `--compare-tree <dir>` (another
+ * built checkout, measured the same way), `--postgres <server url>`. Writes
  * bench/results/allocation.json.
  */
 
@@ -29,6 +32,7 @@ const { values: flags } = parseArgs({
     scenarios: { type: "string", default: "small-miss,agenda-miss,attendees-miss,checkin" },
     requests: { type: "string", default: "2000" },
     warmup: { type: "string", default: "500" },
+    sites: { type: "boolean", default: false },
     "compare-tree": { type: "string" },
     postgres: { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
     out: { type: "string", default: join("bench", "results", "allocation.json") },
@@ -38,9 +42,8 @@ const requests = Number(flags.requests);
 const warmup = Number(flags.warmup);
 const wanted = (flags.scenarios ?? "").split(",").filter(Boolean);
 
-/** One GC event of the trace: bytes allocated since the previous one, bytes promoted, pause in ms. */
+/** One GC event of the trace: bytes promoted since the previous one, pause in ms. */
 interface GcEvent {
-  allocated: number;
   promoted: number;
   pauseMs: number;
 }
@@ -50,22 +53,22 @@ interface AllocationResult {
   dataset: string;
   scenario: string;
   tree: string;
+  /** Sampled by the heap profiler. */
   allocatedKiB: number;
+  /** From the GC trace: these two do not repeat. */
   promotedKiB: number;
   gcMsPer1000: number;
   gcEvents: number;
+  /** The largest allocation sites, KiB per request. */
+  sites: { site: string; kib: number }[];
 }
 
 // A line of `--trace-gc-nvp`: "[pid:isolate] 123 ms: pause=1.5 … allocated=14150392 promoted=475248 …".
 function parseGcLine(line: string): GcEvent | undefined {
   const field = (name: string) => new RegExp(`\\b${name}=([\\d.]+)`).exec(line)?.[1];
-  const allocated = field("allocated");
-  if (allocated === undefined) return undefined;
-  return {
-    allocated: Number(allocated),
-    promoted: Number(field("promoted") ?? 0),
-    pauseMs: Number(field("pause") ?? 0),
-  };
+  const promoted = field("promoted");
+  if (promoted === undefined) return undefined;
+  return { promoted: Number(promoted), pauseMs: Number(field("pause") ?? 0) };
 }
 
 // The n of the next body, counting on across scenarios and trees as the main suite's rounds do: the
@@ -121,7 +124,7 @@ async function measureTree(
   const events: GcEvent[] = [];
   const server = await startEventgraph(
     { DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ...unthrottled },
-    ["--trace-gc-nvp"],
+    ["--trace-gc-nvp", "--inspect=127.0.0.1:0"],
     root,
     (line) => {
       const event = parseGcLine(line);
@@ -129,32 +132,38 @@ async function measureTree(
     },
   );
   const results: AllocationResult[] = [];
+  const sampler = await HeapSampler.of(server);
   try {
     const attendeeIds = await registeredAttendeeIds(server.url, projectId, token, 10);
     for (const scenario of scenarios(projectId, attendeeIds).filter((s) => wanted.includes(s.id))) {
       const sendOne = () => send(server, scenario, token, nextRequest++);
       for (let i = 0; i < warmup; i++) await sendOne();
-      // The window runs from one GC to another: each GC reports what was allocated since the one
-      // before, so a window cut between GCs would miss or add up to a young generation (16 MiB),
-      // all of a small query's window. Only the request or two whose GC line is still in the pipe
-      // when counting stops are miscounted.
+      // The GC window runs from one GC to another, so that its promoted bytes and pauses are whole
+      // young generations' (up to 16 MiB each, all of a small query's window). It comes before
+      // sampling, which slows the collector down.
       await untilGc(events, sendOne);
       const from = events.length;
       for (let i = 0; i < requests; i++) await sendOne();
       const sent = requests + (await untilGc(events, sendOne));
       const window = events.slice(from);
+      await sampler.start();
+      for (let i = 0; i < requests; i++) await sendOne();
+      const sites = [...(await sampler.stop())].sort((a, b) => b[1] - a[1]);
       const sum = (key: keyof GcEvent) => window.reduce((total, event) => total + event[key], 0);
+      const perRequestKiB = (bytes: number) => Math.round((bytes / requests / 1024) * 10) / 10;
       results.push({
         dataset,
         scenario: scenario.id,
         tree: root,
-        allocatedKiB: Math.round(sum("allocated") / sent / 1024),
+        allocatedKiB: Math.round(sites.reduce((total, [, bytes]) => total + bytes, 0) / requests / 1024),
         promotedKiB: Math.round((sum("promoted") / sent / 1024) * 10) / 10,
         gcMsPer1000: Math.round((sum("pauseMs") / sent) * 1000),
         gcEvents: window.length,
+        sites: sites.slice(0, 12).map(([site, bytes]) => ({ site, kib: perRequestKiB(bytes) })),
       });
     }
   } finally {
+    sampler.close();
     await server.stop();
   }
   return results;
@@ -184,7 +193,7 @@ for (const key of (flags.datasets ?? "").split(",").filter(Boolean)) {
 
 const pad = (value: unknown, width: number) => String(value).padStart(width);
 process.stdout.write(
-  `Allocation per request (${requests} sequential requests after ${warmup} of warm-up, V8 GC trace)\n` +
+  `Allocation per request (${requests} sequential requests after ${warmup} of warm-up; bytes sampled by V8's heap profiler, promotion and pauses from its GC trace, which do not repeat)\n` +
     `${pad("dataset", 12)} ${pad("scenario", 15)} ${pad("KiB alloc", 10)} ${pad("KiB promoted", 13)} ${pad("GC ms/1000", 11)}  tree\n`,
 );
 for (const r of all) {
@@ -194,6 +203,9 @@ for (const r of all) {
   process.stdout.write(
     `${pad(r.dataset, 12)} ${pad(r.scenario, 15)} ${pad(r.allocatedKiB, 10)} ${pad(r.promotedKiB, 13)} ${pad(r.gcMsPer1000, 11)}  ${r.tree}${versus}\n`,
   );
+  if (flags.sites) {
+    for (const { site, kib } of r.sites) process.stdout.write(`${pad(kib, 40)}  ${site}\n`);
+  }
 }
 mkdirSync(join("bench", "results"), { recursive: true });
 writeFileSync(

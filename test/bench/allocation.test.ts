@@ -7,8 +7,9 @@ import { test } from "node:test";
 import { promisify } from "node:util";
 import { repoRoot } from "../helpers/processes.js";
 
-// The allocation bench reads V8's GC trace of a real server: if the trace's format or the window
-// were read wrongly, the counts would be zero or the same for every scenario.
+// The allocation bench samples a real server's heap through its inspector and reads its GC trace:
+// if either were read wrongly, the counts would be zero or the same for every scenario, or the
+// sites unnamed.
 test("npm run bench -- --allocation counts what each request allocates, bigger pages more", async () => {
   const dir = mkdtempSync(join(tmpdir(), "eventgraph-allocation-"));
   try {
@@ -26,7 +27,12 @@ test("npm run bench -- --allocation counts what each request allocates, bigger p
       { cwd: repoRoot, timeout: 120_000 },
     );
     const { results } = JSON.parse(readFileSync(out, "utf8")) as {
-      results: { scenario: string; allocatedKiB: number; gcEvents: number }[];
+      results: {
+        scenario: string;
+        allocatedKiB: number;
+        gcEvents: number;
+        sites: { site: string; kib: number }[];
+      }[];
     };
     const of = (scenario: string) => results.find((r) => r.scenario === scenario);
     const small = of("small-miss");
@@ -35,6 +41,11 @@ test("npm run bench -- --allocation counts what each request allocates, bigger p
     assert.ok(small.allocatedKiB > 0 && page.gcEvents > 0, JSON.stringify(results));
     // A page of 100 attendees allocates several times what `project { name }` does.
     assert.ok(page.allocatedKiB > 3 * small.allocatedKiB, JSON.stringify(results));
+    // The sites name graphql-jit's compiled code for the page, among the largest.
+    assert.ok(
+      page.sites.some((s) => s.site.includes("AttendeeConnection") && s.kib > 10),
+      JSON.stringify(page.sites),
+    );
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
