@@ -28,14 +28,17 @@ class Edge<T> {
 
 /**
  * Resolves a connection field from a service's paged list: validates first/last/after/before, loads one
- * page, and counts the whole connection only when `totalCount` is asked for.
+ * page and what its rows' selected fields preload (graphql/selection.ts), and counts the whole
+ * connection only when `totalCount` is asked for.
  */
 export async function toConnection<T>(
   args: PageArgs,
   list: (window: PageWindow) => Promise<Page<T>>,
   count: () => Promise<number>,
+  preload?: (items: readonly T[]) => Promise<unknown>,
 ): Promise<ConnectionResult<T>> {
   const page = await list(resolvePageArgs(args));
+  if (preload && page.items.length > 0) await preload(page.items);
   let total: Promise<number> | undefined;
   return {
     edges: page.items.map((node, i) => new Edge(page, i, node)),

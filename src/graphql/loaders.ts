@@ -26,6 +26,39 @@ function perColumns<V>(create: (columns: Columns) => DataLoader<string, V>) {
 }
 
 /**
+ * A relation's DataLoader that a connection can also fill ahead: it loads, with its page, what the
+ * selected fields of its rows will ask for (`preload`, see graphql/selection.ts), and each row's field
+ * then answers at once (`get`). Through the DataLoader alone every row's field was a promise of its
+ * own, which graphql-jit follows one by one: a tenth of a page miss's allocation.
+ */
+export class RelationLoader<V> {
+  private readonly known = new Map<string, V>();
+  private readonly loader: DataLoader<string, V>;
+
+  constructor(
+    private readonly batch: (ids: readonly string[]) => Promise<Map<string, V>>,
+    private readonly missing: V,
+  ) {
+    this.loader = new DataLoader(fromMap(batch, missing));
+  }
+
+  /** The row's related value: at once when preloaded, else through the batch of this tick. */
+  get(id: string): V | Promise<V> {
+    const value = this.known.get(id);
+    if (value !== undefined || this.known.has(id)) return value as V;
+    return this.loader.load(id);
+  }
+
+  /** Loads the values of `ids` not known yet, in one statement, for `get` to answer at once. */
+  async preload(ids: Iterable<string>): Promise<void> {
+    const wanted = [...new Set(ids)].filter((id) => !this.known.has(id));
+    if (wanted.length === 0) return;
+    const found = await this.batch(wanted);
+    for (const id of wanted) this.known.set(id, found.get(id) ?? this.missing);
+  }
+}
+
+/**
  * One DataLoader per relation, created per request: related rows of a whole page load in one SQL
  * statement, so the number of statements does not grow with the page size. Rows reached here come
  * from parents the caller was already allowed to read.
@@ -34,8 +67,8 @@ export function createLoaders(services: Services) {
   const { agenda, tickets, checkins, projects } = services;
   return {
     project: new DataLoader(fromMap((ids: readonly string[]) => projects.byIds(ids), undefined)),
-    room: new DataLoader(fromMap((ids: readonly string[]) => agenda.roomsByIds([...ids]), undefined)),
-    track: new DataLoader(fromMap((ids: readonly string[]) => agenda.tracksByIds([...ids]), undefined)),
+    room: new RelationLoader((ids) => agenda.roomsByIds([...ids]), undefined),
+    track: new RelationLoader((ids) => agenda.tracksByIds([...ids]), undefined),
     speakersOfSession: perColumns(
       (columns) =>
         new DataLoader(fromMap((ids: readonly string[]) => agenda.speakersBySessionIds(ids, columns), [])),
@@ -53,13 +86,9 @@ export function createLoaders(services: Services) {
         [],
       ),
     ),
-    ticketType: new DataLoader(
-      fromMap((ids: readonly string[]) => tickets.ticketTypesByIds([...ids]), undefined),
-    ),
+    ticketType: new RelationLoader((ids) => tickets.ticketTypesByIds([...ids]), undefined),
     soldCount: new DataLoader(fromMap((ids: readonly string[]) => tickets.soldCounts([...ids]), 0)),
-    activeCheckIn: new DataLoader(
-      fromMap((ids: readonly string[]) => checkins.activeByAttendeeIds([...ids]), undefined),
-    ),
+    activeCheckIn: new RelationLoader((ids) => checkins.activeByAttendeeIds([...ids]), undefined),
     checkInHistory: new DataLoader(
       fromMap((ids: readonly string[]) => checkins.historyByAttendeeIds([...ids]), []),
     ),

@@ -4,7 +4,8 @@ import SchemaBuilder from "@pothos/core";
 import RelayPlugin from "@pothos/plugin-relay";
 import { execute, parse } from "graphql";
 import type { Columns } from "../db/projection.js";
-import { columnSelector, reads } from "./selection.js";
+import type { GraphQLContext } from "./context.js";
+import { columnSelector, type Preload, preloadSelector, preloads, reads } from "./selection.js";
 
 interface Row {
   id: string;
@@ -70,5 +71,81 @@ describe("columns read for a selection", () => {
     assert.deepEqual(reads<Row>(["title"], { extensions: { cost: { maxItems: 5 } } }), {
       extensions: { cost: { maxItems: 5 }, columns: ["title"] },
     });
+  });
+});
+
+// A connection of sessions, with the preload of each field of `fields` (by name), whose resolver
+// runs the preloads its selection asks for and records what they settled to.
+function preloadingSchema(fields: Record<string, Preload<Row>>, settled: unknown[][]) {
+  const builder = new SchemaBuilder<{ DefaultEdgesNullability: false }>({
+    plugins: [RelayPlugin],
+    relay: { cursorType: "String", clientMutationId: "omit" },
+  });
+  const Session = builder.objectRef<Row>("Session");
+  Session.implement({
+    fields: (t) => ({
+      title: t.exposeString("title"),
+      ...Object.fromEntries(
+        Object.entries(fields).map(([name, preload]) => [
+          name,
+          t.string({ ...preloads(preload), nullable: true, resolve: () => null }),
+        ]),
+      ),
+    }),
+  });
+  const preloaded = preloadSelector<Row>(["edges", "node"]);
+  builder.queryType({
+    fields: (t) => ({
+      sessions: t.connection({
+        type: Session,
+        resolve: async (_root, _args, context, info) => {
+          settled.push(await preloaded(info)([], context as GraphQLContext));
+          return { edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false } };
+        },
+      }),
+    }),
+  });
+  return builder.toSchema();
+}
+
+describe("preloads run for a selection", () => {
+  const ran: string[] = [];
+  const recording =
+    (name: string): Preload<Row> =>
+    async () => {
+      ran.push(name);
+    };
+  const rooms = recording("rooms");
+  // Two fields of one relation share one preload: it runs once.
+  const fields = { room: rooms, roomName: rooms, track: recording("tracks") };
+
+  async function preloadsRunBy(query: string): Promise<string[]> {
+    ran.length = 0;
+    await execute({ schema: preloadingSchema(fields, []), document: parse(query), contextValue: {} });
+    return [...ran].sort();
+  }
+
+  test("runs the preload of each selected relation once, through fragments", async () => {
+    const query = "{ sessions { edges { node { room roomName ...F } } } } fragment F on Session { track }";
+    assert.deepEqual(await preloadsRunBy(query), ["rooms", "tracks"]);
+  });
+
+  test("runs none for fields that declare none", async () => {
+    assert.deepEqual(await preloadsRunBy("{ sessions { edges { node { title } } } }"), []);
+  });
+
+  test("a preload that fails leaves its fields to load on their own", async () => {
+    const settled: unknown[][] = [];
+    const schema = preloadingSchema(
+      { room: () => Promise.reject(new Error("database gone")), track: async () => undefined },
+      settled,
+    );
+    const result = await execute({
+      schema,
+      document: parse("{ sessions { edges { node { room track } } } }"),
+      contextValue: {},
+    });
+    assert.equal(result.errors, undefined);
+    assert.deepEqual(settled, [[undefined, undefined]]);
   });
 });

@@ -9,6 +9,7 @@ import {
   type SelectionSetNode,
 } from "graphql";
 import type { Columns } from "../db/projection.js";
+import type { GraphQLContext } from "./context.js";
 
 /**
  * Field options declaring the columns of the parent's row that the field reads, for
@@ -89,4 +90,48 @@ function selectedColumns(info: GraphQLResolveInfo, path: readonly string[]): Col
     for (const column of declared) columns.add(column);
   }
   return [...columns].sort();
+}
+
+/**
+ * What a field loads for a whole page of its parents at once (a `RelationLoader`'s `preload`),
+ * declared in its options: `...preloads<Attendee>((rows, c) => c.loaders.ticketType.preload(…))`.
+ * A connection runs those of the fields selected on its nodes together with its page
+ * (`preloadSelector`), so that each row's field answers without a promise of its own.
+ */
+export type Preload<Row> = (rows: readonly Row[], context: GraphQLContext) => Promise<void>;
+
+export function preloads<Row>(preload: Preload<Row>) {
+  return { extensions: { preload } };
+}
+
+/**
+ * A reader of the preloads that the fields selected at `path` below a resolver's field declare,
+ * worked out once per compiled document like `columnSelector`; `run` starts them for a page's rows.
+ */
+export function preloadSelector<Row>(path: readonly string[]) {
+  const known = new WeakMap<readonly FieldNode[], Preload<Row>[]>();
+  return (info: GraphQLResolveInfo) => {
+    let found = known.get(info.fieldNodes);
+    if (!found) {
+      found = selectedPreloads<Row>(info, path);
+      known.set(info.fieldNodes, found);
+    }
+    const preloads = found;
+    // A preload that fails leaves its fields to load row by row, which report the failure where
+    // it belongs: on each field, as before.
+    return (rows: readonly Row[], context: GraphQLContext) =>
+      Promise.all(preloads.map((preload) => preload(rows, context).catch(() => undefined)));
+  };
+}
+
+function selectedPreloads<Row>(info: GraphQLResolveInfo, path: readonly string[]): Preload<Row>[] {
+  const below = descend(info, path);
+  if (!below || !isObjectType(below.type)) return [];
+  const fields = below.type.getFields();
+  const preloads = new Set<Preload<Row>>();
+  for (const node of fieldsOf(info, below.sets)) {
+    const preload = fields[node.name.value]?.extensions.preload;
+    if (typeof preload === "function") preloads.add(preload as Preload<Row>);
+  }
+  return [...preloads];
 }

@@ -11,8 +11,9 @@ import {
 } from "../../graphql/limits/list-bounds.js";
 import { nodeLoader as loader } from "../../graphql/nodes.js";
 import { restricts } from "../../graphql/permissions.js";
-import { columnSelector, reads } from "../../graphql/selection.js";
+import { columnSelector, preloadSelector, preloads, reads } from "../../graphql/selection.js";
 import { ProjectRef, projectIdOnly } from "../projects/projects.graphql.js";
+import type { Session } from "./agenda.model.js";
 import type { SessionRow, SpeakerRow } from "./agenda.repository.js";
 import type { SpeakerLink } from "./agenda.service.js";
 import { defineAgendaMutations } from "./agenda-mutations.graphql.js";
@@ -22,6 +23,9 @@ import { RoomRef, SessionRef, SessionStatusEnum, SpeakerRef, TrackRef } from "./
 const session = (...columns: (keyof SessionRow)[]) => reads<SessionRow>(columns);
 const speaker = (...columns: (keyof SpeakerRow)[]) => reads<SpeakerRow>(columns);
 const sessionsSelected = columnSelector(["edges", "node"]);
+const sessionsPreloaded = preloadSelector<Session>(["edges", "node"]);
+// The ids a page's rows refer to, without the rows that refer to none.
+const present = (ids: (string | null)[]) => ids.filter((id): id is string => id !== null);
 const speakersSelected = columnSelector();
 
 /** Defines sessions, speakers, tracks and rooms, their Project connections and mutations. */
@@ -59,18 +63,24 @@ export function defineAgendaTypes(): void {
         description: "Seats, when limited.",
       }),
       room: t.field({
-        ...session("room_id"),
+        ...reads<SessionRow>(
+          ["room_id"],
+          preloads<Session>((rows, c) => c.loaders.room.preload(present(rows.map((s) => s.roomId)))),
+        ),
         type: RoomRef,
         nullable: true,
         description: "Where it takes place.",
-        resolve: (s, _args, c) => (s.roomId ? c.loaders.room.load(s.roomId) : null),
+        resolve: (s, _args, c) => (s.roomId ? c.loaders.room.get(s.roomId) : null),
       }),
       track: t.field({
-        ...session("track_id"),
+        ...reads<SessionRow>(
+          ["track_id"],
+          preloads<Session>((rows, c) => c.loaders.track.preload(present(rows.map((s) => s.trackId)))),
+        ),
         type: TrackRef,
         nullable: true,
         description: "The track it belongs to.",
-        resolve: (s, _args, c) => (s.trackId ? c.loaders.track.load(s.trackId) : null),
+        resolve: (s, _args, c) => (s.trackId ? c.loaders.track.get(s.trackId) : null),
       }),
       speakers: t.field({
         type: [SpeakerRef],
@@ -214,6 +224,7 @@ export function defineAgendaTypes(): void {
             args,
             (window) => c.services.agenda.listSessions(access, filter, window, sessionsSelected(info)),
             () => c.services.agenda.countSessions(access, filter),
+            (rows) => sessionsPreloaded(info)(rows, c),
           );
         },
       },

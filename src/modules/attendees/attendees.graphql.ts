@@ -6,7 +6,7 @@ import { serviceInput } from "../../graphql/inputs.js";
 import { payloadType, runMutation } from "../../graphql/mutations.js";
 import { nodeLoader } from "../../graphql/nodes.js";
 import { requires } from "../../graphql/permissions.js";
-import { columnSelector, reads } from "../../graphql/selection.js";
+import { columnSelector, preloadSelector, preloads, reads } from "../../graphql/selection.js";
 import { ProjectRef, projectIdOnly } from "../projects/projects.graphql.js";
 import { TicketTypeRef } from "../tickets/tickets.graphql.js";
 import type { AttendeeRow } from "./attendees.repository.js";
@@ -25,6 +25,7 @@ const AttendeeStatusEnum = builder.enumType("AttendeeStatus", {
 // The columns of an attendee row each field reads (see graphql/selection.ts).
 const attendee = (...columns: (keyof AttendeeRow)[]) => reads<AttendeeRow>(columns);
 const attendeesSelected = columnSelector(["edges", "node"]);
+const attendeesPreloaded = preloadSelector<Attendee>(["edges", "node"]);
 
 /** Defines attendees (personal data: every field but `id` needs attendees:read) and their mutations. */
 export function defineAttendeeTypes(): void {
@@ -75,11 +76,14 @@ export function defineAttendeeTypes(): void {
           "The unguessable code on the ticket (16 characters in groups of four, e.g. 7K3M-9QXR-2D4F-HV8N), shown as a QR code and scanned at the door.",
       }),
       ticketType: t.field({
-        ...attendee("ticket_type_id"),
+        ...reads<AttendeeRow>(
+          ["ticket_type_id"],
+          preloads<Attendee>((rows, c) => c.loaders.ticketType.preload(rows.map((a) => a.ticketTypeId))),
+        ),
         type: TicketTypeRef,
         nullable: true,
         description: "The ticket they hold.",
-        resolve: (a, _args, c) => c.loaders.ticketType.load(a.ticketTypeId),
+        resolve: (a, _args, c) => c.loaders.ticketType.get(a.ticketTypeId),
       }),
     }),
   });
@@ -122,6 +126,7 @@ export function defineAttendeeTypes(): void {
                 attendeesSelected(info),
               ),
             () => c.services.attendees.countAttendees(access, filter),
+            (rows) => attendeesPreloaded(info)(rows, c),
           );
         },
       },

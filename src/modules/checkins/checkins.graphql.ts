@@ -1,11 +1,13 @@
+import { completeValue } from "@pothos/core";
 import type { FieldError } from "../../errors.js";
 import { builder, globalId } from "../../graphql/builder.js";
 import { requiredLocal } from "../../graphql/ids.js";
 import { boundedList, maxCheckInsListed } from "../../graphql/limits/list-bounds.js";
 import { runMutation, userErrorsField } from "../../graphql/mutations.js";
 import { requires } from "../../graphql/permissions.js";
-import { reads } from "../../graphql/selection.js";
+import { preloads, reads } from "../../graphql/selection.js";
 import { AttendeeRef } from "../attendees/attendees.graphql.js";
+import type { Attendee } from "../attendees/attendees.service.js";
 import type { CheckIn, CheckInResult, DoorResult } from "./checkins.service.js";
 
 const CheckInRef = builder.objectRef<CheckIn>("CheckIn");
@@ -42,19 +44,24 @@ export function defineCheckInTypes(): void {
   // The check-in edges of Attendee live here, beside the check-ins, so that the attendees module
   // knows nothing of check-ins (and the two modules do not import each other). Attendee's own
   // requirement (attendees:read) covers them like every other field of the type.
+  // One preload for both fields that read the current check-in: a page selecting both loads it once.
+  const preloadActiveCheckIns = preloads<Attendee>((rows, c) =>
+    c.loaders.activeCheckIn.preload(rows.map((a) => a.id)),
+  );
   builder.objectFields(AttendeeRef, (t) => ({
     checkedIn: t.boolean({
-      ...reads([]),
+      ...reads([], preloadActiveCheckIns),
       nullable: true,
       description: "Whether they are checked in now.",
-      resolve: (a, _args, c) => c.loaders.activeCheckIn.load(a.id).then((checkIn) => checkIn !== undefined),
+      resolve: (a, _args, c) =>
+        completeValue(c.loaders.activeCheckIn.get(a.id), (checkIn) => checkIn !== undefined),
     }),
     checkIn: t.field({
-      ...reads([]),
+      ...reads([], preloadActiveCheckIns),
       type: CheckInRef,
       nullable: true,
       description: "The current check-in, if they are checked in.",
-      resolve: (a, _args, c) => c.loaders.activeCheckIn.load(a.id),
+      resolve: (a, _args, c) => c.loaders.activeCheckIn.get(a.id),
     }),
     checkIns: t.field({
       type: [CheckInRef],

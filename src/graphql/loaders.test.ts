@@ -1,0 +1,36 @@
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { RelationLoader } from "./loaders.js";
+
+// A relation of three rooms, recording each batch it is asked for.
+function rooms() {
+  const batches: string[][] = [];
+  const known = new Map([
+    ["r1", "Hall A"],
+    ["r2", "Hall B"],
+  ]);
+  const loader = new RelationLoader<string | undefined>(async (ids) => {
+    batches.push([...ids]);
+    return new Map(ids.flatMap((id) => (known.has(id) ? [[id, known.get(id)]] : [])));
+  }, undefined);
+  return { loader, batches };
+}
+
+test("a preloaded relation answers at once, a missing row included, in one batch", async () => {
+  const { loader, batches } = rooms();
+  await loader.preload(["r1", "r2", "r1", "gone"]);
+  assert.equal(loader.get("r1"), "Hall A");
+  assert.equal(loader.get("r2"), "Hall B");
+  assert.equal(loader.get("gone"), undefined);
+  assert.deepEqual(batches, [["r1", "r2", "gone"]]);
+});
+
+test("what was not preloaded comes through a promise, batched per tick", async () => {
+  const { loader, batches } = rooms();
+  await loader.preload(["r1"]);
+  const later = [loader.get("r2"), loader.get("gone")];
+  assert.ok(later.every((value) => value instanceof Promise));
+  assert.deepEqual(await Promise.all(later), ["Hall B", undefined]);
+  await loader.preload(["r1"]);
+  assert.deepEqual(batches, [["r1"], ["r2", "gone"]], "a known id is not loaded again");
+});
