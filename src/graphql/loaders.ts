@@ -29,7 +29,7 @@ function perColumns<V>(create: (columns: Columns) => DataLoader<string, V>) {
  * A relation's DataLoader that a connection can also fill ahead: it loads, with its page, what the
  * selected fields of its rows will ask for (`preload`, see graphql/selection.ts), and each row's field
  * then answers at once (`get`). Through the DataLoader alone every row's field was a promise of its
- * own, which graphql-jit follows one by one: a tenth of a page miss's allocation.
+ * own, which graphql-jit follows one by one: a quarter of an attendee page miss's allocation.
  *
  * @internal Exported for its tests; the modules reach it through `createLoaders`.
  */
