@@ -173,8 +173,8 @@ export function createExecutor(services: Services, documents: DocumentCache) {
 /**
  * An answer's bytes without the closing brace: `{"errors"…,"data":…`. One JSON.stringify makes one
  * flat string, which is measured and encoded as it is; a string built by concatenation (`"data":` +
- * JSON) is first copied into a flat one, by V8, the size of the page: a tenth of what a page miss
- * allocated (docs/performance.md, round twelve). Its own memory, not a slice of Node's shared pool,
+ * JSON) is first copied into a flat one, by V8, the size of the page: a twentieth of what an
+ * attendee page miss allocated (docs/performance.md, round twelve). Its own memory, not a slice of Node's shared pool,
  * since the response cache may keep it.
  */
 function answerHead(answer: { errors?: GraphQLFormattedError[]; data: unknown }): Buffer {

@@ -14,12 +14,17 @@ interface Row {
   description: string | null;
 }
 
-// A connection of sessions whose resolver records the columns the selection asks for.
-function schemaRecording(asked: Columns[]) {
-  const builder = new SchemaBuilder<{ DefaultEdgesNullability: false }>({
+// A fresh schema builder with Relay: each test schema is built on its own.
+function relayBuilder() {
+  return new SchemaBuilder<{ DefaultEdgesNullability: false }>({
     plugins: [RelayPlugin],
     relay: { cursorType: "String", clientMutationId: "omit" },
   });
+}
+
+// A connection of sessions whose resolver records the columns the selection asks for.
+function schemaRecording(asked: Columns[]) {
+  const builder = relayBuilder();
   const Session = builder.objectRef<Row>("Session");
   Session.implement({
     fields: (t) => ({
@@ -77,10 +82,7 @@ describe("columns read for a selection", () => {
 // A connection of sessions, with the preload of each field of `fields` (by name), whose resolver
 // runs the preloads its selection asks for and records what they settled to.
 function preloadingSchema(fields: Record<string, Preload<Row>>, settled: unknown[][]) {
-  const builder = new SchemaBuilder<{ DefaultEdgesNullability: false }>({
-    plugins: [RelayPlugin],
-    relay: { cursorType: "String", clientMutationId: "omit" },
-  });
+  const builder = relayBuilder();
   const Session = builder.objectRef<Row>("Session");
   Session.implement({
     fields: (t) => ({
