@@ -5,6 +5,7 @@ import { runCliInProcess as eventgraph } from "../helpers/cli.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp, userActor } from "../helpers/factories.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { ownDatabase } from "../helpers/throwaway-database.js";
 import { startReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 function onlyJson(stdout: string): Record<string, unknown> {
@@ -18,8 +19,14 @@ for (const engine of testEngines()) {
     let server: TestServer;
     let receiver: WebhookReceiver;
     let env: Record<string, string>;
+    let drop: () => Promise<void>;
     before(async () => {
-      server = await startTestServer(engine, {
+      // The CLI's redelivery wakes no dispatcher: the first to poll claims it. In the run's shared
+      // PostgreSQL database that was, now and then, another file's server, which refused the
+      // loopback receiver and put the retry minutes away.
+      const own = await ownDatabase(engine, "cli_webhooks");
+      drop = own.drop;
+      server = await startTestServer(own.engine, {
         WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
         WEBHOOK_RETRY_DELAYS: "0.05",
       });
@@ -29,6 +36,7 @@ for (const engine of testEngines()) {
     after(async () => {
       await receiver.close();
       await server.close();
+      await drop();
     });
 
     test("refuses bad usage with exit 2 and a refused URL or unknown event with exit 1", async () => {

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import pg from "pg";
+import type { TestEngine } from "./engines.js";
 
 /**
  * A new, empty PostgreSQL database on the server `serverUrl` points at, for a test that must not
@@ -24,4 +25,19 @@ export async function throwawayPostgresDatabase(
   const url = new URL(serverUrl);
   url.pathname = `/${name}`;
   return { url: url.toString(), drop: () => admin(`drop database if exists "${name}" with (force)`) };
+}
+
+/**
+ * A database of the caller's own on PostgreSQL (SQLite's is new for every context anyway). The run's
+ * shared PostgreSQL database has every other file's webhook dispatchers polling it: they claim
+ * whatever delivery falls due there, with their own configuration (other retry delays, private
+ * networks refused), and a file's own claims would take theirs.
+ */
+export async function ownDatabase(
+  engine: TestEngine,
+  prefix: string,
+): Promise<{ engine: TestEngine; drop: () => Promise<void> }> {
+  if (engine.name === "sqlite") return { engine, drop: async () => {} };
+  const { url, drop } = await throwawayPostgresDatabase(engine.newDatabaseUrl(), prefix);
+  return { engine: { name: "postgres", newDatabaseUrl: () => url }, drop };
 }

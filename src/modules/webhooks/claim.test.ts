@@ -1,22 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { type TestEngine, testEngines } from "../../../test/helpers/engines.js";
+import { testEngines } from "../../../test/helpers/engines.js";
 import { createApp } from "../../../test/helpers/factories.js";
 import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
-import { throwawayPostgresDatabase } from "../../../test/helpers/throwaway-database.js";
+import { ownDatabase } from "../../../test/helpers/throwaway-database.js";
 import { claimDeliveries } from "./claim.repository.js";
 import { pendingDelivery } from "./outbox.js";
 import type { DeliveryRow } from "./webhooks.repository.js";
-
-/**
- * A database of this file's own: the run's shared PostgreSQL database has other files' dispatchers
- * claiming every due delivery, and this file's claims (at a `now` of its choosing) would take theirs.
- */
-async function ownDatabase(engine: TestEngine): Promise<{ engine: TestEngine; drop: () => Promise<void> }> {
-  if (engine.name === "sqlite") return { engine, drop: async () => {} };
-  const { url, drop } = await throwawayPostgresDatabase(engine.newDatabaseUrl(), "claim");
-  return { engine: { name: "postgres", newDatabaseUrl: () => url }, drop };
-}
 
 const now = "2030-01-01T00:00:00.000Z";
 const later = "2030-01-01T00:05:00.000Z";
@@ -27,7 +17,8 @@ for (const engine of testEngines()) {
     let context: TestContext;
     let drop: () => Promise<void>;
     before(async () => {
-      const own = await ownDatabase(engine);
+      // Its claims, at a `now` of its choosing, would take other files' deliveries in a shared database.
+      const own = await ownDatabase(engine, "claim");
       drop = own.drop;
       context = await createTestContext(own.engine);
     });
