@@ -14,7 +14,8 @@ import { registeredAttendeeIds, type Scenario, scenarios } from "./scenarios.js"
  * rounds, these counts repeat: a change that allocates less shows here when a CPU A/B cannot
  * resolve it (the garbage collector's share of a miss's CPU is 10–27 %).
  *
- * The bytes come from V8's sampling heap profiler (heap-sampling.ts), which repeats within 0.2 %.
+ * The bytes come from V8's sampling heap profiler (heap-sampling.ts), which repeats within half a
+ * per cent.
  * The GC trace (`--trace-gc-nvp`) gives the bytes promoted to the old generation and the GC pauses;
  * those do not repeat: a server process settles in a regime of high or low promotion that differs
  * from run to run, and its own `allocated` count follows it (by up to a third), so it is not used.

@@ -5,8 +5,8 @@ import type { ChildServer } from "./processes.js";
  * V8's sampling heap profiler in another process (a server started with `--inspect=127.0.0.1:0`),
  * driven through its inspector (the Chrome DevTools Protocol). It records the allocation site of
  * an allocation every 2 KiB on average, here including the objects either GC
- * has collected since: the bytes a stretch of requests allocated, and where. Three runs of 1,000
- * attendee-page misses agreed within 0.2 %, where the GC trace's own `allocated` moved by up to a
+ * has collected since: the bytes a stretch of requests allocated, and where. Four runs of 2,000
+ * attendee-page misses gave 581–583 KiB each, where the GC trace's own `allocated` moved by up to a
  * third between runs (docs/performance.md, round twelve).
  */
 export class HeapSampler {
