@@ -50,8 +50,10 @@ export function createServices(
     externalWrites: database.externalWrites,
   });
   const access = createAccessService(db, responseCache);
-  const changes = new ProjectChanges((trx, projectId, areas) =>
-    projectsRepository.bumpDataVersion(trx, projectId, areas),
+  const feed = database.changeFeed;
+  const changes = new ProjectChanges(
+    (trx, projectId, areas) => projectsRepository.bumpDataVersion(trx, projectId, areas),
+    feed && (() => feed.heardEverywhere()),
   );
   connectProjectChanges(changes, cluster.signals, responseCache);
   const users = createUsersService(db);

@@ -1,3 +1,5 @@
+import { randomUUID } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { type AreaMask, allAreas } from "../shared/data-areas.js";
 
@@ -26,8 +28,11 @@ export type ChangeListener = (projectId: string, areas: AreaMask) => void;
  * are lost, so every cached answer is checked against the database once more), and is undefined
  * while not listening (then every hit is checked, as without a push channel).
  *
- * Delivery is asynchronous: an answer may be served for the fraction of a millisecond between
- * another process's commit and its notification arriving, as with any push channel (Redis too).
+ * Delivery is asynchronous: an answer may be served for the moment between another process's
+ * commit and its notification arriving, as with any push channel (Redis too). Normally a fraction of
+ * a millisecond, it grew past the CLI's exit on a loaded machine, and a rotated token was accepted
+ * once more. So a write that can take access away waits, after its commit, until every listening
+ * process has heard of it (`heardEverywhere`): revocation holds from the very next request.
  *
  * This process's own commits are left out (`isOwnBackend`: the backend that sent the notification
  * is one of this process's pooled connections). Each of them already evicted at once, after its
@@ -78,19 +83,27 @@ export class ChangeFeed {
       connectionString: this.url,
       connectionTimeoutMillis: 5_000,
       keepAlive: true,
-      // How an operator (or a test) tells this connection apart in pg_stat_activity.
-      application_name: `${changeFeedApplicationName}${process.pid}`,
+      // How an operator (or a test) tells this connection apart in pg_stat_activity (until it
+      // listens, when it takes its final name).
+      application_name: `eventgraph-changes-starting-${process.pid}`,
     });
     this.client = client;
     client.on("notification", (message) => {
-      if (!this.isOwnBackend(message.processId)) this.deliver(message.payload);
+      const payload = message.payload ?? "";
+      // A fence is answered even from this process's own writer: it waits for every listener.
+      if (payload.startsWith(fencePrefix)) confirm(client, payload);
+      else if (!this.isOwnBackend(message.processId)) this.deliver(payload);
     });
     // Errors and the end of the connection both mean notifications may be lost from now on.
     client.on("error", () => this.lose(client));
     client.on("end", () => this.lose(client));
     try {
       await client.connect();
-      await client.query(`listen ${channel}`);
+      // Named only once it listens: a fence waits for the connections carrying the name
+      // (heardEverywhere), and one that is not listening yet would never answer.
+      await client.query(
+        `listen ${channel}; set application_name = '${changeFeedApplicationName}${process.pid}'`,
+      );
     } catch {
       this.lose(client);
       return;
@@ -101,8 +114,54 @@ export class ChangeFeed {
     this.retryMs = minRetryMs;
   }
 
-  private deliver(payload: string | undefined): void {
-    const [projectId, mask] = (payload ?? "").split(":");
+  /**
+   * Resolves once every process that listens for changes (its feed) has handled every notification
+   * committed before the call: sent after a commit, it makes the write's effect hold on every server
+   * process from the very next request. A fence notification follows the commit's on the channel,
+   * and a listener handles its notifications in commit order, so its answer means the change was
+   * delivered. Waits at most `timeoutMs`: a listener that does not answer by then is stuck or gone
+   * (and a lost connection starts a new epoch anyway). Never rejects: the write has committed.
+   */
+  async heardEverywhere(timeoutMs = fenceTimeoutMs): Promise<void> {
+    const id = randomUUID();
+    const waiting = new Set<number>();
+    let allHeard: () => void = () => {};
+    const heard = new Promise<void>((resolve) => {
+      allHeard = resolve;
+    });
+    const client = new pg.Client({
+      connectionString: this.url,
+      connectionTimeoutMillis: 5_000,
+      application_name: `eventgraph-fence-${process.pid}`,
+    });
+    client.on("notification", (message) => {
+      if (message.payload !== id) return;
+      waiting.delete(message.processId);
+      if (waiting.size === 0) allHeard();
+    });
+    client.on("error", () => allHeard());
+    const gaveUp = new AbortController();
+    try {
+      await client.connect();
+      await client.query(`listen ${heardChannel}`);
+      const { rows } = await client.query<{ pid: number }>(
+        "select pid from pg_stat_activity where datname = current_database() and starts_with(application_name, $1)",
+        [changeFeedApplicationName],
+      );
+      for (const row of rows) waiting.add(row.pid);
+      if (waiting.size === 0) return;
+      await client.query("select pg_notify($1, $2)", [channel, `${fencePrefix}${id}`]);
+      await Promise.race([heard, sleep(timeoutMs, undefined, { signal: gaveUp.signal }).catch(() => {})]);
+    } catch {
+      // The database went away after the commit: every listener lost its connection too.
+    } finally {
+      gaveUp.abort();
+      await client.end().catch(() => {});
+    }
+  }
+
+  private deliver(payload: string): void {
+    const [projectId, mask] = payload.split(":");
     if (!projectId) return;
     const areas = Number(mask) || allAreas;
     for (const listener of this.listeners) listener(projectId, areas);
@@ -122,5 +181,15 @@ export class ChangeFeed {
   }
 }
 
+/** Answers a fence (heardEverywhere): by the time it is read, every earlier change was delivered. */
+function confirm(client: pg.Client, payload: string): void {
+  client.query("select pg_notify($1, $2)", [heardChannel, payload.slice(fencePrefix.length)]).catch(() => {});
+}
+
+/** The channel listeners answer fences on; only a waiting writer listens to it. */
+const heardChannel = "eventgraph_changes_heard";
+const fencePrefix = "fence:";
+// Long enough for a listener on a loaded machine; a wait this long means one is stuck or gone.
+const fenceTimeoutMs = 2_000;
 const minRetryMs = 250;
 const maxRetryMs = 30_000;

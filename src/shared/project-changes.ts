@@ -46,19 +46,28 @@ export type ReadAhead = (trx: Tx, projectId: string) => void;
  * cache drops its entries; with Redis, other processes are told to drop theirs too) after the
  * commit, when what they re-read is visible. A change names the areas it touched
  * (src/shared/data-areas.ts), so only the answers that read them are dropped.
+ *
+ * A change of the project area (settings, apps, tokens, links: what grants access) returns only once
+ * every server process has heard of it (`heardEverywhere`, PostgreSQL's fence), so a revocation
+ * holds from the very next request whichever process answers it, as PRODUCT.md §5 asks.
  */
 export class ProjectChanges {
   private readonly listeners = new Set<ChangeListener>();
   private readonly recorders = new Set<EventRecorder>();
   private readonly readAheads = new Set<ReadAhead>();
 
-  /** `persist` bumps the version counters of `areas` within the given transaction or database. */
+  /**
+   * `persist` bumps the version counters of `areas` within the given transaction or database;
+   * `heardEverywhere` resolves once every other process has heard of the changes committed so far
+   * (SQLite needs none: each process reads data_version before it answers).
+   */
   constructor(
     private readonly persist: (
       db: Db | Tx,
       projectId: string,
       areas: AreaMask,
     ) => Promise<void> = async () => {},
+    private readonly heardEverywhere: () => Promise<void> = async () => {},
   ) {}
 
   /**
@@ -81,6 +90,7 @@ export class ProjectChanges {
       return value;
     });
     this.notify(projectId, areas);
+    if (areas & areaBit.project) await this.heardEverywhere();
     return result;
   }
 
@@ -121,7 +131,16 @@ export class ProjectChanges {
     return () => this.readAheads.delete(readAhead);
   }
 
-  /** Tells every listener, after the transaction that recorded the changes committed. */
+  /**
+   * After the transaction that `record`ed changes of `projectIds` committed: tells every listener,
+   * then waits until every other process has heard of them too.
+   */
+  async announceRecorded(...projectIds: string[]): Promise<void> {
+    this.announce(...projectIds);
+    await this.heardEverywhere();
+  }
+
+  /** Tells this process's listeners (and through them the cluster) of changes nothing recorded. */
   announce(...projectIds: string[]): void {
     for (const projectId of new Set(projectIds)) this.notify(projectId, allAreas);
   }

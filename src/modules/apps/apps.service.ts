@@ -226,7 +226,7 @@ export function createAppsService(
         }
         return { row: updated, linked };
       });
-      changes.announce(row.project_id, ...linked);
+      await changes.announceRecorded(row.project_id, ...linked);
       const previous = new Set(parsePermissions(before.permissions));
       const added = parsePermissions(row.permissions).filter((p) => !previous.has(p));
       // After the commit and in the background: mailing many organizers must not hold up the save.
@@ -246,7 +246,7 @@ export function createAppsService(
         return projectIds;
       });
       usage.forget(appId);
-      changes.announce(app.project_id, ...linked);
+      await changes.announceRecorded(app.project_id, ...linked);
     },
 
     /** Issues a new token (returned once); the old one fails on the next request. */
@@ -270,7 +270,7 @@ export function createAppsService(
         await changes.event(trx, actor, appEvent(updated, "app.token_rotated", {}));
         return { row: updated, linked };
       });
-      changes.announce(row.project_id, ...linked);
+      await changes.announceRecorded(row.project_id, ...linked);
       return { app: await presentApp(row), token };
     },
 
@@ -290,8 +290,9 @@ export function createAppsService(
 
     /**
      * The app behind an API token, or UNAUTHENTICATED. A malformed token is refused without a
-     * database hit; any other costs one indexed lookup. Nothing is cached, so a rotated or deleted
-     * token fails on the very next request on every process.
+     * database hit; any other costs one indexed lookup. The API remembers the answer only under the
+     * credentials epoch (graphql/authentication.ts), which a rotation or deletion moves on every
+     * process before it returns (ProjectChanges), so the old token fails on the very next request.
      */
     async authenticate(token: string): Promise<AuthenticatedApp> {
       if (typeof token !== "string" || !isWellFormedToken(token)) throw unauthenticated();

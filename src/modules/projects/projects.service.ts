@@ -268,7 +268,7 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
         await changes.record(trx, ...linked);
         return linked;
       });
-      changes.announce(projectId, ...linked);
+      await changes.announceRecorded(projectId, ...linked);
       return presentProject(current);
     },
   };
