@@ -115,12 +115,13 @@ describe("the change feed's fence (heardEverywhere)", {
   });
 
   test("waits for a stopped process until it answers, and gives up on it after the timeout", async () => {
-    const writer = new ChangeFeed(url);
+    const writer = new ChangeFeed(url, undefined, 30_000);
+    const impatient = new ChangeFeed(url, undefined, 200);
     const child = await listenerProcess(url);
     try {
       child.kill("SIGSTOP");
       let done = false;
-      const fence = writer.heardEverywhere(30_000).then(() => {
+      const fence = writer.heardEverywhere().then(() => {
         done = true;
       });
       await sleep(300);
@@ -129,27 +130,61 @@ describe("the change feed's fence (heardEverywhere)", {
       await fence;
       // Stopped for good: the writer goes on after its timeout rather than hanging.
       child.kill("SIGSTOP");
-      await writer.heardEverywhere(200);
+      await impatient.heardEverywhere();
     } finally {
       child.kill("SIGKILL");
       await writer.close();
+      await impatient.close();
     }
   });
 
   test("does not wait for the feeds of another database", async () => {
-    const writer = new ChangeFeed(url);
+    const writer = new ChangeFeed(url, undefined, 30_000);
     const elsewhere = new ChangeFeed(postgres?.newDatabaseUrl() ?? "");
     elsewhere.subscribe(() => {});
     try {
       await listening(elsewhere);
       // Nothing listens on this database, so there is no one to wait for.
       const outcome = await Promise.race([
-        writer.heardEverywhere(30_000).then(() => "went on"),
+        writer.heardEverywhere().then(() => "went on"),
         sleep(10_000).then(() => "waited"),
       ]);
       assert.equal(outcome, "went on");
     } finally {
       await elsewhere.close();
+      await writer.close();
+    }
+  });
+
+  test("a thousand writes at once share fences: one connection at a time, and each caller is answered", async () => {
+    const feed = new ChangeFeed(url);
+    feed.subscribe(() => {});
+    const writer = new ChangeFeed(url);
+    const observer = new pg.Client({ connectionString: url });
+    await observer.connect();
+    try {
+      await listening(feed);
+      let most = 0;
+      let watching = true;
+      const watch = (async () => {
+        while (watching) {
+          const { rows } = await observer.query<{ n: string }>(
+            "select count(*) as n from pg_stat_activity where application_name = $1",
+            [`eventgraph-fence-${process.pid}`],
+          );
+          most = Math.max(most, Number(rows[0]?.n ?? 0));
+          await sleep(5);
+        }
+      })();
+      await Promise.all(Array.from({ length: 1_000 }, () => writer.heardEverywhere()));
+      // Callers after the first fence was sent share the second.
+      await Promise.all(Array.from({ length: 10 }, () => writer.heardEverywhere()));
+      watching = false;
+      await watch;
+      assert.ok(most <= 1, `${most} fence connections were open at once`);
+    } finally {
+      await observer.end();
+      await feed.close();
       await writer.close();
     }
   });

@@ -49,10 +49,20 @@ export class ChangeFeed {
   private timer: NodeJS.Timeout | undefined;
   private readonly listeners = new Set<ChangeListener>();
 
-  /** `isOwnBackend`: whether a backend process id is one of this process's pooled connections. */
+  /** The fence every caller of `heardEverywhere` from now on waits for; not sent yet. */
+  private nextFence: Promise<void> | undefined;
+  /** The fence sent and waiting for its answers. */
+  private sentFence: Promise<void> = Promise.resolve();
+
+  /**
+   * `isOwnBackend`: whether a backend process id is one of this process's pooled connections.
+   * `fenceTimeoutMs`: how long `heardEverywhere` waits for a listener that does not answer.
+   */
   constructor(
     private readonly url: string,
     private readonly isOwnBackend: (pid: number) => boolean = () => false,
+    // Long enough for a listener on a loaded machine; a wait this long means one is stuck or gone.
+    private readonly fenceTimeoutMs = 2_000,
   ) {}
 
   /** A number that stays the same while no notification can have been missed; undefined while not listening. */
@@ -119,10 +129,29 @@ export class ChangeFeed {
    * committed before the call: sent after a commit, it makes the write's effect hold on every server
    * process from the very next request. A fence notification follows the commit's on the channel,
    * and a listener handles its notifications in commit order, so its answer means the change was
-   * delivered. Waits at most `timeoutMs`: a listener that does not answer by then is stuck or gone
-   * (and a lost connection starts a new epoch anyway). Never rejects: the write has committed.
+   * delivered. Never rejects: the write has committed.
+   *
+   * Concurrent callers share one fence: a fence already sent may have gone before their commit, so
+   * they wait for the next one, sent once it is answered. A process so has at most one fence (and
+   * its connection) at a time, however many writes an app sends at once.
    */
-  async heardEverywhere(timeoutMs = fenceTimeoutMs): Promise<void> {
+  heardEverywhere(): Promise<void> {
+    if (!this.nextFence) {
+      this.nextFence = this.sentFence.then(() => {
+        this.nextFence = undefined;
+        this.sentFence = this.fence();
+        return this.sentFence;
+      });
+    }
+    return this.nextFence;
+  }
+
+  /**
+   * Sends one fence and waits for every feed of the database to answer it, at most
+   * `fenceTimeoutMs`: a listener that does not answer by then is stuck or gone (and a lost
+   * connection starts a new epoch anyway).
+   */
+  private async fence(): Promise<void> {
     const id = randomUUID();
     const waiting = new Set<number>();
     let allHeard: () => void = () => {};
@@ -151,7 +180,8 @@ export class ChangeFeed {
       for (const row of rows) waiting.add(row.pid);
       if (waiting.size === 0) return;
       await client.query("select pg_notify($1, $2)", [channel, `${fencePrefix}${id}`]);
-      await Promise.race([heard, sleep(timeoutMs, undefined, { signal: gaveUp.signal }).catch(() => {})]);
+      const timeout = sleep(this.fenceTimeoutMs, undefined, { signal: gaveUp.signal }).catch(() => {});
+      await Promise.race([heard, timeout]);
     } catch {
       // The database went away after the commit: every listener lost its connection too.
     } finally {
@@ -189,7 +219,5 @@ function confirm(client: pg.Client, payload: string): void {
 /** The channel listeners answer fences on; only a waiting writer listens to it. */
 const heardChannel = "eventgraph_changes_heard";
 const fencePrefix = "fence:";
-// Long enough for a listener on a loaded machine; a wait this long means one is stuck or gone.
-const fenceTimeoutMs = 2_000;
 const minRetryMs = 250;
 const maxRetryMs = 30_000;
