@@ -12,8 +12,8 @@ function fromMap<K, V>(load: (keys: readonly K[]) => Promise<Map<K, V>>, missing
 
 // One loader per column list (see Columns): one selection asking for more columns than another
 // must not be answered from rows loaded for the other. A request rarely has more than one.
-function perColumns<V>(create: (columns: Columns) => DataLoader<string, V>) {
-  const loaders = new Map<string, DataLoader<string, V>>();
+function perColumns<Loader>(create: (columns: Columns) => Loader) {
+  const loaders = new Map<string, Loader>();
   return (columns: Columns) => {
     const key = columns?.join(",") ?? "*";
     let loader = loaders.get(key);
@@ -72,8 +72,7 @@ export function createLoaders(services: Services) {
     room: new RelationLoader((ids) => agenda.roomsByIds([...ids]), undefined),
     track: new RelationLoader((ids) => agenda.tracksByIds([...ids]), undefined),
     speakersOfSession: perColumns(
-      (columns) =>
-        new DataLoader(fromMap((ids: readonly string[]) => agenda.speakersBySessionIds(ids, columns), [])),
+      (columns) => new RelationLoader((ids) => agenda.speakersBySessionIds(ids, columns), []),
     ),
     publishedSessionsOfSpeaker: new DataLoader(
       fromMap(

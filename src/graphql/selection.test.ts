@@ -151,3 +151,59 @@ describe("preloads run for a selection", () => {
     assert.deepEqual(settled, [[undefined, undefined]]);
   });
 });
+
+describe("a preload is told the columns its field's selection reads", () => {
+  interface SpeakerRow {
+    name: string;
+    bio: string;
+  }
+
+  // Sessions whose `speakers` field preloads a relation loaded per column list (as Session.speakers).
+  async function columnsPreloadedBy(query: string): Promise<Columns[]> {
+    const told: Columns[] = [];
+    const builder = relayBuilder();
+    const Speaker = builder.objectRef<SpeakerRow>("Speaker");
+    Speaker.implement({
+      fields: (t) => ({
+        name: t.exposeString("name", reads<SpeakerRow>(["name"])),
+        bio: t.exposeString("bio", reads<SpeakerRow>(["bio"])),
+      }),
+    });
+    const Session = builder.objectRef<Row>("Session");
+    Session.implement({
+      fields: (t) => ({
+        speakers: t.field({
+          type: [Speaker],
+          ...preloads<Row>(async (_rows, _context, columns) => {
+            told.push(columns);
+          }),
+          resolve: () => [],
+        }),
+      }),
+    });
+    const preloaded = preloadSelector<Row>(["edges", "node"]);
+    builder.queryType({
+      fields: (t) => ({
+        sessions: t.connection({
+          type: Session,
+          resolve: async (_root, _args, context, info) => {
+            await preloaded(info)([], context as GraphQLContext);
+            return { edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false } };
+          },
+        }),
+      }),
+    });
+    await execute({ schema: builder.toSchema(), document: parse(query), contextValue: {} });
+    return told;
+  }
+
+  test("those of the fields selected below it, through fragments, sorted", async () => {
+    const query = "{ sessions { edges { node { speakers { name ...S } } } } } fragment S on Speaker { bio }";
+    assert.deepEqual(await columnsPreloadedBy(query), [["bio", "name"]]);
+  });
+
+  test("once for a field selected under two aliases, with the columns of both", async () => {
+    const query = "{ sessions { edges { node { a: speakers { name } b: speakers { bio } } } } }";
+    assert.deepEqual(await columnsPreloadedBy(query), [["bio", "name"]]);
+  });
+});

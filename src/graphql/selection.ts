@@ -96,9 +96,11 @@ function selectedColumns(info: GraphQLResolveInfo, path: readonly string[]): Col
  * What a field loads for a whole page of its parents at once (a `RelationLoader`'s `preload`),
  * declared in its options: `...preloads<Attendee>((rows, c) => c.loaders.ticketType.preload(…))`.
  * A connection runs those of the fields selected on its nodes together with its page
- * (`preloadSelector`), so that each row's field answers without a promise of its own.
+ * (`preloadSelector`), so that each row's field answers without a promise of its own. `columns` are
+ * those the field's own selection reads (as `columnSelector` finds them from the field itself), for a
+ * relation loaded per column list.
  */
-export type Preload<Row> = (rows: readonly Row[], context: GraphQLContext) => Promise<void>;
+export type Preload<Row> = (rows: readonly Row[], context: GraphQLContext, columns: Columns) => Promise<void>;
 
 export function preloads<Row>(preload: Preload<Row>) {
   return { extensions: { preload } };
@@ -109,7 +111,7 @@ export function preloads<Row>(preload: Preload<Row>) {
  * worked out once per compiled document like `columnSelector`; `run` starts them for a page's rows.
  */
 export function preloadSelector<Row>(path: readonly string[]) {
-  const known = new WeakMap<readonly FieldNode[], Preload<Row>[]>();
+  const known = new WeakMap<readonly FieldNode[], BoundPreload<Row>[]>();
   return (info: GraphQLResolveInfo) => {
     let found = known.get(info.fieldNodes);
     if (!found) {
@@ -124,14 +126,22 @@ export function preloadSelector<Row>(path: readonly string[]) {
   };
 }
 
-function selectedPreloads<Row>(info: GraphQLResolveInfo, path: readonly string[]): Preload<Row>[] {
+function selectedPreloads<Row>(info: GraphQLResolveInfo, path: readonly string[]): BoundPreload<Row>[] {
   const below = descend(info, path);
   if (!below || !isObjectType(below.type)) return [];
   const fields = below.type.getFields();
-  const preloads = new Set<Preload<Row>>();
+  // Fields that load one relation share one preload, which runs once (with the first one's columns:
+  // a preload that reads them is its field's own).
+  const preloads = new Map<Preload<Row>, BoundPreload<Row>>();
   for (const node of fieldsOf(info, below.sets)) {
-    const preload = fields[node.name.value]?.extensions.preload;
-    if (typeof preload === "function") preloads.add(preload as Preload<Row>);
+    const name = node.name.value;
+    const preload = fields[name]?.extensions.preload as Preload<Row> | undefined;
+    if (typeof preload !== "function" || preloads.has(preload)) continue;
+    // Every node of the field (aliases too) merged, as the field's own selection of one alias is.
+    const columns = selectedColumns(info, [...path, name]);
+    preloads.set(preload, (rows, context) => preload(rows, context, columns));
   }
-  return [...preloads];
+  return [...preloads.values()];
 }
+
+type BoundPreload<Row> = (rows: readonly Row[], context: GraphQLContext) => Promise<void>;

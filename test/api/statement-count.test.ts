@@ -83,6 +83,9 @@ for (const engine of testEngines()) {
       assert.equal(hundred.length, ten.length, `10: ${ten.join("\n")}\n100: ${hundred.join("\n")}`);
       // Project lookup, the page, then one statement per relation: a small constant.
       assert.ok(ten.length >= 4 && ten.length <= 6, ten.join("\n"));
+      // Loaded once, with the page: the rows' speakers are answered from what the page preloaded.
+      const speakerReads = hundred.filter((sql) => /from "session_speakers"/.test(sql));
+      assert.equal(speakerReads.length, 1, hundred.join("\n"));
     });
 
     test("a page of 100 attendees with ticket type and check-ins takes as many statements as a page of 10", async () => {

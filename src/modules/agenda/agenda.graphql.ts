@@ -13,7 +13,7 @@ import { nodeLoader as loader } from "../../graphql/nodes.js";
 import { restricts } from "../../graphql/permissions.js";
 import { columnSelector, preloadSelector, preloads, reads } from "../../graphql/selection.js";
 import { ProjectRef, projectIdOnly } from "../projects/projects.graphql.js";
-import type { Session } from "./agenda.model.js";
+import type { Session, Speaker } from "./agenda.model.js";
 import type { SessionRow, SpeakerRow } from "./agenda.repository.js";
 import type { SpeakerLink } from "./agenda.service.js";
 import { defineAgendaMutations } from "./agenda-mutations.graphql.js";
@@ -27,6 +27,7 @@ const sessionsPreloaded = preloadSelector<Session>(["edges", "node"]);
 // The ids a page's rows refer to, without the rows that refer to none.
 const present = (ids: (string | null)[]) => ids.filter((id): id is string => id !== null);
 const speakersSelected = columnSelector();
+const billed = (speakers: readonly Speaker[]) => atMost(speakers, maxSpeakersPerSession);
 
 /** Defines sessions, speakers, tracks and rooms, their Project connections and mutations. */
 export function defineAgendaTypes(): void {
@@ -85,12 +86,18 @@ export function defineAgendaTypes(): void {
       speakers: t.field({
         type: [SpeakerRef],
         description: `Its speakers, in billing order (at most ${maxSpeakersPerSession}).`,
-        ...reads<SessionRow>([], boundedList(maxSpeakersPerSession)),
-        resolve: (s, _args, c, info) =>
-          c.loaders
-            .speakersOfSession(speakersSelected(info))
-            .load(s.id)
-            .then((speakers) => atMost(speakers, maxSpeakersPerSession)),
+        ...reads<SessionRow>([], {
+          extensions: {
+            ...boundedList(maxSpeakersPerSession).extensions,
+            ...preloads<Session>((rows, c, columns) =>
+              c.loaders.speakersOfSession(columns).preload(rows.map((s) => s.id)),
+            ).extensions,
+          },
+        }),
+        resolve: (s, _args, c, info) => {
+          const speakers = c.loaders.speakersOfSession(speakersSelected(info)).get(s.id);
+          return speakers instanceof Promise ? speakers.then(billed) : billed(speakers);
+        },
       }),
       project: t.field({
         ...session("project_id"),
