@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { testEngines } from "../../test/helpers/engines.js";
+import { sqliteEngine, testEngines } from "../../test/helpers/engines.js";
 import {
   createApp,
   createAttendee,
@@ -10,7 +10,8 @@ import {
   userActor,
 } from "../../test/helpers/factories.js";
 import { createTestContext, type TestContext } from "../../test/helpers/test-services.js";
-import type { DomainEvent } from "./project-changes.js";
+import { allAreas, areaBit } from "./data-areas.js";
+import { type DomainEvent, ProjectChanges } from "./project-changes.js";
 
 for (const engine of testEngines()) {
   describe(`domain events (${engine.name})`, () => {
@@ -153,3 +154,62 @@ for (const engine of testEngines()) {
     });
   });
 }
+
+// PostgreSQL's fence (db/change-feed.ts `heardEverywhere`) is what a write waits for; here a recording
+// stands in for it, over a real database, to pin which writes wait and when.
+describe("which writes wait until every process has heard of them", () => {
+  let ctx: TestContext;
+  before(async () => {
+    ctx = await createTestContext(sqliteEngine);
+  });
+  after(() => ctx.close());
+
+  async function stepsOf(write: (changes: ProjectChanges) => Promise<unknown>): Promise<string[]> {
+    const steps: string[] = [];
+    const changes = new ProjectChanges(
+      async () => {},
+      async () => {
+        steps.push("heard everywhere");
+      },
+    );
+    changes.subscribe(() => steps.push("told this process"));
+    await write(changes);
+    return steps;
+  }
+
+  // The write's own work is beside the point here.
+  const work = async () => {};
+
+  test("a change of the project area waits, after its commit and this process's listeners", async () => {
+    const db = ctx.services.database.db;
+    assert.deepEqual(await stepsOf((changes) => changes.write(db, undefined, "p1", work, areaBit.project)), [
+      "told this process",
+      "heard everywhere",
+    ]);
+    assert.deepEqual(await stepsOf((changes) => changes.write(db, undefined, "p1", work)), [
+      "told this process",
+      "heard everywhere",
+    ]);
+    assert.deepEqual(await stepsOf((changes) => changes.announceRecorded("p1", "p2")), [
+      "told this process",
+      "told this process",
+      "heard everywhere",
+    ]);
+  });
+
+  test("a data write does not wait, nor does a new project", async () => {
+    const db = ctx.services.database.db;
+    assert.deepEqual(
+      await stepsOf((changes) =>
+        changes.write(db, undefined, "p1", work, areaBit.checkins | areaBit.attendees),
+      ),
+      ["told this process"],
+    );
+    assert.deepEqual(
+      await stepsOf((changes) =>
+        changes.write(db, undefined, "p1", work, allAreas, { takesNothingAway: true }),
+      ),
+      ["told this process"],
+    );
+  });
+});

@@ -72,7 +72,9 @@ export class ProjectChanges {
 
   /**
    * Runs `work` in one transaction (see inTransaction) that also records a change of `areas` of
-   * `projectId` (all of them unless told), then announces it once committed.
+   * `projectId` (all of them unless told), then announces it once committed. A change of the project
+   * area then waits until every other process has heard of it, unless `takesNothingAway` (a new
+   * project: no process can hold access to it that the write would end).
    */
   async write<T>(
     db: Db,
@@ -80,6 +82,7 @@ export class ProjectChanges {
     projectId: string,
     work: (trx: Tx) => Promise<T>,
     areas: AreaMask = allAreas,
+    { takesNothingAway = false }: { takesNothingAway?: boolean } = {},
   ): Promise<T> {
     const result = await inTransaction(db, actor, async (trx) => {
       // Apps, their links and endpoints are project-area data, so a write that leaves that area
@@ -90,7 +93,7 @@ export class ProjectChanges {
       return value;
     });
     this.notify(projectId, areas);
-    if (areas & areaBit.project) await this.heardEverywhere();
+    if (areas & areaBit.project && !takesNothingAway) await this.heardEverywhere();
     return result;
   }
 

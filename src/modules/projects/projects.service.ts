@@ -3,6 +3,7 @@ import type { Db } from "../../db/database.js";
 import type { MemberRole, ProjectStatus } from "../../db/schema.js";
 import { inTransaction } from "../../db/transaction.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
+import { allAreas } from "../../shared/data-areas.js";
 import { changedFields, objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
@@ -144,21 +145,28 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
           checkins_version: 0,
         };
         // An API answer "not found" for this id may be cached; the version bump replaces it.
-        const created = await changes.write(db, undefined, row.id, async (trx) => {
-          if (await projectsRepository.findById(trx, row.id)) return false;
-          await projectsRepository.insert(trx, row);
-          await projectsRepository.upsertMember(trx, {
-            project_id: row.id,
-            user_id: ownerUserId,
-            role: "OWNER",
-            created_at: now,
-          });
-          await changes.event(trx, actor, {
-            ...objectEvent(row.id, "Project", row.id, "created"),
-            changed: changedFields(data),
-          });
-          return true;
-        });
+        const created = await changes.write(
+          db,
+          undefined,
+          row.id,
+          async (trx) => {
+            if (await projectsRepository.findById(trx, row.id)) return false;
+            await projectsRepository.insert(trx, row);
+            await projectsRepository.upsertMember(trx, {
+              project_id: row.id,
+              user_id: ownerUserId,
+              role: "OWNER",
+              created_at: now,
+            });
+            await changes.event(trx, actor, {
+              ...objectEvent(row.id, "Project", row.id, "created"),
+              changed: changedFields(data),
+            });
+            return true;
+          },
+          allAreas,
+          { takesNothingAway: true },
+        );
         if (created) return presentProject(row);
       }
       throw new AppError(ErrorCode.INTERNAL_SERVER_ERROR, "Could not allocate a project id");
