@@ -20,3 +20,15 @@ test("every node type's id resolves at once, without a promise, to the id node(i
     assert.equal(type.name === "Project" ? id : localId(id as string, type.name), "Ab12");
   }
 });
+
+test("global ids stay right past the bound of remembered encodings, and differ by type", () => {
+  const ids = Array.from({ length: 40_000 }, (_, i) => `row-${i}`);
+  const expected = (typename: string, id: string) => Buffer.from(`${typename}:${id}`).toString("base64url");
+  for (const id of ids) assert.equal(globalId("Attendee", id), expected("Attendee", id));
+  // Again, once the first ones were forgotten, and under another type with the same row ids.
+  for (const id of ids.slice(0, 100)) {
+    assert.equal(globalId("Attendee", id), expected("Attendee", id));
+    assert.equal(globalId("Session", id), expected("Session", id));
+    assert.equal(localId(globalId("Session", id), "Session"), id);
+  }
+});
