@@ -3,6 +3,7 @@ import { type AddressInfo, createServer, type Socket } from "node:net";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
+import { watchConnections } from "../../test/helpers/connection-watch.js";
 import { testEngines } from "../../test/helpers/engines.js";
 import { asideProbe, DatabaseHealth } from "./availability.js";
 
@@ -19,22 +20,10 @@ describe("the readiness probe beside a full pool", {
     const name = `readiness probe test ${process.pid} ${Date.now()}`;
     const url = new URL(postgres.newDatabaseUrl());
     url.searchParams.set("application_name", name);
-    const observer = new pg.Client({ connectionString: postgres.newDatabaseUrl() });
-    await observer.connect();
+    const connections = await watchConnections(postgres.newDatabaseUrl(), name);
+    let most = Number.POSITIVE_INFINITY;
     try {
       const probe = asideProbe(url.href, new DatabaseHealth());
-      let most = 0;
-      let watching = true;
-      const watch = (async () => {
-        while (watching) {
-          const { rows } = await observer.query<{ n: string }>(
-            "select count(*) as n from pg_stat_activity where application_name = $1",
-            [name],
-          );
-          most = Math.max(most, Number(rows[0]?.n ?? 0));
-          await sleep(5);
-        }
-      })();
       const answers = Array.from({ length: 100 }, () => probe());
       assert.equal(new Set(answers).size, 1, "every probe got the same answer");
       await Promise.all(answers);
@@ -43,12 +32,10 @@ describe("the readiness probe beside a full pool", {
       const later = probe();
       assert.notEqual(later, answers[0], "a probe after the second asks again");
       await later;
-      watching = false;
-      await watch;
-      assert.ok(most <= 1, `at most one probe connection at a time, saw ${most}`);
     } finally {
-      await observer.end();
+      most = await connections.stop();
     }
+    assert.ok(most <= 1, `at most one probe connection at a time, saw ${most}`);
   });
 
   test("a database with no connection slot left is busy, not down", async () => {

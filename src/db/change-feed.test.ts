@@ -5,6 +5,7 @@ import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
+import { watchConnections } from "../../test/helpers/connection-watch.js";
 import { testEngines } from "../../test/helpers/engines.js";
 import { ownDatabase } from "../../test/helpers/throwaway-database.js";
 import { ChangeFeed, channel } from "./change-feed.js";
@@ -160,32 +161,21 @@ describe("the change feed's fence (heardEverywhere)", {
     const feed = new ChangeFeed(url);
     feed.subscribe(() => {});
     const writer = new ChangeFeed(url);
-    const observer = new pg.Client({ connectionString: url });
-    await observer.connect();
+    let most = Number.POSITIVE_INFINITY;
     try {
       await listening(feed);
-      let most = 0;
-      let watching = true;
-      const watch = (async () => {
-        while (watching) {
-          const { rows } = await observer.query<{ n: string }>(
-            "select count(*) as n from pg_stat_activity where application_name = $1",
-            [`eventgraph-fence-${process.pid}`],
-          );
-          most = Math.max(most, Number(rows[0]?.n ?? 0));
-          await sleep(5);
-        }
-      })();
-      await Promise.all(Array.from({ length: 1_000 }, () => writer.heardEverywhere()));
-      // Callers after the first fence was sent share the second.
-      await Promise.all(Array.from({ length: 10 }, () => writer.heardEverywhere()));
-      watching = false;
-      await watch;
-      assert.ok(most <= 1, `${most} fence connections were open at once`);
+      const connections = await watchConnections(url, `eventgraph-fence-${process.pid}`);
+      try {
+        await Promise.all(Array.from({ length: 1_000 }, () => writer.heardEverywhere()));
+        // Callers after the first fence was sent share the second.
+        await Promise.all(Array.from({ length: 10 }, () => writer.heardEverywhere()));
+      } finally {
+        most = await connections.stop();
+      }
     } finally {
-      await observer.end();
       await feed.close();
       await writer.close();
     }
+    assert.ok(most <= 1, `${most} fence connections were open at once`);
   });
 });

@@ -79,14 +79,32 @@ describe("columns read for a selection", () => {
   });
 });
 
-// A connection of sessions, with the preload of each field of `fields` (by name), whose resolver
-// runs the preloads its selection asks for and records what they settled to.
-function preloadingSchema(fields: Record<string, Preload<Row>>, settled: unknown[][]) {
+interface SpeakerRow {
+  name: string;
+  bio: string;
+}
+
+// A connection of sessions, with the preload of each field of `fields` (by name) and of `speakers`,
+// whose resolver runs the preloads its selection asks for and records what they settled to.
+function preloadingSchema(
+  fields: Record<string, Preload<Row>>,
+  settled: unknown[][],
+  speakersPreload: Preload<Row> = async () => {},
+) {
   const builder = relayBuilder();
+  const Speaker = builder.objectRef<SpeakerRow>("Speaker");
+  Speaker.implement({
+    fields: (t) => ({
+      name: t.exposeString("name", reads<SpeakerRow>(["name"])),
+      bio: t.exposeString("bio", reads<SpeakerRow>(["bio"])),
+    }),
+  });
   const Session = builder.objectRef<Row>("Session");
   Session.implement({
     fields: (t) => ({
       title: t.exposeString("title"),
+      // A relation loaded per column list, as Session.speakers is.
+      speakers: t.field({ type: [Speaker], ...preloads(speakersPreload), resolve: () => [] }),
       ...Object.fromEntries(
         Object.entries(fields).map(([name, preload]) => [
           name,
@@ -153,47 +171,12 @@ describe("preloads run for a selection", () => {
 });
 
 describe("a preload is told the columns its field's selection reads", () => {
-  interface SpeakerRow {
-    name: string;
-    bio: string;
-  }
-
-  // Sessions whose `speakers` field preloads a relation loaded per column list (as Session.speakers).
   async function columnsPreloadedBy(query: string): Promise<Columns[]> {
     const told: Columns[] = [];
-    const builder = relayBuilder();
-    const Speaker = builder.objectRef<SpeakerRow>("Speaker");
-    Speaker.implement({
-      fields: (t) => ({
-        name: t.exposeString("name", reads<SpeakerRow>(["name"])),
-        bio: t.exposeString("bio", reads<SpeakerRow>(["bio"])),
-      }),
+    const schema = preloadingSchema({}, [], async (_rows, _context, columns) => {
+      told.push(columns);
     });
-    const Session = builder.objectRef<Row>("Session");
-    Session.implement({
-      fields: (t) => ({
-        speakers: t.field({
-          type: [Speaker],
-          ...preloads<Row>(async (_rows, _context, columns) => {
-            told.push(columns);
-          }),
-          resolve: () => [],
-        }),
-      }),
-    });
-    const preloaded = preloadSelector<Row>(["edges", "node"]);
-    builder.queryType({
-      fields: (t) => ({
-        sessions: t.connection({
-          type: Session,
-          resolve: async (_root, _args, context, info) => {
-            await preloaded(info)([], context as GraphQLContext);
-            return { edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false } };
-          },
-        }),
-      }),
-    });
-    await execute({ schema: builder.toSchema(), document: parse(query), contextValue: {} });
+    await execute({ schema, document: parse(query), contextValue: {} });
     return told;
   }
 
