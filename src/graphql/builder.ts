@@ -76,16 +76,16 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-// A project's global id is its 4-character Project ID, the same one shown in the dashboard URL, so
-// `project { id }`, `node(id:)` and `/b/<id>` agree. Every other type uses an opaque base64url id.
 // The global ids of recently answered rows, by type and row id. A page's ids are encoded again on
 // every miss of it, and each encoding allocated a buffer and two strings: a twentieth of an
 // attendee page miss's bytes. Looked up by the row's own id string, so a hit allocates nothing.
-// Bounded: emptied once it holds `maxEncodedIds` ids (about 3 MB).
+// Bounded: emptied once it holds `maxEncodedIds` ids (1.75 MiB measured, and the row ids it keeps).
 const encodedIds = new Map<string, Map<string, string>>();
 let encodedCount = 0;
 const maxEncodedIds = 16_384;
 
+// A project's global id is its 4-character Project ID, the same one shown in the dashboard URL, so
+// `project { id }`, `node(id:)` and `/b/<id>` agree. Every other type uses an opaque base64url id.
 function encodeGlobalID(typename: string, id: string | number | bigint): string {
   if (typename === "Project") return String(id);
   const local = String(id);
