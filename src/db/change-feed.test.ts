@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
-import { type AddressInfo, connect, createServer, type Socket } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { watchConnections } from "../../test/helpers/connection-watch.js";
+import { delayingProxy } from "../../test/helpers/delaying-proxy.js";
 import { testEngines } from "../../test/helpers/engines.js";
 import { ownDatabase } from "../../test/helpers/throwaway-database.js";
 import { ChangeFeed, channel } from "./change-feed.js";
@@ -19,33 +19,6 @@ async function listening(feed: ChangeFeed): Promise<void> {
     assert.ok(Date.now() < deadline, "the feed did not start listening");
     await sleep(10);
   }
-}
-
-/** A TCP proxy to the database of `url` that passes on what the database sends `delayMs` late. */
-async function delayingProxy(url: URL, delayMs: number): Promise<{ port: number; close(): void }> {
-  const sockets = new Set<Socket>();
-  const server = createServer((client) => {
-    const upstream = connect(Number(url.port || 5432), url.hostname);
-    for (const socket of [client, upstream]) {
-      sockets.add(socket);
-      socket.on("error", () => {});
-      socket.on("close", () => {
-        client.destroy();
-        upstream.destroy();
-      });
-    }
-    client.on("data", (chunk) => upstream.write(chunk));
-    // Every chunk waits as long, so they still arrive in order.
-    upstream.on("data", (chunk) => setTimeout(() => client.write(chunk), delayMs));
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  return {
-    port: (server.address() as AddressInfo).port,
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      server.close();
-    },
-  };
 }
 
 /** Another process with a change feed that listens; prints "listening" once it does. */
@@ -90,10 +63,8 @@ describe("the change feed's fence (heardEverywhere)", {
 
   test("resolves only after every listening feed has delivered what was sent before it", async () => {
     // The feed hears the database 100 ms late, as a listener on a loaded machine may.
-    const slow = await delayingProxy(new URL(url), 100);
-    const feedUrl = new URL(url);
-    feedUrl.port = String(slow.port);
-    const feed = new ChangeFeed(feedUrl.href);
+    const slow = await delayingProxy(url, 100);
+    const feed = new ChangeFeed(slow.url);
     const writer = new ChangeFeed(url);
     const notifier = new pg.Client({ connectionString: url });
     await notifier.connect();
