@@ -14,8 +14,8 @@ import { registeredAttendeeIds, type Scenario, scenarios } from "./scenarios.js"
  * rounds, these counts repeat: a change that allocates less shows here when a CPU A/B cannot
  * resolve it (the garbage collector's share of a miss's CPU is 10–27 %).
  *
- * The bytes come from V8's sampling heap profiler (heap-sampling.ts), which repeats within half a
- * per cent.
+ * The bytes come from V8's sampling heap profiler (heap-sampling.ts), which usually repeats within
+ * half a per cent; one run in round thirteen was off by a tenth, so compare a small change twice.
  * The GC trace (`--trace-gc-nvp`) gives the bytes promoted to the old generation and the GC pauses;
  * those do not repeat: a server process settles in a regime of high or low promotion that differs
  * from run to run, and its own `allocated` count follows it (by up to a third), so it is not used.

@@ -1,3 +1,4 @@
+import { completeValue } from "@pothos/core";
 import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
 import { connectionTypes, toConnection } from "../../graphql/connections.js";
@@ -94,10 +95,8 @@ export function defineAgendaTypes(): void {
             ).extensions,
           },
         }),
-        resolve: (s, _args, c, info) => {
-          const speakers = c.loaders.speakersOfSession(speakersSelected(info)).get(s.id);
-          return speakers instanceof Promise ? speakers.then(billed) : billed(speakers);
-        },
+        resolve: (s, _args, c, info) =>
+          completeValue(c.loaders.speakersOfSession(speakersSelected(info)).get(s.id), billed),
       }),
       project: t.field({
         ...session("project_id"),
