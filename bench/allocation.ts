@@ -16,9 +16,11 @@ import { registeredAttendeeIds, type Scenario, scenarios } from "./scenarios.js"
  *
  * The bytes come from V8's sampling heap profiler (heap-sampling.ts), which usually repeats within
  * half a per cent; one run in round thirteen was off by a tenth, so compare a small change twice.
- * The GC trace (`--trace-gc-nvp`) gives the bytes promoted to the old generation and the GC pauses;
- * those do not repeat: a server process settles in a regime of high or low promotion that differs
- * from run to run, and its own `allocated` count follows it (by up to a third), so it is not used.
+ * The GC trace (`--trace-gc-nvp`) gives the bytes promoted to the old generation and the GC pauses.
+ * Until round fourteen they did not repeat: a server process settled by chance in a regime of high
+ * or low promotion (allocation-site pretenuring, now off: src/v8-flags.ts). In three runs since,
+ * the promoted bytes repeated within 0.1 KiB but once (an agenda miss at 3.9 KiB against 2.5–2.7);
+ * the trace's own `allocated` count is still not used.
  *
  * Flags: `--datasets sqlite1,postgres1`, `--scenarios attendees-miss,…` (default: the misses and
  * check-ins), `--requests` (measured, default 2000), `--warmup` (default 500), `--sites` (print the
@@ -56,7 +58,7 @@ interface AllocationResult {
   tree: string;
   /** Sampled by the heap profiler. */
   allocatedKiB: number;
-  /** From the GC trace: these two do not repeat. */
+  /** From the GC trace: these two repeat less well than the sampled bytes. */
   promotedKiB: number;
   gcMsPer1000: number;
   gcEvents: number;
@@ -194,7 +196,7 @@ for (const key of (flags.datasets ?? "").split(",").filter(Boolean)) {
 
 const pad = (value: unknown, width: number) => String(value).padStart(width);
 process.stdout.write(
-  `Allocation per request (${requests} sequential requests after ${warmup} of warm-up; bytes sampled by V8's heap profiler, promotion and pauses from its GC trace, which do not repeat)\n` +
+  `Allocation per request (${requests} sequential requests after ${warmup} of warm-up; bytes sampled by V8's heap profiler, promotion and pauses from its GC trace, which repeat less well)\n` +
     `${pad("dataset", 12)} ${pad("scenario", 15)} ${pad("KiB alloc", 10)} ${pad("KiB promoted", 13)} ${pad("GC ms/1000", 11)}  tree\n`,
 );
 for (const r of all) {
