@@ -2,6 +2,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { type LoadGenerator, luaString, runRound } from "./load.js";
 import type { ChildServer } from "./processes.js";
 import { checkInScenario, scenarios } from "./scenarios.js";
+import { cacheCounters } from "./server-metrics.js";
 
 /** What the event-day mix measured. */
 export interface EventDayResult {
@@ -16,16 +17,6 @@ export interface EventDayResult {
 
 // Check-ins per second on the event day: a busy door.
 const checkInsPerSecond = 50;
-
-async function cacheCounters(server: ChildServer, token: string): Promise<{ hits: number; misses: number }> {
-  const response = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
-  const text = await response.text();
-  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1] ?? Number.NaN);
-  return {
-    hits: value("eventgraph_response_cache_hits_total"),
-    misses: value("eventgraph_response_cache_misses_total"),
-  };
-}
 
 /**
  * The event day: a check-in app's reads (agenda and attendee pages, alternating) from `connections`

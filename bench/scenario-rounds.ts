@@ -1,14 +1,24 @@
 import { type LoadGenerator, type RoundResult, runRound } from "./load.js";
 import { cpuSeconds } from "./processes.js";
 import type { Scenario } from "./scenarios.js";
+import type { GcCounters } from "./server-metrics.js";
 
 // How the suite measures one scenario: the sides (the limit, Eventgraph, the peers) under the same
 // load in alternating rounds, then the figures reported from those rounds. Apart from bench/suite.ts,
 // which only starts the servers, walks the datasets and writes the report, so the measuring method
 // can be read (and changed) in one place.
 
-/** A load round and the CPU time the side's process spent per request in it. */
-type MeasuredRound = RoundResult & { cpuUsPerRequest?: number };
+/**
+ * A load round, the CPU time the side's process spent per request in it and, for an Eventgraph side,
+ * its garbage collector's time per request and full collections.
+ */
+type MeasuredRound = RoundResult & { cpuUsPerRequest?: number; gcUsPerRequest?: number; fullGcs?: number };
+
+/** The garbage collector's part of a side's rounds (Eventgraph sides only). */
+export interface GcFigures {
+  usPerRequest: number;
+  fullPer1000Requests: number;
+}
 
 /** One scenario on one dataset, as reported. */
 export interface ScenarioResult {
@@ -23,6 +33,7 @@ export interface ScenarioResult {
   p99Ms: number;
   /** Server CPU time per request (µs, mean of the rounds): steadier than req/s on a busy machine. */
   cpuUsPerRequest: number | undefined;
+  gc: GcFigures | undefined;
   limitCpuUsPerRequest: number | undefined;
   /** Peak RSS of the server process so far (VmHWM, MiB). */
   peakRssMiB: number | undefined;
@@ -39,6 +50,7 @@ export interface ScenarioResult {
       cpuUsPerRequest: number | undefined;
       /** The peer's CPU per request over Eventgraph's, round by round (see pairedCpuRatios). */
       cpuVsEventgraph: PairedRatios | undefined;
+      gc: GcFigures | undefined;
       dataIdentical: boolean;
     }
   >;
@@ -94,7 +106,8 @@ export const round1 = (x: number) => Math.round(x * 10) / 10;
 
 /**
  * Warms up every side, then measures them in alternating rounds; `pids` names the process whose CPU
- * time is read per side (undefined: not measured).
+ * time is read per side (undefined: not measured), `gc` how to read a side's GC counters (read
+ * outside the CPU window: a scrape costs the server more than a request).
  */
 export async function measureSides(
   settings: RoundSettings,
@@ -102,6 +115,7 @@ export async function measureSides(
   headers: Record<string, string>,
   sides: Record<string, string>,
   pids: Record<string, number | undefined>,
+  gc: Record<string, () => Promise<GcCounters>> = {},
 ): Promise<Record<string, MeasuredRound[]>> {
   const { generator, connections, reserve } = settings;
   const load = (url: string, secs: number) =>
@@ -116,11 +130,17 @@ export async function measureSides(
   for (let r = 0; r < settings.rounds; r++) {
     const order = orders[r % orders.length] ?? [];
     for (const [name, url] of order.map((i) => entries[i] as [string, string])) {
+      const gcBefore = await gc[name]?.();
       const before = cpuSeconds(pids[name]);
       const round: MeasuredRound = await load(url, settings.seconds);
       const after = cpuSeconds(pids[name]);
+      const gcAfter = await gc[name]?.();
       if (before !== undefined && after !== undefined && round.requests > 0) {
         round.cpuUsPerRequest = Math.round(((after - before) * 1e6) / round.requests);
+      }
+      if (gcBefore && gcAfter && round.requests > 0) {
+        round.gcUsPerRequest = Math.round(((gcAfter.seconds - gcBefore.seconds) * 1e6) / round.requests);
+        round.fullGcs = gcAfter.full - gcBefore.full;
       }
       rounds_[name]?.push(round);
     }
@@ -166,6 +186,17 @@ export function scenarioResult(options: {
     const measured = (rounds_[name] ?? []).flatMap((x) => x.cpuUsPerRequest ?? []);
     return measured.length > 0 ? Math.round(mean(measured)) : undefined;
   };
+  const gcOf = (name: string): GcFigures | undefined => {
+    const measured = (rounds_[name] ?? []).filter((x) => x.gcUsPerRequest !== undefined);
+    const requests = measured.reduce((total, x) => total + x.requests, 0);
+    if (requests === 0) return undefined;
+    return {
+      usPerRequest: Math.round(mean(measured.map((x) => x.gcUsPerRequest ?? 0))),
+      fullPer1000Requests: round1(
+        (measured.reduce((total, x) => total + (x.fullGcs ?? 0), 0) * 1000) / requests,
+      ),
+    };
+  };
   const rps = (name: string) => mean((rounds_[name] ?? []).map((x) => x.requestsPerSecond));
   const worstP99 = (name: string) => round1(Math.max(...(rounds_[name] ?? []).map((x) => x.p99Ms)));
   const limitRequestsPerSecond = rps("limit");
@@ -184,6 +215,7 @@ export function scenarioResult(options: {
     // The worst round's p99: a tail that shows up once is still a tail.
     p99Ms: worstP99("eventgraph"),
     cpuUsPerRequest: cpuOf("eventgraph"),
+    gc: gcOf("eventgraph"),
     limitCpuUsPerRequest: cpuOf("limit"),
     peakRssMiB: round1(options.peakRssMiB ?? Number.NaN),
     ...(options.comparedPeakRssMiB !== undefined && {
@@ -201,6 +233,7 @@ export function scenarioResult(options: {
           p99Ms: worstP99(name),
           cpuUsPerRequest: cpuOf(name),
           cpuVsEventgraph: pairedCpuRatios(rounds_[name] ?? [], eventgraphRounds),
+          gc: gcOf(name),
           dataIdentical: agreement[name] === true,
         },
       ]),

@@ -7,6 +7,7 @@ import pg from "pg";
 import { type Dataset, type DatasetSpec, prepareDataset } from "./datasets.js";
 import { type EventDayResult, eventDay } from "./event-day.js";
 import { chooseLoadGenerator } from "./load.js";
+import { printHeader, printRow } from "./print-rows.js";
 import {
   type ChildServer,
   peakRssMiB,
@@ -19,6 +20,7 @@ import {
 import { summarizeProfile } from "./profile.js";
 import { measureSides, round1, type ScenarioResult, scenarioResult } from "./scenario-rounds.js";
 import { registeredAttendeeIds, type Scenario, scenarios } from "./scenarios.js";
+import { type GcCounters, gcCounters } from "./server-metrics.js";
 
 /**
  * `npm run bench`: Eventgraph against the limit (a bare node:http server answering the same bytes)
@@ -216,6 +218,12 @@ async function benchDataset(
         limit: limit.process.pid,
         eventgraph: eventgraph.process.pid,
       };
+      // A cluster's /metrics is one worker's: GC is read of single processes only.
+      const gc: Record<string, () => Promise<GcCounters>> = {};
+      if (spec.workers === 1) {
+        gc.eventgraph = () => gcCounters(eventgraph, benchMetricsToken);
+        if (compared) gc.compared = () => gcCounters(compared, benchMetricsToken);
+      }
       const agreement: Record<string, boolean> = {};
       if (fastify && scenario.cache === "hit") {
         // It sends the limit's bytes: the same data by construction.
@@ -235,7 +243,7 @@ async function benchDataset(
       const result = scenarioResult({
         dataset: dataset.name + (spec.workers > 1 ? ` ×${spec.workers}p` : ""),
         scenario,
-        rounds: await measureSides(settings, scenario, headers, sides, pids),
+        rounds: await measureSides(settings, scenario, headers, sides, pids, gc),
         agreement,
         peakRssMiB: peakRssMiB(eventgraph.process.pid),
         comparedPeakRssMiB: peakRssMiB(compared?.process.pid),
@@ -286,66 +294,6 @@ async function benchDataset(
 
 const benchMetricsToken = "bench-metrics-token-0123456789";
 
-const columns = [
-  "dataset",
-  "scenario",
-  "cache",
-  "req/s",
-  "limit",
-  "ratio",
-  "merc-db",
-  "merc-mem",
-  "fastify",
-  "p50 ms",
-  "p99 ms",
-  "RSS MiB",
-  "µs/req",
-  "db µs",
-  "mem µs",
-  "fst µs",
-  "lim µs",
-];
-const widths = [14, 15, 6, 8, 8, 6, 8, 8, 8, 7, 7, 8, 7, 7, 7, 7, 7];
-function printLine(cells: (string | number | undefined)[]): void {
-  process.stdout.write(`${cells.map((cell, i) => String(cell ?? "").padStart(widths[i] ?? 8)).join(" ")}\n`);
-}
-function printRow(r: ScenarioResult): void {
-  printLine([
-    r.dataset,
-    r.scenario,
-    r.cache,
-    r.requestsPerSecond,
-    r.limitRequestsPerSecond,
-    r.ratio.toFixed(2),
-    r.peers["mercurius-sqlite"]?.ratio.toFixed(2),
-    r.peers["mercurius-memory"]?.ratio.toFixed(2),
-    r.peers["fastify-bytes"]?.ratio.toFixed(2),
-    r.p50Ms,
-    r.p99Ms,
-    r.peakRssMiB,
-    r.cpuUsPerRequest,
-    r.peers["mercurius-sqlite"]?.cpuUsPerRequest,
-    r.peers["mercurius-memory"]?.cpuUsPerRequest,
-    r.peers["fastify-bytes"]?.cpuUsPerRequest,
-    r.limitCpuUsPerRequest,
-  ]);
-  const compared = r.peers.compared;
-  if (compared) {
-    const cpu = compared.cpuUsPerRequest;
-    const paired = compared.cpuVsEventgraph;
-    const relative =
-      cpu && r.cpuUsPerRequest
-        ? ` (${(cpu / r.cpuUsPerRequest).toFixed(2)}× this tree's` +
-          (paired ? `; per round ${paired.low}–${paired.high}, median ${paired.median})` : ")")
-        : "";
-    process.stdout.write(
-      `  compared: ratio ${compared.ratio.toFixed(3)}, p99 ${compared.p99Ms} ms, ${cpu ?? "?"} µs/req${relative}, ` +
-        `RSS ${r.comparedPeakRssMiB ?? "?"} MiB\n`,
-    );
-  }
-  if (r.failures > 0) process.stdout.write(`  !! ${r.failures} failed requests in ${r.scenario}\n`);
-}
-
 const started = Date.now();
 const pgVersion = datasetKeys.some((k) => k.startsWith("postgres"))
   ? await postgresVersion(flags.postgres ?? "")
@@ -369,7 +317,7 @@ if (generator === "autocannon") {
 process.stdout.write(
   `Eventgraph bench (${generator}): ${rounds} × ${seconds} s rounds per side, ${connections} connections, on ${machine.cpu} (${machine.cores} cores)\n`,
 );
-printLine(columns);
+printHeader();
 if (flags.profile) rmSync(profileDir, { recursive: true, force: true });
 
 const datasets: Record<string, unknown>[] = [];

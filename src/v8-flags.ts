@@ -6,7 +6,7 @@ import { setFlagsFromString } from "node:v8";
  * **No allocation-site pretenuring.** V8 allocates the objects of an object or array literal
  * directly in the old generation once most of those it sampled survived a young collection. In a
  * server that decision is made during start-up and warm-up, and it sticks. In some processes (from a
- * quarter to all of them, by run and host) literals made on every request were then old from birth,
+ * fifth to all of them, by batch of starts) literals made on every request were then old from birth,
  * and each held young objects of its request alive through young collections, by the old-to-young
  * pointers such a collection must treat as live. So the request's objects (about 5 KiB of a small
  * query: Node's nextTick records, write-queue entries, the request and response) were promoted, and
