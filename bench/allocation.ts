@@ -1,11 +1,11 @@
 import { mkdirSync, writeFileSync } from "node:fs";
-import { Agent, request } from "node:http";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
 import { prepareDataset } from "./datasets.js";
 import { HeapSampler } from "./heap-sampling.js";
-import { type ChildServer, startEventgraph, unthrottled } from "./processes.js";
-import { registeredAttendeeIds, type Scenario, scenarios } from "./scenarios.js";
+import { startEventgraph, unthrottled } from "./processes.js";
+import { registeredAttendeeIds, scenarios } from "./scenarios.js";
+import { SequentialClient } from "./sequential-client.js";
 
 /**
  * `npm run bench -- --allocation`: the bytes a request makes the server allocate, and where, per
@@ -79,31 +79,6 @@ function parseGcLine(line: string): GcEvent | undefined {
 // already checked in by the previous tree (a refusal, not a check-in).
 let nextRequest = 0;
 
-// One keep-alive connection: the client's own connection handling stays out of the server's counts.
-const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-
-function send(server: ChildServer, scenario: Scenario, token: string, n: number): Promise<void> {
-  const body = scenario.body(n);
-  const headers: Record<string, string | number> = {
-    "content-type": "application/json",
-    "content-length": Buffer.byteLength(body),
-  };
-  if (scenario.authenticated) headers.authorization = `Bearer ${token}`;
-  return new Promise((resolve, reject) => {
-    const outgoing = request(`${server.url}/api/graphql`, { method: "POST", headers, agent }, (response) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => {
-        if (response.statusCode === 200) return resolve();
-        const text = Buffer.concat(chunks).toString("utf8").slice(0, 300);
-        reject(new Error(`${scenario.id}: HTTP ${response.statusCode}: ${text}`));
-      });
-    });
-    outgoing.on("error", reject);
-    outgoing.end(body);
-  });
-}
-
 /** Sends requests until the server reports a GC; returns how many it sent. */
 async function untilGc(events: readonly GcEvent[], sendOne: () => Promise<void>): Promise<number> {
   const seen = events.length;
@@ -136,10 +111,11 @@ async function measureTree(
   );
   const results: AllocationResult[] = [];
   const sampler = await HeapSampler.of(server);
+  const client = new SequentialClient(server.url, token);
   try {
     const attendeeIds = await registeredAttendeeIds(server.url, projectId, token, 10);
     for (const scenario of scenarios(projectId, attendeeIds).filter((s) => wanted.includes(s.id))) {
-      const sendOne = () => send(server, scenario, token, nextRequest++);
+      const sendOne = () => client.send(scenario, nextRequest++);
       for (let i = 0; i < warmup; i++) await sendOne();
       // The GC window runs from one GC to another, so that its promoted bytes and pauses are whole
       // young generations' (up to 16 MiB each, all of a small query's window). It comes before
@@ -166,6 +142,7 @@ async function measureTree(
       });
     }
   } finally {
+    client.close();
     sampler.close();
     await server.stop();
   }
@@ -215,4 +192,3 @@ writeFileSync(
   flags.out ?? "",
   `${JSON.stringify({ date: new Date().toISOString(), requests, warmup, results: all }, null, 2)}\n`,
 );
-agent.destroy();

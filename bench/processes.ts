@@ -16,7 +16,7 @@ export interface ChildServer {
 }
 
 /** A free TCP port on loopback (the OS picks it; it is released before the server binds it). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const address = server.address();

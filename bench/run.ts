@@ -8,12 +8,14 @@ import { join } from "node:path";
  *   --soak         the soak: steady mixed reads and writes for 30 minutes (bench/soak.ts)
  *   --webhooks     webhook delivery: 1,000 check-ins with a local receiver subscribed (bench/webhooks.ts)
  *   --allocation   bytes allocated and promoted per request, from V8's GC trace (bench/allocation.ts)
+ *   --instructions machine instructions per request, counted by valgrind (bench/instructions.ts)
  */
 const modes: Record<string, string> = {
   "--event-loop": "event-loop.js",
   "--soak": "soak.js",
   "--webhooks": "webhooks.js",
   "--allocation": "allocation.js",
+  "--instructions": "instructions.js",
 };
 
 const args = process.argv.slice(2);

@@ -4,7 +4,7 @@ import { relative } from "node:path";
 import { describe, test } from "node:test";
 import { redisTestUrl } from "./redis.js";
 
-// What the suite needs beyond Node: PostgreSQL, Redis and Chromium. Outside CI a missing one turns
+// What the suite needs beyond Node: PostgreSQL, Redis, Chromium and valgrind. Outside CI a missing one turns
 // the tests that need it into skips that name the reason (node:test counts them in "skipped N" and
 // scripts/test.mjs lists them at the end); in CI (CI=true) a missing one fails the file instead,
 // so a broken CI machine can never pass by running less.
@@ -37,6 +37,12 @@ export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 /** Why browser tests cannot run here (no Chromium at chromiumPath), or false. */
 export function chromiumMissing(): string | false {
   return outcome(existsSync(chromiumPath) ? undefined : `no Chromium at ${chromiumPath} (set CHROMIUM_PATH)`);
+}
+
+/** Why the instruction-count bench cannot be tested here (no valgrind on PATH), or false. */
+export function valgrindMissing(): string | false {
+  const found = (process.env.PATH ?? "").split(":").some((dir) => existsSync(`${dir}/callgrind_control`));
+  return outcome(found ? undefined : "no valgrind on PATH (Debian: apt-get install valgrind)");
 }
 
 let redisProbe: Promise<string | undefined> | undefined;

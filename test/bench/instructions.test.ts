@@ -1,0 +1,42 @@
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { test } from "node:test";
+import { promisify } from "node:util";
+import { repoRoot } from "../helpers/processes.js";
+import { describeNeeding, valgrindMissing } from "../helpers/requirements.js";
+
+// The instruction count runs the real server under valgrind and reads callgrind's dumps: if the
+// counting were not switched on, or the wrong dump read, the counts would be zero, equal, or fail.
+describeNeeding(valgrindMissing(), "npm run bench -- --instructions", () => {
+  test("counts what each request executes, a page miss several times a small hit", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "eventgraph-instructions-"));
+    try {
+      const out = join(dir, "instructions.json");
+      await promisify(execFile)(
+        process.execPath,
+        [
+          "dist/bench/instructions.js",
+          "--datasets=sqlite1",
+          "--scenarios=small-hit,agenda-miss",
+          "--requests=30",
+          "--warmup=200",
+          `--out=${out}`,
+        ],
+        { cwd: repoRoot, timeout: 300_000 },
+      );
+      const { results } = JSON.parse(readFileSync(out, "utf8")) as {
+        results: { scenario: string; instructionsPerRequest: number }[];
+      };
+      const of = (scenario: string) =>
+        results.find((r) => r.scenario === scenario)?.instructionsPerRequest ?? 0;
+      // A hit answers stored bytes; an agenda miss builds 50 sessions with rooms, tracks and speakers.
+      assert.ok(of("small-hit") > 100_000, JSON.stringify(results));
+      assert.ok(of("agenda-miss") > 3 * of("small-hit"), JSON.stringify(results));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
