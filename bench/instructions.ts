@@ -21,7 +21,7 @@ import { SequentialClient } from "./sequential-client.js";
  * `npm run bench -- --instructions`: the machine instructions the server process executes per
  * request, counted by valgrind's callgrind while one client sends a scenario's requests one after
  * another. CPU time on this shared host moves by a fifth between rounds; an instruction count does
- * not depend on what else the host runs, so two builds can be compared to a per cent or better.
+ * not depend on what else the host runs: two runs agree within 2 % (small hits 7 %).
  *
  * The server runs under `valgrind --tool=callgrind --instr-atstart=no`: uninstrumented (about ten
  * times slower than native) through start-up and each scenario's warm-up, then counted from
@@ -31,8 +31,10 @@ import { SequentialClient } from "./sequential-client.js";
  * counted: loopback writes and reads cost the same in either build.
  *
  * Flags: `--datasets sqlite1,postgres1`, `--scenarios` (default: every read and the check-in),
- * `--requests` (measured, default 300), `--warmup` (default 2000: TurboFan has compiled the hot
- * paths by then), `--compare-tree <dir>` (another built checkout), `--postgres <server url>`.
+ * `--requests` (measured, default 300), `--warmup` (default 8000: with `--trace-opt`, a server
+ * under small hits still optimized 74 functions in its second 4,000 requests and 6 in its fourth;
+ * after 2,000, a quarter of a hit's count was TurboFan compiling), `--compare-tree <dir>` (another
+ * built checkout), `--postgres <server url>`.
  * Writes bench/results/instructions.json. Needs valgrind (Debian package `valgrind`).
  */
 
@@ -44,7 +46,7 @@ const { values: flags } = parseArgs({
       default: "small-hit,small-miss,agenda-hit,agenda-miss,attendees-hit,attendees-miss,checkin",
     },
     requests: { type: "string", default: "300" },
-    warmup: { type: "string", default: "2000" },
+    warmup: { type: "string", default: "8000" },
     "compare-tree": { type: "string" },
     postgres: { type: "string", default: "postgres://postgres@127.0.0.1:5432/postgres" },
     out: { type: "string", default: join("bench", "results", "instructions.json") },
