@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { prepareDataset } from "./datasets.js";
+import { measureOnDatasets } from "./datasets.js";
 import { HeapSampler } from "./heap-sampling.js";
 import { startEventgraph, unthrottled } from "./processes.js";
 import { registeredAttendeeIds, scenarios } from "./scenarios.js";
@@ -149,27 +149,13 @@ async function measureTree(
   return results;
 }
 
-const specs: Record<string, { engine: "sqlite" | "postgres"; scale: number }> = {
-  sqlite1: { engine: "sqlite", scale: 1 },
-  sqlite100: { engine: "sqlite", scale: 100 },
-  postgres1: { engine: "postgres", scale: 1 },
-};
-const all: AllocationResult[] = [];
 const trees = [".", ...(flags["compare-tree"] ? [flags["compare-tree"]] : [])];
-for (const key of (flags.datasets ?? "").split(",").filter(Boolean)) {
-  const spec = specs[key];
-  if (!spec) throw new Error(`Unknown dataset ${key}; known: ${Object.keys(specs).join(", ")}`);
-  const dataset = await prepareDataset(spec, flags.postgres ?? "");
-  try {
-    for (const tree of trees) {
-      all.push(
-        ...(await measureTree(dataset.name, tree, dataset.databaseUrl, dataset.projectId, dataset.token)),
-      );
-    }
-  } finally {
-    await dataset.dispose();
-  }
-}
+const all: AllocationResult[] = await measureOnDatasets(
+  flags.datasets ?? "",
+  trees,
+  flags.postgres ?? "",
+  (dataset, tree) => measureTree(dataset.name, tree, dataset.databaseUrl, dataset.projectId, dataset.token),
+);
 
 const pad = (value: unknown, width: number) => String(value).padStart(width);
 process.stdout.write(

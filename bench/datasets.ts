@@ -109,3 +109,34 @@ export async function prepareDataset(spec: DatasetSpec, postgresUrl: string): Pr
     throw error;
   }
 }
+
+/** The datasets of the per-request drills (allocation, instructions), by their flag's names. */
+const drillDatasets: Record<string, DatasetSpec> = {
+  sqlite1: { engine: "sqlite", scale: 1 },
+  sqlite100: { engine: "sqlite", scale: 100 },
+  postgres1: { engine: "postgres", scale: 1 },
+};
+
+/**
+ * Runs `measure` for every tree on every dataset named in `keys` (`--datasets`), in that order, and
+ * collects what it returns. Each dataset is seeded once, shared by the trees, and removed after.
+ */
+export async function measureOnDatasets<T>(
+  keys: string,
+  trees: readonly string[],
+  postgresUrl: string,
+  measure: (dataset: Dataset, tree: string) => Promise<T[]>,
+): Promise<T[]> {
+  const all: T[] = [];
+  for (const key of keys.split(",").filter(Boolean)) {
+    const spec = drillDatasets[key];
+    if (!spec) throw new Error(`Unknown dataset ${key}; known: ${Object.keys(drillDatasets).join(", ")}`);
+    const dataset = await prepareDataset(spec, postgresUrl);
+    try {
+      for (const tree of trees) all.push(...(await measure(dataset, tree)));
+    } finally {
+      await dataset.dispose();
+    }
+  }
+  return all;
+}

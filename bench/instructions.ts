@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { prepareDataset } from "./datasets.js";
+import { measureOnDatasets } from "./datasets.js";
 import { freePort, unthrottled } from "./processes.js";
 import { registeredAttendeeIds, scenarios } from "./scenarios.js";
 import { SequentialClient } from "./sequential-client.js";
@@ -197,31 +197,17 @@ async function ready(url: string, gone: () => boolean, stderr: () => string): Pr
   throw new Error(`Eventgraph under valgrind was not ready in 180 s: ${stderr()}`);
 }
 
-const specs: Record<string, { engine: "sqlite" | "postgres"; scale: number }> = {
-  sqlite1: { engine: "sqlite", scale: 1 },
-  sqlite100: { engine: "sqlite", scale: 100 },
-  postgres1: { engine: "postgres", scale: 1 },
-};
-const all: InstructionsResult[] = [];
 const trees = [".", ...(flags["compare-tree"] ? [flags["compare-tree"]] : [])];
 for (const tree of trees) {
   if (!existsSync(join(tree, "dist", "src", "main.js")))
     throw new Error(`${tree} is not built (npm run build)`);
 }
-for (const key of (flags.datasets ?? "").split(",").filter(Boolean)) {
-  const spec = specs[key];
-  if (!spec) throw new Error(`Unknown dataset ${key}; known: ${Object.keys(specs).join(", ")}`);
-  const dataset = await prepareDataset(spec, flags.postgres ?? "");
-  try {
-    for (const tree of trees) {
-      all.push(
-        ...(await measureTree(dataset.name, tree, dataset.databaseUrl, dataset.projectId, dataset.token)),
-      );
-    }
-  } finally {
-    await dataset.dispose();
-  }
-}
+const all: InstructionsResult[] = await measureOnDatasets(
+  flags.datasets ?? "",
+  trees,
+  flags.postgres ?? "",
+  (dataset, tree) => measureTree(dataset.name, tree, dataset.databaseUrl, dataset.projectId, dataset.token),
+);
 
 const pad = (value: unknown, width: number) => String(value).padStart(width);
 process.stdout.write(
