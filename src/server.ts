@@ -1,5 +1,4 @@
 import cluster, { type Worker } from "node:cluster";
-import v8 from "node:v8";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
 import { type Cluster, connectCluster } from "./cluster/cluster.js";
@@ -124,7 +123,6 @@ const shutdownMessage = "eventgraph:shutdown";
  * a primary that migrates once and forks that many workers sharing the port.
  */
 export async function runService(config: Config): Promise<void> {
-  if (cluster.isWorker || config.webConcurrency <= 1) boundHeapGrowth();
   if (cluster.isWorker) {
     stopOnSignals(await startServer(config, { migrate: false }));
   } else if (config.webConcurrency > 1) {
@@ -133,22 +131,6 @@ export async function runService(config: Config): Promise<void> {
     stopOnSignals(await startServer(config));
   }
 }
-
-/**
- * Lets the old generation grow to 1.4× what survived the last full collection before the next one,
- * instead of V8's own factor (up to 4× for a process that allocates fast, as a server under load
- * does). Live data is ~50 MB, but under 50 connections of misses the heap sized itself to the
- * allocation rate and the process peaked at 350–380 MiB; with this, ~210 MiB, for 0–5 % more CPU
- * per uncached page (measured both ways, docs/performance.md, "Round six"). A growth factor, not a
- * limit: more live data still gets the room it needs, where --max-old-space-size would crash.
- * An operator's own `--heap-growing-percent` on the command line wins.
- */
-function boundHeapGrowth(): void {
-  if (process.execArgv.some((arg) => arg.startsWith("--heap-growing-percent"))) return;
-  v8.setFlagsFromString(`--heap-growing-percent=${heapGrowingPercent}`);
-}
-
-const heapGrowingPercent = 40;
 
 // Workers that crash this often are not going to recover by restarting: the primary gives up.
 const crashWindowMs = 60_000;

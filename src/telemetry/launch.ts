@@ -1,3 +1,4 @@
+import cluster from "node:cluster";
 import type { Config } from "../config.js";
 import { setV8Flags } from "../v8-flags.js";
 
@@ -8,7 +9,7 @@ import { setV8Flags } from "../v8-flags.js";
  * they govern how the code loaded next allocates.
  */
 export async function launch(config: Config): Promise<void> {
-  setV8Flags();
+  if (cluster.isWorker || config.webConcurrency <= 1) setV8Flags();
   if (config.tracing) {
     const { startTracing } = await import("./tracing.js");
     startTracing(config.tracing);
