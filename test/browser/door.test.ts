@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
 import { encodeQR } from "@paulmillr/qr";
@@ -16,6 +15,7 @@ import {
   userActor,
 } from "../helpers/factories.js";
 import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
+import { temporaryFolder } from "../helpers/temporary.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 const sqlite = testEngines().find((e) => e.name === "sqlite") ?? assert.fail("SQLite engine missing");
@@ -46,7 +46,7 @@ function qrVideo(text: string): string {
   });
   const chroma = Buffer.alloc((width / 2) * (height / 2) * 2, 128);
   const frame = Buffer.concat([Buffer.from("FRAME\n"), luma, chroma]);
-  const file = join(mkdtempSync(join(tmpdir(), "eventgraph-door-")), "qr.y4m");
+  const file = join(temporaryFolder("eventgraph-door-"), "qr.y4m");
   writeFileSync(
     file,
     Buffer.concat([Buffer.from(`YUV4MPEG2 W${width} H${height} F10:1 Ip A1:1 C420jpeg\n`), frame, frame]),

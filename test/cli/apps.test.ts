@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { systemActor } from "../../src/modules/access/actor.js";
@@ -17,6 +15,7 @@ import {
   userActor,
 } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
+import { temporaryFolder } from "../helpers/temporary.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 const stackLine = /^\s+at .+:\d+:\d+\)?$/m;
@@ -42,7 +41,7 @@ const readAttendees = `query ($id: ID!) { project(id: $id) { id name attendees {
 
 describe("eventgraph apps: usage", () => {
   const env = {
-    DATABASE_URL: `sqlite:${join(mkdtempSync(join(tmpdir(), "eventgraph-apps-")), "db.sqlite")}`,
+    DATABASE_URL: `sqlite:${join(temporaryFolder("eventgraph-apps-"), "db.sqlite")}`,
   };
 
   test("exits 2 with the usage on stderr for a missing flag, a flag without value or an unknown flag", async () => {

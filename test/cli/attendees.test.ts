@@ -1,19 +1,19 @@
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { parse } from "csv-parse/sync";
 import { runCliInProcess as eventgraph } from "../helpers/cli.js";
 import { testEngines } from "../helpers/engines.js";
 import { createProject, createTicketType, userActor } from "../helpers/factories.js";
+import { temporaryFolder } from "../helpers/temporary.js";
 import { createTestContext, type TestContext } from "../helpers/test-services.js";
 
 for (const engine of testEngines()) {
   describe(`eventgraph attendees import / export (${engine.name})`, () => {
     let ctx: TestContext;
     let env: Record<string, string>;
-    const dir = mkdtempSync(join(tmpdir(), "eventgraph-cli-attendees-"));
+    const dir = temporaryFolder("eventgraph-cli-attendees-");
     before(async () => {
       ctx = await createTestContext(engine);
       env = { DATABASE_URL: ctx.config.databaseUrl };

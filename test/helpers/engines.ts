@@ -1,9 +1,8 @@
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import type { Engine } from "../../src/db/database.js";
 import { postgresMissing, thisTestFile } from "./requirements.js";
+import { temporaryFolder } from "./temporary.js";
 
 /** A database engine the suite runs against. */
 export interface TestEngine {
@@ -12,20 +11,11 @@ export interface TestEngine {
   newDatabaseUrl(): string;
 }
 
-// The folders of this test process's SQLite files, removed when it exits: a whole run left about a
-// hundred behind in the system's temporary folder.
-const sqliteFolders: string[] = [];
-process.once("exit", () => {
-  for (const folder of sqliteFolders) rmSync(folder, { recursive: true, force: true });
-});
-
 /** SQLite alone, for tests whose subject does not depend on the database (a page, a bundle). */
 export const sqliteEngine: TestEngine = {
   name: "sqlite",
   newDatabaseUrl: () => {
-    const folder = mkdtempSync(join(tmpdir(), "eventgraph-test-"));
-    sqliteFolders.push(folder);
-    return `sqlite:${join(folder, "db.sqlite")}`;
+    return `sqlite:${join(temporaryFolder("eventgraph-test-"), "db.sqlite")}`;
   },
 };
 

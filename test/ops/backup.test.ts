@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import SQLite from "better-sqlite3";
@@ -14,13 +13,14 @@ import { createServices } from "../../src/services.js";
 import { createApp } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { runNode, startServerProcess } from "../helpers/processes.js";
+import { temporaryFolder } from "../helpers/temporary.js";
 
 const cli = (args: string[], env: Record<string, string>) => runNode(["bin/eventgraph.js", ...args], { env });
 const createTrack = `mutation($input: CreateTrackInput!) { createTrack(input: $input) { track { id } userErrors { message } } }`;
 
 describe("eventgraph backup and restore", () => {
   test("[sqlite] a backup taken under a stream of writes holds every write acknowledged before it started, passes integrity_check, and restores; restore refuses a live database without --force", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "eventgraph-backup-"));
+    const dir = temporaryFolder("eventgraph-backup-");
     const url = `sqlite:${join(dir, "live.sqlite")}`;
     const database = openDatabase(url);
     await migrateToLatest(database.db);
@@ -116,7 +116,7 @@ describe("eventgraph backup and restore", () => {
   test("[postgres] backup runs pg_dump and restore refuses a database holding data without --force", {
     skip: !postgresUrl ? "DATABASE_URL_POSTGRES is not set" : pgDump ? false : "pg_dump is not on PATH",
   }, async () => {
-    const dir = mkdtempSync(join(tmpdir(), "eventgraph-backup-pg-"));
+    const dir = temporaryFolder("eventgraph-backup-pg-");
     const out = join(dir, "backup.dump");
     const source = String(postgresUrl);
     const backup = await cli(["backup", "--out", out], { DATABASE_URL: source });

@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { ConfigError, loadConfig } from "../../src/config.js";
@@ -9,6 +7,7 @@ import { testEngines } from "../helpers/engines.js";
 import { createPublishedProject } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { startServerProcess } from "../helpers/processes.js";
+import { temporaryFolder } from "../helpers/temporary.js";
 import { startTestServer } from "../helpers/test-server.js";
 import { freePort } from "../helpers/throwaway-servers.js";
 
@@ -110,7 +109,7 @@ describe("GET /metrics", () => {
 
   test("with METRICS_PORT: served on 127.0.0.1 at that port without a token, not on the main port, with SQL latency", async () => {
     const port = await freePort();
-    const dir = mkdtempSync(join(tmpdir(), "eventgraph-metrics-"));
+    const dir = temporaryFolder("eventgraph-metrics-");
     const { child, url } = await startServerProcess(
       {
         DATABASE_URL: `sqlite:${join(dir, "db.sqlite")}`,

@@ -1,6 +1,4 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { sql } from "kysely";
@@ -8,11 +6,12 @@ import { openDatabase } from "../../src/db/database.js";
 import { migrateToLatest, migrateUpTo, migrationNames, pendingMigrations } from "../../src/db/migrate.js";
 import { normalizeTicketCode } from "../../src/modules/attendees/ticket-code.js";
 import { runNode } from "../helpers/processes.js";
+import { temporaryFolder } from "../helpers/temporary.js";
 import { throwawayPostgresDatabase } from "../helpers/throwaway-database.js";
 
 /** A new, empty database of each engine (PostgreSQL: created on the test server, dropped after). */
 async function emptyDatabases(): Promise<{ engine: string; url: string; drop(): Promise<void> }[]> {
-  const sqlite = `sqlite:${join(mkdtempSync(join(tmpdir(), "eventgraph-migrate-")), "db.sqlite")}`;
+  const sqlite = `sqlite:${join(temporaryFolder("eventgraph-migrate-"), "db.sqlite")}`;
   const databases = [{ engine: "sqlite", url: sqlite, drop: async () => {} }];
   const server = process.env.DATABASE_URL_POSTGRES;
   if (server) databases.push({ engine: "postgres", ...(await throwawayPostgresDatabase(server, "migrate")) });
@@ -54,7 +53,7 @@ describe("migrations are forward-only from every released schema", () => {
   }
 
   test("--dry-run on an empty database lists every migration and creates nothing", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "eventgraph-migrate-"));
+    const dir = temporaryFolder("eventgraph-migrate-");
     const url = `sqlite:${join(dir, "db.sqlite")}`;
     const dryRun = await runNode(["bin/eventgraph.js", "migrate", "--dry-run"], {
       env: { DATABASE_URL: url },

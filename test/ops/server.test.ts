@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { runNode, startServerProcess } from "../helpers/processes.js";
+import { temporaryFolder } from "../helpers/temporary.js";
 
-const sqliteUrl = () => `sqlite:${join(mkdtempSync(join(tmpdir(), "eventgraph-ops-")), "db.sqlite")}`;
+const sqliteUrl = () => `sqlite:${join(temporaryFolder("eventgraph-ops-"), "db.sqlite")}`;
 const postgresUrl = process.env.DATABASE_URL_POSTGRES;
 
 // A stack trace line, as node prints them: never shown to an operator for a configuration mistake.
