@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import { measureOnDatasets } from "./datasets.js";
+import { type Dataset, measureOnDatasets } from "./datasets.js";
 import { HeapSampler } from "./heap-sampling.js";
 import { startEventgraph, unthrottled } from "./processes.js";
 import { registeredAttendeeIds, scenarios } from "./scenarios.js";
@@ -92,13 +92,7 @@ async function untilGc(events: readonly GcEvent[], sendOne: () => Promise<void>)
   return sent;
 }
 
-async function measureTree(
-  dataset: string,
-  root: string,
-  databaseUrl: string,
-  projectId: string,
-  token: string,
-) {
+async function measureTree({ name: dataset, databaseUrl, projectId, token }: Dataset, root: string) {
   const events: GcEvent[] = [];
   const server = await startEventgraph(
     { DATABASE_URL: databaseUrl, LOG_LEVEL: "warn", ...unthrottled },
@@ -149,12 +143,11 @@ async function measureTree(
   return results;
 }
 
-const trees = [".", ...(flags["compare-tree"] ? [flags["compare-tree"]] : [])];
 const all: AllocationResult[] = await measureOnDatasets(
   flags.datasets ?? "",
-  trees,
+  flags["compare-tree"],
   flags.postgres ?? "",
-  (dataset, tree) => measureTree(dataset.name, tree, dataset.databaseUrl, dataset.projectId, dataset.token),
+  measureTree,
 );
 
 const pad = (value: unknown, width: number) => String(value).padStart(width);

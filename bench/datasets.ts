@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { sql } from "kysely";
@@ -118,15 +118,21 @@ const drillDatasets: Record<string, DatasetSpec> = {
 };
 
 /**
- * Runs `measure` for every tree on every dataset named in `keys` (`--datasets`), in that order, and
- * collects what it returns. Each dataset is seeded once, shared by the trees, and removed after.
+ * Runs `measure` on every dataset named in `keys` (`--datasets`), for this tree and then the built
+ * checkout `compareTree` if given (`--compare-tree`), and collects what it returns. Each dataset is
+ * seeded once, shared by the trees, and removed after.
  */
 export async function measureOnDatasets<T>(
   keys: string,
-  trees: readonly string[],
+  compareTree: string | undefined,
   postgresUrl: string,
   measure: (dataset: Dataset, tree: string) => Promise<T[]>,
 ): Promise<T[]> {
+  const trees = [".", ...(compareTree ? [compareTree] : [])];
+  for (const tree of trees) {
+    if (!existsSync(join(tree, "dist", "src", "main.js")))
+      throw new Error(`${tree} is not built (npm run build)`);
+  }
   const all: T[] = [];
   for (const key of keys.split(",").filter(Boolean)) {
     const spec = drillDatasets[key];

@@ -1,18 +1,10 @@
 import { execFileSync, spawn, spawnSync } from "node:child_process";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { parseArgs } from "node:util";
-import { measureOnDatasets } from "./datasets.js";
+import { type Dataset, measureOnDatasets } from "./datasets.js";
 import { freePort, unthrottled } from "./processes.js";
 import { registeredAttendeeIds, scenarios } from "./scenarios.js";
 import { SequentialClient } from "./sequential-client.js";
@@ -108,13 +100,7 @@ async function totalOfDump(dir: string, label: string): Promise<number> {
 // starting again from the first attendee would find them already checked in.
 let nextRequest = 0;
 
-async function measureTree(
-  dataset: string,
-  root: string,
-  databaseUrl: string,
-  projectId: string,
-  token: string,
-) {
+async function measureTree({ name: dataset, databaseUrl, projectId, token }: Dataset, root: string) {
   const dir = mkdtempSync(join(tmpdir(), "eventgraph-callgrind-"));
   const port = await freePort();
   const child = spawn(
@@ -197,16 +183,11 @@ async function ready(url: string, gone: () => boolean, stderr: () => string): Pr
   throw new Error(`Eventgraph under valgrind was not ready in 180 s: ${stderr()}`);
 }
 
-const trees = [".", ...(flags["compare-tree"] ? [flags["compare-tree"]] : [])];
-for (const tree of trees) {
-  if (!existsSync(join(tree, "dist", "src", "main.js")))
-    throw new Error(`${tree} is not built (npm run build)`);
-}
 const all: InstructionsResult[] = await measureOnDatasets(
   flags.datasets ?? "",
-  trees,
+  flags["compare-tree"],
   flags.postgres ?? "",
-  (dataset, tree) => measureTree(dataset.name, tree, dataset.databaseUrl, dataset.projectId, dataset.token),
+  measureTree,
 );
 
 const pad = (value: unknown, width: number) => String(value).padStart(width);
