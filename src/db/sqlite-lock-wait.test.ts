@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import SQLite from "better-sqlite3";
 import { type Kysely, sql } from "kysely";
+import { temporaryFolder } from "../../test/helpers/temporary.js";
 import { type DatabaseHandle, openDatabase, reusableQuery } from "./database.js";
 
 // Two processes on one SQLite file (WEB_CONCURRENCY=2, or the CLI beside the server): a write that
@@ -15,7 +14,7 @@ import { type DatabaseHandle, openDatabase, reusableQuery } from "./database.js"
 async function whileLockedElsewhere(
   check: (database: DatabaseHandle, other: SQLite.Database) => Promise<void>,
 ) {
-  const path = join(mkdtempSync(join(tmpdir(), "eventgraph-lock-wait-")), "db.sqlite");
+  const path = join(temporaryFolder("eventgraph-lock-wait-"), "db.sqlite");
   const database = openDatabase(`sqlite:${path}`);
   const other = new SQLite(path);
   try {

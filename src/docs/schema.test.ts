@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { isEnumType, isInputObjectType, isInterfaceType, isObjectType } from "graphql";
+import { temporaryFolder } from "../../test/helpers/temporary.js";
 import { printedSchema, schema } from "../api-schema.js";
 import {
   historyViolations,
@@ -127,7 +127,7 @@ describe("the breaking-change check", () => {
   });
 
   test("compares every step of a repository's history, merges included, and the working tree", async () => {
-    const root = mkdtempSync(join(tmpdir(), "eventgraph-history-"));
+    const root = temporaryFolder("eventgraph-history-");
     const run = (...args: string[]) =>
       execFileSync("git", ["-C", root, ...args], {
         stdio: "pipe",

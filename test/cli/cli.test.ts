@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, mkdtempSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type DatabaseHandle, openDatabase } from "../../src/db/database.js";
@@ -8,6 +7,7 @@ import { runCliBinary, runCliInProcess } from "../helpers/cli.js";
 import { testEngines } from "../helpers/engines.js";
 import { uniqueEmail } from "../helpers/factories.js";
 import { spawnNode } from "../helpers/processes.js";
+import { temporaryFolder } from "../helpers/temporary.js";
 
 const stackLine = /^\s+at .+:\d+:\d+\)?$/m;
 const password = "correct horse battery staple";
@@ -26,7 +26,7 @@ function onlyJson(stdout: string): Record<string, unknown> {
 }
 
 describe("eventgraph CLI: usage", () => {
-  const env = { DATABASE_URL: `sqlite:${join(mkdtempSync(join(tmpdir(), "eventgraph-cli-")), "db.sqlite")}` };
+  const env = { DATABASE_URL: `sqlite:${join(temporaryFolder("eventgraph-cli-"), "db.sqlite")}` };
 
   test("exits 2 with the usage on stderr for an unknown command, flag or subcommand", async () => {
     for (const args of [
@@ -250,7 +250,7 @@ for (const engine of testEngines()) {
 
 describe("eventgraph demo (serving)", () => {
   test("uses ./data/demo.sqlite when DATABASE_URL is unset, serves on --port and stops on SIGTERM", async () => {
-    const cwd = mkdtempSync(join(tmpdir(), "eventgraph-demo-"));
+    const cwd = temporaryFolder("eventgraph-demo-");
     const child = spawnNode([join(process.cwd(), "bin/eventgraph.js"), "demo", "--port", "0", "--json"], {
       cwd,
     });
