@@ -1,4 +1,5 @@
 import { encodeCursor } from "../src/shared/pagination.js";
+import type { Dataset } from "./datasets.js";
 import { luaString, type RequestSource } from "./load.js";
 
 /**
@@ -194,4 +195,25 @@ export async function registeredAttendeeIds(url: string, projectId: string, toke
     after = connection.pageInfo.endCursor;
   }
   return ids;
+}
+
+/** The request headers of a scenario: JSON, and the demo app's token when it is authenticated. */
+export function headersOf(scenario: Scenario, dataset: Pick<Dataset, "token">): Record<string, string> {
+  const headers: Record<string, string> = { "content-type": "application/json" };
+  if (scenario.authenticated) headers.authorization = `Bearer ${dataset.token}`;
+  return headers;
+}
+
+/** The answer Eventgraph at `url` gives to a scenario's first request: what the limit server and the Fastify floor send. */
+export async function referenceResponse(url: string, scenario: Scenario, dataset: Dataset) {
+  const response = await fetch(`${url}/api/graphql`, {
+    method: "POST",
+    headers: headersOf(scenario, dataset),
+    body: scenario.body(0),
+  });
+  const body = await response.text();
+  if (response.status !== 200 || body.includes('"errors"')) {
+    throw new Error(`${scenario.id} on ${dataset.name} answered ${response.status}: ${body.slice(0, 500)}`);
+  }
+  return { contentType: response.headers.get("content-type") ?? "application/json", body };
 }

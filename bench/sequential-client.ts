@@ -14,8 +14,8 @@ export class SequentialClient {
     private readonly token: string,
   ) {}
 
-  /** Sends the scenario's n-th request; rejects unless it is answered 200. */
-  send(scenario: Scenario, n: number): Promise<void> {
+  /** Sends the scenario's n-th request to `path`; rejects unless it is answered 200. */
+  send(scenario: Scenario, n: number, path = "/api/graphql"): Promise<void> {
     const body = scenario.body(n);
     const headers: Record<string, string | number> = {
       "content-type": "application/json",
@@ -24,7 +24,7 @@ export class SequentialClient {
     if (scenario.authenticated) headers.authorization = `Bearer ${this.token}`;
     return new Promise((resolve, reject) => {
       const options = { method: "POST", headers, agent: this.agent };
-      const outgoing = request(`${this.url}/api/graphql`, options, (response) => {
+      const outgoing = request(`${this.url}${path}`, options, (response) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
         response.on("end", () => {

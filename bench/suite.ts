@@ -19,7 +19,13 @@ import {
 } from "./processes.js";
 import { summarizeProfile } from "./profile.js";
 import { measureSides, round1, type ScenarioResult, scenarioResult } from "./scenario-rounds.js";
-import { registeredAttendeeIds, type Scenario, scenarios } from "./scenarios.js";
+import {
+  headersOf,
+  referenceResponse,
+  registeredAttendeeIds,
+  type Scenario,
+  scenarios,
+} from "./scenarios.js";
 import { type GcCounters, gcCounters } from "./server-metrics.js";
 
 /**
@@ -109,26 +115,6 @@ function gitCommit(): string | undefined {
   }
 }
 
-function headersOf(scenario: Scenario, dataset: Dataset): Record<string, string> {
-  const headers: Record<string, string> = { "content-type": "application/json" };
-  if (scenario.authenticated) headers.authorization = `Bearer ${dataset.token}`;
-  return headers;
-}
-
-// The answer Eventgraph gives to a scenario's first request: what the limit server will send.
-async function referenceResponse(server: ChildServer, scenario: Scenario, dataset: Dataset) {
-  const response = await fetch(`${server.url}/api/graphql`, {
-    method: "POST",
-    headers: headersOf(scenario, dataset),
-    body: scenario.body(0),
-  });
-  const body = await response.text();
-  if (response.status !== 200 || body.includes('"errors"')) {
-    throw new Error(`${scenario.id} on ${dataset.name} answered ${response.status}: ${body.slice(0, 500)}`);
-  }
-  return { contentType: response.headers.get("content-type") ?? "application/json", body };
-}
-
 // Whether a peer's `data` is byte-for-byte Eventgraph's for the scenario's first request.
 async function peerAgrees(peer: ChildServer, scenario: Scenario, dataset: Dataset, reference: string) {
   const response = await fetch(`${peer.url}/api/graphql`, {
@@ -179,7 +165,7 @@ async function benchDataset(
     );
     const responses: Record<string, { contentType: string; body: string }> = {};
     for (const scenario of list)
-      responses[`/${scenario.id}`] = await referenceResponse(eventgraph, scenario, dataset);
+      responses[`/${scenario.id}`] = await referenceResponse(eventgraph.url, scenario, dataset);
     mkdirSync(join("bench", "results"), { recursive: true });
     const responsesFile = join("bench", "results", `limit-${process.pid}.json.tmp`);
     writeFileSync(responsesFile, JSON.stringify(responses));

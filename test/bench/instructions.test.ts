@@ -11,7 +11,7 @@ import { describeNeeding, valgrindMissing } from "../helpers/requirements.js";
 // The instruction count runs the real server under valgrind and reads callgrind's dumps: if the
 // counting were not switched on, or the wrong dump read, the counts would be zero, equal, or fail.
 describeNeeding(valgrindMissing(), "npm run bench -- --instructions", () => {
-  test("counts what each request executes, a page miss several times a small hit", async () => {
+  test("counts what each request executes on Eventgraph and on the peers, a page miss several times a hit", async () => {
     const dir = mkdtempSync(join(tmpdir(), "eventgraph-instructions-"));
     try {
       const out = join(dir, "instructions.json");
@@ -28,15 +28,20 @@ describeNeeding(valgrindMissing(), "npm run bench -- --instructions", () => {
         { cwd: repoRoot, timeout: 300_000 },
       );
       const { results } = JSON.parse(readFileSync(out, "utf8")) as {
-        results: { scenario: string; instructionsPerRequest: number }[];
+        results: { scenario: string; side: string; instructionsPerRequest: number }[];
       };
-      const of = (scenario: string) =>
-        results.find((r) => r.scenario === scenario)?.instructionsPerRequest ?? 0;
+      const of = (scenario: string, side = ".") =>
+        results.find((r) => r.scenario === scenario && r.side === side)?.instructionsPerRequest ?? 0;
       // A hit answers stored bytes; an agenda miss builds 50 sessions with rooms, tracks and speakers
       // (ten times the instructions, warm). A short warm-up leaves compiling in both counts: with 200
       // requests, a loaded CI machine counted only 2.7 times.
       assert.ok(of("small-hit") > 100_000, JSON.stringify(results));
       assert.ok(of("agenda-miss") > 2 * of("small-hit"), JSON.stringify(results));
+      // The peers, counted the same way: merc-db builds the agenda from the same file; the Fastify
+      // floor only sends the hit's bytes. Each is its own process, counted from its own dump.
+      assert.ok(of("small-hit", "fastify") > 50_000, JSON.stringify(results));
+      assert.ok(of("agenda-miss", "merc-db") > 2 * of("small-hit", "fastify"), JSON.stringify(results));
+      assert.equal(results.length, 5, JSON.stringify(results));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
