@@ -2,13 +2,22 @@ import { AppError, ErrorCode } from "../errors.js";
 import { DiskFullError, isDiskFullError } from "./availability.js";
 import type { Db, Tx } from "./database.js";
 
+/**
+ * Whether a request has been cut off (too slow): set once, by the request's executor. A plain
+ * object, not an AbortSignal: nothing listens for it, and an AbortController (an EventTarget) per
+ * executed operation cost more than the flag it carries.
+ */
+export interface Deadline {
+  passed: boolean;
+}
+
 // The deadline of the request an actor object belongs to. The API builds one actor object per
 // request, so the object is the key; nothing is kept once the request is gone.
-const deadlines = new WeakMap<object, AbortSignal>();
+const deadlines = new WeakMap<object, Deadline>();
 
-/** Ties a request's actor to the signal that fires when the request is cut off (too slow). */
-export function bindDeadline(actor: object, signal: AbortSignal): void {
-  deadlines.set(actor, signal);
+/** Ties a request's actor to its deadline. */
+export function bindDeadline(actor: object, deadline: Deadline): void {
+  deadlines.set(actor, deadline);
 }
 
 // What to do once a transaction of `inTransaction` has committed, by its handle (see afterCommit).
@@ -41,7 +50,7 @@ export async function inTransaction<T>(
       const committed = await db.transaction().execute(async (trx) => {
         commitActions.set(trx, actions);
         const result = await work(trx);
-        if (actor && deadlines.get(actor)?.aborted) {
+        if (actor && deadlines.get(actor)?.passed) {
           throw new AppError(ErrorCode.TIMEOUT, "The request took too long; its changes were rolled back");
         }
         return result;

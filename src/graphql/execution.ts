@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { ExecutionResult, GraphQLFormattedError } from "graphql";
-import { bindDeadline } from "../db/transaction.js";
+import { bindDeadline, type Deadline } from "../db/transaction.js";
 import { ErrorCode } from "../errors.js";
 import { codingFor } from "../http/compression.js";
 import type { Actor } from "../modules/access/actor.js";
@@ -131,8 +131,8 @@ export function createExecutor(services: Services, documents: DocumentCache) {
     const context = createContext(services, actor, request.id, budget, areas);
     // Past the deadline the client gets TIMEOUT at once; a write still running then rolls back
     // instead of committing (see inTransaction). Only app actors can write, and each is per request.
-    const deadline = new AbortController();
-    if (actor.kind === "app") bindDeadline(actor, deadline.signal);
+    const deadline: Deadline = { passed: false };
+    if (actor.kind === "app") bindDeadline(actor, deadline);
     const timeoutMs = config.limits.requestTimeoutMs;
     // The time spent waiting for an execution slot counts: a request that waited out its deadline
     // is not started.
@@ -140,7 +140,7 @@ export function createExecutor(services: Services, documents: DocumentCache) {
     const result =
       left > 0 ? await withTimeout(compiled.query(undefined, context, variables ?? {}), left) : "timeout";
     if (result === "timeout") {
-      deadline.abort();
+      deadline.passed = true;
       const message = `The operation ran longer than ${timeoutMs} ms and was stopped; its changes were rolled back`;
       throw new Refusal(ErrorCode.TIMEOUT, message);
     }
