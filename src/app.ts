@@ -31,8 +31,11 @@ declare module "fastify" {
     services: Services;
   }
   interface FastifyReply {
-    /** Sets the headers every response carries: run when Fastify sends, and by a hijacked reply. */
-    addLastHeaders(): void;
+    /**
+     * The header fields every response carries, as a flat `[name, value, …]` list: set when Fastify
+     * sends, and by a hijacked reply.
+     */
+    lastHeaderFields(): string[];
   }
 }
 
@@ -75,13 +78,15 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook("preClose", async () => {
     closing = true;
   });
-  app.decorateReply("addLastHeaders", function (this: FastifyReply) {
-    this.header("x-request-id", this.request.id);
-    if (closing) this.header("connection", "close");
+  app.decorateReply("lastHeaderFields", function (this: FastifyReply) {
+    const fields = ["x-request-id", this.request.id];
+    if (closing) fields.push("connection", "close");
+    return fields;
   });
   // A callback hook, not an async one: it runs on every response, and a promise per response costs.
   app.addHook("onSend", (_request, reply, payload, done) => {
-    reply.addLastHeaders();
+    const fields = reply.lastHeaderFields();
+    for (let i = 0; i < fields.length; i += 2) reply.header(fields[i] as string, fields[i + 1]);
     done(null, payload);
   });
 

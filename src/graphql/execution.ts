@@ -10,10 +10,10 @@ import { createContext, type RequestBudget } from "./context.js";
 import { type DocumentCache, isCompiledQuery, type PreparedDocument } from "./documents.js";
 import { formatError } from "./errors.js";
 import { ExecutionSlots } from "./execution-slots.js";
-import { Refusal, sendInTwo, sendRaw, sendUnavailable } from "./http-answers.js";
+import { type Exchange, Refusal, sendInTwo, sendRaw, sendUnavailable } from "./http-answers.js";
 import { applyCaching, sendNotModified } from "./http-caching.js";
 import { extensionsTail } from "./http-extensions.js";
-import type { GraphQLParams, MediaType } from "./http-params.js";
+import type { GraphQLParams } from "./http-params.js";
 import type { OperationAnalysis } from "./limits/analyze-operation.js";
 
 // Executing an admitted operation for POST/GET /api/graphql (http.ts): the execution slots, single
@@ -100,26 +100,27 @@ export function createExecutor(services: Services, documents: DocumentCache) {
 
   /** Sends an executed answer with this request's extensions (versions: it may be cached publicly). */
   function answer(
-    { request, reply, media }: Exchange,
+    exchange: Exchange,
     actor: Actor,
     { analysis }: Operation,
     budget: RequestBudget,
     { head, versions }: Computed,
   ): FastifyReply {
     const tail = extensionsTail(analysis.cost, budget.points, budget, false);
-    if (applyCaching(request, reply, actor, versions)) return sendNotModified(reply);
+    if (applyCaching(exchange, actor, versions)) return sendNotModified(exchange);
     // As a hit is sent: the answer's bytes, then this request's tail. Compressed, it goes whole.
-    if (codingFor(request, head)) return sendRaw(reply, 200, media, Buffer.concat([head, tail]));
-    return sendInTwo(reply, media, head, tail);
+    if (codingFor(exchange.request, head)) return sendRaw(exchange, 200, Buffer.concat([head, tail]));
+    return sendInTwo(exchange, head, tail);
   }
 
   /** Runs the operation within the request timeout; a clean query answer is cached. */
   async function compute(
-    { request, reply, media }: Exchange,
+    exchange: Exchange,
     actor: Actor,
     { params, prepared, variables, cacheKey, areas }: Operation,
     budget: RequestBudget,
   ): Promise<Computed> {
+    const { request, reply } = exchange;
     const compiled = documents.compiled(prepared, params.operationName);
     if (!isCompiledQuery(compiled)) {
       throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, formatAll(compiled, request));
@@ -147,7 +148,7 @@ export function createExecutor(services: Services, documents: DocumentCache) {
     const errors = result.errors?.length ? formatAll(result, request) : undefined;
     // The database went away while resolving: "retry shortly", not a partial answer to keep.
     if (errors?.some((e) => e.extensions?.code === ErrorCode.SERVICE_UNAVAILABLE)) {
-      throw new Unavailable(sendUnavailable(reply, media, errors));
+      throw new Unavailable(sendUnavailable(exchange, errors));
     }
     // No `data` at all means the variables failed to coerce: a request error, not a field error.
     if (result.data === undefined) throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, errors ?? []);
@@ -198,13 +199,6 @@ export class Unavailable extends Error {
   constructor(readonly reply: FastifyReply) {
     super("database unavailable");
   }
-}
-
-/** One request being answered: what every step that writes the response needs. */
-export interface Exchange {
-  request: FastifyRequest;
-  reply: FastifyReply;
-  media: MediaType;
 }
 
 /** A parsed, validated and measured operation, with its variables (defaults applied). */

@@ -1,11 +1,20 @@
-import type { OutgoingHttpHeaders } from "node:http";
-import type { FastifyReply } from "fastify";
+import type { FastifyReply, FastifyRequest } from "fastify";
 import type { GraphQLFormattedError } from "graphql";
 import { databaseRetryAfterSeconds } from "../db/availability.js";
 import { type AppError, ErrorCode, httpStatusFor } from "../errors.js";
 import { codingFor, compressAnswer } from "../http/compression.js";
+import type { AnswerHeaders } from "./answer-headers.js";
 import { requestError } from "./errors.js";
-import { json, type MediaType } from "./http-params.js";
+import { graphqlResponse, json, type MediaType } from "./http-params.js";
+
+/** One request being answered: what every step that writes the response needs. */
+export interface Exchange {
+  request: FastifyRequest;
+  reply: FastifyReply;
+  media: MediaType;
+  /** The answer's header fields so far; every way of answering below writes them. */
+  headers: AnswerHeaders;
+}
 
 /**
  * Ends a request before or instead of execution with GraphQL errors. Its status comes from the error
@@ -48,14 +57,15 @@ function statusFor(code: ErrorCode, media: MediaType): number {
  * Answers a refusal: the status from the error table, and the headers a few refusals carry by
  * protocol (RFC 6750 for tokens, RFC 9110 for methods).
  */
-export function refuse(reply: FastifyReply, media: MediaType, refusal: Refusal): FastifyReply {
+export function refuse(exchange: Exchange, refusal: Refusal): FastifyReply {
+  const { headers } = exchange;
   if (refusal.code === ErrorCode.UNAUTHENTICATED)
-    reply.header("www-authenticate", 'Bearer error="invalid_token"');
-  if (refusal.code === ErrorCode.METHOD_NOT_ALLOWED) reply.header("allow", "POST");
+    headers.set("www-authenticate", 'Bearer error="invalid_token"');
+  if (refusal.code === ErrorCode.METHOD_NOT_ALLOWED) headers.set("allow", "POST");
   const body = refusal.extensions
     ? { errors: refusal.errors, extensions: refusal.extensions }
     : { errors: refusal.errors };
-  return send(reply, statusFor(refusal.code, media), media, body);
+  return send(exchange, statusFor(refusal.code, exchange.media), body);
 }
 
 /** The refusal of a POST body that is not declared as JSON. */
@@ -79,8 +89,8 @@ export function detailsOf(error: AppError): Record<string, unknown> {
 }
 
 /** Sends `body` as JSON in the negotiated media type (refusals: never cached by intermediaries). */
-export function send(reply: FastifyReply, status: number, media: MediaType, body: unknown): FastifyReply {
-  return sendRaw(reply, status, media, JSON.stringify(body));
+export function send(exchange: Exchange, status: number, body: unknown): FastifyReply {
+  return sendRaw(exchange, status, JSON.stringify(body));
 }
 
 /**
@@ -89,14 +99,13 @@ export function send(reply: FastifyReply, status: number, media: MediaType, body
  * without @fastify/compress (src/http/compression.ts).
  */
 export function sendRaw(
-  reply: FastifyReply,
+  { request, reply, media, headers }: Exchange,
   status: number,
-  media: MediaType,
   body: string | Buffer,
 ): FastifyReply {
-  if (!reply.hasHeader("cache-control")) reply.header("cache-control", "no-store");
-  reply.code(status).type(`${media}; charset=utf-8`);
-  const encoding = reply.hasHeader("content-encoding") ? undefined : codingFor(reply.request, body);
+  if (!headers.has("cache-control")) headers.set("cache-control", "no-store");
+  headers.applyTo(reply).code(status).type(contentTypes[media]);
+  const encoding = headers.has("content-encoding") ? undefined : codingFor(request, body);
   if (!encoding) return reply.send(body);
   compressAnswer(body, encoding, (error, compressed) => {
     if (error) reply.send(error);
@@ -109,16 +118,19 @@ export function sendRaw(
  * Sends a stored answer's bytes followed by this request's own `tail`, as two writes of one response.
  * Copying a 23 KB page and its tail into a fresh buffer per hit cost ~30 µs, as much as the rest of
  * the HTTP exchange (docs/performance.md, "Round eight"). Fastify sends one payload, so the reply is
- * hijacked: the headers set on it so far, and those every response carries, are written here;
- * Fastify's onResponse hooks (metrics, the access log) still run once the response finishes.
+ * hijacked: the answer's header fields, and those every response carries, are written here as one
+ * list; Fastify's onResponse hooks (metrics, the access log) still run once the response finishes.
  */
-export function sendInTwo(reply: FastifyReply, media: MediaType, head: Buffer, tail: Buffer): FastifyReply {
-  if (!reply.hasHeader("cache-control")) reply.header("cache-control", "no-store");
-  reply.type(`${media}; charset=utf-8`).header("content-length", String(head.byteLength + tail.byteLength));
-  reply.addLastHeaders();
+export function sendInTwo({ reply, media, headers }: Exchange, head: Buffer, tail: Buffer): FastifyReply {
+  if (!headers.has("cache-control")) headers.set("cache-control", "no-store");
+  headers
+    .set("content-type", contentTypes[media])
+    .set("content-length", String(head.byteLength + tail.byteLength));
+  const last = reply.lastHeaderFields();
+  for (let i = 0; i < last.length; i += 2) headers.set(last[i] as string, last[i + 1] as string);
   reply.hijack();
   const response = reply.raw;
-  response.writeHead(200, reply.getHeaders() as OutgoingHttpHeaders);
+  response.writeHead(200, headers.fields);
   // Corked, the head and both parts leave in one writev.
   response.cork();
   response.write(head);
@@ -129,12 +141,14 @@ export function sendInTwo(reply: FastifyReply, media: MediaType, head: Buffer, t
 
 // 503 with Retry-After: the database is unreachable (or its disk full, which says how long to wait);
 // the client may retry the same request.
-export function sendUnavailable(
-  reply: FastifyReply,
-  media: MediaType,
-  errors: GraphQLFormattedError[],
-): FastifyReply {
+export function sendUnavailable(exchange: Exchange, errors: GraphQLFormattedError[]): FastifyReply {
   const stated = errors.map((e) => e.extensions?.retryAfterSeconds).find((s) => typeof s === "number");
-  reply.header("retry-after", String(stated ?? databaseRetryAfterSeconds));
-  return send(reply, 503, media, { errors });
+  exchange.headers.set("retry-after", String(stated ?? databaseRetryAfterSeconds));
+  return send(exchange, 503, { errors });
 }
+
+// The Content-Type of each media type an answer may have.
+const contentTypes: Record<MediaType, string> = {
+  [json]: `${json}; charset=utf-8`,
+  [graphqlResponse]: `${graphqlResponse}; charset=utf-8`,
+};

@@ -7,6 +7,7 @@ import { type Actor, bindOrigin } from "../modules/access/actor.js";
 import type { Services } from "../services.js";
 import { allAreas } from "../shared/data-areas.js";
 import { describeOperation, inOperationSpan, recordErrorCode } from "../telemetry/spans.js";
+import { AnswerHeaders } from "./answer-headers.js";
 import { authenticate } from "./authentication.js";
 import { appView, canonicalJson, publicView, responseCacheKey } from "./cache/cache-key.js";
 import { areasReadBy } from "./cache/document-areas.js";
@@ -14,9 +15,10 @@ import { stillCurrent } from "./cache/freshness.js";
 import type { RequestBudget } from "./context.js";
 import { DocumentCache } from "./documents.js";
 import { requestError } from "./errors.js";
-import { createExecutor, type Exchange, type Operation, Unavailable } from "./execution.js";
+import { createExecutor, type Operation, Unavailable } from "./execution.js";
 import {
   detailsOf,
+  type Exchange,
   internalError,
   notJsonBody,
   Refusal,
@@ -25,7 +27,7 @@ import {
   sendInTwo,
   sendUnavailable,
 } from "./http-answers.js";
-import { applyCaching, registerCors, sendNotModified, setRateLimitHeaders } from "./http-caching.js";
+import { applyCaching, registerPreflight, sendNotModified, setRateLimitHeaders } from "./http-caching.js";
 import { extensionsTail, presentBudget } from "./http-extensions.js";
 import {
   type GraphQLParams,
@@ -54,30 +56,30 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     // shape too, so clients handle one format.
     scope.setErrorHandler((error: FastifyError, request, reply) => {
       const media = negotiate(request.headers.accept) ?? json;
+      const exchange: Exchange = { request, reply, media, headers: new AnswerHeaders() };
       if (error instanceof AppError && error.code === ErrorCode.SERVICE_UNAVAILABLE) {
-        return sendUnavailable(reply, media, [requestError(error.code, error.message, detailsOf(error))]);
+        return sendUnavailable(exchange, [requestError(error.code, error.message, detailsOf(error))]);
       }
       if (error.statusCode === 413) {
         const message = `The request body is larger than ${config.limits.maxBodyBytes} bytes`;
         return refuse(
-          reply,
-          media,
+          exchange,
           new Refusal(ErrorCode.PAYLOAD_TOO_LARGE, message, {
             limit: "bodyBytes",
             max: config.limits.maxBodyBytes,
           }),
         );
       }
-      if (error.statusCode === 415) return refuse(reply, media, notJsonBody());
+      if (error.statusCode === 415) return refuse(exchange, notJsonBody());
       if (error.statusCode && error.statusCode < 500) {
         const message = `The request body is not valid JSON: ${error.message}`;
-        return refuse(reply, media, new Refusal(ErrorCode.BAD_REQUEST, message));
+        return refuse(exchange, new Refusal(ErrorCode.BAD_REQUEST, message));
       }
       request.log.error({ err: error }, "GraphQL request failed");
-      return refuse(reply, media, internalError(request.id));
+      return refuse(exchange, internalError(request.id));
     });
 
-    registerCors(scope, "/api/graphql");
+    registerPreflight(scope, "/api/graphql");
     scope.route({ method: ["GET", "POST"], url: "/api/graphql", compress: false, handler: handle });
   });
 
@@ -85,11 +87,11 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
   // request with a Refusal, whose HTTP status comes from the error table.
   async function handle(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const media = negotiate(request.headers.accept);
+    const exchange: Exchange = { request, reply, media: media ?? json, headers: new AnswerHeaders() };
     if (!media) {
       const message = `Accept must allow ${graphqlResponse} or ${json}`;
-      return refuse(reply, json, new Refusal(ErrorCode.NOT_ACCEPTABLE, message));
+      return refuse(exchange, new Refusal(ErrorCode.NOT_ACCEPTABLE, message));
     }
-    const exchange: Exchange = { request, reply, media };
     return inOperationSpan(request.id, async (span) => {
       try {
         const params = readRequest(request);
@@ -114,7 +116,7 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
       } catch (error) {
         if (error instanceof Refusal) {
           recordErrorCode(span, error.code);
-          return refuse(reply, media, error);
+          return refuse(exchange, error);
         }
         if (error instanceof Unavailable) return error.reply;
         throw error;
@@ -209,16 +211,16 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
 
   /** A dry run is measured but neither executed nor charged. */
   async function answerDryRun(
-    { request, reply, media }: Exchange,
+    exchange: Exchange,
     actor: Actor,
     { analysis }: Operation,
   ): Promise<FastifyReply> {
     const points = pointsForCost(analysis.cost);
-    const [key, limit] = budgetOf(actor, request);
+    const [key, limit] = budgetOf(actor, exchange.request);
     const budget = await services.rateLimiter.peek(key, limit);
-    setRateLimitHeaders(reply, budget, points);
+    setRateLimitHeaders(exchange.headers, budget, points);
     const held = actor.kind === "app" ? actor.permissions : [];
-    return send(reply, 200, media, {
+    return send(exchange, 200, {
       extensions: {
         dryRun: {
           cost: analysis.cost,
@@ -236,7 +238,7 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
 
   /** Takes the operation's points from the caller's hourly budget, or refuses with RATE_LIMITED. */
   function charge(
-    { request, reply }: Exchange,
+    { request, headers }: Exchange,
     actor: Actor,
     { analysis }: Operation,
   ): RequestBudget | Promise<RequestBudget> {
@@ -244,20 +246,21 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     const [key, limit] = budgetOf(actor, request);
     const charged = services.rateLimiter.consume(key, points, limit);
     // In process the budget is known at once: no promise on the way of every request.
-    if (charged instanceof Promise) return charged.then((budget) => settle(reply, analysis, points, budget));
-    return settle(reply, analysis, points, charged);
+    if (charged instanceof Promise)
+      return charged.then((budget) => settle(headers, analysis, points, budget));
+    return settle(headers, analysis, points, charged);
   }
 
   /** Tells the caller its budget, and refuses with RATE_LIMITED when the points did not fit. */
   function settle(
-    reply: FastifyReply,
+    headers: AnswerHeaders,
     analysis: OperationAnalysis,
     points: number,
     budget: RateLimitState,
   ): RequestBudget {
-    setRateLimitHeaders(reply, budget, points);
+    setRateLimitHeaders(headers, budget, points);
     if (!budget.allowed) {
-      reply.header("retry-after", String(budget.retryAfterSeconds));
+      headers.set("retry-after", String(budget.retryAfterSeconds));
       const message = `Rate limit of ${budget.limit} points per hour exceeded; retry in ${budget.retryAfterSeconds} s`;
       throw new Refusal(
         ErrorCode.RATE_LIMITED,
@@ -271,7 +274,7 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
 
   /** Answers from the response cache when an identical query's answer is still current; true once sent. */
   async function answerFromCache(
-    { request, reply, media }: Exchange,
+    exchange: Exchange,
     actor: Actor,
     { analysis, cacheKey }: Operation,
     budget: RequestBudget,
@@ -282,25 +285,26 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     if (!hit) return false;
     const current = stillCurrent(services, hit);
     if (!(current === true || (current !== false && (await current)))) return false;
-    if (applyCaching(request, reply, actor, hit.versions)) {
-      sendNotModified(reply);
+    if (applyCaching(exchange, actor, hit.versions)) {
+      sendNotModified(exchange);
       return true;
     }
     // The cached bytes go out as they are, followed by this request's extensions: decoding and
     // re-encoding a large page cost more than the rest of a hit, and so did copying it.
     const tail = extensionsTail(analysis.cost, budget.points, budget, true);
-    const encoding = negotiateEncoding(request);
+    const encoding = negotiateEncoding(exchange.request);
     if (encoding) {
       // Compressed once per entry and coding; each hit only compresses (stores) its own tail.
       hit.encoded[encoding] ??= openStream(hit.body, encoding);
       const open = await hit.encoded[encoding];
       const closing = closingBytes(open, tail);
       if (closing) {
-        sendInTwo(reply.header("content-encoding", encoding), media, open.prefix, closing);
+        exchange.headers.set("content-encoding", encoding);
+        sendInTwo(exchange, open.prefix, closing);
         return true;
       }
     }
-    sendInTwo(reply, media, hit.body, tail);
+    sendInTwo(exchange, hit.body, tail);
     return true;
   }
 }

@@ -207,11 +207,35 @@ for (const engine of testEngines()) {
       assert.match(String(preflight.headers["access-control-allow-methods"]), /POST/);
       assert.match(String(preflight.headers["access-control-allow-headers"]), /authorization/);
       assert.equal(preflight.headers["access-control-allow-credentials"], undefined);
-      const answer = await raw(server, getPath(`{ project(id: "${projectId}") { name } }`), {
-        headers: { origin: "https://app.example" },
-      });
-      assert.equal(answer.headers["access-control-allow-origin"], "*");
-      assert.match(String(answer.headers["access-control-expose-headers"]), /ratelimit/);
+      // An executed answer, the same answer from the response cache (written by another path) and
+      // refusals, before and after the body is parsed: a browser app reads each of them.
+      const query = `{ project(id: "${projectId}") { name, timezone } }`;
+      const answers = [
+        await raw(server, getPath(query), { headers: { origin: "https://app.example" } }),
+        await raw(server, getPath(query), { headers: { origin: "https://app.example" } }),
+        await raw(server, "/api/graphql", {
+          method: "POST",
+          headers: { origin: "https://app.example", "content-type": "application/json" },
+          body: "{not json",
+        }),
+        await raw(server, getPath(query), {
+          headers: { origin: "https://app.example", authorization: "Bearer evg_not_a_token" },
+        }),
+      ];
+      assert.deepEqual(
+        answers.map((a) => [a.status, JSON.parse(a.body.toString()).extensions?.cached]),
+        [
+          [200, false],
+          [200, true],
+          [400, undefined],
+          [401, undefined],
+        ],
+      );
+      for (const answer of answers) {
+        assert.equal(answer.headers["access-control-allow-origin"], "*");
+        assert.match(String(answer.headers["access-control-expose-headers"]), /ratelimit/);
+        assert.equal(answer.headers.vary, "accept, accept-encoding, authorization");
+      }
       // The dashboard is not opened up: no CORS header on its pages.
       const page = await raw(server, "/login", { headers: { origin: "https://app.example" } });
       assert.equal(page.headers["access-control-allow-origin"], undefined);
