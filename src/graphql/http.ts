@@ -119,6 +119,9 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
           return refuse(exchange, error);
         }
         if (error instanceof Unavailable) return error.reply;
+        // The scope's error handler answers it on the reply: the fields gathered so far (the
+        // budget's among them) go there first, as they did when every step set them on the reply.
+        if (!reply.sent) exchange.headers.applyTo(reply);
         throw error;
       }
     });
