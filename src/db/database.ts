@@ -284,7 +284,9 @@ export function reusableQuery<Row, Parameters extends readonly unknown[]>(
     }
     const direct = entry.direct?.(db, parameters);
     if (direct) return direct;
-    const query = { ...entry.query, parameters };
+    // Written out rather than `{ ...entry.query, parameters }`: on Node 20 that spread took a microsecond.
+    const { query: node, queryId, sql } = entry.query;
+    const query: CompiledQuery<Row> = { query: node, queryId, sql, parameters };
     if (!options.readAhead || entry.direct || !db.isTransaction) {
       return (await db.executeQuery<Row>(query)).rows;
     }

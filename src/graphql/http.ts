@@ -272,7 +272,17 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
         { rateLimit: presentBudget(budget) },
       );
     }
-    return { ...budget, cost: analysis.cost, points };
+    // Spelled out: on Node 20, `{ ...budget, cost, points }` (a spread with members after it) took
+    // 2.8 µs, a literal 0.02 (docs/performance.md, "Round sixteen").
+    return {
+      allowed: budget.allowed,
+      limit: budget.limit,
+      remaining: budget.remaining,
+      resetAt: budget.resetAt,
+      retryAfterSeconds: budget.retryAfterSeconds,
+      cost: analysis.cost,
+      points,
+    };
   }
 
   /** Answers from the response cache when an identical query's answer is still current; true once sent. */

@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from "node:crypto";
+import { hash, randomBytes } from "node:crypto";
 import type { Db } from "../../db/database.js";
 import { type AuthSessionRow, sessionsRepository } from "./sessions.repository.js";
 import { usersRepository } from "./users.repository.js";
@@ -41,7 +41,7 @@ const clip = (value: string | undefined, max: number) => (value ? value.slice(0,
 
 /** The SHA-256 (hex) under which a secret is stored; the secret itself never is. */
 export function hashSecret(value: string): string {
-  return createHash("sha256").update(value).digest("hex");
+  return hash("sha256", value, "hex");
 }
 
 /** A new random secret for a cookie or a link: 256 bits, URL-safe. */
