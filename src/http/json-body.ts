@@ -1,4 +1,5 @@
 import type { FastifyInstance } from "fastify";
+import { LRUCache } from "lru-cache";
 
 /**
  * Nesting deeper than this in a JSON body (or a JSON query parameter) is refused before it is
@@ -38,16 +39,40 @@ class JsonTooDeepError extends Error {
   }
 }
 
+// Bodies up to this long are remembered parsed, this many of them (a few hundred KB at most).
+const rememberedBodyChars = 2048;
+const rememberedBodies = 1000;
+
 /**
  * Replaces the JSON body parser of `scope`: the depth check runs on the raw text first, then
  * Fastify's own parser (which refuses `__proto__` and `constructor.prototype` keys). The body size
  * limit applies before either.
+ *
+ * A client repeats its requests byte for byte (the cache hits of the API are such requests), so
+ * the recent short bodies are remembered parsed: a repeated one skips the depth check and the
+ * parse, which with secure-json-parse's scans of the text were 6 % of an attendee-page hit
+ * (docs/performance.md, "Round sixteen"). What is handed out again is frozen to the last level,
+ * so no request can change what the next one reads.
  */
 export function registerJsonBodyParser(scope: FastifyInstance): void {
   const parse = scope.getDefaultJsonParser("error", "error");
+  const parsed = new LRUCache<string, object>({ max: rememberedBodies });
   scope.removeContentTypeParser("application/json");
   scope.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    if (jsonDepthExceeds(body as string)) return done(new JsonTooDeepError(maxJsonDepth), undefined);
-    parse(request, body as string, done);
+    const text = body as string;
+    const known = parsed.get(text);
+    if (known) return done(null, known);
+    if (jsonDepthExceeds(text)) return done(new JsonTooDeepError(maxJsonDepth), undefined);
+    parse(request, text, (error, value) => {
+      if (!error && text.length <= rememberedBodyChars && typeof value === "object" && value !== null)
+        parsed.set(text, deepFreeze(value));
+      done(error, value);
+    });
   });
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+  for (const item of Object.values(value)) deepFreeze(item);
+  return Object.freeze(value);
 }
