@@ -76,6 +76,14 @@ for (const engine of testEngines()) {
         variables: { id: project.id },
       });
       assert.equal(sent.body.data.project.name, project.name, "a sent value wins over the default");
+      // Sent twice, the same body is handed out parsed and frozen the second time: the default is
+      // filled into a copy, not into the shared object.
+      const both = `query ($id: ID!, $first: Int! = 1) { project(id: $id) { sessions(first: $first) { totalCount } } }`;
+      for (let i = 0; i < 2; i++) {
+        const partly = await gql(server.url, both, { variables: { id: project.id } });
+        assert.equal(partly.status, 200, JSON.stringify(partly.body));
+        assert.equal(partly.body.errors, undefined);
+      }
     });
 
     test("runs the explorer's own default query as written (a non-null variable with a default)", async () => {
