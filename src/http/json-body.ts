@@ -39,7 +39,8 @@ class JsonTooDeepError extends Error {
   }
 }
 
-// Bodies up to this long are remembered parsed, this many of them (a few hundred KB at most).
+// Bodies up to this long are remembered parsed, this many of them: about 2 MB of text at most, and
+// as much again parsed.
 const rememberedBodyChars = 2048;
 const rememberedBodies = 1000;
 
