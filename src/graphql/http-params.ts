@@ -1,5 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import { AppError, ErrorCode } from "../errors.js";
+import { rememberedPerValue } from "../http/header-values.js";
 import { jsonDepthExceeds, maxJsonDepth } from "../http/json-body.js";
 
 export const graphqlResponse = "application/graphql-response+json";
@@ -19,6 +20,10 @@ export function negotiate(accept: string | undefined): MediaType | undefined {
   // The headers clients send most often, answered without parsing.
   if (!accept || accept === "*/*" || accept === json) return json;
   if (accept === graphqlResponse) return graphqlResponse;
+  return negotiated(accept);
+}
+
+const negotiated = rememberedPerValue((accept: string): MediaType | undefined => {
   const ranges = accept.split(",").map((part) => {
     const [type = "", ...params] = part.trim().toLowerCase().split(";");
     const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
@@ -28,7 +33,7 @@ export function negotiate(accept: string | undefined): MediaType | undefined {
   if (accepts(graphqlResponse)) return graphqlResponse;
   if (accepts(json) || accepts("application/*") || accepts("*/*")) return json;
   return undefined;
-}
+});
 
 /** Whether a request's Content-Type is JSON (any charset; the body is read as UTF-8). */
 export function isJsonContentType(header: string | undefined): boolean {

@@ -10,6 +10,7 @@ import {
 } from "node:zlib";
 import fastifyCompress from "@fastify/compress";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { rememberedPerValue } from "./header-values.js";
 
 /** A content coding both sides may use, best first. */
 export type Encoding = "br" | "gzip";
@@ -75,7 +76,10 @@ export function compressAnswer(
 /** The coding to answer in, from Accept-Encoding (RFC 9110 §12.5.3): brotli before gzip, q=0 refuses. */
 export function negotiateEncoding(request: FastifyRequest): Encoding | undefined {
   const header = request.headers["accept-encoding"];
-  if (!header) return undefined;
+  return header ? encodingAccepted(header) : undefined;
+}
+
+const encodingAccepted = rememberedPerValue((header: string): Encoding | undefined => {
   const weights = new Map<string, number>();
   for (const part of header.split(",")) {
     const [name = "", ...params] = part.trim().toLowerCase().split(";");
@@ -87,7 +91,7 @@ export function negotiateEncoding(request: FastifyRequest): Encoding | undefined
   const gzip = weights.get("gzip") ?? weights.get("x-gzip") ?? any;
   if (br > 0 && br >= gzip) return "br";
   return gzip > 0 ? "gzip" : undefined;
-}
+});
 
 const storedCompressors: Record<Encoding, (body: Buffer) => Promise<Buffer>> = {
   // Quality 6: the 5 MB explorer bundle in a fraction of a second, once, off the event loop.
