@@ -17,4 +17,9 @@ test("decides once per header value, undecided ones included, and forgets the ol
   assert.equal(decide("br"), 2);
   assert.equal(decide("gzip"), 4);
   assert.deepEqual(asked, ["gzip", "none", "br", "gzip"]);
+  // A long value is decided every time, never kept.
+  const long = "x".repeat(300);
+  decide(long);
+  decide(long);
+  assert.deepEqual(asked.slice(4), [long, long]);
 });

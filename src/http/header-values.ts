@@ -4,8 +4,9 @@ import { LRUCache } from "lru-cache";
  * `decide`, remembered for the last `max` header values it was given. A client sends the same
  * Accept and Accept-Encoding text with every request, and parsing them (split, trim, lower-case,
  * weights) took 1.6–3.3 µs per request for the headers Apollo Client and urql send, as much as the
- * rest of a cached answer's own steps (docs/performance.md, "Round sixteen"). Bounded, so that a
- * client sending new values each time only makes itself the slow path.
+ * rest of a cached answer's own steps (docs/performance.md, "Round sixteen"). Bounded in count and
+ * in length (a header may be 16 KB; what clients send is under 200 characters), so that a client
+ * sending new or long values only makes itself the slow path, and 65,536 characters at most are held.
  */
 export function rememberedPerValue<T>(decide: (value: string) => T, max = 256): (value: string) => T {
   // Boxed: the cache holds no undefined values, and "none acceptable" is a decision too.
@@ -14,7 +15,9 @@ export function rememberedPerValue<T>(decide: (value: string) => T, max = 256): 
     const known = decided.get(value);
     if (known) return known.value;
     const result = decide(value);
-    decided.set(value, { value: result });
+    if (value.length <= longestRemembered) decided.set(value, { value: result });
     return result;
   };
 }
+
+const longestRemembered = 256;
