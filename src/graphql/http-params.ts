@@ -1,6 +1,6 @@
 import type { FastifyRequest } from "fastify";
 import { AppError, ErrorCode } from "../errors.js";
-import { rememberedPerValue } from "../http/header-values.js";
+import { rememberedPerValue, weightedMembers } from "../http/header-values.js";
 import { jsonDepthExceeds, maxJsonDepth } from "../http/json-body.js";
 
 export const graphqlResponse = "application/graphql-response+json";
@@ -24,12 +24,8 @@ export function negotiate(accept: string | undefined): MediaType | undefined {
 }
 
 const negotiated = rememberedPerValue((accept: string): MediaType | undefined => {
-  const ranges = accept.split(",").map((part) => {
-    const [type = "", ...params] = part.trim().toLowerCase().split(";");
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-    return { type: type.trim(), q: q ? Number(q.slice(2)) : 1 };
-  });
-  const accepts = (type: string) => ranges.some((r) => r.type === type && r.q > 0);
+  const ranges = weightedMembers(accept);
+  const accepts = (type: string) => ranges.some((r) => r.name === type && r.q > 0);
   if (accepts(graphqlResponse)) return graphqlResponse;
   if (accepts(json) || accepts("application/*") || accepts("*/*")) return json;
   return undefined;

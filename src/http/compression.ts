@@ -10,7 +10,7 @@ import {
 } from "node:zlib";
 import fastifyCompress from "@fastify/compress";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { rememberedPerValue } from "./header-values.js";
+import { rememberedPerValue, weightedMembers } from "./header-values.js";
 
 /** A content coding both sides may use, best first. */
 export type Encoding = "br" | "gzip";
@@ -81,11 +81,7 @@ export function negotiateEncoding(request: FastifyRequest): Encoding | undefined
 
 const encodingAccepted = rememberedPerValue((header: string): Encoding | undefined => {
   const weights = new Map<string, number>();
-  for (const part of header.split(",")) {
-    const [name = "", ...params] = part.trim().toLowerCase().split(";");
-    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
-    weights.set(name.trim(), q ? Number(q.slice(2)) || 0 : 1);
-  }
+  for (const { name, q } of weightedMembers(header)) weights.set(name, q);
   const any = weights.get("*") ?? 0;
   const br = weights.get("br") ?? any;
   const gzip = weights.get("gzip") ?? weights.get("x-gzip") ?? any;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { rememberedPerValue } from "./header-values.js";
+import { rememberedPerValue, weightedMembers } from "./header-values.js";
 
 test("decides once per header value, undecided ones included, and forgets the oldest past its bound", () => {
   const asked: string[] = [];
@@ -22,4 +22,13 @@ test("decides once per header value, undecided ones included, and forgets the ol
   decide(long);
   decide(long);
   assert.deepEqual(asked.slice(4), [long, long]);
+});
+
+test("reads a weighted list's members in order, lower-cased, with q defaulting to 1 and garbage to 0", () => {
+  assert.deepEqual(weightedMembers("Application/JSON;q=0.9, text/html ; q=0 ,br;q=x,*"), [
+    { name: "application/json", q: 0.9 },
+    { name: "text/html", q: 0 },
+    { name: "br", q: 0 },
+    { name: "*", q: 1 },
+  ]);
 });

@@ -21,3 +21,15 @@ export function rememberedPerValue<T>(decide: (value: string) => T, max = 256): 
 }
 
 const longestRemembered = 256;
+
+/**
+ * The members of a weighted header list (Accept, Accept-Encoding; RFC 9110 §12.4.2), in order: each
+ * name lower-cased and trimmed, with its `q` (1 when absent, 0 when unreadable).
+ */
+export function weightedMembers(value: string): { name: string; q: number }[] {
+  return value.split(",").map((part) => {
+    const [name = "", ...params] = part.trim().toLowerCase().split(";");
+    const q = params.map((p) => p.trim()).find((p) => p.startsWith("q="));
+    return { name: name.trim(), q: q ? Number(q.slice(2)) || 0 : 1 };
+  });
+}

@@ -61,7 +61,8 @@ export function registerJsonBodyParser(scope: FastifyInstance): void {
   scope.removeContentTypeParser("application/json");
   scope.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
     const text = body as string;
-    const known = parsed.get(text);
+    // A longer body is never kept, and looking it up would hash it whole for nothing.
+    const known = text.length <= rememberedBodyChars ? parsed.get(text) : undefined;
     if (known) return done(null, known);
     if (jsonDepthExceeds(text)) return done(new JsonTooDeepError(maxJsonDepth), undefined);
     parse(request, text, (error, value) => {
