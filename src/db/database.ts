@@ -21,8 +21,9 @@ import { yieldIfLoopHeld } from "./loop-yield.js";
 import { nameStatement, ownBackends, withNamedStatements } from "./postgres-pool.js";
 import type { Database as Tables } from "./schema.js";
 import { type DirectStatement, type QueryLogEvent, SqliteDirect } from "./sqlite-direct.js";
+import { GroupCommitDialect, registerGroupCommit } from "./sqlite-group-commit.js";
 import { limitWithoutReprepare } from "./sqlite-limit.js";
-import { sqliteBusyTimeoutMs, WaitingForLockDialect, withoutBusyWait } from "./sqlite-lock-wait.js";
+import { sqliteBusyTimeoutMs } from "./sqlite-lock-wait.js";
 import { readAhead, sentWithCommit } from "./transaction-batching.js";
 
 /** Kysely handle typed with every table; a transaction is accepted wherever a Db is. */
@@ -100,21 +101,28 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     const path = url.slice("sqlite:".length);
     if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
     const sqlite = new SQLite(path);
-    // WAL lets readers run beside the writer (and several processes share the file);
-    // the busy timeout makes a second writer wait instead of failing at once (a transaction waits
-    // on the event loop instead: WaitingForLockDialect).
+    // WAL lets readers run beside the writer (and several processes share the file). This
+    // connection never waits inside SQLite for another connection's lock: better-sqlite3 is
+    // synchronous, so that wait (sleeps of up to 100 ms, for seconds) held the whole process while
+    // another process wrote. Its statements fail at once with SQLITE_BUSY instead, and Kysely's are
+    // tried again on the event loop (WaitingForLockDialect). Those that run straight on
+    // better-sqlite3 cannot meet a lock: inside a transaction it holds the write lock already, and
+    // reads from outside one run on the reader, which waits as before.
     sqlite.pragma("journal_mode = WAL");
-    sqlite.pragma(`busy_timeout = ${sqliteBusyTimeoutMs}`);
+    sqlite.pragma("busy_timeout = 0");
     sqlite.pragma("foreign_keys = ON");
     sqlite.pragma("synchronous = NORMAL");
     // Negative: a size in KiB rather than in pages.
     sqlite.pragma(`cache_size = -${Math.round((options.sqlitePageCacheMiB ?? 16) * 1024)}`);
+    const dialect = new GroupCommitDialect({ database: withStatementCache(sqlite) }, sqlite);
     const db = new Kysely<Tables>({
-      dialect: new WaitingForLockDialect({ database: withStatementCache(sqlite) }),
+      dialect,
       log,
       plugins: [limitWithoutReprepare(), yieldAfterStatement],
     });
-    directRunners.set(db.getExecutor().adapter, new SqliteDirect(sqlite, log));
+    if (dialect.groupCommit) registerGroupCommit(db.getExecutor().adapter, dialect.groupCommit);
+    const reader = path === ":memory:" ? undefined : openReader(path, options.sqlitePageCacheMiB);
+    directRunners.set(db.getExecutor().adapter, new SqliteDirect(sqlite, reader, log));
     const dataVersion = sqlite.prepare("pragma data_version").pluck();
     const checkpointer =
       options.checkpointInBackground && path !== ":memory:"
@@ -124,7 +132,14 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       db,
       engine: "sqlite",
       checkpointer,
-      externalWrites: () => dataVersion.get() as number,
+      externalWrites: () => {
+        try {
+          return dataVersion.get() as number;
+        } catch {
+          // SQLITE_BUSY while another connection recovers the WAL: unknown, so every hit is checked.
+          return undefined;
+        }
+      },
       health: new DatabaseHealth(),
       poolStats: () => undefined,
       poolSize: undefined,
@@ -134,6 +149,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       async close() {
         await checkpointer?.stop();
         await db.destroy();
+        reader?.close();
       },
     };
   }
@@ -215,17 +231,12 @@ const alreadyRolledBack: SqliteStatement = {
 };
 
 function withStatementCache(sqlite: SQLite.Database, max = 1000): SqliteDatabase {
-  // Each prepared statement beside what Kysely runs: itself, or its wrapper when it writes.
-  const statements = new LRUCache<string, { prepared: SQLite.Statement; run: SqliteStatement }>({ max });
-  const prepare = (sql: string) => {
-    const prepared = sqlite.prepare(sql);
-    return { prepared, run: prepared.readonly ? prepared : withoutBusyWait(sqlite, prepared) };
-  };
+  const statements = new LRUCache<string, SQLite.Statement>({ max });
   // Every transaction here writes, so each takes the write lock when it begins (IMMEDIATE):
   // what it reads inside is then the latest data and stays so until it commits, which makes a
   // plain read a row lock on SQLite (attendeesRepository.lock), and a second process waits
   // for the lock (WaitingForLockDialect) instead of failing on a stale snapshot half-way.
-  const begin = withoutBusyWait(sqlite, sqlite.prepare("begin immediate"));
+  const begin = sqlite.prepare("begin immediate");
   return {
     prepare(sql) {
       // SQLite rolls a transaction back by itself after some errors (SQLITE_FULL when the disk is
@@ -234,11 +245,11 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000): SqliteDatabase
       if (sql === "rollback" && !sqlite.inTransaction) return alreadyRolledBack;
       if (sql === "begin") return begin;
       let statement = statements.get(sql);
-      if (!statement || statement.prepared.busy) {
-        statement = prepare(sql);
+      if (!statement || statement.busy) {
+        statement = sqlite.prepare(sql);
         statements.set(sql, statement);
       }
-      return statement.run;
+      return statement;
     },
     close() {
       statements.clear();
@@ -301,6 +312,19 @@ export function reusableQuery<Row, Parameters extends readonly unknown[]>(
     if (!sent) throw new Error("reusableQuery: the connection was not provided");
     return (await sent).rows;
   };
+}
+
+/**
+ * The second connection of a SQLite file: reads from outside a transaction (sqlite-direct.ts). It
+ * never writes (`query_only`), and it waits for locks as the first one did before (a reader meets
+ * one only while another connection recovers or restarts the WAL).
+ */
+function openReader(path: string, pageCacheMiB = 16): SQLite.Database {
+  const reader = new SQLite(path);
+  reader.pragma(`busy_timeout = ${sqliteBusyTimeoutMs}`);
+  reader.pragma("query_only = ON");
+  reader.pragma(`cache_size = -${Math.round(pageCacheMiB * 1024)}`);
+  return reader;
 }
 
 /** Hides the password of a connection URL before it is shown in a message or a log. */

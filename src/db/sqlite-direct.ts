@@ -25,28 +25,54 @@ export type DirectStatement<Row> = (
  * third more than returning arrays and naming their columns here (docs/decisions.md).
  *
  * Kysely keeps its one SQLite connection for a transaction from BEGIN to COMMIT and makes every
- * other statement wait. Running beside that lock, a read from outside the transaction would see its
- * uncommitted writes, so a statement runs directly only for the transaction's own handle or while
- * no transaction is open; otherwise it waits for the lock in Kysely as before. A write outside a
+ * other statement wait. A read from outside a transaction therefore runs on a connection of its own,
+ * `reader`, which sees what was last committed and never waits for that lock: under a stream of
+ * writes (the door's check-ins) the pages and the writes' own id lookups were queueing behind each
+ * transaction. The transaction's own statements run on its connection. A write outside a
  * transaction always goes through Kysely: it may have to wait for another process's write lock,
  * which Kysely's connection does on the event loop (sqlite-lock-wait.ts) while holding the
- * connection, so no transaction of this process can begin under it.
+ * connection, so no transaction of this process can begin under it. Without a reader (an in-memory
+ * database, which no second connection can open) a read runs directly only while no transaction is
+ * open, and otherwise waits for the lock in Kysely: beside it, it would see uncommitted writes.
  */
 export class SqliteDirect {
   constructor(
     private readonly sqlite: SQLite.Database,
+    private readonly reader: SQLite.Database | undefined,
     private readonly log: ((event: QueryLogEvent) => void) | undefined,
   ) {}
 
   /** The runner of `sql`, prepared on its first run; each run reports to the log and then yields if the loop was held. */
   statement<Row>(sql: string): DirectStatement<Row> {
-    let run: ((parameters: readonly unknown[]) => Row[]) | undefined;
+    const inTransaction = this.runner<Row>(this.sqlite, sql);
+    const { reader } = this;
+    if (!reader) {
+      let writes: boolean | undefined;
+      return (db, parameters) => {
+        if (db.isTransaction) return inTransaction(parameters);
+        writes ??= this.writes(sql);
+        return writes || this.sqlite.inTransaction ? undefined : inTransaction(parameters);
+      };
+    }
+    const outside = this.runner<Row>(reader, sql);
     let writes: boolean | undefined;
-    const execute = async (parameters: readonly unknown[]) => {
+    // `isTransaction`: the handle of the transaction that holds the connection.
+    return (db, parameters) => {
+      if (db.isTransaction) return inTransaction(parameters);
+      writes ??= this.writes(sql);
+      return writes === false ? outside(parameters) : undefined;
+    };
+  }
+
+  // Runs `sql` on `connection`, prepared on its first run; each run reports to the log and then
+  // yields if the loop was held.
+  private runner<Row>(connection: SQLite.Database, sql: string) {
+    let run: ((parameters: readonly unknown[]) => Row[]) | undefined;
+    return async (parameters: readonly unknown[]) => {
       const start = performance.now();
       let rows: Row[];
       try {
-        run ??= this.prepare<Row>(sql);
+        run ??= this.prepare<Row>(connection, sql);
         rows = run(parameters);
       } catch (error) {
         this.report("error", sql, parameters, start);
@@ -56,12 +82,6 @@ export class SqliteDirect {
       // The same rule as every other statement's (loop-yield.ts).
       await yieldIfLoopHeld();
       return rows;
-    };
-    // `isTransaction`: the handle of the transaction that holds the connection.
-    return (db, parameters) => {
-      if (db.isTransaction) return execute(parameters);
-      writes ??= this.writes(sql);
-      return writes || this.sqlite.inTransaction ? undefined : execute(parameters);
     };
   }
 
@@ -79,8 +99,8 @@ export class SqliteDirect {
   }
 
   // What a statement's runs do: its rows, or an empty list for a statement that returns none.
-  private prepare<Row>(sql: string): (parameters: readonly unknown[]) => Row[] {
-    const statement = this.sqlite.prepare(sql);
+  private prepare<Row>(connection: SQLite.Database, sql: string): (parameters: readonly unknown[]) => Row[] {
+    const statement = connection.prepare(sql);
     if (!statement.reader) {
       return (parameters) => {
         statement.run(parameters);

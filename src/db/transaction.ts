@@ -1,6 +1,7 @@
 import { AppError, ErrorCode } from "../errors.js";
 import { DiskFullError, isDiskFullError } from "./availability.js";
 import type { Db, Tx } from "./database.js";
+import { commitOf } from "./sqlite-group-commit.js";
 
 /**
  * Whether a request has been cut off (too slow): set once, by the request's executor. A plain
@@ -46,6 +47,7 @@ export async function inTransaction<T>(
   for (let attempt = 1; ; attempt++) {
     // Per attempt: a rolled-back attempt's actions are dropped with it.
     const actions: (() => void)[] = [];
+    let commit: Promise<void> | undefined;
     try {
       const committed = await db.transaction().execute(async (trx) => {
         commitActions.set(trx, actions);
@@ -53,8 +55,11 @@ export async function inTransaction<T>(
         if (actor && deadlines.get(actor)?.passed) {
           throw new AppError(ErrorCode.TIMEOUT, "The request took too long; its changes were rolled back");
         }
+        // On SQLite the COMMIT may carry the transactions queued behind this one (sqlite-group-commit.ts).
+        commit = commitOf(trx);
         return result;
       });
+      await commit;
       for (const action of actions) action();
       return committed;
     } catch (error) {

@@ -1,0 +1,134 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { test } from "node:test";
+import SQLite from "better-sqlite3";
+import { type Kysely, sql } from "kysely";
+import { temporaryFolder } from "../../test/helpers/temporary.js";
+import { type DatabaseHandle, openDatabase, reusableQuery } from "./database.js";
+import { inTransaction } from "./transaction.js";
+
+// Transactions that queue for SQLite's one writing connection share a COMMIT (sqlite-group-commit.ts).
+
+interface Opened {
+  database: DatabaseHandle;
+  /** Every statement the database ran, in order. */
+  statements: string[];
+  /** Another connection to the file: it sees only what was committed. */
+  other: SQLite.Database;
+}
+
+async function withDatabase(check: (opened: Opened) => Promise<void>) {
+  const path = join(temporaryFolder("eventgraph-group-commit-"), "db.sqlite");
+  const statements: string[] = [];
+  const database = openDatabase(`sqlite:${path}`, { onQuery: (text) => statements.push(text) });
+  await sql`create table t (x integer primary key)`.execute(database.db);
+  const other = new SQLite(path, { readonly: true });
+  try {
+    await check({ database, statements, other });
+  } finally {
+    other.close();
+    await database.close();
+  }
+}
+
+const insert = (db: DatabaseHandle["db"], x: number) => sql`insert into t values (${x})`.execute(db);
+const committed = (other: SQLite.Database) =>
+  (other.prepare("select x from t order by x").all() as { x: number }[]).map((r) => r.x);
+const count = (statements: string[], text: string) => statements.filter((s) => s === text).length;
+
+test("transactions queued for the connection share one COMMIT, and each returns only once it is committed", async () => {
+  await withDatabase(async ({ database, statements, other }) => {
+    const visibleOnReturn: boolean[] = [];
+    await Promise.all(
+      Array.from({ length: 10 }, (_, x) =>
+        inTransaction(database.db, undefined, (trx) => insert(trx, x)).then(() => {
+          visibleOnReturn[x] = committed(other).includes(x);
+        }),
+      ),
+    );
+    assert.deepEqual(committed(other), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    assert.deepEqual(visibleOnReturn, Array(10).fill(true));
+    // The first begins, the nine that waited meanwhile join it, the last commits for all.
+    assert.equal(count(statements, "begin"), 1, statements.join("\n"));
+    assert.equal(count(statements, "commit"), 1);
+    assert.equal(count(statements, "savepoint eventgraph_group_member"), 9);
+  });
+});
+
+test("a transaction of a group that fails is rolled back alone; the others commit", async () => {
+  await withDatabase(async ({ database, statements, other }) => {
+    const outcomes = await Promise.allSettled(
+      [1, 2, 3].map((x) =>
+        inTransaction(database.db, undefined, async (trx) => {
+          await insert(trx, x);
+          if (x === 2) throw new Error("the second fails");
+        }),
+      ),
+    );
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ["fulfilled", "rejected", "fulfilled"],
+    );
+    assert.equal((outcomes[1] as PromiseRejectedResult).reason.message, "the second fails");
+    assert.deepEqual(committed(other), [1, 3]);
+    assert.equal(count(statements, "rollback to eventgraph_group_member"), 1, statements.join("\n"));
+    assert.equal(count(statements, "commit"), 1);
+  });
+});
+
+test("a failed COMMIT fails every transaction it carried, and the connection goes on", async () => {
+  await withDatabase(async ({ database, other }) => {
+    // A deferred foreign key is checked at COMMIT: the one way to make a COMMIT fail on demand.
+    await sql`create table parent (id integer primary key)`.execute(database.db);
+    await sql`create table child (parent integer references parent (id) deferrable initially deferred)`.execute(
+      database.db,
+    );
+    const outcomes = await Promise.allSettled([
+      inTransaction(database.db, undefined, (trx) => insert(trx, 1)),
+      inTransaction(database.db, undefined, (trx) => sql`insert into child values (42)`.execute(trx)),
+    ]);
+    for (const outcome of outcomes) {
+      assert.equal(outcome.status, "rejected");
+      assert.match((outcome as PromiseRejectedResult).reason.message, /FOREIGN KEY/);
+    }
+    assert.deepEqual(committed(other), []);
+    await inTransaction(database.db, undefined, (trx) => insert(trx, 2));
+    assert.deepEqual(committed(other), [2]);
+  });
+});
+
+test("a statement outside a transaction commits the group it finds open before it runs", async () => {
+  await withDatabase(async ({ database, statements, other }) => {
+    let seenByOther: number[] | undefined;
+    await Promise.all([
+      inTransaction(database.db, undefined, (trx) => insert(trx, 1)),
+      // Queued behind the transaction, so its COMMIT was put off; the write must not join it.
+      insert(database.db, 2).then(() => {
+        seenByOther = committed(other);
+      }),
+    ]);
+    assert.deepEqual(seenByOther, [1, 2]);
+    const order = statements.filter((s) => s === "commit" || s.startsWith("insert"));
+    assert.deepEqual(order, ["insert into t values (?)", "commit", "insert into t values (?)"]);
+  });
+});
+
+const rowOf = reusableQuery(
+  (db, x: number) =>
+    (db as unknown as Kysely<{ t: { x: number } }>).selectFrom("t").select("x").where("x", "=", x),
+  [0] as const,
+);
+
+test("a read from outside a transaction does not wait for one, and sees only what was committed", async () => {
+  await withDatabase(async ({ database }) => {
+    await insert(database.db, 1);
+    let readInside: unknown;
+    await inTransaction(database.db, undefined, async (trx) => {
+      await insert(trx, 2);
+      // The transaction holds the writing connection; this read would wait for it and deadlock.
+      readInside = [await rowOf(database.db, 1), await rowOf(database.db, 2)];
+    });
+    assert.deepEqual(readInside, [[{ x: 1 }], []]);
+    assert.deepEqual(await rowOf(database.db, 2), [{ x: 2 }]);
+  });
+});

@@ -1,0 +1,230 @@
+import type SQLite from "better-sqlite3";
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  type Driver,
+  type SqliteDialectConfig,
+  type Transaction,
+} from "kysely";
+import { WaitingForLockDialect } from "./sqlite-lock-wait.js";
+
+/** The savepoint each transaction after the first of a group runs in. */
+const memberSavepoint = "eventgraph_group_member";
+
+// Most transactions one commit may carry: a bound on how long the first of them waits.
+const maxMembers = 64;
+
+/** One SQLite transaction carrying the work of several of ours; committed once, for all of them. */
+class Group {
+  members = 0;
+  readonly committed: Promise<void>;
+  settle!: (error?: unknown) => void;
+  constructor() {
+    this.committed = new Promise<void>((resolve, reject) => {
+      this.settle = (error) => (error === undefined ? resolve() : reject(error));
+    });
+    // Only callers that asked (`commitOf`) wait for it; a failed group must not be an unhandled rejection.
+    this.committed.catch(() => {});
+  }
+}
+
+/**
+ * Group commit for the one SQLite connection that writes. Kysely runs one transaction at a time on
+ * it, and a COMMIT writes every page the transaction changed to the WAL: a check-in's row, the
+ * pages of its five indexes, the audit entry's and the project's version counters. Transactions that
+ * queue for the connection share most of those pages, so when one ends while others wait, its
+ * COMMIT is put off and the next one runs inside the same SQLite transaction, in a savepoint of its
+ * own: rolled back alone if it fails, kept otherwise. The last of the group (nobody waiting, or
+ * `maxMembers` reached) commits for all of them.
+ *
+ * Nothing is answered before it is committed: a transaction of `inTransaction` takes its group's
+ * promise (`commitOf`) and waits for it before it returns, and any other transaction (one that did
+ * not ask) commits the group at once when it ends. Nobody else sees a group's writes before its
+ * COMMIT either: reads from outside a transaction run on another connection (sqlite-direct.ts), and a
+ * statement that runs on this connection outside a transaction commits the open group first. If the
+ * COMMIT fails (a full disk), every transaction of the group fails with its error.
+ */
+export class GroupCommit {
+  // Callers waiting for the connection, transactions or not.
+  private waiting = 0;
+  // The SQLite transaction open on the connection, between BEGIN and COMMIT.
+  private group: Group | undefined;
+  // Whether a transaction of ours is running on the connection (between its begin and its end), and
+  // whether it asked to wait for its group's commit.
+  private running = false;
+  private asked = false;
+  // A flush queued for the connection, behind the transactions waiting when a commit was put off.
+  private flushQueued = false;
+
+  // The driver's own methods, before `install` replaced them.
+  private readonly acquire: Driver["acquireConnection"];
+  private readonly release: Driver["releaseConnection"];
+  private readonly begin: Driver["beginTransaction"];
+  private readonly commitNow: Driver["commitTransaction"];
+  private readonly rollback: Driver["rollbackTransaction"];
+
+  /** Groups the transactions of `driver` (whose one connection is `sqlite`) from now on. */
+  constructor(
+    driver: Driver,
+    private readonly sqlite: SQLite.Database,
+  ) {
+    this.acquire = driver.acquireConnection.bind(driver);
+    this.release = driver.releaseConnection.bind(driver);
+    this.begin = driver.beginTransaction.bind(driver);
+    this.commitNow = driver.commitTransaction.bind(driver);
+    this.rollback = driver.rollbackTransaction.bind(driver);
+    const patched = new WeakSet<DatabaseConnection>();
+    driver.acquireConnection = async () => {
+      this.waiting++;
+      let connection: DatabaseConnection;
+      try {
+        connection = await this.acquire();
+      } finally {
+        this.waiting--;
+      }
+      if (!patched.has(connection)) {
+        const execute = connection.executeQuery.bind(connection);
+        // Outside a transaction of ours, a statement first commits the group it would otherwise join.
+        connection.executeQuery = async (query) => {
+          // A failed COMMIT is its group's callers' error, not this statement's.
+          if (this.group && !this.running) await this.commit(connection).catch(() => {});
+          return execute(query);
+        };
+        patched.add(connection);
+      }
+      return connection;
+    };
+    driver.beginTransaction = (connection, settings) => this.beginOn(connection, settings);
+    driver.commitTransaction = (connection) => this.commitOn(connection);
+    driver.rollbackTransaction = (connection) => this.rollbackOn(connection);
+  }
+
+  /** The promise of the commit that will carry the running transaction's writes; it then waits for it. */
+  ticket(): Promise<void> | undefined {
+    if (!this.running || !this.group) return undefined;
+    this.asked = true;
+    return this.group.committed;
+  }
+
+  private async beginOn(connection: DatabaseConnection, settings: Parameters<Driver["beginTransaction"]>[1]) {
+    this.running = true;
+    this.asked = false;
+    try {
+      if (this.group) await this.run(connection, `savepoint ${memberSavepoint}`);
+      else {
+        await this.begin(connection, settings);
+        this.group = new Group();
+      }
+    } catch (error) {
+      this.running = false;
+      throw error;
+    }
+  }
+
+  private async commitOn(connection: DatabaseConnection) {
+    const group = this.group as Group;
+    try {
+      if (group.members > 0) await this.run(connection, `release ${memberSavepoint}`);
+    } finally {
+      this.running = false;
+    }
+    group.members++;
+    if (this.asked && this.waiting > 0 && group.members < maxMembers) this.flushLater();
+    else await this.commit(connection);
+  }
+
+  private async rollbackOn(connection: DatabaseConnection) {
+    const group = this.group;
+    try {
+      if (!group || group.members === 0) {
+        // The first of a group (or a group whose COMMIT failed and was rolled back already).
+        this.group = undefined;
+        await this.rollback(connection);
+        return;
+      }
+      if (!this.sqlite.inTransaction) {
+        // SQLite rolled the whole transaction back by itself (a full disk): the group is lost.
+        this.group = undefined;
+        group.settle(new Error("SQLite rolled the transaction back"));
+        return;
+      }
+      await this.run(connection, `rollback to ${memberSavepoint}`);
+      await this.run(connection, `release ${memberSavepoint}`);
+    } finally {
+      this.running = false;
+    }
+    // The members before this one are still to be committed; their callers wait for that.
+    if (this.waiting > 0) this.flushLater();
+    else await this.commit(connection).catch(() => {});
+  }
+
+  // COMMITs the open group and settles its promise; a failed COMMIT rolls it back and is thrown.
+  private async commit(connection: DatabaseConnection): Promise<void> {
+    const group = this.group;
+    if (!group) return;
+    this.group = undefined;
+    try {
+      await this.commitNow(connection);
+      group.settle();
+    } catch (error) {
+      group.settle(error);
+      if (this.sqlite.inTransaction) await this.rollback(connection).catch(() => {});
+      throw error;
+    }
+  }
+
+  // Queues for the connection behind everyone waiting now, and commits the group if it is still open.
+  private flushLater(): void {
+    if (this.flushQueued) return;
+    this.flushQueued = true;
+    void (async () => {
+      const connection = await this.acquire();
+      try {
+        if (this.group && !this.running) await this.commit(connection);
+      } catch {
+        // The group's callers have its error.
+      } finally {
+        this.flushQueued = false;
+        await this.release(connection);
+      }
+    })();
+  }
+
+  private async run(connection: DatabaseConnection, sql: string): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw(sql));
+  }
+}
+
+/** The SQLite dialect of a server: statements wait for locks on the event loop, transactions commit in groups. */
+export class GroupCommitDialect extends WaitingForLockDialect {
+  groupCommit: GroupCommit | undefined;
+
+  constructor(
+    config: SqliteDialectConfig,
+    private readonly sqlite: SQLite.Database,
+  ) {
+    super(config);
+  }
+
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    this.groupCommit = new GroupCommit(driver, this.sqlite);
+    return driver;
+  }
+}
+
+// The group commit of each SQLite database, by its adapter (shared by the database and its transactions).
+const groupCommits = new WeakMap<object, GroupCommit>();
+
+/** Registers the group commit of a database whose adapter is `adapter`. */
+export function registerGroupCommit(adapter: object, groupCommit: GroupCommit): void {
+  groupCommits.set(adapter, groupCommit);
+}
+
+/**
+ * Called by a transaction at the end of its work: the promise of the COMMIT that will carry it
+ * (the transaction then waits for it, see GroupCommit), or undefined on PostgreSQL.
+ */
+export function commitOf(trx: Pick<Transaction<unknown>, "getExecutor">): Promise<void> | undefined {
+  return groupCommits.get(trx.getExecutor().adapter)?.ticket();
+}
