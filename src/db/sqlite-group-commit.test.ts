@@ -5,7 +5,7 @@ import SQLite from "better-sqlite3";
 import { type Kysely, sql } from "kysely";
 import { temporaryFolder } from "../../test/helpers/temporary.js";
 import { type DatabaseHandle, openDatabase, reusableQuery } from "./database.js";
-import { inTransaction } from "./transaction.js";
+import { bindDeadline, type Deadline, inTransaction } from "./transaction.js";
 
 // Transactions that queue for SQLite's one writing connection share a COMMIT (sqlite-group-commit.ts).
 
@@ -130,5 +130,31 @@ test("a read from outside a transaction does not wait for one, and sees only wha
     });
     assert.deepEqual(readInside, [[{ x: 1 }], []]);
     assert.deepEqual(await rowOf(database.db, 2), [{ x: 2 }]);
+  });
+});
+
+test("a request waiting for its group's COMMIT is marked committing: its deadline can no longer stop it", async () => {
+  await withDatabase(async ({ database, other }) => {
+    const actor = {};
+    const deadline: Deadline = { passed: false, committing: false };
+    bindDeadline(actor, deadline);
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let whileHeld: { committing: boolean; committed: number[] } | undefined;
+    const first = inTransaction(database.db, actor, (trx) => insert(trx, 1));
+    const second = inTransaction(database.db, undefined, async (trx) => {
+      await insert(trx, 2);
+      // The first ended before this one began, and its COMMIT waits for this one's end.
+      whileHeld = { committing: deadline.committing, committed: committed(other) };
+      await held;
+    });
+    while (!whileHeld) await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(whileHeld, { committing: true, committed: [] });
+    release();
+    await Promise.all([first, second]);
+    assert.equal(deadline.committing, false);
+    assert.deepEqual(committed(other), [1, 2]);
   });
 });

@@ -10,6 +10,12 @@ import { commitOf } from "./sqlite-group-commit.js";
  */
 export interface Deadline {
   passed: boolean;
+  /**
+   * A transaction of the request has finished its work and waits for the COMMIT of its group
+   * (sqlite-group-commit.ts), which can no longer be taken back: the request is then answered when
+   * it ends, not with TIMEOUT.
+   */
+  committing: boolean;
 }
 
 // The deadline of the request an actor object belongs to. The API builds one actor object per
@@ -48,18 +54,25 @@ export async function inTransaction<T>(
     // Per attempt: a rolled-back attempt's actions are dropped with it.
     const actions: (() => void)[] = [];
     let commit: Promise<void> | undefined;
+    const deadline = actor ? deadlines.get(actor) : undefined;
     try {
       const committed = await db.transaction().execute(async (trx) => {
         commitActions.set(trx, actions);
         const result = await work(trx);
-        if (actor && deadlines.get(actor)?.passed) {
+        if (deadline?.passed) {
           throw new AppError(ErrorCode.TIMEOUT, "The request took too long; its changes were rolled back");
         }
         // On SQLite the COMMIT may carry the transactions queued behind this one (sqlite-group-commit.ts).
+        // Told in the same turn as the check above, so a deadline passes either before or not at all.
         commit = commitOf(trx);
+        if (commit && deadline) deadline.committing = true;
         return result;
       });
-      await commit;
+      try {
+        await commit;
+      } finally {
+        if (deadline) deadline.committing = false;
+      }
       for (const action of actions) action();
       return committed;
     } catch (error) {

@@ -131,15 +131,18 @@ export function createExecutor(services: Services, documents: DocumentCache) {
       : undefined;
     const context = createContext(services, actor, request.id, budget, areas);
     // Past the deadline the client gets TIMEOUT at once; a write still running then rolls back
-    // instead of committing (see inTransaction). Only app actors can write, and each is per request.
-    const deadline: Deadline = { passed: false };
+    // instead of committing (see inTransaction), and one whose COMMIT is under way is answered when
+    // it ends. Only app actors can write, and each is per request.
+    const deadline: Deadline = { passed: false, committing: false };
     if (actor.kind === "app") bindDeadline(actor, deadline);
     const timeoutMs = config.limits.requestTimeoutMs;
     // The time spent waiting for an execution slot counts: a request that waited out its deadline
     // is not started.
     const left = timeoutMs - reply.elapsedTime;
     const result =
-      left > 0 ? await withTimeout(compiled.query(undefined, context, variables ?? {}), left) : "timeout";
+      left > 0
+        ? await withTimeout(compiled.query(undefined, context, variables ?? {}), left, deadline)
+        : "timeout";
     if (result === "timeout") {
       deadline.passed = true;
       const message = `The operation ran longer than ${timeoutMs} ms and was stopped; its changes were rolled back`;
@@ -213,11 +216,18 @@ export interface Operation {
   areas: AreaMask;
 }
 
-function withTimeout<T>(work: T | Promise<T>, ms: number): Promise<T | "timeout"> | T {
+/**
+ * `work`, or "timeout" once `ms` have passed; the deadline passes then too. A write whose COMMIT is
+ * under way by then (`deadline.committing`) cannot be taken back, so its answer is waited for.
+ */
+function withTimeout<T>(work: T | Promise<T>, ms: number, deadline: Deadline): Promise<T | "timeout"> | T {
   if (!(work instanceof Promise)) return work;
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<"timeout">((resolve) => {
-    timer = setTimeout(() => resolve("timeout"), ms);
+    timer = setTimeout(() => {
+      deadline.passed = true;
+      if (!deadline.committing) resolve("timeout");
+    }, ms);
   });
   return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }
