@@ -4,6 +4,7 @@ import { test } from "node:test";
 import SQLite from "better-sqlite3";
 import { type Kysely, sql } from "kysely";
 import { temporaryFolder } from "../../test/helpers/temporary.js";
+import { DiskFullError } from "./availability.js";
 import { type DatabaseHandle, openDatabase, reusableQuery } from "./database.js";
 import { bindDeadline, type Deadline, inTransaction } from "./transaction.js";
 
@@ -156,5 +157,31 @@ test("a request waiting for its group's COMMIT is marked committing: its deadlin
     await Promise.all([first, second]);
     assert.equal(deadline.committing, false);
     assert.deepEqual(committed(other), [1, 2]);
+  });
+});
+
+test("when SQLite rolls a group back by itself (a full disk), every transaction of it fails with that error", async () => {
+  await withDatabase(async ({ database, other }) => {
+    await sql`create table filler (pad text)`.execute(database.db);
+    const pages = (await sql<{ page_count: number }>`pragma page_count`.execute(database.db)).rows[0]
+      ?.page_count;
+    // No room for another page: SQLITE_FULL, which makes SQLite roll the whole transaction back.
+    await sql.raw(`pragma max_page_count = ${pages}`).execute(database.db);
+    const outcomes = await Promise.allSettled([
+      inTransaction(database.db, undefined, (trx) => insert(trx, 1)),
+      inTransaction(database.db, undefined, (trx) =>
+        sql`insert into filler values (${"x".repeat(100_000)})`.execute(trx),
+      ),
+    ]);
+    // What the API answers as 503 DISK_FULL, for the transaction that found the disk full and for
+    // the one whose group it took with it.
+    for (const outcome of outcomes) {
+      assert.equal(outcome.status, "rejected");
+      assert.ok((outcome as PromiseRejectedResult).reason instanceof DiskFullError);
+    }
+    assert.deepEqual(committed(other), []);
+    await sql.raw(`pragma max_page_count = ${(pages ?? 0) + 1000}`).execute(database.db);
+    await inTransaction(database.db, undefined, (trx) => insert(trx, 2));
+    assert.deepEqual(committed(other), [2]);
   });
 });

@@ -55,6 +55,8 @@ export class GroupCommit {
   private asked = false;
   // A flush queued for the connection, behind the transactions waiting when a commit was put off.
   private flushQueued = false;
+  // Why the running transaction's work failed, as its caller will hear (see `failed`).
+  private failure: unknown;
 
   // The driver's own methods, before `install` replaced them.
   private readonly acquire: Driver["acquireConnection"];
@@ -106,9 +108,15 @@ export class GroupCommit {
     return this.group.committed;
   }
 
+  /** The running transaction's work failed with `error`; Kysely rolls it back next. */
+  failed(error: unknown): void {
+    if (this.running) this.failure = error;
+  }
+
   private async beginOn(connection: DatabaseConnection, settings: Parameters<Driver["beginTransaction"]>[1]) {
     this.running = true;
     this.asked = false;
+    this.failure = undefined;
     try {
       if (this.group) await this.run(connection, `savepoint ${memberSavepoint}`);
       else {
@@ -143,9 +151,10 @@ export class GroupCommit {
         return;
       }
       if (!this.sqlite.inTransaction) {
-        // SQLite rolled the whole transaction back by itself (a full disk): the group is lost.
+        // SQLite rolled the whole transaction back by itself (a full disk): the group is lost, and
+        // its other members fail with the same error, which says what happened (DISK_FULL).
         this.group = undefined;
-        group.settle(new Error("SQLite rolled the transaction back"));
+        group.settle(this.failure ?? new Error("SQLite rolled the transaction back"));
         return;
       }
       await this.run(connection, `rollback to ${memberSavepoint}`);
@@ -219,6 +228,11 @@ const groupCommits = new WeakMap<object, GroupCommit>();
 /** Registers the group commit of a database whose adapter is `adapter`. */
 export function registerGroupCommit(adapter: object, groupCommit: GroupCommit): void {
   groupCommits.set(adapter, groupCommit);
+}
+
+/** Called by a transaction whose work failed, before it is rolled back (see GroupCommit.failed). */
+export function failedIn(trx: Pick<Transaction<unknown>, "getExecutor">, error: unknown): void {
+  groupCommits.get(trx.getExecutor().adapter)?.failed(error);
 }
 
 /**

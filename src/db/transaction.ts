@@ -1,7 +1,7 @@
 import { AppError, ErrorCode } from "../errors.js";
 import { DiskFullError, isDiskFullError } from "./availability.js";
 import type { Db, Tx } from "./database.js";
-import { commitOf } from "./sqlite-group-commit.js";
+import { commitOf, failedIn } from "./sqlite-group-commit.js";
 
 /**
  * Whether a request has been cut off (too slow): set once, by the request's executor. A plain
@@ -58,7 +58,13 @@ export async function inTransaction<T>(
     try {
       const committed = await db.transaction().execute(async (trx) => {
         commitActions.set(trx, actions);
-        const result = await work(trx);
+        let result: T;
+        try {
+          result = await work(trx);
+        } catch (error) {
+          failedIn(trx, error);
+          throw error;
+        }
         if (deadline?.passed) {
           throw new AppError(ErrorCode.TIMEOUT, "The request took too long; its changes were rolled back");
         }
