@@ -90,7 +90,7 @@ export function createServices(
     tickets,
     attendees,
     checkins: createCheckinsService(db, access, changes),
-    attendeeFiles: createAttendeeImportService(db, access, changes),
+    attendeeFiles: createAttendeeImportService(db, database.engine, access, changes),
     overview: createOverviewService(db),
     apps,
     audit,
