@@ -44,23 +44,16 @@ export class SqliteDirect {
 
   /** The runner of `sql`, prepared on its first run; each run reports to the log and then yields if the loop was held. */
   statement<Row>(sql: string): DirectStatement<Row> {
-    const inTransaction = this.runner<Row>(this.sqlite, sql);
-    const { reader } = this;
-    if (!reader) {
-      let writes: boolean | undefined;
-      return (db, parameters) => {
-        if (db.isTransaction) return inTransaction(parameters);
-        writes ??= this.writes(sql);
-        return writes || this.sqlite.inTransaction ? undefined : inTransaction(parameters);
-      };
-    }
-    const outside = this.runner<Row>(reader, sql);
+    const onWriter = this.runner<Row>(this.sqlite, sql);
+    const onReader = this.reader ? this.runner<Row>(this.reader, sql) : undefined;
     let writes: boolean | undefined;
     // `isTransaction`: the handle of the transaction that holds the connection.
     return (db, parameters) => {
-      if (db.isTransaction) return inTransaction(parameters);
+      if (db.isTransaction) return onWriter(parameters);
       writes ??= this.writes(sql);
-      return writes === false ? outside(parameters) : undefined;
+      if (writes !== false) return undefined;
+      if (onReader) return onReader(parameters);
+      return this.sqlite.inTransaction ? undefined : onWriter(parameters);
     };
   }
 
