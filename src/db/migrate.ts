@@ -16,6 +16,7 @@ import * as dataAreaVersions from "./migrations/2026-11-24T16-00_data-area-versi
 import * as changeNotifications from "./migrations/2026-11-24T17-00_change-notifications.js";
 import * as webhookQueueHeads from "./migrations/2026-11-24T18-00_webhook-queue-heads.js";
 import * as sessionSpeakerOrder from "./migrations/2026-11-24T19-00_session-speaker-order.js";
+import * as projectVersions from "./migrations/2026-11-27T10-00_project-versions.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
 // and the order is visible in review. Names sort by their timestamp prefix.
@@ -36,6 +37,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-24T17-00_change-notifications": changeNotifications,
   "2026-11-24T18-00_webhook-queue-heads": webhookQueueHeads,
   "2026-11-24T19-00_session-speaker-order": sessionSpeakerOrder,
+  "2026-11-27T10-00_project-versions": projectVersions,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

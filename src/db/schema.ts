@@ -10,6 +10,7 @@ export interface Database {
   auth_sessions: AuthSessionsTable;
   email_tokens: EmailTokensTable;
   projects: ProjectsTable;
+  project_versions: ProjectVersionsTable;
   project_members: ProjectMembersTable;
   project_invitations: ProjectInvitationsTable;
   tracks: TracksTable;
@@ -89,9 +90,15 @@ export interface ProjectsTable {
   status: ProjectStatus;
   created_at: string;
   updated_at: string;
-  /** Bumped by every write to the project's data; the response cache validates hits against it. */
-  data_version: Generated<number>;
-  /** Counters per area of the data (src/shared/data-areas.ts), bumped with data_version. */
+}
+
+/**
+ * A project's version counters, one per area of its data (src/shared/data-areas.ts): every write
+ * bumps those of the areas it wrote, and the response cache validates hits against them. A row of
+ * their own, which no foreign key references (see migration 2026-11-27T10-00_project-versions).
+ */
+export interface ProjectVersionsTable {
+  project_id: string;
   project_version: Generated<number>;
   agenda_version: Generated<number>;
   tickets_version: Generated<number>;

@@ -4,9 +4,9 @@ import type pg from "pg";
  * Statements of `reusableQuery` marked `sentWithCommit`. Within a PostgreSQL transaction each is held
  * back and sent in the round trip of what follows it, at the latest the COMMIT. Only for statements
  * whose result nobody reads: the audit entry, and the project's version bump (the last statement of
- * every write). The bump locks the project's row until the commit; sent alone, the lock was held
- * across two round trips and the event-loop wait between them, and every write of the project
- * queued behind it.
+ * every write). The bump locks the project's version row until the commit; sent alone, the lock
+ * was held across two round trips and the event-loop wait between them, and every write of the
+ * project queued behind it.
  */
 export const sentWithCommit = new Set<string>();
 

@@ -1,7 +1,7 @@
 /**
  * The areas of a project's data that change independently, so a write evicts only the cached
  * answers that read what it changed: a check-in must not evict the agenda. Each area has its own
- * version counter on the project row (bumped with `data_version` by ProjectChanges); an answer is
+ * version counter in the project's `project_versions` row (bumped by ProjectChanges); an answer is
  * valid while the sum of the counters of the areas it read is unchanged (each only grows, so the
  * sum changes exactly when one of them does).
  */

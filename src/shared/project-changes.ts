@@ -104,7 +104,7 @@ export class ProjectChanges {
 
   /**
    * Records a change of `areas` of one project inside the caller's transaction. Called first in a
-   * write, it also locks the project's row until the commit, so writes to one project that must
+   * write, it also locks the project's version row until the commit, so writes to one project that must
    * see each other (a repeated form submit) run one after the other.
    */
   async recordAreas(trx: Tx, projectId: string, areas: AreaMask): Promise<void> {

@@ -226,7 +226,7 @@ for (const engine of testEngines()) {
       const hit = await ask(agendaQuery);
       assert.equal(hit.body.extensions.cached, true);
       // The token is still looked up; the project's versions are not.
-      const versionReads = server.statements.filter((s) => /from "projects"/.test(s));
+      const versionReads = server.statements.filter((s) => /"project_versions"/.test(s));
       assert.deepEqual(versionReads, []);
     });
 
@@ -246,7 +246,7 @@ for (const engine of testEngines()) {
         }
         server.statements.length = 0;
         assert.equal((await ask(agendaQuery)).body.extensions.cached, true);
-        const versionReads = server.statements.filter((s) => /from "projects"/.test(s));
+        const versionReads = server.statements.filter((s) => /"project_versions"/.test(s));
         assert.equal(versionReads.length, 1, server.statements.join("\n"));
         // Back within the first retry (250 ms); a write elsewhere then evicts by notification again.
         await feedListens();

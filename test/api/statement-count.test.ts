@@ -126,7 +126,7 @@ for (const engine of testEngines()) {
 
     test("the project's status and versions are read once, and again only after the project changed", async () => {
       const statusReads = (statements: string[]) =>
-        statements.filter((sql) => /select "id", "status"/.test(sql));
+        statements.filter((sql) => /select "projects"."status"/.test(sql));
       // Two pages that are not cached (different sizes) of a project nobody writes to: read at most
       // for the first (an earlier test may have read them already), never for the second.
       await statementsFor(agendaQuery, 14, "sessions", false);

@@ -122,9 +122,10 @@ describe("request timeout (postgres)", { skip: postgres ? false : "needs DATABAS
       // writes to the shared database arrive on this server's feed). That must not send this
       // project's hits to the database, where no connection is free: the failed CI of round five's stop.
       const elsewhere = changeArrives(server.services, other.id);
-      await writer.query("update projects set project_version = project_version + 1 where id = $1", [
-        other.id,
-      ]);
+      await writer.query(
+        "update project_versions set project_version = project_version + 1 where project_id = $1",
+        [other.id],
+      );
       await elsewhere;
       const hit = await gql(server.url, cachedQuery);
       assert.equal(hit.status, 200, JSON.stringify(hit.body));

@@ -26,7 +26,7 @@ for (const engine of testEngines()) {
       if (engine.name === "sqlite") {
         await sql
           .raw(
-            `create trigger ${name} before update of data_version on projects when old.id = '${projectId}' begin select raise(abort, 'bump refused'); end`,
+            `create trigger ${name} before update on project_versions when old.project_id = '${projectId}' begin select raise(abort, 'bump refused'); end`,
           )
           .execute(db);
         return async () => void (await sql.raw(`drop trigger ${name}`).execute(db));
@@ -38,11 +38,11 @@ for (const engine of testEngines()) {
         .execute(db);
       await sql
         .raw(
-          `create trigger ${name} before update of data_version on projects for each row when (old.id = '${projectId}') execute function ${name}()`,
+          `create trigger ${name} before update on project_versions for each row when (old.project_id = '${projectId}') execute function ${name}()`,
         )
         .execute(db);
       return async () => {
-        await sql.raw(`drop trigger ${name} on projects`).execute(db);
+        await sql.raw(`drop trigger ${name} on project_versions`).execute(db);
         await sql.raw(`drop function ${name}()`).execute(db);
       };
     }

@@ -1,7 +1,12 @@
 import type { Selectable } from "kysely";
 import { type Db, reusableQuery } from "../../db/database.js";
 import { everyColumn } from "../../db/projection.js";
-import type { MemberRole, ProjectMembersTable, ProjectsTable } from "../../db/schema.js";
+import type {
+  MemberRole,
+  ProjectMembersTable,
+  ProjectsTable,
+  ProjectVersionsTable,
+} from "../../db/schema.js";
 import { type AreaMask, type AreaVersions, areaBit } from "../../shared/data-areas.js";
 
 export type ProjectRow = Selectable<ProjectsTable>;
@@ -24,12 +29,6 @@ const projectColumns = everyColumn<ProjectRow>()([
   "status",
   "created_at",
   "updated_at",
-  "data_version",
-  "project_version",
-  "agenda_version",
-  "tickets_version",
-  "attendees_version",
-  "checkins_version",
 ]);
 const projectById = reusableQuery(
   (db, id: string) => db.selectFrom("projects").select(projectColumns).where("id", "=", id),
@@ -42,7 +41,7 @@ const versionColumns = [
   "attendees_version",
   "checkins_version",
 ] as const;
-type VersionRow = Pick<ProjectRow, (typeof versionColumns)[number]>;
+type VersionRow = Pick<Selectable<ProjectVersionsTable>, (typeof versionColumns)[number]>;
 const areaVersionsOf = (row: VersionRow): AreaVersions => ({
   project: Number(row.project_version),
   agenda: Number(row.agenda_version),
@@ -53,33 +52,32 @@ const areaVersionsOf = (row: VersionRow): AreaVersions => ({
 const versionOfProject = reusableQuery(
   (db, id: string) =>
     db
-      .selectFrom("projects")
-      .select(["id", ...versionColumns])
-      .where("id", "=", id),
+      .selectFrom("project_versions")
+      .select(["project_id", ...versionColumns])
+      .where("project_id", "=", id),
   [""] as const,
 );
 const statusAndVersionOfProject = reusableQuery(
   (db, id: string) =>
     db
       .selectFrom("projects")
-      .select(["id", "status", ...versionColumns])
-      .where("id", "=", id),
+      .innerJoin("project_versions", "project_versions.project_id", "projects.id")
+      .select(["projects.status", ...versionColumns])
+      .where("projects.id", "=", id),
   [""] as const,
 );
 
-// Every write bumps its areas' counters: one statement compiled per set of areas (at most 32). On
+// Every write bumps its areas' counters: one statement compiled per set of areas (at most 31). On
 // PostgreSQL it travels with the COMMIT (see sentWithCommit in database.ts).
 const bumpByAreas = new Map<AreaMask, ReturnType<typeof bumpStatement>>();
 function bumpStatement(areas: AreaMask) {
   return reusableQuery(
     (db, id: string) =>
       db
-        .updateTable("projects")
+        .updateTable("project_versions")
         .set((eb) => {
-          const bump = (column: (typeof versionColumns)[number] | "data_version") =>
-            eb(column, "+", eb.lit(1));
+          const bump = (column: (typeof versionColumns)[number]) => eb(column, "+", eb.lit(1));
           return {
-            data_version: bump("data_version"),
             ...(areas & areaBit.project ? { project_version: bump("project_version") } : {}),
             ...(areas & areaBit.agenda ? { agenda_version: bump("agenda_version") } : {}),
             ...(areas & areaBit.tickets ? { tickets_version: bump("tickets_version") } : {}),
@@ -87,7 +85,7 @@ function bumpStatement(areas: AreaMask) {
             ...(areas & areaBit.checkins ? { checkins_version: bump("checkins_version") } : {}),
           };
         })
-        .where("id", "=", id),
+        .where("project_id", "=", id),
     [""] as const,
     { sentWithCommit: true },
   );
@@ -113,8 +111,10 @@ export const projectsRepository = {
     return db.selectFrom("projects").selectAll().where("id", "in", ids).execute();
   },
 
+  /** A new project, with its version counters at 0. */
   async insert(db: Db, row: ProjectRow): Promise<void> {
     await db.insertInto("projects").values(row).execute();
+    await db.insertInto("project_versions").values({ project_id: row.id }).execute();
   },
 
   async update(db: Db, id: string, changes: Partial<Omit<ProjectRow, "id" | "created_at">>): Promise<void> {
@@ -193,23 +193,23 @@ export const projectsRepository = {
       ids.length === 1
         ? await versionOfProject(db, ids[0] as string)
         : await db
-            .selectFrom("projects")
-            .select(["id", ...versionColumns])
-            .where("id", "in", ids)
+            .selectFrom("project_versions")
+            .select(["project_id", ...versionColumns])
+            .where("project_id", "in", ids)
             .execute();
-    return new Map(rows.map((r) => [r.id, areaVersionsOf(r)]));
+    return new Map(rows.map((r) => [r.project_id, areaVersionsOf(r)]));
   },
 
   /**
    * Serializes membership changes of one project until the transaction ends: a no-op update of the
-   * project row takes its row lock on PostgreSQL and the write lock on SQLite, so two concurrent
+   * project's version row takes its row lock on PostgreSQL and the write lock on SQLite, so two concurrent
    * demotions or removals cannot both count the same "other owner" and leave none.
    */
   async lockMembership(trx: Db, projectId: string): Promise<boolean> {
     const result = await trx
-      .updateTable("projects")
-      .set((eb) => ({ data_version: eb.ref("data_version") }))
-      .where("id", "=", projectId)
+      .updateTable("project_versions")
+      .set((eb) => ({ project_version: eb.ref("project_version") }))
+      .where("project_id", "=", projectId)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   },

@@ -137,12 +137,6 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
           status: data.status,
           created_at: now,
           updated_at: now,
-          data_version: 0,
-          project_version: 0,
-          agenda_version: 0,
-          tickets_version: 0,
-          attendees_version: 0,
-          checkins_version: 0,
         };
         // An API answer "not found" for this id may be cached; the version bump replaces it.
         const created = await changes.write(

@@ -61,13 +61,12 @@ const subscribers = reusableQuery(
 );
 
 /** SQL of endpoints, deliveries and attempts. Only the webhooks module uses it. */
-// The project's row, locked until the commit on PostgreSQL (see insertDeliveries); a plain read on
-// SQLite, whose write transactions already hold the database's one write lock. FOR NO KEY UPDATE,
-// the lock the version bump takes: FOR UPDATE would also wait for the KEY SHARE locks that inserting
-// a row referencing the project takes, and two such writes deadlocked on each other.
+// The project's version row, locked until the commit on PostgreSQL (see insertDeliveries); a plain
+// read on SQLite, whose write transactions already hold the database's one write lock. FOR NO KEY
+// UPDATE, the lock the version bump takes.
 const lockProjectRow = reusableQuery(
   (db, projectId: string) => {
-    const q = db.selectFrom("projects").select("id").where("id", "=", projectId);
+    const q = db.selectFrom("project_versions").select("project_id").where("project_id", "=", projectId);
     return db.getExecutor().adapter instanceof SqliteAdapter ? q : q.forNoKeyUpdate();
   },
   [""] as const,
@@ -141,8 +140,9 @@ export const webhooksRepository = {
   /**
    * Inserts deliveries of one project's event in the order of the project's commits. `seq` is what
    * the dispatcher sends a queue in, and it is taken when the row is inserted; on PostgreSQL the
-   * project's row is locked first, so a concurrent write of the project inserts after this one
-   * commits (the version bump, which also locks it, goes with the COMMIT: transaction-batching.ts).
+   * project's version row is locked first, so a concurrent write of the project inserts after this
+   * one commits (the version bump, which also locks that row, goes with the COMMIT:
+   * transaction-batching.ts).
    * Without the lock, a later `seq` could commit first and be sent before an earlier one. SQLite
    * runs one write transaction at a time.
    */
