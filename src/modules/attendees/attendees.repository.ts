@@ -141,7 +141,9 @@ const attendeePages = shapedQuery(
 );
 
 // Every check-in and undo locks its attendee: compiled once per database (see reusableQuery). The
-// columns are named, not `*`, so that PostgreSQL keeps it prepared (see nameStatement).
+// columns are named, not `*`, so that PostgreSQL keeps it prepared (see nameStatement). A read-ahead
+// on PostgreSQL: the check-in's INSERT (or the undo's UPDATE), issued in the same turn, goes in its
+// round trip (transaction-batching.ts).
 const lockedAttendee = reusableQuery(
   (db, projectId: string, id: string) => {
     const read = db
@@ -152,6 +154,7 @@ const lockedAttendee = reusableQuery(
     return db.getExecutor().adapter instanceof SqliteAdapter ? read : read.forUpdate();
   },
   ["", ""] as const,
+  { readAhead: true },
 );
 
 // Where a check-in finds the attendee's project before authorizing it: only the two columns that

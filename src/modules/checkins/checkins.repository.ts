@@ -1,4 +1,4 @@
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
 import { type Db, reusableQuery } from "../../db/database.js";
 import { everyColumn, type IdList, idList, inIdList, projectedQuery } from "../../db/projection.js";
 import type { CheckInsTable } from "../../db/schema.js";
@@ -39,29 +39,40 @@ const activeOf = reusableQuery(
       .where("undone_at", "is", null),
   ["", ""] as const,
 );
+// The check-in's INSERT reads the attendee it names, so it inserts nothing for an attendee who is
+// missing from the project or cancelled. Sent in the round trip that locks the attendee (see
+// checkIn), it runs after that lock and, on PostgreSQL, with a snapshot taken after it.
 const insertUnlessActive = reusableQuery(
   (
     db,
     id: string,
-    projectId: string,
-    attendeeId: string,
     at: string,
     byUserId: string | null,
     byAppId: string | null,
+    projectId: string,
+    attendeeId: string,
   ) =>
     db
       .insertInto("check_ins")
-      .values({
-        id,
-        project_id: projectId,
-        attendee_id: attendeeId,
-        checked_in_at: at,
-        by_user_id: byUserId,
-        by_app_id: byAppId,
-      })
+      .columns(["id", "project_id", "attendee_id", "checked_in_at", "by_user_id", "by_app_id"])
+      .expression(
+        db
+          .selectFrom("attendees")
+          .select((eb) => [
+            eb.val(id).as("id"),
+            "project_id",
+            "id as attendee_id",
+            eb.val(at).as("checked_in_at"),
+            eb.val(byUserId).as("by_user_id"),
+            eb.val(byAppId).as("by_app_id"),
+          ])
+          .where("project_id", "=", projectId)
+          .where("id", "=", attendeeId)
+          .where("status", "<>", sql.lit("CANCELLED")),
+      )
       .onConflict((oc) => oc.column("attendee_id").where("undone_at", "is", null).doNothing())
       .returning(checkInColumns),
-  ["", "", "", "", null, null] as const,
+  ["", "", null, null, "", ""] as const,
 );
 const undoActiveOf = reusableQuery(
   (db, at: string, projectId: string, attendeeId: string) =>
@@ -113,12 +124,13 @@ export const checkinsRepository = {
   /**
    * Inserts an active check-in unless the attendee already has one: the partial unique index
    * decides, so two racing check-ins leave exactly one row and neither fails. Returns the row this
-   * call made, or undefined when there was one already (the door says "already checked in").
+   * call made, or undefined when there was one already (the door says "already checked in"), or
+   * when the attendee is not a registered attendee of the project.
    */
   async insertActive(db: Db, row: Omit<CheckInRow, "undone_at">): Promise<CheckInRow | undefined> {
     const { id, project_id, attendee_id, checked_in_at, by_user_id, by_app_id } = row;
     return (
-      await insertUnlessActive(db, id, project_id, attendee_id, checked_in_at, by_user_id, by_app_id)
+      await insertUnlessActive(db, id, checked_in_at, by_user_id, by_app_id, project_id, attendee_id)
     )[0];
   },
 

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Db } from "../../db/database.js";
+import type { Db, Tx } from "../../db/database.js";
 import { badInput, notFound } from "../../errors.js";
 import { areasWrittenUnder } from "../../shared/data-areas.js";
 import { newId } from "../../shared/ids.js";
@@ -127,6 +127,20 @@ function activeCheckIn(actor: Actor, projectId: string, attendeeId: string): Omi
   };
 }
 
+/**
+ * Locks the attendee and checks them in, in one round trip on PostgreSQL: the lock is a read-ahead
+ * (see lockAttendee), so it waits for the INSERT issued in the same turn and goes with it. The lock
+ * orders this check-in after a concurrent cancellation (or before it); the INSERT, run after it,
+ * inserts nothing for a cancelled or missing attendee. `made` is the check-in made now, if any.
+ */
+async function lockAndCheckIn(trx: Tx, actor: Actor, projectId: string, attendeeId: string) {
+  const [attendee, made] = await Promise.all([
+    lockAttendee(trx, projectId, attendeeId),
+    repo.insertActive(trx, activeCheckIn(actor, projectId, attendeeId)),
+  ]);
+  return { attendee, made };
+}
+
 /** Check-in at the door: idempotent check-in and undo, recorded with who did it. */
 export function createCheckinsService(db: Db, access: AccessService, changes: ProjectChanges) {
   const writer = { db, access, changes };
@@ -155,8 +169,7 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
         "checkins:write",
         attendeeVisible,
         async (trx, projectId) => {
-          // Locking the attendee orders this check-in after a concurrent cancellation (or before it).
-          const attendee = await lockAttendee(trx, projectId, data.attendeeId);
+          const { attendee, made } = await lockAndCheckIn(trx, actor, projectId, data.attendeeId);
           if (!attendee) throw notFound("Attendee");
           if (attendee.status === "CANCELLED") {
             throw badInput([
@@ -166,7 +179,6 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
               },
             ]);
           }
-          const made = await repo.insertActive(trx, activeCheckIn(actor, projectId, attendee.id));
           // Checking in again answers the existing check-in and is no new event.
           if (made) await changes.event(trx, actor, checkinEvent(projectId, attendee, "created"));
           const active = made ?? (await repo.findActive(trx, projectId, attendee.id));
@@ -195,12 +207,11 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
         actor,
         projectId,
         async (trx): Promise<DoorResult> => {
-          const attendee = await lockAttendee(trx, projectId, found.id);
+          const { attendee, made } = await lockAndCheckIn(trx, actor, projectId, found.id);
           if (!attendee) return { outcome: "UNKNOWN_CODE", attendee: null, checkIn: null };
           if (attendee.status === "CANCELLED") {
             return { outcome: "CANCELLED", attendee: presentAttendee(attendee), checkIn: null };
           }
-          const made = await repo.insertActive(trx, activeCheckIn(actor, projectId, attendee.id));
           // A scan of someone already in answers the existing check-in and is no new event.
           if (made) await changes.event(trx, actor, checkinEvent(projectId, attendee, "created"));
           const active = made ?? (await repo.findActive(trx, projectId, attendee.id));
@@ -232,9 +243,12 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
         "checkins:write",
         attendeeVisible,
         async (trx, projectId) => {
-          const attendee = await lockAttendee(trx, projectId, data.attendeeId);
+          // The lock and the undo in one round trip, as in lockAndCheckIn.
+          const [attendee, justUndone] = await Promise.all([
+            lockAttendee(trx, projectId, data.attendeeId),
+            repo.undoActive(trx, projectId, data.attendeeId, nowIso()),
+          ]);
           if (!attendee) throw notFound("Attendee");
-          const justUndone = await repo.undoActive(trx, projectId, attendee.id, nowIso());
           if (justUndone) await changes.event(trx, actor, checkinEvent(projectId, attendee, "undone"));
           const undone = justUndone ?? (await repo.findLatest(trx, projectId, attendee.id));
           return { attendee: presentAttendee(attendee), checkIn: undone ? presentCheckIn(undone) : null };
