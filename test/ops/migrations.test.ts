@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 import { sql } from "kysely";
+import pg from "pg";
+import { channel } from "../../src/db/change-feed.js";
 import { openDatabase } from "../../src/db/database.js";
 import { migrateToLatest, migrateUpTo, migrationNames, pendingMigrations } from "../../src/db/migrate.js";
 import { normalizeTicketCode } from "../../src/modules/attendees/ticket-code.js";
@@ -104,6 +106,57 @@ describe("the ticket-code migration", () => {
           ),
           /unique|UNIQUE/,
         );
+      } finally {
+        await database.close();
+        await target.drop();
+      }
+    }
+  });
+});
+
+describe("the project-versions migration", () => {
+  test("carries every project's counters to project_versions, and PostgreSQL announces their changes", async () => {
+    for (const target of await emptyDatabases()) {
+      const database = openDatabase(target.url);
+      try {
+        await migrateUpTo(database.db, "2026-11-24T19-00_session-speaker-order");
+        const now = new Date().toISOString();
+        for (const [id, agenda] of [
+          ["Pv01", 7],
+          ["Pv02", 0],
+        ] as const) {
+          await sql`insert into projects (id, name, timezone, status, created_at, updated_at, agenda_version, checkins_version)
+            values (${id}, 'P', 'UTC', 'DRAFT', ${now}, ${now}, ${agenda}, 3)`.execute(database.db);
+        }
+        await migrateToLatest(database.db);
+        const { rows } = await sql<{ project_id: string; agenda_version: number; checkins_version: number }>`
+          select project_id, agenda_version, checkins_version from project_versions order by project_id`.execute(
+          database.db,
+        );
+        assert.deepEqual(
+          rows.map((r) => [r.project_id, Number(r.agenda_version), Number(r.checkins_version)]),
+          [
+            ["Pv01", 7, 3],
+            ["Pv02", 0, 3],
+          ],
+          target.engine,
+        );
+        await assert.rejects(sql`select agenda_version from projects`.execute(database.db), /agenda_version/);
+        if (target.engine === "postgres") {
+          // The change notifications now come from the new table (src/db/change-feed.ts listens).
+          const listener = new pg.Client({ connectionString: target.url });
+          await listener.connect();
+          try {
+            await listener.query(`listen ${channel}`);
+            const heard = new Promise((resolve) => listener.once("notification", (m) => resolve(m.payload)));
+            await sql`update project_versions set checkins_version = checkins_version + 1 where project_id = 'Pv01'`.execute(
+              database.db,
+            );
+            assert.equal(await heard, "Pv01:16");
+          } finally {
+            await listener.end();
+          }
+        }
       } finally {
         await database.close();
         await target.drop();

@@ -102,6 +102,28 @@ for (const engine of testEngines()) {
       assert.equal(history?.length, 1);
     });
 
+    test("never leaves a cancelled attendee checked in when check-ins race cancellations", async () => {
+      const { project, owner, ticketType } = await registered(ctx.services);
+      const people = await Promise.all(
+        Array.from({ length: 12 }, () => createAttendee(ctx.services, owner, project.id, ticketType.id)),
+      );
+      // Each attendee's check-in and cancellation are sent at once; whichever locks the attendee
+      // first, a cancellation leaves no active check-in behind.
+      const outcomes = await Promise.allSettled(
+        people.flatMap((person) => [
+          ctx.services.checkins.checkIn(owner, { attendeeId: person.id }),
+          ctx.services.attendees.cancelAttendee(owner, { id: person.id }),
+        ]),
+      );
+      const refused = outcomes.filter((o) => o.status === "rejected");
+      for (const o of refused) assert.equal((o.reason as { code?: string }).code, "BAD_USER_INPUT");
+      const active = await ctx.services.checkins.activeByAttendeeIds(people.map((p) => p.id));
+      assert.equal(active.size, 0, `${active.size} cancelled attendees are still checked in`);
+      const histories = await ctx.services.checkins.historyByAttendeeIds(people.map((p) => p.id));
+      const checkedInFirst = [...histories.values()].filter((h) => h.length === 1 && h[0]?.undoneAt).length;
+      assert.equal(checkedInFirst + refused.length, people.length);
+    });
+
     test("undoes a check-in idempotently and keeps the history of check-ins", async () => {
       const { owner, attendee } = await registered(ctx.services);
       const never = await ctx.services.checkins.undoCheckIn(owner, { attendeeId: attendee.id });
