@@ -62,7 +62,8 @@ const statusAndVersionOfProject = reusableQuery(
     db
       .selectFrom("projects")
       .innerJoin("project_versions", "project_versions.project_id", "projects.id")
-      .select(["projects.status", ...versionColumns])
+      // Qualified: until the next release drops them, projects keeps its old counters too.
+      .select(["projects.status", ...versionColumns.map((c) => `project_versions.${c}` as const)])
       .where("projects.id", "=", id),
   [""] as const,
 );
@@ -202,14 +203,15 @@ export const projectsRepository = {
 
   /**
    * Serializes membership changes of one project until the transaction ends: a no-op update of the
-   * project's version row takes its row lock on PostgreSQL and the write lock on SQLite, so two concurrent
-   * demotions or removals cannot both count the same "other owner" and leave none.
+   * project row takes its row lock on PostgreSQL and the write lock on SQLite, so two concurrent
+   * demotions or removals cannot both count the same "other owner" and leave none. The project's
+   * row, not its version row: a process of the previous release locks the same one.
    */
   async lockMembership(trx: Db, projectId: string): Promise<boolean> {
     const result = await trx
-      .updateTable("project_versions")
-      .set((eb) => ({ project_version: eb.ref("project_version") }))
-      .where("project_id", "=", projectId)
+      .updateTable("projects")
+      .set((eb) => ({ status: eb.ref("status") }))
+      .where("id", "=", projectId)
       .executeTakeFirst();
     return Number(result.numUpdatedRows) > 0;
   },
