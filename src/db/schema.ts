@@ -90,6 +90,9 @@ export interface ProjectsTable {
   status: ProjectStatus;
   created_at: string;
   updated_at: string;
+  // Also in the table until the next release drops them, read and written by nothing of this one:
+  // data_version and the five area counters, now in project_versions (rolling upgrades, see
+  // migration 2026-11-27T10-00_project-versions).
 }
 
 /**
