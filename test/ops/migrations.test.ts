@@ -114,6 +114,17 @@ describe("the ticket-code migration", () => {
   });
 });
 
+/** The payload of the next notification `listener` hears; fails after 5 s instead of hanging the run. */
+function nextNotification(listener: pg.Client): Promise<string | undefined> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("no notification within 5 s")), 5_000);
+    listener.once("notification", (message) => {
+      clearTimeout(timer);
+      resolve(message.payload);
+    });
+  });
+}
+
 describe("the project-versions migration", () => {
   test("carries every project's counters to project_versions; PostgreSQL announces both tables' bumps", async () => {
     for (const target of await emptyDatabases()) {
@@ -147,14 +158,14 @@ describe("the project-versions migration", () => {
           await listener.connect();
           try {
             await listener.query(`listen ${channel}`);
-            const heard = new Promise((resolve) => listener.once("notification", (m) => resolve(m.payload)));
+            const heard = nextNotification(listener);
             await sql`update project_versions set checkins_version = checkins_version + 1 where project_id = 'Pv01'`.execute(
               database.db,
             );
             assert.equal(await heard, "Pv01:16");
             // A process of the previous release, during a rolling upgrade, still bumps the project's
             // row: its writes are still announced, so this release's processes evict on them.
-            const old = new Promise((resolve) => listener.once("notification", (m) => resolve(m.payload)));
+            const old = nextNotification(listener);
             await sql`update projects set agenda_version = agenda_version + 1, data_version = data_version + 1 where id = 'Pv02'`.execute(
               database.db,
             );
