@@ -55,6 +55,8 @@ export class ProjectChanges {
   private readonly listeners = new Set<ChangeListener>();
   private readonly recorders = new Set<EventRecorder>();
   private readonly readAheads = new Set<ReadAhead>();
+  // The transactions whose write found nothing to change (see `unchanged`).
+  private readonly unchangedWrites = new WeakSet<Tx>();
 
   /**
    * `persist` bumps the version counters of `areas` within the given transaction or database;
@@ -84,17 +86,31 @@ export class ProjectChanges {
     areas: AreaMask = allAreas,
     { takesNothingAway = false }: { takesNothingAway?: boolean } = {},
   ): Promise<T> {
+    let changed = true;
     const result = await inTransaction(db, actor, async (trx) => {
       // Apps, their links and endpoints are project-area data, so a write that leaves that area
       // alone cannot change what a read-ahead reads before its event is recorded.
       if (!(areas & areaBit.project)) for (const readAhead of this.readAheads) readAhead(trx, projectId);
       const value = await work(trx);
-      await this.persist(trx, projectId, areas);
+      changed = !this.unchangedWrites.has(trx);
+      if (changed) await this.persist(trx, projectId, areas);
       return value;
     });
+    if (!changed) return result;
     this.notify(projectId, areas);
     if (areas & areaBit.project && !takesNothingAway) await this.heardEverywhere();
     return result;
+  }
+
+  /**
+   * Says, from inside `write`'s work, that the write found nothing to change after all: a second
+   * check-in of someone already in, a repeated scan at the door, an undo with nothing to undo. The
+   * write then bumps no version and announces nothing, so the answers cached for its areas stay: a
+   * door app that retries, or a scanner that reads a badge twice, would otherwise evict every cached
+   * attendee page of the event with each repeat. Only for work that wrote no row.
+   */
+  unchanged(trx: Tx): void {
+    this.unchangedWrites.add(trx);
   }
 
   /** Records changes (of every area) of `projectIds` inside the caller's transaction (when they are known only there). */

@@ -321,5 +321,38 @@ for (const engine of testEngines()) {
         assert.equal(counted.misses - before.misses, 1);
         assert.equal(counted.hits - before.hits, 19);
       });
+
+    // Last: it registers an attendee, which the counts asserted above would see.
+    test("a check-in that changes nothing evicts nothing: a repeat, a second scan, an empty undo", async () => {
+      const attendee = await createAttendee(server.services, systemActor, projectId, ticketTypeId);
+      const id = globalId("Attendee", attendee.id);
+      const mutate = async (query: string, variables: Record<string, unknown>) =>
+        (await gql(server.url, query, { variables, token })).body.data;
+      const undo = `mutation Undo($id: ID!) { undoCheckIn(input: { attendeeId: $id }) { checkIn { undoneAt } } }`;
+      const scan = `mutation Scan($input: CheckInByTicketCodeInput!) { checkInByTicketCode(input: $input) { outcome } }`;
+      const cachedAfter = async (write: () => Promise<void>) => {
+        await ask(attendeesQuery);
+        assert.equal((await ask(attendeesQuery)).body.extensions.cached, true);
+        await write();
+        return (await ask(attendeesQuery)).body.extensions.cached;
+      };
+
+      // Nothing to undo yet; then the first check-in changes something, its repeats do not.
+      assert.equal(await cachedAfter(() => mutate(undo, { id })), true, "an undo with nothing to undo");
+      assert.equal(await cachedAfter(() => mutate(checkInMutation, { id })), false, "the first check-in");
+      const repeat = await cachedAfter(async () => {
+        const again = await mutate(checkInMutation, { id });
+        assert.deepEqual(again.checkInAttendee.userErrors, []);
+        assert.ok(again.checkInAttendee.checkIn.checkedInAt, "a repeat answers the check-in");
+      });
+      assert.equal(repeat, true, "checking in again");
+      const secondScan = await cachedAfter(async () => {
+        const input = { projectId, ticketCode: attendee.ticketCode };
+        const scanned = await mutate(scan, { input });
+        assert.equal(scanned.checkInByTicketCode.outcome, "ALREADY_CHECKED_IN");
+      });
+      assert.equal(secondScan, true, "a second scan of the badge");
+      assert.equal(await cachedAfter(() => mutate(undo, { id })), false, "the undo that takes it back");
+    });
   });
 }

@@ -131,9 +131,11 @@ for (const engine of testEngines()) {
       // for the first (an earlier test may have read them already), never for the second.
       await statementsFor(agendaQuery, 14, "sessions", false);
       assert.deepEqual(statusReads(await statementsFor(agendaQuery, 15, "sessions", false)), []);
-      // A check-in changes the project: the next page reads them again, once.
+      // A check-in changes the project: the next page reads them again, once. (Checked in first, so
+      // that the undo has something to undo: an undo that changes nothing announces nothing.)
       const list = await gql(server.url, registeredQuery, { variables: { id: projectId }, token });
       const attendeeId = list.body.data.project.attendees.edges[0].node.id;
+      await gql(server.url, checkInMutation, { variables: { input: { attendeeId } }, token });
       await gql(server.url, undoMutation, { variables: { input: { attendeeId } }, token });
       // On PostgreSQL the change feed brings the same write again: let it arrive first.
       await feedListens(server.services);

@@ -179,8 +179,9 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
               },
             ]);
           }
-          // Checking in again answers the existing check-in and is no new event.
+          // Checking in again answers the existing check-in: no new event, and nothing changed.
           if (made) await changes.event(trx, actor, checkinEvent(projectId, attendee, "created"));
+          else changes.unchanged(trx);
           const active = made ?? (await repo.findActive(trx, projectId, attendee.id));
           if (!active) throw notFound("Check-in");
           return { attendee: presentAttendee(attendee), checkIn: presentCheckIn(active) };
@@ -208,6 +209,8 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
         projectId,
         async (trx): Promise<DoorResult> => {
           const { attendee, made } = await lockAndCheckIn(trx, actor, projectId, found.id);
+          // Every answer but CHECKED_IN wrote nothing (the INSERT skips a cancelled attendee).
+          if (!made) changes.unchanged(trx);
           if (!attendee) return { outcome: "UNKNOWN_CODE", attendee: null, checkIn: null };
           if (attendee.status === "CANCELLED") {
             return { outcome: "CANCELLED", attendee: presentAttendee(attendee), checkIn: null };
@@ -250,6 +253,7 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
           ]);
           if (!attendee) throw notFound("Attendee");
           if (justUndone) await changes.event(trx, actor, checkinEvent(projectId, attendee, "undone"));
+          else changes.unchanged(trx);
           const undone = justUndone ?? (await repo.findLatest(trx, projectId, attendee.id));
           return { attendee: presentAttendee(attendee), checkIn: undone ? presentCheckIn(undone) : null };
         },
