@@ -191,7 +191,11 @@ export function createAttendeesService(
   async function cancelIn(trx: Tx, actor: Actor, projectId: string, id: string): Promise<Attendee> {
     const row = await repo.lock(trx, projectId, id);
     if (!row) throw notFound("Attendee");
-    if (row.status === "CANCELLED") return presentAttendee(row);
+    if (row.status === "CANCELLED") {
+      // Cancelling again (a manage link followed twice) writes nothing: cached answers stay.
+      changes.unchanged(trx);
+      return presentAttendee(row);
+    }
     const now = nowIso();
     await repo.update(trx, projectId, id, { status: "CANCELLED", cancelled_at: now, updated_at: now });
     await onCancelled(trx, projectId, id, now);

@@ -212,8 +212,15 @@ for (const engine of testEngines()) {
       const cancelled = await ctx.services.attendees.cancelAttendee(owner, { id: attendee.id });
       assert.equal(cancelled.status, "CANCELLED");
       assert.ok(cancelled.cancelledAt);
-      const again = await ctx.services.attendees.cancelAttendee(owner, { id: attendee.id });
-      assert.equal(again.cancelledAt, cancelled.cancelledAt);
+      const changed: string[] = [];
+      const unsubscribe = ctx.services.changes.subscribe((id) => changed.push(id));
+      try {
+        const again = await ctx.services.attendees.cancelAttendee(owner, { id: attendee.id });
+        assert.equal(again.cancelledAt, cancelled.cancelledAt);
+        assert.deepEqual(changed, [], "cancelling again changes nothing, so it announces nothing");
+      } finally {
+        unsubscribe();
+      }
       assert.equal((await ctx.services.checkins.activeByAttendeeIds([attendee.id])).size, 0);
       const history = (await ctx.services.checkins.historyByAttendeeIds([attendee.id])).get(attendee.id);
       assert.equal(history?.[0]?.undoneAt, cancelled.cancelledAt);
