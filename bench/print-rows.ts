@@ -1,6 +1,7 @@
 import type { GcFigures, ScenarioResult } from "./scenario-rounds.js";
 
 // The suite's table on stdout: one row per scenario, then the compared build's and the GC's lines.
+// Column merc-db is the Mercurius peer over the same SQLite data: the reader, or for a write the writer.
 
 const columns = [
   "dataset",
@@ -33,14 +34,14 @@ export function printRow(r: ScenarioResult): void {
     r.requestsPerSecond,
     r.limitRequestsPerSecond,
     r.ratio.toFixed(2),
-    r.peers["mercurius-sqlite"]?.ratio.toFixed(2),
+    (r.peers["mercurius-sqlite"] ?? r.peers["mercurius-writes"])?.ratio.toFixed(2),
     r.peers["mercurius-memory"]?.ratio.toFixed(2),
     r.peers["fastify-bytes"]?.ratio.toFixed(2),
     r.p50Ms,
     r.p99Ms,
     r.peakRssMiB,
     r.cpuUsPerRequest,
-    r.peers["mercurius-sqlite"]?.cpuUsPerRequest,
+    (r.peers["mercurius-sqlite"] ?? r.peers["mercurius-writes"])?.cpuUsPerRequest,
     r.peers["mercurius-memory"]?.cpuUsPerRequest,
     r.peers["fastify-bytes"]?.cpuUsPerRequest,
     r.limitCpuUsPerRequest,

@@ -161,6 +161,11 @@ export function startPeer(path: string, memory: boolean): Promise<ChildServer> {
   return startPortPrinter(["dist/bench/peers/graphql-peer.js", path, ...(memory ? ["--memory"] : [])]);
 }
 
+/** Starts the write peer (Mercurius + better-sqlite3 check-ins) over its own copy of the SQLite file, at `path`. */
+export function startCheckInPeer(path: string): Promise<ChildServer> {
+  return startPortPrinter(["dist/bench/peers/checkin-peer.js", path]);
+}
+
 // A helper process that prints {"port": n} on its first line once listening.
 async function startPortPrinter(args: string[]): Promise<ChildServer> {
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });

@@ -3,6 +3,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import Database from "better-sqlite3";
 import pg from "pg";
 import { type Dataset, type DatasetSpec, prepareDataset } from "./datasets.js";
 import { type EventDayResult, eventDay } from "./event-day.js";
@@ -11,6 +12,7 @@ import { printHeader, printRow } from "./print-rows.js";
 import {
   type ChildServer,
   peakRssMiB,
+  startCheckInPeer,
   startEventgraph,
   startFastifyBytes,
   startLimitServer,
@@ -115,15 +117,33 @@ function gitCommit(): string | undefined {
   }
 }
 
-// Whether a peer's `data` is byte-for-byte Eventgraph's for the scenario's first request.
+/**
+ * Whether a peer's `data` is byte-for-byte Eventgraph's for the scenario's first request; for a
+ * write, with every timestamp in it (the moment of the check-in) made the same.
+ */
 async function peerAgrees(peer: ChildServer, scenario: Scenario, dataset: Dataset, reference: string) {
   const response = await fetch(`${peer.url}/api/graphql`, {
     method: "POST",
     headers: headersOf(scenario, dataset),
     body: scenario.body(0),
   });
-  const data = (text: string) => JSON.stringify((JSON.parse(text) as { data?: unknown }).data);
+  const data = (text: string) => {
+    const json = JSON.stringify((JSON.parse(text) as { data?: unknown }).data);
+    return scenario.cache === "write" ? json.replace(/"\d{4}-\d\d-\d\dT[\d:.]+Z"/g, '"<time>"') : json;
+  };
   return data(await response.text()) === data(reference);
+}
+
+// A consistent copy of a SQLite file beside it (VACUUM INTO reads it in one transaction).
+function copyOfSqlite(file: string): string {
+  const copy = `${file}.writes`;
+  const source = new Database(file, { readonly: true });
+  try {
+    source.prepare("vacuum into ?").run(copy);
+  } finally {
+    source.close();
+  }
+  return copy;
 }
 
 async function benchDataset(
@@ -134,6 +154,11 @@ async function benchDataset(
   process.stdout.write(`\n${label}: seeding… `);
   const dataset = await prepareDataset(spec, flags.postgres ?? "");
   process.stdout.write(`${dataset.seedSeconds.toFixed(1)} s\n`);
+  // The write peer changes rows: it gets its own copy, taken before Eventgraph checks anyone in.
+  const writerCopy =
+    flags.peers && spec.engine === "sqlite" && spec.workers === 1
+      ? copyOfSqlite(dataset.databaseUrl.replace(/^sqlite:/, ""))
+      : undefined;
   const servers: ChildServer[] = [];
   try {
     const env = {
@@ -181,6 +206,7 @@ async function benchDataset(
       const file = dataset.databaseUrl.replace(/^sqlite:/, "");
       peers["mercurius-sqlite"] = await startPeer(file, false);
       peers["mercurius-memory"] = await startPeer(file, true);
+      if (writerCopy) peers["mercurius-writes"] = await startCheckInPeer(writerCopy);
       servers.push(...Object.values(peers));
     }
 
@@ -218,10 +244,9 @@ async function benchDataset(
         pids["fastify-bytes"] = fastify.process.pid;
       }
       for (const [name, peer] of Object.entries(peers)) {
-        // The peers have no mutations; the compared Eventgraph does, and a write has no one answer.
-        if (scenario.cache === "write" && peer !== compared) continue;
-        agreement[name] =
-          scenario.cache === "write" || (await peerAgrees(peer, scenario, dataset, reference));
+        // The readers have no mutations, the writer no queries; the compared Eventgraph has both.
+        if ((scenario.cache === "write") !== (name === "mercurius-writes") && peer !== compared) continue;
+        agreement[name] = peer === compared || (await peerAgrees(peer, scenario, dataset, reference));
         if (!agreement[name]) process.stdout.write(`  !! ${name} answers ${scenario.id} with other data\n`);
         sides[name] = `${peer.url}/api/graphql`;
         pids[name] = peer.process.pid;
