@@ -1,6 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { sql } from "kysely";
 import pg from "pg";
 import { loadConfig } from "../src/config.js";
@@ -23,7 +24,12 @@ export interface Dataset {
   /** Rows the demo generator made, per table. */
   counts: Record<string, number>;
   seedSeconds: number;
-  /** Deletes the file or drops the database. */
+  /**
+   * A copy of the database as it stands now, for a side that writes (the write peer), so that its
+   * writes and Eventgraph's never meet: its URL (a file path for SQLite). Removed by `dispose`.
+   */
+  copy(): Promise<string>;
+  /** Deletes the file or drops the database (and its copies). */
   dispose(): Promise<void>;
 }
 
@@ -75,12 +81,24 @@ export async function prepareDataset(spec: DatasetSpec, postgresUrl: string): Pr
     const dir = mkdtempSync(join(tmpdir(), "eventgraph-bench-"));
     const databaseUrl = `sqlite:${join(dir, "bench.sqlite")}`;
     const seeded = await seedInto(databaseUrl, spec.scale);
+    let copies = 0;
     return {
       name,
       engine: "sqlite",
       scale: spec.scale,
       databaseUrl,
       ...seeded,
+      // VACUUM INTO writes the file as one read transaction sees it, whatever the WAL holds.
+      async copy() {
+        const file = join(dir, `copy-${++copies}.sqlite`);
+        const source = new Database(join(dir, "bench.sqlite"), { readonly: true });
+        try {
+          source.prepare("vacuum into ?").run(file);
+        } finally {
+          source.close();
+        }
+        return file;
+      },
       async dispose() {
         rmSync(dir, { recursive: true, force: true });
       },
@@ -100,10 +118,31 @@ export async function prepareDataset(spec: DatasetSpec, postgresUrl: string): Pr
   await admin(`create database "${databaseName}"`);
   const url = new URL(postgresUrl);
   url.pathname = `/${databaseName}`;
-  const dispose = () => admin(`drop database if exists "${databaseName}" with (force)`);
+  const copies: string[] = [];
+  const dispose = async () => {
+    for (const copy of copies) await admin(`drop database if exists "${copy}" with (force)`);
+    await admin(`drop database if exists "${databaseName}" with (force)`);
+  };
+  // A template copies the files; it needs the source without connections (taken before any server starts).
+  const copy = async () => {
+    const copyName = `${databaseName}_copy${copies.length + 1}`;
+    copies.push(copyName);
+    await admin(`create database "${copyName}" template "${databaseName}"`);
+    const copyUrl = new URL(url);
+    copyUrl.pathname = `/${copyName}`;
+    return copyUrl.toString();
+  };
   try {
     const seeded = await seedInto(url.toString(), spec.scale);
-    return { name, engine: "postgres", scale: spec.scale, databaseUrl: url.toString(), ...seeded, dispose };
+    return {
+      name,
+      engine: "postgres",
+      scale: spec.scale,
+      databaseUrl: url.toString(),
+      ...seeded,
+      copy,
+      dispose,
+    };
   } catch (error) {
     await dispose();
     throw error;

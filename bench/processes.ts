@@ -161,7 +161,7 @@ export function startPeer(path: string, memory: boolean): Promise<ChildServer> {
   return startPortPrinter(["dist/bench/peers/graphql-peer.js", path, ...(memory ? ["--memory"] : [])]);
 }
 
-/** Starts the write peer (Mercurius + better-sqlite3 check-ins) over its own copy of the SQLite file, at `path`. */
+/** Starts the write peer (Mercurius check-ins) over its own copy of the database: a SQLite file or a `postgres://` URL. */
 export function startCheckInPeer(path: string): Promise<ChildServer> {
   return startPortPrinter(["dist/bench/peers/checkin-peer.js", path]);
 }

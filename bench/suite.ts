@@ -3,7 +3,6 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem } from "node:os";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
-import Database from "better-sqlite3";
 import pg from "pg";
 import { type Dataset, type DatasetSpec, prepareDataset } from "./datasets.js";
 import { type EventDayResult, eventDay } from "./event-day.js";
@@ -134,18 +133,6 @@ async function peerAgrees(peer: ChildServer, scenario: Scenario, dataset: Datase
   return data(await response.text()) === data(reference);
 }
 
-// A consistent copy of a SQLite file beside it (VACUUM INTO reads it in one transaction).
-function copyOfSqlite(file: string): string {
-  const copy = `${file}.writes`;
-  const source = new Database(file, { readonly: true });
-  try {
-    source.prepare("vacuum into ?").run(copy);
-  } finally {
-    source.close();
-  }
-  return copy;
-}
-
 async function benchDataset(
   key: string,
   spec: Setup,
@@ -155,10 +142,7 @@ async function benchDataset(
   const dataset = await prepareDataset(spec, flags.postgres ?? "");
   process.stdout.write(`${dataset.seedSeconds.toFixed(1)} s\n`);
   // The write peer changes rows: it gets its own copy, taken before Eventgraph checks anyone in.
-  const writerCopy =
-    flags.peers && spec.engine === "sqlite" && spec.workers === 1
-      ? copyOfSqlite(dataset.databaseUrl.replace(/^sqlite:/, ""))
-      : undefined;
+  const writerCopy = flags.peers && spec.workers === 1 ? await dataset.copy() : undefined;
   const servers: ChildServer[] = [];
   try {
     const env = {
@@ -206,8 +190,11 @@ async function benchDataset(
       const file = dataset.databaseUrl.replace(/^sqlite:/, "");
       peers["mercurius-sqlite"] = await startPeer(file, false);
       peers["mercurius-memory"] = await startPeer(file, true);
-      if (writerCopy) peers["mercurius-writes"] = await startCheckInPeer(writerCopy);
       servers.push(...Object.values(peers));
+    }
+    if (writerCopy) {
+      peers["mercurius-writes"] = await startCheckInPeer(writerCopy);
+      servers.push(peers["mercurius-writes"]);
     }
 
     const results: ScenarioResult[] = [];
