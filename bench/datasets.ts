@@ -26,7 +26,7 @@ export interface Dataset {
   seedSeconds: number;
   /**
    * A copy of the database as it stands now, for a side that writes (the write peer), so that its
-   * writes and Eventgraph's never meet: its URL (a file path for SQLite). Removed by `dispose`.
+   * writes and Eventgraph's never meet: its database URL. Removed by `dispose`.
    */
   copy(): Promise<string>;
   /** Deletes the file or drops the database (and its copies). */
@@ -97,7 +97,7 @@ export async function prepareDataset(spec: DatasetSpec, postgresUrl: string): Pr
         } finally {
           source.close();
         }
-        return file;
+        return `sqlite:${file}`;
       },
       async dispose() {
         rmSync(dir, { recursive: true, force: true });

@@ -161,9 +161,9 @@ export function startPeer(path: string, memory: boolean): Promise<ChildServer> {
   return startPortPrinter(["dist/bench/peers/graphql-peer.js", path, ...(memory ? ["--memory"] : [])]);
 }
 
-/** Starts the write peer (Mercurius check-ins) over its own copy of the database: a SQLite file or a `postgres://` URL. */
-export function startCheckInPeer(path: string): Promise<ChildServer> {
-  return startPortPrinter(["dist/bench/peers/checkin-peer.js", path]);
+/** Starts the write peer (Mercurius check-ins) over its own copy of the database, at `url` (`sqlite:…` or `postgres://…`). */
+export function startCheckInPeer(url: string): Promise<ChildServer> {
+  return startPortPrinter(["dist/bench/peers/checkin-peer.js", url]);
 }
 
 // A helper process that prints {"port": n} on its first line once listening.

@@ -18,12 +18,12 @@ import { v7 } from "uuid";
  * Eventgraph's default size, prepared by name, one round trip each, as an app built on pg would.
  *
  * It writes, so it runs on a copy of the bench's database (not the one Eventgraph serves).
- * Usage: node dist/bench/peers/checkin-peer.js <file.sqlite | postgres://…>; prints {"port": n} once listening.
+ * Usage: node dist/bench/peers/checkin-peer.js <sqlite:file | postgres://…>; prints {"port": n} once listening.
  */
 
 const [, , target] = process.argv;
 if (!target) {
-  process.stderr.write("usage: checkin-peer <file.sqlite | postgres://…>\n");
+  process.stderr.write("usage: checkin-peer <sqlite:file | postgres://…>\n");
   process.exit(2);
 }
 
@@ -199,7 +199,9 @@ async function postgresDriver(url: string): Promise<Driver> {
   };
 }
 
-const driver = target.startsWith("postgres") ? await postgresDriver(target) : sqliteDriver(target);
+const driver = target.startsWith("postgres")
+  ? await postgresDriver(target)
+  : sqliteDriver(target.replace(/^sqlite:/, ""));
 
 const schema = `
   type Query { ok: Boolean }
