@@ -1,8 +1,7 @@
 import Database from "better-sqlite3";
-import Fastify from "fastify";
-import mercurius, { type IResolvers } from "mercurius";
 import pg from "pg";
 import { v7 } from "uuid";
+import { serveMercurius } from "./serve-mercurius.js";
 
 /**
  * The write peer of the benchmark: the check-in scenario's two mutations (`checkInAttendee`,
@@ -229,15 +228,4 @@ const resolvers = {
   },
 };
 
-const server = Fastify({ logger: false });
-await server.register(mercurius, {
-  schema,
-  resolvers: resolvers as unknown as IResolvers,
-  path: "/api/graphql",
-  jit: 1,
-});
-const address = await server.listen({ port: 0, host: "127.0.0.1" });
-process.stdout.write(`${JSON.stringify({ port: Number(new URL(address).port) })}\n`);
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.once(signal, () => void server.close().then(() => process.exit(0)));
-}
+await serveMercurius(schema, resolvers);

@@ -1,7 +1,6 @@
 import Database from "better-sqlite3";
 import DataLoader from "dataloader";
-import Fastify from "fastify";
-import mercurius, { type IResolvers } from "mercurius";
+import { serveMercurius } from "./serve-mercurius.js";
 
 /**
  * A peer of the benchmark: the same three read queries answered by the best-known parts assembled
@@ -293,18 +292,5 @@ const resolvers = {
   },
 };
 
-const app = Fastify({ logger: false });
-await app.register(mercurius, {
-  schema,
-  // The resolvers' context is the one `context` below builds.
-  resolvers: resolvers as unknown as IResolvers,
-  path: "/api/graphql",
-  // Compile each query with graphql-jit from its first use.
-  jit: 1,
-  context: () => ({ loaders: loaders() }),
-});
-const address = await app.listen({ port: 0, host: "127.0.0.1" });
-process.stdout.write(`${JSON.stringify({ port: Number(new URL(address).port) })}\n`);
-for (const signal of ["SIGTERM", "SIGINT"] as const) {
-  process.once(signal, () => void app.close().then(() => process.exit(0)));
-}
+// The resolvers' context is the one built here, per request.
+await serveMercurius(schema, resolvers, () => ({ loaders: loaders() }));
