@@ -2,6 +2,7 @@ import { completeValue } from "@pothos/core";
 import {
   defaultFieldResolver,
   type GraphQLArgument,
+  type GraphQLField,
   type GraphQLFieldResolver,
   type GraphQLNamedType,
   type GraphQLObjectType,
@@ -76,6 +77,25 @@ type Resolver = GraphQLFieldResolver<unknown, GraphQLContext>;
 // row with `projectId`. The guard checks the caller's grant in that project.
 function projectIdOf(parent: Parent, typename: string): string | undefined {
   return typename === "Project" ? parent.id : parent.projectId;
+}
+
+/**
+ * The column of a row of `type` that a guard reads (`projectIdOf`) when `field` is selected, or
+ * undefined when no guard runs (or it reads a Project's key, which every read of a row has): the
+ * type's own permission (checked where each object enters the answer), the field's, or an
+ * argument's restriction. A selection that reads only the columns its fields declare (selection.ts)
+ * reads this one too, so that no guard finds a row without its project and answers "not found".
+ */
+export function guardColumn(
+  type: GraphQLObjectType,
+  field: GraphQLField<unknown, unknown>,
+): string | undefined {
+  if (type.name === "Project") return undefined;
+  const guarded =
+    type.extensions.permission !== undefined ||
+    field.extensions.permission !== undefined ||
+    field.args.some((arg) => declaredRestriction(arg) !== undefined);
+  return guarded ? "project_id" : undefined;
 }
 
 // Throws (or rejects) unless the caller holds `needed` in the project; at once when its access is

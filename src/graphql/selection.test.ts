@@ -5,6 +5,7 @@ import RelayPlugin from "@pothos/plugin-relay";
 import { execute, parse } from "graphql";
 import type { Columns } from "../db/projection.js";
 import type { GraphQLContext } from "./context.js";
+import { requires } from "./permissions.js";
 import { columnSelector, type Preload, preloadSelector, preloads, reads } from "./selection.js";
 
 interface Row {
@@ -70,6 +71,34 @@ describe("columns read for a selection", () => {
 
   test("reads no column beyond the key when only the id is selected", () => {
     assert.deepEqual(columnsAskedBy("{ sessions { edges { node { id } } } }"), []);
+  });
+
+  test("a field guarded by a permission also reads the column its guard finds the project in", () => {
+    const asked: Columns[] = [];
+    const builder = relayBuilder();
+    const Attendee = builder.objectRef<{ email: string; project_id: string }>("Attendee");
+    Attendee.implement({
+      fields: (t) => ({
+        name: t.string({ ...reads([]), resolve: () => "" }),
+        email: t.exposeString("email", reads(["email"], requires("attendees:read"))),
+      }),
+    });
+    const selected = columnSelector();
+    builder.queryType({
+      fields: (t) => ({
+        attendee: t.field({
+          type: Attendee,
+          resolve: (_root, _args, _context, info) => {
+            asked.push(selected(info));
+            return { email: "", project_id: "" };
+          },
+        }),
+      }),
+    });
+    const schema = builder.toSchema();
+    execute({ schema, document: parse("{ attendee { name } }") });
+    execute({ schema, document: parse("{ attendee { name email } }") });
+    assert.deepEqual(asked, [[], ["email", "project_id"]]);
   });
 
   test("keeps the declarations of other extensions that reads merges", () => {

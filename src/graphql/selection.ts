@@ -10,12 +10,15 @@ import {
 } from "graphql";
 import type { Columns } from "../db/projection.js";
 import type { GraphQLContext } from "./context.js";
+import { guardColumn } from "./permissions.js";
 
 /**
  * Field options declaring the columns of the parent's row that the field reads, for
  * `selectedColumns`: `...reads<SessionRow>("room_id")`; none for a field that needs only the
- * row's key. A field without the declaration makes a selection read every column, so a new field
- * is never short of data, only slower. `more` merges other extensions (a list bound).
+ * row's key, where its statement always reads the key (`projectedQuery`'s `always`). A field without
+ * the declaration makes a selection read every column, so a new field is never short of data, only
+ * slower; the column a permission guard reads is added by `guardColumn`. `more` merges other
+ * extensions (a list bound).
  */
 export function reads<Row>(
   columns: readonly (keyof Row & string)[],
@@ -85,9 +88,12 @@ function selectedColumns(info: GraphQLResolveInfo, path: readonly string[]): Col
   const columns = new Set<string>();
   for (const node of fieldsOf(info, below.sets)) {
     if (node.name.value === "__typename") continue;
-    const declared = declaredColumns(fields[node.name.value]);
-    if (!declared) return undefined;
+    const field = fields[node.name.value];
+    const declared = declaredColumns(field);
+    if (!field || !declared) return undefined;
     for (const column of declared) columns.add(column);
+    const guard = guardColumn(below.type, field);
+    if (guard) columns.add(guard);
   }
   return [...columns].sort();
 }

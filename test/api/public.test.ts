@@ -84,6 +84,32 @@ for (const engine of testEngines()) {
       assert.ok(!JSON.stringify(drafts.body).includes("Secret draft"));
     });
 
+    test("a session's speakers answer their own id and sessions, read only when asked for", async () => {
+      const { project, owner } = await createPublishedProject(server.services);
+      const speaker = await server.services.agenda.createSpeaker(owner, {
+        projectId: project.id,
+        name: "Ada",
+      });
+      await createSession(server.services, owner, project.id, {
+        title: "Keynote",
+        status: "PUBLISHED",
+        speakerIds: [speaker.id],
+      });
+      // The page's speakers statement reads only what the selection asks for (no key by default):
+      // each of these selections must still answer the key's fields.
+      const speakersOf = async (selection: string) => {
+        const { body } = await gql(
+          server.url,
+          `{ project(id: "${project.id}") { sessions(first: 1) { edges { node { speakers { ${selection} } } } } } }`,
+        );
+        assert.equal(body.errors, undefined, JSON.stringify(body.errors));
+        return body.data.project.sessions.edges[0].node.speakers;
+      };
+      assert.deepEqual(await speakersOf("name"), [{ name: "Ada" }]);
+      assert.deepEqual(await speakersOf("id"), [{ id: globalId("Speaker", speaker.id) }]);
+      assert.deepEqual(await speakersOf("sessions { title }"), [{ sessions: [{ title: "Keynote" }] }]);
+    });
+
     test("shows ticket types on sale with price and availability but no counts", async () => {
       const { project, owner } = await createPublishedProject(server.services);
       await createTicketType(server.services, owner, project.id, { name: "Regular", quantity: 1 });

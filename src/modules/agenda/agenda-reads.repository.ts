@@ -65,9 +65,12 @@ const trackColumns = everyColumn<TrackRow>()(["id", "project_id", "name", "color
 const roomColumns = everyColumn<RoomRow>()(["id", "project_id", "name", "capacity", "created_at"]);
 
 // The loaders' statements: one per column list, whatever the number of ids (see projectedQuery).
+// No key columns of their own: a page's speakers are grouped by session_id, and the Speaker fields
+// that need the key declare it (`id`, `sessions`). Two 36-character strings per speaker were a fifth
+// of this statement (docs/performance.md, round twenty-one).
 const speakersWithSessionIds = projectedQuery(
   speakerColumns,
-  ["id", "project_id"],
+  [],
   (db, columns, ids: IdList) =>
     db
       .selectFrom("session_speakers")
@@ -100,7 +103,7 @@ const roomsWithIdList = projectedQuery(
   [""] as const,
 );
 
-/** Speakers of the sessions, with `columns` and always id and project_id, by session and position. */
+/** Speakers of the sessions with `columns` (and their session_id), by session and position. */
 export function speakersOfSessions(db: Db, sessionIds: readonly string[], columns: Columns) {
   return speakersWithSessionIds(db, columns, idList(db, sessionIds)) as Promise<
     (SpeakerRow & { session_id: string })[]

@@ -131,7 +131,7 @@ export function defineAgendaTypes(): void {
 
   builder.node(SpeakerRef, {
     description: "A person speaking at the event.",
-    id: { resolve: (s) => s.id, ...speaker() },
+    id: { resolve: (s) => s.id, ...speaker("id") },
     loadWithoutCache: loader((c, id) => c.services.agenda.findSpeaker(c.actor, id)),
     fields: (t) => ({
       name: t.exposeString("name", { ...speaker("name"), description: "Full name." }),
@@ -160,7 +160,7 @@ export function defineAgendaTypes(): void {
       sessions: t.field({
         type: [SessionRef],
         description: `Sessions the speaker appears in, by start time (the first ${maxSessionsPerSpeaker}): published ones, and all with agenda:read.`,
-        ...reads<SpeakerRow>([], boundedList(maxSessionsPerSpeaker)),
+        ...reads<SpeakerRow>(["id", "project_id"], boundedList(maxSessionsPerSpeaker)),
         resolve: async (s, _args, c) => {
           const access = await c.access(s.projectId);
           const sessions = await (access?.permissions.has("agenda:read")
