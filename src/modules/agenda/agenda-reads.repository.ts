@@ -67,7 +67,7 @@ const roomColumns = everyColumn<RoomRow>()(["id", "project_id", "name", "capacit
 // The loaders' statements: one per column list, whatever the number of ids (see projectedQuery).
 // No key columns of their own: a page's speakers are grouped by session_id, and the Speaker fields
 // that need the key declare it (`id`, `sessions`). Two 36-character strings per speaker were a fifth
-// of this statement (docs/performance.md, round twenty-one).
+// of this statement (docs/performance.md, rounds twenty and twenty-one).
 const speakersWithSessionIds = projectedQuery(
   speakerColumns,
   [],

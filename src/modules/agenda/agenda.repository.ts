@@ -235,7 +235,7 @@ export const agendaRepository = {
 
   /**
    * Speakers of each session, in their position order (one statement for any number of sessions),
-   * with `columns` (see Columns) and always id and project_id.
+   * with `columns` (see Columns; every column when undefined) and each row's session_id.
    */
   speakersBySessionIds(
     db: Db,
