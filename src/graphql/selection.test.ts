@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import SchemaBuilder from "@pothos/core";
 import RelayPlugin from "@pothos/plugin-relay";
-import { execute, parse } from "graphql";
+import { execute, type GraphQLResolveInfo, parse } from "graphql";
 import type { Columns } from "../db/projection.js";
 import type { GraphQLContext } from "./context.js";
-import { requires } from "./permissions.js";
+import { requires, restricts } from "./permissions.js";
 import { columnSelector, type Preload, preloadSelector, preloads, reads } from "./selection.js";
 
 interface Row {
@@ -73,32 +73,45 @@ describe("columns read for a selection", () => {
     assert.deepEqual(columnsAskedBy("{ sessions { edges { node { id } } } }"), []);
   });
 
-  test("a field guarded by a permission also reads the column its guard finds the project in", () => {
+  test("a guarded field, argument or type also reads the column its guard finds the project in", () => {
     const asked: Columns[] = [];
     const builder = relayBuilder();
-    const Attendee = builder.objectRef<{ email: string; project_id: string }>("Attendee");
+    const Attendee = builder.objectRef<{ email: string }>("Attendee");
     Attendee.implement({
       fields: (t) => ({
         name: t.string({ ...reads([]), resolve: () => "" }),
         email: t.exposeString("email", reads(["email"], requires("attendees:read"))),
-      }),
-    });
-    const selected = columnSelector();
-    builder.queryType({
-      fields: (t) => ({
-        attendee: t.field({
-          type: Attendee,
-          resolve: (_root, _args, _context, info) => {
-            asked.push(selected(info));
-            return { email: "", project_id: "" };
-          },
+        talks: t.string({
+          ...reads([]),
+          args: { status: t.arg.string(restricts("agenda:read", ["PUBLISHED"])) },
+          resolve: () => "",
         }),
       }),
     });
+    // A type's own permission: checked for the whole object, whichever of its fields is selected.
+    const Ticket = builder.objectRef<{ name: string }>("Ticket");
+    Ticket.implement({
+      ...requires("tickets:read"),
+      fields: (t) => ({ name: t.exposeString("name", reads(["name"])) }),
+    });
+    const selected = columnSelector();
+    const recording = <T>(value: T) => ({
+      resolve: (_root: unknown, _args: unknown, _context: unknown, info: GraphQLResolveInfo) => {
+        asked.push(selected(info));
+        return value;
+      },
+    });
+    builder.queryType({
+      fields: (t) => ({
+        attendee: t.field({ type: Attendee, ...recording({ email: "" }) }),
+        ticket: t.field({ type: Ticket, ...recording({ name: "" }) }),
+      }),
+    });
     const schema = builder.toSchema();
-    execute({ schema, document: parse("{ attendee { name } }") });
-    execute({ schema, document: parse("{ attendee { name email } }") });
-    assert.deepEqual(asked, [[], ["email", "project_id"]]);
+    for (const query of ["{ attendee { name } }", "{ attendee { name email } }", "{ attendee { talks } }"])
+      execute({ schema, document: parse(query) });
+    execute({ schema, document: parse("{ ticket { name } }") });
+    assert.deepEqual(asked, [[], ["email", "project_id"], ["project_id"], ["name", "project_id"]]);
   });
 
   test("keeps the declarations of other extensions that reads merges", () => {
