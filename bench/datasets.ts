@@ -79,7 +79,8 @@ export async function prepareDataset(spec: DatasetSpec, postgresUrl: string): Pr
   const name = `${spec.engine} ×${spec.scale}`;
   if (spec.engine === "sqlite") {
     const dir = mkdtempSync(join(tmpdir(), "eventgraph-bench-"));
-    const databaseUrl = `sqlite:${join(dir, "bench.sqlite")}`;
+    const file = join(dir, "bench.sqlite");
+    const databaseUrl = `sqlite:${file}`;
     const seeded = await seedInto(databaseUrl, spec.scale);
     let copies = 0;
     return {
@@ -90,14 +91,14 @@ export async function prepareDataset(spec: DatasetSpec, postgresUrl: string): Pr
       ...seeded,
       // VACUUM INTO writes the file as one read transaction sees it, whatever the WAL holds.
       async copy() {
-        const file = join(dir, `copy-${++copies}.sqlite`);
-        const source = new Database(join(dir, "bench.sqlite"), { readonly: true });
+        const copyFile = join(dir, `copy-${++copies}.sqlite`);
+        const source = new Database(file, { readonly: true });
         try {
-          source.prepare("vacuum into ?").run(file);
+          source.prepare("vacuum into ?").run(copyFile);
         } finally {
           source.close();
         }
-        return `sqlite:${file}`;
+        return `sqlite:${copyFile}`;
       },
       async dispose() {
         rmSync(dir, { recursive: true, force: true });

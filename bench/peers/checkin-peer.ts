@@ -179,6 +179,8 @@ async function postgresDriver(url: string): Promise<Driver> {
     async drive(steps) {
       const client = await pool.connect();
       let open = false;
+      // A connection that cannot even roll back is dropped, not handed to the next request.
+      let broken = false;
       try {
         let step = steps.next();
         while (!step.done) {
@@ -189,10 +191,13 @@ async function postgresDriver(url: string): Promise<Driver> {
         }
         return step.value;
       } catch (error) {
-        if (open) await client.query("rollback");
+        if (open)
+          await client.query("rollback").catch(() => {
+            broken = true;
+          });
         throw error;
       } finally {
-        client.release();
+        client.release(broken);
       }
     },
   };
