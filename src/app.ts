@@ -10,6 +10,7 @@ import { registerDocsRoutes } from "./docs/docs.routes.js";
 import { registerEventSite } from "./event-site/event-site.js";
 import { registerGraphQLRoutes } from "./graphql/http.js";
 import { registerCompression } from "./http/compression.js";
+import { FrontDoor } from "./http/front-door.js";
 import { registerHealthRoutes } from "./http/health.routes.js";
 import { type Logger, lazyChildLogger } from "./logger.js";
 import { registerMetrics } from "./metrics/metrics.routes.js";
@@ -42,7 +43,9 @@ declare module "fastify" {
 /** Builds the HTTP application; `main.ts` and the tests build exactly the same one. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database, logger } = deps;
+  const door = new FrontDoor();
   const app = Fastify({
+    serverFactory: door.serverFactory,
     // pino's Logger is Fastify's logger; the cast keeps FastifyInstance at its default type parameters.
     loggerInstance: logger as FastifyBaseLogger,
     childLoggerFactory: lazyChildLogger,
@@ -72,16 +75,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     // Approval-request emails of an app widened a moment ago (they log their own failures).
     await services.updateRequests.settled();
   });
-  // A request still in flight at shutdown gets `Connection: close` on its answer: otherwise its
-  // keep-alive connection would hold the shutdown open until the client's idle timeout.
-  let closing = false;
-  app.addHook("preClose", async () => {
-    closing = true;
-  });
+  // A request still in flight at shutdown gets `Connection: close` on its answer.
+  app.addHook("preClose", async () => door.close());
   app.decorateReply("lastHeaderFields", function (this: FastifyReply) {
-    const fields = ["x-request-id", this.request.id];
-    if (closing) fields.push("connection", "close");
-    return fields;
+    return door.lastHeaderFields(this.request.id);
   });
   // A callback hook, not an async one: it runs on every response, and a promise per response costs.
   app.addHook("onSend", (_request, reply, payload, done) => {
@@ -112,7 +109,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   // Before any route: it attaches itself to each route as the route is added.
   await registerCompression(app);
-  await registerMetrics(app, {
+  const observe = await registerMetrics(app, {
     config,
     database,
     cache: services.responseCache,
@@ -121,7 +118,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   });
   registerHealthRoutes(app, database, () => deps.cluster?.readiness());
   const apiSchema = schema();
-  registerGraphQLRoutes(app, services, apiSchema);
+  registerGraphQLRoutes(app, services, apiSchema, { door, observe });
   startWebhooks(app, services, apiSchema);
   registerDocsRoutes(app);
   await registerEventSite(app);

@@ -40,17 +40,39 @@ const knownTokens = new WeakMap<Services, LRUCache<string, KnownToken>>();
  * Answers without a promise when it can (no header, a remembered token).
  */
 function authenticatedApp(services: Services, token: string): AuthenticatedApp | Promise<AuthenticatedApp> {
-  const known = knownTokens.get(services) ?? rememberTokensOf(services);
-  const epoch = services.responseCache.credentialsEpoch();
-  const key = epoch === undefined ? undefined : hashToken(token);
-  const found = key ? known.get(key) : undefined;
-  // A copy: each request binds its own origin and deadline to its actor object.
-  // A remembered token answers without a promise: this is on every authenticated cache hit.
-  if (found && found.epoch === epoch) return { ...found.app };
+  const remembered = rememberedApp(services, token);
+  if (remembered.app) return remembered.app;
+  const { key, epoch } = remembered;
   return services.apps.authenticate(token).then((app) => {
-    if (key && epoch !== undefined) known.set(key, { app: { ...app }, epoch });
+    if (key && epoch !== undefined) known(services).set(key, { app: { ...app }, epoch });
     return app;
   });
+}
+
+/**
+ * The caller when it is known without reading anything (no header, a remembered token), else
+ * undefined: the hit lane serves only such callers, and hands the others on untouched.
+ */
+export function rememberedCaller(services: Services, header: string | undefined): Actor | undefined {
+  if (header === undefined) return publicActor;
+  const token = bearer.exec(header)?.[1];
+  return token ? rememberedApp(services, token).app : undefined;
+}
+
+function rememberedApp(
+  services: Services,
+  token: string,
+): { app?: AuthenticatedApp; key: string | undefined; epoch: number | undefined } {
+  const epoch = services.responseCache.credentialsEpoch();
+  const key = epoch === undefined ? undefined : hashToken(token);
+  const found = key ? known(services).get(key) : undefined;
+  // A copy: each request binds its own origin and deadline to its actor object.
+  // A remembered token answers without a promise: this is on every authenticated cache hit.
+  return found && found.epoch === epoch ? { app: { ...found.app }, key, epoch } : { key, epoch };
+}
+
+function known(services: Services): LRUCache<string, KnownToken> {
+  return knownTokens.get(services) ?? rememberTokensOf(services);
 }
 
 function rememberTokensOf(services: Services): LRUCache<string, KnownToken> {

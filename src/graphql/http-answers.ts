@@ -1,8 +1,10 @@
+import type { ServerResponse } from "node:http";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import type { GraphQLFormattedError } from "graphql";
 import { databaseRetryAfterSeconds } from "../db/availability.js";
 import { type AppError, ErrorCode, httpStatusFor } from "../errors.js";
 import { codingFor, compressAnswer } from "../http/compression.js";
+import type { RequestHead } from "../http/header-values.js";
 import type { AnswerHeaders } from "./answer-headers.js";
 import { requestError } from "./errors.js";
 import { graphqlResponse, json, type MediaType } from "./http-params.js";
@@ -58,14 +60,19 @@ function statusFor(code: ErrorCode, media: MediaType): number {
  * protocol (RFC 6750 for tokens, RFC 9110 for methods).
  */
 export function refuse(exchange: Exchange, refusal: Refusal): FastifyReply {
-  const { headers } = exchange;
+  const [status, body] = refusalAnswer(refusal, exchange.media, exchange.headers);
+  return send(exchange, status, body);
+}
+
+/** A refusal's status and body; the header fields its protocol asks for go on `headers`. */
+export function refusalAnswer(refusal: Refusal, media: MediaType, headers: AnswerHeaders): [number, object] {
   if (refusal.code === ErrorCode.UNAUTHENTICATED)
     headers.set("www-authenticate", 'Bearer error="invalid_token"');
   if (refusal.code === ErrorCode.METHOD_NOT_ALLOWED) headers.set("allow", "POST");
   const body = refusal.extensions
     ? { errors: refusal.errors, extensions: refusal.extensions }
     : { errors: refusal.errors };
-  return send(exchange, statusFor(refusal.code, exchange.media), body);
+  return [statusFor(refusal.code, media), body];
 }
 
 /** The refusal of a POST body that is not declared as JSON. */
@@ -121,22 +128,63 @@ export function sendRaw(
  * hijacked: the answer's header fields, and those every response carries, are written here as one
  * list; Fastify's onResponse hooks (metrics, the access log) still run once the response finishes.
  */
-export function sendInTwo({ reply, media, headers }: Exchange, head: Buffer, tail: Buffer): FastifyReply {
+export function sendInTwo(exchange: Exchange, head: Buffer, tail: Buffer): FastifyReply {
+  const { reply, headers } = exchange;
+  const last = reply.lastHeaderFields();
+  for (let i = 0; i < last.length; i += 2) headers.set(last[i] as string, last[i + 1] as string);
+  reply.hijack();
+  writeInTwo(reply.raw, exchange.media, headers, head, tail);
+  return reply;
+}
+
+/** Writes a 200 answer of two parts on Node's response: the hijacked reply's, or the hit lane's. */
+export function writeInTwo(
+  response: ServerResponse,
+  media: MediaType,
+  headers: AnswerHeaders,
+  head: Buffer,
+  tail: Buffer,
+): void {
   if (!headers.has("cache-control")) headers.set("cache-control", "no-store");
   headers
     .set("content-type", contentTypes[media])
     .set("content-length", String(head.byteLength + tail.byteLength));
-  const last = reply.lastHeaderFields();
-  for (let i = 0; i < last.length; i += 2) headers.set(last[i] as string, last[i + 1] as string);
-  reply.hijack();
-  const response = reply.raw;
   response.writeHead(200, headers.fields);
   // Corked, the head and both parts leave in one writev.
   response.cork();
   response.write(head);
   response.end(tail);
   response.uncork();
-  return reply;
+}
+
+/**
+ * Writes a whole answer of `status` on Node's response, compressed as `sendRaw` would: the hit
+ * lane's answers that are not stored ones (a refusal after the budget, an internal error).
+ */
+export function writeWhole(
+  request: RequestHead,
+  response: ServerResponse,
+  status: number,
+  media: MediaType,
+  headers: AnswerHeaders,
+  text: string,
+): void {
+  if (!headers.has("cache-control")) headers.set("cache-control", "no-store");
+  headers.set("content-type", contentTypes[media]);
+  const write = (body: string | Buffer) => {
+    headers.set("content-length", String(Buffer.byteLength(body)));
+    response.writeHead(status, headers.fields);
+    response.end(body);
+  };
+  const encoding = codingFor(request, text);
+  if (!encoding) {
+    write(text);
+    return;
+  }
+  compressAnswer(text, encoding, (error, compressed) => {
+    if (!error) headers.set("content-encoding", encoding);
+    write(error ? text : compressed);
+  });
 }
 
 // 503 with Retry-After: the database is unreachable (or its disk full, which says how long to wait);

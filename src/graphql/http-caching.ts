@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
+import type { RequestHead } from "../http/header-values.js";
 import type { Actor } from "../modules/access/actor.js";
 import { AnswerHeaders } from "./answer-headers.js";
 import type { Exchange } from "./http-answers.js";
@@ -31,7 +32,7 @@ function etagOf(versions: ReadonlyMap<string, number | null>): string {
  * request's If-None-Match already names that answer, so a 304 without a body is enough.
  */
 export function applyCaching(
-  { request, headers }: Exchange,
+  { request, headers }: { request: RequestHead; headers: AnswerHeaders },
   actor: Actor,
   versions: ReadonlyMap<string, number | null> | undefined,
 ): boolean {

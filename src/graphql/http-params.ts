@@ -63,13 +63,17 @@ function jsonParam(value: unknown, name: string): Record<string, unknown> | unde
  * Whether the request carries its operation in the query string: GET, and HEAD, which answers as
  * GET would without the body (RFC 9110 §9.3.2; Fastify routes HEAD to the GET handler).
  */
-export function inQueryString(request: FastifyRequest): boolean {
+export function inQueryString(request: { method?: string }): boolean {
   return request.method === "GET" || request.method === "HEAD";
 }
 
 /** Reads and checks the request parameters; an AppError (BAD_REQUEST) says what is wrong. */
 export function readParams(request: FastifyRequest): GraphQLParams | AppError {
-  const source = inQueryString(request) ? request.query : request.body;
+  return paramsOf(inQueryString(request) ? request.query : request.body);
+}
+
+/** Checks the parameters of a parsed body (or query string); an AppError says what is wrong. */
+export function paramsOf(source: unknown): GraphQLParams | AppError {
   if (Array.isArray(source)) {
     return new AppError(
       ErrorCode.BAD_REQUEST,

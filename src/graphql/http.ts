@@ -1,21 +1,19 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { GraphQLSchema } from "graphql";
 import { AppError, ErrorCode } from "../errors.js";
-import { closingBytes, negotiateEncoding, openStream } from "../http/compression.js";
+import type { FrontDoor } from "../http/front-door.js";
 import { registerJsonBodyParser } from "../http/json-body.js";
-import { type Actor, bindOrigin } from "../modules/access/actor.js";
+import type { ResponseObserver } from "../metrics/metrics.routes.js";
+import type { Actor } from "../modules/access/actor.js";
 import type { Services } from "../services.js";
-import { allAreas } from "../shared/data-areas.js";
 import { describeOperation, inOperationSpan, recordErrorCode } from "../telemetry/spans.js";
 import { AnswerHeaders } from "./answer-headers.js";
-import { authenticate } from "./authentication.js";
-import { appView, canonicalJson, publicView, responseCacheKey } from "./cache/cache-key.js";
-import { areasReadBy } from "./cache/document-areas.js";
 import { stillCurrent } from "./cache/freshness.js";
 import type { RequestBudget } from "./context.js";
 import { DocumentCache } from "./documents.js";
 import { requestError } from "./errors.js";
 import { createExecutor, type Operation, Unavailable } from "./execution.js";
+import { hitLane, replayHandedOnBodies } from "./hit-lane.js";
 import {
   detailsOf,
   type Exchange,
@@ -27,8 +25,8 @@ import {
   sendInTwo,
   sendUnavailable,
 } from "./http-answers.js";
-import { applyCaching, registerPreflight, sendNotModified, setRateLimitHeaders } from "./http-caching.js";
-import { extensionsTail, presentBudget } from "./http-extensions.js";
+import { registerPreflight, sendNotModified, setRateLimitHeaders } from "./http-caching.js";
+import { presentBudget } from "./http-extensions.js";
 import {
   type GraphQLParams,
   graphqlResponse,
@@ -38,20 +36,33 @@ import {
   negotiate,
   readParams,
 } from "./http-params.js";
-import { type OperationAnalysis, permissionsLacking } from "./limits/analyze-operation.js";
-import { assertWithinLimits, operationLimitsFrom } from "./limits/operation-limits.js";
-import { pointsForCost, type RateLimitState } from "./limits/rate-limiter.js";
+import { permissionsLacking } from "./limits/analyze-operation.js";
+import { operationLimitsFrom } from "./limits/operation-limits.js";
+import { pointsForCost } from "./limits/rate-limiter.js";
+import { RequestSteps } from "./request-steps.js";
+import { storedAnswerParts } from "./stored-answer.js";
 
 /** Registers `POST /api/graphql` (and GET for queries) serving `schema`, following the GraphQL-over-HTTP spec. */
-export function registerGraphQLRoutes(app: FastifyInstance, services: Services, schema: GraphQLSchema): void {
+export function registerGraphQLRoutes(
+  app: FastifyInstance,
+  services: Services,
+  schema: GraphQLSchema,
+  /** Where the hit lane goes, and the metrics it records in. */
+  { door, observe }: { door: FrontDoor; observe: ResponseObserver | undefined },
+): void {
   const { config } = services;
   const limits = operationLimitsFrom(config);
   const documents = new DocumentCache(schema, limits);
   const executor = createExecutor(services, documents);
+  const steps = new RequestSteps(services, schema, documents, limits);
 
   app.register(async (scope) => {
     // Deeply nested JSON is refused before it is parsed (and before rate limiting): docs/security.md.
-    registerJsonBodyParser(scope);
+    const rememberedBody = registerJsonBodyParser(scope);
+    replayHandedOnBodies(scope);
+    const { logger } = services;
+    const lastHeaderFields = (id: string) => door.lastHeaderFields(id);
+    door.use(hitLane({ config, services, steps, logger, rememberedBody, observe, lastHeaderFields }));
     // Malformed JSON or an oversized body never reach the handler; answer them in the GraphQL error
     // shape too, so clients handle one format.
     scope.setErrorHandler((error: FastifyError, request, reply) => {
@@ -95,18 +106,19 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     return inOperationSpan(request.id, async (span) => {
       try {
         const params = readRequest(request);
-        const actor = await authenticateCaller(request.headers.authorization);
-        // An app's actor object is this request's own; the public actor is shared and writes nothing.
-        if (actor.kind === "app") bindOrigin(actor, { via: "api", ip: request.ip });
-        const operation = prepare(request, params, actor);
+        const actor = await steps.authenticate(request.headers.authorization);
+        steps.admit(actor, request.ip);
+        const operation = steps.prepare(params, actor, inQueryString(request));
+        request.graphqlOperationType =
+          params.extensions?.dryRun === true ? "dry_run" : operation.analysis.operationType;
         describeOperation(span, {
-          operationType: request.graphqlOperationType ?? operation.analysis.operationType,
+          operationType: request.graphqlOperationType,
           document: operation.prepared.document,
           operationName: params.operationName,
           cost: operation.analysis.cost,
         });
         if (params.extensions?.dryRun === true) return await answerDryRun(exchange, actor, operation);
-        const budget = await charge(exchange, actor, operation);
+        const budget = await steps.charge(exchange.headers, actor, operation, request.ip);
         // A reply is thenable (it settles once sent), so the cache answers with a boolean: awaiting an
         // async function that returns a reply yields undefined, which once sent every hit on to execute.
         if (await answerFromCache(exchange, actor, operation, budget)) return reply;
@@ -135,83 +147,6 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     return params;
   }
 
-  /**
-   * The caller: the public view without a token, the app of a valid token, else UNAUTHENTICATED.
-   * Without a promise when the answer is known at once (no header, a remembered token).
-   */
-  function authenticateCaller(header: string | undefined): Actor | Promise<Actor> {
-    let found: Actor | Promise<Actor>;
-    try {
-      found = authenticate(services, header);
-    } catch (error) {
-      throw refusalOfAuthentication(error);
-    }
-    if (found instanceof Promise) {
-      return found.then(admit, (error) => {
-        throw refusalOfAuthentication(error);
-      });
-    }
-    return admit(found);
-  }
-
-  function admit(actor: Actor): Actor {
-    if (actor.kind === "app") services.apps.recordRequest(actor.appId);
-    return actor;
-  }
-
-  /** Parses, validates and measures the operation, and refuses it past the limits. */
-  function prepare(request: FastifyRequest, params: GraphQLParams, actor: Actor): Operation {
-    const prepared = documents.prepare(params.query);
-    if (!prepared.ok) {
-      if ("error" in prepared) throw Refusal.from(prepared.error);
-      throw new Refusal(
-        ErrorCode.GRAPHQL_VALIDATION_FAILED,
-        prepared.validationErrors.map((e) => ({
-          message: e.message,
-          locations: e.locations,
-          extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED },
-        })),
-      );
-    }
-    const variables = documents.withDefaults(prepared.prepared, params.operationName, params.variables);
-    const variablesJson = canonicalJson(params.variables);
-    let analysis: OperationAnalysis;
-    try {
-      analysis = documents.analyze(prepared.prepared, params.operationName, variables, variablesJson);
-      assertWithinLimits(analysis, limits);
-    } catch (error) {
-      if (!(error instanceof AppError)) throw error;
-      // Variables that do not fit their types are a validation failure of the request.
-      if (error.code !== ErrorCode.BAD_USER_INPUT) throw Refusal.from(error);
-      throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, error.message, detailsOf(error));
-    }
-    request.graphqlOperationType = params.extensions?.dryRun === true ? "dry_run" : analysis.operationType;
-    if (inQueryString(request) && analysis.operationType !== "query") {
-      throw new Refusal(
-        ErrorCode.METHOD_NOT_ALLOWED,
-        "Only queries may be sent with GET; send mutations with POST",
-      );
-    }
-    const cacheKey =
-      analysis.operationType === "query"
-        ? responseCacheKey({
-            view: actor.kind === "app" ? appView(actor.appId, actor.permissions) : publicView,
-            query: params.query,
-            operationName: params.operationName,
-            variablesJson,
-          })
-        : undefined;
-    const areas = cacheKey ? areasReadBy(schema, prepared.prepared.document) : allAreas;
-    return { params, prepared: prepared.prepared, analysis, variables, cacheKey, areas };
-  }
-
-  /** Where the caller's points are counted: per app, or per client IP for public requests. */
-  function budgetOf(actor: Actor, request: FastifyRequest): [key: string, limit: number] {
-    return actor.kind === "app"
-      ? [`app:${actor.appId}`, config.limits.appPointsPerHour]
-      : [`ip:${request.ip}`, config.limits.publicPointsPerHour];
-  }
-
   /** A dry run is measured but neither executed nor charged. */
   async function answerDryRun(
     exchange: Exchange,
@@ -219,7 +154,7 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     { analysis }: Operation,
   ): Promise<FastifyReply> {
     const points = pointsForCost(analysis.cost);
-    const [key, limit] = budgetOf(actor, exchange.request);
+    const [key, limit] = steps.budgetOf(actor, exchange.request.ip);
     const budget = await services.rateLimiter.peek(key, limit);
     setRateLimitHeaders(exchange.headers, budget, points);
     const held = actor.kind === "app" ? actor.permissions : [];
@@ -239,52 +174,6 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     });
   }
 
-  /** Takes the operation's points from the caller's hourly budget, or refuses with RATE_LIMITED. */
-  function charge(
-    { request, headers }: Exchange,
-    actor: Actor,
-    { analysis }: Operation,
-  ): RequestBudget | Promise<RequestBudget> {
-    const points = pointsForCost(analysis.cost);
-    const [key, limit] = budgetOf(actor, request);
-    const charged = services.rateLimiter.consume(key, points, limit);
-    // In process the budget is known at once: no promise on the way of every request.
-    if (charged instanceof Promise)
-      return charged.then((budget) => settle(headers, analysis, points, budget));
-    return settle(headers, analysis, points, charged);
-  }
-
-  /** Tells the caller its budget, and refuses with RATE_LIMITED when the points did not fit. */
-  function settle(
-    headers: AnswerHeaders,
-    analysis: OperationAnalysis,
-    points: number,
-    budget: RateLimitState,
-  ): RequestBudget {
-    setRateLimitHeaders(headers, budget, points);
-    if (!budget.allowed) {
-      headers.set("retry-after", String(budget.retryAfterSeconds));
-      const message = `Rate limit of ${budget.limit} points per hour exceeded; retry in ${budget.retryAfterSeconds} s`;
-      throw new Refusal(
-        ErrorCode.RATE_LIMITED,
-        message,
-        { retryAfterSeconds: budget.retryAfterSeconds },
-        { rateLimit: presentBudget(budget) },
-      );
-    }
-    // Spelled out: on Node 20, `{ ...budget, cost, points }` (a spread with members after it) took
-    // 2.8 µs, a literal 0.02 (docs/performance.md, "Round sixteen").
-    return {
-      allowed: budget.allowed,
-      limit: budget.limit,
-      remaining: budget.remaining,
-      resetAt: budget.resetAt,
-      retryAfterSeconds: budget.retryAfterSeconds,
-      cost: analysis.cost,
-      points,
-    };
-  }
-
   /** Answers from the response cache when an identical query's answer is still current; true once sent. */
   async function answerFromCache(
     exchange: Exchange,
@@ -298,31 +187,16 @@ export function registerGraphQLRoutes(app: FastifyInstance, services: Services, 
     if (!hit) return false;
     const current = stillCurrent(services, hit);
     if (!(current === true || (current !== false && (await current)))) return false;
-    if (applyCaching(exchange, actor, hit.versions)) {
-      sendNotModified(exchange);
-      return true;
-    }
-    // The cached bytes go out as they are, followed by this request's extensions: decoding and
-    // re-encoding a large page cost more than the rest of a hit, and so did copying it.
-    const tail = extensionsTail(analysis.cost, budget.points, budget, true);
-    const encoding = negotiateEncoding(exchange.request);
-    if (encoding) {
-      // Compressed once per entry and coding; each hit only compresses (stores) its own tail.
-      hit.encoded[encoding] ??= openStream(hit.body, encoding);
-      const open = await hit.encoded[encoding];
-      const closing = closingBytes(open, tail);
-      if (closing) {
-        exchange.headers.set("content-encoding", encoding);
-        sendInTwo(exchange, open.prefix, closing);
-        return true;
-      }
-    }
-    sendInTwo(exchange, hit.body, tail);
+    const parts = await storedAnswerParts(
+      exchange.request,
+      exchange.headers,
+      actor,
+      analysis.cost,
+      budget,
+      hit,
+    );
+    if (parts) sendInTwo(exchange, parts[0], parts[1]);
+    else sendNotModified(exchange);
     return true;
   }
-}
-
-/** A rejected token is the caller's error (401); anything else fails the request as it is. */
-function refusalOfAuthentication(error: unknown): unknown {
-  return error instanceof AppError && error.code === ErrorCode.UNAUTHENTICATED ? Refusal.from(error) : error;
 }

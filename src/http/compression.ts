@@ -10,7 +10,7 @@ import {
 } from "node:zlib";
 import fastifyCompress from "@fastify/compress";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { rememberedPerValue, weightedMembers } from "./header-values.js";
+import { type RequestHead, rememberedPerValue, weightedMembers } from "./header-values.js";
 
 /** A content coding both sides may use, best first. */
 export type Encoding = "br" | "gzip";
@@ -46,7 +46,7 @@ const syncLimit = 8192;
  * The coding in which to send `body` to `request`, if any: one the client accepts, and a body
  * large enough to be worth it (the plugin's threshold).
  */
-export function codingFor(request: FastifyRequest, body: string | Buffer): Encoding | undefined {
+export function codingFor(request: RequestHead, body: string | Buffer): Encoding | undefined {
   if (body.length < compressThreshold && Buffer.byteLength(body) < compressThreshold) return undefined;
   return negotiateEncoding(request);
 }
@@ -74,7 +74,7 @@ export function compressAnswer(
 }
 
 /** The coding to answer in, from Accept-Encoding (RFC 9110 §12.5.3): brotli before gzip, q=0 refuses. */
-export function negotiateEncoding(request: FastifyRequest): Encoding | undefined {
+export function negotiateEncoding(request: RequestHead): Encoding | undefined {
   const header = request.headers["accept-encoding"];
   return header ? encodingAccepted(header) : undefined;
 }

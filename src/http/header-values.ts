@@ -1,4 +1,11 @@
+import type { IncomingMessage } from "node:http";
 import { LRUCache } from "lru-cache";
+
+/**
+ * What reading a request's header fields needs of it: Fastify's request and Node's own (which the
+ * API's hit lane answers, src/graphql/hit-lane.ts) both have it.
+ */
+export type RequestHead = Pick<IncomingMessage, "headers"> & { method?: string };
 
 /**
  * `decide`, remembered for the last `max` header values it was given. A client sends the same

@@ -41,7 +41,7 @@ class JsonTooDeepError extends Error {
 
 // Bodies up to this long are remembered parsed, this many of them: about 2 MB of text at most, and
 // as much again parsed.
-const rememberedBodyChars = 2048;
+export const rememberedBodyChars = 2048;
 const rememberedBodies = 1000;
 
 /**
@@ -53,9 +53,10 @@ const rememberedBodies = 1000;
  * the recent short bodies are remembered parsed: a repeated one skips the depth check and the
  * parse, which with secure-json-parse's scans of the text were 6 % of an attendee-page hit
  * (docs/performance.md, "Round sixteen"). What is handed out again is frozen to the last level,
- * so no request can change what the next one reads.
+ * so no request can change what the next one reads. The function returned looks a text up among
+ * them without parsing anything: the API's hit lane serves only bodies this parser has checked.
  */
-export function registerJsonBodyParser(scope: FastifyInstance): void {
+export function registerJsonBodyParser(scope: FastifyInstance): (text: string) => object | undefined {
   const parse = scope.getDefaultJsonParser("error", "error");
   const parsed = new LRUCache<string, object>({ max: rememberedBodies });
   scope.removeContentTypeParser("application/json");
@@ -71,6 +72,7 @@ export function registerJsonBodyParser(scope: FastifyInstance): void {
       done(error, value);
     });
   });
+  return (text) => (text.length <= rememberedBodyChars ? parsed.get(text) : undefined);
 }
 
 function deepFreeze<T>(value: T): T {

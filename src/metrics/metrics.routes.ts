@@ -32,6 +32,11 @@ function defineGauges(): void {
   for (const [name, help, read] of [
     ["eventgraph_response_cache_hits_total", "Response cache hits", (s: Source) => s.cache.stats().hits],
     [
+      "eventgraph_response_cache_lane_hits_total",
+      "Response cache hits answered before the framework (the hit lane)",
+      (s: Source) => s.cache.stats().laneHits,
+    ],
+    [
       "eventgraph_response_cache_misses_total",
       "Response cache misses",
       (s: Source) => s.cache.stats().misses,
@@ -116,9 +121,48 @@ export function metricsEnabled(config: Config): boolean {
 }
 
 /**
+ * Records one answered request in the duration histograms: the hook's for the answers Fastify
+ * sends, the API's hit lane's for its own (src/graphql/hit-lane.ts). `operationType` is "" for
+ * anything but a GraphQL operation.
+ */
+export type ResponseObserver = (
+  route: string,
+  method: string,
+  status: number,
+  operationType: string,
+  seconds: number,
+) => void;
+
+function responseObserver(): ResponseObserver {
+  // prom-client hashes the label values on every call: each child is looked up once per label
+  // combination, in maps nested by label, so no key string is built for each response.
+  const httpChildren = new Map<string, Map<string, Map<number, Child>>>();
+  const graphqlChildren = new Map<string, Map<number, Child>>();
+  return (route, method, status, operationType, seconds) => {
+    const byStatus = nested(nested(httpChildren, route), method);
+    let http = byStatus.get(status);
+    if (!http) {
+      http = httpDuration.labels(route, method, String(status));
+      byStatus.set(status, http);
+    }
+    http.observe(seconds);
+    if (operationType) {
+      const byOperationStatus = nested(graphqlChildren, operationType);
+      let graphql = byOperationStatus.get(status);
+      if (!graphql) {
+        graphql = graphqlDuration.labels(operationType, String(status));
+        byOperationStatus.set(status, graphql);
+      }
+      graphql.observe(seconds);
+    }
+  };
+}
+
+/**
  * Counts requests and serves `GET /metrics` when METRICS_TOKEN (bearer, on the main port) or
  * METRICS_PORT (a second listener on 127.0.0.1, no token) is set; otherwise adds nothing but the
  * request field, so the hot path stays as it was.
+ * Returns the observer of answered requests while the metrics are on.
  */
 export async function registerMetrics(
   app: FastifyInstance,
@@ -129,43 +173,21 @@ export async function registerMetrics(
     cluster: Cluster | undefined;
     logger: Logger;
   },
-): Promise<void> {
+): Promise<ResponseObserver | undefined> {
   app.decorateRequest("graphqlOperationType", "");
   const { config } = deps;
-  if (!metricsEnabled(config)) return;
+  if (!metricsEnabled(config)) return undefined;
   collectProcessMetrics();
   if (!gaugesDefined) defineGauges();
   gaugesDefined = true;
   const source: Source = { database: deps.database, cache: deps.cache, cluster: deps.cluster };
   sources.add(source);
 
-  // prom-client hashes the label values on every call: each child is looked up once per label
-  // combination, in maps nested by label, so no key string is built for each response.
-  const httpChildren = new Map<string, Map<string, Map<number, Child>>>();
-  const graphqlChildren = new Map<string, Map<number, Child>>();
+  const observe = responseObserver();
   app.addHook("onResponse", (request: FastifyRequest, reply: FastifyReply, done) => {
-    const seconds = reply.elapsedTime / 1000;
-    const status = reply.statusCode;
     // The route pattern, never the raw URL (unbounded label values); 404s share one label.
     const route = request.routeOptions.url ?? "unmatched";
-    const byMethod = nested(httpChildren, route);
-    const byStatus = nested(byMethod, request.method);
-    let http = byStatus.get(status);
-    if (!http) {
-      http = httpDuration.labels(route, request.method, String(status));
-      byStatus.set(status, http);
-    }
-    http.observe(seconds);
-    const operationType = request.graphqlOperationType;
-    if (operationType) {
-      const byOperationStatus = nested(graphqlChildren, operationType);
-      let graphql = byOperationStatus.get(status);
-      if (!graphql) {
-        graphql = graphqlDuration.labels(operationType, String(status));
-        byOperationStatus.set(status, graphql);
-      }
-      graphql.observe(seconds);
-    }
+    observe(route, request.method, reply.statusCode, request.graphqlOperationType, reply.elapsedTime / 1000);
     done();
   });
 
@@ -191,6 +213,7 @@ export async function registerMetrics(
     sources.delete(source);
     if (server) await new Promise<void>((resolve) => server?.close(() => resolve()));
   });
+  return observe;
 }
 
 function digest(value: string): Buffer {

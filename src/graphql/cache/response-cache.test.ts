@@ -15,13 +15,21 @@ describe("response cache", () => {
     assert.equal(cache.get(keyFor("AAAA")), undefined);
     assert.equal(cache.store(keyFor("AAAA"), body("a"), ["AAAA"], cache.begin()), true);
     assert.deepEqual(cache.get(keyFor("AAAA")), body("a"));
-    assert.deepEqual(cache.stats(), {
+    const stats = {
       hits: 1,
+      laneHits: 0,
       misses: 1,
       refused: 0,
       entries: 1,
       bytes: body("a").byteLength + keyFor("AAAA").length + 1024,
-    });
+    };
+    assert.deepEqual(cache.stats(), stats);
+    // The hit lane's look counts nothing; what it serves counts as a hit of its own.
+    assert.deepEqual(cache.peek(keyFor("AAAA"))?.body, body("a"));
+    assert.equal(cache.peek(keyFor("BBBB")), undefined);
+    assert.deepEqual(cache.stats(), stats);
+    cache.countLaneHit();
+    assert.deepEqual(cache.stats(), { ...stats, hits: 2, laneHits: 1 });
   });
 
   test("drops exactly the entries that read an invalidated project", () => {

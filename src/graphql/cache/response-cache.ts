@@ -48,6 +48,8 @@ export interface ResponseCacheOptions {
 /** Counters for monitoring and tests. */
 export interface ResponseCacheStats {
   hits: number;
+  /** Of the hits, those the hit lane answered before Fastify (src/graphql/hit-lane.ts). */
+  laneHits: number;
   misses: number;
   /** Stores refused because a project changed during execution, or the cache was suspended. */
   refused: number;
@@ -98,6 +100,7 @@ export class ResponseCache {
   private allChangedAt = 0;
   private suspended = false;
   private hits = 0;
+  private laneHits = 0;
   private misses = 0;
   private refused = 0;
   private readonly admitOnSecondRequestAbove: number;
@@ -138,7 +141,7 @@ export class ResponseCache {
    * a miss: a hit now turns that miss into a hit, so each request is counted once.
    */
   lookup(key: string, again = false): CachedAnswer | undefined {
-    const entry = this.suspended ? undefined : this.entries.get(key);
+    const entry = this.peek(key);
     if (again) {
       if (entry) {
         this.misses -= 1;
@@ -147,6 +150,19 @@ export class ResponseCache {
     } else if (entry) this.hits += 1;
     else this.misses += 1;
     return entry;
+  }
+
+  /**
+   * The cached answer for `key`, counted as nothing: the hit lane looks first and counts only what
+   * it serves (`countLaneHit`), handing anything else on to the look that counts.
+   */
+  peek(key: string): CachedAnswer | undefined {
+    return this.suspended ? undefined : this.entries.get(key);
+  }
+
+  countLaneHit(): void {
+    this.hits += 1;
+    this.laneHits += 1;
   }
 
   /**
@@ -312,6 +328,7 @@ export class ResponseCache {
   stats(): ResponseCacheStats {
     return {
       hits: this.hits,
+      laneHits: this.laneHits,
       misses: this.misses,
       refused: this.refused,
       entries: this.entries.size,

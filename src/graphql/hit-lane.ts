@@ -1,0 +1,230 @@
+import { randomUUID } from "node:crypto";
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
+import { performance } from "node:perf_hooks";
+import { Readable } from "node:stream";
+import proxyAddr from "@fastify/proxy-addr";
+import type { FastifyInstance } from "fastify";
+import type { Config } from "../config.js";
+import { AppError } from "../errors.js";
+import type { Lane } from "../http/front-door.js";
+import { rememberedBodyChars } from "../http/json-body.js";
+import type { Logger } from "../logger.js";
+import type { ResponseObserver } from "../metrics/metrics.routes.js";
+import type { Actor } from "../modules/access/actor.js";
+import type { Services } from "../services.js";
+import { describeOperation, inOperationSpan, recordErrorCode } from "../telemetry/spans.js";
+import { AnswerHeaders } from "./answer-headers.js";
+import { rememberedCaller } from "./authentication.js";
+import { stillCurrent } from "./cache/freshness.js";
+import type { CachedAnswer } from "./cache/response-cache.js";
+import type { Operation } from "./execution.js";
+import { internalError, Refusal, refusalAnswer, writeInTwo, writeWhole } from "./http-answers.js";
+import { isJsonContentType, type MediaType, negotiate, paramsOf } from "./http-params.js";
+import type { RequestSteps } from "./request-steps.js";
+import { storedAnswerParts } from "./stored-answer.js";
+
+/**
+ * The hit lane: `POST /api/graphql` requests that the response cache answers, served before
+ * Fastify sees them. Through Fastify a stored answer cost 2.5–3.6 times what a bare `node:http`
+ * server spends sending the same bytes, Fastify's own floor 1.3–1.5 times of it
+ * (docs/performance.md, "Round twenty-one"); the lane leaves out only the framework, not a step:
+ * the same request steps (request-steps.ts), the same parts of the answer (stored-answer.ts), the
+ * same request id, budget, metrics and access log.
+ *
+ * It takes only what it can answer without reading anything new: a body no longer than the JSON
+ * parser remembers, which that parser has already checked and parsed (the lane parses nothing), a
+ * caller known without a read (no token, or a remembered one), an operation within the limits,
+ * and a stored answer still current. Anything else is handed on to Fastify untouched, its body
+ * replayed (`replayHandedOnBodies`), before anything is counted or charged; once the lane charges
+ * the budget it answers whatever happens, as the route does.
+ */
+export interface HitLaneDeps {
+  config: Config;
+  services: Services;
+  steps: RequestSteps;
+  logger: Logger;
+  /** The JSON parser's remembered bodies (src/http/json-body.ts). */
+  rememberedBody: (text: string) => object | undefined;
+  /** The duration histograms, while the metrics are on. */
+  observe: ResponseObserver | undefined;
+  /** The header fields every response carries (the front door's). */
+  lastHeaderFields: (requestId: string) => string[];
+}
+
+const route = "/api/graphql";
+// UTF-8 takes at most three bytes per UTF-16 unit: a body the parser may remember is no longer.
+const maxBodyBytes = rememberedBodyChars * 3;
+const replayed = Symbol("eventgraph.handedOnBody");
+const maxViewsPerBody = 64;
+
+/** An operation as prepared for a caller's view: an app's permissions at the time. */
+interface PreparedFor {
+  permissions: readonly string[] | undefined;
+  operation: Operation | null;
+}
+
+const permissionsOf = (actor: Actor) => (actor.kind === "app" ? actor.permissions : undefined);
+type HandedOn = IncomingMessage & { [replayed]?: Buffer };
+
+export function hitLane(deps: HitLaneDeps): Lane {
+  const { services, steps, logger } = deps;
+  const ipOf = clientAddress(deps.config.trustProxy);
+  const maxBytes = Math.min(maxBodyBytes, deps.config.limits.maxBodyBytes);
+  const prepared = new WeakMap<object, Map<string, PreparedFor>>();
+
+  return (request, response, handOn) => {
+    const { headers } = request;
+    if (request.method !== "POST" || request.url !== route || !isJsonContentType(headers["content-type"]))
+      return handOn(request, response);
+    const length = declaredLength(headers);
+    if (length === undefined || length > maxBytes) return handOn(request, response);
+    const started = performance.now();
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    // A client gone before its body arrived: Node closes the socket, and there is nothing to answer.
+    request.on("error", () => {});
+    request.on("end", () => {
+      const body = chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks);
+      const handOnWithBody = () => {
+        (request as HandedOn)[replayed] = body;
+        handOn(request, response);
+      };
+      serve(request, response, body, started).then(
+        (served) => served || handOnWithBody(),
+        (error: unknown) => {
+          // Only a fault of the lane's own before it answered reaches here: the route answers it.
+          logger.error({ err: error }, "hit lane failed; handing the request on");
+          if (!response.headersSent) handOnWithBody();
+        },
+      );
+    });
+  };
+
+  /** Answers `request` from the cache; false, before anything is counted, when it cannot. */
+  async function serve(
+    request: IncomingMessage,
+    response: ServerResponse,
+    body: Buffer,
+    started: number,
+  ): Promise<boolean> {
+    const media = negotiate(request.headers.accept);
+    const source = deps.rememberedBody(body.toString("utf8"));
+    if (!media || source === undefined) return false;
+    const actor = rememberedCaller(services, request.headers.authorization);
+    const operation = actor && operationOf(source, actor);
+    if (!actor || !operation) return false;
+    const hit = operation.cacheKey ? services.responseCache.peek(operation.cacheKey) : undefined;
+    if (!hit) return false;
+    const current = stillCurrent(services, hit);
+    if (current !== true && (current === false || !(await current))) return false;
+    services.responseCache.countLaneHit();
+    await answer(request, response, media, actor, operation, hit, started);
+    return true;
+  }
+
+  /**
+   * The operation of a remembered body for a caller, prepared once: the parser hands out the same
+   * frozen object for the same text, and the caller's view is its app and permission list (shared
+   * by the requests of a remembered token). Preparing it again (the document's analysis, the
+   * variables' canonical JSON, a new cache key hashed again by the cache's lookup) was a tenth of
+   * a lane hit. Null: the body is not one the lane answers (a dry run, malformed parameters, an
+   * operation past the limits), which the route refuses or answers each time.
+   */
+  function operationOf(source: object, actor: Actor): Operation | null {
+    const view = actor.kind === "app" ? actor.appId : "";
+    let views = prepared.get(source);
+    const known = views?.get(view);
+    if (known && known.permissions === permissionsOf(actor)) return known.operation;
+    let operation: Operation | null = null;
+    const params = paramsOf(source);
+    if (!(params instanceof AppError) && params.extensions?.dryRun !== true) {
+      try {
+        operation = steps.prepare(params, actor, false);
+      } catch {
+        // Refused: the route answers it.
+      }
+    }
+    if (!views) prepared.set(source, (views = new Map()));
+    // A body is asked for by a few callers; a bound keeps one shared by many apps from growing.
+    if (views.size < maxViewsPerBody || views.has(view))
+      views.set(view, { permissions: permissionsOf(actor), operation });
+    return operation;
+  }
+
+  /** The route's steps from the budget on, for a stored answer: it answers whatever happens. */
+  async function answer(
+    request: IncomingMessage,
+    response: ServerResponse,
+    media: MediaType,
+    actor: Actor,
+    operation: Operation,
+    hit: CachedAnswer,
+    started: number,
+  ): Promise<void> {
+    const id = randomUUID();
+    const log = logger.isLevelEnabled("info") ? logger.child({ reqId: id }) : undefined;
+    log?.info({ req: { method: request.method, url: request.url, id } }, "incoming request");
+    const ip = ipOf(request);
+    steps.admit(actor, ip);
+    const headers = new AnswerHeaders();
+    const finish = () => {
+      const last = deps.lastHeaderFields(id);
+      for (let i = 0; i < last.length; i += 2) headers.set(last[i] as string, last[i + 1] as string);
+      return headers;
+    };
+    const cost = operation.analysis.cost;
+    await inOperationSpan(id, async (span) => {
+      describeOperation(span, {
+        operationType: "query",
+        document: operation.prepared.document,
+        operationName: operation.params.operationName,
+        cost,
+      });
+      try {
+        const budget = await steps.charge(headers, actor, operation, ip);
+        const parts = await storedAnswerParts(request, headers, actor, cost, budget, hit);
+        if (parts) writeInTwo(response, media, finish(), parts[0], parts[1]);
+        else response.writeHead(304, finish().fields).end();
+      } catch (error) {
+        const refusal = error instanceof Refusal ? error : internalError(id);
+        if (refusal !== error) logger.error({ err: error, reqId: id }, "GraphQL request failed");
+        recordErrorCode(span, refusal.code);
+        const [status, answerBody] = refusalAnswer(refusal, media, headers);
+        writeWhole(request, response, status, media, finish(), JSON.stringify(answerBody));
+      }
+    });
+    const responseTime = performance.now() - started;
+    deps.observe?.(route, "POST", response.statusCode, "query", responseTime / 1000);
+    log?.info({ res: { statusCode: response.statusCode }, responseTime }, "request completed");
+  }
+}
+
+/**
+ * Gives Fastify the body of a request the lane read and handed on: the request's own stream has
+ * ended, so the route's body parser reads it again from a stream of the same bytes.
+ */
+export function replayHandedOnBodies(scope: FastifyInstance): void {
+  scope.addHook("preParsing", (request, _reply, payload, done) => {
+    const body = (request.raw as HandedOn)[replayed];
+    done(null, body ? Readable.from([body], { objectMode: false }) : payload);
+  });
+}
+
+/** The Content-Length of a body sent whole, or undefined (chunked, absent, not a number). */
+function declaredLength(headers: IncomingHttpHeaders): number | undefined {
+  const declared = headers["content-length"];
+  if (declared === undefined || headers["transfer-encoding"] !== undefined) return undefined;
+  const length = Number(declared);
+  return Number.isInteger(length) && length > 0 ? length : undefined;
+}
+
+/** The client's address as Fastify's `request.ip` gives it under the same TRUST_PROXY. */
+function clientAddress(trustProxy: Config["trustProxy"]): (request: IncomingMessage) => string {
+  if (trustProxy === false) return (request) => request.socket.remoteAddress ?? "";
+  const trusted =
+    trustProxy === true ? () => true : proxyAddr.compile(trustProxy.split(",").map((value) => value.trim()));
+  return (request) => {
+    const addresses = proxyAddr.all(request, trusted);
+    return addresses[addresses.length - 1] ?? "";
+  };
+}

@@ -1,0 +1,173 @@
+import type { GraphQLSchema } from "graphql";
+import { AppError, ErrorCode } from "../errors.js";
+import { type Actor, bindOrigin } from "../modules/access/actor.js";
+import type { Services } from "../services.js";
+import { allAreas } from "../shared/data-areas.js";
+import type { AnswerHeaders } from "./answer-headers.js";
+import { authenticate } from "./authentication.js";
+import { appView, canonicalJson, publicView, responseCacheKey } from "./cache/cache-key.js";
+import { areasReadBy } from "./cache/document-areas.js";
+import type { RequestBudget } from "./context.js";
+import type { DocumentCache } from "./documents.js";
+import type { Operation } from "./execution.js";
+import { detailsOf, Refusal } from "./http-answers.js";
+import { setRateLimitHeaders } from "./http-caching.js";
+import { presentBudget } from "./http-extensions.js";
+import type { GraphQLParams } from "./http-params.js";
+import type { OperationAnalysis } from "./limits/analyze-operation.js";
+import { assertWithinLimits, type OperationLimits } from "./limits/operation-limits.js";
+import { pointsForCost, type RateLimitState } from "./limits/rate-limiter.js";
+
+/**
+ * The steps every API request goes through, whichever way it came in (the Fastify route, or the
+ * hit lane that answers stored answers before Fastify: hit-lane.ts): who calls, what the operation
+ * is and whether it is within the limits, and what it costs the caller's budget. Each step either
+ * returns its result or throws a Refusal, whose HTTP status comes from the error table.
+ */
+export class RequestSteps {
+  constructor(
+    private readonly services: Services,
+    private readonly schema: GraphQLSchema,
+    private readonly documents: DocumentCache,
+    private readonly limits: OperationLimits,
+  ) {}
+
+  /**
+   * The caller: the public view without a token, the app of a valid token, else UNAUTHENTICATED.
+   * Without a promise when the answer is known at once (no header, a remembered token). Nothing is
+   * counted yet: `admit` counts the request once it is answered.
+   */
+  authenticate(header: string | undefined): Actor | Promise<Actor> {
+    let found: Actor | Promise<Actor>;
+    try {
+      found = authenticate(this.services, header);
+    } catch (error) {
+      throw refusalOfAuthentication(error);
+    }
+    if (found instanceof Promise) {
+      return found.catch((error) => {
+        throw refusalOfAuthentication(error);
+      });
+    }
+    return found;
+  }
+
+  /** Counts an app's request (its usage figures) and binds where it came from (audit entries). */
+  admit(actor: Actor, ip: string): void {
+    // An app's actor object is this request's own; the public actor is shared and writes nothing.
+    if (actor.kind !== "app") return;
+    this.services.apps.recordRequest(actor.appId);
+    bindOrigin(actor, { via: "api", ip });
+  }
+
+  /**
+   * Parses, validates and measures the operation, and refuses it past the limits. `inQueryString`:
+   * a GET (or HEAD) request, which may carry queries only.
+   */
+  prepare(params: GraphQLParams, actor: Actor, inQueryString: boolean): Operation {
+    const { documents, limits } = this;
+    const prepared = documents.prepare(params.query);
+    if (!prepared.ok) {
+      if ("error" in prepared) throw Refusal.from(prepared.error);
+      throw new Refusal(
+        ErrorCode.GRAPHQL_VALIDATION_FAILED,
+        prepared.validationErrors.map((e) => ({
+          message: e.message,
+          locations: e.locations,
+          extensions: { code: ErrorCode.GRAPHQL_VALIDATION_FAILED },
+        })),
+      );
+    }
+    const variables = documents.withDefaults(prepared.prepared, params.operationName, params.variables);
+    const variablesJson = canonicalJson(params.variables);
+    let analysis: OperationAnalysis;
+    try {
+      analysis = documents.analyze(prepared.prepared, params.operationName, variables, variablesJson);
+      assertWithinLimits(analysis, limits);
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      // Variables that do not fit their types are a validation failure of the request.
+      if (error.code !== ErrorCode.BAD_USER_INPUT) throw Refusal.from(error);
+      throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, error.message, detailsOf(error));
+    }
+    if (inQueryString && analysis.operationType !== "query") {
+      throw new Refusal(
+        ErrorCode.METHOD_NOT_ALLOWED,
+        "Only queries may be sent with GET; send mutations with POST",
+      );
+    }
+    const cacheKey =
+      analysis.operationType === "query"
+        ? responseCacheKey({
+            view: actor.kind === "app" ? appView(actor.appId, actor.permissions) : publicView,
+            query: params.query,
+            operationName: params.operationName,
+            variablesJson,
+          })
+        : undefined;
+    const areas = cacheKey ? areasReadBy(this.schema, prepared.prepared.document) : allAreas;
+    return { params, prepared: prepared.prepared, analysis, variables, cacheKey, areas };
+  }
+
+  /** Where the caller's points are counted: per app, or per client IP for public requests. */
+  budgetOf(actor: Actor, ip: string): [key: string, limit: number] {
+    const { limits } = this.services.config;
+    return actor.kind === "app"
+      ? [`app:${actor.appId}`, limits.appPointsPerHour]
+      : [`ip:${ip}`, limits.publicPointsPerHour];
+  }
+
+  /**
+   * Takes the operation's points from the caller's hourly budget and sets the budget's header
+   * fields, or refuses with RATE_LIMITED. In process the budget is known at once: no promise.
+   */
+  charge(
+    headers: AnswerHeaders,
+    actor: Actor,
+    { analysis }: Operation,
+    ip: string,
+  ): RequestBudget | Promise<RequestBudget> {
+    const points = pointsForCost(analysis.cost);
+    const [key, limit] = this.budgetOf(actor, ip);
+    const charged = this.services.rateLimiter.consume(key, points, limit);
+    if (charged instanceof Promise)
+      return charged.then((budget) => settle(headers, analysis, points, budget));
+    return settle(headers, analysis, points, charged);
+  }
+}
+
+/** Tells the caller its budget, and refuses with RATE_LIMITED when the points did not fit. */
+function settle(
+  headers: AnswerHeaders,
+  analysis: OperationAnalysis,
+  points: number,
+  budget: RateLimitState,
+): RequestBudget {
+  setRateLimitHeaders(headers, budget, points);
+  if (!budget.allowed) {
+    headers.set("retry-after", String(budget.retryAfterSeconds));
+    const message = `Rate limit of ${budget.limit} points per hour exceeded; retry in ${budget.retryAfterSeconds} s`;
+    throw new Refusal(
+      ErrorCode.RATE_LIMITED,
+      message,
+      { retryAfterSeconds: budget.retryAfterSeconds },
+      { rateLimit: presentBudget(budget) },
+    );
+  }
+  // Spelled out: on Node 20, `{ ...budget, cost, points }` (a spread with members after it) took
+  // 2.8 µs, a literal 0.02 (docs/performance.md, "Round sixteen").
+  return {
+    allowed: budget.allowed,
+    limit: budget.limit,
+    remaining: budget.remaining,
+    resetAt: budget.resetAt,
+    retryAfterSeconds: budget.retryAfterSeconds,
+    cost: analysis.cost,
+    points,
+  };
+}
+
+/** A rejected token is the caller's error (401); anything else fails the request as it is. */
+function refusalOfAuthentication(error: unknown): unknown {
+  return error instanceof AppError && error.code === ErrorCode.UNAUTHENTICATED ? Refusal.from(error) : error;
+}
