@@ -15,6 +15,7 @@ import type { Services } from "../services.js";
 import { describeOperation, inOperationSpan, recordErrorCode } from "../telemetry/spans.js";
 import { AnswerHeaders } from "./answer-headers.js";
 import { rememberedCaller } from "./authentication.js";
+import { appView, publicView } from "./cache/cache-key.js";
 import { stillCurrent } from "./cache/freshness.js";
 import type { CachedAnswer } from "./cache/response-cache.js";
 import type { Operation } from "./execution.js";
@@ -57,20 +58,13 @@ const maxBodyBytes = rememberedBodyChars * 3;
 const replayed = Symbol("eventgraph.handedOnBody");
 const maxViewsPerBody = 64;
 
-/** An operation as prepared for a caller's view: an app's permissions at the time. */
-interface PreparedFor {
-  permissions: readonly string[] | undefined;
-  operation: Operation | null;
-}
-
-const permissionsOf = (actor: Actor) => (actor.kind === "app" ? actor.permissions : undefined);
 type HandedOn = IncomingMessage & { [replayed]?: Buffer };
 
 export function hitLane(deps: HitLaneDeps): Lane {
   const { services, steps, logger } = deps;
   const ipOf = clientAddress(deps.config.trustProxy);
   const maxBytes = Math.min(maxBodyBytes, deps.config.limits.maxBodyBytes);
-  const prepared = new WeakMap<object, Map<string, PreparedFor>>();
+  const prepared = new WeakMap<object, Map<string, Operation | null>>();
 
   return (request, response, handOn) => {
     const { headers } = request;
@@ -123,18 +117,19 @@ export function hitLane(deps: HitLaneDeps): Lane {
   }
 
   /**
-   * The operation of a remembered body for a caller, prepared once: the parser hands out the same
-   * frozen object for the same text, and the caller's view is its app and permission list (shared
-   * by the requests of a remembered token). Preparing it again (the document's analysis, the
-   * variables' canonical JSON, a new cache key hashed again by the cache's lookup) was a tenth of
-   * a lane hit. Null: the body is not one the lane answers (a dry run, malformed parameters, an
-   * operation past the limits), which the route refuses or answers each time.
+   * The operation of a remembered body for a caller, prepared once per view: the parser hands out
+   * the same frozen object for the same text, and the view (public, or an app with its permission
+   * list) is the response cache's own, so an app given other permissions prepares anew. Preparing
+   * again on every hit (the document's analysis, the variables' canonical JSON, a new cache key that
+   * the cache's lookup hashed again) was about a tenth of the lane's own work. Null: a body the lane
+   * does not answer (a dry run, malformed parameters, an operation the limits refuse), which the
+   * route refuses or answers each time.
    */
   function operationOf(source: object, actor: Actor): Operation | null {
-    const view = actor.kind === "app" ? actor.appId : "";
-    let views = prepared.get(source);
-    const known = views?.get(view);
-    if (known && known.permissions === permissionsOf(actor)) return known.operation;
+    const view = actor.kind === "app" ? appView(actor.appId, actor.permissions) : publicView;
+    const views = prepared.get(source) ?? new Map<string, Operation | null>();
+    const known = views.get(view);
+    if (known !== undefined) return known;
     let operation: Operation | null = null;
     const params = paramsOf(source);
     if (!(params instanceof AppError) && params.extensions?.dryRun !== true) {
@@ -144,10 +139,9 @@ export function hitLane(deps: HitLaneDeps): Lane {
         // Refused: the route answers it.
       }
     }
-    if (!views) prepared.set(source, (views = new Map()));
+    if (views.size === 0) prepared.set(source, views);
     // A body is asked for by a few callers; a bound keeps one shared by many apps from growing.
-    if (views.size < maxViewsPerBody || views.has(view))
-      views.set(view, { permissions: permissionsOf(actor), operation });
+    if (views.size < maxViewsPerBody) views.set(view, operation);
     return operation;
   }
 

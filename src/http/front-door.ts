@@ -2,7 +2,7 @@ import http, { type IncomingMessage, type ServerResponse } from "node:http";
 import type { FastifyServerFactory } from "fastify";
 
 /** What answers a request from Node's HTTP server: Fastify's handler, or a lane in front of it. */
-export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
+type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
 
 /**
  * A way in that answers some requests before Fastify sees them: it either answers a request

@@ -3,6 +3,7 @@ import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { after, before, describe, test } from "node:test";
 import { brotliDecompressSync, gunzipSync } from "node:zlib";
+import { systemActor } from "../../src/modules/access/actor.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp, createPublishedProject, createSession } from "../helpers/factories.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
@@ -180,6 +181,31 @@ for (const engine of testEngines()) {
       const refused = await post(server, text, { authorization: "Bearer evg_not_a_token" });
       assert.equal(refused.status, 401);
       assert.equal(refused.headers["www-authenticate"], 'Bearer error="invalid_token"');
+    });
+
+    test("never serves an app's answer past a change of its permissions or its token", async () => {
+      const { app, token: own } = await createApp(server.services, {
+        projectId,
+        permissions: ["agenda:read"],
+      });
+      const text = JSON.stringify({
+        query: `{ project(id: "${projectId}") { name sessions(first: 2) { totalCount } } }`,
+      });
+      const headers = { authorization: `Bearer ${own}` };
+      await post(server, text, headers);
+      const hit = await post(server, text, headers);
+      assert.equal(JSON.parse(decoded(hit)).extensions.cached, true);
+      const lane = server.services.responseCache.stats().laneHits;
+      // New permissions are a new view: the lane's prepared operation for the old one is not used.
+      await server.services.apps.updateApp(systemActor, { id: app.id, permissions: ["attendees:read"] });
+      const widened = await post(server, text, headers);
+      assert.equal(JSON.parse(decoded(widened)).extensions.cached, false);
+      assert.equal(server.services.responseCache.stats().laneHits, lane);
+      assert.equal(JSON.parse(decoded(await post(server, text, headers))).extensions.cached, true);
+      // A rotated token stops at once, on the very text the lane answered a moment ago.
+      await server.services.apps.rotateToken(systemActor, { id: app.id });
+      const refused = await post(server, text, headers);
+      assert.equal(refused.status, 401);
     });
 
     test("counts its answers in the metrics under the route's labels", async () => {
