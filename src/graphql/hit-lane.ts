@@ -56,7 +56,7 @@ const route = "/api/graphql";
 // UTF-8 takes at most three bytes per UTF-16 unit: a body the parser may remember is no longer.
 const maxBodyBytes = rememberedBodyChars * 3;
 const replayed = Symbol("eventgraph.handedOnBody");
-const maxViewsPerBody = 64;
+const maxViewsPerBody = 8;
 
 type HandedOn = IncomingMessage & { [replayed]?: Buffer };
 
