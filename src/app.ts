@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from "fastify";
 import type { GraphQLSchema } from "graphql";
 import { schema } from "./api-schema.js";
@@ -43,7 +42,7 @@ declare module "fastify" {
 /** Builds the HTTP application; `main.ts` and the tests build exactly the same one. */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, database, logger } = deps;
-  const door = new FrontDoor();
+  const door = new FrontDoor(logger);
   const app = Fastify({
     serverFactory: door.serverFactory,
     // pino's Logger is Fastify's logger; the cast keeps FastifyInstance at its default type parameters.
@@ -51,10 +50,12 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     childLoggerFactory: lazyChildLogger,
     trustProxy: config.trustProxy,
     bodyLimit: config.limits.maxBodyBytes,
-    genReqId: () => randomUUID(),
+    genReqId: door.requestId,
+    logController: door.logController,
     // SIGTERM closes keep-alive connections that are idle; busy ones finish their request first.
     forceCloseConnections: "idle",
-    return503OnClosing: true,
+    // The front door refuses new requests during shutdown, on arrival (src/http/front-door.ts).
+    return503OnClosing: false,
     // A client trickling its request (1 byte every 5 s) is cut once these pass; Node checks them
     // every `connectionsCheckingInterval` (30 s by default, too coarse for a 10 s limit).
     requestTimeout: config.http.bodyTimeoutMs,

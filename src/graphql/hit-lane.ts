@@ -1,4 +1,3 @@
-import { randomUUID } from "node:crypto";
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from "node:http";
 import { performance } from "node:perf_hooks";
 import { Readable } from "node:stream";
@@ -6,7 +5,7 @@ import proxyAddr from "@fastify/proxy-addr";
 import type { FastifyInstance } from "fastify";
 import type { Config } from "../config.js";
 import { AppError } from "../errors.js";
-import type { Lane } from "../http/front-door.js";
+import { type Arrival, arrive, type Lane } from "../http/front-door.js";
 import { rememberedBodyChars } from "../http/json-body.js";
 import type { Logger } from "../logger.js";
 import type { ResponseObserver } from "../metrics/metrics.routes.js";
@@ -64,6 +63,9 @@ export function hitLane(deps: HitLaneDeps): Lane {
   const { services, steps, logger } = deps;
   const ipOf = clientAddress(deps.config.trustProxy);
   const maxBytes = Math.min(maxBodyBytes, deps.config.limits.maxBodyBytes);
+  // The lines Fastify writes for each request at LOG_LEVEL=info, written alike; a logger per
+  // request is built only when they are.
+  const accessLog = (id: string) => (logger.isLevelEnabled("info") ? logger.child({ reqId: id }) : undefined);
   const prepared = new WeakMap<object, Map<string, Operation | null>>();
 
   return (request, response, handOn) => {
@@ -72,7 +74,12 @@ export function hitLane(deps: HitLaneDeps): Lane {
       return handOn(request, response);
     const length = declaredLength(headers);
     if (length === undefined || length > maxBytes) return handOn(request, response);
-    const started = performance.now();
+    // Begun here: the id and the clock are the request's, whoever answers it (front-door.ts).
+    const arrival = arrive(request);
+    accessLog(arrival.id)?.info(
+      { req: { method: request.method, url: request.url, id: arrival.id } },
+      "incoming request",
+    );
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     // A client gone before its body arrived: Node closes the socket, and there is nothing to answer.
@@ -83,12 +90,12 @@ export function hitLane(deps: HitLaneDeps): Lane {
         (request as HandedOn)[replayed] = body;
         handOn(request, response);
       };
-      serve(request, response, body, started).then(
+      serve(request, response, body, arrival).then(
         (served) => served || handOnWithBody(),
         (error: unknown) => {
-          // Only a fault of the lane's own before it answered reaches here: the route answers it.
-          logger.error({ err: error }, "hit lane failed; handing the request on");
-          if (!response.headersSent) handOnWithBody();
+          // A fault of the lane's own before it counted anything: the route answers the request.
+          logger.error({ err: error, reqId: arrival.id }, "hit lane failed; handing the request on");
+          handOnWithBody();
         },
       );
     });
@@ -99,7 +106,7 @@ export function hitLane(deps: HitLaneDeps): Lane {
     request: IncomingMessage,
     response: ServerResponse,
     body: Buffer,
-    started: number,
+    arrival: Arrival,
   ): Promise<boolean> {
     const media = negotiate(request.headers.accept);
     const source = deps.rememberedBody(body.toString("utf8"));
@@ -108,12 +115,20 @@ export function hitLane(deps: HitLaneDeps): Lane {
     const operation = actor && operationOf(source, actor);
     if (!actor || !operation) return false;
     const hit = operation.cacheKey ? services.responseCache.peek(operation.cacheKey) : undefined;
-    if (!hit) return false;
-    const current = stillCurrent(services, hit);
-    if (current !== true && (current === false || !(await current))) return false;
+    if (!hit || !(await current(hit))) return false;
     services.responseCache.countLaneHit();
-    await answer(request, response, media, actor, operation, hit, started);
+    await answer(request, response, media, actor, operation, hit, arrival);
     return true;
+  }
+
+  /**
+   * Whether a stored answer may be served. A version read that fails (the database away) is the
+   * route's to answer, with its 503 and without a log line per request (the outage is logged once).
+   */
+  async function current(hit: CachedAnswer): Promise<boolean> {
+    const fresh = stillCurrent(services, hit);
+    if (typeof fresh === "boolean") return fresh;
+    return fresh.catch(() => false);
   }
 
   /**
@@ -153,13 +168,8 @@ export function hitLane(deps: HitLaneDeps): Lane {
     actor: Actor,
     operation: Operation,
     hit: CachedAnswer,
-    started: number,
+    { id, at }: Arrival,
   ): Promise<void> {
-    const id = randomUUID();
-    const log = logger.isLevelEnabled("info") ? logger.child({ reqId: id }) : undefined;
-    log?.info({ req: { method: request.method, url: request.url, id } }, "incoming request");
-    const ip = ipOf(request);
-    steps.admit(actor, ip);
     const headers = new AnswerHeaders();
     const finish = () => {
       const last = deps.lastHeaderFields(id);
@@ -175,6 +185,8 @@ export function hitLane(deps: HitLaneDeps): Lane {
         cost,
       });
       try {
+        const ip = ipOf(request);
+        steps.admit(actor, ip);
         const budget = await steps.charge(headers, actor, operation, ip);
         const parts = await storedAnswerParts(request, headers, actor, cost, budget, hit);
         if (parts) writeInTwo(response, media, finish(), parts[0], parts[1]);
@@ -183,13 +195,20 @@ export function hitLane(deps: HitLaneDeps): Lane {
         const refusal = error instanceof Refusal ? error : internalError(id);
         if (refusal !== error) logger.error({ err: error, reqId: id }, "GraphQL request failed");
         recordErrorCode(span, refusal.code);
-        const [status, answerBody] = refusalAnswer(refusal, media, headers);
-        writeWhole(request, response, status, media, finish(), JSON.stringify(answerBody));
+        if (response.headersSent) {
+          // Failed while sending: nothing more can be said on this response.
+          response.destroy();
+        } else {
+          const [status, answerBody] = refusalAnswer(refusal, media, headers);
+          writeWhole(request, response, status, media, finish(), JSON.stringify(answerBody));
+        }
       }
     });
-    const responseTime = performance.now() - started;
+    const responseTime = performance.now() - at;
     deps.observe?.(route, "POST", response.statusCode, "query", responseTime / 1000);
-    log?.info({ res: { statusCode: response.statusCode }, responseTime }, "request completed");
+    logger
+      .child({ reqId: id })
+      .info({ res: { statusCode: response.statusCode }, responseTime }, "request completed");
   }
 }
 

@@ -6,6 +6,7 @@ import type { Cluster } from "../cluster/cluster.js";
 import type { Config } from "../config.js";
 import type { DatabaseHandle } from "../db/database.js";
 import type { ResponseCache } from "../graphql/cache/response-cache.js";
+import { elapsedMs } from "../http/front-door.js";
 import type { Logger } from "../logger.js";
 import { collectProcessMetrics, graphqlDuration, httpDuration, metricsRegistry } from "./instruments.js";
 
@@ -187,7 +188,8 @@ export async function registerMetrics(
   app.addHook("onResponse", (request: FastifyRequest, reply: FastifyReply, done) => {
     // The route pattern, never the raw URL (unbounded label values); 404s share one label.
     const route = request.routeOptions.url ?? "unmatched";
-    observe(route, request.method, reply.statusCode, request.graphqlOperationType, reply.elapsedTime / 1000);
+    const seconds = elapsedMs(request, reply) / 1000;
+    observe(route, request.method, reply.statusCode, request.graphqlOperationType, seconds);
     done();
   });
 
