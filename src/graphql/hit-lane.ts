@@ -219,7 +219,12 @@ export function hitLane(deps: HitLaneDeps): Lane {
 export function replayHandedOnBodies(scope: FastifyInstance): void {
   scope.addHook("preParsing", (request, _reply, payload, done) => {
     const body = (request.raw as HandedOn)[replayed];
-    done(null, body ? Readable.from([body], { objectMode: false }) : payload);
+    if (!body) return done(null, payload);
+    // A stream of the one buffer (Readable.from would go through an async iterator per read).
+    const replay = new Readable({ read() {} });
+    replay.push(body);
+    replay.push(null);
+    done(null, replay);
   });
 }
 
