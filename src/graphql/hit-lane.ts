@@ -59,7 +59,14 @@ const maxViewsPerBody = 8;
 
 type HandedOn = IncomingMessage & { [replayed]?: Buffer };
 
-export function hitLane(deps: HitLaneDeps): Lane {
+/** The lane, and what the route tells it. */
+export interface HitLane {
+  serve: Lane;
+  /** A request the route answered from the cache: the lane reads bodies of its length from now on. */
+  noteHit(request: IncomingMessage): void;
+}
+
+export function hitLane(deps: HitLaneDeps): HitLane {
   const { services, steps, logger } = deps;
   const ipOf = clientAddress(deps.config.trustProxy);
   const maxBytes = Math.min(maxBodyBytes, deps.config.limits.maxBodyBytes);
@@ -68,12 +75,23 @@ export function hitLane(deps: HitLaneDeps): Lane {
   const accessLog = (id: string) => (logger.isLevelEnabled("info") ? logger.child({ reqId: id }) : undefined);
   const prepared = new WeakMap<object, Map<string, Operation | null>>();
 
-  return (request, response, handOn) => {
+  // Whether a request with a body of this many bytes was answered from the cache, by the route or
+  // the lane: only such a body is read. A write or a miss of another length goes to Fastify unread,
+  // as reading and replaying it cost a check-in an eighth of its CPU (docs/performance.md, "Round
+  // twenty-two"). Never cleared: at worst every length is read, as without it.
+  const hitLengths = new Uint8Array(maxBytes + 1);
+  const noteHit = (request: IncomingMessage) => {
+    const length = declaredLength(request.headers);
+    if (length !== undefined && length <= maxBytes) hitLengths[length] = 1;
+  };
+
+  const serveRequest: Lane = (request, response, handOn) => {
     const { headers } = request;
     if (request.method !== "POST" || request.url !== route || !isJsonContentType(headers["content-type"]))
       return handOn(request, response);
     const length = declaredLength(headers);
-    if (length === undefined || length > maxBytes) return handOn(request, response);
+    if (length === undefined || length > maxBytes || hitLengths[length] === 0)
+      return handOn(request, response);
     // Begun here: the id and the clock are the request's, whoever answers it (front-door.ts).
     const arrival = arrive(request);
     accessLog(arrival.id)?.info(
@@ -100,6 +118,8 @@ export function hitLane(deps: HitLaneDeps): Lane {
       );
     });
   };
+
+  return { serve: serveRequest, noteHit };
 
   /** Answers `request` from the cache; false, before anything is counted, when it cannot. */
   async function serve(

@@ -13,7 +13,7 @@ import type { RequestBudget } from "./context.js";
 import { DocumentCache } from "./documents.js";
 import { requestError } from "./errors.js";
 import { createExecutor, type Operation, Unavailable } from "./execution.js";
-import { hitLane, replayHandedOnBodies } from "./hit-lane.js";
+import { type HitLane, hitLane, replayHandedOnBodies } from "./hit-lane.js";
 import {
   detailsOf,
   type Exchange,
@@ -55,6 +55,7 @@ export function registerGraphQLRoutes(
   const documents = new DocumentCache(schema, limits);
   const executor = createExecutor(services, documents);
   const steps = new RequestSteps(services, schema, documents, limits);
+  let lane: HitLane | undefined;
 
   app.register(async (scope) => {
     // Deeply nested JSON is refused before it is parsed (and before rate limiting): docs/security.md.
@@ -62,7 +63,8 @@ export function registerGraphQLRoutes(
     replayHandedOnBodies(scope);
     const { logger } = services;
     const lastHeaderFields = (id: string) => door.lastHeaderFields(id);
-    door.use(hitLane({ config, services, steps, logger, rememberedBody, observe, lastHeaderFields }));
+    lane = hitLane({ config, services, steps, logger, rememberedBody, observe, lastHeaderFields });
+    door.use(lane.serve);
     // Malformed JSON or an oversized body never reach the handler; answer them in the GraphQL error
     // shape too, so clients handle one format.
     scope.setErrorHandler((error: FastifyError, request, reply) => {
@@ -121,7 +123,10 @@ export function registerGraphQLRoutes(
         const budget = await steps.charge(exchange.headers, actor, operation, request.ip);
         // A reply is thenable (it settles once sent), so the cache answers with a boolean: awaiting an
         // async function that returns a reply yields undefined, which once sent every hit on to execute.
-        if (await answerFromCache(exchange, actor, operation, budget)) return reply;
+        if (await answerFromCache(exchange, actor, operation, budget)) {
+          lane?.noteHit(request.raw);
+          return reply;
+        }
         // An identical query answered while this one waited for its turn is a hit after all.
         const again = () => answerFromCache(exchange, actor, operation, budget, true);
         return await executor.run(exchange, actor, operation, budget, again);

@@ -251,7 +251,8 @@ describe("the hit lane at its edges (sqlite)", () => {
         const route1 = await post(server, routeText, { "x-forwarded-for": "198.51.100.1, 203.0.113.7" });
         const lane2 = await post(server, text, { "x-forwarded-for": "198.51.100.1, 203.0.113.7" });
         const other = await post(server, text, { "x-forwarded-for": "203.0.113.8" });
-        assert.equal(server.services.responseCache.stats().laneHits, 3);
+        // The first hit of the text (lane1) is the route's: lane2 and other take the lane.
+        assert.equal(server.services.responseCache.stats().laneHits, 2);
         assert.equal(left(lane1) - 1, left(route1));
         assert.equal(left(route1) - 1, left(lane2));
         assert.equal(left(other), left(lane1), "another client's budget");
