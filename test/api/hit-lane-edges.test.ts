@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
-import { type Agent, request as httpRequest } from "node:http";
 import { connect, type Socket } from "node:net";
 import { describe, test } from "node:test";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { AppError, ErrorCode } from "../../src/errors.js";
 import { sqliteEngine } from "../helpers/engines.js";
 import { createApp, createPublishedProject } from "../helpers/factories.js";
+import { postJson, type RawAnswer } from "../helpers/raw-http.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 /**
@@ -14,43 +13,8 @@ import { startTestServer, type TestServer } from "../helpers/test-server.js";
  * string keeps a request from the lane) and through the lane, and expects the same outcome.
  */
 
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-
-function post(
-  server: TestServer,
-  body: string | Buffer,
-  headers: Record<string, string> = {},
-  path = "/api/graphql",
-  agent?: Agent,
-): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${server.url}${path}`, {
-      method: "POST",
-      agent,
-      headers: { "content-type": "application/json", ...headers },
-    });
-    req.on("response", (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-      );
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
-}
-
-function _decoded(answer: RawAnswer): string {
-  const coding = answer.headers["content-encoding"];
-  if (coding === "gzip") return gunzipSync(answer.body).toString("utf8");
-  if (coding === "br") return brotliDecompressSync(answer.body).toString("utf8");
-  return answer.body.toString("utf8");
-}
+const post = (server: TestServer, body: string, headers: Record<string, string> = {}, path?: string) =>
+  postJson(server.url, body, headers, path);
 
 /** HTTP/1.1 responses parsed off a raw socket (Content-Length framed, as every answer here is). */
 interface ParsedResponse {

@@ -1,11 +1,10 @@
 import assert from "node:assert/strict";
-import { request as httpRequest } from "node:http";
 import { connect } from "node:net";
 import { after, before, describe, test } from "node:test";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { systemActor } from "../../src/modules/access/actor.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp, createPublishedProject, createSession } from "../helpers/factories.js";
+import { decoded, postJson, type RawAnswer } from "../helpers/raw-http.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 /**
@@ -16,36 +15,8 @@ import { startTestServer, type TestServer } from "../helpers/test-server.js";
  * same text sent again is the lane's.
  */
 
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-
-function post(server: TestServer, body: string, headers: Record<string, string> = {}): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${server.url}/api/graphql`, {
-      method: "POST",
-      headers: { "content-type": "application/json", ...headers },
-    });
-    req.on("response", (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-      );
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
-}
-
-function decoded(answer: RawAnswer): string {
-  const coding = answer.headers["content-encoding"];
-  if (coding === "gzip") return gunzipSync(answer.body).toString("utf8");
-  if (coding === "br") return brotliDecompressSync(answer.body).toString("utf8");
-  return answer.body.toString("utf8");
-}
+const post = (server: TestServer, body: string, headers: Record<string, string> = {}) =>
+  postJson(server.url, body, headers);
 
 // The fields that differ between any two answers: the request id, and the budget left.
 const perRequest = new Set(["x-request-id", "x-ratelimit-remaining", "ratelimit", "date"]);

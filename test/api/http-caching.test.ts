@@ -1,49 +1,17 @@
 import assert from "node:assert/strict";
-import { request as httpRequest } from "node:http";
 import { after, before, describe, test } from "node:test";
-import { brotliDecompressSync, gunzipSync } from "node:zlib";
 import { launchBrowser } from "../helpers/browser.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp, createPublishedProject, createSession } from "../helpers/factories.js";
+import { decoded, raw as rawRequest } from "../helpers/raw-http.js";
 import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
-/** A raw exchange: the bytes as sent on the wire (fetch would decode them). */
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: Buffer;
-}
-
-function raw(
+const raw = (
   server: TestServer,
   path: string,
   options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const req = httpRequest(`${server.url}${path}`, {
-      method: options.method ?? "GET",
-      headers: options.headers,
-    });
-    req.on("response", (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () =>
-        resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }),
-      );
-    });
-    req.on("error", reject);
-    req.end(options.body);
-  });
-}
-
-function decoded(answer: RawAnswer): string {
-  const coding = answer.headers["content-encoding"];
-  if (coding === "gzip") return gunzipSync(answer.body).toString("utf8");
-  if (coding === "br") return brotliDecompressSync(answer.body).toString("utf8");
-  assert.equal(coding, undefined);
-  return answer.body.toString("utf8");
-}
+) => rawRequest(server.url, path, options);
 
 const agendaQuery = (projectId: string) =>
   `{ project(id: "${projectId}") { name sessions(first: 50) { edges { node { id title startsAt endsAt } } } } }`;
