@@ -31,12 +31,12 @@ import { storedAnswerParts } from "./stored-answer.js";
  * the same request steps (request-steps.ts), the same parts of the answer (stored-answer.ts), the
  * same request id, budget, metrics and access log.
  *
- * It takes only what it can answer without reading anything new: a body no longer than the JSON
- * parser remembers, which that parser has already checked and parsed (the lane parses nothing), a
- * caller known without a read (no token, or a remembered one), an operation within the limits,
- * and a stored answer still current. Anything else is handed on to Fastify untouched, its body
- * replayed (`replayHandedOnBodies`), before anything is counted or charged; once the lane charges
- * the budget it answers whatever happens, as the route does.
+ * It takes only what it can answer without reading anything new: a body of a length the cache has
+ * answered before, no longer than the JSON parser remembers, which that parser has already checked
+ * and parsed (the lane parses nothing), a caller known without a read (no token, or a remembered
+ * one), an operation within the limits, and a stored answer still current. Anything else is handed
+ * on to Fastify untouched, its body replayed (`replayHandedOnBodies`), before anything is counted
+ * or charged; once the lane counts its hit it answers whatever happens, as the route does.
  */
 export interface HitLaneDeps {
   config: Config;
@@ -111,9 +111,9 @@ export function hitLane(deps: HitLaneDeps): HitLane {
       serve(request, response, body, arrival).then(
         (served) => served || handOnWithBody(),
         (error: unknown) => {
-          // A fault of the lane's own before it counted anything: the route answers the request.
-          logger.error({ err: error, reqId: arrival.id }, "hit lane failed; handing the request on");
-          handOnWithBody();
+          // A fault of the lane's own: before it answered, the route answers the request.
+          logger.error({ err: error, reqId: arrival.id }, "hit lane failed");
+          if (!response.headersSent) handOnWithBody();
         },
       );
     });
@@ -169,7 +169,7 @@ export function hitLane(deps: HitLaneDeps): HitLane {
     const params = paramsOf(source);
     if (!(params instanceof AppError) && params.extensions?.dryRun !== true) {
       try {
-        operation = steps.prepare(params, actor, false);
+        operation = steps.prepare(params, actor);
       } catch {
         // Refused: the route answers it.
       }

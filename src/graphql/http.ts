@@ -110,9 +110,15 @@ export function registerGraphQLRoutes(
         const params = readRequest(request);
         const actor = await steps.authenticate(request.headers.authorization);
         steps.admit(actor, request.ip);
-        const operation = steps.prepare(params, actor, inQueryString(request));
+        const operation = steps.prepare(params, actor);
         request.graphqlOperationType =
           params.extensions?.dryRun === true ? "dry_run" : operation.analysis.operationType;
+        if (inQueryString(request) && operation.analysis.operationType !== "query") {
+          throw new Refusal(
+            ErrorCode.METHOD_NOT_ALLOWED,
+            "Only queries may be sent with GET; send mutations with POST",
+          );
+        }
         describeOperation(span, {
           operationType: request.graphqlOperationType,
           document: operation.prepared.document,

@@ -60,11 +60,8 @@ export class RequestSteps {
     bindOrigin(actor, { via: "api", ip });
   }
 
-  /**
-   * Parses, validates and measures the operation, and refuses it past the limits. `inQueryString`:
-   * a GET (or HEAD) request, which may carry queries only.
-   */
-  prepare(params: GraphQLParams, actor: Actor, inQueryString: boolean): Operation {
+  /** Parses, validates and measures the operation, and refuses it past the limits. */
+  prepare(params: GraphQLParams, actor: Actor): Operation {
     const { documents, limits } = this;
     const prepared = documents.prepare(params.query);
     if (!prepared.ok) {
@@ -89,12 +86,6 @@ export class RequestSteps {
       // Variables that do not fit their types are a validation failure of the request.
       if (error.code !== ErrorCode.BAD_USER_INPUT) throw Refusal.from(error);
       throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, error.message, detailsOf(error));
-    }
-    if (inQueryString && analysis.operationType !== "query") {
-      throw new Refusal(
-        ErrorCode.METHOD_NOT_ALLOWED,
-        "Only queries may be sent with GET; send mutations with POST",
-      );
     }
     const cacheKey =
       analysis.operationType === "query"
