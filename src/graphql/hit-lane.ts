@@ -226,9 +226,7 @@ export function hitLane(deps: HitLaneDeps): HitLane {
     });
     const responseTime = performance.now() - at;
     deps.observe?.(route, "POST", response.statusCode, "query", responseTime / 1000);
-    logger
-      .child({ reqId: id })
-      .info({ res: { statusCode: response.statusCode }, responseTime }, "request completed");
+    accessLog(id)?.info({ res: { statusCode: response.statusCode }, responseTime }, "request completed");
   }
 }
 
