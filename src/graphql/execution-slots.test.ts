@@ -22,7 +22,7 @@ function queue(slots: ExecutionSlots, kinds: [string, OperationKind][]): Promise
 
 describe("execution slots", () => {
   test("never runs more operations at once than it has slots", async () => {
-    const slots = new ExecutionSlots(2);
+    const slots = new ExecutionSlots({ concurrency: 2 });
     let running = 0;
     let most = 0;
     const task = async () => {
@@ -33,13 +33,13 @@ describe("execution slots", () => {
     };
     await Promise.all(Array.from({ length: 10 }, (_, i) => slots.run(i % 3 ? "read" : "write", task)));
     assert.equal(most, 2);
-    assert.equal(slots.full, false);
+    assert.equal(slots.wouldWait("read"), false);
   });
 
   test("a write waiting behind queued reads takes the next free slot", async () => {
-    const slots = new ExecutionSlots(1);
+    const slots = new ExecutionSlots({ concurrency: 1 });
     const free = occupy(slots);
-    assert.equal(slots.full, true);
+    assert.equal(slots.wouldWait("write"), true);
     const order = queue(slots, [
       ["read 1", "read"],
       ["read 2", "read"],
@@ -51,7 +51,7 @@ describe("execution slots", () => {
   });
 
   test("a flood of writes does not starve the waiting reads", async () => {
-    const slots = new ExecutionSlots(1, 2);
+    const slots = new ExecutionSlots({ concurrency: 1, writesPerRead: 2 });
     const free = occupy(slots);
     const order = queue(slots, [
       ["read 1", "read"],
@@ -71,8 +71,46 @@ describe("execution slots", () => {
     ]);
   });
 
+  test("reads past their limit wait while writes take the free slots", async () => {
+    const slots = new ExecutionSlots({ concurrency: 3, reads: 1 });
+    let freeRead!: () => void;
+    const reading = slots.run("read", () => new Promise<void>((resolve) => (freeRead = resolve)));
+    assert.equal(slots.wouldWait("read"), true);
+    assert.equal(slots.wouldWait("write"), false);
+    const order: string[] = [];
+    const later = queue(slots, [["read 2", "read"]]);
+    // Two writes run beside the one read, and finish before it.
+    await Promise.all([
+      slots.run("write", async () => void order.push("write 1")),
+      slots.run("write", async () => void order.push("write 2")),
+    ]);
+    assert.deepEqual(order, ["write 1", "write 2"]);
+    freeRead();
+    await reading;
+    assert.deepEqual(await later, ["read 2"]);
+    assert.equal(slots.wouldWait("read"), false);
+  });
+
+  test("under a limit of one read, reads run one at a time in arrival order", async () => {
+    const slots = new ExecutionSlots({ concurrency: 4, reads: 1 });
+    const order: string[] = [];
+    let running = 0;
+    let most = 0;
+    const read = (name: string) =>
+      slots.run("read", async () => {
+        running++;
+        most = Math.max(most, running);
+        order.push(name);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        running--;
+      });
+    await Promise.all([read("1"), read("2"), read("3"), read("4")]);
+    assert.deepEqual(order, ["1", "2", "3", "4"]);
+    assert.equal(most, 1);
+  });
+
   test("an operation that throws gives its slot back", async () => {
-    const slots = new ExecutionSlots(1);
+    const slots = new ExecutionSlots({ concurrency: 1 });
     await assert.rejects(
       slots.run("write", () => Promise.reject(new Error("failed"))),
       /failed/,

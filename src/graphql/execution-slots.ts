@@ -1,52 +1,79 @@
 /** What an operation does, for the order in which waiting operations get a slot. */
 export type OperationKind = "read" | "write";
 
+/** How many operations may execute at once, and how waiting ones are ordered. */
+export interface SlotLimits {
+  /** Operations of either kind at once. */
+  concurrency: number;
+  /** Of them, reads at once (default: `concurrency`); writes may take every slot. */
+  reads?: number;
+  /** Writes let past waiting reads in a row before a read goes (default 4). */
+  writesPerRead?: number;
+}
+
 /**
- * At most `concurrency` operations execute at once (why: http.ts), and when a slot frees, a waiting
- * write goes before waiting reads. On an event day a check-in queued behind up to fifty page misses
- * in FIFO order: its p99 was 200–320 ms for ~1 ms of work (docs/performance.md). Writes are few and
- * short, so letting them pass costs the reads little; so that a flood of writes cannot starve the
- * reads either, a waiting read gets the slot after `writesPerRead` writes in a row went first.
+ * At most `concurrency` operations execute at once (why: execution.ts), at most `reads` of them
+ * reads, and when a slot frees, a waiting write goes before waiting reads. On an event day a
+ * check-in queued behind up to fifty page misses in FIFO order: its p99 was 200–320 ms for ~1 ms of
+ * work (docs/performance.md). Writes are few and short, so letting them pass costs the reads little;
+ * so that a flood of writes cannot starve the reads either, a waiting read gets the slot after
+ * `writesPerRead` writes in a row went first. Each kind waits in arrival order.
  */
 export class ExecutionSlots {
-  private active = 0;
+  readonly concurrency: number;
+  private readonly reads: number;
+  private readonly writesPerRead: number;
+  private readonly active: Record<OperationKind, number> = { read: 0, write: 0 };
   private readonly waiting: Record<OperationKind, (() => void)[]> = { read: [], write: [] };
-  // Writes given a slot in a row while reads were waiting.
+  // Writes given a slot in a row while a read could have had it.
   private writesInARow = 0;
 
-  constructor(
-    readonly concurrency: number,
-    private readonly writesPerRead = 4,
-  ) {}
-
-  /** Whether an operation arriving now would wait for a slot. */
-  get full(): boolean {
-    return this.active >= this.concurrency;
+  constructor({ concurrency, reads = concurrency, writesPerRead = 4 }: SlotLimits) {
+    this.concurrency = concurrency;
+    this.reads = Math.min(reads, concurrency);
+    this.writesPerRead = writesPerRead;
   }
 
-  /** Runs `task` in a slot, after waiting for one when all are taken. */
+  /** Whether an operation of `kind` arriving now would wait for a slot. */
+  wouldWait(kind: OperationKind): boolean {
+    return this.waiting[kind].length > 0 || !this.hasRoomFor(kind);
+  }
+
+  /** Runs `task` in a slot, after waiting for one when none is free for its kind. */
   async run<T>(kind: OperationKind, task: () => Promise<T>): Promise<T> {
-    if (this.active < this.concurrency) this.active++;
-    // A slot freed is handed to the waiter directly (release), so `active` stays as it is.
-    else await new Promise<void>((resolve) => this.waiting[kind].push(resolve));
+    if (this.wouldWait(kind)) {
+      // A slot freed is handed to the waiter directly (grant), counted for it.
+      await new Promise<void>((resolve) => this.waiting[kind].push(resolve));
+    } else this.active[kind]++;
     try {
       return await task();
     } finally {
-      this.release();
+      this.active[kind]--;
+      this.grant();
     }
   }
 
-  private release(): void {
-    const { read, write } = this.waiting;
-    let next: (() => void) | undefined;
-    if (write.length > 0 && (read.length === 0 || this.writesInARow < this.writesPerRead)) {
-      if (read.length > 0) this.writesInARow++;
-      next = write.shift();
-    } else {
-      this.writesInARow = 0;
-      next = read.shift();
+  private hasRoomFor(kind: OperationKind): boolean {
+    const { read, write } = this.active;
+    return read + write < this.concurrency && (kind === "write" || read < this.reads);
+  }
+
+  private grant(): void {
+    for (let kind = this.nextKind(); kind; kind = this.nextKind()) {
+      this.active[kind]++;
+      (this.waiting[kind].shift() as () => void)();
     }
-    if (next) next();
-    else this.active--;
+  }
+
+  private nextKind(): OperationKind | undefined {
+    const read = this.waiting.read.length > 0 && this.hasRoomFor("read");
+    const write = this.waiting.write.length > 0 && this.hasRoomFor("write");
+    if (write && (!read || this.writesInARow < this.writesPerRead)) {
+      if (read) this.writesInARow++;
+      return "write";
+    }
+    if (!read) return undefined;
+    this.writesInARow = 0;
+    return "read";
   }
 }

@@ -36,7 +36,14 @@ export function createExecutor(services: Services, documents: DocumentCache) {
   // statement at a time anyway; PostgreSQL gets as many as its pool has connections (more would
   // only wait for one inside their slot, and ran out the pool's wait as "busy"). Cache hits never
   // wait; waiting writes go first (execution-slots.ts).
-  const executions = new ExecutionSlots(services.database.poolSize ?? 4);
+  // On SQLite one read at a time: its statements run synchronously, so reads interleaved at their
+  // yields gain nothing and each lived four times longer (p99 of agenda misses 244 against 103 ms,
+  // docs/performance.md, "Round twenty-three"); writes keep four slots, which commit in groups.
+  const concurrency = services.database.poolSize ?? 4;
+  const executions = new ExecutionSlots({
+    concurrency,
+    reads: services.database.engine === "sqlite" ? 1 : concurrency,
+  });
 
   /**
    * Executes the operation and answers. A request that misses the same cache key as an execution
@@ -51,8 +58,8 @@ export function createExecutor(services: Services, documents: DocumentCache) {
     again: () => Promise<boolean>,
   ): Promise<FastifyReply> {
     if (await joinedFlight(exchange, actor, operation, budget)) return exchange.reply;
-    const waits = executions.full;
     const kind = operation.analysis.operationType === "mutation" ? "write" : "read";
+    const waits = executions.wouldWait(kind);
     return executions.run(kind, async () => {
       if (waits && (await again())) return exchange.reply;
       return execute(exchange, actor, operation, budget);
