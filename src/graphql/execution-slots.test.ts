@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { performance } from "node:perf_hooks";
 import { describe, test } from "node:test";
 import { ExecutionSlots, type OperationKind } from "./execution-slots.js";
 
@@ -107,6 +108,28 @@ describe("execution slots", () => {
     await Promise.all([read("1"), read("2"), read("3"), read("4")]);
     assert.deepEqual(order, ["1", "2", "3", "4"]);
     assert.equal(most, 1);
+  });
+
+  test("a read that runs long lets the next read start beside it", async () => {
+    const slots = new ExecutionSlots({ concurrency: 2, reads: 1, longReadMs: 100 });
+    let free!: () => void;
+    const long = slots.run("read", () => new Promise<void>((resolve) => (free = resolve)));
+    const started = performance.now();
+    const ran: number[] = [];
+    const next = slots.run("read", async () => {
+      ran.push(performance.now() - started);
+    });
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.deepEqual(ran, [], "the second read started while the first was still short");
+    await next;
+    assert.ok((ran[0] ?? 0) >= 99, `started after ${ran[0]} ms`);
+    // Both slots taken by long reads: a third waits for one to finish, however long they run.
+    const third = slots.run("read", async () => "third");
+    const hold = slots.run("read", () => new Promise<void>((resolve) => setTimeout(resolve, 150)));
+    assert.equal(await third, "third");
+    free();
+    await Promise.all([long, hold]);
+    assert.equal(slots.wouldWait("read"), false);
   });
 
   test("an operation that throws gives its slot back", async () => {

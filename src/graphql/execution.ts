@@ -37,12 +37,14 @@ export function createExecutor(services: Services, documents: DocumentCache) {
   // only wait for one inside their slot, and ran out the pool's wait as "busy"). Cache hits never
   // wait; waiting writes go first (execution-slots.ts).
   // On SQLite one read at a time: its statements run synchronously, so reads interleaved at their
-  // yields gain nothing and each lived four times longer (p99 of agenda misses 244 against 103 ms,
-  // docs/performance.md, "Round twenty-three"); writes keep four slots, which commit in groups.
+  // yields gained nothing and each lived four times longer (an event day's read p99 76–101 ms
+  // against 22–30, docs/performance.md, "Round twenty-three"); writes keep four slots, which their
+  // group commits need. A read past 50 ms (the heaviest the limits admit run for a second on the
+  // ×100 demo: `npm run bench -- --event-loop`) lets the next one start beside it.
   const concurrency = services.database.poolSize ?? 4;
   const executions = new ExecutionSlots({
     concurrency,
-    reads: services.database.engine === "sqlite" ? 1 : concurrency,
+    ...(services.database.engine === "sqlite" ? { reads: 1, longReadMs: 50 } : {}),
   });
 
   /**
