@@ -135,8 +135,10 @@ export type ResponseObserver = (
 ) => void;
 
 function responseObserver(): ResponseObserver {
-  // prom-client hashes the label values on every call: each child is looked up once per label
-  // combination, in maps nested by label, so no key string is built for each response.
+  // Each child is made once per label combination and found again in maps nested by label, so no
+  // `labels()` call (its argument objects and closure) is made per response. A child's `observe`
+  // still turns its label values into a key on every call inside prom-client: about 0.5 µs each,
+  // two per API request (docs/performance.md, "Round twenty-four").
   const httpChildren = new Map<string, Map<string, Map<number, Child>>>();
   const graphqlChildren = new Map<string, Map<number, Child>>();
   return (route, method, status, operationType, seconds) => {
