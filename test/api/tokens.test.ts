@@ -60,10 +60,11 @@ for (const engine of testEngines()) {
     });
 
     // A token is looked up once and then remembered (graphql/authentication.ts) until a change
-    // that may concern it: the request after the change must not be answered from memory. Any
-    // write another process commits moves the credentials epoch, and on the shared PostgreSQL
-    // database other test files write all the time: a lookup after one is right. So the two
-    // requests are sent again until no such write came between them (the epoch stood still).
+    // that may concern it: the request after the change must not be answered from memory. A change
+    // of any project's project area (apps, members, settings) moves the credentials epoch, and on
+    // the shared PostgreSQL database other test files make such changes all the time: a lookup
+    // after one is right. So the two requests are sent again until none came between them (the
+    // epoch stood still); a token that is never remembered still fails on the tenth try.
     async function rememberedToken(token: string) {
       await feedListens(server.services);
       const epoch = () => server.services.responseCache.credentialsEpoch();
