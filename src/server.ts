@@ -46,7 +46,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   }
   let cluster: Cluster;
   try {
-    // With REDIS_URL, rate limits and revocation/invalidation signals are shared with every process.
+    // With REDIS_URL, rate limits and throttles are shared with every process.
     cluster = await connectCluster(config, logger);
   } catch (error) {
     await database.close().catch(() => {});

@@ -1,5 +1,4 @@
 import { type Cluster, localCluster } from "./cluster/cluster.js";
-import { connectProjectChanges } from "./cluster/project-changes-relay.js";
 import type { Config } from "./config.js";
 import type { DatabaseHandle } from "./db/database.js";
 import { ResponseCache } from "./graphql/cache/response-cache.js";
@@ -33,13 +32,13 @@ import { ProjectChanges } from "./shared/project-changes.js";
 /**
  * Every domain service, built once per process over one database. The dashboard, the API and the
  * CLI all call these, so each rule lives in exactly one place. `cluster` (from `connectCluster`)
- * shares rate limits and cache invalidations with the other processes; without it they stay local.
+ * shares rate limits and throttles with the other processes; without it they stay local.
  */
 export function createServices(
   database: DatabaseHandle,
   config: Config,
   logger: Logger,
-  cluster: Cluster = localCluster(logger),
+  cluster: Cluster = localCluster(),
 ) {
   const { db } = database;
   // 32 MiB of answers, half of it open to any answer and the rest only to answers asked for twice:
@@ -55,7 +54,9 @@ export function createServices(
     (trx, projectId, areas) => projectsRepository.bumpDataVersion(trx, projectId, areas),
     feed && (() => feed.heardEverywhere()),
   );
-  connectProjectChanges(changes, cluster.signals, responseCache);
+  // This process's own writes evict at once, after their commit; other processes' arrive through the
+  // database (app.ts: PostgreSQL's change feed; SQLite's data_version, read by the cache's epoch).
+  changes.subscribe((projectId, areas) => responseCache.invalidateProject(projectId, areas));
   const users = createUsersService(db);
   const projects = createProjectsService(db, access, changes);
   const sessions = createSessionsService(db);
@@ -74,7 +75,6 @@ export function createServices(
     logger,
     database,
     changes,
-    signals: cluster.signals,
     responseCache,
     rateLimiter: createRateLimiter({ redis: cluster.redis, keyPrefix: cluster.keyPrefix, logger }),
     access,

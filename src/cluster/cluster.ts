@@ -2,29 +2,30 @@ import type { Redis } from "ioredis";
 import type { Config } from "../config.js";
 import type { Logger } from "../logger.js";
 import { connectRedis } from "./redis.js";
-import { connectRedisSignals, createLocalSignals, type Signals } from "./signals.js";
 
-/** What a process shares with the others: a Redis connection (when configured) and the signal bus. */
+/**
+ * What a process shares with the others through Redis (when configured): rate limits and account
+ * throttles. Revocations and cache invalidations never travel through Redis: the database announces
+ * them itself (PostgreSQL's change feed, SQLite's data_version; docs/runtime.md), so a Redis outage
+ * cannot let a revoked app keep reading.
+ */
 export interface Cluster {
   redis: Redis | undefined;
-  signals: Signals;
-  /** Prefix of every Redis key and channel this deployment uses. */
+  /** Prefix of every Redis key this deployment uses. */
   keyPrefix: string | undefined;
   /** What /readyz reports about Redis; undefined when REDIS_URL is not set. */
   readiness(): { status: "ok" | "degraded"; detail?: string } | undefined;
-  /** Closes the signal subscriber and the Redis connection. */
+  /** Closes the Redis connection. */
   close(): Promise<void>;
 }
 
-/** A single process on its own: no Redis, signals stay in process. */
-export function localCluster(logger?: Logger): Cluster {
-  const signals = createLocalSignals(logger);
+/** A single process on its own: no Redis. */
+export function localCluster(): Cluster {
   return {
     redis: undefined,
-    signals,
     keyPrefix: undefined,
     readiness: () => undefined,
-    close: () => signals.close(),
+    close: async () => {},
   };
 }
 
@@ -37,29 +38,20 @@ export async function connectCluster(
   logger?: Logger,
   options: { keyPrefix?: string } = {},
 ): Promise<Cluster> {
-  if (!config.redisUrl) return localCluster(logger);
+  if (!config.redisUrl) return localCluster();
   const redis = await connectRedis(config.redisUrl, { logger });
-  try {
-    const signals = await connectRedisSignals({ redis, logger, keyPrefix: options.keyPrefix });
-    return {
-      redis,
-      signals,
-      keyPrefix: options.keyPrefix,
-      readiness() {
-        if (redis.status === "ready" && signals.status === "up") return { status: "ok" };
-        return {
-          status: "degraded",
-          detail:
-            "Redis unreachable: rate limits are per process and the response cache is off until it returns",
-        };
-      },
-      async close() {
-        await signals.close();
-        await redis.quit();
-      },
-    };
-  } catch (error) {
-    redis.disconnect();
-    throw error;
-  }
+  return {
+    redis,
+    keyPrefix: options.keyPrefix,
+    readiness() {
+      if (redis.status === "ready") return { status: "ok" };
+      return {
+        status: "degraded",
+        detail: "Redis unreachable: rate limits and throttles are per process until it returns",
+      };
+    },
+    async close() {
+      await redis.quit().catch(() => redis.disconnect());
+    },
+  };
 }

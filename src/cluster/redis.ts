@@ -23,14 +23,13 @@ export async function connectRedis(
     if (!reported) {
       options.logger?.warn(
         { err: error },
-        "Redis unreachable; reconnecting. Meanwhile rate limits are per process and the response cache is off",
+        "Redis unreachable; reconnecting. Meanwhile rate limits and throttles are per process",
       );
     }
     reported = true;
   });
   client.on("ready", () => {
-    if (reported)
-      options.logger?.info("Redis reachable again: rate limits and invalidations are shared again");
+    if (reported) options.logger?.info("Redis reachable again: rate limits and throttles are shared again");
     reported = false;
   });
   try {

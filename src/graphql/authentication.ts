@@ -1,6 +1,6 @@
-import { LRUCache } from "lru-cache";
 import { AppError, ErrorCode } from "../errors.js";
 import { type Actor, publicActor } from "../modules/access/actor.js";
+import { Remembered } from "../modules/access/remembered.js";
 import type { AuthenticatedApp } from "../modules/apps/apps.service.js";
 import { hashToken } from "../modules/apps/tokens.js";
 import type { Services } from "../services.js";
@@ -21,30 +21,24 @@ export function authenticate(services: Services, header: string | undefined): Ac
   return authenticatedApp(services, match[1]);
 }
 
-interface KnownToken {
-  app: AuthenticatedApp;
-  epoch: number;
-}
-
 // Per service set (tests run several servers in one process).
-const knownTokens = new WeakMap<Services, LRUCache<string, KnownToken>>();
+const knownTokens = new WeakMap<Services, Remembered<AuthenticatedApp>>();
 
 /**
- * The app of a token, remembered while the response cache's credentials epoch stands still: every
- * write that can end or change a token (rotation, deletion, new permissions, the project's
- * deletion) changes the project area of a project, which moves that epoch at once in this process
- * and as soon as it is known from another (SQLite's data_version, PostgreSQL's change feed).
- * Without a push channel the epoch is undefined and every request reads the token's row, as a
- * token lookup per request was a sixth of an authenticated cache hit. Keyed by the token's hash,
- * never the token itself; unknown tokens are not remembered, so guessing costs a lookup each time.
- * Answers without a promise when it can (no header, a remembered token).
+ * The app of a token, remembered under the response cache's credentials epoch (the rule and its
+ * lifetime: modules/access/remembered.ts): every change that can end or change a token (rotation,
+ * deletion, new permissions, the project's deletion), by any writer, moves the project version of
+ * the app's projects in the database, which moves that epoch here at once or as soon as the change
+ * is heard from another process. Keyed by the token's hash, never the token itself; unknown tokens are
+ * not remembered, so guessing costs a lookup each time. Answers without a promise when it can (no
+ * header, a remembered token).
  */
 function authenticatedApp(services: Services, token: string): AuthenticatedApp | Promise<AuthenticatedApp> {
   const remembered = rememberedApp(services, token);
   if (remembered.app) return remembered.app;
   const { key, epoch } = remembered;
   return services.apps.authenticate(token).then((app) => {
-    if (key && epoch !== undefined) known(services).set(key, { app: { ...app }, epoch });
+    if (key) known(services).keep(key, epoch, { ...app });
     return app;
   });
 }
@@ -63,20 +57,19 @@ function rememberedApp(
   services: Services,
   token: string,
 ): { app?: AuthenticatedApp; key: string | undefined; epoch: number | undefined } {
-  const epoch = services.responseCache.credentialsEpoch();
+  const tokens = known(services);
+  const epoch = tokens.now();
   const key = epoch === undefined ? undefined : hashToken(token);
-  const found = key ? known(services).get(key) : undefined;
+  const found = key ? tokens.recall(key, epoch) : undefined;
   // A copy: each request binds its own origin and deadline to its actor object.
-  // A remembered token answers without a promise: this is on every authenticated cache hit.
-  return found && found.epoch === epoch ? { app: { ...found.app }, key, epoch } : { key, epoch };
+  return found ? { app: { ...found.value }, key, epoch } : { key, epoch };
 }
 
-function known(services: Services): LRUCache<string, KnownToken> {
-  return knownTokens.get(services) ?? rememberTokensOf(services);
-}
-
-function rememberTokensOf(services: Services): LRUCache<string, KnownToken> {
-  const known = new LRUCache<string, KnownToken>({ max: 10_000, ttl: 10 * 60_000 });
-  knownTokens.set(services, known);
-  return known;
+function known(services: Services): Remembered<AuthenticatedApp> {
+  let tokens = knownTokens.get(services);
+  if (!tokens) {
+    tokens = new Remembered(() => services.responseCache.credentialsEpoch());
+    knownTokens.set(services, tokens);
+  }
+  return tokens;
 }

@@ -58,7 +58,7 @@ describe("Redis outage drill (a throwaway redis-server stopped and started)", { 
     await redis?.stop();
   });
 
-  test("rate limits fall back to per process at once, the cache turns off, /readyz says so, and sharing resumes when Redis returns", async () => {
+  test("rate limits fall back to per process at once, /readyz says so, the cache keeps serving, and sharing resumes when Redis returns", async () => {
     const { project } = await createPublishedProject(a.services);
     const publicQuery = `query($id: ID!) { project(id: $id) { name } }`;
     const cachedFlag = async () =>
@@ -93,9 +93,8 @@ describe("Redis outage drill (a throwaway redis-server stopped and started)", { 
       duringOutage.map((_, i) => limit - 1 - i),
     );
     assert.equal(await remaining(b), limit - 1, "B counts apart from A while Redis is away");
-    // No cached answer is trusted while invalidations from other processes could be missed.
-    assert.equal(await cachedFlag(), false);
-    assert.equal(await cachedFlag(), false);
+    // Invalidations travel through the database, never through Redis: the cache keeps serving.
+    assert.equal(await cachedFlag(), true, "the cache does not depend on Redis");
     // The child's log line arrives through its stdout pipe: wait for it, then count.
     const warnings = () => a.logs.lines.filter((line) => line.includes("Redis unreachable"));
     await until("A to log the outage", async () => warnings().length > 0);
@@ -109,8 +108,7 @@ describe("Redis outage drill (a throwaway redis-server stopped and started)", { 
     // Shared again (the restarted Redis kept nothing: a new window).
     assert.equal(await remaining(a), limit - 1);
     assert.equal(await remaining(b), limit - 2);
-    await cachedFlag();
-    assert.equal(await cachedFlag(), true, "the cache serves again once invalidations flow");
+    assert.equal(await cachedFlag(), true);
     assert.ok(a.logs.text.includes("Redis reachable again"));
     // A measurement for the report, not a pass/fail criterion (loaded machines vary).
     console.log(

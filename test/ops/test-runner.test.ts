@@ -7,14 +7,14 @@ import { describe, test } from "node:test";
 import { repoRoot } from "../helpers/processes.js";
 import { postgresMissing } from "../helpers/requirements.js";
 
-/** Runs scripts/test.mjs on the signals tests with Redis pointed at a closed port. */
+/** Runs scripts/test.mjs on the rate limiter's tests with Redis pointed at a closed port. */
 function runWithoutRedis(ci: boolean): Promise<{ code: number | null; output: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, REDIS_URL_TEST: "redis://127.0.0.1:1" };
   // The child decides by itself what is missing: none of the suite's own settings leak in.
   for (const name of ["CI", "DATABASE_URL_POSTGRES", "NODE_TEST_CONTEXT"]) delete env[name];
   if (ci) Object.assign(env, { CI: "true", DATABASE_URL_POSTGRES: process.env.DATABASE_URL_POSTGRES });
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ["scripts/test.mjs", "src/cluster/signals.test"], {
+    const child = spawn(process.execPath, ["scripts/test.mjs", "src/graphql/limits/rate-limiter.test"], {
       cwd: repoRoot,
       env,
     });
@@ -82,7 +82,7 @@ describe("scripts/test.mjs", () => {
     assert.equal(code, 0, output);
     assert.match(output, /ℹ skipped 1\n/);
     assert.match(output, /Skipped 1 test\(s\):\n {2}1 because Redis at 127\.0\.0\.1:1 did not answer/);
-    assert.match(output, /signals \(Redis\) in src\/cluster\/signals\.test\.ts/);
+    assert.match(output, /rate limiter \(Redis\) in src\/graphql\/limits\/rate-limiter\.test\.ts/);
   });
 
   // In CI the runner first insists on PostgreSQL; with it, the missing Redis is what fails the run.

@@ -63,7 +63,10 @@ const cache = new WeakMap<DocumentNode, AreaMask>();
 export function areasReadBy(schema: GraphQLSchema, document: DocumentNode): AreaMask {
   const known = cache.get(document);
   if (known !== undefined) return known;
-  let areas: AreaMask = 0;
+  // Every answer about a project rests on the caller's access to it (the app's link and its
+  // permissions, the project's status), which is project-area data: whatever else it reads, a change
+  // of access must evict it (the database moves that version on every access change, whoever writes).
+  let areas: AreaMask = areaBit.project;
   const typeInfo = new TypeInfo(schema);
   visit(
     document,

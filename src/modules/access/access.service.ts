@@ -1,4 +1,3 @@
-import { LRUCache } from "lru-cache";
 import type { Db } from "../../db/database.js";
 import type { MemberRole, ProjectStatus } from "../../db/schema.js";
 import { notFound } from "../../errors.js";
@@ -14,6 +13,7 @@ import {
   permissionsOfRole,
   type Standing,
 } from "./policy.js";
+import { Remembered } from "./remembered.js";
 
 /**
  * What an actor may do in one project. `permissions` are the effective API permissions: for an
@@ -77,26 +77,29 @@ function accessOf(
  * Decides who sees which project; the only place these rules are written. The `clock` lets an
  * app's access and a project's status and versions be remembered while they stand still.
  */
-export function createAccessService(db: Db, clock: ChangeClock = noClock) {
-  // An app's access to a project, remembered while the credentials epoch stands still, as its token
-  // is (graphql/authentication.ts): everything the decision reads (the project's status, the app's
-  // link and permissions) changes only by a write to the project area, which moves that epoch here
-  // at once and from another process as soon as it is known. A write by id then costs one round
-  // trip less (the project's status). Reads still read the project's versions (resolveVersioned).
-  const known = new LRUCache<string, { epoch: number; access: ProjectAccess | undefined }>({ max: 10_000 });
+export function createAccessService(db: Db, clock: ChangeClock = noClock, remember = true) {
+  // An app's access to a project, remembered under the credentials epoch as its token is
+  // (graphql/authentication.ts; the rule and lifetime: remembered.ts): everything the decision reads
+  // (the project's status, the app's link and permissions) moves the project's version in the
+  // database when it changes, which moves that epoch here at once or as soon as it is heard from
+  // another process. A write by id then costs one round trip less (the project's status). Reads
+  // still read the project's versions (resolveVersioned).
+  const known = new Remembered<ProjectAccess | undefined>(() => clock.credentialsEpoch(), {
+    enabled: remember,
+  });
 
   async function resolve(actor: Actor, projectId: string): Promise<ProjectAccess | undefined> {
     if (actor.kind !== "app") return (await resolveVersioned(actor, projectId)).access;
-    const epoch = clock.credentialsEpoch();
+    const epoch = known.now();
     // The permissions are part of the key: a token remembered under an older set never matches.
     const key = `${actor.appId}\n${actor.homeProjectId}\n${actor.permissions.join(",")}\n${projectId}`;
-    const found = epoch === undefined ? undefined : known.get(key);
-    if (found && found.epoch === epoch) {
-      const a = found.access;
+    const found = known.recall(key, epoch);
+    if (found) {
+      const a = found.value;
       return a && accessOf(a.projectId, a.projectStatus, actor, a.role, a.permissions);
     }
     const { access } = await resolveVersioned(actor, projectId);
-    if (epoch !== undefined) known.set(key, { epoch, access });
+    known.keep(key, epoch, access);
     return access;
   }
 
@@ -111,24 +114,21 @@ export function createAccessService(db: Db, clock: ChangeClock = noClock) {
 
   // A project's status and versions, remembered from the read that found them until the clock
   // says the project (or anything unseen) changed after that read began. Every API miss and page
-  // read them first: on PostgreSQL that was a round trip of its own, the only one of a small query.
-  // Versions remembered so are never newer than the data read after them (a change moves the clock
-  // before anything reads its data here), so an answer stamped with them is at worst checked again
-  // sooner, as with a version read from the database. Missing projects are not remembered: any id
-  // may be asked for.
-  const remembered = new LRUCache<string, { project: StatusAndVersions; epoch: number; mark: number }>({
-    max: 10_000,
+  // read them first. Versions remembered so are never newer than the data read after them (a change
+  // moves the clock before anything reads its data here), so an answer stamped with them is at worst
+  // checked again sooner, as with a version read from the database. Missing projects are not
+  // remembered: any id may be asked for.
+  const remembered = new Remembered<{ project: StatusAndVersions; mark: number }>(() => clock.epoch(), {
+    enabled: remember,
   });
 
   async function statusAndVersions(projectId: string): Promise<StatusAndVersions | undefined> {
-    const epoch = clock.epoch();
-    if (epoch !== undefined) {
-      const found = remembered.get(projectId);
-      if (found && found.epoch === epoch && !clock.changedSince(projectId, found.mark)) return found.project;
-    }
+    const epoch = remembered.now();
+    const found = remembered.recall(projectId, epoch);
+    if (found && !clock.changedSince(projectId, found.value.mark)) return found.value.project;
     const mark = clock.begin();
     const project = await projectsRepository.findStatusAndVersion(db, projectId);
-    if (project && epoch !== undefined) remembered.set(projectId, { project, epoch, mark });
+    if (project) remembered.keep(projectId, epoch, { project, mark });
     return project;
   }
 
