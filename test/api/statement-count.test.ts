@@ -70,7 +70,11 @@ for (const engine of testEngines()) {
         variables: { id: projectId, first },
         ...(authenticated ? { token } : {}),
       });
-      const statements = withoutTokenLookup(server.statements);
+      // The webhook dispatcher's poll runs on its own timer (every 5 s), whatever the request: on a
+      // loaded machine it can fall inside the request.
+      const statements = withoutTokenLookup(server.statements).filter(
+        (s) => !s.includes("webhook_deliveries"),
+      );
       assert.equal(status, 200, JSON.stringify(body));
       assert.equal(body.errors, undefined, JSON.stringify(body.errors));
       assert.equal(body.data.project[connection].edges.length, first);
