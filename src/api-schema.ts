@@ -16,7 +16,7 @@ import { defineWebhookTypes } from "./modules/webhooks/webhooks.graphql.js";
 
 // The composition root of the API: the one file that knows which modules make it up. It lives
 // above src/graphql/ (the builder, permissions, limits and transport every module uses) so that
-// layer never imports a module's types; .dependency-cruiser.cjs keeps it that way.
+// layer never imports a module's types; scripts/lint-imports.mjs keeps it that way.
 
 let built: GraphQLSchema | undefined;
 

@@ -15,10 +15,10 @@ import { restricts } from "../../graphql/permissions.js";
 import { columnSelector, preloadSelector, preloads, reads } from "../../graphql/selection.js";
 import { ProjectRef, projectIdOnly } from "../projects/projects.graphql.js";
 import type { Session, Speaker } from "./agenda.model.js";
-import type { SessionRow, SpeakerRow } from "./agenda.repository.js";
 import type { SpeakerLink } from "./agenda.service.js";
 import { defineAgendaMutations } from "./agenda-mutations.graphql.js";
 import { RoomRef, SessionRef, SessionStatusEnum, SpeakerRef, TrackRef } from "./agenda-refs.graphql.js";
+import type { SessionRow, SpeakerRow } from "./agenda-rows.js";
 
 // The columns of a session or a speaker row each field reads (see graphql/selection.ts).
 const session = (...columns: (keyof SessionRow)[]) => reads<SessionRow>(columns);

@@ -1,7 +1,7 @@
 import { completeValue } from "@pothos/core";
 import type { FieldError } from "../../errors.js";
-import { builder, globalId } from "../../graphql/builder.js";
-import { requiredLocal } from "../../graphql/ids.js";
+import { builder } from "../../graphql/builder.js";
+import { globalId, requiredLocal } from "../../graphql/ids.js";
 import { boundedList, maxCheckInsListed } from "../../graphql/limits/list-bounds.js";
 import { runMutation, userErrorsField } from "../../graphql/mutations.js";
 import { requires } from "../../graphql/permissions.js";
