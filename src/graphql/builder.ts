@@ -1,4 +1,10 @@
-import SchemaBuilder, { completeValue } from "@pothos/core";
+import SchemaBuilder, {
+  completeValue,
+  type FieldNullability,
+  type InputFieldMap,
+  type SchemaTypes,
+  type TypeParam,
+} from "@pothos/core";
 import RelayPlugin from "@pothos/plugin-relay";
 import {
   GraphQLError,
@@ -148,3 +154,27 @@ export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer
 
 /** The field builder of input types, for input field sets shared by create and update inputs. */
 export type InputFields = PothosSchemaTypes.InputFieldBuilder<Types, "InputObject">;
+
+// The access declarations of src/graphql/access-declarations.ts, as options Pothos keeps with the
+// field or type (`extensions.pothosOptions`): unlike an `extensions` entry, an option cannot be
+// overwritten by another helper spreading its own `extensions`.
+declare global {
+  export namespace PothosSchemaTypes {
+    export interface FieldOptions<
+      Types extends SchemaTypes = SchemaTypes,
+      ParentShape = unknown,
+      Type extends TypeParam<Types> = TypeParam<Types>,
+      Nullable extends FieldNullability<Type> = FieldNullability<Type>,
+      Args extends InputFieldMap = InputFieldMap,
+      ResolveShape = unknown,
+      ResolveReturnShape = unknown,
+    > {
+      /** Needs no permission beyond its object (src/graphql/access-declarations.ts). */
+      public?: true;
+    }
+    export interface ObjectTypeOptions<Types extends SchemaTypes = SchemaTypes, Shape = unknown> {
+      /** Its fields are as visible as the field that returned it (src/graphql/access-declarations.ts). */
+      inheritsAccess?: true;
+    }
+  }
+}

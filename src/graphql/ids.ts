@@ -45,7 +45,10 @@ export function decodeGlobalID(globalID: string): { typename: string; id: string
   return { typename: decoded.slice(0, colon), id: decoded.slice(colon + 1) };
 }
 
-/** Decodes a global id of an expected type; undefined when it is malformed or of another type. */
+/**
+ * Decodes a global id of an expected type; undefined when it is malformed or of another type.
+ * @internal Exported for its tests (knip --production checks that nothing else uses it).
+ */
 export function localId(globalID: string, typename: string): string | undefined {
   const decoded = decodeGlobalID(globalID);
   return decoded.typename === typename ? decoded.id : undefined;

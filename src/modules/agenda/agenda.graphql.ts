@@ -34,37 +34,47 @@ const billed = (speakers: readonly Speaker[]) => atMost(speakers, maxSpeakersPer
 export function defineAgendaTypes(): void {
   builder.node(SessionRef, {
     description: "A talk, workshop or break on the agenda.",
-    id: { resolve: (s) => s.id, ...session() },
+    id: { public: true, resolve: (s) => s.id, ...session() },
     loadWithoutCache: loader((c, id) => c.services.agenda.findSession(c.actor, id)),
     fields: (t) => ({
-      title: t.exposeString("title", { ...session("title"), description: "Title of the session." }),
+      title: t.exposeString("title", {
+        public: true,
+        ...session("title"),
+        description: "Title of the session.",
+      }),
       description: t.exposeString("description", {
+        public: true,
         ...session("description"),
         nullable: true,
         description: "Abstract (plain text).",
       }),
       startsAt: t.expose("startsAt", {
+        public: true,
         ...session("starts_at"),
         type: "DateTime",
         description: "Start time.",
       }),
       endsAt: t.expose("endsAt", {
+        public: true,
         ...session("ends_at"),
         type: "DateTime",
         description: "End time (after the start).",
       }),
       status: t.field({
+        public: true,
         ...session("status"),
         type: SessionStatusEnum,
         description: "Draft, published or cancelled.",
         resolve: (s) => s.status,
       }),
       capacity: t.exposeInt("capacity", {
+        public: true,
         ...session("capacity"),
         nullable: true,
         description: "Seats, when limited.",
       }),
       room: t.field({
+        public: true,
         ...reads<SessionRow>(
           ["room_id"],
           preloads<Session>((rows, c) => c.loaders.room.preload(present(rows.map((s) => s.roomId)))),
@@ -75,6 +85,7 @@ export function defineAgendaTypes(): void {
         resolve: (s, _args, c) => (s.roomId ? c.loaders.room.get(s.roomId) : null),
       }),
       track: t.field({
+        public: true,
         ...reads<SessionRow>(
           ["track_id"],
           preloads<Session>((rows, c) => c.loaders.track.preload(present(rows.map((s) => s.trackId)))),
@@ -85,6 +96,7 @@ export function defineAgendaTypes(): void {
         resolve: (s, _args, c) => (s.trackId ? c.loaders.track.get(s.trackId) : null),
       }),
       speakers: t.field({
+        public: true,
         type: [SpeakerRef],
         description: `Its speakers, in billing order (at most ${maxSpeakersPerSession}).`,
         ...reads<SessionRow>([], {
@@ -99,6 +111,7 @@ export function defineAgendaTypes(): void {
           completeValue(c.loaders.speakersOfSession(speakersSelected(info)).get(s.id), billed),
       }),
       project: t.field({
+        public: true,
         ...session("project_id"),
         type: ProjectRef,
         description: "The event it belongs to.",
@@ -109,11 +122,13 @@ export function defineAgendaTypes(): void {
           }),
       }),
       createdAt: t.expose("createdAt", {
+        public: true,
         ...session("created_at"),
         type: "DateTime",
         description: "When it was created.",
       }),
       updatedAt: t.expose("updatedAt", {
+        public: true,
         ...session("updated_at"),
         type: "DateTime",
         description: "When it last changed.",
@@ -122,6 +137,7 @@ export function defineAgendaTypes(): void {
   });
 
   const SpeakerLinkRef = builder.objectRef<SpeakerLink>("SpeakerLink").implement({
+    inheritsAccess: true,
     description: "A link on a speaker's profile.",
     fields: (t) => ({
       label: t.exposeString("label", { description: "What the link is, e.g. Website or Mastodon." }),
@@ -131,33 +147,43 @@ export function defineAgendaTypes(): void {
 
   builder.node(SpeakerRef, {
     description: "A person speaking at the event.",
-    id: { resolve: (s) => s.id, ...speaker("id") },
+    id: { public: true, resolve: (s) => s.id, ...speaker("id") },
     loadWithoutCache: loader((c, id) => c.services.agenda.findSpeaker(c.actor, id)),
     fields: (t) => ({
-      name: t.exposeString("name", { ...speaker("name"), description: "Full name." }),
-      bio: t.exposeString("bio", { ...speaker("bio"), nullable: true, description: "Short biography." }),
+      name: t.exposeString("name", { public: true, ...speaker("name"), description: "Full name." }),
+      bio: t.exposeString("bio", {
+        public: true,
+        ...speaker("bio"),
+        nullable: true,
+        description: "Short biography.",
+      }),
       company: t.exposeString("company", {
+        public: true,
         ...speaker("company"),
         nullable: true,
         description: "Employer or organisation.",
       }),
       jobTitle: t.exposeString("jobTitle", {
+        public: true,
         ...speaker("job_title"),
         nullable: true,
         description: "Role at the company.",
       }),
       photoUrl: t.exposeString("photoUrl", {
+        public: true,
         ...speaker("photo_url"),
         nullable: true,
         description: "URL of a portrait.",
       }),
       links: t.field({
+        public: true,
         type: [SpeakerLinkRef],
         description: `Profile links (at most ${maxLinksPerSpeaker}).`,
         ...reads<SpeakerRow>(["links"], boundedList(maxLinksPerSpeaker)),
         resolve: (s) => atMost(s.links, maxLinksPerSpeaker),
       }),
       sessions: t.field({
+        public: true,
         type: [SessionRef],
         description: `Sessions the speaker appears in, by start time (the first ${maxSessionsPerSpeaker}): published ones, and all with agenda:read.`,
         ...reads<SpeakerRow>(["id", "project_id"], boundedList(maxSessionsPerSpeaker)),
@@ -170,11 +196,13 @@ export function defineAgendaTypes(): void {
         },
       }),
       createdAt: t.expose("createdAt", {
+        public: true,
         ...speaker("created_at"),
         type: "DateTime",
         description: "When it was created.",
       }),
       updatedAt: t.expose("updatedAt", {
+        public: true,
         ...speaker("updated_at"),
         type: "DateTime",
         description: "When it last changed.",
@@ -184,21 +212,25 @@ export function defineAgendaTypes(): void {
 
   builder.node(TrackRef, {
     description: "A thread of the programme, e.g. Frontend or Keynotes.",
-    id: { resolve: (t) => t.id },
+    id: { public: true, resolve: (t) => t.id },
     loadWithoutCache: loader((c, id) => c.services.agenda.findTrack(c.actor, id)),
     fields: (t) => ({
-      name: t.exposeString("name", { description: "Name of the track." }),
-      color: t.exposeString("color", { nullable: true, description: "Display colour as #RRGGBB." }),
+      name: t.exposeString("name", { public: true, description: "Name of the track." }),
+      color: t.exposeString("color", {
+        public: true,
+        nullable: true,
+        description: "Display colour as #RRGGBB.",
+      }),
     }),
   });
 
   builder.node(RoomRef, {
     description: "A room sessions take place in.",
-    id: { resolve: (r) => r.id },
+    id: { public: true, resolve: (r) => r.id },
     loadWithoutCache: loader((c, id) => c.services.agenda.findRoom(c.actor, id)),
     fields: (t) => ({
-      name: t.exposeString("name", { description: "Name of the room." }),
-      capacity: t.exposeInt("capacity", { nullable: true, description: "Seats, when known." }),
+      name: t.exposeString("name", { public: true, description: "Name of the room." }),
+      capacity: t.exposeInt("capacity", { public: true, nullable: true, description: "Seats, when known." }),
     }),
   });
 
@@ -206,6 +238,7 @@ export function defineAgendaTypes(): void {
     sessions: t.connection(
       {
         ...projectIdOnly(),
+        public: true,
         type: SessionRef,
         description:
           "Sessions by start time. Published ones by default; asking for other statuses needs agenda:read.",
@@ -239,6 +272,7 @@ export function defineAgendaTypes(): void {
     speakers: t.connection(
       {
         ...projectIdOnly(),
+        public: true,
         type: SpeakerRef,
         description:
           "Speakers by name: those of published sessions; all of them with includeUnpublished (agenda:read).",
@@ -265,6 +299,7 @@ export function defineAgendaTypes(): void {
     tracks: t.connection(
       {
         ...projectIdOnly(),
+        public: true,
         type: TrackRef,
         description: "Tracks by name. Public.",
         resolve: async (project, args, c) => {
@@ -282,6 +317,7 @@ export function defineAgendaTypes(): void {
     rooms: t.connection(
       {
         ...projectIdOnly(),
+        public: true,
         type: RoomRef,
         description: "Rooms by name. Public.",
         resolve: async (project, args, c) => {

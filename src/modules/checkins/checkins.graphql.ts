@@ -24,6 +24,7 @@ const CheckInSourceEnum = builder.enumType("CheckInSource", {
 export function defineCheckInTypes(): void {
   // A check-in record holds no personal data, so an app with only checkins:write can read what it did.
   CheckInRef.implement({
+    inheritsAccess: true,
     description: "An attendee's arrival at the venue. Undoing it keeps the record with undoneAt set.",
     fields: (t) => ({
       id: t.id({ description: "Global id of the check-in.", resolve: (ci) => globalId("CheckIn", ci.id) }),

@@ -20,6 +20,7 @@ function onSale(ticketType: TicketType, now = new Date().toISOString()): boolean
 }
 
 const MoneyRef = builder.objectRef<{ amountMinor: number; currency: string }>("Money").implement({
+  inheritsAccess: true,
   description: "An amount of money.",
   fields: (t) => ({
     amountMinor: t.exposeInt("amountMinor", { description: "Amount in minor units (cents for EUR)." }),
@@ -41,63 +42,81 @@ const TicketPaymentModeRef = builder.enumType("TicketPaymentMode", {
 export function defineTicketTypes(): void {
   builder.node(TicketTypeRef, {
     description: "A kind of ticket: price, sales window and, with tickets:read, capacity and sales.",
-    id: { resolve: (t) => t.id },
+    id: { public: true, resolve: (t) => t.id },
     loadWithoutCache: nodeLoader((c, id) => c.services.tickets.findTicketType(c.actor, id)),
     fields: (t) => ({
-      name: t.exposeString("name", { description: "Name, e.g. Early bird." }),
+      name: t.exposeString("name", { public: true, description: "Name, e.g. Early bird." }),
       description: t.exposeString("description", {
+        public: true,
         nullable: true,
         description: "What the ticket includes.",
       }),
       price: t.field({
+        public: true,
         type: MoneyRef,
         description: "Price per ticket.",
         resolve: (tt) => ({ amountMinor: tt.priceMinor, currency: tt.currency }),
       }),
       salesStartAt: t.expose("salesStartAt", {
+        public: true,
         type: "DateTime",
         nullable: true,
         description: "When sales open.",
       }),
       salesEndAt: t.expose("salesEndAt", {
+        public: true,
         type: "DateTime",
         nullable: true,
         description: "When sales close.",
       }),
       paymentMode: t.field({
+        public: true,
         type: TicketPaymentModeRef,
         description: "How a paid ticket is paid when registered for on the public event page.",
         resolve: (tt) => tt.paymentMode,
       }),
       onSale: t.boolean({
+        public: true,
         description: "Whether the sales window is open now.",
         resolve: (tt) => onSale(tt),
       }),
       available: t.boolean({
+        public: true,
         description: "Whether a ticket can be bought now: on sale and not sold out. Public; no counts.",
         resolve: (tt, _args, c) =>
           onSale(tt) && c.loaders.soldCount.load(tt.id).then((sold) => sold < tt.quantity),
       }),
       quantity: t.exposeInt("quantity", {
+        public: true,
         ...requires("tickets:read"),
         nullable: true,
         description: "Tickets available in total.",
       }),
       sold: t.int({
+        public: true,
         ...requires("tickets:read"),
         nullable: true,
         description: "Tickets sold (registered attendees).",
         resolve: (tt, _args, c) => c.loaders.soldCount.load(tt.id),
       }),
       remaining: t.int({
+        public: true,
         ...requires("tickets:read"),
         nullable: true,
         description: "Tickets left to sell.",
         resolve: (tt, _args, c) =>
           c.loaders.soldCount.load(tt.id).then((sold) => Math.max(0, tt.quantity - sold)),
       }),
-      createdAt: t.expose("createdAt", { type: "DateTime", description: "When it was created." }),
-      updatedAt: t.expose("updatedAt", { type: "DateTime", description: "When it last changed." }),
+      createdAt: t.expose("createdAt", {
+        public: true,
+        type: "DateTime",
+        description: "When it was created.",
+      }),
+      updatedAt: t.expose("updatedAt", {
+        public: true,
+        type: "DateTime",
+        description: "When it last changed.",
+      }),
     }),
   });
 
@@ -105,6 +124,7 @@ export function defineTicketTypes(): void {
     t.connection(
       {
         ...projectIdOnly(),
+        public: true,
         type: TicketTypeRef,
         description:
           "Ticket types by creation: those on sale now by default; all of them with onSaleOnly: false (tickets:read).",
