@@ -3,7 +3,7 @@ import type { FieldError } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
 import { globalId, requiredLocal } from "../../graphql/ids.js";
 import { boundedList, maxCheckInsListed } from "../../graphql/limits/list-bounds.js";
-import { runMutation, userErrorsField } from "../../graphql/mutations.js";
+import { payloadObject, runMutation } from "../../graphql/mutations.js";
 import { requires } from "../../graphql/permissions.js";
 import { preloads, reads } from "../../graphql/selection.js";
 import { AttendeeRef } from "../attendees/attendees.graphql.js";
@@ -80,9 +80,9 @@ export function defineCheckInTypes(): void {
     fields: (t) => ({ attendeeId: t.id({ required: true, description: "The attendee's global id." }) }),
   });
 
-  const CheckInPayload = builder
-    .objectRef<{ result: CheckInResult | null; userErrors: FieldError[] }>("CheckInPayload")
-    .implement({
+  const CheckInPayload = payloadObject<{ result: CheckInResult | null; userErrors: FieldError[] }>(
+    "CheckInPayload",
+    {
       description: "The result of checkInAttendee or undoCheckIn.",
       fields: (t) => ({
         attendee: t.field({
@@ -97,9 +97,9 @@ export function defineCheckInTypes(): void {
           description: "The check-in made, or the one undone.",
           resolve: (p) => p.result?.checkIn ?? null,
         }),
-        userErrors: userErrorsField(t),
       }),
-    });
+    },
+  );
 
   const OutcomeEnum = builder.enumType("CheckInOutcome", {
     description: "What a scanned or typed ticket code did at the door.",
@@ -127,9 +127,9 @@ export function defineCheckInTypes(): void {
     }),
   });
 
-  const ByCodePayload = builder
-    .objectRef<{ result: DoorResult | null; userErrors: FieldError[] }>("CheckInByTicketCodePayload")
-    .implement({
+  const ByCodePayload = payloadObject<{ result: DoorResult | null; userErrors: FieldError[] }>(
+    "CheckInByTicketCodePayload",
+    {
       description: "The result of checkInByTicketCode.",
       fields: (t) => ({
         outcome: t.field({
@@ -151,9 +151,9 @@ export function defineCheckInTypes(): void {
           description: "The check-in made now, or the earlier one when ALREADY_CHECKED_IN.",
           resolve: (p) => p.result?.checkIn ?? null,
         }),
-        userErrors: userErrorsField(t),
       }),
-    });
+    },
+  );
 
   builder.mutationFields((t) => ({
     checkInByTicketCode: t.field({

@@ -1,6 +1,6 @@
 import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
-import { runMutation, userErrorsField } from "../../graphql/mutations.js";
+import { payloadType, runMutation } from "../../graphql/mutations.js";
 import { requires } from "../../graphql/permissions.js";
 import { columnSelector, reads } from "../../graphql/selection.js";
 import { PermissionEnum } from "../apps/permissions.graphql.js";
@@ -156,22 +156,14 @@ export function defineProjectTypes(): void {
     }),
   });
 
-  const UpdateProjectPayload = builder.objectRef<{
-    project: Project | null;
-    userErrors: { field: string[]; message: string }[];
-  }>("UpdateProjectPayload");
-  UpdateProjectPayload.implement({
-    description: "The result of updateProject.",
-    fields: (t) => ({
-      project: t.field({
-        type: ProjectRef,
-        nullable: true,
-        description: "The updated project.",
-        resolve: (p) => p.project,
-      }),
-      userErrors: userErrorsField(t, "Input problems; empty on success."),
-    }),
-  });
+  const UpdateProjectPayload = payloadType(
+    "UpdateProjectPayload",
+    "project",
+    ProjectRef,
+    "The result of updateProject.",
+    "The updated project.",
+    "Input problems; empty on success.",
+  );
 
   builder.mutationField("updateProject", (t) =>
     t.field({
