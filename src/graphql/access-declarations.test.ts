@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import SchemaBuilder from "@pothos/core";
-import { printSchema } from "graphql";
+import { type GraphQLObjectType, isNonNullType, isObjectType, printSchema } from "graphql";
 import { schema } from "../api-schema.js";
 import { unannouncedBreakingChanges } from "../docs/schema-history.js";
 import {
@@ -10,7 +10,7 @@ import {
   describeAccess,
   projectScopedTypes,
 } from "./access-declarations.js";
-import { requires } from "./permissions.js";
+import { declaredPermission, declaredRestriction, requires } from "./permissions.js";
 
 type Row = { id: string; projectId: string };
 
@@ -105,5 +105,29 @@ describe("protected by default", () => {
     assert.notEqual(before, after);
     assert.match(after, /Requires: `tickets:read`\./);
     assert.deepEqual(await unannouncedBreakingChanges(before, after), []);
+  });
+
+  // A refusal nulls the field it is raised on and, through every non-null field above it, the
+  // nearest nullable one: a refusable non-null field takes its parent (the whole project) with it.
+  test("every field a permission can refuse is nullable, but for arguments deprecated for that reason", () => {
+    const api = schema();
+    const spreading: string[] = [];
+    for (const type of Object.values(api.getTypeMap())) {
+      // Mutations are refused by their service, before any write, for the project named in the input.
+      if (!isObjectType(type) || type.name.startsWith("__") || type === api.getMutationType()) continue;
+      for (const field of Object.values(type.getFields())) {
+        if (!isNonNullType(field.type)) continue;
+        const refusedByArgument = field.args.some(
+          (arg) => declaredRestriction(arg) && !arg.deprecationReason,
+        );
+        if (declaredPermission(field, type) || refusedByArgument)
+          spreading.push(`${type.name}.${field.name}`);
+      }
+    }
+    assert.deepEqual(spreading, []);
+    const project = api.getType("Project") as GraphQLObjectType;
+    for (const name of ["allSessions", "allSpeakers", "allTicketTypes"]) {
+      assert.equal(isNonNullType(project.getFields()[name]?.type), false, name);
+    }
   });
 });

@@ -37,6 +37,15 @@ export function restricts(permission: Permission, allowed: readonly (string | bo
   return { extensions: { permission, allowedWithout: allowed } };
 }
 
+/**
+ * The deprecation of an argument that widens a non-null list beyond what the public sees. Refused,
+ * such an argument nulls the list and so, the list being non-null, the whole project: the widened
+ * list moved to a nullable field of its own (`allSessions`, …), whose refusal stays on that field.
+ * Once the argument is gone, the non-null lists can no longer be refused at all.
+ */
+export const widenedBy = (replacement: string) =>
+  `Refusing it (without the permission) nulls the whole project; use ${replacement}, whose refusal nulls only that field. Removal after 2027-06-01.`;
+
 /** What an argument declared with `restricts`: the permission and the values allowed without it. */
 export interface ArgumentRestriction {
   permission: Permission;

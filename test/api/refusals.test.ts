@@ -6,6 +6,7 @@ import {
   createApp,
   createAttendee,
   createProject,
+  createSession,
   createTicketType,
   createUser,
 } from "../helpers/factories.js";
@@ -72,6 +73,59 @@ for (const engine of testEngines()) {
       const { body } = await gql(server.url, attendeesOf(project.id));
       assert.equal(body.errors[0].extensions.code, "FORBIDDEN");
       assert.deepEqual(body.data.project, { name: project.name, attendees: null });
+    });
+
+    test("a refused widened list nulls only itself: the rest of the project answers, each error names its field", async () => {
+      const { project, owner } = await publishedProject();
+      await createSession(server.services, systemActor, project.id, { status: "DRAFT", title: "Draft" });
+      await createSession(server.services, systemActor, project.id, {
+        status: "PUBLISHED",
+        title: "Keynote",
+      });
+      const query = `{ project(id: "${project.id}") {
+        name
+        sessions { totalCount }
+        allSessions { totalCount }
+        allSpeakers { totalCount }
+        allTicketTypes { totalCount }
+      } }`;
+      const { body } = await gql(server.url, query);
+      assert.deepEqual(body.data.project, {
+        name: project.name,
+        sessions: { totalCount: 1 },
+        allSessions: null,
+        allSpeakers: null,
+        allTicketTypes: null,
+      });
+      const refused = body.errors.map((e: { path: string[]; extensions: Record<string, string> }) => [
+        e.path.join("."),
+        e.extensions.code,
+        e.extensions.requiredPermission,
+      ]);
+      assert.deepEqual(refused.sort(), [
+        ["project.allSessions", "FORBIDDEN", "agenda:read"],
+        ["project.allSpeakers", "FORBIDDEN", "agenda:read"],
+        ["project.allTicketTypes", "FORBIDDEN", "tickets:read"],
+      ]);
+
+      const { app, token } = await createApp(server.services, {
+        permissions: ["agenda:read", "tickets:read"],
+      });
+      await server.services.apps.authorize(owner, { appId: app.id, projectId: project.id });
+      const granted = await gql(server.url, query, { token });
+      assert.equal(granted.body.errors, undefined);
+      assert.deepEqual(granted.body.data.project.allSessions, { totalCount: 2 });
+      assert.deepEqual(granted.body.data.project.allTicketTypes, { totalCount: 1 });
+    });
+
+    test("the deprecated widening arguments still refuse as before, until their removal", async () => {
+      const { project } = await publishedProject();
+      const { body } = await gql(
+        server.url,
+        `{ project(id: "${project.id}") { name sessions(status: [DRAFT]) { totalCount } } }`,
+      );
+      assert.equal(body.data.project, null);
+      assert.equal(body.errors[0].extensions.code, "FORBIDDEN");
     });
   });
 }

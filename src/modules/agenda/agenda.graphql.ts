@@ -1,8 +1,6 @@
 import { completeValue } from "@pothos/core";
 import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
-import { connectionTypes, toConnection } from "../../graphql/connections.js";
-import { optionalLocal } from "../../graphql/ids.js";
 import {
   atMost,
   boundedList,
@@ -11,11 +9,11 @@ import {
   maxSpeakersPerSession,
 } from "../../graphql/limits/list-bounds.js";
 import { nodeLoader as loader } from "../../graphql/nodes.js";
-import { restricts } from "../../graphql/permissions.js";
-import { columnSelector, preloadSelector, preloads, reads } from "../../graphql/selection.js";
-import { ProjectRef, projectIdOnly } from "../projects/projects.graphql.js";
+import { columnSelector, preloads, reads } from "../../graphql/selection.js";
+import { ProjectRef } from "../projects/projects.graphql.js";
 import type { Session, Speaker } from "./agenda.model.js";
 import type { SpeakerLink } from "./agenda.service.js";
+import { defineAgendaLists } from "./agenda-lists.graphql.js";
 import { defineAgendaMutations } from "./agenda-mutations.graphql.js";
 import { RoomRef, SessionRef, SessionStatusEnum, SpeakerRef, TrackRef } from "./agenda-refs.graphql.js";
 import type { SessionRow, SpeakerRow } from "./agenda-rows.js";
@@ -23,8 +21,6 @@ import type { SessionRow, SpeakerRow } from "./agenda-rows.js";
 // The columns of a session or a speaker row each field reads (see graphql/selection.ts).
 const session = (...columns: (keyof SessionRow)[]) => reads<SessionRow>(columns);
 const speaker = (...columns: (keyof SpeakerRow)[]) => reads<SpeakerRow>(columns);
-const sessionsSelected = columnSelector(["edges", "node"]);
-const sessionsPreloaded = preloadSelector<Session>(["edges", "node"]);
 // The ids a page's rows refer to, without the rows that refer to none.
 const present = (ids: (string | null)[]) => ids.filter((id): id is string => id !== null);
 const speakersSelected = columnSelector();
@@ -234,105 +230,6 @@ export function defineAgendaTypes(): void {
     }),
   });
 
-  builder.objectFields(ProjectRef, (t) => ({
-    sessions: t.connection(
-      {
-        ...projectIdOnly(),
-        public: true,
-        type: SessionRef,
-        description:
-          "Sessions by start time. Published ones by default; asking for other statuses needs agenda:read.",
-        args: {
-          status: t.arg({
-            ...restricts("agenda:read", ["PUBLISHED"]),
-            type: [SessionStatusEnum],
-            description: "Statuses to include (default [PUBLISHED]).",
-          }),
-          trackId: t.arg.id({ description: "Only sessions of this track." }),
-          roomId: t.arg.id({ description: "Only sessions in this room." }),
-        },
-        resolve: async (project, args, c, info) => {
-          const access = await c.access(project.id);
-          if (!access) throw notFound("Project");
-          const filter = {
-            statuses: args.status ?? undefined,
-            trackId: optionalLocal(args.trackId, "Track") ?? undefined,
-            roomId: optionalLocal(args.roomId, "Room") ?? undefined,
-          };
-          return toConnection(
-            args,
-            (window) => c.services.agenda.listSessions(access, filter, window, sessionsSelected(info)),
-            () => c.services.agenda.countSessions(access, filter),
-            (rows) => sessionsPreloaded(info)(rows, c),
-          );
-        },
-      },
-      ...connectionTypes("Session", "sessions"),
-    ),
-    speakers: t.connection(
-      {
-        ...projectIdOnly(),
-        public: true,
-        type: SpeakerRef,
-        description:
-          "Speakers by name: those of published sessions; all of them with includeUnpublished (agenda:read).",
-        args: {
-          includeUnpublished: t.arg.boolean({
-            ...restricts("agenda:read", [false]),
-            defaultValue: false,
-            description: "Include speakers without a published session (needs agenda:read).",
-          }),
-        },
-        resolve: async (project, args, c) => {
-          const access = await c.access(project.id);
-          if (!access) throw notFound("Project");
-          const filter = { includeUnpublished: args.includeUnpublished ?? false };
-          return toConnection(
-            args,
-            (window) => c.services.agenda.listSpeakers(access, filter, window),
-            () => c.services.agenda.countSpeakers(access, filter),
-          );
-        },
-      },
-      ...connectionTypes("Speaker", "speakers"),
-    ),
-    tracks: t.connection(
-      {
-        ...projectIdOnly(),
-        public: true,
-        type: TrackRef,
-        description: "Tracks by name. Public.",
-        resolve: async (project, args, c) => {
-          const access = await c.access(project.id);
-          if (!access) throw notFound("Project");
-          return toConnection(
-            args,
-            (window) => c.services.agenda.listTracks(access, window),
-            () => c.services.agenda.countTracks(access),
-          );
-        },
-      },
-      ...connectionTypes("Track", "tracks"),
-    ),
-    rooms: t.connection(
-      {
-        ...projectIdOnly(),
-        public: true,
-        type: RoomRef,
-        description: "Rooms by name. Public.",
-        resolve: async (project, args, c) => {
-          const access = await c.access(project.id);
-          if (!access) throw notFound("Project");
-          return toConnection(
-            args,
-            (window) => c.services.agenda.listRooms(access, window),
-            () => c.services.agenda.countRooms(access),
-          );
-        },
-      },
-      ...connectionTypes("Room", "rooms"),
-    ),
-  }));
-
+  defineAgendaLists();
   defineAgendaMutations();
 }

@@ -1,11 +1,13 @@
 import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
 import { connectionTypes, toConnection } from "../../graphql/connections.js";
+import type { GraphQLContext } from "../../graphql/context.js";
 import { requiredLocal } from "../../graphql/ids.js";
 import { serviceInput } from "../../graphql/inputs.js";
 import { payloadType, runMutation } from "../../graphql/mutations.js";
 import { nodeLoader } from "../../graphql/nodes.js";
-import { requires, restricts } from "../../graphql/permissions.js";
+import { requires, restricts, widenedBy } from "../../graphql/permissions.js";
+import type { PageArgs } from "../../shared/pagination.js";
 import { ProjectRef, projectIdOnly } from "../projects/projects.graphql.js";
 import type { TicketType } from "./tickets.service.js";
 
@@ -120,8 +122,28 @@ export function defineTicketTypes(): void {
     }),
   });
 
-  builder.objectField(ProjectRef, "ticketTypes", (t) =>
-    t.connection(
+  const [ticketTypeConnection, ticketTypeEdge] = connectionTypes("TicketType", "ticket types");
+  const TicketTypeConnection = builder.connectionObject(
+    { type: TicketTypeRef, ...ticketTypeConnection },
+    ticketTypeEdge,
+  );
+  const ticketTypePage = async (
+    project: { id: string },
+    args: PageArgs,
+    c: GraphQLContext,
+    onSaleOnly: boolean,
+  ) => {
+    const access = await c.access(project.id);
+    if (!access) throw notFound("Project");
+    const filter = { onSaleOnly };
+    return toConnection(
+      args,
+      (window) => c.services.tickets.listTicketTypes(access, filter, window),
+      () => c.services.tickets.countTicketTypes(access, filter),
+    );
+  };
+  builder.objectFields(ProjectRef, (t) => ({
+    ticketTypes: t.connection(
       {
         ...projectIdOnly(),
         public: true,
@@ -133,22 +155,25 @@ export function defineTicketTypes(): void {
             ...restricts("tickets:read", [true]),
             defaultValue: true,
             description: "Only ticket types on sale now; false (all of them) needs tickets:read.",
+            deprecationReason: widenedBy("allTicketTypes"),
           }),
         },
-        resolve: async (project, args, c) => {
-          const access = await c.access(project.id);
-          if (!access) throw notFound("Project");
-          const filter = { onSaleOnly: args.onSaleOnly ?? true };
-          return toConnection(
-            args,
-            (window) => c.services.tickets.listTicketTypes(access, filter, window),
-            () => c.services.tickets.countTicketTypes(access, filter),
-          );
-        },
+        resolve: (project, args, c) => ticketTypePage(project, args, c, args.onSaleOnly ?? true),
       },
-      ...connectionTypes("TicketType", "ticket types"),
+      TicketTypeConnection,
     ),
-  );
+    allTicketTypes: t.connection(
+      {
+        ...projectIdOnly(requires("tickets:read")),
+        type: TicketTypeRef,
+        nullable: true,
+        description:
+          "Every ticket type by creation, on sale or not; null (with a FORBIDDEN error on this field alone) without tickets:read.",
+        resolve: (project, args, c) => ticketTypePage(project, args, c, false),
+      },
+      TicketTypeConnection,
+    ),
+  }));
 
   const fields = {
     name: "Name.",
