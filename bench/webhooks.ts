@@ -7,7 +7,7 @@ import pg from "pg";
 import { loadConfig } from "../src/config.js";
 import { openDatabase } from "../src/db/database.js";
 import { migrateToLatest } from "../src/db/migrate.js";
-import { globalId } from "../src/graphql/builder.js";
+import { globalId } from "../src/graphql/ids.js";
 import { createLogger } from "../src/logger.js";
 import { systemActor } from "../src/modules/access/actor.js";
 import { createServices } from "../src/services.js";

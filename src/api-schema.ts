@@ -1,4 +1,5 @@
 import { type GraphQLSchema, lexicographicSortSchema, printSchema } from "graphql";
+import { assertAccessDeclared, describeAccess } from "./graphql/access-declarations.js";
 import { builder, synchronousNodeIds } from "./graphql/builder.js";
 import { inlineEdgeNodes } from "./graphql/connections.js";
 import { enforcePermissions } from "./graphql/permissions.js";
@@ -16,13 +17,14 @@ import { defineWebhookTypes } from "./modules/webhooks/webhooks.graphql.js";
 
 // The composition root of the API: the one file that knows which modules make it up. It lives
 // above src/graphql/ (the builder, permissions, limits and transport every module uses) so that
-// layer never imports a module's types; .dependency-cruiser.cjs keeps it that way.
+// layer never imports a module's types; scripts/lint-imports.mjs keeps it that way.
 
 let built: GraphQLSchema | undefined;
 
 /**
  * The API schema, assembled once per process from each module's types (the builder is a singleton,
- * so the modules' definitions must run exactly once), with permission guards applied, and edge
+ * so the modules' definitions must run exactly once), refused unless every field of a project-scoped
+ * type declares its access, with permission guards applied and printed in descriptions, and edge
  * nodes and node ids read without a resolver call or a promise.
  */
 export function schema(): GraphQLSchema {
@@ -38,7 +40,9 @@ export function schema(): GraphQLSchema {
     defineEventPageTypes();
     defineRateLimitField();
     defineWebhookTypes();
-    built = enforcePermissions(synchronousNodeIds(inlineEdgeNodes(builder.toSchema({ sortSchema: true }))));
+    // Fails here, at assembly, when a field of a project-scoped type declares no access.
+    const assembled = assertAccessDeclared(builder.toSchema({ sortSchema: true }));
+    built = describeAccess(enforcePermissions(synchronousNodeIds(inlineEdgeNodes(assembled))));
   }
   return built;
 }

@@ -17,6 +17,7 @@ import {
   isUnionType,
   print,
 } from "graphql";
+import { fieldAccess } from "../graphql/access-declarations.js";
 import { declaredPermission, declaredRestriction } from "../graphql/permissions.js";
 import type { Permission } from "../modules/access/permissions.js";
 import { permissionCatalogue } from "../modules/access/permissions.js";
@@ -72,7 +73,9 @@ function deprecationNote(reason: string | null | undefined): string {
   return `<p class="deprecated" data-deprecated="${escapeHtml(date ?? "")}"><strong>Deprecated.</strong> ${describe(reason)}</p>`;
 }
 
-function permissionBadge(permission: Permission | undefined): string {
+function permissionBadge(permission: Permission | undefined, inherited = false): string {
+  // An inherited field needs no permission of its own: what returned its object decided.
+  if (inherited) return `<span class="permission public" data-permission="public">as its parent</span>`;
   if (!permission) return `<span class="permission public" data-permission="public">public</span>`;
   const title = permissionCatalogue.find((p) => p.name === permission)?.title ?? permission;
   return `<span class="permission" data-permission="${permission}" title="${escapeHtml(title)}">${permission}</span>`;
@@ -102,10 +105,12 @@ function fieldsSection(type: GraphQLNamedType): string {
     const rows = Object.values(type.getFields()).map((field) => {
       const id = `${type.name}.${field.name}`;
       const permission = declaredPermission(field, type);
+      const inherited = isObjectType(type) && fieldAccess(field, type)?.kind === "inherited";
       return `<div class="field" id="${escapeHtml(id)}" data-field="${escapeHtml(id)}" data-permission="${
         permission ?? "public"
       }"><h3><a href="#${escapeHtml(id)}">${escapeHtml(field.name)}</a>: ${typeLink(field.type)} ${permissionBadge(
         permission,
+        inherited,
       )}</h3><p>${describe(field.description)}</p>${argumentsList(type.name, field)}${deprecationNote(
         field.deprecationReason,
       )}</div>`;
@@ -202,7 +207,9 @@ export function referencePage(schema: GraphQLSchema): string {
   const body = `<h1>GraphQL API reference</h1>
 <p>Every type and field of <code>POST /api/graphql</code>, generated from the running schema. Each field shows the
 permission an app needs to read it, or <span class="permission public">public</span> when it needs none (a
-project's public fields are visible to anyone for a published project). Start with the
+project's public fields are visible to anyone for a published project), or <span class="permission public">as its
+parent</span> for a value inside another object (a venue, a price), as visible as the field that returned it. Its
+description ends with the same rule, as <code>schema.graphql</code> does. Start with the
 <a href="/graphql/reference/guides/getting-started">getting-started guide</a>, try queries in the
 <a href="/graphql/explorer/">explorer</a>, and see the <a href="/graphql/reference/changelog">changelog</a> for
 changes and deprecations. The schema as SDL: <a href="/graphql/reference/schema.graphql">schema.graphql</a>.</p>

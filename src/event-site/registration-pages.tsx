@@ -1,7 +1,7 @@
 import { formatDateTime } from "../dashboard/time.js";
 import { FormError, type FormState, SelectField, TextField } from "../dashboard/ui/forms.js";
-import type { EventContent } from "../modules/event-page/event-content.js";
-import type { EventPageSettings, HeldRegistration } from "../modules/event-page/event-page.service.js";
+import type { EventContent, HeldRegistration } from "../modules/event-page/event-content.js";
+import type { EventPageSettings } from "../modules/event-page/event-page.service.js";
 import { qrSvg } from "../shared/qr.js";
 import { eventPaths } from "./event-page.js";
 import type { FormTicket } from "./form-token.js";

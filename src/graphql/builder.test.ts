@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { type GraphQLResolveInfo, isObjectType } from "graphql";
 import { schema } from "../api-schema.js";
-import { globalId, localId } from "./builder.js";
+import { globalId, localId } from "./ids.js";
 
 test("every node type's id resolves at once, without a promise, to the id node(id:) takes", () => {
   const nodeTypes = Object.values(schema().getTypeMap()).filter(

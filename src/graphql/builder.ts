@@ -1,4 +1,10 @@
-import SchemaBuilder, { completeValue } from "@pothos/core";
+import SchemaBuilder, {
+  completeValue,
+  type FieldNullability,
+  type InputFieldMap,
+  type SchemaTypes,
+  type TypeParam,
+} from "@pothos/core";
 import RelayPlugin from "@pothos/plugin-relay";
 import {
   GraphQLError,
@@ -8,10 +14,10 @@ import {
   isObjectType,
   Kind,
 } from "graphql";
-import { isProjectId } from "../modules/projects/project-id.js";
 import { maxPageSize as maxNodeIds } from "../shared/pagination.js";
 import { isCleanId, isIsoDateTime } from "../shared/validation.js";
 import type { GraphQLContext } from "./context.js";
+import { decodeGlobalID, encodeGlobalID } from "./ids.js";
 
 /**
  * The schema builder: configuration only. Types live beside their module (`*.graphql.ts`) and
@@ -76,45 +82,6 @@ export const builder = new SchemaBuilder<{
   },
 });
 
-// The global ids of recently answered rows, by type and row id. A page's ids are encoded again on
-// every miss of it, and each encoding allocated a buffer and two strings: a twentieth of an
-// attendee page miss's bytes. Looked up by the row's own id string, so a hit allocates nothing.
-// Bounded: emptied once it holds `maxEncodedIds` ids (1.75 MiB measured, and the row ids it keeps).
-const encodedIds = new Map<string, Map<string, string>>();
-let encodedCount = 0;
-const maxEncodedIds = 16_384;
-
-// A project's global id is its 4-character Project ID, the same one shown in the dashboard URL, so
-// `project { id }`, `node(id:)` and `/b/<id>` agree. Every other type uses an opaque base64url id.
-function encodeGlobalID(typename: string, id: string | number | bigint): string {
-  if (typename === "Project") return String(id);
-  const local = String(id);
-  let ofType = encodedIds.get(typename);
-  if (!ofType) {
-    ofType = new Map();
-    encodedIds.set(typename, ofType);
-  }
-  let encoded = ofType.get(local);
-  if (encoded === undefined) {
-    encoded = Buffer.from(`${typename}:${local}`).toString("base64url");
-    if (encodedCount >= maxEncodedIds) {
-      for (const known of encodedIds.values()) known.clear();
-      encodedCount = 0;
-    }
-    ofType.set(local, encoded);
-    encodedCount += 1;
-  }
-  return encoded;
-}
-
-function decodeGlobalID(globalID: string): { typename: string; id: string } {
-  if (isProjectId(globalID)) return { typename: "Project", id: globalID };
-  const decoded = Buffer.from(globalID, "base64url").toString("utf8");
-  const colon = decoded.indexOf(":");
-  if (colon <= 0) return { typename: "", id: globalID };
-  return { typename: decoded.slice(0, colon), id: decoded.slice(colon + 1) };
-}
-
 /**
  * Whether a decoded global id names a type that `node(id:)` can load, with an id of sane text.
  * Anything else (garbage, a non-Node type such as UserError, an unknown type) is answered null
@@ -124,17 +91,6 @@ function isLoadableId(decoded: { typename: string; id: string } | null, info: Gr
   if (!decoded || !isCleanId(decoded.id)) return false;
   const type = info.schema.getType(decoded.typename);
   return isObjectType(type) && type.getInterfaces().some((i) => i.name === "Node");
-}
-
-/** Decodes a global id of an expected type; undefined when it is malformed or of another type. */
-export function localId(globalID: string, typename: string): string | undefined {
-  const decoded = decodeGlobalID(globalID);
-  return decoded.typename === typename ? decoded.id : undefined;
-}
-
-/** Encodes a row id as the global id of `typename`. */
-export function globalId(typename: string, id: string): string {
-  return encodeGlobalID(typename, id);
 }
 
 /**
@@ -198,3 +154,27 @@ export type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer
 
 /** The field builder of input types, for input field sets shared by create and update inputs. */
 export type InputFields = PothosSchemaTypes.InputFieldBuilder<Types, "InputObject">;
+
+// The access declarations of src/graphql/access-declarations.ts, as options Pothos keeps with the
+// field or type (`extensions.pothosOptions`): unlike an `extensions` entry, an option cannot be
+// overwritten by another helper spreading its own `extensions`.
+declare global {
+  export namespace PothosSchemaTypes {
+    export interface FieldOptions<
+      Types extends SchemaTypes = SchemaTypes,
+      ParentShape = unknown,
+      Type extends TypeParam<Types> = TypeParam<Types>,
+      Nullable extends FieldNullability<Type> = FieldNullability<Type>,
+      Args extends InputFieldMap = InputFieldMap,
+      ResolveShape = unknown,
+      ResolveReturnShape = unknown,
+    > {
+      /** Needs no permission beyond its object (src/graphql/access-declarations.ts). */
+      public?: true;
+    }
+    export interface ObjectTypeOptions<Types extends SchemaTypes = SchemaTypes, Shape = unknown> {
+      /** Its fields are as visible as the field that returned it (src/graphql/access-declarations.ts). */
+      inheritsAccess?: true;
+    }
+  }
+}

@@ -1,4 +1,4 @@
-import type { ObjectRef } from "@pothos/core";
+import type { FieldMap, ObjectRef } from "@pothos/core";
 import { type FieldError, isUserError } from "../errors.js";
 import { builder, type Types } from "./builder.js";
 import { atMost, boundedList, maxUserErrors } from "./limits/list-bounds.js";
@@ -41,37 +41,63 @@ export async function runMutation<Name extends string, T>(
   }
 }
 
+/** What every mutation payload carries besides its own fields. */
+type WithUserErrors = { userErrors: FieldError[] };
+
 /**
- * Declares `<TypeName>` with the changed object under `field` and `userErrors`: the shape every
- * mutation payload shares.
+ * Declares a mutation payload type: its own `fields`, then `userErrors`. Every payload of the API
+ * is built here, so each has the same `userErrors` (bounded, described once).
+ */
+export function payloadObject<Shape extends WithUserErrors>(
+  typeName: string,
+  options: {
+    description: string;
+    fields: (t: PothosSchemaTypes.ObjectFieldBuilder<Types, Shape>) => FieldMap;
+    userErrorsDescription?: string;
+  },
+): ObjectRef<Types, Shape> {
+  const payload = builder.objectRef<Shape>(typeName);
+  payload.implement({
+    description: options.description,
+    fields: (t) => ({
+      ...options.fields(t),
+      userErrors: userErrorsField(t, options.userErrorsDescription),
+    }),
+  });
+  return payload;
+}
+
+/**
+ * Declares `<TypeName>` with the changed object under `field` and `userErrors`: the shape most
+ * mutation payloads share.
  */
 export function payloadType<Name extends string, T>(
   typeName: string,
   field: Name,
   ref: ObjectRef<Types, T>,
   description: string,
+  itemDescription = "The object as it is after the change; null when the input had problems.",
+  userErrorsDescription?: string,
 ): ObjectRef<Types, Payload<Name, T>> {
-  const payload = builder.objectRef<Payload<Name, T>>(typeName);
   // Pothos cannot resolve its result type for a generic T; seen as an ObjectRef of unknown it
   // needs none, while `runMutation` and the Payload type keep the object's type for callers.
   const item: ObjectRef<Types, unknown> = ref;
-  payload.implement({
+  return payloadObject<Payload<Name, T>>(typeName, {
     description,
+    userErrorsDescription,
     fields: (t) => ({
       [field]: t.field({
         type: item,
         nullable: true,
-        description: "The object as it is after the change; null when the input had problems.",
+        description: itemDescription,
         resolve: (parent) => parent[field],
       }),
-      userErrors: userErrorsField(t),
     }),
   });
-  return payload;
 }
 
-/** The `userErrors` field of a payload: the input's problems, at most `maxUserErrors` of them. */
-export function userErrorsField<P extends { userErrors: FieldError[] }>(
+// The `userErrors` field of a payload: the input's problems, at most `maxUserErrors` of them.
+function userErrorsField<P extends WithUserErrors>(
   t: PothosSchemaTypes.ObjectFieldBuilder<Types, P>,
   description = "Problems with the input; empty on success.",
 ) {

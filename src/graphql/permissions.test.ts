@@ -80,7 +80,7 @@ function gatedSchema(): GraphQLSchema {
 // The caller's standing in project p1, as the request context resolves it: at once when `known`
 // (already resolved in this request), else only through a lookup.
 function contextWith(permissions: Permission[], known: boolean): GraphQLContext {
-  const access = { projectId: "p1", permissions: new Set(permissions) };
+  const access = { projectId: "p1", actor: { kind: "public" }, permissions: new Set(permissions) };
   return {
     resolvedAccess: (projectId: string) => (known && projectId === "p1" ? access : undefined),
     access: async (projectId: string) => (projectId === "p1" ? access : undefined),

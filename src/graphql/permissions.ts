@@ -12,7 +12,8 @@ import {
   isAbstractType,
   isObjectType,
 } from "graphql";
-import { notFound } from "../errors.js";
+import { AppError, ErrorCode, notFound } from "../errors.js";
+import type { ProjectAccess } from "../modules/access/access.service.js";
 import type { Permission } from "../modules/access/permissions.js";
 import { assertPermission } from "../modules/access/policy.js";
 import { edgeNodeField } from "./connections.js";
@@ -35,6 +36,15 @@ export function requires(permission: Permission) {
 export function restricts(permission: Permission, allowed: readonly (string | boolean)[]) {
   return { extensions: { permission, allowedWithout: allowed } };
 }
+
+/**
+ * The deprecation of an argument that widens a non-null list beyond what the public sees. Refused,
+ * such an argument nulls the list and so, the list being non-null, the whole project: the widened
+ * list moved to a nullable field of its own (`allSessions`, …), whose refusal stays on that field.
+ * Once the argument is gone, the non-null lists can no longer be refused at all.
+ */
+export const widenedBy = (replacement: string) =>
+  `Refusing it (without the permission) nulls the whole project; use ${replacement}, whose refusal nulls only that field. Removal after 2027-06-01.`;
 
 /** What an argument declared with `restricts`: the permission and the values allowed without it. */
 export interface ArgumentRestriction {
@@ -100,13 +110,38 @@ export function guardColumn(
 
 // Throws (or rejects) unless the caller holds `needed` in the project; at once when its access is
 // already known, which is the hot path.
-function checkPermission(context: GraphQLContext, projectId: string | undefined, needed: Permission) {
+function checkPermission(
+  context: GraphQLContext,
+  projectId: string | undefined,
+  needed: Permission,
+): Promise<void> | undefined {
   if (!projectId) throw notFound("Project");
   const access = context.resolvedAccess(projectId);
-  if (access) return assertPermission(access, needed);
+  if (access) return access.permissions.has(needed) ? undefined : refuse(context, access, needed);
   return context.access(projectId).then((resolved) => {
     if (!resolved) throw notFound("Project");
-    assertPermission(resolved, needed);
+    if (!resolved.permissions.has(needed)) return refuse(context, resolved, needed);
+  });
+}
+
+// An app sees a published project it is not linked to (never authorized, or revoked) as the public
+// does. Refused a field there, it is told the project is not linked to it (NOT_FOUND, as for a
+// draft project), not that it lacks a permission it may well hold. Only an app holding nothing
+// outside its home can be unlinked, so only that case reads the link; a link may grant nothing.
+function refuse(context: GraphQLContext, access: ProjectAccess, needed: Permission): Promise<void> {
+  const { actor } = access;
+  if (actor.kind !== "app" || actor.homeProjectId === access.projectId || access.permissions.size > 0) {
+    assertPermission(access, needed);
+  }
+  // The answer now depends on a link the project's versions may not stamp: never cached.
+  context.noCache();
+  return context.linked(access.projectId).then((linked) => {
+    if (!linked)
+      throw new AppError(
+        ErrorCode.NOT_FOUND,
+        "Project not linked to this app: only its public fields answer",
+      );
+    assertPermission(access, needed);
   });
 }
 

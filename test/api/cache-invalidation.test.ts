@@ -3,7 +3,7 @@ import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
 import { changeFeedApplicationName } from "../../src/db/change-feed.js";
-import { globalId } from "../../src/graphql/builder.js";
+import { globalId } from "../../src/graphql/ids.js";
 import { systemActor } from "../../src/modules/access/actor.js";
 import { changeArrives as changeArrivesAt, feedListens as feedListensAt } from "../helpers/change-feed.js";
 import type { TestEngine } from "../helpers/engines.js";

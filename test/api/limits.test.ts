@@ -172,10 +172,10 @@ for (const engine of testEngines()) {
       assert.equal((await gql(server.url, drafts, { token: reader.token })).body.extensions.cached, true);
       const public1 = await gql(server.url, drafts);
       const other = await gql(server.url, drafts, { token: stranger.token });
-      for (const response of [public1, other]) {
-        assert.equal(response.body.extensions.cached, false);
-        assert.equal(response.body.errors[0].extensions.code, "FORBIDDEN");
-      }
+      for (const response of [public1, other]) assert.equal(response.body.extensions.cached, false);
+      assert.equal(public1.body.errors[0].extensions.code, "FORBIDDEN");
+      // An app not linked to the project is told so (test/api/refusals.test.ts).
+      assert.equal(other.body.errors[0].extensions.code, "NOT_FOUND");
     });
 
     test("forgets a cached NOT_FOUND once the project is published, and a project once unpublished", async () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { globalId } from "../../src/graphql/builder.js";
+import { globalId } from "../../src/graphql/ids.js";
 import { systemActor } from "../../src/modules/access/actor.js";
 import { changeArrives, feedListens } from "../helpers/change-feed.js";
 import { testEngines } from "../helpers/engines.js";

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { globalId } from "../../src/graphql/builder.js";
+import { globalId } from "../../src/graphql/ids.js";
 import { systemActor } from "../../src/modules/access/actor.js";
 import { changeArrives, feedListens } from "../helpers/change-feed.js";
 import { testEngines } from "../helpers/engines.js";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { globalId } from "../../src/graphql/builder.js";
+import { globalId } from "../../src/graphql/ids.js";
 import { testEngines } from "../helpers/engines.js";
 import {
   createApp,

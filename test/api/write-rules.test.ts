@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
-import { globalId } from "../../src/graphql/builder.js";
+import { globalId } from "../../src/graphql/ids.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp, createAttendee, createPublishedProject, createTicketType } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";

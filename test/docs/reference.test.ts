@@ -14,7 +14,7 @@ import {
   isUnionType,
 } from "graphql";
 import { schema } from "../../src/api-schema.js";
-import { globalId } from "../../src/graphql/builder.js";
+import { globalId } from "../../src/graphql/ids.js";
 import { declaredPermission, declaredRestriction } from "../../src/graphql/permissions.js";
 import { systemActor } from "../../src/modules/access/actor.js";
 import { allPermissions, type Permission } from "../../src/modules/access/permissions.js";

@@ -15,6 +15,7 @@ import {
   type GraphQLField,
   GraphQLIncludeDirective,
   type GraphQLObjectType,
+  type GraphQLResolveInfo,
   type GraphQLSchema,
   GraphQLSkipDirective,
   getArgumentValues,
@@ -22,6 +23,8 @@ import {
   getNamedType,
   isObjectType,
   Kind,
+  type OperationDefinitionNode,
+  OperationTypeNode,
   type SelectionSetNode,
 } from "graphql";
 
@@ -91,10 +94,36 @@ export function introspectionCost(
   const walkField = (parent: GraphQLObjectType, source: unknown, selection: FieldNode): void => {
     if (selection.name.value === "__typename") return;
     const definition = parent.getFields()[selection.name.value];
-    if (definition) walkDefined(definition, source, selection);
+    if (definition) walkDefined(parent, definition, source, selection);
   };
 
+  // graphql-js's introspection resolvers read only `schema` from the resolve info; the rest is
+  // filled in truly all the same, so no resolver can find a field missing.
+  const fragments = Object.fromEntries(scope.fragments);
+  const operation: OperationDefinitionNode = {
+    kind: Kind.OPERATION_DEFINITION,
+    operation: OperationTypeNode.QUERY,
+    selectionSet: { kind: Kind.SELECTION_SET, selections: [node] },
+  };
+  const resolveInfo = (
+    parent: GraphQLObjectType,
+    definition: GraphQLField<unknown, unknown>,
+    selection: FieldNode,
+  ): GraphQLResolveInfo => ({
+    fieldName: definition.name,
+    fieldNodes: [selection],
+    returnType: definition.type,
+    parentType: parent,
+    path: { prev: undefined, key: selection.alias?.value ?? definition.name, typename: parent.name },
+    schema: scope.schema,
+    fragments,
+    rootValue: undefined,
+    operation,
+    variableValues: scope.variables,
+  });
+
   const walkDefined = (
+    parent: GraphQLObjectType,
     definition: GraphQLField<unknown, unknown>,
     source: unknown,
     selection: FieldNode,
@@ -103,14 +132,15 @@ export function introspectionCost(
     const type = getNamedType(definition.type);
     if (!selection.selectionSet || !isObjectType(type)) return;
     const args = getArgumentValues(definition, selection, scope.variables);
-    // graphql-js's resolvers read only `schema` from the resolve info.
-    const info = { schema: scope.schema } as never;
+    const info = resolveInfo(parent, definition, selection);
     const value = definition.resolve ? definition.resolve(source, args, undefined, info) : undefined;
     walkValue(type, value, selection.selectionSet);
   };
 
+  const queryType = scope.schema.getQueryType();
+  if (!queryType) throw new Error("Introspection needs a schema with a query type");
   try {
-    walkDefined(field, undefined, node);
+    walkDefined(queryType, field, undefined, node);
   } catch (error) {
     if (error instanceof Exceeded) return error.count;
     throw error;

@@ -17,7 +17,7 @@ import {
   type PageWindow,
   slotWindow,
 } from "../../shared/pagination.js";
-import type { RoomRow, SessionQuery, SessionRow, SpeakerRow, TrackRow } from "./agenda.repository.js";
+import type { RoomRow, SessionQuery, SessionRow, SpeakerRow, TrackRow } from "./agenda-rows.js";
 
 // The agenda's reads of every API miss, each built and compiled once per shape: the session page
 // and the loaders' statements. Used through agendaRepository only.

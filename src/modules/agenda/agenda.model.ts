@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { SessionStatus } from "../../db/schema.js";
 import { idText } from "../../shared/validation.js";
 import type { ProjectAccess } from "../access/access.service.js";
-import type { RoomRow, SessionRow, SpeakerRow, TrackRow } from "./agenda.repository.js";
+import type { RoomRow, SessionRow, SpeakerRow, TrackRow } from "./agenda-rows.js";
 
 export type { SessionStatus } from "../../db/schema.js";
 

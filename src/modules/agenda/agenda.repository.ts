@@ -1,13 +1,7 @@
-import { type Selectable, sql } from "kysely";
+import { sql } from "kysely";
 import type { Db } from "../../db/database.js";
 import type { Columns } from "../../db/projection.js";
-import type {
-  RoomsTable,
-  SessionStatus,
-  SessionsTable,
-  SpeakersTable,
-  TracksTable,
-} from "../../db/schema.js";
+import type { SessionStatus } from "../../db/schema.js";
 import { applyKeyset, type PageWindow } from "../../shared/pagination.js";
 import {
   roomsWithIds,
@@ -16,18 +10,7 @@ import {
   speakersOfSessions,
   tracksWithIds,
 } from "./agenda-reads.repository.js";
-
-export type TrackRow = Selectable<TracksTable>;
-export type RoomRow = Selectable<RoomsTable>;
-export type SpeakerRow = Selectable<SpeakersTable>;
-export type SessionRow = Selectable<SessionsTable>;
-
-/** Which sessions a list shows; the service decides what the caller may ask for. */
-export interface SessionQuery {
-  statuses: readonly SessionStatus[];
-  trackId?: string | undefined;
-  roomId?: string | undefined;
-}
+import type { RoomRow, SessionQuery, SessionRow, SpeakerRow, TrackRow } from "./agenda-rows.js";
 
 function speakersQuery(db: Db, projectId: string, publishedOnly: boolean) {
   let q = db.selectFrom("speakers").where("speakers.project_id", "=", projectId);

@@ -30,7 +30,8 @@ import {
   type Session,
   type Speaker,
 } from "./agenda.model.js";
-import { agendaRepository as repo, type SessionQuery, type SessionRow } from "./agenda.repository.js";
+import { agendaRepository as repo } from "./agenda.repository.js";
+import type { SessionQuery, SessionRow } from "./agenda-rows.js";
 
 const sessionStatus = z.enum(["DRAFT", "PUBLISHED", "CANCELLED"]);
 const uniqueIds = z

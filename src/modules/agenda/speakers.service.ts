@@ -25,7 +25,8 @@ import {
   rowId,
   type Speaker,
 } from "./agenda.model.js";
-import { agendaRepository as repo, type SpeakerRow } from "./agenda.repository.js";
+import { agendaRepository as repo } from "./agenda.repository.js";
+import type { SpeakerRow } from "./agenda-rows.js";
 
 const speakerFields = {
   name: requiredText(200),

@@ -20,7 +20,8 @@ import {
   rowId,
   type Track,
 } from "./agenda.model.js";
-import { type RoomRow, agendaRepository as repo, type TrackRow } from "./agenda.repository.js";
+import { agendaRepository as repo } from "./agenda.repository.js";
+import type { RoomRow, TrackRow } from "./agenda-rows.js";
 
 const color = z
   .string()

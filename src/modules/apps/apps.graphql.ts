@@ -1,6 +1,7 @@
 import { notFound } from "../../errors.js";
-import { builder, globalId } from "../../graphql/builder.js";
+import { builder } from "../../graphql/builder.js";
 import { connectionTypes, toConnection } from "../../graphql/connections.js";
+import { globalId } from "../../graphql/ids.js";
 import { ProjectRef } from "../projects/projects.graphql.js";
 import type { AuthenticatedApp } from "./apps.service.js";
 import { PermissionEnum } from "./permissions.graphql.js";

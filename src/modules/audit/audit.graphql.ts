@@ -29,6 +29,7 @@ const AuditActorKindEnum = builder.enumType("AuditActorKind", {
 /** Defines `Project.auditLog` (needs audit:read) and its entry types. */
 export function defineAuditTypes(): void {
   AuditActorRef.implement({
+    inheritsAccess: true,
     description: "Who took an audited action, as they were named at the time.",
     fields: (t) => ({
       kind: t.field({
@@ -54,6 +55,7 @@ export function defineAuditTypes(): void {
   });
 
   AuditChangeRef.implement({
+    inheritsAccess: true,
     description: "A field an action changed, with its new value where the log records it.",
     fields: (t) => ({
       field: t.exposeString("field", { description: "The field's name (as in the API's inputs)." }),
@@ -65,6 +67,7 @@ export function defineAuditTypes(): void {
   });
 
   AuditEntryRef.implement({
+    inheritsAccess: true,
     description: "One audited action: who did what to which object, when and from where.",
     fields: (t) => ({
       id: t.exposeString("id", { description: "The entry's id." }),

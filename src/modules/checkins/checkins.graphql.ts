@@ -1,9 +1,9 @@
 import { completeValue } from "@pothos/core";
 import type { FieldError } from "../../errors.js";
-import { builder, globalId } from "../../graphql/builder.js";
-import { requiredLocal } from "../../graphql/ids.js";
+import { builder } from "../../graphql/builder.js";
+import { globalId, requiredLocal } from "../../graphql/ids.js";
 import { boundedList, maxCheckInsListed } from "../../graphql/limits/list-bounds.js";
-import { runMutation, userErrorsField } from "../../graphql/mutations.js";
+import { payloadObject, runMutation } from "../../graphql/mutations.js";
 import { requires } from "../../graphql/permissions.js";
 import { preloads, reads } from "../../graphql/selection.js";
 import { AttendeeRef } from "../attendees/attendees.graphql.js";
@@ -24,6 +24,7 @@ const CheckInSourceEnum = builder.enumType("CheckInSource", {
 export function defineCheckInTypes(): void {
   // A check-in record holds no personal data, so an app with only checkins:write can read what it did.
   CheckInRef.implement({
+    inheritsAccess: true,
     description: "An attendee's arrival at the venue. Undoing it keeps the record with undoneAt set.",
     fields: (t) => ({
       id: t.id({ description: "Global id of the check-in.", resolve: (ci) => globalId("CheckIn", ci.id) }),
@@ -79,9 +80,9 @@ export function defineCheckInTypes(): void {
     fields: (t) => ({ attendeeId: t.id({ required: true, description: "The attendee's global id." }) }),
   });
 
-  const CheckInPayload = builder
-    .objectRef<{ result: CheckInResult | null; userErrors: FieldError[] }>("CheckInPayload")
-    .implement({
+  const CheckInPayload = payloadObject<{ result: CheckInResult | null; userErrors: FieldError[] }>(
+    "CheckInPayload",
+    {
       description: "The result of checkInAttendee or undoCheckIn.",
       fields: (t) => ({
         attendee: t.field({
@@ -96,9 +97,9 @@ export function defineCheckInTypes(): void {
           description: "The check-in made, or the one undone.",
           resolve: (p) => p.result?.checkIn ?? null,
         }),
-        userErrors: userErrorsField(t),
       }),
-    });
+    },
+  );
 
   const OutcomeEnum = builder.enumType("CheckInOutcome", {
     description: "What a scanned or typed ticket code did at the door.",
@@ -126,9 +127,9 @@ export function defineCheckInTypes(): void {
     }),
   });
 
-  const ByCodePayload = builder
-    .objectRef<{ result: DoorResult | null; userErrors: FieldError[] }>("CheckInByTicketCodePayload")
-    .implement({
+  const ByCodePayload = payloadObject<{ result: DoorResult | null; userErrors: FieldError[] }>(
+    "CheckInByTicketCodePayload",
+    {
       description: "The result of checkInByTicketCode.",
       fields: (t) => ({
         outcome: t.field({
@@ -150,9 +151,9 @@ export function defineCheckInTypes(): void {
           description: "The check-in made now, or the earlier one when ALREADY_CHECKED_IN.",
           resolve: (p) => p.result?.checkIn ?? null,
         }),
-        userErrors: userErrorsField(t),
       }),
-    });
+    },
+  );
 
   builder.mutationFields((t) => ({
     checkInByTicketCode: t.field({

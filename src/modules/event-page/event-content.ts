@@ -1,10 +1,10 @@
 import type { Page, PageArgs, PageWindow } from "../../shared/pagination.js";
 import { maxPageSize, resolvePageArgs } from "../../shared/pagination.js";
 import type { ProjectAccess } from "../access/access.service.js";
-import type { Room, Session, Speaker, Track } from "../agenda/agenda.service.js";
-import type { Project } from "../projects/projects.service.js";
-import { registrableOnPage, type TicketType } from "../tickets/tickets.service.js";
-import type { EventPageDeps } from "./event-page.service.js";
+import type { createAgendaService, Room, Session, Speaker, Track } from "../agenda/agenda.service.js";
+import type { Attendee } from "../attendees/attendees.service.js";
+import type { createProjectsService, Project } from "../projects/projects.service.js";
+import { type createTicketsService, registrableOnPage, type TicketType } from "../tickets/tickets.service.js";
 
 /** A published session with what the page shows beside it. */
 export interface EventSession extends Session {
@@ -27,6 +27,20 @@ export interface EventContent {
   tickets: EventTicket[];
   /** True when the programme has more sessions than the page shows (see `maxSessions`). */
   truncated: boolean;
+}
+
+/** A registration as its holder sees it through the manage link. */
+export interface HeldRegistration {
+  attendee: Attendee;
+  ticketType: TicketType | undefined;
+  project: EventContent["project"];
+}
+
+/** The services the page's content is read through (the event page service's own). */
+interface ContentSources {
+  projects: ReturnType<typeof createProjectsService>;
+  agenda: ReturnType<typeof createAgendaService>;
+  tickets: ReturnType<typeof createTicketsService>;
 }
 
 /**
@@ -52,7 +66,7 @@ async function collect<T>(
 }
 
 /** Loads the public content of a published project through the same services as the public API. */
-export async function loadEventContent(deps: EventPageDeps, access: ProjectAccess): Promise<EventContent> {
+export async function loadEventContent(deps: ContentSources, access: ProjectAccess): Promise<EventContent> {
   const { agenda, tickets, projects } = deps;
   const [project, sessionList, tracks, rooms, ticketTypes] = await Promise.all([
     projects.load(access),

@@ -20,20 +20,25 @@ const EventPageRef = builder.objectRef<EventPageView>("EventPage").implement({
   description: "The project's public event page (/e/<id>) and the organizer's switches for it.",
   fields: (t) => ({
     id: t.id({
+      public: true,
       description: "The 4-character Project ID of the project the page belongs to.",
       resolve: (page) => page.projectId,
     }),
     path: t.string({
+      public: true,
       description: "Where the page is, relative to the service's address: /e/<project id>.",
       resolve: (page) => `/e/${page.projectId}`,
     }),
     pageEnabled: t.exposeBoolean("pageEnabled", {
+      public: true,
       description: "Whether the page is shown (only ever while the project is PUBLISHED).",
     }),
     registrationOpen: t.exposeBoolean("registrationOpen", {
+      public: true,
       description: "Whether visitors may register on the page.",
     }),
     companyField: t.field({
+      public: true,
       type: CompanyFieldRef,
       description: "Whether the registration form asks for the company.",
       resolve: (page) => page.companyField,
@@ -45,6 +50,7 @@ const EventPageRef = builder.objectRef<EventPageView>("EventPage").implement({
 export function defineEventPageTypes(): void {
   builder.objectField(ProjectRef, "eventPage", (t) =>
     t.field({
+      public: true,
       type: EventPageRef,
       description:
         "The public event page's settings; they are visible on the page itself, so no permission is needed.",

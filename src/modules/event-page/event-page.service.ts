@@ -16,8 +16,8 @@ import type { Throttle, ThrottleRule } from "../accounts/throttle.js";
 import type { createAgendaService } from "../agenda/agenda.service.js";
 import type { Attendee, createAttendeesService } from "../attendees/attendees.service.js";
 import type { createProjectsService } from "../projects/projects.service.js";
-import { type createTicketsService, registrableOnPage, type TicketType } from "../tickets/tickets.service.js";
-import { type EventContent, loadEventContent } from "./event-content.js";
+import { type createTicketsService, registrableOnPage } from "../tickets/tickets.service.js";
+import { type EventContent, type HeldRegistration, loadEventContent } from "./event-content.js";
 import { eventPageRepository as repo } from "./event-page.repository.js";
 import { registrationMail } from "./registration-mail.js";
 
@@ -73,13 +73,6 @@ export type PageRegistrationOutcome =
   | { kind: "existing"; attendee: Attendee; mailed: boolean }
   /** The honeypot was filled in: nothing was stored or sent. */
   | { kind: "ignored" };
-
-/** A registration as its holder sees it through the manage link. */
-export interface HeldRegistration {
-  attendee: Attendee;
-  ticketType: TicketType | undefined;
-  project: EventContent["project"];
-}
 
 /**
  * Registrations from one client address per hour. Generous (a company or a university registers

@@ -1,6 +1,6 @@
 import { qrSvg } from "../../shared/qr.js";
 import type { TicketType } from "../tickets/tickets.service.js";
-import type { HeldRegistration } from "./event-page.service.js";
+import type { HeldRegistration } from "./event-content.js";
 
 /** How a paid ticket bought on the page is paid, in the words of the confirmation email. */
 function paymentLine(ticketType: TicketType | undefined): string | undefined {

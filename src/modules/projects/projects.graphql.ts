@@ -1,6 +1,6 @@
 import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
-import { runMutation, userErrorsField } from "../../graphql/mutations.js";
+import { payloadType, runMutation } from "../../graphql/mutations.js";
 import { requires } from "../../graphql/permissions.js";
 import { columnSelector, reads } from "../../graphql/selection.js";
 import { PermissionEnum } from "../apps/permissions.graphql.js";
@@ -27,6 +27,7 @@ const ProjectStatusEnum = builder.enumType("ProjectStatus", {
 });
 
 const VenueRef = builder.objectRef<Project["venue"]>("Venue").implement({
+  inheritsAccess: true,
   description: "Where the event takes place.",
   fields: (t) => ({
     name: t.exposeString("name", { nullable: true, description: "Name of the venue." }),
@@ -40,39 +41,68 @@ const VenueRef = builder.objectRef<Project["venue"]>("Venue").implement({
 export function defineProjectTypes(): void {
   builder.node(ProjectRef, {
     description: "An event. Its id is the 4-character Project ID shown in the dashboard URL /b/<id>.",
-    id: { resolve: (project) => project.id, ...projectIdOnly(), description: "The 4-character Project ID." },
+    id: {
+      public: true,
+      resolve: (project) => project.id,
+      ...projectIdOnly(),
+      description: "The 4-character Project ID.",
+    },
     loadWithoutCache: async (id, context) => {
       const access = await context.access(id);
       return access ? context.services.projects.load(access) : null;
     },
     fields: (t) => ({
-      name: t.exposeString("name", { description: "The event's name." }),
+      name: t.exposeString("name", { public: true, description: "The event's name." }),
       description: t.exposeString("description", {
+        public: true,
         nullable: true,
         description: "About the event (plain text).",
       }),
       timezone: t.exposeString("timezone", {
+        public: true,
         description: "IANA time zone of the event, e.g. Europe/Berlin.",
       }),
       startsAt: t.expose("startsAt", {
+        public: true,
         type: "DateTime",
         nullable: true,
         description: "When the event starts.",
       }),
-      endsAt: t.expose("endsAt", { type: "DateTime", nullable: true, description: "When the event ends." }),
-      venue: t.field({ type: VenueRef, description: "Where it takes place.", resolve: (p) => p.venue }),
-      website: t.exposeString("website", { nullable: true, description: "The event's website." }),
+      endsAt: t.expose("endsAt", {
+        public: true,
+        type: "DateTime",
+        nullable: true,
+        description: "When the event ends.",
+      }),
+      venue: t.field({
+        public: true,
+        type: VenueRef,
+        description: "Where it takes place.",
+        resolve: (p) => p.venue,
+      }),
+      website: t.exposeString("website", {
+        public: true,
+        nullable: true,
+        description: "The event's website.",
+      }),
       status: t.field({
+        public: true,
         type: ProjectStatusEnum,
         description: "Draft, published or archived.",
         resolve: (p) => p.status,
       }),
-      createdAt: t.expose("createdAt", { type: "DateTime", description: "When the project was created." }),
+      createdAt: t.expose("createdAt", {
+        public: true,
+        type: "DateTime",
+        description: "When the project was created.",
+      }),
       updatedAt: t.expose("updatedAt", {
+        public: true,
         type: "DateTime",
         description: "When its basic fields last changed.",
       }),
       viewerPermissions: t.field({
+        public: true,
         ...projectIdOnly(),
         type: [PermissionEnum],
         description: "The permissions the caller holds in this project (empty for public requests).",
@@ -126,22 +156,14 @@ export function defineProjectTypes(): void {
     }),
   });
 
-  const UpdateProjectPayload = builder.objectRef<{
-    project: Project | null;
-    userErrors: { field: string[]; message: string }[];
-  }>("UpdateProjectPayload");
-  UpdateProjectPayload.implement({
-    description: "The result of updateProject.",
-    fields: (t) => ({
-      project: t.field({
-        type: ProjectRef,
-        nullable: true,
-        description: "The updated project.",
-        resolve: (p) => p.project,
-      }),
-      userErrors: userErrorsField(t, "Input problems; empty on success."),
-    }),
-  });
+  const UpdateProjectPayload = payloadType(
+    "UpdateProjectPayload",
+    "project",
+    ProjectRef,
+    "The result of updateProject.",
+    "The updated project.",
+    "Input problems; empty on success.",
+  );
 
   builder.mutationField("updateProject", (t) =>
     t.field({

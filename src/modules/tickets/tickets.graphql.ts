@@ -1,11 +1,13 @@
 import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
 import { connectionTypes, toConnection } from "../../graphql/connections.js";
+import type { GraphQLContext } from "../../graphql/context.js";
 import { requiredLocal } from "../../graphql/ids.js";
 import { serviceInput } from "../../graphql/inputs.js";
 import { payloadType, runMutation } from "../../graphql/mutations.js";
 import { nodeLoader } from "../../graphql/nodes.js";
-import { requires, restricts } from "../../graphql/permissions.js";
+import { requires, restricts, widenedBy } from "../../graphql/permissions.js";
+import type { PageArgs } from "../../shared/pagination.js";
 import { ProjectRef, projectIdOnly } from "../projects/projects.graphql.js";
 import type { TicketType } from "./tickets.service.js";
 
@@ -20,6 +22,7 @@ function onSale(ticketType: TicketType, now = new Date().toISOString()): boolean
 }
 
 const MoneyRef = builder.objectRef<{ amountMinor: number; currency: string }>("Money").implement({
+  inheritsAccess: true,
   description: "An amount of money.",
   fields: (t) => ({
     amountMinor: t.exposeInt("amountMinor", { description: "Amount in minor units (cents for EUR)." }),
@@ -41,70 +44,109 @@ const TicketPaymentModeRef = builder.enumType("TicketPaymentMode", {
 export function defineTicketTypes(): void {
   builder.node(TicketTypeRef, {
     description: "A kind of ticket: price, sales window and, with tickets:read, capacity and sales.",
-    id: { resolve: (t) => t.id },
+    id: { public: true, resolve: (t) => t.id },
     loadWithoutCache: nodeLoader((c, id) => c.services.tickets.findTicketType(c.actor, id)),
     fields: (t) => ({
-      name: t.exposeString("name", { description: "Name, e.g. Early bird." }),
+      name: t.exposeString("name", { public: true, description: "Name, e.g. Early bird." }),
       description: t.exposeString("description", {
+        public: true,
         nullable: true,
         description: "What the ticket includes.",
       }),
       price: t.field({
+        public: true,
         type: MoneyRef,
         description: "Price per ticket.",
         resolve: (tt) => ({ amountMinor: tt.priceMinor, currency: tt.currency }),
       }),
       salesStartAt: t.expose("salesStartAt", {
+        public: true,
         type: "DateTime",
         nullable: true,
         description: "When sales open.",
       }),
       salesEndAt: t.expose("salesEndAt", {
+        public: true,
         type: "DateTime",
         nullable: true,
         description: "When sales close.",
       }),
       paymentMode: t.field({
+        public: true,
         type: TicketPaymentModeRef,
         description: "How a paid ticket is paid when registered for on the public event page.",
         resolve: (tt) => tt.paymentMode,
       }),
       onSale: t.boolean({
+        public: true,
         description: "Whether the sales window is open now.",
         resolve: (tt) => onSale(tt),
       }),
       available: t.boolean({
+        public: true,
         description: "Whether a ticket can be bought now: on sale and not sold out. Public; no counts.",
         resolve: (tt, _args, c) =>
           onSale(tt) && c.loaders.soldCount.load(tt.id).then((sold) => sold < tt.quantity),
       }),
       quantity: t.exposeInt("quantity", {
+        public: true,
         ...requires("tickets:read"),
         nullable: true,
         description: "Tickets available in total.",
       }),
       sold: t.int({
+        public: true,
         ...requires("tickets:read"),
         nullable: true,
         description: "Tickets sold (registered attendees).",
         resolve: (tt, _args, c) => c.loaders.soldCount.load(tt.id),
       }),
       remaining: t.int({
+        public: true,
         ...requires("tickets:read"),
         nullable: true,
         description: "Tickets left to sell.",
         resolve: (tt, _args, c) =>
           c.loaders.soldCount.load(tt.id).then((sold) => Math.max(0, tt.quantity - sold)),
       }),
-      createdAt: t.expose("createdAt", { type: "DateTime", description: "When it was created." }),
-      updatedAt: t.expose("updatedAt", { type: "DateTime", description: "When it last changed." }),
+      createdAt: t.expose("createdAt", {
+        public: true,
+        type: "DateTime",
+        description: "When it was created.",
+      }),
+      updatedAt: t.expose("updatedAt", {
+        public: true,
+        type: "DateTime",
+        description: "When it last changed.",
+      }),
     }),
   });
 
-  builder.objectField(ProjectRef, "ticketTypes", (t) =>
-    t.connection(
+  const [ticketTypeConnection, ticketTypeEdge] = connectionTypes("TicketType", "ticket types");
+  const TicketTypeConnection = builder.connectionObject(
+    { type: TicketTypeRef, ...ticketTypeConnection },
+    ticketTypeEdge,
+  );
+  const ticketTypePage = async (
+    project: { id: string },
+    args: PageArgs,
+    c: GraphQLContext,
+    onSaleOnly: boolean,
+  ) => {
+    const access = await c.access(project.id);
+    if (!access) throw notFound("Project");
+    const filter = { onSaleOnly };
+    return toConnection(
+      args,
+      (window) => c.services.tickets.listTicketTypes(access, filter, window),
+      () => c.services.tickets.countTicketTypes(access, filter),
+    );
+  };
+  builder.objectFields(ProjectRef, (t) => ({
+    ticketTypes: t.connection(
       {
         ...projectIdOnly(),
+        public: true,
         type: TicketTypeRef,
         description:
           "Ticket types by creation: those on sale now by default; all of them with onSaleOnly: false (tickets:read).",
@@ -113,22 +155,25 @@ export function defineTicketTypes(): void {
             ...restricts("tickets:read", [true]),
             defaultValue: true,
             description: "Only ticket types on sale now; false (all of them) needs tickets:read.",
+            deprecationReason: widenedBy("allTicketTypes"),
           }),
         },
-        resolve: async (project, args, c) => {
-          const access = await c.access(project.id);
-          if (!access) throw notFound("Project");
-          const filter = { onSaleOnly: args.onSaleOnly ?? true };
-          return toConnection(
-            args,
-            (window) => c.services.tickets.listTicketTypes(access, filter, window),
-            () => c.services.tickets.countTicketTypes(access, filter),
-          );
-        },
+        resolve: (project, args, c) => ticketTypePage(project, args, c, args.onSaleOnly ?? true),
       },
-      ...connectionTypes("TicketType", "ticket types"),
+      TicketTypeConnection,
     ),
-  );
+    allTicketTypes: t.connection(
+      {
+        ...projectIdOnly(requires("tickets:read")),
+        type: TicketTypeRef,
+        nullable: true,
+        description:
+          "Every ticket type by creation, on sale or not; null (with a FORBIDDEN error on this field alone) without tickets:read.",
+        resolve: (project, args, c) => ticketTypePage(project, args, c, false),
+      },
+      TicketTypeConnection,
+    ),
+  }));
 
   const fields = {
     name: "Name.",

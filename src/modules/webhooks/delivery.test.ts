@@ -13,7 +13,7 @@ import { gql } from "../../../test/helpers/graphql.js";
 import { Mailbox } from "../../../test/helpers/mailbox.js";
 import { startTestServer, type TestServer } from "../../../test/helpers/test-server.js";
 import { startReceiver, type WebhookReceiver } from "../../../test/helpers/webhook-receiver.js";
-import { globalId } from "../../graphql/builder.js";
+import { globalId } from "../../graphql/ids.js";
 import type { Permission } from "../access/permissions.js";
 
 const env = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", WEBHOOK_RETRY_DELAYS: "0.05,0.05,0.05" };

@@ -1,7 +1,7 @@
 import { type DocumentNode, execute, type GraphQLSchema, parse, validate } from "graphql";
 import { LRUCache } from "lru-cache";
-import { globalId } from "../../graphql/builder.js";
 import { createContext } from "../../graphql/context.js";
+import { globalId } from "../../graphql/ids.js";
 import type { Services } from "../../services.js";
 import type { Actor } from "../access/actor.js";
 import { defaultSelections } from "./catalogue.js";

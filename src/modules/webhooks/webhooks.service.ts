@@ -4,7 +4,7 @@ import type { Db } from "../../db/database.js";
 import type { DeliveryStatus } from "../../db/schema.js";
 import { afterCommit } from "../../db/transaction.js";
 import { badInput, notFound } from "../../errors.js";
-import { globalId } from "../../graphql/builder.js";
+import { globalId } from "../../graphql/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
