@@ -25,11 +25,6 @@ export interface GraphQLContext {
   /** Records access learned elsewhere (a node lookup resolves it together with the row). */
   rememberAccess(access: ProjectAccess): void;
   /**
-   * Whether the calling app reaches the project by its home or a link (true for any other caller),
-   * read at most once per request: asked only when a field is refused (src/graphql/permissions.ts).
-   */
-  linked(projectId: string): Promise<boolean>;
-  /**
    * Projects this response looked up, found or not: the response cache tags entries with them, so a
    * write to any of them (or the creation of a project that was "not found") drops the entry.
    */
@@ -61,7 +56,6 @@ export function createContext(
   const resolved = new Map<string, ProjectAccess | undefined>();
   const projectsRead = new Set<string>();
   const projectVersions = new Map<string, number | null>();
-  const links = new Map<string, Promise<boolean>>();
   let cacheable = true;
   return {
     actor,
@@ -91,15 +85,6 @@ export function createContext(
       return promise;
     },
     resolvedAccess: (projectId) => resolved.get(projectId),
-    linked(projectId) {
-      if (actor.kind !== "app") return Promise.resolve(true);
-      let link = links.get(projectId);
-      if (!link) {
-        link = services.apps.reaches(actor, projectId);
-        links.set(projectId, link);
-      }
-      return link;
-    },
     rememberAccess(access) {
       if (!pending.has(access.projectId)) {
         // Found through a node lookup: no version was read before the row, so the answer is not cached.

@@ -117,31 +117,13 @@ function checkPermission(
 ): Promise<void> | undefined {
   if (!projectId) throw notFound("Project");
   const access = context.resolvedAccess(projectId);
-  if (access) return access.permissions.has(needed) ? undefined : refuse(context, access, needed);
+  if (access) {
+    assertPermission(access, needed);
+    return;
+  }
   return context.access(projectId).then((resolved) => {
     if (!resolved) throw notFound("Project");
-    if (!resolved.permissions.has(needed)) return refuse(context, resolved, needed);
-  });
-}
-
-// An app sees a published project it is not linked to (never authorized, or revoked) as the public
-// does. Refused a field there, it is told the project is not linked to it (NOT_FOUND, as for a
-// draft project), not that it lacks a permission it may well hold. Only an app holding nothing
-// outside its home can be unlinked, so only that case reads the link; a link may grant nothing.
-function refuse(context: GraphQLContext, access: ProjectAccess, needed: Permission): Promise<void> {
-  const { actor } = access;
-  if (actor.kind !== "app" || actor.homeProjectId === access.projectId || access.permissions.size > 0) {
-    assertPermission(access, needed);
-  }
-  // The answer now depends on a link the project's versions may not stamp: never cached.
-  context.noCache();
-  return context.linked(access.projectId).then((linked) => {
-    if (!linked)
-      throw new AppError(
-        ErrorCode.NOT_FOUND,
-        "Project not linked to this app: only its public fields answer",
-      );
-    assertPermission(access, needed);
+    assertPermission(resolved, needed);
   });
 }
 

@@ -35,7 +35,9 @@ for (const engine of testEngines()) {
     const attendeesOf = (id: string) => `{ project(id: "${id}") { name attendees { totalCount } } }`;
 
     test("a revoked app is told the published project is not linked to it, not that it lacks a permission it holds", async () => {
-      const { app, token } = await createApp(server.services, { permissions: ["attendees:read"] });
+      const { app, token } = await createApp(server.services, {
+        permissions: ["attendees:read", "agenda:write"],
+      });
       const { project, owner } = await publishedProject();
       await server.services.apps.authorize(owner, { appId: app.id, projectId: project.id });
       const linked = await gql(server.url, attendeesOf(project.id), { token });
@@ -50,6 +52,15 @@ for (const engine of testEngines()) {
       assert.match(error.message, /not linked to this app/);
       assert.deepEqual(error.path, ["project", "attendees"]);
       assert.equal(error.extensions.requiredPermission, undefined);
+
+      // A write hears the same, from the service's own check.
+      const write = await gql(
+        server.url,
+        `mutation { createTrack(input: { projectId: "${project.id}", name: "Late" }) { track { id } } }`,
+        { token },
+      );
+      assert.equal(write.body.errors?.[0]?.extensions.code, "NOT_FOUND", JSON.stringify(write.body));
+      assert.match(write.body.errors[0].message, /not linked to this app/);
     });
 
     test("an app that never was linked hears the same; a linked one without the permission is told which it lacks", async () => {

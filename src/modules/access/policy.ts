@@ -133,13 +133,23 @@ export function canConnectApp(
   return actor.kind === "system" || app.developerVerified || (actor.kind === "user" && app.actorInHomeTeam);
 }
 
-/** Throws FORBIDDEN with `requiredPermission` unless the standing holds the API permission. */
-export function assertPermission(standing: Pick<Standing, "permissions">, permission: Permission): void {
-  if (!standing.permissions.has(permission)) {
-    throw new AppError(ErrorCode.FORBIDDEN, `This requires the ${permission} permission`, {
-      requiredPermission: permission,
-    });
+/**
+ * Throws FORBIDDEN with `requiredPermission` unless the standing holds the API permission (NOT_FOUND
+ * for an app the project is not linked to).
+ */
+export function assertPermission(
+  standing: Pick<Standing, "permissions"> & { unlinked?: boolean },
+  permission: Permission,
+): void {
+  if (standing.permissions.has(permission)) return;
+  // An app that sees a published project only as the public does is not refused a permission it
+  // may well hold elsewhere: the project is not linked to it (ProjectAccess.unlinked).
+  if (standing.unlinked) {
+    throw new AppError(ErrorCode.NOT_FOUND, "Project not linked to this app: only its public fields answer");
   }
+  throw new AppError(ErrorCode.FORBIDDEN, `This requires the ${permission} permission`, {
+    requiredPermission: permission,
+  });
 }
 
 // ---- read rules for rows (which rows an actor sees without a write permission) ----

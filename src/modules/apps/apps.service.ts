@@ -317,16 +317,6 @@ export function createAppsService(
       return { ...page, items: page.items.map(presentProject) };
     },
 
-    /**
-     * Whether the app reaches the project through its home or an active link, whatever the link
-     * grants (a link may grant nothing the app still asks for): what tells "not linked" apart from
-     * "linked without this permission" when a field is refused.
-     */
-    async reaches(actor: Extract<Actor, { kind: "app" }>, projectId: string): Promise<boolean> {
-      if (actor.homeProjectId === projectId) return true;
-      return (await appsRepository.findActiveLink(db, actor.appId, projectId)) !== undefined;
-    },
-
     /** How many projects the app reaches (home plus active links). */
     countReachableProjects(actor: Extract<Actor, { kind: "app" }>): Promise<number> {
       return appsRepository.countReachableProjects(db, actor.appId, actor.homeProjectId);
