@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
 import pg from "pg";
-import { testEngines } from "../../test/helpers/engines.js";
+import { sqliteEngine, testEngines } from "../../test/helpers/engines.js";
 import { createAttendee, createProject, createTicketType, userActor } from "../../test/helpers/factories.js";
 import { createTestContext, type TestContext } from "../../test/helpers/test-services.js";
+import { ConfigError, loadConfig } from "../config.js";
 import { openDatabase, reusableQuery } from "./database.js";
 
 const nameOf = reusableQuery(
@@ -236,6 +237,38 @@ describe("statements run straight on better-sqlite3", () => {
       assert.equal(durations.length, 4);
     } finally {
       await database.close();
+    }
+  });
+});
+
+describe("SQLite durability (SQLITE_SYNCHRONOUS)", () => {
+  // PRAGMA synchronous reads 2 for FULL, 1 for NORMAL.
+  const synchronousOf = async (env: Record<string, string>) => {
+    const ctx = await createTestContext(sqliteEngine, env);
+    try {
+      const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(ctx.database.db);
+      return rows[0]?.synchronous;
+    } finally {
+      await ctx.close();
+    }
+  };
+
+  test("a server syncs every commit (FULL) unless the operator chose NORMAL", async () => {
+    assert.equal(await synchronousOf({}), 2);
+    assert.equal(await synchronousOf({ SQLITE_SYNCHRONOUS: "FULL" }), 2);
+    assert.equal(await synchronousOf({ SQLITE_SYNCHRONOUS: "NORMAL" }), 1);
+    const bare = openDatabase(sqliteEngine.newDatabaseUrl());
+    try {
+      const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(bare.db);
+      assert.deepEqual(rows, [{ synchronous: 2 }]);
+    } finally {
+      await bare.close();
+    }
+  });
+
+  test("any other value is refused at start-up", () => {
+    for (const value of ["OFF", "normal", "EXTRA", "1"]) {
+      assert.throws(() => loadConfig({ SQLITE_SYNCHRONOUS: value }), ConfigError, value);
     }
   });
 });
