@@ -145,10 +145,9 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     sqlite.pragma(`synchronous = ${options.sqliteSynchronous === "NORMAL" ? "NORMAL" : "FULL"}`);
     // Negative: a size in KiB rather than in pages.
     sqlite.pragma(`cache_size = -${Math.round((options.sqlitePageCacheMiB ?? 16) * 1024)}`);
-    const dialect = new GroupCommitDialect({ database: withStatementCache(sqlite) }, sqlite);
+    const dialect = new GroupCommitDialect({ database: withStatementCache(sqlite) }, sqlite, log);
     const db = new Kysely<Tables>({
       dialect,
-      log,
       plugins: [limitWithoutReprepare(), yieldAfterStatement],
     });
     if (dialect.groupCommit) registerGroupCommit(db.getExecutor().adapter, dialect.groupCommit);

@@ -185,3 +185,37 @@ test("when SQLite rolls a group back by itself (a full disk), every transaction 
     assert.deepEqual(committed(other), [2]);
   });
 });
+
+test("a statement of a transaction whose work failed or ended is refused, never run in another's", async () => {
+  await withDatabase(async ({ database, other }) => {
+    await sql`create table u (x integer primary key)`.execute(database.db);
+    let late: Promise<unknown> | undefined;
+    const outcomes = await Promise.allSettled([
+      inTransaction(database.db, undefined, (trx) => insert(trx, 1)),
+      inTransaction(database.db, undefined, async (trx) => {
+        // Sent at once: the first fails (1 is taken by then), the other two are still queued.
+        await Promise.all([insert(trx, 1), insert(trx, 2), insert(trx, 3)]);
+      }),
+      inTransaction(database.db, undefined, async (trx) => {
+        await insert(trx, 4);
+        // Sent after the work returned, straight to better-sqlite3 and through Kysely.
+        late = Promise.allSettled([
+          new Promise((resolve) => setImmediate(resolve)).then(() => rowOf(trx, 4)),
+          new Promise((resolve) => setImmediate(resolve)).then(() => insert(trx, 5)),
+        ]);
+      }),
+      inTransaction(database.db, undefined, (trx) => insert(trx, 6)),
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ["fulfilled", "rejected", "fulfilled", "fulfilled"],
+    );
+    const lateOutcomes = (await late) as PromiseSettledResult<unknown>[];
+    // Refused by the connection handle, or by Kysely itself once it has marked the transaction committed.
+    for (const outcome of lateOutcomes) {
+      assert.equal(outcome.status, "rejected");
+      assert.match(String((outcome as PromiseRejectedResult).reason), /already ended|already committed/);
+    }
+    assert.deepEqual(committed(other), [1, 4, 6]);
+  });
+});
