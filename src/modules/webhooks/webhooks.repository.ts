@@ -162,6 +162,7 @@ export const webhooksRepository = {
     results: readonly AttemptResult[],
     health: { appId: string; ok: boolean; at: string } | undefined,
   ): Promise<Set<string>> {
+    // Bare: attempt results and endpoint health are the dispatcher's own state, read by no access decision.
     return db.transaction().execute(async (trx) => {
       if (health)
         await trx

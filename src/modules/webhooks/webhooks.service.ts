@@ -351,6 +351,7 @@ export function createWebhooksService(db: Db, config: Config, changes: ProjectCh
           data: { appId: globalId("App", appId), projectId: app.projectId },
         }),
       });
+      // Bare: a ping's delivery row is outbox state that no access decision reads; `announce` tells the cache.
       await db.transaction().execute((trx) => repo.insertDeliveries(trx, app.projectId, [row]));
       changes.announce(app.projectId);
       queued();
