@@ -30,7 +30,7 @@ export type Db = Kysely<Tables>;
 export type Tx = Transaction<Tables>;
 
 /** SQLite's `synchronous` settings an operator may choose (SQLITE_SYNCHRONOUS). */
-export type SqliteSynchronous = "FULL" | "NORMAL";
+type SqliteSynchronous = "FULL" | "NORMAL";
 
 /** The database engines Eventgraph runs on. */
 export type Engine = "sqlite" | "postgres";
