@@ -36,6 +36,8 @@ interface Plan {
   pauses: number[];
   // Its inserts run straight on better-sqlite3 (reusableQuery) or through Kysely.
   direct: boolean;
+  // A bare Kysely transaction (which commits its group at once) rather than inTransaction.
+  bare: boolean;
 }
 
 const plan: fc.Arbitrary<Plan> = fc.record({
@@ -54,6 +56,7 @@ const plan: fc.Arbitrary<Plan> = fc.record({
   startAfter: fc.integer({ min: 0, max: 3 }),
   pauses: fc.array(fc.integer({ min: 0, max: 2 }), { minLength: 4, maxLength: 4 }),
   direct: fc.boolean(),
+  bare: fc.boolean(),
 });
 
 const turns = async (count: number) => {
@@ -74,7 +77,9 @@ async function runCaller(db: Db, owner: number, p: Plan): Promise<void> {
   await turns(p.startAfter);
   const insert = (trx: Db, step: number, tag = `${owner}-${step}`, positive = 1) =>
     p.direct ? insertDirect(trx, owner, step, tag, positive) : insertKysely(trx, owner, step, tag, positive);
-  await inTransaction(db, undefined, async (trx) => {
+  const transaction = (work: (trx: Db) => Promise<void>) =>
+    p.bare ? db.transaction().execute(work) : inTransaction(db, undefined, work);
+  await transaction(async (trx) => {
     for (let step = 0; step < p.rows; step++) {
       await insert(trx, step);
       await turns(p.pauses[step] ?? 0);
