@@ -6,6 +6,7 @@ import { type Kysely, sql } from "kysely";
 import { temporaryFolder } from "../../test/helpers/temporary.js";
 import { DiskFullError } from "./availability.js";
 import { type DatabaseHandle, openDatabase, reusableQuery } from "./database.js";
+import { migrateToLatest } from "./migrate.js";
 import { bindDeadline, type Deadline, inTransaction } from "./transaction.js";
 
 // Transactions that queue for SQLite's one writing connection share a COMMIT (sqlite-group-commit.ts).
@@ -218,4 +219,18 @@ test("a statement of a transaction whose work failed or ended is refused, never 
     }
     assert.deepEqual(committed(other), [1, 4, 6]);
   });
+});
+
+test("the schema defers no constraint: a group's COMMIT fails only for what no member caused", async () => {
+  const database = openDatabase(`sqlite:${join(temporaryFolder("eventgraph-group-schema-"), "db.sqlite")}`);
+  try {
+    await migrateToLatest(database.db);
+    const { rows } = await sql<{ name: string }>`
+      select name from sqlite_master where sql like '%deferrable%' or sql like '%deferred%'`.execute(
+      database.db,
+    );
+    assert.deepEqual(rows, []);
+  } finally {
+    await database.close();
+  }
 });

@@ -55,7 +55,9 @@ class Group {
  * not ask) commits the group at once when it ends. Nobody else sees a group's writes before its
  * COMMIT either: reads from outside a transaction run on another connection (sqlite-direct.ts), and a
  * statement that runs on this connection outside a transaction commits the open group first. If the
- * COMMIT fails (a full disk), every transaction of the group fails with its error.
+ * COMMIT fails (a full disk), every transaction of the group fails with its error. So no constraint
+ * of the schema may be deferred: checked at the COMMIT, its violation by one transaction would be
+ * every member's error (sqlite-group-commit.test.ts checks the schema).
  *
  * A transaction's statements run inside it and nowhere else. Each caller gets the connection through
  * a handle of its own (`Lent`), closed as its transaction ends or its work fails: a statement still
