@@ -52,6 +52,11 @@ export interface Config {
   };
   /** Days an audit-log entry is kept before the server prunes it (1 year by default). */
   auditRetentionDays: number;
+  /**
+   * SQLite's `synchronous` (SQLITE_SYNCHRONOUS): FULL, the default, keeps every acknowledged write
+   * through a power loss; NORMAL may lose the last ones (openDatabase). Ignored on PostgreSQL.
+   */
+  sqliteSynchronous: "FULL" | "NORMAL";
 }
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -100,6 +105,7 @@ const envSchema = z.object({
   KEEP_ALIVE_TIMEOUT_MS: positiveInt(5_000),
   MAX_CONNECTIONS: positiveInt(1_000),
   AUDIT_RETENTION_DAYS: positiveInt(365),
+  SQLITE_SYNCHRONOUS: z.enum(["FULL", "NORMAL"]).default("FULL"),
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: z.enum(["true", "false", "1", "0"]).default("false"),
   WEBHOOK_RETRY_DELAYS: z
     .string()
@@ -190,5 +196,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
       maxConnections: e.MAX_CONNECTIONS,
     },
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
+    sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
   };
 }

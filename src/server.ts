@@ -3,8 +3,8 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "./app.js";
 import { type Cluster, connectCluster } from "./cluster/cluster.js";
 import type { Config } from "./config.js";
-import { openDatabase, redactUrl } from "./db/database.js";
-import { migrateToLatest } from "./db/migrate.js";
+import { openDatabase, redactUrl, serverDatabaseOptions } from "./db/database.js";
+import { migrateServerDatabase, migrateToLatest } from "./db/migrate.js";
 import { createLogger } from "./logger.js";
 import { queryDuration } from "./metrics/instruments.js";
 import { metricsEnabled } from "./metrics/metrics.routes.js";
@@ -30,6 +30,7 @@ export interface StartOptions {
 export async function startServer(config: Config, options: StartOptions = {}): Promise<RunningServer> {
   const logger = createLogger(config.logLevel, options.logDestination);
   const database = openDatabase(config.databaseUrl, {
+    ...serverDatabaseOptions(config),
     checkpointInBackground: true,
     onQueryDuration: metricsEnabled(config)
       ? (milliseconds) => queryDuration.labels(engineOf(config.databaseUrl)).observe(milliseconds / 1000)
@@ -37,7 +38,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   });
   try {
     await database.ping();
-    if (options.migrate !== false) await migrateToLatest(database.db);
+    if (options.migrate !== false) await migrateServerDatabase(database, config.databaseUrl);
   } catch (error) {
     await database.close().catch(() => {});
     throw new Error(

@@ -16,7 +16,11 @@ export async function withServices<T>(
 ): Promise<T> {
   const config = loadConfig(io.env, options);
   // Commands load data in bulk (`demo` seeds up to millions of rows): a large page cache pays.
-  const database = openDatabase(config.databaseUrl, { sqlitePageCacheMiB: 64 });
+  // No statement timeout: a command may rightly run long. The operator's durability choice holds.
+  const database = openDatabase(config.databaseUrl, {
+    sqlitePageCacheMiB: 64,
+    sqliteSynchronous: config.sqliteSynchronous,
+  });
   try {
     try {
       await database.ping();

@@ -41,6 +41,25 @@ export function isPoolBusyError(error: unknown): boolean {
   return error instanceof Error && error.message === "timeout exceeded when trying to connect";
 }
 
+/**
+ * PostgreSQL cancelled a statement that ran past the connection's `statement_timeout`, which is set
+ * below the request deadline (openDatabase's `statementTimeoutMs`): the request has run out of time,
+ * and its transaction is rolled back. The API answers 503 TIMEOUT, as for a request cut off by its
+ * own deadline, not 500: nothing is broken, a retry later may succeed.
+ */
+export class StatementTimeoutError extends AppError {
+  constructor(cause?: unknown) {
+    super(ErrorCode.TIMEOUT, "The request took too long; its changes were rolled back");
+    this.name = "StatementTimeoutError";
+    this.cause = cause;
+  }
+}
+
+/** Whether `error` is PostgreSQL's query_canceled (57014): statement_timeout, or an operator's cancel. */
+export function isStatementTimeout(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "57014";
+}
+
 /** Seconds a client is told to wait after a write refused for lack of disk space: an operator must act. */
 const diskFullRetryAfterSeconds = 60;
 

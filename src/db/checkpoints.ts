@@ -30,8 +30,10 @@ const fallbackPages = 10_000;
  * Moves a file database's WAL checkpoints off the event loop: the connection stops checkpointing at
  * commit time (every ~100 check-ins one commit stalled the loop 10–20 ms fsyncing the database
  * file, docs/decisions.md) and a worker thread with its own connection runs a PASSIVE checkpoint
- * every `intervalMs`. PASSIVE never waits for or blocks readers and writers, and durability is
- * unchanged: a commit is durable once in the WAL; a checkpoint only copies it on. Other processes
+ * every `intervalMs`. PASSIVE never waits for or blocks readers and writers. When a commit is
+ * durable does not depend on checkpoints (they only copy committed frames from the WAL into the
+ * file) but on the writing connection's `synchronous`: with FULL, the default, the WAL is synced
+ * before a commit returns; with NORMAL (SQLITE_SYNCHRONOUS), only at checkpoints. Other processes
  * on the same file (a second server, the CLI) are safe: SQLite lets one checkpointer run at a time
  * and the others skip the round. If the thread fails, automatic checkpoints come back.
  */

@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { sql } from "kysely";
-import { testEngines } from "../../test/helpers/engines.js";
-import { createProject } from "../../test/helpers/factories.js";
+import pg from "pg";
+import { sqliteEngine, testEngines } from "../../test/helpers/engines.js";
+import { createAttendee, createProject, createTicketType, userActor } from "../../test/helpers/factories.js";
 import { createTestContext, type TestContext } from "../../test/helpers/test-services.js";
+import { ConfigError, loadConfig } from "../config.js";
 import { openDatabase, reusableQuery } from "./database.js";
 
 const nameOf = reusableQuery(
@@ -11,24 +13,21 @@ const nameOf = reusableQuery(
   [""] as const,
 );
 
-// Sent with the COMMIT on PostgreSQL: renames a project (a real statement whose result nobody reads).
-const renameWithCommit = reusableQuery(
+// Writes whose result nobody reads, as the audit entry and the version bump of every write are.
+const rename = reusableQuery(
   (db, name: string, id: string) => db.updateTable("projects").set({ name }).where("id", "=", id),
   ["", ""] as const,
-  { sentWithCommit: true },
 );
 
-const setDescriptionWithCommit = reusableQuery(
+const setDescription = reusableQuery(
   (db, description: string | null, id: string) =>
     db.updateTable("projects").set({ description }).where("id", "=", id),
   ["", ""] as const,
-  { sentWithCommit: true },
 );
 
-const takeIdWithCommit = reusableQuery(
+const takeId = reusableQuery(
   (db, newId: string, id: string) => db.updateTable("projects").set({ id: newId }).where("id", "=", id),
   ["", ""] as const,
-  { sentWithCommit: true },
 );
 
 for (const engine of testEngines()) {
@@ -66,31 +65,31 @@ for (const engine of testEngines()) {
       assert.equal(new Set(ctx.queries.map((q) => q.sql)).size, 1);
     });
 
-    test("a statement sent with the commit fails the transaction it fails in: nothing of it commits", async () => {
+    test("a write whose result nobody reads fails the transaction it fails in: nothing of it commits", async () => {
       const { project } = await createProject(ctx.services);
       const other = await createProject(ctx.services);
       await assert.rejects(
         ctx.database.db.transaction().execute(async (trx) => {
           await trx.updateTable("projects").set({ name: "Half-way" }).where("id", "=", project.id).execute();
           // Taking another project's id breaks the primary key, but only when the statement runs.
-          await takeIdWithCommit(trx, other.project.id, project.id);
+          await takeId(trx, other.project.id, project.id);
         }),
         /UNIQUE constraint|duplicate key|foreign key/i,
       );
       assert.equal((await nameOf(ctx.database.db, project.id))[0]?.name, project.name);
     });
 
-    test("a statement sent with the commit runs before anything that follows it and commits with it", async () => {
+    test("a write whose result nobody reads runs before anything that follows it and commits with it", async () => {
       const { project } = await createProject(ctx.services);
       await ctx.database.db.transaction().execute(async (trx) => {
-        await renameWithCommit(trx, "Renamed; 'quoted' $1", project.id);
+        await rename(trx, "Renamed; 'quoted' $1", project.id);
         assert.equal((await nameOf(trx, project.id))[0]?.name, "Renamed; 'quoted' $1");
-        await renameWithCommit(trx, "Renamed at commit", project.id);
+        await rename(trx, "Renamed at commit", project.id);
       });
       assert.equal((await nameOf(ctx.database.db, project.id))[0]?.name, "Renamed at commit");
       await assert.rejects(
         ctx.database.db.transaction().execute(async (trx) => {
-          await renameWithCommit(trx, "Rolled back", project.id);
+          await rename(trx, "Rolled back", project.id);
           throw new Error("changed my mind");
         }),
         /changed my mind/,
@@ -98,25 +97,23 @@ for (const engine of testEngines()) {
       assert.equal((await nameOf(ctx.database.db, project.id))[0]?.name, "Renamed at commit");
     });
 
-    test("a statement sent with the commit writes a null parameter as NULL", async () => {
+    test("a write whose result nobody reads takes a null parameter as NULL", async () => {
       const { project } = await createProject(ctx.services);
       const descriptionOf = () =>
         ctx.database.db.selectFrom("projects").select("description").where("id", "=", project.id).execute();
-      await ctx.database.db
-        .transaction()
-        .execute((trx) => setDescriptionWithCommit(trx, "it's 'NULL'", project.id));
+      await ctx.database.db.transaction().execute((trx) => setDescription(trx, "it's 'NULL'", project.id));
       assert.deepEqual(await descriptionOf(), [{ description: "it's 'NULL'" }]);
       await ctx.database.db.transaction().execute(async (trx) => {
-        await setDescriptionWithCommit(trx, null, project.id);
+        await setDescription(trx, null, project.id);
         assert.deepEqual(await nameOf(trx, project.id), [{ id: project.id, name: project.name }]);
       });
       assert.deepEqual(await descriptionOf(), [{ description: null }]);
     });
 
-    test("a transaction of nothing but a statement sent with the commit commits it", async () => {
+    test("a transaction of nothing but a write whose result nobody reads commits it", async () => {
       const { project } = await createProject(ctx.services);
       await ctx.database.db.transaction().execute(async (trx) => {
-        await renameWithCommit(trx, "Only statement", project.id);
+        await rename(trx, "Only statement", project.id);
       });
       assert.equal((await nameOf(ctx.database.db, project.id))[0]?.name, "Only statement");
     });
@@ -170,144 +167,49 @@ for (const engine of testEngines()) {
   });
 }
 
-// When PostgreSQL received the round trip a statement came in: equal for the statements of one batch.
-const receivedAt = (db: Parameters<typeof nameOf>[0], id: string, readAhead: boolean) =>
-  readAhead
-    ? receivedAtAhead(db, id).then((rows) => rows[0]?.ahead)
-    : receivedAtNow(db, id).then((rows) => rows[0]?.at);
-const receivedAtNow = reusableQuery(
-  (db, id: string) =>
-    db.selectFrom("projects").select(sql<string>`statement_timestamp()::text`.as("at")).where("id", "=", id),
-  [""] as const,
-);
-// Fails for a text that is no number, once PostgreSQL runs it.
-const asNumber = reusableQuery(
-  (db, text: string) => db.selectFrom("projects").select("id").where(sql<boolean>`${text}::integer > 0`),
-  [""] as const,
-);
-// The same but for its alias: a statement is a read-ahead by its text.
-const receivedAtAhead = reusableQuery(
-  (db, id: string) =>
-    db
-      .selectFrom("projects")
-      .select(sql<string>`statement_timestamp()::text`.as("ahead"))
-      .where("id", "=", id),
-  [""] as const,
-  { readAhead: true },
-);
+// The SQL texts the pg driver sends, of pooled connections and any other.
+function sentTexts(): { texts: string[]; stop(): void } {
+  const texts: string[] = [];
+  const query = pg.Client.prototype.query;
+  pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+    const [first] = args;
+    texts.push(typeof first === "string" ? first : String((first as { text?: unknown }).text));
+    return (query as (...a: unknown[]) => unknown).apply(this, args);
+  } as typeof query;
+  const stop = () => {
+    pg.Client.prototype.query = query;
+  };
+  return { texts, stop };
+}
 
 for (const engine of testEngines().filter((e) => e.name === "postgres")) {
-  describe("reads ahead on PostgreSQL", () => {
-    let ctx: TestContext;
-    let database: ReturnType<typeof openDatabase>;
-    let projectId: string;
-    before(async () => {
-      ctx = await createTestContext(engine);
-      // One connection, where both statements get prepared by the first transaction.
-      database = openDatabase(engine.newDatabaseUrl(), { poolSize: 1 });
-      projectId = (await createProject(ctx.services)).project.id;
-      await database.db.transaction().execute(async (trx) => {
-        await receivedAt(trx, projectId, true);
-        await receivedAt(trx, projectId, false);
-        await asNumber(trx, "1");
-      });
-    });
-    after(async () => {
-      await database.close();
-      await ctx.close();
-    });
-
-    test("a read issued first in a transaction travels with its first statement", async () => {
-      await database.db.transaction().execute(async (trx) => {
-        const ahead = receivedAt(trx, projectId, true);
-        const first = await receivedAt(trx, projectId, false);
-        assert.ok(first);
-        assert.equal(await ahead, first);
-        // Issued later, the same read is a statement of its own.
-        const later = receivedAt(trx, projectId, true);
-        assert.notEqual(await later, first);
-      });
-    });
-
-    test("a read ahead that nothing follows is sent on its own", { timeout: 5000 }, async () => {
-      const at = await database.db.transaction().execute((trx) => receivedAt(trx, projectId, true));
-      assert.ok(at);
-    });
-
-    test("a read ahead fails with its round trip, and with a rollback before it left", {
-      timeout: 5000,
-    }, async () => {
-      let ahead: Promise<string | undefined> | undefined;
-      // Handled at once, as every caller of a read ahead must (the write may never need it).
-      const readAhead = (trx: Parameters<typeof nameOf>[0]) => {
-        ahead = receivedAt(trx, projectId, true);
-        ahead.catch(() => {});
-      };
-      await assert.rejects(
-        database.db.transaction().execute(async (trx) => {
-          readAhead(trx);
-          await asNumber(trx, "not a number");
-        }),
-        /invalid input syntax/,
-      );
-      await assert.rejects(ahead ?? Promise.resolve(), /invalid input syntax/);
-      await assert.rejects(
-        database.db.transaction().execute(async (trx) => {
-          readAhead(trx);
-          throw new Error("changed my mind");
-        }),
-        /changed my mind/,
-      );
-      await assert.rejects(ahead ?? Promise.resolve(), /ended before this read was sent/);
-      // The connection is fine afterwards.
-      assert.ok(await database.db.transaction().execute((trx) => receivedAt(trx, projectId, false)));
-    });
-  });
-
-  describe("statements sent with the commit on PostgreSQL", () => {
-    test("run as `execute` of the connection's prepared statement once it has one: same outcome, no new plan", async () => {
+  describe("values on PostgreSQL", () => {
+    test("travel as bind parameters, never written into the SQL text: check-ins, their audit entries and version bumps", async () => {
       const ctx = await createTestContext(engine);
-      // One connection, so every transaction below runs where the statement was prepared.
-      const database = openDatabase(engine.newDatabaseUrl(), { poolSize: 1 });
+      const sent = sentTexts();
       try {
-        const { project } = await createProject(ctx.services);
-        const names = ["First", "it's 'quoted' $1; -- not a comment", "Third"];
-        for (const name of names) {
-          await database.db.transaction().execute(async (trx) => {
-            await renameWithCommit(trx, name, project.id);
-            await setDescriptionWithCommit(trx, name === "Third" ? null : `about ${name}`, project.id);
-          });
-          const [row] = await database.db
-            .selectFrom("projects")
-            .select(["name", "description"])
-            .where("id", "=", project.id)
-            .execute();
-          assert.deepEqual(row, { name, description: name === "Third" ? null : `about ${name}` });
+        const { project, ownerId } = await createProject(ctx.services);
+        const actor = userActor(ownerId);
+        const ticket = await createTicketType(ctx.services, actor, project.id);
+        const marker = "Zoë O'Brien $1; --";
+        const attendee = await createAttendee(ctx.services, actor, project.id, ticket.id, {
+          name: marker,
+        });
+        // Every statement of a write, the prepared ones too, and inside and outside transactions.
+        for (let round = 0; round < 3; round++) {
+          await ctx.services.checkins.checkIn(actor, { attendeeId: attendee.id });
+          await ctx.services.checkins.undoCheckIn(actor, { attendeeId: attendee.id });
+          await rename(ctx.database.db, `${marker} ${round}`, project.id);
+          await ctx.database.db.transaction().execute((trx) => rename(trx, `${marker} in trx`, project.id));
         }
-        // Prepared on the first transaction (sent alone), run from it by the next two batches: three
-        // runs of one prepared statement. Written out as literals, it would have run once.
-        const { rows } = await sql<{ runs: string }>`
-          select generic_plans + custom_plans as runs from pg_prepared_statements
-          where statement like 'update "projects" set "name" = $1%'`.execute(database.db);
-        assert.deepEqual(
-          rows.map((r) => Number(r.runs)),
-          [names.length],
-        );
-        // And it is batched, not sent alone: its failure surfaces at the COMMIT, after the code that
-        // follows it ran. Taking its own id prepares it; taking another project's fails.
-        const other = await createProject(ctx.services);
-        await database.db.transaction().execute((trx) => takeIdWithCommit(trx, project.id, project.id));
-        let ranOn = false;
-        await assert.rejects(
-          database.db.transaction().execute(async (trx) => {
-            await takeIdWithCommit(trx, other.project.id, project.id);
-            ranOn = true;
-          }),
-          /duplicate key/,
-        );
-        assert.equal(ranOn, true);
+        assert.ok(sent.texts.length > 20, `only ${sent.texts.length} statements seen`);
+        const values = [marker, "Brien", project.id, attendee.id, ticket.id];
+        for (const text of sent.texts) {
+          for (const value of values) assert.ok(!text.includes(value), `${value} written into: ${text}`);
+        }
+        assert.equal((await nameOf(ctx.database.db, project.id))[0]?.name, `${marker} in trx`);
       } finally {
-        await database.close();
+        sent.stop();
         await ctx.close();
       }
     });
@@ -335,6 +237,38 @@ describe("statements run straight on better-sqlite3", () => {
       assert.equal(durations.length, 4);
     } finally {
       await database.close();
+    }
+  });
+});
+
+describe("SQLite durability (SQLITE_SYNCHRONOUS)", () => {
+  // PRAGMA synchronous reads 2 for FULL, 1 for NORMAL.
+  const synchronousOf = async (env: Record<string, string>) => {
+    const ctx = await createTestContext(sqliteEngine, env);
+    try {
+      const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(ctx.database.db);
+      return rows[0]?.synchronous;
+    } finally {
+      await ctx.close();
+    }
+  };
+
+  test("a server syncs every commit (FULL) unless the operator chose NORMAL", async () => {
+    assert.equal(await synchronousOf({}), 2);
+    assert.equal(await synchronousOf({ SQLITE_SYNCHRONOUS: "FULL" }), 2);
+    assert.equal(await synchronousOf({ SQLITE_SYNCHRONOUS: "NORMAL" }), 1);
+    const bare = openDatabase(sqliteEngine.newDatabaseUrl());
+    try {
+      const { rows } = await sql<{ synchronous: number }>`pragma synchronous`.execute(bare.db);
+      assert.deepEqual(rows, [{ synchronous: 2 }]);
+    } finally {
+      await bare.close();
+    }
+  });
+
+  test("any other value is refused at start-up", () => {
+    for (const value of ["OFF", "normal", "EXTRA", "1"]) {
+      assert.throws(() => loadConfig({ SQLITE_SYNCHRONOUS: value }), ConfigError, value);
     }
   });
 });

@@ -7,13 +7,13 @@ import {
   Kysely,
   type KyselyPlugin,
   PostgresDialect,
-  type QueryResult,
   type SqliteDatabase,
   type SqliteStatement,
   type Transaction,
 } from "kysely";
 import { LRUCache } from "lru-cache";
 import pg from "pg";
+import type { Config } from "../config.js";
 import { asideProbe, DatabaseHealth, isConnectionError } from "./availability.js";
 import { ChangeFeed } from "./change-feed.js";
 import { type Checkpointer, checkpointInBackground } from "./checkpoints.js";
@@ -24,11 +24,13 @@ import { type DirectStatement, type QueryLogEvent, SqliteDirect } from "./sqlite
 import { GroupCommitDialect, registerGroupCommit } from "./sqlite-group-commit.js";
 import { limitWithoutReprepare } from "./sqlite-limit.js";
 import { sqliteBusyTimeoutMs } from "./sqlite-lock-wait.js";
-import { readAhead, sentWithCommit } from "./transaction-batching.js";
 
 /** Kysely handle typed with every table; a transaction is accepted wherever a Db is. */
 export type Db = Kysely<Tables>;
 export type Tx = Transaction<Tables>;
+
+/** SQLite's `synchronous` settings an operator may choose (SQLITE_SYNCHRONOUS). */
+type SqliteSynchronous = "FULL" | "NORMAL";
 
 /** The database engines Eventgraph runs on. */
 export type Engine = "sqlite" | "postgres";
@@ -74,6 +76,20 @@ export interface DatabaseOptions {
    * For a long-running server; a short CLI command keeps SQLite's own checkpoints.
    */
   checkpointInBackground?: boolean;
+  /**
+   * PostgreSQL: the `statement_timeout` and `idle_in_transaction_session_timeout` of every pooled
+   * connection, in milliseconds. A server sets them below its request deadline
+   * (serverDatabaseOptions), so PostgreSQL cancels a statement that outlives its request instead of
+   * letting it hold a connection and its locks, and ends a transaction its process stopped driving.
+   * Unset (no limit) for migrations and the CLI, whose statements may rightly run long.
+   */
+  statementTimeoutMs?: number;
+  /**
+   * SQLite `synchronous` of the writing connection. FULL (the default) syncs the WAL at every
+   * commit, so an acknowledged write survives a power loss or an OS crash; NORMAL syncs only at
+   * checkpoints: faster, but the last commits before such a crash can be lost (never corrupted).
+   */
+  sqliteSynchronous?: SqliteSynchronous;
   /** Called with every SQL statement executed and its parameters (tests count and EXPLAIN them). */
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
   /** Called with the duration of every statement, in milliseconds, failed ones included (metrics). */
@@ -82,6 +98,19 @@ export interface DatabaseOptions {
 
 // The SQLite databases' direct runners (sqlite-direct.ts), by adapter as in reusableQuery.
 const directRunners = new WeakMap<object, SqliteDirect>();
+
+/**
+ * What a server opens its database with, from its configuration. The statement timeout is a tenth
+ * below the request deadline: a statement begun as its request started is cancelled by PostgreSQL
+ * before the request is answered TIMEOUT, and no statement keeps a connection (and its locks) for
+ * a request that has already been answered.
+ */
+export function serverDatabaseOptions(config: Config): DatabaseOptions {
+  return {
+    statementTimeoutMs: Math.max(1, Math.floor(config.limits.requestTimeoutMs * 0.9)),
+    sqliteSynchronous: config.sqliteSynchronous,
+  };
+}
 
 /** Connections in a PostgreSQL pool unless the caller says otherwise. */
 const defaultPoolSize = 10;
@@ -111,13 +140,14 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("busy_timeout = 0");
     sqlite.pragma("foreign_keys = ON");
-    sqlite.pragma("synchronous = NORMAL");
+    // In WAL mode only FULL syncs at each commit; group commit (sqlite-group-commit.ts) is what
+    // keeps that sync affordable, one per group of transactions instead of one per transaction.
+    sqlite.pragma(`synchronous = ${options.sqliteSynchronous === "NORMAL" ? "NORMAL" : "FULL"}`);
     // Negative: a size in KiB rather than in pages.
     sqlite.pragma(`cache_size = -${Math.round((options.sqlitePageCacheMiB ?? 16) * 1024)}`);
-    const dialect = new GroupCommitDialect({ database: withStatementCache(sqlite) }, sqlite);
+    const dialect = new GroupCommitDialect({ database: withStatementCache(sqlite) }, sqlite, log);
     const db = new Kysely<Tables>({
       dialect,
-      log,
       plugins: [limitWithoutReprepare(), yieldAfterStatement],
     });
     if (dialect.groupCommit) registerGroupCommit(db.getExecutor().adapter, dialect.groupCommit);
@@ -160,6 +190,12 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       connectionString: url,
       max: poolSize,
       connectionTimeoutMillis: 5000,
+      ...(options.statementTimeoutMs === undefined
+        ? {}
+        : {
+            statement_timeout: options.statementTimeoutMs,
+            idle_in_transaction_session_timeout: options.statementTimeoutMs,
+          }),
     });
     const health = new DatabaseHealth();
     const probeAside = asideProbe(url, health);
@@ -270,8 +306,6 @@ function withStatementCache(sqlite: SQLite.Database, max = 1000): SqliteDatabase
 export function reusableQuery<Row, Parameters extends readonly unknown[]>(
   build: (db: Db, ...placeholders: Parameters) => Compilable<Row>,
   placeholders: Parameters,
-  /** How it travels inside a PostgreSQL transaction (transaction-batching.ts). */
-  options: { sentWithCommit?: boolean; readAhead?: boolean } = {},
 ): (db: Db, ...parameters: Parameters) => Promise<Row[]> {
   // Keyed by the dialect's adapter, which a database shares with all its transactions (each
   // transaction is a new handle: keyed by handle, a statement inside one was compiled every time).
@@ -290,27 +324,13 @@ export function reusableQuery<Row, Parameters extends readonly unknown[]>(
       entry = { query, direct: directRunners.get(adapter)?.statement<Row>(query.sql) };
       compiled.set(adapter, entry);
       nameStatement(query.sql);
-      if (options.sentWithCommit) sentWithCommit.add(query.sql);
-      if (options.readAhead) readAhead.add(query.sql);
     }
     const direct = entry.direct?.(db, parameters);
     if (direct) return direct;
-    // Written out rather than `{ ...entry.query, parameters }`: on Node 20 that spread took a microsecond.
+    // Written out rather than `{ ...entry.query, parameters }`: the spread cost more on Node 20.
     const { query: node, queryId, sql } = entry.query;
     const query: CompiledQuery<Row> = { query: node, queryId, sql, parameters };
-    if (!options.readAhead || entry.direct || !db.isTransaction) {
-      return (await db.executeQuery<Row>(query)).rows;
-    }
-    // PostgreSQL: handed to the transaction's connection without holding it. Kysely runs a
-    // transaction's statements one after another, and a read-ahead waits for the statement after it.
-    // (Outside a transaction, a connection given back before its statement ran could be lent again.)
-    let sent: Promise<QueryResult<Row>> | undefined;
-    await db.getExecutor().provideConnection(async (connection) => {
-      sent = connection.executeQuery<Row>(query);
-      sent.catch(() => {});
-    });
-    if (!sent) throw new Error("reusableQuery: the connection was not provided");
-    return (await sent).rows;
+    return (await db.executeQuery<Row>(query)).rows;
   };
 }
 

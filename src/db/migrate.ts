@@ -1,5 +1,5 @@
 import { type Migration, type MigrationProvider, type MigrationResult, Migrator } from "kysely";
-import type { Db } from "./database.js";
+import { type DatabaseHandle, type Db, openDatabase } from "./database.js";
 import * as initial from "./migrations/2026-11-23T00-00_initial.js";
 import * as serverSecrets from "./migrations/2026-11-23T01-00_server-secrets.js";
 import * as projectDataVersion from "./migrations/2026-11-23T02-00_project-data-version.js";
@@ -70,4 +70,22 @@ export async function migrateToLatest(db: Db): Promise<MigrationResult[]> {
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   if (error) throw error;
   return results ?? [];
+}
+
+/**
+ * Migrates a server's database. On PostgreSQL it does so on a pool of its own, opened for the
+ * migrations alone without the server's statement timeout (serverDatabaseOptions): building an
+ * index on a large table may rightly take longer than a request. SQLite has no such timeout.
+ */
+export async function migrateServerDatabase(database: DatabaseHandle, url: string): Promise<void> {
+  if (database.engine !== "postgres") {
+    await migrateToLatest(database.db);
+    return;
+  }
+  const own = openDatabase(url, { poolSize: 1 });
+  try {
+    await migrateToLatest(own.db);
+  } finally {
+    await own.close();
+  }
 }

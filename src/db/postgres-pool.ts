@@ -6,18 +6,14 @@ import {
   DatabaseUnavailableError,
   isConnectionError,
   isPoolBusyError,
+  isStatementTimeout,
+  StatementTimeoutError,
 } from "./availability.js";
-import { isBatchableRead, ReadBatcher, type Session } from "./read-batching.js";
-import { batchingTransactions } from "./transaction-batching.js";
 
 // SQL text → name of the PostgreSQL prepared statement, for the statements of `reusableQuery` that
 // list their columns. A `select *` is left unnamed: once a migration changes the table, a statement
 // prepared before it fails ("cached plan must not change result type") until the process restarts.
 const statementNames = new Map<string, string>();
-
-// The named statements each pooled connection has prepared (pg prepares one on its first use there),
-// which a batch may then run with `execute` (transaction-batching.ts, read-batching.ts).
-const preparedOn = new WeakMap<pg.PoolClient, Set<string>>();
 
 /** Gives `sql` a prepared statement's name, unless it reads `*` (see above). */
 export function nameStatement(sql: string): void {
@@ -26,31 +22,35 @@ export function nameStatement(sql: string): void {
   }
 }
 
+/** One checked-out connection: runs statements, each with its values as bind parameters. */
+interface Session {
+  run(sql: string, parameters: readonly unknown[]): Promise<pg.QueryResult>;
+  release(): void;
+}
+
 /**
  * PostgreSQL parses and plans every unnamed statement anew; the hot statements of `reusableQuery`
  * are sent as named prepared statements instead (pg prepares each once per connection), which took
- * a third off the round trip of the data-version check that every cache hit makes. Transactions
- * take fewer round trips (batchingTransactions), and so do reads outside them (ReadBatcher): a
- * connection is checked out at a statement's first use, not when Kysely asks for one.
+ * a third off the round trip of the data-version check that every cache hit makes. Every value
+ * travels as a bind parameter, never written into the SQL text. A connection is checked out at a
+ * statement's first use, not when Kysely asks for one.
  *
  * It is also where a lost database stops being fatal. A checked-out client has no `error` listener
  * of the pool's, so a server shutdown arriving between two statements of a transaction was an
  * unhandled `error` event that killed the process: each checkout listens, and a client that failed
  * is released as broken so the pool discards it. Connection failures become
  * DatabaseUnavailableError (503) and open the circuit of `health`; a full pool's wait running out
- * is DatabaseBusyError (503, circuit left closed).
+ * is DatabaseBusyError (503, circuit left closed); a statement the server cancelled for running
+ * past `statement_timeout` is StatementTimeoutError (503 TIMEOUT).
  */
 export function withNamedStatements(pool: pg.Pool, health: DatabaseHealth): PostgresPool {
-  const checkout = () => checkOut(pool, health);
-  const reads = new ReadBatcher(checkout);
   return {
     async connect(): Promise<PostgresPoolClient> {
       let session: Promise<Session> | undefined;
       return {
         query: ((sql: string, parameters: readonly unknown[] = []) => {
-          if (!session && statementNames.has(sql) && isBatchableRead(sql)) return reads.read(sql, parameters);
-          session ??= checkout();
-          return session.then((checkedOut) => checkedOut.query(sql, parameters));
+          session ??= checkOut(pool, health);
+          return session.then((checkedOut) => checkedOut.run(sql, parameters));
         }) as unknown as PostgresPoolClient["query"],
         release: () => {
           session?.then(
@@ -81,35 +81,18 @@ async function checkOut(pool: pg.Pool, health: DatabaseHealth): Promise<Session>
   // A connection lost mid-use fails its request with 503; the next request's new connection
   // tells whether the database itself is down.
   const fail = (error: unknown): never => {
+    if (isStatementTimeout(error)) throw new StatementTimeoutError(error);
     if (!isConnectionError(error)) throw error;
     broken ??= error as Error;
     throw new DatabaseUnavailableError(error);
   };
-  const preparedHere = preparedOn.get(client) ?? new Set<string>();
-  preparedOn.set(client, preparedHere);
-  const run = (sql: string, parameters: readonly unknown[]) => {
-    if (broken) return Promise.reject(new DatabaseUnavailableError(broken));
-    const name = statementNames.get(sql);
-    const values = [...parameters];
-    if (!name) return client.query(sql, values).catch(fail);
-    return client.query({ name, text: sql, values }).then((result) => {
-      preparedHere.add(name);
-      return result;
-    }, fail);
-  };
-  const named = (sql: string) => {
-    const name = statementNames.get(sql);
-    return name === undefined ? undefined : { name, prepared: preparedHere.has(name) };
-  };
-  const send = batchingTransactions(client, run, named);
   return {
-    client,
-    query: (sql, parameters) =>
-      broken ? Promise.reject(new DatabaseUnavailableError(broken)) : send(sql, parameters),
-    run,
-    runText: (text) =>
-      run(text, []).then((result) => (Array.isArray(result) ? result : [result]) as pg.QueryResult[]),
-    named,
+    run: (sql, parameters) => {
+      if (broken) return Promise.reject(new DatabaseUnavailableError(broken));
+      const name = statementNames.get(sql);
+      const values = [...parameters];
+      return (name ? client.query({ name, text: sql, values }) : client.query(sql, values)).catch(fail);
+    },
     release: () => {
       client.removeListener("error", onError);
       client.release(broken);

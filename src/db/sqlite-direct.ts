@@ -1,11 +1,32 @@
 import type SQLite from "better-sqlite3";
 import { yieldIfLoopHeld } from "./loop-yield.js";
 
+/** What a statement of a transaction that has ended (or whose work failed) is refused with. */
+export class TransactionEndedError extends Error {
+  constructor() {
+    super("The statement's transaction has already ended; it was not run");
+    this.name = "TransactionEndedError";
+  }
+}
+
 /** A statement's report as Kysely's `log` option receives it; openDatabase turns it into its hooks. */
 export interface QueryLogEvent {
   level: "query" | "error";
   query: { sql: string; parameters: readonly unknown[] };
   queryDurationMillis: number;
+}
+
+// Transaction handles whose work has ended or failed (see endedTransaction).
+const endedTransactions = new WeakSet<object>();
+
+/**
+ * Says that the work of transaction `trx` has ended (committed or failed): a statement it still
+ * sends straight to better-sqlite3 is refused, since it would run in whatever transaction holds the
+ * connection by then (another caller's, or none). Statements through Kysely are refused by the
+ * connection handle (sqlite-group-commit.ts).
+ */
+export function endedTransaction(trx: object): void {
+  endedTransactions.add(trx);
 }
 
 /**
@@ -49,7 +70,10 @@ export class SqliteDirect {
     let writes: boolean | undefined;
     // `isTransaction`: the handle of the transaction that holds the connection.
     return (db, parameters) => {
-      if (db.isTransaction) return onWriter(parameters);
+      if (db.isTransaction) {
+        if (endedTransactions.has(db)) return Promise.reject(new TransactionEndedError());
+        return onWriter(parameters);
+      }
       writes ??= this.writes(sql);
       if (writes !== false) return undefined;
       if (onReader) return onReader(parameters);

@@ -6,6 +6,7 @@ import { type Kysely, sql } from "kysely";
 import { temporaryFolder } from "../../test/helpers/temporary.js";
 import { DiskFullError } from "./availability.js";
 import { type DatabaseHandle, openDatabase, reusableQuery } from "./database.js";
+import { migrateToLatest } from "./migrate.js";
 import { bindDeadline, type Deadline, inTransaction } from "./transaction.js";
 
 // Transactions that queue for SQLite's one writing connection share a COMMIT (sqlite-group-commit.ts).
@@ -184,4 +185,52 @@ test("when SQLite rolls a group back by itself (a full disk), every transaction 
     await inTransaction(database.db, undefined, (trx) => insert(trx, 2));
     assert.deepEqual(committed(other), [2]);
   });
+});
+
+test("a statement of a transaction whose work failed or ended is refused, never run in another's", async () => {
+  await withDatabase(async ({ database, other }) => {
+    await sql`create table u (x integer primary key)`.execute(database.db);
+    let late: Promise<unknown> | undefined;
+    const outcomes = await Promise.allSettled([
+      inTransaction(database.db, undefined, (trx) => insert(trx, 1)),
+      inTransaction(database.db, undefined, async (trx) => {
+        // Sent at once: the first fails (1 is taken by then), the other two are still queued.
+        await Promise.all([insert(trx, 1), insert(trx, 2), insert(trx, 3)]);
+      }),
+      inTransaction(database.db, undefined, async (trx) => {
+        await insert(trx, 4);
+        // Sent after the work returned, straight to better-sqlite3 and through Kysely.
+        late = Promise.allSettled([
+          new Promise((resolve) => setImmediate(resolve)).then(() => rowOf(trx, 4)),
+          new Promise((resolve) => setImmediate(resolve)).then(() => insert(trx, 5)),
+        ]);
+      }),
+      inTransaction(database.db, undefined, (trx) => insert(trx, 6)),
+    ]);
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ["fulfilled", "rejected", "fulfilled", "fulfilled"],
+    );
+    const lateOutcomes = (await late) as PromiseSettledResult<unknown>[];
+    // Refused by the connection handle, or by Kysely itself once it has marked the transaction committed.
+    for (const outcome of lateOutcomes) {
+      assert.equal(outcome.status, "rejected");
+      assert.match(String((outcome as PromiseRejectedResult).reason), /already ended|already committed/);
+    }
+    assert.deepEqual(committed(other), [1, 4, 6]);
+  });
+});
+
+test("the schema defers no constraint: a group's COMMIT fails only for what no member caused", async () => {
+  const database = openDatabase(`sqlite:${join(temporaryFolder("eventgraph-group-schema-"), "db.sqlite")}`);
+  try {
+    await migrateToLatest(database.db);
+    const { rows } = await sql<{ name: string }>`
+      select name from sqlite_master where sql like '%deferrable%' or sql like '%deferred%'`.execute(
+      database.db,
+    );
+    assert.deepEqual(rows, []);
+  } finally {
+    await database.close();
+  }
 });

@@ -6,6 +6,7 @@ import {
   type SqliteDialectConfig,
   type Transaction,
 } from "kysely";
+import { endedTransaction, type QueryLogEvent, TransactionEndedError } from "./sqlite-direct.js";
 import { WaitingForLockDialect } from "./sqlite-lock-wait.js";
 
 /** The savepoint each transaction after the first of a group runs in. */
@@ -13,6 +14,15 @@ const memberSavepoint = "eventgraph_group_member";
 
 // Most transactions one commit may carry: a bound on how long the first of them waits.
 const maxMembers = 64;
+
+/**
+ * The connection as one caller got it: a statement it sends after its transaction ended, or after
+ * its work failed, is refused rather than run in whatever transaction holds the connection then.
+ */
+interface Lent extends DatabaseConnection {
+  raw: DatabaseConnection;
+  ended: boolean;
+}
 
 /** One SQLite transaction carrying the work of several of ours; committed once, for all of them. */
 class Group {
@@ -45,7 +55,14 @@ class Group {
  * not ask) commits the group at once when it ends. Nobody else sees a group's writes before its
  * COMMIT either: reads from outside a transaction run on another connection (sqlite-direct.ts), and a
  * statement that runs on this connection outside a transaction commits the open group first. If the
- * COMMIT fails (a full disk), every transaction of the group fails with its error.
+ * COMMIT fails (a full disk), every transaction of the group fails with its error. So no constraint
+ * of the schema may be deferred: checked at the COMMIT, its violation by one transaction would be
+ * every member's error (sqlite-group-commit.test.ts checks the schema).
+ *
+ * A transaction's statements run inside it and nowhere else. Each caller gets the connection through
+ * a handle of its own (`Lent`), closed as its transaction ends or its work fails: a statement still
+ * queued then (one of several sent at once, one of which failed) or sent later is refused instead of
+ * running outside its savepoint, where it would have been committed with the others' writes.
  */
 export class GroupCommit {
   // Callers waiting for the connection, transactions or not.
@@ -60,6 +77,8 @@ export class GroupCommit {
   private flushQueued = false;
   // Why the running transaction's work failed, as its caller will hear (see `failed`).
   private failure: unknown;
+  // The handle the running transaction got the connection through.
+  private lent: Lent | undefined;
 
   // The driver's own methods, before the constructor replaced them.
   private readonly acquire: Driver["acquireConnection"];
@@ -72,32 +91,48 @@ export class GroupCommit {
   constructor(
     driver: Driver,
     private readonly sqlite: SQLite.Database,
+    log: ((event: QueryLogEvent) => void) | undefined,
   ) {
     this.acquire = driver.acquireConnection.bind(driver);
     this.release = driver.releaseConnection.bind(driver);
     this.begin = driver.beginTransaction.bind(driver);
     this.commitNow = driver.commitTransaction.bind(driver);
     this.rollback = driver.rollbackTransaction.bind(driver);
-    const patched = new WeakSet<DatabaseConnection>();
+    const logged = new WeakSet<DatabaseConnection>();
     driver.acquireConnection = async () => {
       this.waiting++;
-      let connection: DatabaseConnection;
+      let raw: DatabaseConnection;
       try {
-        connection = await this.acquire();
+        raw = await this.acquire();
       } finally {
         this.waiting--;
       }
-      if (!patched.has(connection)) {
-        const execute = connection.executeQuery.bind(connection);
-        // Outside a transaction of ours, a statement first commits the group it would otherwise join.
-        connection.executeQuery = async (query) => {
-          // A failed COMMIT is its group's callers' error, not this statement's.
-          if (this.group && !this.running) await this.commit(connection).catch(() => {});
-          return execute(query);
-        };
-        patched.add(connection);
+      // Logged here rather than by Kysely, which sees only the handles: so are BEGIN, SAVEPOINT and
+      // the COMMIT of a flush, which run on the connection itself.
+      if (log && !logged.has(raw)) {
+        withLogging(raw, log);
+        logged.add(raw);
       }
-      return connection;
+      const lent: Lent = {
+        raw,
+        ended: false,
+        executeQuery: async (query) => {
+          if (lent.ended) throw new TransactionEndedError();
+          // Outside a transaction of ours, a statement first commits the group it would otherwise join.
+          // A failed COMMIT is its group's callers' error, not this statement's.
+          if (this.group && !this.running) await this.commit(raw).catch(() => {});
+          return raw.executeQuery(query);
+        },
+        streamQuery: (query, chunkSize) => {
+          if (lent.ended) throw new TransactionEndedError();
+          return raw.streamQuery(query, chunkSize);
+        },
+      };
+      return lent;
+    };
+    driver.releaseConnection = async (connection) => {
+      (connection as Lent).ended = true;
+      await this.release((connection as Lent).raw);
     };
     driver.beginTransaction = (connection, settings) => this.beginOn(connection, settings);
     driver.commitTransaction = (connection) => this.commitOn(connection);
@@ -113,10 +148,21 @@ export class GroupCommit {
 
   /** The running transaction's work failed with `error`; Kysely rolls it back next. */
   failed(error: unknown): void {
-    if (this.running) this.failure = error;
+    if (!this.running) return;
+    this.failure = error;
+    // Nothing more of its work runs: what it still sends would land outside its savepoint.
+    if (this.lent) this.lent.ended = true;
   }
 
-  private async beginOn(connection: DatabaseConnection, settings: Parameters<Driver["beginTransaction"]>[1]) {
+  // The transaction of `lent` ends: later statements of it are refused. The raw connection.
+  private end(lent: DatabaseConnection): DatabaseConnection {
+    (lent as Lent).ended = true;
+    return (lent as Lent).raw;
+  }
+
+  private async beginOn(lent: DatabaseConnection, settings: Parameters<Driver["beginTransaction"]>[1]) {
+    const connection = (lent as Lent).raw;
+    this.lent = lent as Lent;
     this.running = true;
     this.asked = false;
     this.failure = undefined;
@@ -132,7 +178,8 @@ export class GroupCommit {
     }
   }
 
-  private async commitOn(connection: DatabaseConnection) {
+  private async commitOn(lent: DatabaseConnection) {
+    const connection = this.end(lent);
     const group = this.group as Group;
     try {
       if (group.members > 0) await this.run(connection, `release ${memberSavepoint}`);
@@ -144,7 +191,8 @@ export class GroupCommit {
     else await this.commit(connection);
   }
 
-  private async rollbackOn(connection: DatabaseConnection) {
+  private async rollbackOn(lent: DatabaseConnection) {
+    const connection = this.end(lent);
     const group = this.group;
     try {
       if (!group || group.members === 0) {
@@ -219,18 +267,36 @@ export class GroupCommit {
 export class GroupCommitDialect extends WaitingForLockDialect {
   groupCommit: GroupCommit | undefined;
 
+  /** `log` hears of every statement run on the connection (Kysely's own `log` must then be unset). */
   constructor(
     config: SqliteDialectConfig,
     private readonly sqlite: SQLite.Database,
+    private readonly log?: (event: QueryLogEvent) => void,
   ) {
     super(config);
   }
 
   override createDriver(): Driver {
     const driver = super.createDriver();
-    this.groupCommit = new GroupCommit(driver, this.sqlite);
+    this.groupCommit = new GroupCommit(driver, this.sqlite, this.log);
     return driver;
   }
+}
+
+// Reports each statement of `connection` to `log`, as Kysely's `log` option would.
+function withLogging(connection: DatabaseConnection, log: (event: QueryLogEvent) => void): void {
+  const execute = connection.executeQuery.bind(connection);
+  connection.executeQuery = async <R>(query: CompiledQuery) => {
+    const start = performance.now();
+    try {
+      const result = await execute<R>(query);
+      log({ level: "query", query, queryDurationMillis: performance.now() - start });
+      return result;
+    } catch (error) {
+      log({ level: "error", query, queryDurationMillis: performance.now() - start });
+      throw error;
+    }
+  };
 }
 
 // The group commit of each SQLite database, by its adapter (shared by the database and its transactions).
@@ -243,7 +309,10 @@ export function registerGroupCommit(adapter: object, groupCommit: GroupCommit): 
 
 /** Called by a transaction whose work failed, before it is rolled back (see GroupCommit.failed). */
 export function failedIn(trx: Pick<Transaction<unknown>, "getExecutor">, error: unknown): void {
-  groupCommits.get(trx.getExecutor().adapter)?.failed(error);
+  const groupCommit = groupCommits.get(trx.getExecutor().adapter);
+  if (!groupCommit) return;
+  endedTransaction(trx);
+  groupCommit.failed(error);
 }
 
 /**
@@ -251,5 +320,8 @@ export function failedIn(trx: Pick<Transaction<unknown>, "getExecutor">, error: 
  * (the transaction then waits for it, see GroupCommit), or undefined on PostgreSQL.
  */
 export function commitOf(trx: Pick<Transaction<unknown>, "getExecutor">): Promise<void> | undefined {
-  return groupCommits.get(trx.getExecutor().adapter)?.ticket();
+  const groupCommit = groupCommits.get(trx.getExecutor().adapter);
+  if (!groupCommit) return undefined;
+  endedTransaction(trx);
+  return groupCommit.ticket();
 }

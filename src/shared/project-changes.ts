@@ -32,13 +32,6 @@ export interface DomainEvent {
 export type EventRecorder = (trx: Tx, actor: object | undefined, event: DomainEvent) => Promise<void>;
 
 /**
- * Starts, at the beginning of a write's transaction, a read that a recorder will need, without
- * awaiting it: on PostgreSQL it then shares the round trip of the write's first statement
- * (transaction-batching.ts) instead of taking one of its own when the event is recorded.
- */
-export type ReadAhead = (trx: Tx, projectId: string) => void;
-
-/**
  * Announces that a project's data changed, in two halves. `record` persists the change where every
  * process sees it (the project's version counters, which the response cache checks) INSIDE the
  * write's transaction: the data and its version commit together, so no crash between the two can
@@ -54,7 +47,6 @@ export type ReadAhead = (trx: Tx, projectId: string) => void;
 export class ProjectChanges {
   private readonly listeners = new Set<ChangeListener>();
   private readonly recorders = new Set<EventRecorder>();
-  private readonly readAheads = new Set<ReadAhead>();
   // The transactions whose write found nothing to change (see `unchanged`).
   private readonly unchangedWrites = new WeakSet<Tx>();
 
@@ -88,9 +80,6 @@ export class ProjectChanges {
   ): Promise<T> {
     let changed = true;
     const result = await inTransaction(db, actor, async (trx) => {
-      // Apps, their links and endpoints are project-area data, so a write that leaves that area
-      // alone cannot change what a read-ahead reads before its event is recorded.
-      if (!(areas & areaBit.project)) for (const readAhead of this.readAheads) readAhead(trx, projectId);
       const value = await work(trx);
       changed = !this.unchangedWrites.has(trx);
       if (changed) await this.persist(trx, projectId, areas);
@@ -142,12 +131,6 @@ export class ProjectChanges {
   addRecorder(recorder: EventRecorder): () => void {
     this.recorders.add(recorder);
     return () => this.recorders.delete(recorder);
-  }
-
-  /** Registers a read started at the beginning of each `write` that leaves the project area alone. */
-  addReadAhead(readAhead: ReadAhead): () => void {
-    this.readAheads.add(readAhead);
-    return () => this.readAheads.delete(readAhead);
   }
 
   /**

@@ -1,6 +1,6 @@
 import { Writable } from "node:stream";
 import { type Config, loadConfig } from "../../src/config.js";
-import { type DatabaseHandle, openDatabase } from "../../src/db/database.js";
+import { type DatabaseHandle, openDatabase, serverDatabaseOptions } from "../../src/db/database.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { createLogger } from "../../src/logger.js";
 import { createServices, type Services } from "../../src/services.js";
@@ -38,7 +38,9 @@ export async function createTestContext(
   const config = loadConfig({ DATABASE_URL: engine.newDatabaseUrl(), LOG_LEVEL: "info", ...env });
   const statements: string[] = [];
   const queries: TestContext["queries"] = [];
+  // As a server opens it (timeouts, synchronous), but with a smaller pool.
   const database = openDatabase(config.databaseUrl, {
+    ...serverDatabaseOptions(config),
     poolSize: 4,
     onQuery: (sql, parameters) => {
       statements.push(sql);

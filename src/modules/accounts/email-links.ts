@@ -30,6 +30,7 @@ export async function issueEmailToken(
 ): Promise<string> {
   const token = randomSecret();
   const now = new Date();
+  // Bare: email link secrets belong to no project; each is checked against the database when used.
   await db.transaction().execute(async (trx) => {
     await emailTokensRepository.retireUnused(trx, userId, purpose, now.toISOString());
     await emailTokensRepository.insert(trx, {

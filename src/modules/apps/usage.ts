@@ -78,6 +78,7 @@ export class UsageRecorder {
     const batch = this.pending;
     this.pending = new Map();
     try {
+      // Bare: usage counters decide no access and no cached answer reads them (readers add the pending ones).
       await this.db.transaction().execute(async (trx) => {
         // An app deleted since its requests were counted has no row to count them against.
         const existing = await appsRepository.existingAppIds(trx, [...batch.keys()]);

@@ -141,9 +141,7 @@ const attendeePages = shapedQuery(
 );
 
 // Every check-in and undo locks its attendee: compiled once per database (see reusableQuery). The
-// columns are named, not `*`, so that PostgreSQL keeps it prepared (see nameStatement). A read-ahead
-// on PostgreSQL: the check-in's INSERT (or the undo's UPDATE), issued in the same turn, goes in its
-// round trip (transaction-batching.ts).
+// columns are named, not `*`, so that PostgreSQL keeps it prepared (see nameStatement).
 const lockedAttendee = reusableQuery(
   (db, projectId: string, id: string) => {
     const read = db
@@ -154,7 +152,6 @@ const lockedAttendee = reusableQuery(
     return db.getExecutor().adapter instanceof SqliteAdapter ? read : read.forUpdate();
   },
   ["", ""] as const,
-  { readAhead: true },
 );
 
 // Where a check-in finds the attendee's project before authorizing it: only the two columns that

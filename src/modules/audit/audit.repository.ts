@@ -6,9 +6,7 @@ import type { PageWindow } from "../../shared/pagination.js";
 
 export type AuditRow = Selectable<AuditEventsTable>;
 
-// Every audited write inserts one entry: the statement is compiled once (see reusableQuery). Nothing
-// reads its result, so on PostgreSQL it rides with the write's next statement or its COMMIT instead
-// of a round trip of its own (transaction-batching.ts); a failure still fails the write.
+// Every audited write inserts one entry: the statement is compiled once (see reusableQuery).
 const entryColumns = [
   "id",
   "project_id",
@@ -30,7 +28,6 @@ const insertEntry = reusableQuery(
       .insertInto("audit_events")
       .values(Object.fromEntries(entryColumns.map((column, i) => [column, values[i]])) as AuditRow),
   entryColumns.map((): unknown => ""),
-  { sentWithCommit: true },
 );
 
 /** What the audit page and `Project.auditLog` filter by; every part is optional. */

@@ -40,8 +40,8 @@ const activeOf = reusableQuery(
   ["", ""] as const,
 );
 // The check-in's INSERT reads the attendee it names, so it inserts nothing for an attendee who is
-// missing from the project or cancelled. Sent in the round trip that locks the attendee (see
-// checkIn), it runs after that lock and, on PostgreSQL, with a snapshot taken after it.
+// missing from the project or cancelled. Run after the statement that locks the attendee (see
+// lockAndCheckIn), it reads, on PostgreSQL, with a snapshot taken after that lock.
 const insertUnlessActive = reusableQuery(
   (
     db,

@@ -128,16 +128,13 @@ function activeCheckIn(actor: Actor, projectId: string, attendeeId: string): Omi
 }
 
 /**
- * Locks the attendee and checks them in, in one round trip on PostgreSQL: the lock is a read-ahead
- * (see lockAttendee), so it waits for the INSERT issued in the same turn and goes with it. The lock
- * orders this check-in after a concurrent cancellation (or before it); the INSERT, run after it,
- * inserts nothing for a cancelled or missing attendee. `made` is the check-in made now, if any.
+ * Locks the attendee, then checks them in. The lock orders this check-in after a concurrent
+ * cancellation (or before it); the INSERT, run after it, inserts nothing for a cancelled or missing
+ * attendee. `made` is the check-in made now, if any.
  */
 async function lockAndCheckIn(trx: Tx, actor: Actor, projectId: string, attendeeId: string) {
-  const [attendee, made] = await Promise.all([
-    lockAttendee(trx, projectId, attendeeId),
-    repo.insertActive(trx, activeCheckIn(actor, projectId, attendeeId)),
-  ]);
+  const attendee = await lockAttendee(trx, projectId, attendeeId);
+  const made = await repo.insertActive(trx, activeCheckIn(actor, projectId, attendeeId));
   return { attendee, made };
 }
 
@@ -246,11 +243,9 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
         "checkins:write",
         attendeeVisible,
         async (trx, projectId) => {
-          // The lock and the undo in one round trip, as in lockAndCheckIn.
-          const [attendee, justUndone] = await Promise.all([
-            lockAttendee(trx, projectId, data.attendeeId),
-            repo.undoActive(trx, projectId, data.attendeeId, nowIso()),
-          ]);
+          // The lock first, as in lockAndCheckIn.
+          const attendee = await lockAttendee(trx, projectId, data.attendeeId);
+          const justUndone = await repo.undoActive(trx, projectId, data.attendeeId, nowIso());
           if (!attendee) throw notFound("Attendee");
           if (justUndone) await changes.event(trx, actor, checkinEvent(projectId, attendee, "undone"));
           else changes.unchanged(trx);

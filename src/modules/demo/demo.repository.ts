@@ -25,6 +25,7 @@ async function insertInBatches<R extends object>(
   const first = rows[0];
   if (!first) return;
   const size = Math.max(1, Math.floor(maxParameters / Object.keys(first).length));
+  // Bare, not ProjectChanges.write: the demo seeder fills a new database before anything serves or caches it.
   await db.transaction().execute(async (trx) => {
     for (let i = 0; i < rows.length; i += size) await insert(trx, rows.slice(i, i + size));
   });

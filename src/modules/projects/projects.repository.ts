@@ -68,8 +68,7 @@ const statusAndVersionOfProject = reusableQuery(
   [""] as const,
 );
 
-// Every write bumps its areas' counters: one statement compiled per set of areas (at most 31). On
-// PostgreSQL it travels with the COMMIT (see sentWithCommit in database.ts).
+// Every write bumps its areas' counters: one statement compiled per set of areas (at most 31).
 const bumpByAreas = new Map<AreaMask, ReturnType<typeof bumpStatement>>();
 function bumpStatement(areas: AreaMask) {
   return reusableQuery(
@@ -88,7 +87,6 @@ function bumpStatement(areas: AreaMask) {
         })
         .where("project_id", "=", id),
     [""] as const,
-    { sentWithCommit: true },
   );
 }
 

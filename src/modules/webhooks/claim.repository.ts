@@ -43,6 +43,7 @@ const maxQueues = 256;
  */
 export async function claimDeliveries(db: Db, engine: Engine, claim: ClaimRequest): Promise<ClaimedUnit[]> {
   if ((await plan(db, claim)).length === 0) return [];
+  // Bare: leases and attempt numbers are the dispatcher's own state; no cached answer or access reads them.
   return db.transaction().execute(async (trx) => {
     let units = await plan(trx, claim);
     if (engine === "postgres") units = await lockPrefixes(trx, units, claim.now);

@@ -16,27 +16,6 @@ function permissionsOf(subscriber: SubscriberRow) {
   );
 }
 
-// Subscribers read at the start of a write (readSubscribersAhead), by transaction: the first event
-// of that project recorded in it uses them; a later one reads again, as a write with several events
-// (an import) always did.
-const readAhead = new WeakMap<Tx, { projectId: string; rows: Promise<SubscriberRow[]> }>();
-
-/** Starts reading the project's subscribers for the write `trx` begins (ProjectChanges.addReadAhead). */
-export function readSubscribersAhead(trx: Tx, projectId: string): void {
-  const rows = repo.subscribersOf(trx, projectId);
-  // Unused when the write records no event; a failure aborts the transaction, whose own
-  // statements then report it.
-  rows.catch(() => {});
-  readAhead.set(trx, { projectId, rows });
-}
-
-function subscribersOf(trx: Tx, projectId: string): Promise<SubscriberRow[]> {
-  const ahead = readAhead.get(trx);
-  if (ahead?.projectId !== projectId) return repo.subscribersOf(trx, projectId);
-  readAhead.delete(trx);
-  return ahead.rows;
-}
-
 /**
  * The outbox: a recorder (ProjectChanges.addRecorder) that writes one delivery per subscribed app
  * in the write's own transaction, so a committed change always has its deliveries and a rolled-back
@@ -52,7 +31,7 @@ export async function recordDeliveries(trx: Tx, event: DomainEvent): Promise<str
     const owner = await repo.linkSubscriber(trx, event.object.id);
     appIds = owner && subscribed(owner.events, event.type) ? [owner.app_id] : [];
   } else {
-    const subscribers = await subscribersOf(trx, event.projectId);
+    const subscribers = await repo.subscribersOf(trx, event.projectId);
     appIds = subscribers
       .filter((s) => subscribed(s.events, event.type) && mayReceive(event.type, permissionsOf(s)))
       .map((s) => s.app_id);

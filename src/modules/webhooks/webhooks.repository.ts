@@ -56,8 +56,6 @@ const subscribers = reusableQuery(
     return home.unionAll(linked);
   },
   ["", ""] as const,
-  // Read at the start of a write, with its first statement (ProjectChanges.addReadAhead).
-  { readAhead: true },
 );
 
 /** SQL of endpoints, deliveries and attempts. Only the webhooks module uses it. */
@@ -141,8 +139,7 @@ export const webhooksRepository = {
    * Inserts deliveries of one project's event in the order of the project's commits. `seq` is what
    * the dispatcher sends a queue in, and it is taken when the row is inserted; on PostgreSQL the
    * project's version row is locked first, so a concurrent write of the project inserts after this
-   * one commits (the version bump, which also locks that row, goes with the COMMIT:
-   * transaction-batching.ts).
+   * one commits (the version bump, the write's last statement, locks that row too).
    * Without the lock, a later `seq` could commit first and be sent before an earlier one. SQLite
    * runs one write transaction at a time.
    */
@@ -165,6 +162,7 @@ export const webhooksRepository = {
     results: readonly AttemptResult[],
     health: { appId: string; ok: boolean; at: string } | undefined,
   ): Promise<Set<string>> {
+    // Bare: attempt results and endpoint health are the dispatcher's own state, read by no access decision.
     return db.transaction().execute(async (trx) => {
       if (health)
         await trx

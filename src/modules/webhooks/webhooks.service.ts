@@ -12,7 +12,7 @@ import { dateTime, idText, parseInput } from "../../shared/validation.js";
 import type { Actor } from "../access/actor.js";
 import type { AppsService } from "../apps/apps.service.js";
 import { eventCatalogue, eventTypeInfo } from "./catalogue.js";
-import { pendingDelivery, readSubscribersAhead, recordDeliveries } from "./outbox.js";
+import { pendingDelivery, recordDeliveries } from "./outbox.js";
 import { generateSecret, secretLastFour } from "./signing.js";
 import { BlockedAddressError, checkEndpointUrl } from "./ssrf.js";
 import {
@@ -165,7 +165,6 @@ export function createWebhooksService(db: Db, config: Config, changes: ProjectCh
     const queues = await recordDeliveries(trx, event);
     if (queues.length > 0) afterCommit(trx, () => queued(queues));
   });
-  changes.addReadAhead(readSubscribersAhead);
   let checkSelection: SelectionCheck | undefined;
 
   async function managedApp(actor: Actor, appId: string) {
@@ -352,6 +351,7 @@ export function createWebhooksService(db: Db, config: Config, changes: ProjectCh
           data: { appId: globalId("App", appId), projectId: app.projectId },
         }),
       });
+      // Bare: a ping's delivery row is outbox state that no access decision reads; `announce` tells the cache.
       await db.transaction().execute((trx) => repo.insertDeliveries(trx, app.projectId, [row]));
       changes.announce(app.projectId);
       queued();
