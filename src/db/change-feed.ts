@@ -55,6 +55,9 @@ export class ChangeFeed {
   private closed = false;
   private retryMs = minRetryMs;
   private timer: NodeJS.Timeout | undefined;
+  private beat: NodeJS.Timeout | undefined;
+  /** Whether the last heartbeat's query is still unanswered. */
+  private beatPending = false;
   private readonly listeners = new Set<ChangeListener>();
 
   /** The fence every caller of `heardEverywhere` from now on waits for; not sent yet. */
@@ -65,12 +68,14 @@ export class ChangeFeed {
   /**
    * `isOwnBackend`: whether a backend process id is one of this process's pooled connections.
    * `fenceTimeoutMs`: how long `heardEverywhere` waits for a listener that does not answer.
+   * `heartbeatMs`: how often the listening connection is asked a query (see `heartbeat`).
    */
   constructor(
     private readonly url: string,
     private readonly isOwnBackend: (pid: number) => boolean = () => false,
     // Long enough for a listener on a loaded machine; a wait this long means one is stuck or gone.
     private readonly fenceTimeoutMs = 2_000,
+    private readonly heartbeatMs = 5_000,
   ) {}
 
   /** A number that stays the same while no notification can have been missed; undefined while not listening. */
@@ -90,6 +95,7 @@ export class ChangeFeed {
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    clearInterval(this.beat);
     const client = this.client;
     this.client = undefined;
     this.listening = false;
@@ -132,6 +138,32 @@ export class ChangeFeed {
     this.generation += 1;
     this.listening = true;
     this.retryMs = minRetryMs;
+    this.beatPending = false;
+    this.beat = setInterval(() => this.heartbeat(client), this.heartbeatMs);
+    this.beat.unref();
+  }
+
+  /**
+   * A connection that went silent without closing (the database's host lost, a firewall dropping an
+   * idle flow) raises no error for hours (TCP keepalive's default), and meanwhile the process would
+   * trust everything it remembers and caches while hearing of no revocation, and no fence would wait
+   * for it either (its backend is gone). A query per beat that is still unanswered at the next
+   * beat ends the connection: the epoch turns undefined (every hit checked, nothing remembered)
+   * until a new connection listens.
+   */
+  private heartbeat(client: pg.Client): void {
+    if (this.client !== client) return;
+    if (this.beatPending) {
+      this.lose(client);
+      return;
+    }
+    this.beatPending = true;
+    client.query("select 1").then(
+      () => {
+        if (this.client === client) this.beatPending = false;
+      },
+      () => this.lose(client),
+    );
   }
 
   /**
@@ -211,6 +243,7 @@ export class ChangeFeed {
     if (this.client !== client) return;
     this.client = undefined;
     this.listening = false;
+    clearInterval(this.beat);
     client.removeAllListeners("notification");
     client.end().catch(() => {});
     if (this.closed) return;

@@ -92,8 +92,33 @@ function changedCondition(columns: readonly string[] | undefined, postgres: bool
   return columns.map((c) => `old.${c} ${distinct} new.${c}`).join(" or ");
 }
 
+/**
+ * PostgreSQL's TRUNCATE fires no row trigger: an access table (or the versions themselves) emptied
+ * that way would move no version and announce nothing, and every process would go on answering
+ * from what it remembers and caches. It is refused, naming DELETE, which fires the triggers above.
+ * SQLite has no TRUNCATE: its DELETE without WHERE skips the truncate optimization when a table has triggers.
+ */
+const truncateRefusedOn = ["projects", "project_versions", "apps", "app_links", "project_members", "users"];
+
 export async function up(db: Kysely<unknown>): Promise<void> {
   const postgres = await isPostgres(db);
+  if (postgres) {
+    await sql
+      .raw(`
+        create function access_version_no_truncate() returns trigger language plpgsql as $$
+        begin
+          raise exception 'TRUNCATE of % would not move the access versions: use DELETE', tg_table_name;
+        end;
+        $$`)
+      .execute(db);
+    for (const table of truncateRefusedOn) {
+      await sql
+        .raw(`
+          create trigger access_version_no_truncate before truncate on ${table}
+          for each statement execute function access_version_no_truncate()`)
+        .execute(db);
+    }
+  }
   for (const trigger of accessTriggers) {
     const when = changedCondition(trigger.columns, postgres);
     const event = trigger.columns ? `update of ${trigger.columns.join(", ")}` : trigger.event;
@@ -150,6 +175,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   const postgres = await isPostgres(db);
+  if (postgres) {
+    for (const table of truncateRefusedOn) {
+      await sql.raw(`drop trigger if exists access_version_no_truncate on ${table}`).execute(db);
+    }
+    await sql.raw("drop function if exists access_version_no_truncate()").execute(db);
+  }
   const names = [...accessTriggers.map((t) => [t.name, t.table]), ["projects_delete", "projects"]];
   for (const [name, table] of names) {
     if (postgres) {
