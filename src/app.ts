@@ -66,6 +66,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // connection stay bounded whatever a client opens.
   app.server.maxConnections = config.http.maxConnections;
   const services = createServices(database, config, logger, deps.cluster);
+  door.onBatch(() => services.responseCache.requestsArrive());
   app.decorate("services", services);
   // Runs after in-flight requests finished and before the caller closes the database, so the
   // request counts still in memory are written. A failure is already logged by the recorder.

@@ -8,7 +8,7 @@ import { createApp, createProject, createTicketType } from "../../test/helpers/f
 import { gql } from "../../test/helpers/graphql.js";
 import { startTestServer } from "../../test/helpers/test-server.js";
 import { createTestContext } from "../../test/helpers/test-services.js";
-import { globalId } from "../graphql/builder.js";
+import { globalId } from "../graphql/ids.js";
 import { systemActor } from "../modules/access/actor.js";
 import { StatementTimeoutError } from "./availability.js";
 

@@ -55,6 +55,8 @@ const unavailable = '{"error":"Service Unavailable","message":"Service Unavailab
 export class FrontDoor {
   private lane: Lane | undefined;
   private closing = false;
+  private readonly batchListeners: (() => void)[] = [];
+  private inBatch = false;
 
   constructor(private readonly logger: Logger) {}
 
@@ -63,6 +65,7 @@ export class FrontDoor {
     const server = http.createServer(options.http as http.ServerOptions, (request, response) => {
       // Decided on arrival (Fastify's own `return503OnClosing` is off): a request that arrived
       // before shutdown is answered even when a lane hands it on after shutdown began.
+      if (!this.inBatch) this.batchBegins();
       if (this.closing) this.refuse(request, response);
       else if (this.lane) this.lane(request, response, handler);
       else handler(request, response);
@@ -75,6 +78,23 @@ export class FrontDoor {
     if (maxRequestsPerSocket > 0) server.maxRequestsPerSocket = maxRequestsPerSocket;
     return server;
   };
+
+  /**
+   * Calls `listener` with the first request of each batch the event loop hands over (requests
+   * received together, before the first of them is handled): what was read before may be older
+   * than they are (the response cache's epoch).
+   */
+  onBatch(listener: () => void): void {
+    this.batchListeners.push(listener);
+  }
+
+  private batchBegins(): void {
+    this.inBatch = true;
+    setImmediate(() => {
+      this.inBatch = false;
+    });
+    for (const listener of this.batchListeners) listener();
+  }
 
   /** Fastify's `genReqId`: a lane's request keeps the id it was given on arrival. */
   readonly requestId = (request: IncomingMessage): string => arrivalOf(request)?.id ?? randomUUID();

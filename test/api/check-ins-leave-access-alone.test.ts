@@ -4,7 +4,7 @@ import { after, before, describe, test } from "node:test";
 import pg from "pg";
 import { channel } from "../../src/db/change-feed.js";
 import { rememberedCaller } from "../../src/graphql/authentication.js";
-import { globalId } from "../../src/graphql/builder.js";
+import { globalId } from "../../src/graphql/ids.js";
 import { systemActor } from "../../src/modules/access/actor.js";
 import { areaBit } from "../../src/shared/data-areas.js";
 import { feedListens } from "../helpers/change-feed.js";

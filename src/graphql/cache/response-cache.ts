@@ -196,15 +196,21 @@ export class ResponseCache {
       this.lastExternal = current;
       this.epochValue += 1;
     }
-    // Reading data_version starts a read transaction (eight system calls with WAL: a fifth of a
-    // small query's hit). One read per event-loop turn is as exact: the requests handled in a turn
-    // were received before it began, so a commit elsewhere during the turn is concurrent with them
-    // and either order is a correct answer; the next turn reads it again.
+    // Reading data_version starts a read transaction, so it is read once per batch of requests: the
+    // requests the poll phase hands over together were received before the first of them is
+    // handled, so a commit elsewhere meanwhile is concurrent with them and either order is a correct
+    // answer. A value read before the batch (in a timer) must not serve it: the front door calls
+    // `requestsArrive` with each batch's first request (src/http/front-door.ts).
     this.epochReadThisTurn = true;
     setImmediate(() => {
       this.epochReadThisTurn = false;
     });
     return this.epochValue;
+  }
+
+  /** A batch of requests arrives: the next `epoch()` reads the database's counter again. */
+  requestsArrive(): void {
+    this.epochReadThisTurn = false;
   }
 
   /**
