@@ -98,7 +98,7 @@ export function createExecutor(services: Services, documents: DocumentCache) {
     const run = compute(exchange, actor, operation, budget);
     if (cacheKey && !flights.has(cacheKey)) {
       const shareable = run.then(
-        (r) => (r.versions ? r : undefined),
+        (r) => (r.versions && r.shareable ? r : undefined),
         () => undefined,
       );
       flights.set(cacheKey, shareable);
@@ -167,13 +167,20 @@ export function createExecutor(services: Services, documents: DocumentCache) {
     const head = answerHead(errors ? { errors, data: result.data } : { data: result.data });
     const internal = errors?.some((e) => e.extensions?.code === ErrorCode.INTERNAL_SERVER_ERROR);
     if (!cacheKey || !caching || internal || !context.cacheable) return { head, versions: undefined };
-    services.responseCache.store(cacheKey, head, context.projectsRead, caching.mark, {
+    const { responseCache } = services;
+    responseCache.store(cacheKey, head, context.projectsRead, caching.mark, {
       ttlMs: cacheTtlMs,
       versions: context.projectVersions,
       areas,
       epoch: caching.epoch,
     });
-    return { head, versions: context.projectVersions };
+    // Requests that joined this execution arrived after it began: they may take its answer only if
+    // nothing it read changed meanwhile (an unpublish, a revoke), as far as this process can know.
+    const shareable =
+      caching.epoch !== undefined &&
+      responseCache.epoch() === caching.epoch &&
+      ![...context.projectsRead].some((id) => responseCache.changedSince(id, caching.mark));
+    return { head, versions: context.projectVersions, shareable };
   }
 
   function formatAll(result: ExecutionResult, request: FastifyRequest): GraphQLFormattedError[] {
@@ -204,6 +211,8 @@ function answerHead(answer: { errors?: GraphQLFormattedError[]; data: unknown })
 interface Computed {
   head: Buffer;
   versions: ReadonlyMap<string, number | null> | undefined;
+  /** Whether requests that arrived during the execution may take its answer (`compute`). */
+  shareable?: boolean;
 }
 
 /** The 503 already sent when the database went away during execution. */

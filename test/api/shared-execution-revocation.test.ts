@@ -48,12 +48,9 @@ describe("a request joining an execution begun before a revocation", {
     }
   }
 
-  // Fails today: the late request joins the flight and is answered with the project and its rooms.
-  // The fix belongs in graphql/execution.ts (joinedFlight), outside this change's files: remove
-  // `todo` with it.
-  test("the public reader of a project unpublished meanwhile gets nothing", {
-    todo: "execution.ts shares a flight that resolved access before the change",
-  }, async () => {
+  // Failed before an execution's answer was shared only when nothing it read changed meanwhile
+  // (graphql/execution.ts, `shareable`): the late request got the project and its rooms.
+  test("the public reader of a project unpublished meanwhile gets nothing", async () => {
     const { project, owner } = await createPublishedProject(server.services);
     await server.services.agenda.createRoom(owner, { projectId: project.id, name: "Hall A" });
     const variables = { id: project.id };
