@@ -26,6 +26,11 @@ export interface DomainEvent {
    * back, a statement less per write. Recorders other than the audit log ignore it.
    */
   row?: Readonly<Record<string, unknown>>;
+  /**
+   * The object's row as it was before an update, when the write read it anyway: the audit log then
+   * shows each changed field as before → after, and leaves out the fields a form sent unchanged.
+   */
+  before?: Readonly<Record<string, unknown>>;
 }
 
 /** Stores an event inside the write's transaction (it must use `trx`, never another connection). */

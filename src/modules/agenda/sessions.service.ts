@@ -267,6 +267,8 @@ export function createAgendaSessionsService(writer: RowWriter) {
           await writer.changes.event(trx, actor, {
             ...objectEvent(projectId, "Session", data.id, "updated"),
             changed: changedFields(data),
+            before: row,
+            row: updated,
           });
           return presentSession(updated);
         },

@@ -158,12 +158,16 @@ export function createSpeakersService(writer: RowWriter) {
           };
           // Links are stored as JSON text.
           if (data.links !== undefined) patch.links = JSON.stringify(data.links);
+          // Read first so the audit log can show each field as before → after.
+          const before = await repo.findSpeaker(trx, projectId, data.id);
           await repo.updateSpeaker(trx, projectId, data.id, patch);
           const updated = await repo.findSpeaker(trx, projectId, data.id);
           if (!updated) throw notFound("Speaker");
           await writer.changes.event(trx, actor, {
             ...objectEvent(projectId, "Speaker", data.id, "updated"),
             changed: changedFields(data),
+            before,
+            row: updated,
           });
           return presentSpeaker(updated);
         },

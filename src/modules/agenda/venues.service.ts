@@ -134,12 +134,16 @@ function venueOperations<
       const located = await kind.locate(db, data.id);
       return writeRow(writer, actor, located, kind.what, "agenda:write", anyone, async (trx, projectId) => {
         const patch = kind.patch(data);
+        // Read first so the audit log can show each field as before → after.
+        const before = await kind.find(trx, projectId, data.id);
         if (Object.keys(patch).length > 0) await kind.update(trx, projectId, data.id, patch);
         const updated = await kind.find(trx, projectId, data.id);
         if (!updated) throw notFound(kind.what);
         await writer.changes.event(trx, actor, {
           ...event(updated, "updated"),
           changed: changedFields(data),
+          before,
+          row: updated,
         });
         return kind.present(updated);
       });

@@ -340,6 +340,8 @@ export function createAttendeesService(
             await changes.event(trx, actor, {
               ...objectEvent(projectId, "Attendee", data.id, "updated"),
               changed: changedFields(data),
+              before: row,
+              row: updated,
             });
             return presentAttendee(updated);
           },

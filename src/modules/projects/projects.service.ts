@@ -233,6 +233,8 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
         await changes.event(trx, actor, {
           ...objectEvent(projectId, "Project", projectId, "updated"),
           changed: changedFields(data),
+          before: current,
+          row: updated,
         });
         return presentProject(updated);
       });

@@ -278,6 +278,8 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
           await changes.event(trx, actor, {
             ...objectEvent(projectId, "TicketType", data.id, "updated"),
             changed: changedFields(data),
+            before: row,
+            row: updated,
           });
           return presentTicketType(updated);
         },
