@@ -1,17 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { fromWallClock, zonedClock, zonedDay, zonedParts, zoneOffsetMs } from "./time.js";
+import { fromWallClock, zonedClock, zonedDay, zoneOffsetMs } from "./time.js";
 
 describe("zoned times", () => {
   test("reads an instant's wall clock in a zone, across the date line and midnight", () => {
-    assert.deepEqual(zonedParts("2026-03-29T00:30:00Z", "Europe/Berlin"), {
-      year: 2026,
-      month: 3,
-      day: 29,
-      hour: 1,
-      minute: 30,
-      second: 0,
-    });
+    assert.equal(zonedDay("2026-03-29T00:30:00Z", "Europe/Berlin"), "2026-03-29");
+    assert.equal(zonedClock("2026-03-29T00:30:00Z", "Europe/Berlin"), "01:30");
     assert.equal(zonedDay("2026-05-04T23:30:00Z", "Europe/Berlin"), "2026-05-05");
     assert.equal(zonedDay("2026-05-04T23:30:00Z", "America/Los_Angeles"), "2026-05-04");
     assert.equal(zonedClock("2026-05-04T23:05:00Z", "Asia/Kolkata"), "04:35");

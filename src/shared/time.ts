@@ -9,7 +9,7 @@ export function utcDay(date = new Date()): string {
 }
 
 /** The wall-clock fields of an instant in a time zone (month 1–12, hour 0–23). */
-export interface ZonedParts {
+interface ZonedParts {
   year: number;
   month: number;
   day: number;
@@ -42,7 +42,7 @@ function partFormat(timeZone: string): Intl.DateTimeFormat {
 }
 
 /** The wall-clock fields of `instant` (a Date, epoch milliseconds or an ISO string) in `timeZone`. */
-export function zonedParts(instant: Date | number | string, timeZone: string): ZonedParts {
+function zonedParts(instant: Date | number | string, timeZone: string): ZonedParts {
   const parts: Record<string, number> = {};
   for (const part of partFormat(timeZone).formatToParts(new Date(instant))) {
     if (part.type !== "literal") parts[part.type] = Number(part.value);

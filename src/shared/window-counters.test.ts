@@ -2,11 +2,11 @@ import assert from "node:assert/strict";
 import { after, describe, test } from "node:test";
 import { RedisConnections, uniqueRedisPrefix } from "../../test/helpers/redis.js";
 import { describeNeeding, redisMissing } from "../../test/helpers/requirements.js";
-import { type Charge, createWindowCounters, type WindowCounters } from "./window-counters.js";
+import { createWindowCounters, type WindowCounters } from "./window-counters.js";
 
 const minute = 60_000;
-const login = (key: string): Charge => ({ key: `login:${key}`, points: 1, limit: 2, windowMs: minute });
-const office: Charge = { key: "ip:10.0.0.1", points: 1, limit: 3, windowMs: minute };
+const login = (key: string) => ({ key: `login:${key}`, points: 1, limit: 2, windowMs: minute });
+const office = { key: "ip:10.0.0.1", points: 1, limit: 3, windowMs: minute };
 
 /** The same checks in process and over Redis: one mechanism, one behaviour. */
 function behavesAsWindowCounters(make: () => Promise<WindowCounters[]>) {

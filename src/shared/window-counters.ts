@@ -9,7 +9,7 @@ import type { Logger } from "../logger.js";
  */
 
 /** Points to charge to one key, within a budget of `limit` per window of `windowMs`. */
-export interface Charge {
+interface Charge {
   key: string;
   points: number;
   limit: number;
