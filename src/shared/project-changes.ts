@@ -195,3 +195,25 @@ export function objectEvent(projectId: string, typename: string, id: string, ver
   const noun = typename.replace(/(?<=[a-z0-9])(?=[A-Z])/g, "_").toLowerCase();
   return { projectId, type: `${noun}.${verb}`, object: { typename, id } };
 }
+
+type Row = Readonly<Record<string, unknown>>;
+
+/**
+ * The event of an update of one object: the fields `input` named (see changedFields), and the row
+ * as it was and as the write left it, from which the audit log shows each changed field as
+ * before → after.
+ */
+export function updateEvent(
+  projectId: string,
+  typename: string,
+  id: string,
+  input: object,
+  rows: { before: Row | undefined; after: Row },
+): DomainEvent {
+  return {
+    ...objectEvent(projectId, typename, id, "updated"),
+    changed: changedFields(input),
+    before: rows.before,
+    row: rows.after,
+  };
+}
