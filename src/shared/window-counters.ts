@@ -100,20 +100,28 @@ export function createWindowCounters(options: WindowCountersOptions): WindowCoun
   // The in-process path runs on every API request without Redis: one map lookup per key.
   const takeLocally = (charges: readonly Charge[], charge: boolean): Decision => {
     const at = now();
-    const usages = charges.map((c) => {
-      const usage = local.get(c.key);
-      return usage && usage.endsAt > at ? usage : { used: 0, endsAt: at + c.windowMs };
-    });
-    const allowed = charges.every((c, i) => (usages[i] as Usage).used + c.points <= c.limit);
-    if (allowed && charge) {
-      charges.forEach((c, i) => {
-        const usage = usages[i] as Usage;
-        if (c.points === 0) return;
-        usage.used += c.points;
-        local.set(c.key, usage);
-      });
+    // Plain loops: with one charge (every API request) this allocates only the answer.
+    const usages: Usage[] = new Array(charges.length);
+    let allowed = true;
+    for (let i = 0; i < charges.length; i++) {
+      const c = charges[i] as Charge;
+      const open = local.get(c.key);
+      const usage = open && open.endsAt > at ? open : { used: 0, endsAt: at + c.windowMs };
+      usages[i] = usage;
+      if (usage.used + c.points > c.limit) allowed = false;
     }
-    return { allowed, windows: usages.map((u) => ({ used: u.used, msLeft: u.endsAt - at })) };
+    const windows: Decision["windows"] = new Array(charges.length);
+    for (let i = 0; i < charges.length; i++) {
+      const c = charges[i] as Charge;
+      const usage = usages[i] as Usage;
+      if (allowed && charge && c.points > 0) {
+        // A window that held nothing is new and joins the map (one emptied by giveBack is in it already).
+        if (usage.used === 0) local.set(c.key, usage);
+        usage.used += c.points;
+      }
+      windows[i] = { used: usage.used, msLeft: usage.endsAt - at };
+    }
+    return { allowed, windows };
   };
 
   let takeInRedis: TakeCommand | undefined;
