@@ -1,5 +1,6 @@
 import { spawn } from "node:child_process";
-import { existsSync, renameSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
 
 /**
@@ -84,15 +85,19 @@ export async function restoreDatabase(
   }
   if (databaseUrl.startsWith("sqlite:")) {
     assertIntact(from);
+    // A restore onto a fresh machine names a folder nothing has made yet; the server makes it on
+    // start too (openDatabase), so the two agree on what a DATABASE_URL may point at.
+    const target = sqlitePath(databaseUrl);
+    mkdirSync(dirname(target), { recursive: true });
     const backup = new SQLite(from, { readonly: true, fileMustExist: true });
     try {
       // Through the backup API rather than a file copy: the target's WAL and locks are honoured,
       // so a reader left open never sees a torn file.
-      await backup.backup(sqlitePath(databaseUrl));
+      await backup.backup(target);
     } finally {
       backup.close();
     }
-    assertIntact(sqlitePath(databaseUrl));
+    assertIntact(target);
     return { tool: "sqlite backup API" };
   }
   await run("pg_restore", [

@@ -3,6 +3,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { FastifyInstance } from "fastify";
 import { StoredBody } from "../http/compression.js";
+import { setAssetSecurityHeaders } from "../http/security-headers.js";
 
 // The files live in src/dashboard/assets. Compiled code runs from dist/src/dashboard, which has no
 // copy (tsc copies no CSS), so the source folder is found from either place.
@@ -59,10 +60,8 @@ export function registerAssetRoutes(app: FastifyInstance): void {
   app.get<{ Params: { name: string } }>("/assets/:name", { logLevel: "warn" }, async (request, reply) => {
     const asset = assets.get(request.params.name);
     if (!asset) return reply.callNotFound();
-    reply
-      .type(asset.type)
-      .header("cache-control", "public, max-age=31536000, immutable")
-      .header("x-content-type-options", "nosniff");
+    reply.type(asset.type).header("cache-control", "public, max-age=31536000, immutable");
+    setAssetSecurityHeaders(reply);
     return asset.stored.send(request, reply);
   });
 }

@@ -3,6 +3,7 @@ import formbody from "@fastify/formbody";
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { databaseRetryAfterSeconds } from "../db/availability.js";
 import { AppError, badInput, ErrorCode, httpStatusFor, isUserError } from "../errors.js";
+import { dashboardPolicy, setPageSecurityHeaders } from "../http/security-headers.js";
 import { loadServerSecret } from "../modules/accounts/server-secrets.js";
 import { hasControlCharacters } from "../shared/validation.js";
 import { registerDeveloperPages } from "./apps/developer-pages.js";
@@ -17,7 +18,6 @@ import {
   sessionCookie,
   verifyCsrf,
 } from "./context.js";
-import { contentSecurityPolicy } from "./csp.js";
 import { registerAccountPages } from "./pages/account.js";
 import { registerAgendaPages } from "./pages/agenda.js";
 import { registerAttendeePages } from "./pages/attendees.js";
@@ -33,15 +33,13 @@ import { registerSpeakerPages } from "./pages/speakers.js";
 import { registerTicketPages } from "./pages/tickets.js";
 import { sendPage } from "./ui/render.js";
 
-/** Headers on every dashboard response: no framing, no sniffing, no referrer to other sites. */
+/** Headers on every dashboard response: the pages' security headers, and no caching by default. */
 function securityHeaders(reply: FastifyReply): void {
-  // A page may have set its own (the consent page widens form-action to the app's origin).
-  if (!reply.hasHeader("content-security-policy"))
-    reply.header("content-security-policy", contentSecurityPolicy());
-  reply.header("x-frame-options", "DENY");
-  reply.header("x-content-type-options", "nosniff");
-  reply.header("referrer-policy", "same-origin");
-  reply.header("cross-origin-opener-policy", "same-origin");
+  setPageSecurityHeaders(reply, {
+    contentSecurityPolicy: dashboardPolicy(),
+    referrerPolicy: "same-origin",
+    isolated: true,
+  });
   if (!reply.hasHeader("cache-control")) reply.header("cache-control", "no-store");
 }
 

@@ -1,58 +1,24 @@
 import { badInput } from "../errors.js";
+import { fromWallClock, zonedClock, zonedDay } from "../shared/time.js";
 import { isCalendarDate } from "../shared/validation.js";
 
 // The dashboard shows and edits times in the project's time zone; the services store UTC.
 // `<input type="datetime-local">` sends wall-clock time without a zone, so it is converted here.
 
-function partsInZone(date: Date, timeZone: string): Record<string, number> {
-  const parts = new Intl.DateTimeFormat("en-US", {
-    timeZone,
-    hourCycle: "h23",
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
-    second: "2-digit",
-  }).formatToParts(date);
-  return Object.fromEntries(parts.filter((p) => p.type !== "literal").map((p) => [p.type, Number(p.value)]));
-}
-
-function offsetMs(date: Date, timeZone: string): number {
-  const p = partsInZone(date, timeZone);
-  const asUtc = Date.UTC(
-    p.year ?? 0,
-    (p.month ?? 1) - 1,
-    p.day ?? 1,
-    p.hour ?? 0,
-    p.minute ?? 0,
-    p.second ?? 0,
-  );
-  return asUtc - Math.floor(date.getTime() / 1000) * 1000;
-}
-
 /** The `datetime-local` value (YYYY-MM-DDTHH:mm) of a UTC instant in a zone; "" for none. */
 export function toLocalInput(iso: string | null | undefined, timeZone: string): string {
   if (!iso) return "";
-  const p = partsInZone(new Date(iso), timeZone);
-  const pad = (n: number | undefined) => String(n ?? 0).padStart(2, "0");
-  return `${p.year}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}`;
+  return `${zonedDay(iso, timeZone)}T${zonedClock(iso, timeZone)}`;
 }
 
-/**
- * The UTC instant of a wall-clock time in a zone. Two passes settle the offset around a DST change;
- * a time that does not exist (skipped by DST) lands on the next valid one.
- */
+/** The UTC instant of a wall-clock time in a zone (a time skipped by DST lands on the next valid one). */
 export function fromLocalInput(local: string, timeZone: string): string | undefined {
   const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})$/.exec(local.trim());
   if (!match) return undefined;
   const [, y = 0, mo = 0, d = 0, h = 0, mi = 0] = match.map(Number);
   // Date.UTC would roll 30 February over to 2 March: an impossible date is refused, not moved.
   if (!isCalendarDate(y, mo, d) || h > 23 || mi > 59) return undefined;
-  const wall = Date.UTC(y, mo - 1, d, h, mi);
-  let guess = wall - offsetMs(new Date(wall), timeZone);
-  guess = wall - offsetMs(new Date(guess), timeZone);
-  return new Date(guess).toISOString();
+  return new Date(fromWallClock(Date.UTC(y, mo - 1, d, h, mi), timeZone)).toISOString();
 }
 
 /**

@@ -3,6 +3,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { extname, join } from "node:path";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { StoredBody } from "../http/compression.js";
+import { setAssetSecurityHeaders } from "../http/security-headers.js";
 
 const contentTypes: Record<string, string> = {
   ".js": "text/javascript; charset=utf-8",
@@ -59,8 +60,8 @@ export class AssetFolder {
     if (!file) return reply.code(404).type("text/plain; charset=utf-8").send("Not found");
     const immutable = request.query.v === file.version;
     const etag = `"${file.version}"`;
+    setAssetSecurityHeaders(reply);
     reply
-      .header("x-content-type-options", "nosniff")
       .header(
         "cache-control",
         immutable ? "public, max-age=31536000, immutable" : `public, max-age=${maxAgeSeconds}`,

@@ -2,20 +2,21 @@ import { join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { printedSchema, schema } from "../api-schema.js";
 import { StoredBody } from "../http/compression.js";
+import { docsPolicy, setPageSecurityHeaders } from "../http/security-headers.js";
 import { AssetFolder } from "./asset-folder.js";
 import { changelogPage } from "./changelog.js";
 import { readChangelogFile } from "./changelog-file.js";
 import { guidePage, guidesIndexPage, loadGuides } from "./guides.js";
-import { docsContentSecurityPolicy, docsPage } from "./layout.js";
+import { docsPage } from "./layout.js";
 import { deprecations, referencePage } from "./reference.js";
 import { repositoryRoot } from "./schema-history.js";
 
 function htmlHeaders(reply: FastifyReply): FastifyReply {
-  return reply
-    .header("content-security-policy", docsContentSecurityPolicy)
-    .header("x-content-type-options", "nosniff")
-    .header("cache-control", "no-cache")
-    .type("text/html; charset=utf-8");
+  setPageSecurityHeaders(reply, {
+    contentSecurityPolicy: docsPolicy,
+    referrerPolicy: "strict-origin-when-cross-origin",
+  });
+  return reply.header("cache-control", "no-cache").type("text/html; charset=utf-8");
 }
 
 function html(reply: FastifyReply, body: string): FastifyReply {

@@ -14,24 +14,6 @@ export function describe(text: string | null | undefined): string {
   return escapeHtml(text).replace(/`([^`]+)`/g, "<code>$1</code>");
 }
 
-/**
- * The Content-Security-Policy of the documentation pages: scripts only from our own files (no
- * inline script anywhere), nothing from another host. Monaco (the explorer's editor) sets inline
- * styles and loads its workers from our assets.
- */
-export const docsContentSecurityPolicy = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "worker-src 'self'",
-  "connect-src 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-].join("; ");
-
 const navigation = [
   { href: "/graphql/reference/", label: "Reference" },
   { href: "/graphql/reference/guides/", label: "Guides" },

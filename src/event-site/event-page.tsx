@@ -1,8 +1,8 @@
-import { formatMoney } from "../dashboard/money.js";
 import { formatDateTime, formatDay, formatTime } from "../dashboard/time.js";
 import type { Speaker } from "../modules/agenda/agenda.service.js";
 import type { EventContent, EventSession, EventTicket } from "../modules/event-page/event-content.js";
 import type { EventPageSettings } from "../modules/event-page/event-page.service.js";
+import { formatMoney } from "../shared/money.js";
 import { eventJsonLd, inlineJson, mapLink, summary } from "./seo.js";
 import { SiteLayout } from "./site-layout.js";
 

@@ -6,6 +6,7 @@ import { formValues, stateFromError } from "../dashboard/form-data.js";
 import { formState } from "../dashboard/ui/forms.js";
 import { AppError, ErrorCode, httpStatusOf, isUserError } from "../errors.js";
 import { negotiateEncoding } from "../http/compression.js";
+import { eventSitePolicy, setPageSecurityHeaders } from "../http/security-headers.js";
 import { loadServerSecret } from "../modules/accounts/server-secrets.js";
 import type { EventPageService } from "../modules/event-page/event-page.service.js";
 import { agendaCalendar } from "./agenda-ics.js";
@@ -14,16 +15,6 @@ import { type FormSigner, formSigner } from "./form-token.js";
 import { PageCache } from "./page-cache.js";
 import { CheckInboxPage, honeypotField, ManagePage, RegisterPage } from "./registration-pages.js";
 import { MessagePage, NotFoundPage, stylesheet } from "./site-layout.js";
-
-// No script at all; images from https (speaker photos) and our own; nothing may frame the pages.
-const contentSecurityPolicy = [
-  "default-src 'none'",
-  "style-src 'self'",
-  "img-src 'self' data: https:",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join("; ");
 
 const html = (page: VNode) => `<!doctype html>${renderToString(page)}`;
 
@@ -51,11 +42,10 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
       await site.register(formbody);
 
       site.addHook("onSend", async (_request, reply, payload) => {
-        reply.header("content-security-policy", contentSecurityPolicy);
-        reply.header("x-frame-options", "DENY");
-        reply.header("x-content-type-options", "nosniff");
-        if (!reply.hasHeader("referrer-policy"))
-          reply.header("referrer-policy", "strict-origin-when-cross-origin");
+        setPageSecurityHeaders(reply, {
+          contentSecurityPolicy: eventSitePolicy,
+          referrerPolicy: "strict-origin-when-cross-origin",
+        });
         if (!reply.hasHeader("cache-control")) reply.header("cache-control", "no-cache");
         return payload;
       });

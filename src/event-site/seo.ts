@@ -1,5 +1,5 @@
-import { moneyInput } from "../dashboard/money.js";
 import type { EventContent } from "../modules/event-page/event-content.js";
+import { moneyInput } from "../shared/money.js";
 
 /**
  * JSON for an inline `<script type="application/ld+json">`: organizer text may contain

@@ -10,6 +10,7 @@ import {
 } from "node:zlib";
 import fastifyCompress from "@fastify/compress";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { crc32 } from "../shared/crc32.js";
 import { type RequestHead, rememberedPerValue, weightedMembers } from "./header-values.js";
 
 /** A content coding both sides may use, best first. */
@@ -201,22 +202,4 @@ export function closingBytes(open: OpenStream, tail: Buffer): Buffer | undefined
   // The last, empty meta-block: ISLAST=1, ISLASTEMPTY=1.
   out[at] = 0x03;
   return out;
-}
-
-const crcTable = (() => {
-  const table = new Int32Array(256);
-  for (let i = 0; i < 256; i++) {
-    let c = i;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    table[i] = c;
-  }
-  return table;
-})();
-
-/** CRC-32 (gzip's) of `bytes`, continuing from `previous` (0 to start). */
-function crc32(bytes: Uint8Array, previous: number): number {
-  let c = ~previous;
-  for (let i = 0; i < bytes.length; i++)
-    c = (crcTable[(c ^ (bytes[i] as number)) & 0xff] as number) ^ (c >>> 8);
-  return ~c >>> 0;
 }

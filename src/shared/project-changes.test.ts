@@ -139,12 +139,16 @@ for (const engine of testEngines()) {
           "app.link.revoked",
         ],
       );
-      assert.deepEqual(events[0], {
+      const { before: was, row: now, ...updated } = events[0] ?? {};
+      assert.deepEqual(updated, {
         projectId: project.id,
         type: "project.updated",
         object: { typename: "Project", id: project.id },
         changed: ["name", "website"],
       });
+      // The row as it was and as the write left it, for the audit log's before → after.
+      assert.equal(was?.name, "Test Conference");
+      assert.equal(now?.name, "Renamed");
       assert.deepEqual(events[2]?.object, { typename: "Track", id: ids.track });
       assert.deepEqual(events[2]?.changed, ["color"]);
       assert.deepEqual(events[7]?.changed, ["title", "speakerIds"]);

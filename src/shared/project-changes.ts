@@ -26,6 +26,11 @@ export interface DomainEvent {
    * back, a statement less per write. Recorders other than the audit log ignore it.
    */
   row?: Readonly<Record<string, unknown>>;
+  /**
+   * The object's row as it was before an update, when the write read it anyway: the audit log then
+   * shows each changed field as before → after, and leaves out the fields a form sent unchanged.
+   */
+  before?: Readonly<Record<string, unknown>>;
 }
 
 /** Stores an event inside the write's transaction (it must use `trx`, never another connection). */
@@ -172,4 +177,26 @@ export function changedFields(input: object): string[] {
 export function objectEvent(projectId: string, typename: string, id: string, verb: string): DomainEvent {
   const noun = typename.replace(/(?<=[a-z0-9])(?=[A-Z])/g, "_").toLowerCase();
   return { projectId, type: `${noun}.${verb}`, object: { typename, id } };
+}
+
+type Row = Readonly<Record<string, unknown>>;
+
+/**
+ * The event of an update of one object: the fields `input` named (see changedFields), and the row
+ * as it was and as the write left it, from which the audit log shows each changed field as
+ * before → after.
+ */
+export function updateEvent(
+  projectId: string,
+  typename: string,
+  id: string,
+  input: object,
+  rows: { before: Row | undefined; after: Row },
+): DomainEvent {
+  return {
+    ...objectEvent(projectId, typename, id, "updated"),
+    changed: changedFields(input),
+    before: rows.before,
+    row: rows.after,
+  };
 }

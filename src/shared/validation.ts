@@ -138,7 +138,8 @@ export const timeZone = z
   .trim()
   .refine((tz) => isTimeZone(tz), { message: "must be an IANA time zone such as Europe/Berlin" });
 
-function isTimeZone(tz: string): boolean {
+/** Whether `tz` names an IANA time zone this runtime knows (Europe/Berlin, UTC; not "EST"). */
+export function isTimeZone(tz: string): boolean {
   if (!tz.includes("/") && tz !== "UTC") return false;
   try {
     new Intl.DateTimeFormat("en", { timeZone: tz });

@@ -236,6 +236,54 @@ for (const engine of testEngines()) {
       );
     });
 
+    test("an update records only the fields that moved, each as before → after; the page reads a price as money", async () => {
+      const owner = await createUser(server.services, { name: "Pia Price" });
+      const client = await loggedInAs(owner.email);
+      await client.get("/projects/new");
+      const created = await ok(client.post("/projects", { name: "Price Con", timezone: "UTC" }));
+      const projectId = /\/b\/([A-Za-z0-9]{4})/.exec(created.headers.get("location") ?? "")?.[1] ?? "";
+      const form = { name: "Standard", description: "", price: "99.00", currency: "EUR", quantity: "10" };
+      await client.get(`/b/${projectId}/tickets`);
+      const ticketType = await audited(
+        projectId,
+        {
+          action: "ticket_type.created",
+          actorKind: "user",
+          via: "dashboard",
+          changes: { priceMinor: "9900" },
+        },
+        () => ok(client.post(`/b/${projectId}/tickets`, form)),
+      );
+      const edit = `/b/${projectId}/tickets/${ticketType.object.id}`;
+      await client.get(edit);
+      // The edit form sends every field again; only the price moved.
+      const updated = await audited(
+        projectId,
+        { action: "ticket_type.updated", actorKind: "user", via: "dashboard" },
+        () => ok(client.post(edit, { ...form, price: "9900.00" })),
+      );
+      assert.deepEqual(updated.changes, [
+        { field: "priceMinor", before: "9900", value: "990000", currency: "EUR" },
+      ]);
+      const page = await client.get(`/b/${projectId}/settings/audit`);
+      assert.equal(page.status, 200);
+      assert.match(page.body, /<del>€99\.00<\/del> → <ins>€9,900\.00<\/ins>/);
+      const { token } = await server.services.apps.createApp(userActor(owner.id), {
+        projectId,
+        name: "Auditor",
+        permissions: ["audit:read"],
+      });
+      const api = await gql(
+        server.url,
+        `query($id: ID!) { project(id: $id) { auditLog(first: 1, action: "ticket_type.updated") { edges { node { changes { field value previousValue } } } } } }`,
+        { token, variables: { id: projectId } },
+      );
+      assert.equal(api.body.errors, undefined, JSON.stringify(api.body.errors));
+      assert.deepEqual(api.body.data.project.auditLog.edges[0].node.changes, [
+        { field: "priceMinor", value: "990000", previousValue: "9900" },
+      ]);
+    });
+
     test("app writes through the API name the app, its link and the caller's address", async () => {
       const { project, ownerId } = await createProject(server.services);
       const owner = userActor(ownerId);

@@ -56,7 +56,16 @@ describe("Settings → Audit log and project deletion in Chromium at 390 px and 
       await page.getByRole("heading", { name: "Audit log", exact: true }).waitFor();
       const table = page.getByRole("table", { name: "Audit log" });
       assert.ok(await table.getByText("project.updated").isVisible());
-      assert.ok(await table.getByText(": Browser Conf").isVisible(), "the new value is shown");
+      // The settings form sends every field; the entry shows the one that moved, as before → after.
+      const change = table.locator(".audit-changes li").filter({ hasText: "Browser Conf" });
+      assert.equal(await change.count(), 1, "the new name is shown once");
+      assert.ok(await change.locator("del").isVisible(), "the old name is shown");
+      assert.ok(
+        await change.locator("ins", { hasText: "Browser Conf" }).isVisible(),
+        "the new name is shown",
+      );
+      const updated = table.getByRole("row").filter({ hasText: "project.updated" });
+      assert.equal(await updated.locator(".audit-changes li").count(), 1, "only the name changed");
       assert.ok(await table.getByText(owner.email).first().isVisible());
       await noOverflow(page, "the audit log", width);
 

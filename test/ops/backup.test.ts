@@ -82,7 +82,8 @@ describe("eventgraph backup and restore", () => {
     assert.match(refused.stderr, /--force/);
     const forced = await cli(["restore", "--from", out, "--force"], { DATABASE_URL: url });
     assert.equal(forced.code, 0, forced.stderr);
-    const fresh = `sqlite:${join(dir, "fresh.sqlite")}`;
+    // A restore onto a fresh machine: the database's folder does not exist yet.
+    const fresh = `sqlite:${join(dir, "new-machine", "data", "fresh.sqlite")}`;
     const restored = await cli(["restore", "--from", out], { DATABASE_URL: fresh });
     assert.equal(restored.code, 0, restored.stderr);
     for (const target of [url, fresh]) {

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, badInput, ErrorCode, httpStatusOf } from "../../errors.js";
+import { dashboardPolicy } from "../../http/security-headers.js";
 import type { Actor } from "../../modules/access/actor.js";
 import { can } from "../../modules/access/policy.js";
 import type { ConnectInfo } from "../../modules/apps/consent.js";
 import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
-import { contentSecurityPolicy } from "../csp.js";
 import { formValues, stateFromError } from "../form-data.js";
 import { Badge, EmptyState, Notice } from "../ui/components.js";
 import {
@@ -194,10 +194,10 @@ function AppIdentity(props: { info: ConnectInfo }) {
   );
 }
 
-/** Lets the Authorize form's redirect reach the app (see contentSecurityPolicy). */
+/** Lets the Authorize form's redirect reach the app (see dashboardPolicy). */
 function allowRedirectToApp(reply: FastifyReply, info: ConnectInfo): void {
   if (info.app.redirectUrl) {
-    reply.header("content-security-policy", contentSecurityPolicy([new URL(info.app.redirectUrl).origin]));
+    reply.header("content-security-policy", dashboardPolicy([new URL(info.app.redirectUrl).origin]));
   }
 }
 

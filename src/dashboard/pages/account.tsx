@@ -12,7 +12,15 @@ import {
 import { formValues, stateFromError } from "../form-data.js";
 import { formatDateTime } from "../time.js";
 import { Badge, DataTable, Notice } from "../ui/components.js";
-import { Form, FormError, type FormState, formState, SubmitButton, TextField } from "../ui/forms.js";
+import {
+  Form,
+  FormError,
+  type FormState,
+  formState,
+  PasswordConfirmedForm,
+  SubmitButton,
+  TextField,
+} from "../ui/forms.js";
 import { Layout, PageHeading } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
 import { describeUserAgent } from "./user-agent.js";
@@ -72,21 +80,6 @@ function SessionsTable(props: { ctx: PageContext; sessions: SessionInfo[] }) {
   );
 }
 
-/** The current password, which every change of the email, the password or the account asks for. */
-function CurrentPasswordField(props: { section: Section; state: FormState }) {
-  return (
-    <TextField
-      name="currentPassword"
-      label="Current password"
-      type="password"
-      idPrefix={props.section}
-      state={props.state}
-      required
-      autocomplete="current-password"
-    />
-  );
-}
-
 function AccountPage(props: { ctx: PageContext; data: AccountData; section?: Section; state?: FormState }) {
   const { ctx, data } = props;
   const user = ctx.user;
@@ -129,8 +122,14 @@ function AccountPage(props: { ctx: PageContext; data: AccountData; section?: Sec
             changes once you open it (within 24 hours).
           </Notice>
         ) : null}
-        <Form action="/account/email" csrf={ctx.csrf} label="Change email">
-          <FormError state={stateFor("email")} />
+        <PasswordConfirmedForm
+          action="/account/email"
+          csrf={ctx.csrf}
+          label="Change email"
+          idPrefix="email"
+          state={stateFor("email")}
+          submit="Send confirmation link"
+        >
           <TextField
             name="newEmail"
             label="New email"
@@ -141,16 +140,19 @@ function AccountPage(props: { ctx: PageContext; data: AccountData; section?: Sec
             autocomplete="email"
             hint="We send a link to the new address; your email stays as it is until you open it."
           />
-          <CurrentPasswordField section="email" state={stateFor("email")} />
-          <SubmitButton>Send confirmation link</SubmitButton>
-        </Form>
+        </PasswordConfirmedForm>
       </section>
 
       <section class="panel spaced" aria-labelledby="password-heading">
         <h2 id="password-heading">Password</h2>
-        <Form action="/account/password" csrf={ctx.csrf} label="Change password">
-          <FormError state={stateFor("password")} />
-          <CurrentPasswordField section="password" state={stateFor("password")} />
+        <PasswordConfirmedForm
+          action="/account/password"
+          csrf={ctx.csrf}
+          label="Change password"
+          idPrefix="password"
+          state={stateFor("password")}
+          submit="Change password"
+        >
           <TextField
             name="newPassword"
             label="New password"
@@ -161,8 +163,7 @@ function AccountPage(props: { ctx: PageContext; data: AccountData; section?: Sec
             autocomplete="new-password"
             hint="At least 10 characters. Your other sessions are logged out."
           />
-          <SubmitButton>Change password</SubmitButton>
-        </Form>
+        </PasswordConfirmedForm>
       </section>
 
       <section class="panel spaced" aria-labelledby="sessions-heading">
@@ -183,16 +184,16 @@ function AccountPage(props: { ctx: PageContext; data: AccountData; section?: Sec
           the only owner must get another owner (or be deleted) first. Apps you created stay with their
           projects.
         </p>
-        <Form
+        <PasswordConfirmedForm
           action="/account/delete"
           csrf={ctx.csrf}
           label="Delete account"
+          idPrefix="delete"
+          state={stateFor("delete")}
+          submit="Delete my account"
+          variant="danger"
           confirm="Delete your account? This cannot be undone."
-        >
-          <FormError state={stateFor("delete")} />
-          <CurrentPasswordField section="delete" state={stateFor("delete")} />
-          <SubmitButton variant="danger">Delete my account</SubmitButton>
-        </Form>
+        />
       </section>
     </Layout>
   );

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { Conflict, Room, Session, Speaker, Track } from "../../modules/agenda/agenda.service.js";
+import { zonedDay } from "../../shared/time.js";
 import { pageContext } from "../context.js";
 import type { FormRequest } from "../form-route.js";
 import { formatDay, formatTime } from "../time.js";
@@ -10,11 +11,6 @@ import { listWindow, loadProjectPage, type ProjectPageData } from "./project-pag
 
 // Rows of the grid: five minutes each, so sessions starting at :05 or :50 sit where they start.
 const slotMs = 5 * 60_000;
-
-const dayKey = (iso: string, timeZone: string) =>
-  new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(
-    new Date(iso),
-  );
 
 /** One column of the grid: a room (or "No room"), split into lanes only where sessions overlap. */
 interface Column {
@@ -76,14 +72,14 @@ function AgendaGridPage(props: {
   const { project } = props.data;
   const zone = project.timezone;
   const base = `/b/${project.id}/agenda`;
-  const days = [...new Set(props.sessions.map((s) => dayKey(s.startsAt, zone)))].sort();
+  const days = [...new Set(props.sessions.map((s) => zonedDay(s.startsAt, zone)))].sort();
   const day = props.filter.day && days.includes(props.filter.day) ? props.filter.day : days[0];
   const tracks = new Map(props.tracks.map((t) => [t.id, t]));
   const conflictsOf = new Map<string, Conflict[]>();
   for (const c of props.conflicts) conflictsOf.set(c.sessionId, [...(conflictsOf.get(c.sessionId) ?? []), c]);
   const shown = props.sessions.filter(
     (s) =>
-      dayKey(s.startsAt, zone) === day &&
+      zonedDay(s.startsAt, zone) === day &&
       (!props.filter.track || s.trackId === props.filter.track) &&
       (!props.filter.room || s.roomId === props.filter.room),
   );

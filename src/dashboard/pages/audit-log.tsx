@@ -4,6 +4,7 @@ import type { FastifyInstance, FastifyRequest } from "fastify";
 import { AppError, ErrorCode } from "../../errors.js";
 import type { AuditEntry, AuditFilterInput } from "../../modules/audit/audit.service.js";
 import type { Project } from "../../modules/projects/projects.service.js";
+import { formatMoney } from "../../shared/money.js";
 import { actorOf, type PageContext, pageContext } from "../context.js";
 import { formatDateTime, fromLocalInput } from "../time.js";
 import { Badge, DataTable, EmptyState, Notice } from "../ui/components.js";
@@ -61,6 +62,15 @@ function serviceFilter(query: FilterQuery, timeZone: string): AuditFilterInput {
   };
 }
 
+type Change = AuditEntry["changes"][number];
+
+// An amount reads as money (€99.00, not 9900); an emptied or empty value as a dash.
+function shown(change: Change, value: string | null): string {
+  if (value === null || value === "") return "—";
+  if (change.currency && /^-?\d+$/.test(value)) return formatMoney(Number(value), change.currency);
+  return value;
+}
+
 function Changes(props: { entry: AuditEntry }) {
   if (props.entry.changes.length === 0) return <span class="muted">—</span>;
   return (
@@ -68,7 +78,16 @@ function Changes(props: { entry: AuditEntry }) {
       {props.entry.changes.map((c) => (
         <li>
           <code>{c.field}</code>
-          {c.value === null ? null : <span class="audit-value">{`: ${c.value}`}</span>}
+          {c.before !== undefined ? (
+            <span class="audit-value">
+              {": "}
+              <del>{shown(c, c.before)}</del>
+              {" → "}
+              <ins>{shown(c, c.value)}</ins>
+            </span>
+          ) : c.value === null ? null : (
+            <span class="audit-value">{`: ${shown(c, c.value)}`}</span>
+          )}
         </li>
       ))}
     </ul>

@@ -1,6 +1,6 @@
 import type { ProjectStatus } from "../../db/schema.js";
 import type { ProjectOverview } from "../../modules/overview/overview.service.js";
-import { formatMoney } from "../money.js";
+import { formatMoney } from "../../shared/money.js";
 import { BarChart } from "../ui/charts.js";
 import { EmptyState } from "../ui/components.js";
 import { Form, SubmitButton } from "../ui/forms.js";

@@ -1,17 +1,10 @@
 import type { Project, UpdateProjectInput } from "../../modules/projects/projects.service.js";
+import { isTimeZone } from "../../shared/validation.js";
 import { optional } from "../form-data.js";
 import { readLocalTimes, timeZoneOptions, toLocalInput } from "../time.js";
 import { type FormState, SelectField, TextAreaField, TextField } from "../ui/forms.js";
 
-function knownZone(value: string | undefined): string {
-  if (!value) return "UTC";
-  try {
-    new Intl.DateTimeFormat("en", { timeZone: value });
-    return value;
-  } catch {
-    return "UTC";
-  }
-}
+const knownZone = (value: string | undefined): string => (value && isTimeZone(value) ? value : "UTC");
 
 /** The form's values for an existing project (times shown in its own zone). */
 export function projectFormValues(project: Project): Record<string, string> {

@@ -1,10 +1,10 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { TicketPaymentMode } from "../../db/schema.js";
 import { paymentModes, type TicketType } from "../../modules/tickets/tickets.service.js";
+import { formatMoney, moneyInput, parseMoney } from "../../shared/money.js";
 import { type PageContext, pageContext } from "../context.js";
 import { FormReader, stateFromError } from "../form-data.js";
 import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } from "../form-route.js";
-import { formatMoney, moneyInput, parseMoney } from "../money.js";
 import { formatDateTime, toLocalInput } from "../time.js";
 import { DataTable, EmptyState } from "../ui/components.js";
 import {

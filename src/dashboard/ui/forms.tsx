@@ -257,3 +257,37 @@ export function SubmitButton(props: {
     </button>
   );
 }
+
+/**
+ * A form that acts only with the signed-in person's current password (changing the email or the
+ * password, deleting the account): a stolen session must not be enough. Its own fields come first,
+ * then the password, then the button; `idPrefix` keeps several such forms on one page apart.
+ */
+export function PasswordConfirmedForm(props: {
+  action: string;
+  csrf: string;
+  label: string;
+  idPrefix: string;
+  state: FormState;
+  submit: string;
+  variant?: "primary" | "danger";
+  confirm?: string;
+  children?: ComponentChildren;
+}) {
+  return (
+    <Form action={props.action} csrf={props.csrf} label={props.label} confirm={props.confirm}>
+      <FormError state={props.state} />
+      {props.children}
+      <TextField
+        name="currentPassword"
+        label="Current password"
+        type="password"
+        idPrefix={props.idPrefix}
+        state={props.state}
+        required
+        autocomplete="current-password"
+      />
+      <SubmitButton variant={props.variant}>{props.submit}</SubmitButton>
+    </Form>
+  );
+}

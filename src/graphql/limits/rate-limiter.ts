@@ -1,7 +1,7 @@
 import type { Redis } from "ioredis";
-import { LRUCache } from "lru-cache";
 import type { Logger } from "../../logger.js";
 import { rateLimitRejections } from "../../metrics/instruments.js";
+import { createWindowCounters, type Decision } from "../../shared/window-counters.js";
 
 /**
  * A budget of points per key (an app id, or a client IP for public requests) over a fixed window
@@ -44,45 +44,6 @@ export interface RateLimiterOptions {
   now?: () => number;
 }
 
-interface Usage {
-  used: number;
-  windowEndsAt: number;
-}
-
-// One round trip, atomic: reads the window, and only when the points fit charges them (starting a
-// new window if none is open). Returns {allowed, used, milliseconds left in the window}.
-const consumeScript = `
-local used = tonumber(redis.call('GET', KEYS[1]) or '0')
-local ttl = redis.call('PTTL', KEYS[1])
-local points = tonumber(ARGV[1])
-local limit = tonumber(ARGV[2])
-local window = tonumber(ARGV[3])
-if ttl < 0 then
-  used = 0
-  ttl = window
-end
-if used + points > limit then
-  return {0, used, ttl}
-end
-if ARGV[4] == 'charge' and points > 0 then
-  if used == 0 then
-    redis.call('SET', KEYS[1], points, 'PX', window)
-    used = points
-  else
-    used = redis.call('INCRBY', KEYS[1], points)
-  end
-end
-return {1, used, ttl}
-`;
-
-type ConsumeCommand = (
-  key: string,
-  points: number,
-  limit: number,
-  windowMs: number,
-  mode: string,
-) => Promise<[number, number, number]>;
-
 /**
  * Rate-limit points for an operation of the given cost, as GitHub scores its GraphQL API: one point
  * per hundred cost units, at least one per request. A query at the cost limit (50,000) then takes
@@ -106,61 +67,22 @@ function state(allowed: boolean, used: number, msLeft: number, limit: number, at
 export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter {
   const now = options.now ?? Date.now;
   const windowMs = (options.windowSeconds ?? 3600) * 1000;
-  const keyPrefix = options.keyPrefix ?? "eventgraph:";
-  const local = new LRUCache<string, Usage>({ max: options.maxKeys ?? 100_000 });
-
-  // The in-process path runs on every request without Redis: one map lookup, no allocation once
-  // the key's window is open.
-  const decideLocally = (key: string, points: number, limit: number, charge: boolean, at: number) => {
-    let usage = local.get(key);
-    if (!usage || usage.windowEndsAt <= at) {
-      usage = { used: 0, windowEndsAt: at + windowMs };
-      if (charge && points > 0 && points <= limit) local.set(key, usage);
-    }
-    const allowed = usage.used + points <= limit;
-    if (allowed && charge) usage.used += points;
-    return state(allowed, usage.used, usage.windowEndsAt - at, limit, at);
+  const counters = createWindowCounters({
+    redis: options.redis,
+    keyPrefix: `${options.keyPrefix ?? "eventgraph:"}ratelimit:`,
+    maxKeys: options.maxKeys ?? 100_000,
+    logger: options.logger,
+    what: "rate limiter",
+    now,
+  });
+  const stateOf = (decision: Decision, limit: number) => {
+    const window = decision.windows[0] ?? { used: 0, msLeft: windowMs };
+    return state(decision.allowed, window.used, window.msLeft, limit, now());
   };
-
-  const redis = options.redis;
-  let consumeInRedis: ConsumeCommand | undefined;
-  if (redis) {
-    const name = "eventgraphRateLimit";
-    if (!(name in redis)) redis.defineCommand(name, { numberOfKeys: 1, lua: consumeScript });
-    const command = (redis as unknown as Record<string, ConsumeCommand>)[name];
-    consumeInRedis = command?.bind(redis);
-  }
-
-  const decideInRedis = async (
-    command: ConsumeCommand,
-    key: string,
-    points: number,
-    limit: number,
-    charge: boolean,
-  ): Promise<RateLimitState> => {
-    try {
-      const [allowed, used, msLeft] = await command(
-        `${keyPrefix}ratelimit:${key}`,
-        points,
-        limit,
-        windowMs,
-        charge ? "charge" : "peek",
-      );
-      return state(allowed === 1, used, msLeft, limit, now());
-    } catch (error) {
-      // Redis being away must not take the API down with it: each process keeps its own budget
-      // until Redis answers again (a client may then get up to one budget per process).
-      options.logger?.warn({ err: error }, "rate limiter: Redis failed, using the in-process budget");
-      return decideLocally(key, points, limit, charge, now());
-    }
+  const decide = (key: string, points: number, limit: number, charge: boolean) => {
+    const decision = counters.take([{ key, points, limit, windowMs }], charge);
+    return decision instanceof Promise ? decision.then((d) => stateOf(d, limit)) : stateOf(decision, limit);
   };
-  // While the connection is not ready (Redis down, reconnecting) the budget is decided in process
-  // at once: a command sent then would wait in ioredis's offline queue for the command timeout,
-  // which made every request of an outage take a second. The connection logs the outage once.
-  const decide = (key: string, points: number, limit: number, charge: boolean) =>
-    consumeInRedis && redis?.status === "ready"
-      ? decideInRedis(consumeInRedis, key, points, limit, charge)
-      : decideLocally(key, points, limit, charge, now());
 
   return {
     // In process, the budget is known without a promise: this runs on every request.

@@ -1,6 +1,6 @@
 import type { Redis } from "ioredis";
-import { LRUCache } from "lru-cache";
 import type { Logger } from "../../logger.js";
+import { createWindowCounters } from "../../shared/window-counters.js";
 
 /** A budget of attempts per key over a fixed window that starts with the key's first attempt. */
 export interface ThrottleRule {
@@ -53,93 +53,29 @@ export interface Throttle {
   clear(hit: ThrottleHit): Promise<void>;
 }
 
-// KEYS: the counters; ARGV: limit and window (ms) for each key, in order. Checks every key first and
-// only then counts, so a refused attempt leaves every counter as it was.
-const takeScript = `
-for i, key in ipairs(KEYS) do
-  local used = tonumber(redis.call('GET', key) or '0')
-  if used >= tonumber(ARGV[2 * i - 1]) then return 0 end
-end
-for i, key in ipairs(KEYS) do
-  if redis.call('INCR', key) == 1 then redis.call('PEXPIRE', key, ARGV[2 * i]) end
-end
-return 1
-`;
-
-type TakeCommand = (numberOfKeys: number, ...args: (string | number)[]) => Promise<number>;
-
-interface Window {
-  used: number;
-  endsAt: number;
-}
-
 /** Builds the throttle: over Redis when given one (keys under `keyPrefix`), else in process. */
 export function createThrottle(
   options: { redis?: Redis | undefined; keyPrefix?: string | undefined; logger?: Logger | undefined } = {},
 ): Throttle {
-  const prefix = `${options.keyPrefix ?? "eventgraph:"}throttle:`;
-  // Bounded, so a flood of made-up emails cannot grow the process.
-  const local = new LRUCache<string, Window>({ max: 50_000 });
+  const counters = createWindowCounters({
+    redis: options.redis,
+    keyPrefix: `${options.keyPrefix ?? "eventgraph:"}throttle:`,
+    maxKeys: 50_000,
+    logger: options.logger,
+    what: "throttle",
+  });
   const keyOf = (hit: ThrottleHit) => `${hit.rule.name}:${hit.key}`;
-
-  const takeLocally = (hits: readonly ThrottleHit[]): boolean => {
-    const now = Date.now();
-    const windows = hits.map((hit) => {
-      const current = local.get(keyOf(hit));
-      return current && current.endsAt > now ? current : { used: 0, endsAt: now + hit.rule.windowMs };
-    });
-    if (hits.some((hit, i) => (windows[i]?.used ?? 0) >= hit.rule.limit)) return false;
-    hits.forEach((hit, i) => {
-      const window = windows[i] as Window;
-      window.used += 1;
-      local.set(keyOf(hit), window);
-    });
-    return true;
-  };
-
-  const redis = options.redis;
-  let takeInRedis: TakeCommand | undefined;
-  if (redis) {
-    const name = "eventgraphThrottleTake";
-    if (!(name in redis)) redis.defineCommand(name, { lua: takeScript });
-    takeInRedis = (redis as unknown as Record<string, TakeCommand>)[name]?.bind(redis);
-  }
-
-  // Redis being away must not lock everyone out: each process keeps its own counters meanwhile.
-  const fallback = (error: unknown) =>
-    options.logger?.warn({ err: error }, "throttle: Redis failed, counting in process");
-
   return {
     async take(hits) {
-      if (!takeInRedis) return takeLocally(hits);
-      const args = hits.flatMap((hit) => [hit.rule.limit, hit.rule.windowMs]);
-      try {
-        return (await takeInRedis(hits.length, ...hits.map((h) => prefix + keyOf(h)), ...args)) === 1;
-      } catch (error) {
-        fallback(error);
-        return takeLocally(hits);
-      }
+      const charges = hits.map((hit) => ({
+        key: keyOf(hit),
+        points: 1,
+        limit: hit.rule.limit,
+        windowMs: hit.rule.windowMs,
+      }));
+      return (await counters.take(charges, true)).allowed;
     },
-    async giveBack(hit) {
-      const window = local.get(keyOf(hit));
-      if (window && window.used > 0) window.used -= 1;
-      if (!redis) return;
-      try {
-        // Never below zero: a key that expired meanwhile is left alone.
-        const left = await redis.decr(prefix + keyOf(hit));
-        if (left < 0) await redis.del(prefix + keyOf(hit));
-      } catch (error) {
-        fallback(error);
-      }
-    },
-    async clear(hit) {
-      local.delete(keyOf(hit));
-      if (!redis) return;
-      try {
-        await redis.del(prefix + keyOf(hit));
-      } catch (error) {
-        fallback(error);
-      }
-    },
+    giveBack: (hit) => counters.giveBack(keyOf(hit)),
+    clear: (hit) => counters.clear(keyOf(hit)),
   };
 }

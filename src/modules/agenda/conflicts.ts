@@ -1,4 +1,5 @@
 import { type Page, type PageWindow, resolvePageArgs } from "../../shared/pagination.js";
+import { zonedDay } from "../../shared/time.js";
 import type { ProjectAccess } from "../access/access.service.js";
 import type { Session, Speaker } from "./agenda.model.js";
 
@@ -28,11 +29,6 @@ export interface EventDates {
   timezone: string;
 }
 
-const dayIn = (iso: string, timeZone: string) =>
-  new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(
-    new Date(iso),
-  );
-
 /**
  * The conflicts among `sessions` (cancelled ones never conflict): two sessions overlapping in one
  * room, a speaker in two overlapping sessions, a session on a day outside the event's dates.
@@ -49,12 +45,12 @@ function findConflicts(
     .filter((s) => s.status !== "CANCELLED")
     .sort((a, b) => (a.startsAt < b.startsAt ? -1 : 1));
   const conflicts: Conflict[] = [];
-  const firstDay = event.startsAt ? dayIn(event.startsAt, event.timezone) : undefined;
-  const lastDay = event.endsAt ? dayIn(event.endsAt, event.timezone) : undefined;
+  const firstDay = event.startsAt ? zonedDay(event.startsAt, event.timezone) : undefined;
+  const lastDay = event.endsAt ? zonedDay(event.endsAt, event.timezone) : undefined;
   for (const session of live) {
-    const starts = dayIn(session.startsAt, event.timezone);
+    const starts = zonedDay(session.startsAt, event.timezone);
     // An end at midnight belongs to the day before.
-    const ends = dayIn(new Date(Date.parse(session.endsAt) - 1).toISOString(), event.timezone);
+    const ends = zonedDay(new Date(Date.parse(session.endsAt) - 1).toISOString(), event.timezone);
     if ((firstDay && starts < firstDay) || (lastDay && ends > lastDay)) {
       conflicts.push({
         kind: "OUTSIDE_EVENT_DATES",

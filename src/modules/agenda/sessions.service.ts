@@ -5,7 +5,7 @@ import type { SessionStatus } from "../../db/schema.js";
 import { badInput, type FieldError, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
-import { changedFields, objectEvent } from "../../shared/project-changes.js";
+import { objectEvent, updateEvent } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
   dateTime,
@@ -265,10 +265,11 @@ export function createAgendaSessionsService(writer: RowWriter) {
           if (data.speakerIds !== undefined) await repo.replaceSessionSpeakers(trx, data.id, data.speakerIds);
           const updated = await repo.findSession(trx, projectId, data.id);
           if (!updated) throw notFound("Session");
-          await writer.changes.event(trx, actor, {
-            ...objectEvent(projectId, "Session", data.id, "updated"),
-            changed: changedFields(data),
-          });
+          await writer.changes.event(
+            trx,
+            actor,
+            updateEvent(projectId, "Session", data.id, data, { before: row, after: updated }),
+          );
           return presentSession(updated);
         },
       );

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
-import { changedFields, objectEvent } from "../../shared/project-changes.js";
+import { objectEvent, updateEvent } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
   httpUrl,
@@ -159,13 +159,16 @@ export function createSpeakersService(writer: RowWriter) {
           };
           // Links are stored as JSON text.
           if (data.links !== undefined) patch.links = JSON.stringify(data.links);
+          // Read first so the audit log can show each field as before → after.
+          const before = await repo.findSpeaker(trx, projectId, data.id);
           await repo.updateSpeaker(trx, projectId, data.id, patch);
           const updated = await repo.findSpeaker(trx, projectId, data.id);
           if (!updated) throw notFound("Speaker");
-          await writer.changes.event(trx, actor, {
-            ...objectEvent(projectId, "Speaker", data.id, "updated"),
-            changed: changedFields(data),
-          });
+          await writer.changes.event(
+            trx,
+            actor,
+            updateEvent(projectId, "Speaker", data.id, data, { before, after: updated }),
+          );
           return presentSpeaker(updated);
         },
       );

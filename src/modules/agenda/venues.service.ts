@@ -3,7 +3,7 @@ import type { Db } from "../../db/database.js";
 import { notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
-import { changedFields, objectEvent } from "../../shared/project-changes.js";
+import { objectEvent, updateEvent } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { idText, notNull, parseInput, requiredText } from "../../shared/validation.js";
 import type { ProjectAccess } from "../access/access.service.js";
@@ -135,13 +135,16 @@ function venueOperations<
       const located = await kind.locate(db, data.id);
       return writeRow(writer, actor, located, kind.what, "agenda:write", anyone, async (trx, projectId) => {
         const patch = kind.patch(data);
+        // Read first so the audit log can show each field as before → after.
+        const before = await kind.find(trx, projectId, data.id);
         if (Object.keys(patch).length > 0) await kind.update(trx, projectId, data.id, patch);
         const updated = await kind.find(trx, projectId, data.id);
         if (!updated) throw notFound(kind.what);
-        await writer.changes.event(trx, actor, {
-          ...event(updated, "updated"),
-          changed: changedFields(data),
-        });
+        await writer.changes.event(
+          trx,
+          actor,
+          updateEvent(projectId, kind.what, data.id, data, { before, after: updated }),
+        );
         return kind.present(updated);
       });
     },

@@ -1,4 +1,5 @@
 import { hash, randomInt } from "node:crypto";
+import { crc32 } from "../../shared/crc32.js";
 
 /**
  * API tokens: `evg_` + 32 random base62 characters + a 6-character base62 CRC32 of the random part
@@ -12,28 +13,6 @@ const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 const randomLength = 32;
 const checksumLength = 6;
 const tokenPattern = new RegExp(`^${tokenPrefix}[0-9A-Za-z]{${randomLength + checksumLength}}$`);
-
-// CRC-32 (IEEE 802.3, the zlib polynomial). zlib.crc32 only exists from Node 20.15, and the
-// service supports 20.12, so the 256-entry table is built here once.
-const crcTable = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
-
-/**
- * CRC-32 of a UTF-8 string, as an unsigned 32-bit integer.
- * @internal Exported for its tests only (knip --production checks that nothing else uses it).
- */
-export function crc32(text: string): number {
-  let crc = 0xffffffff;
-  const bytes = Buffer.from(text, "utf8");
-  // An indexed loop: a Buffer's iterator costs more than the checksum itself (every API request).
-  for (let i = 0; i < bytes.length; i++) {
-    crc = (crcTable[(crc ^ (bytes[i] as number)) & 0xff] as number) ^ (crc >>> 8);
-  }
-  return (crc ^ 0xffffffff) >>> 0;
-}
 
 // 62^6 > 2^32, so six characters hold any CRC-32; left-padded with "0" to a fixed width.
 function checksumOf(randomPart: string): string {

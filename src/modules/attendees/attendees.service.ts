@@ -7,7 +7,7 @@ import { AppError, ErrorCode, notFound } from "../../errors.js";
 import { areasWrittenUnder } from "../../shared/data-areas.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
-import { changedFields, objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
+import { objectEvent, type ProjectChanges, updateEvent } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
   email,
@@ -337,10 +337,11 @@ export function createAttendeesService(
             await repo.update(trx, projectId, data.id, patch);
             const updated = await repo.findById(trx, projectId, data.id);
             if (!updated) throw notFound("Attendee");
-            await changes.event(trx, actor, {
-              ...objectEvent(projectId, "Attendee", data.id, "updated"),
-              changed: changedFields(data),
-            });
+            await changes.event(
+              trx,
+              actor,
+              updateEvent(projectId, "Attendee", data.id, data, { before: row, after: updated }),
+            );
             return presentAttendee(updated);
           },
           areasWrittenUnder("attendees:write"),

@@ -56,12 +56,19 @@ export function defineAuditTypes(): void {
 
   AuditChangeRef.implement({
     inheritsAccess: true,
-    description: "A field an action changed, with its new value where the log records it.",
+    description:
+      "A field an action changed, with its new value and, for an update, its value before, where the log records them.",
     fields: (t) => ({
       field: t.exposeString("field", { description: "The field's name (as in the API's inputs)." }),
       value: t.exposeString("value", {
         nullable: true,
         description: "The new value as text (JSON for structured values); null when cleared or not recorded.",
+      }),
+      previousValue: t.string({
+        nullable: true,
+        description:
+          "The value before the change, as text like `value`; null when it was empty, on a creation, or when the log does not record it.",
+        resolve: (c) => c.before ?? null,
       }),
     }),
   });

@@ -18,7 +18,7 @@ import { type Actor, originOf } from "../access/actor.js";
 import { userLookup } from "../accounts/users.service.js";
 import { appLookup } from "../apps/app-lookup.js";
 import { type AuditFilter, type AuditRow, auditRepository } from "./audit.repository.js";
-import { valuesAfter } from "./audit.snapshot.js";
+import { type FieldChange, recordedChanges } from "./audit.snapshot.js";
 
 /** An entry of the log as the dashboard, the API and the CSV export show it. */
 export interface AuditEntry {
@@ -29,12 +29,26 @@ export interface AuditEntry {
   ip: string | null;
   action: string;
   object: { type: string; id: string };
-  /** Changed fields with their new values (null where the value is not recorded). */
-  changes: { field: string; value: string | null }[];
+  /**
+   * Changed fields with their new values (null where the value is not recorded) and, when the write
+   * knew it, the value before (undefined when not recorded: a creation, or an entry older than that);
+   * an amount in minor units names its currency.
+   */
+  changes: { field: string; value: string | null; before?: string | null; currency?: string }[];
+}
+
+const asText = (value: unknown): string | null =>
+  value === undefined || value === null ? null : typeof value === "string" ? value : JSON.stringify(value);
+
+/** The stored changes: a list of FieldChange, or (entries written before it) an object of new values. */
+function storedChanges(json: string | null): FieldChange[] {
+  if (!json) return [];
+  const parsed = JSON.parse(json) as FieldChange[] | Record<string, unknown>;
+  if (Array.isArray(parsed)) return parsed;
+  return Object.entries(parsed).map(([field, after]) => ({ field, after }));
 }
 
 function presentEntry(row: AuditRow): AuditEntry {
-  const values = row.changes ? (JSON.parse(row.changes) as Record<string, unknown>) : {};
   return {
     id: row.id,
     occurredAt: row.occurred_at,
@@ -43,14 +57,11 @@ function presentEntry(row: AuditRow): AuditEntry {
     ip: row.ip,
     action: row.action,
     object: { type: row.object_type, id: row.object_id },
-    changes: Object.entries(values).map(([field, value]) => ({
-      field,
-      value:
-        value === undefined || value === null
-          ? null
-          : typeof value === "string"
-            ? value
-            : JSON.stringify(value),
+    changes: storedChanges(row.changes).map((c) => ({
+      field: c.field,
+      value: asText(c.after),
+      ...(Object.hasOwn(c, "before") ? { before: asText(c.before) } : {}),
+      ...(c.currency ? { currency: c.currency } : {}),
     })),
   };
 }
@@ -116,10 +127,16 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
     // The public actor is one shared object (no origin of its own): an attendee on the event page.
     const origin =
       actor && who.kind !== "public" ? originOf(actor) : { via: "server" as const, ip: undefined };
-    const values = event.values ?? (await valuesAfter(trx, event.object, event.changed, event.row));
+    const recorded = await recordedChanges(trx, event);
     const changes =
-      values && Object.keys(values).length > 0
-        ? JSON.stringify(Object.fromEntries(Object.entries(values).map(([k, v]) => [k, bounded(v)])))
+      recorded && recorded.length > 0
+        ? JSON.stringify(
+            recorded.map((c) =>
+              Object.hasOwn(c, "before")
+                ? { ...c, before: bounded(c.before), after: bounded(c.after) }
+                : { ...c, after: bounded(c.after) },
+            ),
+          )
         : null;
     return {
       id: newId(),
@@ -238,7 +255,11 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
             e.action,
             e.object.type,
             e.object.id,
-            e.changes.map((c) => `${c.field}=${c.value ?? ""}`).join("; "),
+            e.changes
+              .map(
+                (c) => `${c.field}=${c.before === undefined ? "" : `${c.before ?? ""} → `}${c.value ?? ""}`,
+              )
+              .join("; "),
           ]);
         }
         sent += rows.length;

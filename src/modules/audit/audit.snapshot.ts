@@ -1,4 +1,5 @@
 import type { Db } from "../../db/database.js";
+import type { DomainEvent } from "../../shared/project-changes.js";
 
 /**
  * The fields of each kind of project row whose new values the audit log may show, keyed by the
@@ -56,6 +57,7 @@ const auditedColumns = {
       quantity: "quantity",
       salesStartAt: "sales_start_at",
       salesEndAt: "sales_end_at",
+      paymentMode: "payment_mode",
     },
   },
   Attendee: {
@@ -72,27 +74,29 @@ const auditedColumns = {
 
 type Audited = keyof typeof auditedColumns;
 
+/** Amounts in minor units, each with the column naming its currency, so a reader sees 99.00 → 9,900.00. */
+const moneyFields: Partial<Record<Audited, Record<string, string>>> = {
+  TicketType: { priceMinor: "currency" },
+};
+
 /**
- * The new values of the `changed` fields of one row (without `changed`, as after a creation, every
- * allowlisted field that has a value), from `current` (the row as the write left it) or else read
- * inside the write's transaction after the change; undefined when the kind of object is not in the
- * allowlist or the row is gone (a delete).
+ * One field a write changed as the log stores it: the value after, the value before when the write
+ * knew it (absent on a creation and in entries older than this format), and for an amount its currency.
  */
-export async function valuesAfter(
-  db: Db,
-  object: { typename: string; id: string },
+export interface FieldChange {
+  field: string;
+  after: unknown;
+  before?: unknown;
+  currency?: string;
+}
+
+type Row = Readonly<Record<string, unknown>>;
+
+function pick(
+  columns: Record<string, string | readonly string[]>,
+  row: Row,
   changed: readonly string[] | undefined,
-  current?: Readonly<Record<string, unknown>>,
-): Promise<Record<string, unknown> | undefined> {
-  if (!Object.hasOwn(auditedColumns, object.typename)) return undefined;
-  const { table, fields } = auditedColumns[object.typename as Audited];
-  const columns = fields as Record<string, string | readonly string[]>;
-  const row =
-    current ??
-    ((await db.selectFrom(table).selectAll().where("id", "=", object.id).executeTakeFirst()) as
-      | Record<string, unknown>
-      | undefined);
-  if (!row) return undefined;
+): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   if (!changed) {
     for (const [field, column] of Object.entries(columns)) {
@@ -108,4 +112,46 @@ export async function valuesAfter(
     else values[field] = null;
   }
   return values;
+}
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+/**
+ * The changes of one write to record. Values passed with the event stand as given. Otherwise, for an
+ * allowlisted kind of row, the new values of the `changed` fields (without `changed`, as after a
+ * creation, every allowlisted field that has a value) come from `event.row` (the row as the write
+ * left it) or else are read inside the write's transaction; when the write passed the row as it was
+ * (`event.before`), each field carries its old value too and a field whose value did not move is
+ * left out: a form sends every field, and a reader must see the one that changed. Undefined when
+ * the kind of object is not in the allowlist or the row is gone (a delete).
+ */
+export async function recordedChanges(db: Db, event: DomainEvent): Promise<FieldChange[] | undefined> {
+  if (event.values) return Object.entries(event.values).map(([field, after]) => ({ field, after }));
+  const { object, changed } = event;
+  if (!Object.hasOwn(auditedColumns, object.typename)) return undefined;
+  const kind = object.typename as Audited;
+  const { table, fields } = auditedColumns[kind];
+  const columns = fields as Record<string, string | readonly string[]>;
+  const row =
+    event.row ??
+    ((await db.selectFrom(table).selectAll().where("id", "=", object.id).executeTakeFirst()) as
+      | Row
+      | undefined);
+  if (!row) return undefined;
+  const after = pick(columns, row, changed);
+  const before = event.before ? pick(columns, event.before, changed) : undefined;
+  const money = moneyFields[kind] ?? {};
+  const result: FieldChange[] = [];
+  for (const [field, value] of Object.entries(after)) {
+    // A field outside the allowlist is logged by name only: that it was sent is all the log knows.
+    const known = before !== undefined && Object.hasOwn(columns, field);
+    if (known && same(before[field], value)) continue;
+    const change: FieldChange = known
+      ? { field, before: before[field] ?? null, after: value }
+      : { field, after: value };
+    const currencyColumn = Object.hasOwn(money, field) ? money[field] : undefined;
+    if (currencyColumn && typeof row[currencyColumn] === "string") change.currency = row[currencyColumn];
+    result.push(change);
+  }
+  return result;
 }

@@ -11,6 +11,7 @@ import type {
   TracksTable,
 } from "../../db/schema.js";
 import { newId } from "../../shared/ids.js";
+import { fromWallClock, zoneOffsetMs } from "../../shared/time.js";
 import { generateTicketCode } from "../attendees/ticket-code.js";
 import type { CreateProjectInput } from "../projects/projects.service.js";
 import * as words from "./demo.words.js";
@@ -67,47 +68,13 @@ function createRandom(seed: number) {
 
 type Random = ReturnType<typeof createRandom>;
 
-// Building a DateTimeFormat is slow (it loads locale data); one per zone serves every call.
-const formats = new Map<string, Intl.DateTimeFormat>();
-
-// Offset of `timeZone` from UTC at instant `t`, in ms (positive east of Greenwich).
-function zoneOffsetMs(timeZone: string, t: number): number {
-  let format = formats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-US", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-      second: "2-digit",
-    });
-    formats.set(timeZone, format);
-  }
-  const parts = format.formatToParts(new Date(t));
-  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value);
-  const asUtc = Date.UTC(
-    get("year"),
-    get("month") - 1,
-    get("day"),
-    get("hour"),
-    get("minute"),
-    get("second"),
-  );
-  return asUtc - Math.floor(t / 1000) * 1000;
-}
-
 /**
  * The UTC instant of a wall-clock time (`minutes` after local midnight of `localDay`) in a zone.
  * @internal Exported for its tests only (knip --production checks that nothing else uses it).
  */
 export function zonedTime(localDay: number, minutes: number, timeZone: string): number {
-  // `localDay` is the UTC midnight carrying the local date; correct by the offset, twice around DST.
-  const wall = localDay + minutes * 60_000;
-  const first = wall - zoneOffsetMs(timeZone, wall);
-  return wall - zoneOffsetMs(timeZone, first);
+  // `localDay` is the UTC midnight carrying the local date.
+  return fromWallClock(localDay + minutes * 60_000, timeZone);
 }
 
 function localMidnight(now: Date, timeZone: string): number {

@@ -1,3 +1,4 @@
+import { formatMoney } from "../../shared/money.js";
 import { qrSvg } from "../../shared/qr.js";
 import type { TicketType } from "../tickets/tickets.service.js";
 import type { HeldRegistration } from "./event-content.js";
@@ -5,18 +6,10 @@ import type { HeldRegistration } from "./event-content.js";
 /** How a paid ticket bought on the page is paid, in the words of the confirmation email. */
 function paymentLine(ticketType: TicketType | undefined): string | undefined {
   if (!ticketType || ticketType.priceMinor === 0) return undefined;
-  const price = new Intl.NumberFormat("en", { style: "currency", currency: ticketType.currency }).format(
-    ticketType.priceMinor / 10 ** currencyDigits(ticketType.currency),
-  );
+  const price = formatMoney(ticketType.priceMinor, ticketType.currency);
   if (ticketType.paymentMode === "AT_DOOR") return `Price: ${price}, paid at the door.`;
   if (ticketType.paymentMode === "INVOICE") return `Price: ${price}; the organizer will send you an invoice.`;
   return `Price: ${price}.`;
-}
-
-function currencyDigits(currency: string): number {
-  return (
-    new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2
-  );
 }
 
 /**

@@ -1,5 +1,5 @@
 import type { Db } from "../../db/database.js";
-import { nowIso } from "../../shared/time.js";
+import { nowIso, zonedClock, zonedDay } from "../../shared/time.js";
 import type { ProjectAccess } from "../access/access.service.js";
 import { assertPermission } from "../access/policy.js";
 import { isOnSale } from "../tickets/tickets.service.js";
@@ -38,28 +38,10 @@ export interface ProjectOverview {
 const maxDays = 180;
 const dayMs = 86_400_000;
 
-// The local date (YYYY-MM-DD) and time (HH:mm) of a UTC instant in the project's zone.
-function localParts(iso: string, timeZone: string): { day: string; time: string } {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-CA", {
-      timeZone,
-      hourCycle: "h23",
-      year: "numeric",
-      month: "2-digit",
-      day: "2-digit",
-      hour: "2-digit",
-      minute: "2-digit",
-    })
-      .formatToParts(new Date(iso))
-      .map((p) => [p.type, p.value]),
-  );
-  return { day: `${parts.year}-${parts.month}-${parts.day}`, time: `${parts.hour}:${parts.minute}` };
-}
-
 function registrationsByDay(rows: { hour: string; n: string | number }[], timeZone: string): ChartPoint[] {
   const perDay = new Map<string, number>();
   for (const row of rows) {
-    const { day } = localParts(`${row.hour}:00:00.000Z`, timeZone);
+    const day = zonedDay(`${row.hour}:00:00.000Z`, timeZone);
     perDay.set(day, (perDay.get(day) ?? 0) + Number(row.n));
   }
   const days = [...perDay.keys()].sort();
@@ -84,7 +66,9 @@ function checkInsByDay(
   const days = new Map<string, ChartPoint[]>();
   for (const row of rows) {
     const minute = String(Number(row.quarter) * 15).padStart(2, "0");
-    const { day, time } = localParts(`${row.hour}:${minute}:00.000Z`, timeZone);
+    const instant = `${row.hour}:${minute}:00.000Z`;
+    const day = zonedDay(instant, timeZone);
+    const time = zonedClock(instant, timeZone);
     const points = days.get(day) ?? [];
     points.push({ label: time, value: Number(row.n) });
     days.set(day, points);

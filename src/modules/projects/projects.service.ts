@@ -4,7 +4,12 @@ import type { MemberRole, ProjectStatus } from "../../db/schema.js";
 import { inTransaction } from "../../db/transaction.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { allAreas } from "../../shared/data-areas.js";
-import { changedFields, objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
+import {
+  changedFields,
+  objectEvent,
+  type ProjectChanges,
+  updateEvent,
+} from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
   dateTime,
@@ -230,10 +235,11 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
         await projectsRepository.update(trx, projectId, patch);
         const updated = await projectsRepository.findById(trx, projectId);
         if (!updated) throw notFound("Project");
-        await changes.event(trx, actor, {
-          ...objectEvent(projectId, "Project", projectId, "updated"),
-          changed: changedFields(data),
-        });
+        await changes.event(
+          trx,
+          actor,
+          updateEvent(projectId, "Project", projectId, data, { before: current, after: updated }),
+        );
         return presentProject(updated);
       });
       return project;

@@ -5,7 +5,7 @@ import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { areasWrittenUnder } from "../../shared/data-areas.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
-import { changedFields, objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
+import { objectEvent, type ProjectChanges, updateEvent } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
   dateTime,
@@ -275,10 +275,11 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
           await repo.update(trx, projectId, data.id, patch);
           const updated = await repo.findById(trx, projectId, data.id);
           if (!updated) throw notFound("Ticket type");
-          await changes.event(trx, actor, {
-            ...objectEvent(projectId, "TicketType", data.id, "updated"),
-            changed: changedFields(data),
-          });
+          await changes.event(
+            trx,
+            actor,
+            updateEvent(projectId, "TicketType", data.id, data, { before: row, after: updated }),
+          );
           return presentTicketType(updated);
         },
       );
