@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { cpuSeconds, peakRssMiB } from "../../bench/processes.js";
+import { cpuSeconds, peakRssMiB } from "../processes.js";
 
 // The bench's CPU per request of a server with workers (`WEB_CONCURRENCY=2`, the limit's node:cluster):
 // the primary only hands out connections, so its own CPU time says nothing of the work.
