@@ -15,7 +15,7 @@ import { chromiumMissing, chromiumPath, describeNeeding } from "./requirements.j
 import { startTestServer, type TestServer } from "./test-server.js";
 
 /** The two widths every dashboard page is tested at: a phone's and a desktop's. */
-export const phoneWidth = 390;
+const phoneWidth = 390;
 export const desktopWidth = 1280;
 export const widths = [phoneWidth, desktopWidth] as const;
 
@@ -40,14 +40,18 @@ export function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   });
 }
 
-/** A fresh browser context (own cookies) and page, at a desktop size for readable screenshots. */
+/**
+ * A fresh browser context (own cookies) and page, at a desktop size for readable screenshots.
+ * Suites use describeInBrowser's pages; this stays for a browser a test launches itself.
+ * @public
+ */
 export async function newPage(browser: Browser): Promise<Page> {
   const context = await browser.newContext({ viewport: { width: desktopWidth, height: 860 } });
   return context.newPage();
 }
 
 /** Logs `page` in through the login form as `email` (password: the factories' testPassword). */
-export async function logIn(page: Page, baseUrl: string, email: string): Promise<void> {
+async function logIn(page: Page, baseUrl: string, email: string): Promise<void> {
   await page.goto(`${baseUrl}/login`);
   await page.getByLabel("Email").fill(email);
   await page.getByLabel("Password").fill(testPassword);
