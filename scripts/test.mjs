@@ -163,7 +163,9 @@ for (const { file, ms } of slowest) {
 if (skips.length > 0) {
   const byReason = new Map();
   for (const skip of skips) byReason.set(skip.reason, [...(byReason.get(skip.reason) ?? []), skip]);
-  console.log(`\nSkipped ${skips.length} test(s):`);
+  const suites = skips.filter((skip) => skip.suite).length;
+  const counted = `${skips.length - suites} test(s)${suites > 0 ? ` and ${suites} whole suite(s)` : ""}`;
+  console.log(`\nSkipped ${counted}:`);
   for (const [reason, list] of byReason) {
     console.log(`  ${list.length} because ${reason}:`);
     for (const skip of list) {
