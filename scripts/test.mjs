@@ -95,8 +95,16 @@ process.env.TEST_FILE_TIMINGS = join(logDir, "timings.jsonl");
 
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, availableParallelism()));
 const drills = files.filter((file) => file.includes("/test/ops/"));
+// Longest first: the browser and docs files take the longest (tens of seconds each), and started
+// last they would leave one worker running them alone at the end of the run.
+const slowFirst = ["/test/browser/", "/test/docs/"];
+const rank = (file) => {
+  const index = slowFirst.findIndex((dir) => file.includes(dir));
+  return index === -1 ? slowFirst.length : index;
+};
+const rest = files.filter((file) => !drills.includes(file)).sort((a, b) => rank(a) - rank(b));
 const groups = [
-  { name: "suite", files: files.filter((file) => !drills.includes(file)), concurrency },
+  { name: "suite", files: rest, concurrency },
   { name: "drills", files: drills, concurrency: 1 },
 ].filter((group) => group.files.length > 0);
 
