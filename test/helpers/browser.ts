@@ -120,10 +120,19 @@ export function describeInBrowser(
     before(async () => {
       const mailbox = options.mailbox ? await new Mailbox().start() : undefined;
       const env = { ...options.env, ...(mailbox ? { SMTP_URL: mailbox.url } : {}) };
-      const [server, browser] = await Promise.all([
+      const [started, launched] = await Promise.allSettled([
         startTestServer(options.engine ?? sqliteEngine, env),
         launchBrowser(),
       ]);
+      if (started.status === "rejected" || launched.status === "rejected") {
+        // Whichever did start is closed, so the file fails at once instead of hanging on it.
+        if (started.status === "fulfilled") await started.value.close();
+        if (launched.status === "fulfilled") await launched.value.close();
+        await mailbox?.close();
+        throw started.status === "rejected" ? started.reason : (launched as PromiseRejectedResult).reason;
+      }
+      const server = started.value;
+      const browser = launched.value;
       state = {
         server,
         browser,

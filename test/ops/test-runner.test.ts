@@ -107,6 +107,17 @@ describe("scripts/test.mjs", () => {
     assert.match(output, / s {2}test\/api\/account-throttle\.test\.ts\n/);
   });
 
+  test("a browser that will not start fails its file at once, closing the server it started", async () => {
+    // /bin/false exists, so the suite runs, and Chromium's launch fails.
+    const { code, output } = await runWithoutRedis(false, ["test/browser/first-user.test"], {
+      CHROMIUM_PATH: "/bin/false",
+      TEST_EXIT_GRACE_MS: "5000",
+    });
+    assert.equal(code, 1, output);
+    assert.match(output, /browserType\.launch/);
+    assert.doesNotMatch(output, /did not exit/);
+  });
+
   test("lists a skipped suite, which node:test's own count leaves out", async (t) => {
     const dir = mkdtempSync(join(tmpdir(), "eventgraph-skips-"));
     try {
