@@ -118,7 +118,7 @@ function runGroup(group) {
       `--import=${join(import.meta.dirname, "test-file-watchdog.mjs")}`,
       "--test",
       // A test awaiting something that never comes, with a handle keeping its process alive, fails
-      // after ten minutes instead of holding the run (the longest file takes about a minute).
+      // after ten minutes instead of holding the run (the longest file takes a few minutes).
       "--test-timeout=600000",
       `--test-concurrency=${group.concurrency}`,
       "--test-reporter=spec",
