@@ -3,15 +3,23 @@
 // discovery would also run every helper under a `test/` folder. Arguments narrow the run to files
 // whose path contains one of them (`npm test -- agenda`).
 //
+// The process drills (test/ops: servers started, stopped and starved as separate processes) run as
+// their own group, one file at a time, beside the rest: two drills at once would fight over the same
+// cores and time-outs, while a drill mostly waits on its child processes, so it costs the other
+// group little. With TEST_CONCURRENCY=1 the groups run one after the other.
+//
 // Tests needing PostgreSQL, Redis or Chromium skip themselves, with the reason, when it is missing
 // (test/helpers/requirements.ts); this script ends with the list of what was skipped and why. With
 // CI=true nothing may be skipped: a skip, or a missing service, fails the run.
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { availableParallelism, tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { createInterface } from "node:readline";
 
-const filters = process.argv.slice(2);
+// `--bench` runs the bench harness's own checks (bench/check/, `npm run bench:check`) instead of the suite.
+const bench = process.argv.includes("--bench");
+const filters = process.argv.slice(2).filter((arg) => arg !== "--bench");
 
 function findTests(dir) {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -59,7 +67,7 @@ if (process.env.DATABASE_URL_POSTGRES) {
   console.log("DATABASE_URL_POSTGRES is not set: the PostgreSQL tests are skipped (listed at the end).");
 }
 
-const files = ["dist/src", "dist/test"]
+const files = (bench ? ["dist/bench"] : ["dist/src", "dist/test"])
   .flatMap((dir) => findTests(dir))
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
   // tsc never deletes: a compiled test whose source was moved or removed must not run again.
@@ -71,43 +79,106 @@ if (files.length === 0) {
   process.exit(1);
 }
 
-const concurrency = process.env.TEST_CONCURRENCY ?? "2";
-const skipDir = mkdtempSync(join(tmpdir(), "eventgraph-skips-"));
-const skipLog = join(skipDir, "skips.jsonl");
-const result = spawnSync(
-  process.execPath,
-  [
-    "--enable-source-maps",
-    // In every file's process: a file that does not exit after its tests fails instead of hanging the run.
-    `--import=${join(import.meta.dirname, "test-file-watchdog.mjs")}`,
-    "--test",
-    // A test awaiting something that never comes, with a handle keeping its process alive, fails
-    // after ten minutes instead of holding the run (the longest suite takes a few minutes).
-    "--test-timeout=600000",
-    `--test-concurrency=${concurrency}`,
-    "--test-reporter=spec",
-    "--test-reporter-destination=stdout",
-    `--test-reporter=${join(import.meta.dirname, "skip-reporter.mjs")}`,
-    `--test-reporter-destination=${skipLog}`,
-    ...files,
-  ],
-  { stdio: "inherit" },
-);
+// One migrated SQLite file for the run: every test's fresh SQLite database starts as a copy of it
+// (test/helpers/test-services.ts) instead of running every migration again.
+const logDir = mkdtempSync(join(tmpdir(), "eventgraph-test-run-"));
+{
+  const { openDatabase } = await import("../dist/src/db/database.js");
+  const { migrateToLatest } = await import("../dist/src/db/migrate.js");
+  const template = join(logDir, "template.sqlite");
+  const database = openDatabase(`sqlite:${template}`);
+  await migrateToLatest(database.db);
+  await database.close();
+  process.env.SQLITE_TEMPLATE_TEST = template;
+}
+process.env.TEST_FILE_TIMINGS = join(logDir, "timings.jsonl");
+
+const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, availableParallelism()));
+const drills = files.filter((file) => file.includes("/test/ops/"));
+// Longest first: the browser and docs files take the longest (tens of seconds each), and started
+// last they would leave one worker running them alone at the end of the run.
+const slowFirst = ["/test/browser/", "/test/docs/"];
+const rank = (file) => {
+  const index = slowFirst.findIndex((dir) => file.includes(dir));
+  return index === -1 ? slowFirst.length : index;
+};
+const rest = files.filter((file) => !drills.includes(file)).sort((a, b) => rank(a) - rank(b));
+const groups = [
+  { name: "suite", files: rest, concurrency },
+  { name: "drills", files: drills, concurrency: 1 },
+].filter((group) => group.files.length > 0);
+
+/** Runs one group's files under node:test; resolves to its exit status. */
+function runGroup(group) {
+  const child = spawn(
+    process.execPath,
+    [
+      "--enable-source-maps",
+      // In every file's process: a file that does not exit after its tests fails instead of hanging the run.
+      `--import=${join(import.meta.dirname, "test-file-watchdog.mjs")}`,
+      "--test",
+      // A test awaiting something that never comes, with a handle keeping its process alive, fails
+      // after ten minutes instead of holding the run (the longest file takes a few minutes).
+      "--test-timeout=600000",
+      `--test-concurrency=${group.concurrency}`,
+      "--test-reporter=spec",
+      "--test-reporter-destination=stdout",
+      `--test-reporter=${join(import.meta.dirname, "skip-reporter.mjs")}`,
+      `--test-reporter-destination=${join(logDir, `${group.name}.jsonl`)}`,
+      ...group.files,
+    ],
+    { stdio: ["ignore", "pipe", "inherit"] },
+  );
+  // Whole lines only: two groups writing at once must not cut each other's lines in half.
+  createInterface({ input: child.stdout }).on("line", (line) => console.log(line));
+  return new Promise((resolve) => child.on("close", (code) => resolve(code ?? 1)));
+}
+
+const started = Date.now();
+const statuses =
+  concurrency >= 2
+    ? await Promise.all(groups.map(runGroup))
+    : await groups.reduce(
+        async (done, group) => [...(await done), await runGroup(group)],
+        Promise.resolve([]),
+      );
+const seconds = Math.round((Date.now() - started) / 1000);
 await dropDatabase().catch((error) => console.error(`Could not drop the test database: ${error.message}`));
 
-const skips = readFileSync(skipLog, "utf8")
-  .split("\n")
-  .filter(Boolean)
-  .map((line) => JSON.parse(line));
-rmSync(skipDir, { recursive: true, force: true });
+/** The JSON lines of a file under logDir (none when it was never written). */
+function jsonLines(name) {
+  const path = join(logDir, name);
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}
+const skips = groups.flatMap((group) => jsonLines(`${group.name}.jsonl`));
+const slowest = jsonLines("timings.jsonl")
+  .sort((a, b) => b.ms - a.ms)
+  .slice(0, 10);
+rmSync(logDir, { recursive: true, force: true });
+
+console.log(`\n${files.length} file(s) in ${seconds} s; the slowest (wall time of each file's process):`);
+for (const { file, ms } of slowest) {
+  const source = relative(process.cwd(), file)
+    .replace(/^dist\//, "")
+    .replace(/\.js$/, ".ts");
+  console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${source}`);
+}
+
 if (skips.length > 0) {
   const byReason = new Map();
   for (const skip of skips) byReason.set(skip.reason, [...(byReason.get(skip.reason) ?? []), skip]);
-  console.log(`\nSkipped ${skips.length} test(s):`);
+  const suites = skips.filter((skip) => skip.suite).length;
+  const counted = `${skips.length - suites} test(s)${suites > 0 ? ` and ${suites} whole suite(s)` : ""}`;
+  console.log(`\nSkipped ${counted}:`);
   for (const [reason, list] of byReason) {
     console.log(`  ${list.length} because ${reason}:`);
     for (const skip of list) {
-      console.log(`    ${skip.file ? `${relative(process.cwd(), skip.file)}: ` : ""}${skip.name}`);
+      const where = skip.file ? `${relative(process.cwd(), skip.file)}: ` : "";
+      console.log(`    ${where}${skip.name}${skip.suite ? " (a whole suite)" : ""}`);
     }
   }
 }
@@ -115,4 +186,4 @@ if (process.env.CI === "true" && skips.length > 0) {
   console.error("CI=true: nothing may be skipped in CI, so the run fails.");
   process.exit(1);
 }
-process.exit(result.status ?? 1);
+process.exit(statuses.every((status) => status === 0) ? 0 : 1);

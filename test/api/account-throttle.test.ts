@@ -5,6 +5,7 @@ import { createUser, testPassword, uniqueEmail } from "../helpers/factories.js";
 import { HttpClient } from "../helpers/http-client.js";
 import { Mailbox } from "../helpers/mailbox.js";
 import { RedisConnections, redisTestUrl, uniqueRedisPrefix } from "../helpers/redis.js";
+import { describeNeeding, redisMissing } from "../helpers/requirements.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 // The throttle lives in Redis or in process, not in the database: one engine is enough.
@@ -23,7 +24,7 @@ function count(statuses: number[]): Record<number, number> {
   return counts;
 }
 
-describe("account throttles, shared through Redis", () => {
+describeNeeding(await redisMissing(), "account throttles, shared through Redis", () => {
   const prefix = uniqueRedisPrefix();
   let first: TestServer;
   let second: TestServer;

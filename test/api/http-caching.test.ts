@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { launchBrowser } from "../helpers/browser.js";
+import { describeInBrowser } from "../helpers/browser.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp, createPublishedProject, createSession } from "../helpers/factories.js";
 import { decoded, raw as rawRequest } from "../helpers/raw-http.js";
-import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 const raw = (
@@ -294,43 +293,34 @@ async function ownerOf(server: TestServer, projectId: string) {
   return { owner: { kind: "user" as const, userId: row.user_id }, homeId: projectId };
 }
 
-describeNeeding(chromiumMissing(), "Chromium decodes the compressed cached answers", () => {
-  const [engine] = testEngines();
+describeInBrowser("Chromium decodes the compressed cached answers", {}, (fx) => {
   test("a browser on another origin reads cached answers in brotli and in gzip", async () => {
-    if (!engine) throw new Error("no engine");
-    const server = await startTestServer(engine);
-    const browser = await launchBrowser();
-    try {
-      const { project, owner } = await createPublishedProject(server.services);
-      for (let i = 0; i < 20; i++) {
-        await createSession(server.services, owner, project.id, {
-          title: `Session ${i} that makes the answer long enough to compress`,
-          status: "PUBLISHED",
-          startsAt: new Date(Date.UTC(2026, 4, 4, 9, i)).toISOString(),
-        });
-      }
-      const url = `${server.url}${getPath(agendaQuery(project.id))}`;
-      // Chromium asks for br first; the second page asks for gzip only.
-      for (const acceptEncoding of [undefined, "gzip"]) {
-        const page = await browser.newPage();
-        if (acceptEncoding) await page.setExtraHTTPHeaders({ "accept-encoding": acceptEncoding });
-        // about:blank is another origin than the API: the call needs CORS.
-        const counts = await page.evaluate(async (address) => {
-          const out: number[] = [];
-          for (let i = 0; i < 3; i++) {
-            // no-store: each fetch reaches the server (the later ones are cache hits there).
-            const response = await fetch(address, { cache: "no-store" });
-            const body = await response.json();
-            out.push(body.data.project.sessions.edges.length);
-          }
-          return out;
-        }, url);
-        assert.deepEqual(counts, [20, 20, 20], acceptEncoding ?? "default");
-        await page.close();
-      }
-    } finally {
-      await browser.close();
-      await server.close();
+    const { server } = fx;
+    const { project, owner } = await createPublishedProject(server.services);
+    for (let i = 0; i < 20; i++) {
+      await createSession(server.services, owner, project.id, {
+        title: `Session ${i} that makes the answer long enough to compress`,
+        status: "PUBLISHED",
+        startsAt: new Date(Date.UTC(2026, 4, 4, 9, i)).toISOString(),
+      });
+    }
+    const url = `${server.url}${getPath(agendaQuery(project.id))}`;
+    // Chromium asks for br first; the second page asks for gzip only.
+    for (const acceptEncoding of [undefined, "gzip"]) {
+      const page = await fx.desktop();
+      if (acceptEncoding) await page.setExtraHTTPHeaders({ "accept-encoding": acceptEncoding });
+      // about:blank is another origin than the API: the call needs CORS.
+      const counts = await page.evaluate(async (address) => {
+        const out: number[] = [];
+        for (let i = 0; i < 3; i++) {
+          // no-store: each fetch reaches the server (the later ones are cache hits there).
+          const response = await fetch(address, { cache: "no-store" });
+          const body = await response.json();
+          out.push(body.data.project.sessions.edges.length);
+        }
+        return out;
+      }, url);
+      assert.deepEqual(counts, [20, 20, 20], acceptEncoding ?? "default");
     }
   });
 });

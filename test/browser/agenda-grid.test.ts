@@ -1,27 +1,14 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import type { Browser } from "playwright-core";
-import { launchBrowser } from "../helpers/browser.js";
-import { sqliteEngine } from "../helpers/engines.js";
-import { createProject, createSession, createUser, testPassword, userActor } from "../helpers/factories.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { test } from "node:test";
+import { describeInBrowser, widths } from "../helpers/browser.js";
+import { createProject, createSession, createUser, userActor } from "../helpers/factories.js";
 
 // The agenda grid (rooms × time per day, filters, track colours, conflicts) and conflicts told on
 // save, at a phone's width and a desktop's.
-describe("agenda grid and conflicts in Chromium at 390 px and 1280 px", () => {
-  let server: TestServer;
-  let browser: Browser;
-  before(async () => {
-    server = await startTestServer(sqliteEngine);
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-    await server.close();
-  });
-
-  for (const width of [390, 1280]) {
+describeInBrowser("agenda grid and conflicts in Chromium at 390 px and 1280 px", {}, (fx) => {
+  for (const width of widths) {
     test(`shows the day's sessions by room with clashes marked, filters, and warns on save (${width} px)`, async () => {
+      const { server } = fx;
       const user = await createUser(server.services, { name: "Ada Organizer" });
       const actor = userActor(user.id);
       const { project } = await createProject(server.services, {
@@ -58,13 +45,7 @@ describe("agenda grid and conflicts in Chromium at 390 px and 1280 px", () => {
         roomId: hall.id,
       });
 
-      const context = await browser.newContext({ viewport: { width, height: 800 } });
-      const page = await context.newPage();
-      await page.goto(`${server.url}/login`);
-      await page.getByLabel("Email").fill(user.email);
-      await page.getByLabel("Password").fill(testPassword);
-      await page.getByRole("button", { name: "Log in" }).click();
-      await page.getByRole("heading", { name: "Projects" }).waitFor();
+      const page = await fx.page(width, user);
 
       const base = `${server.url}/b/${project.id}/agenda`;
       await page.goto(base);
@@ -124,7 +105,6 @@ describe("agenda grid and conflicts in Chromium at 390 px and 1280 px", () => {
       await page.goto(`${base}/sessions/${keynote.id}`);
       assert.equal(await page.locator("input[name=speakerIds]").first().getAttribute("value"), grace.id);
       assert.ok((await overflow()) <= 0);
-      await context.close();
     });
   }
 });

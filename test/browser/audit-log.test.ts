@@ -1,12 +1,8 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/browser.js";
-import { testEngines } from "../helpers/engines.js";
-import { createProject, createUser, testPassword, userActor } from "../helpers/factories.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
-
-const sqlite = testEngines().find((e) => e.name === "sqlite") ?? assert.fail("SQLite engine missing");
+import { test } from "node:test";
+import type { Page } from "playwright-core";
+import { describeInBrowser, widths } from "../helpers/browser.js";
+import { createProject, createUser, userActor } from "../helpers/factories.js";
 
 async function noOverflow(page: Page, what: string, width: number): Promise<void> {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -15,39 +11,22 @@ async function noOverflow(page: Page, what: string, width: number): Promise<void
 
 // An owner changes the event, reads it back in Settings → Audit log, filters and exports it, then
 // deletes the project through the typed confirmation: at a phone's width and a desktop's.
-describe("Settings → Audit log and project deletion in Chromium at 390 px and 1280 px", () => {
-  let server: TestServer;
-  let browser: Browser;
-  before(async () => {
-    server = await startTestServer(sqlite);
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-    await server.close();
-  });
-
-  for (const width of [390, 1280]) {
+describeInBrowser("Settings → Audit log and project deletion in Chromium at 390 px and 1280 px", {}, (fx) => {
+  for (const width of widths) {
     test(`an owner reads, filters and exports the log, then deletes the project, within ${width} px`, async () => {
-      const owner = await createUser(server.services, { name: "Olga Owner" });
-      const { project } = await createProject(server.services, {
+      const owner = await createUser(fx.server.services, { name: "Olga Owner" });
+      const { project } = await createProject(fx.server.services, {
         ownerId: owner.id,
         input: { name: "Browser Con", timezone: "UTC" },
       });
       // A long, unbroken value must wrap inside the table, not widen the page.
-      await server.services.agenda.createRoom(userActor(owner.id), {
+      await fx.server.services.agenda.createRoom(userActor(owner.id), {
         projectId: project.id,
         name: `Hall-${"x".repeat(110)}`,
       });
-      const context = await browser.newContext({ viewport: { width, height: 800 }, acceptDownloads: true });
-      const page = await context.newPage();
-      await page.goto(`${server.url}/login`);
-      await page.getByLabel("Email").fill(owner.email);
-      await page.getByLabel("Password").fill(testPassword);
-      await page.getByRole("button", { name: "Log in" }).click();
-      await page.getByRole("heading", { name: "Projects" }).waitFor();
+      const page = await fx.page(width, owner, { acceptDownloads: true });
 
-      await page.goto(`${server.url}/b/${project.id}/settings`);
+      await page.goto(`${fx.server.url}/b/${project.id}/settings`);
       await page.getByLabel("Event name").fill("Browser Conf");
       await page.getByRole("button", { name: "Save changes" }).click();
       await page.getByText("Changes saved.").waitFor();
@@ -85,22 +64,21 @@ describe("Settings → Audit log and project deletion in Chromium at 390 px and 
       assert.equal(text.trimEnd().split("\n").length, 2, "the header and the one filtered entry");
 
       // Deleting: a wrong confirmation is refused with the reason, the right one deletes.
-      await page.goto(`${server.url}/b/${project.id}/settings`);
+      await page.goto(`${fx.server.url}/b/${project.id}/settings`);
       const confirm = page.getByLabel(`Type the project id ${project.id} or its name to confirm`);
       await confirm.scrollIntoViewIfNeeded();
       await noOverflow(page, "the General tab with the delete panel", width);
       await confirm.fill("delete it");
       await page.getByRole("button", { name: "Delete this project" }).click();
       await page.getByText("That is neither the project's id nor its exact name.").waitFor();
-      assert.ok(await server.services.projects.get(userActor(owner.id), project.id));
+      assert.ok(await fx.server.services.projects.get(userActor(owner.id), project.id));
       await page.getByLabel(`Type the project id ${project.id} or its name to confirm`).fill(project.id);
       await page.getByRole("button", { name: "Delete this project" }).click();
       await page.getByText("Project “Browser Conf” was deleted.").waitFor();
       await noOverflow(page, "the projects list after deleting", width);
-      await assert.rejects(server.services.projects.get(userActor(owner.id), project.id), {
+      await assert.rejects(fx.server.services.projects.get(userActor(owner.id), project.id), {
         code: "NOT_FOUND",
       });
-      await context.close();
     });
   }
 });

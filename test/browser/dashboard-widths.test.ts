@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
-import type { Browser } from "playwright-core";
-import { launchBrowser } from "../helpers/browser.js";
-import { testEngines } from "../helpers/engines.js";
+import { test } from "node:test";
+import { describeInBrowser } from "../helpers/browser.js";
 import {
   createApp,
   createAttendee,
@@ -10,66 +8,48 @@ import {
   createSession,
   createTicketType,
   createUser,
-  testPassword,
   userActor,
 } from "../helpers/factories.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
-
-const sqlite = testEngines().find((e) => e.name === "sqlite") ?? assert.fail("SQLite engine missing");
 
 // Every dashboard page at a small phone's width, a common phone's and a desktop's: the page's
 // heading shows, nothing is wider than the window, tables become cards on a phone (no sideways
 // scrolling inside them either), Log out and every section tab can be reached, and the main
 // form's submit button can be reached.
-describe("every dashboard page at 360, 390 and 1280 px in Chromium", () => {
-  let server: TestServer;
-  let browser: Browser;
-  before(async () => {
-    server = await startTestServer(sqlite);
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-    await server.close();
-  });
-
+describeInBrowser("every dashboard page at 360, 390 and 1280 px in Chromium", {}, (fx) => {
   for (const width of [360, 390, 1280]) {
     test(`lays out every dashboard page within ${width} px`, async () => {
-      const user = await createUser(server.services, { name: "Ada Organizer" });
+      const user = await createUser(fx.server.services, { name: "Ada Organizer" });
       const actor = userActor(user.id);
-      const { project } = await createProject(server.services, {
+      const { project } = await createProject(fx.server.services, {
         ownerId: user.id,
         input: { timezone: "UTC" },
       });
-      const track = await server.services.agenda.createTrack(actor, { projectId: project.id, name: "Web" });
-      const room = await server.services.agenda.createRoom(actor, {
+      const track = await fx.server.services.agenda.createTrack(actor, {
+        projectId: project.id,
+        name: "Web",
+      });
+      const room = await fx.server.services.agenda.createRoom(actor, {
         projectId: project.id,
         name: "Main hall",
       });
-      const session = await createSession(server.services, actor, project.id, {
+      const session = await createSession(fx.server.services, actor, project.id, {
         title: "A rather long session title that has to wrap on a phone screen",
         trackId: track.id,
         roomId: room.id,
       });
-      const ticketType = await createTicketType(server.services, actor, project.id);
-      const attendee = await createAttendee(server.services, actor, project.id, ticketType.id, {
+      const ticketType = await createTicketType(fx.server.services, actor, project.id);
+      const attendee = await createAttendee(fx.server.services, actor, project.id, ticketType.id, {
         name: "Grace Hopper",
         company: "US Navy",
       });
 
-      const { app } = await createApp(server.services, {
+      const { app } = await createApp(fx.server.services, {
         projectId: project.id,
         ownerId: user.id,
         name: "Door App",
       });
 
-      const context = await browser.newContext({ viewport: { width, height: 800 } });
-      const page = await context.newPage();
-      await page.goto(`${server.url}/login`);
-      await page.getByLabel("Email").fill(user.email);
-      await page.getByLabel("Password").fill(testPassword);
-      await page.getByRole("button", { name: "Log in" }).click();
-      await page.getByRole("heading", { name: "Projects" }).waitFor();
+      const page = await fx.page(width, user);
 
       const base = `/b/${project.id}`;
       const pages: [string, string, string | null][] = [
@@ -97,7 +77,7 @@ describe("every dashboard page at 360, 390 and 1280 px in Chromium", () => {
         [`/connect/${app.id}`, "Door App", null],
       ];
       for (const [path, heading, button] of pages) {
-        const response = await page.goto(`${server.url}${path}`);
+        const response = await page.goto(`${fx.server.url}${path}`);
         assert.equal(response?.status(), 200, path);
         assert.ok(
           await page.getByRole("heading", { name: heading }).first().isVisible(),
@@ -143,7 +123,6 @@ describe("every dashboard page at 360, 390 and 1280 px in Chromium", () => {
           assert.ok(await submit.isVisible(), `${path}: ${button}`);
         }
       }
-      await context.close();
     });
   }
 });

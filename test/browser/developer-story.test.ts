@@ -1,31 +1,15 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { launchBrowser, screenshot } from "../helpers/browser.js";
-import { sqliteEngine } from "../helpers/engines.js";
+import { test } from "node:test";
+import type { Page } from "playwright-core";
+import { describeInBrowser, desktopWidth, screenshot } from "../helpers/browser.js";
 import { testPassword, uniqueEmail } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { lastEmailLink } from "../helpers/mail-log.js";
-import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
-const sqlite = sqliteEngine;
-
-describeNeeding(chromiumMissing(), "developer and organizer story in Chromium", () => {
-  let server: TestServer;
-  let browser: Browser;
-  before(async () => {
-    server = await startTestServer(sqlite);
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-    await server.close();
-  });
-
+describeInBrowser("developer and organizer story in Chromium", {}, (fx) => {
   async function pageWithClipboard(): Promise<Page> {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
-    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: server.url });
+    const context = await fx.context(desktopWidth);
+    await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: fx.server.url });
     const page = await context.newPage();
     // Confirmations (revoke, delete) are accepted, as a person clicking OK would.
     page.on("dialog", (dialog) => void dialog.accept());
@@ -41,7 +25,7 @@ describeNeeding(chromiumMissing(), "developer and organizer story in Chromium", 
   }
 
   async function createProject(page: Page, name: string): Promise<string> {
-    await page.goto(`${server.url}/projects/new`);
+    await page.goto(`${fx.server.url}/projects/new`);
     await page.getByLabel("Event name").fill(name);
     await page.getByRole("button", { name: "Create project" }).click();
     await page.getByRole("heading", { name }).waitFor();
@@ -56,9 +40,9 @@ describeNeeding(chromiumMissing(), "developer and organizer story in Chromium", 
     // The developer signs up, verifies the email from the logged link and creates a project.
     const dev = await pageWithClipboard();
     const devEmail = uniqueEmail("developer");
-    await dev.goto(`${server.url}/signup`);
+    await dev.goto(`${fx.server.url}/signup`);
     await signUp(dev, "Dana Developer", devEmail);
-    await dev.goto(lastEmailLink(server.logs.text, devEmail, "verify-email"));
+    await dev.goto(lastEmailLink(fx.server.logs.text, devEmail, "verify-email"));
     await dev.getByRole("status").filter({ hasText: "your email address is verified" }).waitFor();
     const homeId = await createProject(dev, "Dev Days");
 
@@ -96,13 +80,13 @@ describeNeeding(chromiumMissing(), "developer and organizer story in Chromium", 
       .first()
       .waitFor();
     await screenshot(dev, "app-settings");
-    await dev.goto(`${server.url}/b/${homeId}/settings/api`);
+    await dev.goto(`${fx.server.url}/b/${homeId}/settings/api`);
     await dev.getByRole("link", { name: "Schedule Sync" }).waitFor();
     assert.ok(!(await dev.content()).includes(token), "nor on the API tab");
     await screenshot(dev, "api-tab");
 
     // The token reads the home project through the API.
-    const home = await gql(server.url, projectQuery(homeId), { token });
+    const home = await gql(fx.server.url, projectQuery(homeId), { token });
     assert.deepEqual(home.body.data, { project: { name: "Dev Days" } });
 
     // Linked projects: the connect link, copied.
@@ -110,7 +94,7 @@ describeNeeding(chromiumMissing(), "developer and organizer story in Chromium", 
     await dev.getByRole("tab", { name: "Linked projects" }).click();
     await dev.getByText("No linked projects yet").waitFor();
     const connectLink = await dev.getByRole("textbox", { name: "Connect link" }).inputValue();
-    assert.equal(connectLink, `${server.url}/connect/${/apps\/([^/]+)\//.exec(dev.url())?.[1]}`);
+    assert.equal(connectLink, `${fx.server.url}/connect/${/apps\/([^/]+)\//.exec(dev.url())?.[1]}`);
     await dev
       .getByRole("tabpanel", { name: "Linked projects" })
       .getByRole("button", { name: "Copy" })
@@ -149,11 +133,11 @@ describeNeeding(chromiumMissing(), "developer and organizer story in Chromium", 
     // The request to the home project above counts: usage is per app.
     await card.getByText("1 request in the last 30 days").waitFor();
     await screenshot(org, "integrations");
-    const linked = await gql(server.url, projectQuery(partnerId), { token });
+    const linked = await gql(fx.server.url, projectQuery(partnerId), { token });
     assert.deepEqual(linked.body.data, { project: { name: "Partner Summit" } });
 
     // The developer sees who linked which project.
-    await dev.goto(`${server.url}/b/${homeId}/settings/api`);
+    await dev.goto(`${fx.server.url}/b/${homeId}/settings/api`);
     await dev.getByRole("link", { name: "Schedule Sync" }).click();
     await dev.getByRole("tab", { name: "Linked projects" }).click();
     const row = dev.getByRole("row").filter({ hasText: "Partner Summit" });
@@ -165,7 +149,7 @@ describeNeeding(chromiumMissing(), "developer and organizer story in Chromium", 
     await card.getByRole("button", { name: "Revoke access" }).click();
     await org.getByRole("status").filter({ hasText: "Access revoked" }).waitFor();
     await org.getByText("No connected apps").waitFor();
-    const revoked = await gql(server.url, projectQuery(partnerId), { token });
+    const revoked = await gql(fx.server.url, projectQuery(partnerId), { token });
     assert.equal(revoked.body.data.project, null);
     assert.equal(revoked.body.errors[0].extensions.code, "NOT_FOUND");
   });

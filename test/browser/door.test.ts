@@ -1,24 +1,18 @@
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { encodeQR } from "@paulmillr/qr";
-import type { Browser, BrowserContext, Page } from "playwright-core";
-import { launchBrowser } from "../helpers/browser.js";
-import { testEngines } from "../helpers/engines.js";
+import type { Page } from "playwright-core";
+import { describeInBrowser, launchBrowser, widths } from "../helpers/browser.js";
 import {
   createAttendee,
   createProject,
   createTicketType,
   createUser,
-  testPassword,
   userActor,
 } from "../helpers/factories.js";
-import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
 import { temporaryFolder } from "../helpers/temporary.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
-
-const sqlite = testEngines().find((e) => e.name === "sqlite") ?? assert.fail("SQLite engine missing");
 
 /**
  * A Y4M video (what Chromium's fake camera plays) of a ticket's QR code on white, 8 px a module:
@@ -54,50 +48,29 @@ function qrVideo(text: string): string {
   return file;
 }
 
-describeNeeding(chromiumMissing(), "check-in at the door in Chromium", () => {
-  let server: TestServer;
-  let browser: Browser;
-  before(async () => {
-    server = await startTestServer(sqlite);
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-    await server.close();
-  });
-
+describeInBrowser("check-in at the door in Chromium", {}, (fx) => {
   /** An organizer, a project in Tokyo time with two ticket types, and four attendees. */
   async function doorScene() {
-    const user = await createUser(server.services, { name: "Door Keeper" });
+    const user = await createUser(fx.server.services, { name: "Door Keeper" });
     const actor = userActor(user.id);
-    const { project } = await createProject(server.services, {
+    const { project } = await createProject(fx.server.services, {
       ownerId: user.id,
       input: { timezone: "Asia/Tokyo" },
     });
-    const standard = await createTicketType(server.services, actor, project.id, { name: "Standard" });
-    const vip = await createTicketType(server.services, actor, project.id, { name: "VIP" });
-    const grace = await createAttendee(server.services, actor, project.id, standard.id, {
+    const standard = await createTicketType(fx.server.services, actor, project.id, { name: "Standard" });
+    const vip = await createTicketType(fx.server.services, actor, project.id, { name: "VIP" });
+    const grace = await createAttendee(fx.server.services, actor, project.id, standard.id, {
       name: "Grace Hopper",
     });
-    const ivan = await createAttendee(server.services, actor, project.id, vip.id, { name: "Ivan Sato" });
-    const alan = await createAttendee(server.services, actor, project.id, standard.id, {
+    const ivan = await createAttendee(fx.server.services, actor, project.id, vip.id, { name: "Ivan Sato" });
+    const alan = await createAttendee(fx.server.services, actor, project.id, standard.id, {
       name: "Alan Turing",
     });
-    await server.services.attendees.cancelAttendee(actor, { id: alan.id });
-    const { project: elsewhere } = await createProject(server.services, { ownerId: user.id });
-    const otherType = await createTicketType(server.services, actor, elsewhere.id);
-    const stranger = await createAttendee(server.services, actor, elsewhere.id, otherType.id);
+    await fx.server.services.attendees.cancelAttendee(actor, { id: alan.id });
+    const { project: elsewhere } = await createProject(fx.server.services, { ownerId: user.id });
+    const otherType = await createTicketType(fx.server.services, actor, elsewhere.id);
+    const stranger = await createAttendee(fx.server.services, actor, elsewhere.id, otherType.id);
     return { user, project, grace, ivan, alan, stranger };
-  }
-
-  async function logIn(context: BrowserContext, email: string): Promise<Page> {
-    const page = await context.newPage();
-    await page.goto(`${server.url}/login`);
-    await page.getByLabel("Email").fill(email);
-    await page.getByLabel("Password").fill(testPassword);
-    await page.getByRole("button", { name: "Log in" }).click();
-    await page.getByRole("heading", { name: "Projects" }).waitFor();
-    return page;
   }
 
   const result = (page: Page) => page.locator("[data-door-result]");
@@ -106,12 +79,11 @@ describeNeeding(chromiumMissing(), "check-in at the door in Chromium", () => {
     await page.getByRole("button", { name: "Check in code" }).click();
   }
 
-  for (const width of [390, 1280]) {
+  for (const width of widths) {
     test(`checks a typed code in at once and says why another is refused, without a reload (${width} px)`, async () => {
       const scene = await doorScene();
-      const context = await browser.newContext({ viewport: { width, height: 800 } });
-      const page = await logIn(context, scene.user.email);
-      await page.goto(`${server.url}/b/${scene.project.id}/check-in`);
+      const page = await fx.page(width, scene.user);
+      await page.goto(`${fx.server.url}/b/${scene.project.id}/check-in`);
       assert.equal(
         await page.evaluate(() => document.activeElement?.id),
         "search-q",
@@ -144,17 +116,15 @@ describeNeeding(chromiumMissing(), "check-in at the door in Chromium", () => {
 
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `the check-in page is ${overflow} px wider than ${width} px`);
-      const active = await server.services.checkins.activeByAttendeeIds([scene.grace.id, scene.alan.id]);
+      const active = await fx.server.services.checkins.activeByAttendeeIds([scene.grace.id, scene.alan.id]);
       assert.deepEqual([...active.keys()], [scene.grace.id]);
-      await context.close();
     });
   }
 
   test("finds a name typed in any order and checks the person in from the list without a reload", async () => {
     const scene = await doorScene();
-    const context = await browser.newContext({ viewport: { width: 390, height: 800 } });
-    const page = await logIn(context, scene.user.email);
-    await page.goto(`${server.url}/b/${scene.project.id}/check-in`);
+    const page = await fx.phone(scene.user);
+    await page.goto(`${fx.server.url}/b/${scene.project.id}/check-in`);
     await page.getByLabel("Find attendee").fill("sato ivan");
     await page.getByRole("button", { name: "Find" }).click();
     const card = page.getByRole("listitem").filter({ hasText: "Ivan Sato" });
@@ -166,17 +136,12 @@ describeNeeding(chromiumMissing(), "check-in at the door in Chromium", () => {
     await card.getByText("Checked in").waitFor();
     assert.equal(await page.evaluate(() => (window as unknown as { doorMarker?: number }).doorMarker), 1);
     assert.equal(await page.evaluate(() => document.activeElement?.id), "search-q");
-    await context.close();
   });
 
   test("checks in by code and by name without JavaScript, through ordinary form posts", async () => {
     const scene = await doorScene();
-    const context = await browser.newContext({
-      viewport: { width: 390, height: 800 },
-      javaScriptEnabled: false,
-    });
-    const page = await logIn(context, scene.user.email);
-    await page.goto(`${server.url}/b/${scene.project.id}/check-in`);
+    const page = await fx.phone(scene.user, { javaScriptEnabled: false });
+    await page.goto(`${fx.server.url}/b/${scene.project.id}/check-in`);
     await typeCode(page, scene.grace.ticketCode);
     await page.getByRole("status").filter({ hasText: "Checked in: Grace Hopper · Standard" }).waitFor();
     await page.getByText("1 / 2").first().waitFor();
@@ -189,15 +154,14 @@ describeNeeding(chromiumMissing(), "check-in at the door in Chromium", () => {
       false,
       "no camera button without script",
     );
-    await context.close();
   });
 
   test("keeps scans made offline on the device and syncs them when the network returns, listing conflicts", async () => {
     const scene = await doorScene();
     // Someone at another door checks Ivan in while this phone is offline.
-    const context = await browser.newContext({ viewport: { width: 390, height: 800 } });
-    const page = await logIn(context, scene.user.email);
-    await page.goto(`${server.url}/b/${scene.project.id}/check-in`);
+    const page = await fx.phone(scene.user);
+    const context = page.context();
+    await page.goto(`${fx.server.url}/b/${scene.project.id}/check-in`);
     await context.setOffline(true);
     await typeCode(page, scene.grace.ticketCode);
     await result(page).getByText("Saved on this device").waitFor();
@@ -205,8 +169,8 @@ describeNeeding(chromiumMissing(), "check-in at the door in Chromium", () => {
     await result(page)
       .getByText(/2 scans wait/)
       .waitFor();
-    await server.services.checkins.checkIn(userActor(scene.user.id), { attendeeId: scene.ivan.id });
-    assert.equal((await server.services.checkins.activeByAttendeeIds([scene.grace.id])).size, 0);
+    await fx.server.services.checkins.checkIn(userActor(scene.user.id), { attendeeId: scene.ivan.id });
+    assert.equal((await fx.server.services.checkins.activeByAttendeeIds([scene.grace.id])).size, 0);
     const stored = await page.evaluate(
       (key) => localStorage.getItem(key),
       `eventgraph:door-queue:${scene.project.id}`,
@@ -223,7 +187,7 @@ describeNeeding(chromiumMissing(), "check-in at the door in Chromium", () => {
       `eventgraph:door-queue:${scene.project.id}`,
     );
     assert.deepEqual(JSON.parse(left ?? "[]"), [], "the queue is empty once synced");
-    assert.equal((await server.services.checkins.activeByAttendeeIds([scene.grace.id])).size, 1);
+    assert.equal((await fx.server.services.checkins.activeByAttendeeIds([scene.grace.id])).size, 1);
     await page.locator("[data-door-total]").getByText("2 / 2").waitFor();
     // The conflict list survives a reload until someone clears it.
     await page.reload();
@@ -233,7 +197,6 @@ describeNeeding(chromiumMissing(), "check-in at the door in Chromium", () => {
       .waitFor();
     await page.getByRole("button", { name: "Clear the list" }).click();
     assert.equal(await page.locator("[data-door-conflicts] li").count(), 0);
-    await context.close();
   });
 
   test("scans a ticket's QR code with the camera (the bundled decoder reads the frames)", async () => {
@@ -245,9 +208,10 @@ describeNeeding(chromiumMissing(), "check-in at the door in Chromium", () => {
     ]);
     try {
       const context = await camera.newContext({ viewport: { width: 390, height: 800 } });
-      await context.grantPermissions(["camera"], { origin: server.url });
-      const page = await logIn(context, scene.user.email);
-      await page.goto(`${server.url}/b/${scene.project.id}/check-in`);
+      await context.grantPermissions(["camera"], { origin: fx.server.url });
+      const page = await context.newPage();
+      await fx.logIn(page, scene.user);
+      await page.goto(`${fx.server.url}/b/${scene.project.id}/check-in`);
       await page.getByRole("button", { name: "Scan" }).click();
       await result(page).getByText("Grace Hopper · Standard").waitFor({ timeout: 20_000 });
       await result(page).getByText("Checked in", { exact: true }).waitFor();
@@ -255,7 +219,7 @@ describeNeeding(chromiumMissing(), "check-in at the door in Chromium", () => {
       await page.waitForTimeout(1_000);
       await result(page).getByText("Checked in", { exact: true }).waitFor();
       await page.getByRole("button", { name: "Stop camera" }).click();
-      assert.equal((await server.services.checkins.activeByAttendeeIds([scene.grace.id])).size, 1);
+      assert.equal((await fx.server.services.checkins.activeByAttendeeIds([scene.grace.id])).size, 1);
       await context.close();
     } finally {
       await camera.close();

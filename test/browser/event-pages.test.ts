@@ -1,46 +1,26 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { launchBrowser, newPage, screenshot } from "../helpers/browser.js";
-import { sqliteEngine } from "../helpers/engines.js";
+import { test } from "node:test";
+import type { Page } from "playwright-core";
+import { describeInBrowser, screenshot } from "../helpers/browser.js";
 import { createProject, createUser, testPassword } from "../helpers/factories.js";
 import { HttpClient } from "../helpers/http-client.js";
-import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
-const sqlite = sqliteEngine;
 const xss = `<img src=x onerror=alert(1)><script>alert(2)</script>`;
 
-describeNeeding(chromiumMissing(), "agenda, tickets, attendees and check-in pages in Chromium", () => {
-  let server: TestServer;
-  let browser: Browser;
-  before(async () => {
-    server = await startTestServer(sqlite);
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-    await server.close();
-  });
-
+describeInBrowser("agenda, tickets, attendees and check-in pages in Chromium", {}, (fx) => {
   /** A verified organizer with a project, logged in in a fresh browser context. */
   async function organizerPage(): Promise<{ page: Page; projectId: string; dialogs: string[] }> {
-    const user = await createUser(server.services, { name: "Ada Organizer" });
-    const { project } = await createProject(server.services, {
+    const user = await createUser(fx.server.services, { name: "Ada Organizer" });
+    const { project } = await createProject(fx.server.services, {
       ownerId: user.id,
       input: { name: "NodeConf EU", timezone: "Europe/Dublin", startsAt: "2026-10-05T08:00:00Z" },
     });
-    const page = await newPage(browser);
+    const page = await fx.desktop(user);
     const dialogs: string[] = [];
     page.on("dialog", (dialog) => {
       dialogs.push(dialog.message());
       void dialog.accept();
     });
-    await page.goto(`${server.url}/login`);
-    await page.getByLabel("Email").fill(user.email);
-    await page.getByLabel("Password").fill(testPassword);
-    await page.getByRole("button", { name: "Log in" }).click();
-    await page.getByRole("heading", { name: "Projects" }).waitFor();
     return { page, projectId: project.id, dialogs };
   }
 
@@ -48,7 +28,7 @@ describeNeeding(chromiumMissing(), "agenda, tickets, attendees and check-in page
 
   test("edits the agenda: track, room, speaker, session; escapes names; deletes the session", async () => {
     const { page, projectId, dialogs } = await organizerPage();
-    await page.goto(`${server.url}/b/${projectId}/agenda`);
+    await page.goto(`${fx.server.url}/b/${projectId}/agenda`);
     await page.getByText("No sessions yet").waitFor();
 
     await page.getByRole("button", { name: "Add track" }).click();
@@ -101,8 +81,8 @@ describeNeeding(chromiumMissing(), "agenda, tickets, attendees and check-in page
     await card.getByRole("list", { name: "Speakers" }).getByText("Matteo Collina").waitFor();
     await card.getByText(`Streams ${xss}`).waitFor();
 
-    const sessions = await server.services.agenda.listSessions(
-      await server.services.access.require({ kind: "system" }, projectId),
+    const sessions = await fx.server.services.agenda.listSessions(
+      await fx.server.services.access.require({ kind: "system" }, projectId),
       { statuses: ["PUBLISHED"] },
       { limit: 10, after: undefined, before: undefined, backward: false },
     );
@@ -123,7 +103,7 @@ describeNeeding(chromiumMissing(), "agenda, tickets, attendees and check-in page
 
   test("registers attendees, searches, checks one in, undoes it and cancels a registration", async () => {
     const { page, projectId, dialogs } = await organizerPage();
-    await page.goto(`${server.url}/b/${projectId}/attendees`);
+    await page.goto(`${fx.server.url}/b/${projectId}/attendees`);
     await page.getByRole("link", { name: "ticket type" }).click();
     await page.getByText("No ticket types yet").waitFor();
     await page.getByLabel("Name").fill("Early bird");
@@ -160,7 +140,7 @@ describeNeeding(chromiumMissing(), "agenda, tickets, attendees and check-in page
     assert.equal(await page.getByRole("cell", { name: /^Alan Turing/ }).count(), 0);
     await screenshot(page, "attendees");
 
-    await page.goto(`${server.url}/b/${projectId}/tickets`);
+    await page.goto(`${fx.server.url}/b/${projectId}/tickets`);
     await page
       .getByRole("row")
       .filter({ hasText: "Early bird" })
@@ -186,7 +166,7 @@ describeNeeding(chromiumMissing(), "agenda, tickets, attendees and check-in page
     await flash(page, "The check-in of Grace Hopper was undone.");
     await page.getByRole("button", { name: "Check in Grace Hopper" }).waitFor();
 
-    await page.goto(`${server.url}/b/${projectId}/attendees`);
+    await page.goto(`${fx.server.url}/b/${projectId}/attendees`);
     await page.getByRole("button", { name: "Cancel registration of Alan Turing" }).click();
     await flash(page, "The registration of Alan Turing is cancelled.");
     assert.deepEqual(dialogs, [
@@ -194,15 +174,15 @@ describeNeeding(chromiumMissing(), "agenda, tickets, attendees and check-in page
       "Cancel the registration of Alan Turing?",
     ]);
     // A cancelled registration is found, says so, and has no check-in button.
-    await page.goto(`${server.url}/b/${projectId}/check-in?q=alan`);
+    await page.goto(`${fx.server.url}/b/${projectId}/check-in?q=alan`);
     await page.getByRole("listitem").filter({ hasText: "Alan Turing" }).getByText("cancelled").waitFor();
     assert.equal(await page.getByRole("button", { name: "Check in Alan Turing" }).count(), 0);
   });
 
   test("shows none of a project's pages to a logged-in stranger", async () => {
-    const { project } = await createProject(server.services);
-    const stranger = await createUser(server.services);
-    const client = new HttpClient(server.url);
+    const { project } = await createProject(fx.server.services);
+    const stranger = await createUser(fx.server.services);
+    const client = new HttpClient(fx.server.url);
     await client.get("/login");
     await client.post("/login", { email: stranger.email, password: testPassword });
     for (const section of ["agenda", "speakers", "tickets", "attendees", "check-in", "agenda/sessions/new"]) {

@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import axe from "axe-core";
 import ICAL from "ical.js";
-import type { Browser, Page } from "playwright-core";
-import { launchBrowser, screenshot } from "../helpers/browser.js";
+import type { Page } from "playwright-core";
+import { describeInBrowser, screenshot, widths } from "../helpers/browser.js";
 import { sqliteEngine } from "../helpers/engines.js";
 import {
   createApp,
@@ -11,12 +11,10 @@ import {
   createSession,
   createTicketType,
   createUser,
-  testPassword,
   userActor,
 } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { Mailbox } from "../helpers/mailbox.js";
-import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 // Organizer text that tries everything: markup, a script, and the end of the JSON-LD element.
@@ -315,26 +313,11 @@ describe("the public event site over HTTP", () => {
   });
 });
 
-describeNeeding(chromiumMissing(), "the public event site in Chromium", () => {
-  let server: TestServer;
-  let browser: Browser;
-  let mailbox: Mailbox;
-  before(async () => {
-    mailbox = await new Mailbox().start();
-    server = await startTestServer(sqliteEngine, { SMTP_URL: mailbox.url });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-    await server.close();
-    await mailbox.close();
-  });
-
-  for (const width of [390, 1280]) {
+describeInBrowser("the public event site in Chromium", { mailbox: true }, (fx) => {
+  for (const width of widths) {
     test(`the event and speaker pages fit ${width} px, run no script and pass axe`, async () => {
-      const { project, speaker } = await seedEvent(server);
-      const context = await browser.newContext({ viewport: { width, height: 800 } });
-      const page = await context.newPage();
+      const { project, speaker } = await seedEvent(fx.server);
+      const page = await fx.page(width);
       const dialogs: string[] = [];
       page.on("dialog", (dialog) => {
         dialogs.push(dialog.message());
@@ -345,13 +328,13 @@ describeNeeding(chromiumMissing(), "the public event site in Chromium", () => {
         `/e/${project.id}/speakers/${speaker.id}`,
         `/e/${project.id}/register`,
       ]) {
-        const response = await page.goto(`${server.url}${path}`);
+        const response = await page.goto(`${fx.server.url}${path}`);
         assert.equal(response?.status(), 200, path);
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
         assert.ok(overflow <= 0, `${path} is ${overflow} px wider than the ${width} px window`);
         assert.deepEqual(await axeViolations(page), [], path);
       }
-      await page.goto(`${server.url}/e/${project.id}`);
+      await page.goto(`${fx.server.url}/e/${project.id}`);
       assert.ok(await page.getByRole("heading", { level: 1, name: /Harbour Conf/ }).isVisible());
       assert.ok(await page.getByText("(Europe/Dublin time)").isVisible());
       assert.ok(await page.getByRole("heading", { name: "Monday, 5 October 2026" }).isVisible());
@@ -364,15 +347,13 @@ describeNeeding(chromiumMissing(), "the public event site in Chromium", () => {
       );
       await screenshot(page, `event-page-${width}`);
       assert.deepEqual(dialogs, []);
-      await context.close();
     });
   }
 
   test("a visitor registers, gets the email with the ticket, and cancels through its link", async () => {
-    const { project, actor, free } = await seedEvent(server);
-    const context = await browser.newContext({ viewport: { width: 390, height: 800 } });
-    const page = await context.newPage();
-    await page.goto(`${server.url}/e/${project.id}`);
+    const { project, actor, free } = await seedEvent(fx.server);
+    const page = await fx.phone();
+    await page.goto(`${fx.server.url}/e/${project.id}`);
     await page.getByRole("link", { name: "Register for Community pass" }).click();
     assert.equal(await page.getByLabel("Ticket").inputValue(), free.id);
     await page.getByLabel("Name").fill("Ada Lovelace");
@@ -384,8 +365,8 @@ describeNeeding(chromiumMissing(), "the public event site in Chromium", () => {
     await page.goBack();
     await page.getByRole("button", { name: "Register" }).click();
     await page.getByRole("heading", { name: "Check your inbox" }).waitFor();
-    const access = await server.services.access.require(actor, project.id);
-    const list = await server.services.attendees.listAttendees(
+    const access = await fx.server.services.access.require(actor, project.id);
+    const list = await fx.server.services.attendees.listAttendees(
       access,
       {},
       { limit: 10, after: undefined, before: undefined, backward: false },
@@ -395,7 +376,7 @@ describeNeeding(chromiumMissing(), "the public event site in Chromium", () => {
       [["Ada Lovelace", "Analytical Engines"]],
     );
 
-    const mail = await mailbox.latest("ada@example.test");
+    const mail = await fx.mailbox.latest("ada@example.test");
     assert.match(mail.text, /you are registered for Harbour Conf/);
     const code = /Ticket code: ([0-9A-Z-]{19})/.exec(mail.text)?.[1];
     assert.ok(code, mail.text);
@@ -403,10 +384,10 @@ describeNeeding(chromiumMissing(), "the public event site in Chromium", () => {
     assert.equal(qr?.filename, `ticket-${code}.svg`);
     assert.equal(qr?.contentType, "image/svg+xml");
     assert.match(qr?.content ?? "", /^<svg [^>]*role="img"/);
-    assert.equal(mailbox.to("ada@example.test").length, 1, "a repeated submit sends no second email");
-    const link = Mailbox.linkIn(mail, server.url);
+    assert.equal(fx.mailbox.to("ada@example.test").length, 1, "a repeated submit sends no second email");
+    const link = Mailbox.linkIn(mail, fx.server.url);
     assert.match(link, new RegExp(`^/e/${project.id}/registration/[A-Za-z0-9_-]{43}$`));
-    const manage = await page.goto(`${server.url}${link}`);
+    const manage = await page.goto(`${fx.server.url}${link}`);
     assert.equal(manage?.headers()["referrer-policy"], "no-referrer");
     assert.ok(await page.getByText("Ada Lovelace", { exact: true }).isVisible());
     assert.ok(await page.getByText("Community pass", { exact: true }).isVisible());
@@ -416,26 +397,19 @@ describeNeeding(chromiumMissing(), "the public event site in Chromium", () => {
     await page.getByRole("button", { name: "Cancel my registration" }).click();
     await page.getByText("This registration is cancelled.").waitFor();
     assert.equal(await page.getByRole("button", { name: "Cancel my registration" }).count(), 0);
-    const after = await server.services.attendees.listAttendees(
+    const after = await fx.server.services.attendees.listAttendees(
       access,
       { status: "CANCELLED" },
       { limit: 10, after: undefined, before: undefined, backward: false },
     );
     assert.equal(after.items.length, 1);
-    await context.close();
   });
 
   test("the organizer closes registration in Settings → General and the page follows", async () => {
-    const { project, user } = await seedEvent(server);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    await page.goto(`${server.url}/login`);
-    await page.getByLabel("Email").fill(user.email);
-    await page.getByLabel("Password").fill(testPassword);
-    await page.getByRole("button", { name: "Log in" }).click();
-    await page.getByRole("heading", { name: "Projects" }).waitFor();
+    const { project, user } = await seedEvent(fx.server);
+    const page = await fx.desktop(user);
     await page.setViewportSize({ width: 390, height: 800 });
-    await page.goto(`${server.url}/b/${project.id}/settings`);
+    await page.goto(`${fx.server.url}/b/${project.id}/settings`);
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
     assert.ok(overflow <= 0, `the settings page is ${overflow} px wider than a 390 px phone`);
     await page.setViewportSize({ width: 1280, height: 800 });
@@ -443,14 +417,13 @@ describeNeeding(chromiumMissing(), "the public event site in Chromium", () => {
     await page.getByLabel("Company on the registration form").selectOption("HIDDEN");
     await page.getByRole("button", { name: "Save page settings" }).click();
     await page.getByText("Event page settings saved.").waitFor();
-    await page.goto(`${server.url}/e/${project.id}`);
+    await page.goto(`${fx.server.url}/e/${project.id}`);
     assert.ok(await page.getByText("Registration on this page is closed.").isVisible());
     assert.equal(await page.getByRole("link", { name: /^Register/ }).count(), 0);
-    await page.goto(`${server.url}/b/${project.id}/settings`);
+    await page.goto(`${fx.server.url}/b/${project.id}/settings`);
     await page.getByLabel("Show the event page").uncheck();
     await page.getByRole("button", { name: "Save page settings" }).click();
     await page.getByText("Event page settings saved; the page is off.").waitFor();
-    assert.equal((await fetch(`${server.url}/e/${project.id}`)).status, 404);
-    await context.close();
+    assert.equal((await fetch(`${fx.server.url}/e/${project.id}`)).status, 404);
   });
 });

@@ -1,47 +1,30 @@
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { after, before, test } from "node:test";
+import { test } from "node:test";
 import { pathToFileURL } from "node:url";
-import type { Browser } from "playwright-core";
 import { repositoryRoot } from "../../src/docs/schema-history.js";
-import { launchBrowser } from "../helpers/browser.js";
-import { sqliteEngine } from "../helpers/engines.js";
+import { describeInBrowser, desktopWidth } from "../helpers/browser.js";
 import { createApp } from "../helpers/factories.js";
-import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
-// The explorer is the same bundle whatever the database, so one engine is enough here.
-const engine = sqliteEngine;
+// `npm run build` bundles the explorer; a run of only `tsc` has not, so build it here once, before
+// the server starts (it lists the bundle's folder at start).
+if (!existsSync(join(repositoryRoot, "dist", "explorer", "explorer.js"))) {
+  const script = pathToFileURL(join(repositoryRoot, "scripts", "build-explorer.mjs")).href;
+  const { buildExplorer } = await import(script);
+  await buildExplorer();
+}
 
-describeNeeding(chromiumMissing(), "the API explorer", () => {
-  let server: TestServer;
-  let browser: Browser;
-
-  before(async () => {
-    // `npm run build` bundles the explorer; a run of only `tsc` has not, so build it here once.
-    if (!existsSync(join(repositoryRoot, "dist", "explorer", "explorer.js"))) {
-      const script = pathToFileURL(join(repositoryRoot, "scripts", "build-explorer.mjs")).href;
-      const { buildExplorer } = await import(script);
-      await buildExplorer();
-    }
-    server = await startTestServer(engine);
-    browser = await launchBrowser();
-  });
-
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-  });
-
+// The explorer is the same bundle whatever the database: the fixture's SQLite is enough here.
+describeInBrowser("the API explorer", {}, (fx) => {
   test("runs a query with a pasted token and shows the result and the response's status", async () => {
-    const { token, projectId } = await createApp(server.services, { name: "Explorer Test App" });
-    const context = await browser.newContext();
+    const { token, projectId } = await createApp(fx.server.services, { name: "Explorer Test App" });
+    const context = await fx.context(desktopWidth);
     const outside: string[] = [];
     // Everything must come from our own server: no CDN, no fonts, no telemetry.
     await context.route("**/*", (route) => {
       const url = route.request().url();
-      if (url.startsWith(`${server.url}/`) || url.startsWith("data:") || url.startsWith("blob:")) {
+      if (url.startsWith(`${fx.server.url}/`) || url.startsWith("data:") || url.startsWith("blob:")) {
         return route.continue();
       }
       outside.push(url);
@@ -53,7 +36,7 @@ describeNeeding(chromiumMissing(), "the API explorer", () => {
 
     // A draft project is invisible without a token, so its name in the result proves the token was sent.
     const query = `{ viewer { name } project(id: "${projectId}") { name status } }`;
-    await page.goto(`${server.url}/graphql/explorer/?query=${encodeURIComponent(query)}`);
+    await page.goto(`${fx.server.url}/graphql/explorer/?query=${encodeURIComponent(query)}`);
     await page.getByLabel("API token").fill(token);
     await page.getByRole("button", { name: /execute query/i }).click();
 
@@ -71,23 +54,21 @@ describeNeeding(chromiumMissing(), "the API explorer", () => {
 
     assert.deepEqual(outside, [], "the explorer requested nothing from another host");
     assert.deepEqual(pageErrors, []);
-    await context.close();
   });
 
   test("sends no token when the field is empty: a draft project is not found", async () => {
-    const { projectId } = await createApp(server.services);
-    const context = await browser.newContext();
+    const { projectId } = await createApp(fx.server.services);
+    const context = await fx.context(desktopWidth);
     const page = await context.newPage();
     const query = `{ project(id: "${projectId}") { name } }`;
-    await page.goto(`${server.url}/graphql/explorer/?query=${encodeURIComponent(query)}`);
+    await page.goto(`${fx.server.url}/graphql/explorer/?query=${encodeURIComponent(query)}`);
     await page.getByRole("button", { name: /execute query/i }).click();
     const response = page.locator(".graphiql-response");
     await response.getByText("NOT_FOUND").waitFor({ timeout: 15_000 });
-    await context.close();
   });
 
   test("serves the page with a policy that forbids inline and foreign scripts", async () => {
-    const response = await fetch(`${server.url}/graphql/explorer/`);
+    const response = await fetch(`${fx.server.url}/graphql/explorer/`);
     const policy = response.headers.get("content-security-policy") ?? "";
     assert.match(policy, /script-src 'self'(;|$)/);
     const html = await response.text();

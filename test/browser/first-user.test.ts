@@ -1,36 +1,15 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import type { Browser } from "playwright-core";
-import { launchBrowser } from "../helpers/browser.js";
-import { testEngines } from "../helpers/engines.js";
+import { test } from "node:test";
+import { describeInBrowser } from "../helpers/browser.js";
 import { uniqueEmail } from "../helpers/factories.js";
-import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
-
-const sqlite = testEngines().find((e) => e.name === "sqlite") ?? assert.fail("SQLite engine missing");
 
 // What a first user trips over on a server without SMTP: where the verification link is, what
 // "unverified" blocks, the time zone of their first project, whole-sentence field errors, a favicon.
-describeNeeding(chromiumMissing(), "a first user's small things in Chromium", () => {
-  let server: TestServer;
-  let browser: Browser;
-  before(async () => {
-    server = await startTestServer(sqlite);
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-    await server.close();
-  });
-
+describeInBrowser("a first user's small things in Chromium", {}, (fx) => {
   test("says where the link is without SMTP, defaults the zone to the browser's, and names fields in errors", async () => {
-    const context = await browser.newContext({
-      viewport: { width: 390, height: 800 },
-      timezoneId: "Asia/Tokyo",
-    });
-    const page = await context.newPage();
+    const page = await fx.phone(undefined, { timezoneId: "Asia/Tokyo" });
     const email = uniqueEmail("first");
-    await page.goto(`${server.url}/signup`);
+    await page.goto(`${fx.server.url}/signup`);
     await page.getByLabel("Your name").fill("First User");
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill("correct horse battery staple");
@@ -47,11 +26,11 @@ describeNeeding(chromiumMissing(), "a first user's small things in Chromium", ()
     );
 
     const icon = await page.locator('link[rel="icon"]').getAttribute("href");
-    const favicon = await fetch(`${server.url}${icon}`);
+    const favicon = await fetch(`${fx.server.url}${icon}`);
     assert.equal(favicon.status, 200);
     assert.equal(favicon.headers.get("content-type"), "image/svg+xml");
 
-    await page.goto(`${server.url}/projects/new`);
+    await page.goto(`${fx.server.url}/projects/new`);
     assert.equal(await page.getByLabel("Time zone").inputValue(), "Asia/Tokyo");
     await page.getByLabel("Event name").fill("Zone Days");
     await page.getByLabel("Starts").fill("2026-12-02T09:00");
@@ -60,6 +39,5 @@ describeNeeding(chromiumMissing(), "a first user's small things in Chromium", ()
     await page.getByText("Ends must not be before Starts.").waitFor();
     // Sent back with an error, the form keeps the zone that was submitted.
     assert.equal(await page.getByLabel("Time zone").inputValue(), "Asia/Tokyo");
-    await context.close();
   });
 });

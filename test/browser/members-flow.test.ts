@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import type { Browser } from "playwright-core";
-import { launchBrowser, newPage, screenshot } from "../helpers/browser.js";
-import { sqliteEngine } from "../helpers/engines.js";
+import { test } from "node:test";
+import { describeInBrowser, screenshot } from "../helpers/browser.js";
 import {
   createAttendee,
   createProject,
@@ -11,51 +9,28 @@ import {
   testPassword,
 } from "../helpers/factories.js";
 import { Mailbox } from "../helpers/mailbox.js";
-import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
-const sqlite = sqliteEngine;
-
-describeNeeding(chromiumMissing(), "members tab and edit pages in Chromium", () => {
-  let server: TestServer;
-  let browser: Browser;
-  let mailbox: Mailbox;
-  before(async () => {
-    mailbox = await new Mailbox().start();
-    server = await startTestServer(sqlite, { SMTP_URL: mailbox.url });
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-    await server.close();
-    await mailbox.close();
-  });
-
+describeInBrowser("members tab and edit pages in Chromium", { mailbox: true }, (fx) => {
   test("an owner invites a colleague, who accepts on a phone; then re-roles and removes them, and edits a ticket type", async () => {
-    const owner = await createUser(server.services, { name: "Olga Owner" });
-    const colleague = await createUser(server.services, { name: "Carl Colleague" });
-    const { project } = await createProject(server.services, { ownerId: owner.id });
+    const owner = await createUser(fx.server.services, { name: "Olga Owner" });
+    const colleague = await createUser(fx.server.services, { name: "Carl Colleague" });
+    const { project } = await createProject(fx.server.services, { ownerId: owner.id });
     const actor = { kind: "user", userId: owner.id } as const;
-    const ticketType = await createTicketType(server.services, actor, project.id, {
+    const ticketType = await createTicketType(fx.server.services, actor, project.id, {
       name: "Standard",
       quantity: 5,
     });
-    await createAttendee(server.services, actor, project.id, ticketType.id);
+    await createAttendee(fx.server.services, actor, project.id, ticketType.id);
 
-    const page = await newPage(browser);
+    const page = await fx.desktop(owner);
     const dialogs: string[] = [];
     page.on("dialog", (dialog) => {
       dialogs.push(dialog.message());
       void dialog.accept();
     });
-    await page.goto(`${server.url}/login`);
-    await page.getByLabel("Email").fill(owner.email);
-    await page.getByLabel("Password").fill(testPassword);
-    await page.getByRole("button", { name: "Log in" }).click();
-    await page.getByRole("heading", { name: "Projects" }).waitFor();
     const flash = (text: string) => page.getByRole("status").filter({ hasText: text }).waitFor();
 
-    await page.goto(`${server.url}/b/${project.id}/settings`);
+    await page.goto(`${fx.server.url}/b/${project.id}/settings`);
     await page.getByRole("tab", { name: "Members" }).click();
     await page.getByRole("tabpanel", { name: "Members" }).waitFor();
     await page.getByLabel("Email").fill(colleague.email);
@@ -70,9 +45,9 @@ describeNeeding(chromiumMissing(), "members tab and edit pages in Chromium", () 
     await page.setViewportSize({ width: 1280, height: 860 });
 
     // The colleague opens the emailed link on a 390 px phone, logs in and accepts.
-    const link = Mailbox.linkIn(await mailbox.latest(colleague.email), server.url);
-    const phone = await (await browser.newContext({ viewport: { width: 390, height: 844 } })).newPage();
-    await phone.goto(`${server.url}${link}`);
+    const link = Mailbox.linkIn(await fx.mailbox.latest(colleague.email), fx.server.url);
+    const phone = await fx.phone();
+    await phone.goto(`${fx.server.url}${link}`);
     await phone.getByRole("heading", { name: `Join ${project.name}` }).waitFor();
     await phone.getByRole("link", { name: "Log in to accept" }).click();
     await phone.getByLabel("Email").fill(colleague.email);
@@ -87,7 +62,6 @@ describeNeeding(chromiumMissing(), "members tab and edit pages in Chromium", () 
       .getByRole("status")
       .filter({ hasText: `Welcome to ${project.name}.` })
       .waitFor();
-    await phone.context().close();
 
     await page.reload();
     await page.getByRole("combobox", { name: "Role of Carl Colleague" }).waitFor();
@@ -113,7 +87,7 @@ describeNeeding(chromiumMissing(), "members tab and edit pages in Chromium", () 
       "Remove Carl Colleague from the project?",
     ]);
 
-    await page.goto(`${server.url}/b/${project.id}/tickets`);
+    await page.goto(`${fx.server.url}/b/${project.id}/tickets`);
     await page.getByRole("link", { name: "Edit ticket type Standard" }).click();
     await page.getByLabel("Quantity").fill("0");
     await page.getByLabel("Name").fill("Standard (late)");

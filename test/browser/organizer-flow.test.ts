@@ -1,29 +1,12 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import type { Browser } from "playwright-core";
-import { launchBrowser, newPage, screenshot } from "../helpers/browser.js";
-import { sqliteEngine } from "../helpers/engines.js";
+import { test } from "node:test";
+import { describeInBrowser, screenshot } from "../helpers/browser.js";
 import { testPassword, uniqueEmail } from "../helpers/factories.js";
 import { lastEmailLink } from "../helpers/mail-log.js";
-import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
-const sqlite = sqliteEngine;
-
-describeNeeding(chromiumMissing(), "organizer flow in Chromium", () => {
-  let server: TestServer;
-  let browser: Browser;
-  before(async () => {
-    server = await startTestServer(sqlite);
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-    await server.close();
-  });
-
+describeInBrowser("organizer flow in Chromium", {}, (fx) => {
   test("signs up, verifies the email, creates a project and edits its General settings", async () => {
-    const page = await newPage(browser);
+    const page = await fx.desktop();
     const dialogs: string[] = [];
     page.on("dialog", (dialog) => {
       dialogs.push(dialog.message());
@@ -31,7 +14,7 @@ describeNeeding(chromiumMissing(), "organizer flow in Chromium", () => {
     });
     const email = uniqueEmail("flow");
 
-    await page.goto(`${server.url}/signup`);
+    await page.goto(`${fx.server.url}/signup`);
     await screenshot(page, "signup");
     await page.getByLabel("Your name").fill("Grace Organizer");
     await page.getByLabel("Email").fill("not-an-email");
@@ -51,7 +34,7 @@ describeNeeding(chromiumMissing(), "organizer flow in Chromium", () => {
     await page.getByText("No projects yet").waitFor();
     await screenshot(page, "projects-empty");
 
-    await page.goto(lastEmailLink(server.logs.text, email, "verify-email"));
+    await page.goto(lastEmailLink(fx.server.logs.text, email, "verify-email"));
     await page.getByRole("status").filter({ hasText: "your email address is verified" }).waitFor();
     assert.equal(await page.getByText("Please verify your email address").count(), 0);
 
@@ -77,7 +60,7 @@ describeNeeding(chromiumMissing(), "organizer flow in Chromium", () => {
     await page.getByRole("heading", { name: "<b>JSConf</b> Berlin" }).waitFor();
     const projectId = /\/b\/([A-Za-z0-9]{4})$/.exec(page.url())?.[1];
     assert.ok(projectId, page.url());
-    const project = await server.services.projects.get({ kind: "system" }, projectId);
+    const project = await fx.server.services.projects.get({ kind: "system" }, projectId);
     // 09:00 in Berlin in June is 07:00 UTC.
     assert.equal(project.startsAt, "2026-06-01T07:00:00.000Z");
     assert.deepEqual(project.venue, {
@@ -103,7 +86,7 @@ describeNeeding(chromiumMissing(), "organizer flow in Chromium", () => {
     await page.getByRole("heading", { name: "JSConf Berlin 2026" }).waitFor();
     await page.getByRole("button", { name: "Publish" }).click();
     await page.getByRole("status").filter({ hasText: "The project is published." }).waitFor();
-    assert.equal((await server.services.projects.get({ kind: "system" }, projectId)).status, "PUBLISHED");
+    assert.equal((await fx.server.services.projects.get({ kind: "system" }, projectId)).status, "PUBLISHED");
     await screenshot(page, "settings-general");
 
     await tabs.getByRole("tab", { name: "API" }).click();
@@ -113,7 +96,7 @@ describeNeeding(chromiumMissing(), "organizer flow in Chromium", () => {
 
     await page.getByRole("button", { name: "Log out" }).click();
     await page.getByRole("heading", { name: "Log in" }).waitFor();
-    await page.goto(`${server.url}/b/${projectId}`);
+    await page.goto(`${fx.server.url}/b/${projectId}`);
     // Logged out: the project asks for a login and comes back after it.
     await page.getByLabel("Email").fill(email);
     await page.getByLabel("Password").fill(testPassword);

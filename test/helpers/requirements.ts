@@ -4,7 +4,7 @@ import { relative } from "node:path";
 import { describe, test } from "node:test";
 import { redisTestUrl } from "./redis.js";
 
-// What the suite needs beyond Node: PostgreSQL, Redis, Chromium and valgrind. Outside CI a missing one turns
+// What the suite needs beyond Node: PostgreSQL, Redis and Chromium (and bench:check, valgrind). Outside CI a missing one turns
 // the tests that need it into skips that name the reason (node:test counts them in "skipped N" and
 // scripts/test.mjs lists them at the end); in CI (CI=true) a missing one fails the file instead,
 // so a broken CI machine can never pass by running less.
@@ -19,8 +19,11 @@ export const thisTestFile = relative(process.cwd(), process.argv[1] ?? "")
   .replace(/^dist\//, "")
   .replace(/\.js$/, ".ts");
 
-/** A skip reason, or false when the requirement is met; in CI a missing requirement throws. */
-function outcome(missing: string | undefined): string | false {
+/**
+ * A skip reason, or false when the requirement is met (`missing` undefined); in CI a missing
+ * requirement throws. For requirements of one file (a tmpfs it mounts, a binary it starts).
+ */
+export function requirement(missing: string | undefined): string | false {
   if (missing === undefined) return false;
   if (inCi) throw new Error(`CI=true, so this cannot be skipped: ${missing}`);
   return missing;
@@ -28,7 +31,7 @@ function outcome(missing: string | undefined): string | false {
 
 /** Why PostgreSQL tests cannot run here (DATABASE_URL_POSTGRES unset), or false. */
 export function postgresMissing(): string | false {
-  return outcome(process.env.DATABASE_URL_POSTGRES ? undefined : "DATABASE_URL_POSTGRES is not set");
+  return requirement(process.env.DATABASE_URL_POSTGRES ? undefined : "DATABASE_URL_POSTGRES is not set");
 }
 
 /** The Chromium the browser tests launch: CHROMIUM_PATH, else Debian's. */
@@ -36,13 +39,15 @@ export const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 /** Why browser tests cannot run here (no Chromium at chromiumPath), or false. */
 export function chromiumMissing(): string | false {
-  return outcome(existsSync(chromiumPath) ? undefined : `no Chromium at ${chromiumPath} (set CHROMIUM_PATH)`);
+  return requirement(
+    existsSync(chromiumPath) ? undefined : `no Chromium at ${chromiumPath} (set CHROMIUM_PATH)`,
+  );
 }
 
 /** Why the instruction-count bench cannot be tested here (no valgrind on PATH), or false. */
 export function valgrindMissing(): string | false {
   const found = (process.env.PATH ?? "").split(":").some((dir) => existsSync(`${dir}/callgrind_control`));
-  return outcome(found ? undefined : "no valgrind on PATH (Debian: apt-get install valgrind)");
+  return requirement(found ? undefined : "no valgrind on PATH (Debian: apt-get install valgrind)");
 }
 
 let redisProbe: Promise<string | undefined> | undefined;
@@ -53,7 +58,7 @@ let redisProbe: Promise<string | undefined> | undefined;
  */
 export async function redisMissing(): Promise<string | false> {
   redisProbe ??= pingRedis(redisTestUrl);
-  return outcome(await redisProbe);
+  return requirement(await redisProbe);
 }
 
 function pingRedis(url: string): Promise<string | undefined> {

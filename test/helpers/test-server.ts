@@ -36,7 +36,7 @@ export async function startTestServer(
   context.config.baseUrl = url;
   return {
     ...context,
-    // The app's own services: writes through them reach its response cache and signals.
+    // The app's own services: writes through them reach its response cache.
     services: app.services,
     app,
     url,

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
-import { repoRoot } from "../helpers/processes.js";
-import { describeNeeding, valgrindMissing } from "../helpers/requirements.js";
+import { repoRoot } from "../../test/helpers/processes.js";
+import { describeNeeding, valgrindMissing } from "../../test/helpers/requirements.js";
 
 // The instruction count runs the real server under valgrind and reads callgrind's dumps: if the
 // counting were not switched on, or the wrong dump read, the counts would be zero, equal, or fail.

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { pairedCpuRatios, sideOrders } from "../../bench/scenario-rounds.js";
+import { pairedCpuRatios, sideOrders } from "../scenario-rounds.js";
 
 // The bench's A/B figure (`--compare-tree`): one ratio per pair of rounds, so a round that cost twice
 // the next for both sides (this host does that) cancels out, and the spread shows what is resolvable.

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { promisify } from "node:util";
-import { repoRoot } from "../helpers/processes.js";
+import { repoRoot } from "../../test/helpers/processes.js";
 
 // The allocation bench samples a real server's heap through its inspector and reads its GC trace:
 // if either were read wrongly, the counts would be zero or the same for every scenario, or the

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { type ChildServer, startEventgraph, unthrottled } from "../../bench/processes.js";
-import { gcCounters } from "../../bench/server-metrics.js";
-import { sqliteEngine } from "../helpers/engines.js";
+import { sqliteEngine } from "../../test/helpers/engines.js";
+import { type ChildServer, startEventgraph, unthrottled } from "../processes.js";
+import { gcCounters } from "../server-metrics.js";
 
 const token = "bench-test-metrics-token-0123456789";
 
