@@ -91,7 +91,11 @@ describe("scripts/test.mjs", () => {
   test("counts a missing Redis or Chromium as named skips, lists them at the end, and ends", async () => {
     const { code, output } = await runWithoutRedis(
       false,
-      ["src/graphql/limits/rate-limiter.test", "test/api/account-throttle.test", "test/browser/first-user.test"],
+      [
+        "src/graphql/limits/rate-limiter.test",
+        "test/api/account-throttle.test",
+        "test/browser/first-user.test",
+      ],
       { CHROMIUM_PATH: "/nonexistent" },
     );
     assert.equal(code, 0, output);
