@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
-import { type AreaMask, allAreas, areaBit } from "../shared/data-areas.js";
+import { type AreaMask, allAreas } from "../shared/data-areas.js";
 
 /**
  * The channel the projects trigger announces on (migration 2026-11-24T17-00_change-notifications).
@@ -39,19 +39,15 @@ export type ChangeListener = (projectId: string, areas: AreaMask) => void;
  * commit (shared/project-changes.ts), as on SQLite, whose data_version moves only for other
  * connections. Heard again a moment later, it evicted a second time the answers computed since,
  * a miss each under a stream of check-ins (and made tests that cache right after a write flaky).
- * One exception: a change of the project area (access: apps, tokens, links, members, status) sent by
- * this process's own connections moves `epoch()`, so that every cached answer and everything
- * remembered about access is checked against the database once more, without evicting the answers
- * computed since. The database moves that version on every access change (migration
- * 2026-11-28T10-00_access-versions), including a write of this process that forgot to announce it;
- * such changes are rare.
+ * So a process's own writes must announce themselves (ProjectChanges), as on SQLite; every other
+ * writer (another server, the CLI, plain SQL) is covered by the database's triggers (migration
+ * 2026-11-28T10-00_access-versions). Moving the epoch on this process's own access notifications was
+ * tried: every settings edit then sent every cached answer of every project to the database once.
  */
 export class ChangeFeed {
   private client: pg.Client | undefined;
   private listening = false;
   private generation = 0;
-  /** Project-area changes committed by this process's own connections (see the class comment). */
-  private ownAccessChanges = 0;
   private closed = false;
   private retryMs = minRetryMs;
   private timer: NodeJS.Timeout | undefined;
@@ -80,8 +76,7 @@ export class ChangeFeed {
 
   /** A number that stays the same while no notification can have been missed; undefined while not listening. */
   epoch(): number | undefined {
-    // Both only grow, so their sum changes exactly when one of them does.
-    return this.listening ? this.generation + this.ownAccessChanges : undefined;
+    return this.listening ? this.generation : undefined;
   }
 
   /** Calls `listener` with every change from now on; connects on the first subscription. */
@@ -118,7 +113,6 @@ export class ChangeFeed {
       // A fence is answered even from this process's own writer: it waits for every listener.
       if (payload.startsWith(fencePrefix)) confirm(client, payload);
       else if (!this.isOwnBackend(message.processId)) this.deliver(payload);
-      else if (touchesAccess(message.payload ?? "")) this.ownAccessChanges += 1;
     });
     // Errors and the end of the connection both mean notifications may be lost from now on.
     client.on("error", () => this.lose(client));
@@ -252,12 +246,6 @@ export class ChangeFeed {
     this.timer.unref();
     this.retryMs = Math.min(this.retryMs * 2, maxRetryMs);
   }
-}
-
-/** Whether a change notification ("<project id>:<area mask>") includes the project area. */
-function touchesAccess(payload: string): boolean {
-  const mask = Number(payload.slice(payload.indexOf(":") + 1));
-  return !Number.isInteger(mask) || (mask & areaBit.project) !== 0;
 }
 
 /** Answers a fence (heardEverywhere): by the time it is read, every earlier change was delivered. */

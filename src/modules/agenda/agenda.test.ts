@@ -117,7 +117,7 @@ for (const engine of testEngines()) {
       );
     });
 
-    test("answers NOT_FOUND for rows of a project the caller cannot see, FORBIDDEN without agenda:write", async () => {
+    test("answers NOT_FOUND for rows of a project the caller cannot see or is not linked to, FORBIDDEN without agenda:write", async () => {
       const { project, owner } = await createPublishedProject(ctx.services);
       const session = await createSession(ctx.services, owner, project.id, { status: "PUBLISHED" });
       const draft = await createSession(ctx.services, owner, project.id);
@@ -138,7 +138,8 @@ for (const engine of testEngines()) {
       );
       assert.equal(await ctx.services.agenda.findSession(stranger, session.id), undefined);
       // An app of another project sees this published project as the public does: never its drafts,
-      // and never a write, whatever it holds in its own project.
+      // and never a write, whatever it holds in its own project; it is told the project is not
+      // linked to it, not that it lacks a permission it holds.
       const foreignApp = appActor((await createProject(ctx.services)).project.id, [
         "agenda:write",
         "agenda:read",
@@ -147,12 +148,13 @@ for (const engine of testEngines()) {
         code: "NOT_FOUND",
       });
       await assert.rejects(ctx.services.agenda.updateSession(foreignApp, { id: session.id, title: "X" }), {
-        code: "FORBIDDEN",
+        code: "NOT_FOUND",
+        message: /not linked to this app/,
       });
       await assert.rejects(
         ctx.services.agenda.createRoom(foreignApp, { projectId: project.id, name: "Sneaky" }),
         {
-          code: "FORBIDDEN",
+          code: "NOT_FOUND",
         },
       );
       assert.equal(await ctx.services.agenda.findSession(foreignApp, draft.id), undefined);
