@@ -5,7 +5,7 @@ import { formatDateTime } from "../time.js";
 import { Badge, DataTable, EmptyState } from "../ui/components.js";
 import { csrfFieldName, Form, FormError, type FormState, SubmitButton } from "../ui/forms.js";
 import { ProjectLayout } from "../ui/layout.js";
-import { AttendeeFields } from "./attendee-edit.js";
+import { AttendeeFields, SendTicketField } from "./attendee-edit.js";
 import type { ProjectPageData } from "./project-page.js";
 
 const statusFilters = [
@@ -143,6 +143,7 @@ export function AttendeesPage(props: {
   view: AttendeeListView;
   position: ListPosition;
   state: FormState;
+  mailDelivers: boolean;
 }) {
   const { project } = props.data;
   const base = `/b/${project.id}/attendees`;
@@ -185,6 +186,9 @@ export function AttendeesPage(props: {
                 <input type="hidden" name={csrfFieldName} value={props.ctx.csrf} />
                 <button type="submit" class="button button-secondary">
                   Cancel selected…
+                </button>
+                <button type="submit" class="button button-secondary" formaction={`${base}/bulk-resend`}>
+                  Resend tickets to selected
                 </button>
               </form>
               <DataTable
@@ -265,6 +269,7 @@ export function AttendeesPage(props: {
             <Form action={base} csrf={props.ctx.csrf} label="Register attendee">
               <FormError state={props.state} />
               <AttendeeFields state={props.state} ticketTypes={props.ticketTypes} />
+              <SendTicketField state={props.state} delivers={props.mailDelivers} />
               <SubmitButton>Register</SubmitButton>
             </Form>
           )}

@@ -15,12 +15,14 @@ interface Email {
   subject: string;
   text: string;
   /** The action link in the email; written to the log when no SMTP server is configured. */
-  link: string;
+  link?: string;
   attachments?: Attachment[];
 }
 
 /** Sends account emails: over SMTP when SMTP_URL is set, otherwise to the server log. */
 export interface Mailer {
+  /** False without SMTP_URL: `send` only logs, and screens must not say an email went out. */
+  readonly delivers: boolean;
   send(email: Email): Promise<void>;
 }
 
@@ -28,6 +30,7 @@ export interface Mailer {
 export function createMailer(config: Config, logger: Logger): Mailer {
   if (!config.smtpUrl) {
     return {
+      delivers: false,
       // Without SMTP the operator (or a developer on their laptop) copies the link from the log.
       async send(email) {
         logger.info(
@@ -39,6 +42,7 @@ export function createMailer(config: Config, logger: Logger): Mailer {
   }
   const transport = nodemailer.createTransport(config.smtpUrl);
   return {
+    delivers: true,
     async send(email) {
       await transport.sendMail({
         from: config.mailFrom,
