@@ -9,6 +9,11 @@ export interface Config {
   redisUrl: string | undefined;
   smtpUrl: string | undefined;
   mailFrom: string;
+  /**
+   * Without SMTP, whether an unsent email's link (verification, invitation, manage link) is written
+   * to the log: only on a development server, one whose BASE_URL is unset (http://localhost:PORT).
+   */
+  mailLinksInLog: boolean;
   /** The most emails one server process hands to the SMTP server per second (ticket emails). */
   mailPerSecond: number;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
@@ -165,6 +170,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
     mailPerSecond: e.MAIL_PER_SECOND,
+    mailLinksInLog: !e.SMTP_URL && e.BASE_URL === undefined,
     logLevel: e.LOG_LEVEL,
     webConcurrency: e.WEB_CONCURRENCY,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),

@@ -79,7 +79,7 @@ export function RegisterPage(props: {
 }
 
 /** After a submit: the same answer whatever happened, so the page never tells who is registered. */
-export function CheckInboxPage(props: { content: EventContent; url: string }) {
+export function CheckInboxPage(props: { content: EventContent; url: string; sendsEmail: boolean }) {
   const { project } = props.content;
   return (
     <MessagePage
@@ -88,11 +88,19 @@ export function CheckInboxPage(props: { content: EventContent; url: string }) {
       eventName={project.name}
       eventHref={eventPaths.page(project.id)}
     >
-      <p>
-        We sent the confirmation for {project.name} to the email address you gave, with a link to see or
-        cancel your registration. If nothing arrives within a few minutes, check your spam folder or ask the
-        organizer.
-      </p>
+      {props.sendsEmail ? (
+        <p>
+          We sent the confirmation for {project.name} to the email address you gave, with a link to see or
+          cancel your registration. If nothing arrives within a few minutes, check your spam folder or ask the
+          organizer.
+        </p>
+      ) : (
+        // Said of the server, not of this registration: the page still tells no one who is registered.
+        <p>
+          Your registration for {project.name} is received, but this site sends no email, so no confirmation
+          will arrive. Ask the organizer for your ticket code.
+        </p>
+      )}
       <p>
         <a href={eventPaths.page(project.id)}>Back to the event</a>
       </p>
