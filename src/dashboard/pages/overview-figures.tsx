@@ -6,6 +6,10 @@ import { EmptyState } from "../ui/components.js";
 import { Form, SubmitButton } from "../ui/forms.js";
 import { statusActions, statusText } from "./settings.js";
 
+function moneyText(amounts: ProjectOverview["paid"]): string {
+  return amounts.length === 0 ? "—" : amounts.map((r) => formatMoney(r.minor, r.currency)).join(" · ");
+}
+
 function percent(part: number, whole: number): string {
   return whole === 0 ? "—" : `${Math.round((part / whole) * 100)}%`;
 }
@@ -51,11 +55,23 @@ export function OverviewFigures(props: { overview: ProjectOverview; timezone: st
           <dd>{o.onSaleNow}</dd>
         </div>
         <div class="stat">
-          <dt>Revenue</dt>
+          <dt>Paid</dt>
+          <dd>{moneyText(o.paid)}</dd>
+        </div>
+        <div class="stat">
+          <dt>Still to be paid</dt>
           <dd>
-            {o.revenue.length === 0
-              ? "—"
-              : o.revenue.map((r) => formatMoney(r.minor, r.currency)).join(" · ")}
+            {moneyText(o.due)}
+            {o.dueAtDoor + o.dueByInvoice > 0 ? (
+              <span class="stat-note muted">
+                {[
+                  o.dueAtDoor > 0 ? `${o.dueAtDoor} at the door` : "",
+                  o.dueByInvoice > 0 ? `${o.dueByInvoice} by invoice` : "",
+                ]
+                  .filter(Boolean)
+                  .join(" · ")}
+              </span>
+            ) : null}
           </dd>
         </div>
         <div class="stat">
