@@ -231,6 +231,8 @@ export interface PublicRegistrationsTable {
   manage_token_hash: string;
   idempotency_key: string;
   created_at: string;
+  /** Whom to invoice (name or company, address, VAT ID), for a ticket paid by invoice; else null. */
+  billing_details: Generated<string | null>;
 }
 
 export type AttendeeStatus = "REGISTERED" | "CANCELLED";

@@ -244,6 +244,7 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
               name: values.name ?? "",
               email: values.email ?? "",
               company: values.company,
+              billingDetails: values.billingDetails,
               idempotencyKey: values.idempotencyKey,
               honeypot: values[honeypotField],
             },

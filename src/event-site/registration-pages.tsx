@@ -1,7 +1,13 @@
 import { formatDateTime } from "../dashboard/time.js";
-import { FormError, type FormState, SelectField, TextField } from "../dashboard/ui/forms.js";
+import { FormError, type FormState, SelectField, TextAreaField, TextField } from "../dashboard/ui/forms.js";
 import type { EventContent } from "../modules/event-page/event-content.js";
-import type { EventPageSettings, HeldRegistration } from "../modules/event-page/event-page.service.js";
+import {
+  type EventPageSettings,
+  type HeldRegistration,
+  invoiced,
+} from "../modules/event-page/event-page.service.js";
+import { formatPrice } from "../modules/ticket-mails/ticket-mail.js";
+import type { TicketType } from "../modules/tickets/tickets.service.js";
 import { qrSvg } from "../shared/qr.js";
 import { eventPaths } from "./event-page.js";
 import type { FormTicket } from "./form-token.js";
@@ -10,7 +16,19 @@ import { MessagePage, SiteLayout } from "./site-layout.js";
 /** The name of the honeypot field: a plausible name, so form-filling bots fill it in. */
 export const honeypotField = "website";
 
-/** The registration form: ticket, name, email and (as the organizer chose) company. */
+/** A ticket as the form's choice reads: its name, its price and how it is paid ("free" when it is). */
+function ticketLabel(ticket: TicketType): string {
+  if (ticket.priceMinor === 0) return `${ticket.name} · free`;
+  const price = formatPrice(ticket.priceMinor, ticket.currency);
+  if (ticket.paymentMode === "AT_DOOR") return `${ticket.name} · ${price}, paid at the door`;
+  if (ticket.paymentMode === "INVOICE") return `${ticket.name} · ${price}, paid by invoice`;
+  return `${ticket.name} · ${price}`;
+}
+
+/**
+ * The registration form: ticket (with its price), name, email, (as the organizer chose) company,
+ * and whom to invoice when a ticket on offer is paid by invoice.
+ */
 export function RegisterPage(props: {
   content: EventContent;
   settings: EventPageSettings;
@@ -19,9 +37,9 @@ export function RegisterPage(props: {
   url: string;
 }) {
   const { project } = props.content;
-  const options = props.content.tickets
-    .filter((t) => t.registrable && t.remaining > 0)
-    .map((t) => ({ value: t.id, label: t.name }));
+  const offered = props.content.tickets.filter((t) => t.registrable && t.remaining > 0);
+  const options = offered.map((t) => ({ value: t.id, label: ticketLabel(t) }));
+  const onlyInvoiced = offered.length > 0 && offered.every(invoiced);
   const company = props.settings.companyField;
   const meta = {
     title: `Register · ${project.name}`,
@@ -65,6 +83,16 @@ export function RegisterPage(props: {
               autocomplete="organization"
             />
           )}
+          {offered.some(invoiced) ? (
+            <TextAreaField
+              name="billingDetails"
+              label="Billing details"
+              state={props.state}
+              required={onlyInvoiced}
+              rows={3}
+              hint={`${onlyInvoiced ? "The" : "For tickets paid by invoice: the"} name or company, postal address and VAT ID (if any) the invoice is made out to.`}
+            />
+          ) : null}
           <div class="hp" aria-hidden="true">
             <label for="f-hp">Leave this field empty</label>
             <input id="f-hp" name={honeypotField} type="text" tabIndex={-1} autoComplete="off" />

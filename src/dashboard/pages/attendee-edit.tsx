@@ -66,6 +66,7 @@ export function EditAttendeePage(props: {
   ticketTypes: TicketType[];
   state: FormState;
   lastMail: LatestTicketMail | undefined;
+  billingDetails: string | null;
 }) {
   const base = `/b/${props.data.project.id}/attendees`;
   return (
@@ -83,6 +84,12 @@ export function EditAttendeePage(props: {
           </div>
         </Form>
       </div>
+      {props.billingDetails ? (
+        <section class="narrow-panel panel" aria-labelledby="billing-heading">
+          <h2 id="billing-heading">Billing details</h2>
+          <p class="description">{props.billingDetails}</p>
+        </section>
+      ) : null}
       <TicketPanel
         ctx={props.ctx}
         base={base}

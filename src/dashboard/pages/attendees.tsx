@@ -192,6 +192,7 @@ export function registerAttendeePages(app: FastifyInstance): void {
         ticketTypes={await ticketTypes(data)}
         state={state}
         lastMail={(await services.ticketMails.latest(data.access, [attendee.id])).get(attendee.id)}
+        billingDetails={await services.eventPage.billingDetails(data.access, attendee.id)}
       />
     );
   }

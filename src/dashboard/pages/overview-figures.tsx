@@ -14,8 +14,17 @@ function percent(part: number, whole: number): string {
   return whole === 0 ? "—" : `${Math.round((part / whole) * 100)}%`;
 }
 
-/** Publish / Unpublish / Archive on the Overview: the same form and rules as Settings › General. */
-export function StatusButtons(props: { projectId: string; status: ProjectStatus; csrf: string }) {
+/**
+ * Publish / Unpublish / Archive on the Overview (the same form and rules as Settings › General),
+ * beside the link to the public event page while visitors can see it.
+ */
+export function StatusButtons(props: {
+  projectId: string;
+  status: ProjectStatus;
+  csrf: string;
+  pageEnabled: boolean;
+}) {
+  const pageOpen = props.status === "PUBLISHED" && props.pageEnabled;
   return (
     <section class="panel" aria-labelledby="overview-status-heading">
       <h2 id="overview-status-heading">Status</h2>
@@ -32,6 +41,11 @@ export function StatusButtons(props: { projectId: string; status: ProjectStatus;
             {action.label}
           </SubmitButton>
         ))}
+        {pageOpen ? (
+          <a class="button button-secondary" href={`/e/${props.projectId}`}>
+            View event page
+          </a>
+        ) : null}
       </Form>
     </section>
   );
