@@ -7,6 +7,7 @@ import {
   importFields,
   maxImportBytes,
   maxImportRows,
+  optionalImportFields,
 } from "../../modules/attendees/attendees-csv.js";
 import type { AttendeeImport, ImportOutcome } from "../../modules/attendees/attendees-import.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
@@ -54,10 +55,10 @@ function UploadPage(props: { ctx: PageContext; data: ProjectPageData }) {
   return (
     <ImportLayout ctx={props.ctx} data={props.data} title="Import attendees">
       <p>
-        A CSV file with a header row and one attendee per row: name, email, ticket type (its name as on the
-        Tickets page) and optionally company. You map the columns and see every row's problems before anything
-        is imported; rows whose email is already registered are skipped, so importing a file twice registers
-        nobody twice.
+        A CSV file with a header row and one attendee per row: name (or first and last name in two columns),
+        email, ticket type (its name as on the Tickets page) and optionally company. You map the columns and
+        see every row's problems before anything is imported; rows whose email is already registered are
+        skipped, so importing a file twice registers nobody twice.
       </p>
       <p class="muted">
         Up to {maxImportRows.toLocaleString("en")} rows and {maxImportBytes / 1024 / 1024} MB, UTF-8.
@@ -91,8 +92,8 @@ function MappingForm(props: { base: string; headers: string[]; mapping: ImportMa
             label={importFieldLabels[field]}
             state={formState(values)}
             options={options}
-            required={field !== "company"}
-            placeholder={field === "company" ? "(none)" : "Choose a column"}
+            required={!optionalImportFields.has(field)}
+            placeholder={optionalImportFields.has(field) ? "(none)" : "Choose a column"}
           />
         ))}
       </div>

@@ -138,7 +138,7 @@ export function createAttendeeImportService(
       try {
         row = registrationRow({
           projectId,
-          name: cell(cells, mapping.name),
+          name: [cell(cells, mapping.name), cell(cells, mapping.lastName)].filter(Boolean).join(" "),
           email,
           company: cell(cells, mapping.company) || null,
           ticketTypeId: ticketType.id,
