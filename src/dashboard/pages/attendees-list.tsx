@@ -152,7 +152,7 @@ export function AttendeesPage(props: {
   const filtered = view.query !== "" || view.status !== "" || view.ticketType !== "" || view.checkedIn !== "";
   return (
     <ProjectLayout ctx={props.ctx} project={project} section="attendees" title="Attendees">
-      <div class="grid-2">
+      <div class="grid-2 attendees-layout">
         <section aria-labelledby="attendees-heading">
           <div class="page-heading page-heading-wrap">
             <h2 id="attendees-heading">Attendees</h2>
