@@ -51,7 +51,7 @@ describe("the error shapes docs/guides/03-errors.md shows", () => {
     const register = () =>
       gql(
         server.url,
-        `mutation ($input: RegisterAttendeeInput!) { registerAttendee(input: $input) { attendee { id } userErrors { field message } } }`,
+        `mutation ($input: RegisterAttendeeInput!) { registerAttendee(input: $input) { attendee { id } userErrors { field message code } } }`,
         {
           token,
           variables: {
@@ -72,7 +72,7 @@ describe("the error shapes docs/guides/03-errors.md shows", () => {
     assert.deepEqual(second.body.data, {
       registerAttendee: {
         attendee: null,
-        userErrors: [{ field: ["email"], message: "is already registered for this event" }],
+        userErrors: [{ field: ["email"], message: "is already registered for this event", code: "CONFLICT" }],
       },
     });
   });
