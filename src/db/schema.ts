@@ -431,7 +431,7 @@ export interface WebhookAttemptsTable {
 export type TicketMailStatus = "PENDING" | "SENT" | "FAILED" | "SKIPPED";
 
 /** One ticket email in the outbox (see migrations/2026-11-28T10-00_ticket-mails.ts). */
-export interface TicketMailsTable {
+interface TicketMailsTable {
   id: string;
   project_id: string;
   attendee_id: string;

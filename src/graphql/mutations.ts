@@ -41,7 +41,9 @@ export async function runMutation<Name extends string, T>(
   } catch (error) {
     if (isUserError(error)) {
       const userErrors = (
-        error.details.fieldErrors?.length ? error.details.fieldErrors : [{ field: [], message: error.message }]
+        error.details.fieldErrors?.length
+          ? error.details.fieldErrors
+          : [{ field: [], message: error.message }]
       ).map((fieldError) => ({ ...fieldError, code: error.code }));
       return { [name]: null, userErrors } as Payload<Name, T>;
     }

@@ -97,7 +97,9 @@ for (const engine of testEngines()) {
       // This server has no SMTP: the inviter gets the link to pass on, not a claim that it was emailed.
       assert.match(
         invited.body,
-        new RegExp(`No email was sent \\(this server has no SMTP_URL\\)\\. Send ${colleague.email} this link`),
+        new RegExp(
+          `No email was sent \\(this server has no SMTP_URL\\)\\. Send ${colleague.email} this link`,
+        ),
       );
       assert.match(invited.body, /Pending invitations/);
       // No membership without the invitee's consent.

@@ -7,7 +7,7 @@ import { objectEvent, type ProjectChanges } from "../../shared/project-changes.j
 import { nowIso } from "../../shared/time.js";
 import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
-import { ticketMailsRepository } from "../ticket-mails/ticket-mails.repository.js";
+import { queueTicketMails } from "../ticket-mails/ticket-mails.service.js";
 import type { TicketTypeRow } from "../tickets/tickets.repository.js";
 import {
   type AttendeeImportRow,
@@ -258,7 +258,7 @@ export function createAttendeeImportService(
         }
         if (options.sendTickets && inserted.size > 0) {
           // In the batch's transaction: an imported attendee is never left without a queued ticket.
-          await ticketMailsRepository.enqueue(trx, projectId, [...inserted], nowIso());
+          await queueTicketMails(trx, projectId, [...inserted]);
         }
         return inserted.size;
       };

@@ -138,7 +138,7 @@ export class TicketMailWorker {
     const { db, mailer, logger } = this.deps;
     const attempts = mail.attempts + 1;
     const content = await mailContent(db, mail.id);
-    if (!content || content.status !== "REGISTERED") {
+    if (content?.status !== "REGISTERED") {
       await repo.settle(db, mail.id, token, { status: "SKIPPED", attempts, error: "registration cancelled" });
       return;
     }

@@ -5,6 +5,14 @@ import type { Actor } from "../access/actor.js";
 import type { Mailer } from "../accounts/mailer.js";
 import { type LatestTicketMail, ticketMailsRepository as repo } from "./ticket-mails.repository.js";
 
+/**
+ * Queues the ticket emails of attendees just registered, inside the registering transaction (the
+ * CSV import's batches): they commit, or roll back, together. Wake the worker after the commit.
+ */
+export function queueTicketMails(trx: Db, projectId: string, attendeeIds: readonly string[]): Promise<void> {
+  return repo.enqueue(trx, projectId, attendeeIds, nowIso());
+}
+
 /** The most attendees one "Resend ticket" request queues (the list's bulk action sends a page or two). */
 const maxPerRequest = 100;
 
@@ -69,5 +77,3 @@ export function createTicketMailsService(db: Db, access: AccessService, mailer: 
     },
   };
 }
-
-export type TicketMailsService = ReturnType<typeof createTicketMailsService>;
