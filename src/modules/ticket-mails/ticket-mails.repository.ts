@@ -112,15 +112,17 @@ export const ticketMailsRepository = {
     return latest;
   },
 
-  /** How many ticket emails of a project wait to be sent. */
-  async pendingCount(db: Db, projectId: string): Promise<number> {
-    const row = await db
+  /** Which of these attendees have a ticket email waiting to be sent. */
+  async pendingOf(db: Db, projectId: string, attendeeIds: readonly string[]): Promise<Set<string>> {
+    if (attendeeIds.length === 0) return new Set();
+    const rows = await db
       .selectFrom("ticket_mails")
-      .select((eb) => eb.fn.countAll<number>().as("n"))
+      .select("attendee_id")
       .where("project_id", "=", projectId)
+      .where("attendee_id", "in", attendeeIds)
       .where("status", "=", "PENDING")
-      .executeTakeFirst();
-    return Number(row?.n ?? 0);
+      .execute();
+    return new Set(rows.map((r) => r.attendee_id));
   },
 };
 

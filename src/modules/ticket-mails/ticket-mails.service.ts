@@ -40,7 +40,9 @@ export function createTicketMailsService(db: Db, access: AccessService, mailer: 
 
     /**
      * Queues the ticket of each REGISTERED attendee among `attendeeIds` in the project (others are
-     * ignored, like ids of another project); needs attendees:write. Answers how many were queued.
+     * ignored, like ids of another project); needs attendees:write. An attendee whose ticket already
+     * waits gets no second one, so repeated clicks (or a script) cannot pile mails on one inbox.
+     * Answers how many attendees' tickets are on their way.
      */
     async send(actor: Actor, projectId: string, attendeeIds: readonly string[]): Promise<number> {
       const found = await access.requirePermission(actor, projectId, "attendees:write");
@@ -53,13 +55,10 @@ export function createTicketMailsService(db: Db, access: AccessService, mailer: 
         .where("id", "in", ids)
         .where("status", "=", "REGISTERED")
         .execute();
-      await repo.enqueue(
-        db,
-        found.projectId,
-        rows.map((r) => r.id),
-        nowIso(),
-      );
-      if (rows.length > 0) announce();
+      const waiting = await repo.pendingOf(db, found.projectId, ids);
+      const fresh = rows.map((r) => r.id).filter((id) => !waiting.has(id));
+      await repo.enqueue(db, found.projectId, fresh, nowIso());
+      if (fresh.length > 0) announce();
       return rows.length;
     },
 
@@ -69,11 +68,6 @@ export function createTicketMailsService(db: Db, access: AccessService, mailer: 
       attendeeIds: readonly string[],
     ): Promise<Map<string, LatestTicketMail>> {
       return repo.latestOf(db, projectAccess.projectId, attendeeIds);
-    },
-
-    /** How many ticket emails of the project wait to be sent. */
-    pending(projectAccess: ProjectAccess): Promise<number> {
-      return repo.pendingCount(db, projectAccess.projectId);
     },
   };
 }

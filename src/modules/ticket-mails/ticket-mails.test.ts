@@ -70,6 +70,27 @@ for (const engine of testEngines()) {
       if (claims.flat().length < 60) assert.equal(ours.length, 30);
     });
 
+    test("Resend of a ticket that still waits queues no second mail", async () => {
+      const { project, ids } = await queued(1);
+      const owner = userActor(
+        (
+          await ctx.database.db
+            .selectFrom("project_members")
+            .select("user_id")
+            .where("project_id", "=", project.id)
+            .executeTakeFirstOrThrow()
+        ).user_id,
+      );
+      for (let i = 0; i < 3; i++)
+        assert.equal(await ctx.services.ticketMails.send(owner, project.id, ids), 1);
+      const rows = await ctx.database.db
+        .selectFrom("ticket_mails")
+        .select("id")
+        .where("project_id", "=", project.id)
+        .execute();
+      assert.equal(rows.length, 1);
+    });
+
     for (const [code, status, attempts] of [
       [451, "PENDING", 1],
       [550, "FAILED", 1],
