@@ -14,6 +14,7 @@ import { registerHealthRoutes } from "./http/health.routes.js";
 import { type Logger, lazyChildLogger } from "./logger.js";
 import { registerMetrics } from "./metrics/metrics.routes.js";
 import { schedulePruning } from "./modules/audit/audit.service.js";
+import { TicketMailWorker } from "./modules/ticket-mails/ticket-mail-worker.js";
 import { WebhookDispatcher } from "./modules/webhooks/dispatcher.js";
 import { ObjectRenderer } from "./modules/webhooks/render.js";
 import { createServices, type Services } from "./services.js";
@@ -122,6 +123,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const apiSchema = schema();
   registerGraphQLRoutes(app, services, apiSchema, { door, observe });
   startWebhooks(app, services, apiSchema);
+  startTicketMails(app, services);
   registerDocsRoutes(app);
   await registerEventSite(app);
   await registerDashboard(app);
@@ -148,5 +150,21 @@ function startWebhooks(app: FastifyInstance, services: Services, apiSchema: Grap
   app.addHook("preClose", async () => {
     unsubscribe();
     await dispatcher.stop();
+  });
+}
+
+/** Ticket emails go out from every server process, each at most `config.mailPerSecond`. */
+function startTicketMails(app: FastifyInstance, services: Services): void {
+  const worker = new TicketMailWorker({
+    db: services.database.db,
+    mailer: services.mailer,
+    logger: services.logger,
+    perSecond: services.config.mailPerSecond,
+  });
+  const unsubscribe = services.ticketMails.onQueued(() => worker.wake());
+  app.addHook("onReady", async () => worker.start());
+  app.addHook("preClose", async () => {
+    unsubscribe();
+    await worker.stop();
   });
 }

@@ -9,6 +9,13 @@ export interface Config {
   redisUrl: string | undefined;
   smtpUrl: string | undefined;
   mailFrom: string;
+  /**
+   * Without SMTP, whether an unsent email's link (verification, invitation, manage link) is written
+   * to the log: only on a development server, one whose BASE_URL is unset (http://localhost:PORT).
+   */
+  mailLinksInLog: boolean;
+  /** The most emails one server process hands to the SMTP server per second (ticket emails). */
+  mailPerSecond: number;
   logLevel: "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
   webConcurrency: number;
   trustProxy: boolean | string;
@@ -82,6 +89,7 @@ const envSchema = z.object({
     .regex(/^smtps?:\/\/.+/, "must be smtp://user:pass@host:port")
     .optional(),
   MAIL_FROM: z.string().min(3).default("Eventgraph <no-reply@eventgraph.local>"),
+  MAIL_PER_SECOND: z.coerce.number().positive().max(1_000).default(5),
   LOG_LEVEL: z.enum(["fatal", "error", "warn", "info", "debug", "trace", "silent"]).default("info"),
   WEB_CONCURRENCY: positiveInt(1),
   TRUST_PROXY: z.string().optional(),
@@ -167,6 +175,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
     redisUrl: e.REDIS_URL,
     smtpUrl: e.SMTP_URL,
     mailFrom: e.MAIL_FROM,
+    mailPerSecond: e.MAIL_PER_SECOND,
+    mailLinksInLog: !e.SMTP_URL && e.BASE_URL === undefined,
     logLevel: e.LOG_LEVEL,
     webConcurrency: e.WEB_CONCURRENCY,
     trustProxy: parseTrustProxy(e.TRUST_PROXY),

@@ -25,6 +25,7 @@ import { createInvitationsService } from "./modules/projects/invitations.service
 import { createMembersService, leaveAllProjects } from "./modules/projects/members.service.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
+import { createTicketMailsService } from "./modules/ticket-mails/ticket-mails.service.js";
 import { createTicketsService } from "./modules/tickets/tickets.service.js";
 import { createWebhooksService } from "./modules/webhooks/webhooks.service.js";
 import { ProjectChanges } from "./shared/project-changes.js";
@@ -70,6 +71,7 @@ export function createServices(
   const agenda = createAgendaService(db, access, changes);
   const tickets = createTicketsService(db, access, changes);
   const attendees = createAttendeesService(db, access, changes, undoCheckInOfCancelled);
+  const ticketMails = createTicketMailsService(db, access, mailer);
   return {
     config,
     logger,
@@ -90,7 +92,8 @@ export function createServices(
     tickets,
     attendees,
     checkins: createCheckinsService(db, access, changes),
-    attendeeFiles: createAttendeeImportService(db, database.engine, access, changes),
+    ticketMails,
+    attendeeFiles: createAttendeeImportService(db, database.engine, access, changes, ticketMails.announce),
     overview: createOverviewService(db),
     apps,
     audit,

@@ -28,8 +28,10 @@ interface DashboardState {
   session: AuthSession | undefined;
   /** Key for the signed pre-login CSRF cookie (set once the plugin has loaded it). */
   signingKey: string;
-  /** Whether the server sends email (SMTP_URL); without it links go to the server log. */
+  /** Whether the server sends email (SMTP_URL); without it see `mailLinksInLog`. */
   sendsEmail?: boolean;
+  /** Without SMTP, whether a development server logs the links of unsent emails. */
+  mailLinksInLog?: boolean;
   secureCookies: boolean;
   /** Apps waiting for approval in the project of this page (set by loadProjectPage for managers). */
   pendingApprovals?: number;
@@ -45,6 +47,8 @@ export interface PageContext {
   pendingApprovals?: number | undefined;
   /** Whether the server sends email; the verification banner says where the link is otherwise. */
   sendsEmail: boolean;
+  /** Without SMTP: whether the link is in the server log (development) or only the operator can help. */
+  mailLinksInLog: boolean;
 }
 
 export const sessionCookie = "evg_session";
@@ -155,6 +159,7 @@ export function pageContext(request: FastifyRequest, reply: FastifyReply): PageC
     path: request.url,
     pendingApprovals: request.dashboard.pendingApprovals,
     sendsEmail: request.dashboard.sendsEmail ?? false,
+    mailLinksInLog: request.dashboard.mailLinksInLog ?? false,
   };
 }
 

@@ -80,13 +80,14 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     const signingKey = await loadServerSecret(services.database.db, "dashboard-cookie-signing");
     const secureCookies = services.config.baseUrl.startsWith("https://");
     const sendsEmail = Boolean(services.config.smtpUrl);
+    const mailLinksInLog = services.config.mailLinksInLog;
 
     await dashboard.register(cookie, { secret: signingKey });
     await dashboard.register(formbody);
     dashboard.decorateRequest("dashboard", undefined as unknown as FastifyRequest["dashboard"]);
 
     dashboard.addHook("onRequest", async (request, reply) => {
-      request.dashboard = { session: undefined, signingKey, secureCookies, sendsEmail };
+      request.dashboard = { session: undefined, signingKey, secureCookies, sendsEmail, mailLinksInLog };
       const value = request.cookies[sessionCookie];
       if (!value) return;
       const session = await services.sessions.resume(value, sessionClient(request));

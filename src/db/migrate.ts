@@ -18,6 +18,9 @@ import * as webhookQueueHeads from "./migrations/2026-11-24T18-00_webhook-queue-
 import * as sessionSpeakerOrder from "./migrations/2026-11-24T19-00_session-speaker-order.js";
 import * as projectVersions from "./migrations/2026-11-27T10-00_project-versions.js";
 import * as accessVersions from "./migrations/2026-11-28T10-00_access-versions.js";
+import * as ticketMails from "./migrations/2026-11-28T10-00_ticket-mails.js";
+import * as billingDetails from "./migrations/2026-11-28T11-00_billing-details.js";
+import * as ticketTypeNames from "./migrations/2026-11-28T12-00_ticket-type-names.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
 // and the order is visible in review. Names sort by their timestamp prefix.
@@ -40,6 +43,9 @@ const migrations: Record<string, Migration> = {
   "2026-11-24T19-00_session-speaker-order": sessionSpeakerOrder,
   "2026-11-27T10-00_project-versions": projectVersions,
   "2026-11-28T10-00_access-versions": accessVersions,
+  "2026-11-28T10-00_ticket-mails": ticketMails,
+  "2026-11-28T11-00_billing-details": billingDetails,
+  "2026-11-28T12-00_ticket-type-names": ticketTypeNames,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -32,6 +32,7 @@ export interface Database {
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
+  ticket_mails: TicketMailsTable;
 }
 
 export interface UsersTable {
@@ -230,6 +231,8 @@ export interface PublicRegistrationsTable {
   manage_token_hash: string;
   idempotency_key: string;
   created_at: string;
+  /** Whom to invoice (name or company, address, VAT ID), for a ticket paid by invoice; else null. */
+  billing_details: Generated<string | null>;
 }
 
 export type AttendeeStatus = "REGISTERED" | "CANCELLED";
@@ -422,4 +425,23 @@ export interface WebhookAttemptsTable {
   /** The first 4 KB of the response body. */
   response_body: string | null;
   error: string | null;
+}
+
+/** PENDING: waiting to be sent (or retried); SENT; FAILED: gave up after the last retry; SKIPPED: cancelled before it went out. */
+export type TicketMailStatus = "PENDING" | "SENT" | "FAILED" | "SKIPPED";
+
+/** One ticket email in the outbox (see migrations/2026-11-28T10-00_ticket-mails.ts). */
+interface TicketMailsTable {
+  id: string;
+  project_id: string;
+  attendee_id: string;
+  status: TicketMailStatus;
+  attempts: Generated<number>;
+  next_attempt_at: string;
+  /** While set and in the future, one worker is sending it. */
+  lease_until: string | null;
+  lease_token: string | null;
+  last_error: string | null;
+  created_at: string;
+  sent_at: string | null;
 }

@@ -234,6 +234,7 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
               name: values.name ?? "",
               email: values.email ?? "",
               company: values.company,
+              billingDetails: values.billingDetails,
               idempotencyKey: values.idempotencyKey,
               honeypot: values[honeypotField],
             },
@@ -263,7 +264,13 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
 
       site.get<ProjectParams>("/:projectId/registered", (request, reply) =>
         cached(request, reply, "text/html; charset=utf-8", async (page) =>
-          html(<CheckInboxPage content={await events.content(page.access)} url={absolute(request.url)} />),
+          html(
+            <CheckInboxPage
+              content={await events.content(page.access)}
+              url={absolute(request.url)}
+              sendsEmail={services.mailer.delivers}
+            />,
+          ),
         ),
       );
 

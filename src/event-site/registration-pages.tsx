@@ -1,7 +1,9 @@
 import { formatDateTime } from "../dashboard/time.js";
-import { FormError, type FormState, SelectField, TextField } from "../dashboard/ui/forms.js";
+import { FormError, type FormState, SelectField, TextAreaField, TextField } from "../dashboard/ui/forms.js";
 import type { EventContent, HeldRegistration } from "../modules/event-page/event-content.js";
-import type { EventPageSettings } from "../modules/event-page/event-page.service.js";
+import { type EventPageSettings, invoiced } from "../modules/event-page/event-page.service.js";
+import type { TicketType } from "../modules/tickets/tickets.service.js";
+import { formatMoney } from "../shared/money.js";
 import { qrSvg } from "../shared/qr.js";
 import { eventPaths } from "./event-page.js";
 import type { FormTicket } from "./form-token.js";
@@ -10,7 +12,19 @@ import { MessagePage, SiteLayout } from "./site-layout.js";
 /** The name of the honeypot field: a plausible name, so form-filling bots fill it in. */
 export const honeypotField = "website";
 
-/** The registration form: ticket, name, email and (as the organizer chose) company. */
+/** A ticket as the form's choice reads: its name, its price and how it is paid ("free" when it is). */
+function ticketLabel(ticket: TicketType): string {
+  if (ticket.priceMinor === 0) return `${ticket.name} · free`;
+  const price = formatMoney(ticket.priceMinor, ticket.currency);
+  if (ticket.paymentMode === "AT_DOOR") return `${ticket.name} · ${price}, paid at the door`;
+  if (ticket.paymentMode === "INVOICE") return `${ticket.name} · ${price}, paid by invoice`;
+  return `${ticket.name} · ${price}`;
+}
+
+/**
+ * The registration form: ticket (with its price), name, email, (as the organizer chose) company,
+ * and whom to invoice when a ticket on offer is paid by invoice.
+ */
 export function RegisterPage(props: {
   content: EventContent;
   settings: EventPageSettings;
@@ -19,9 +33,9 @@ export function RegisterPage(props: {
   url: string;
 }) {
   const { project } = props.content;
-  const options = props.content.tickets
-    .filter((t) => t.registrable && t.remaining > 0)
-    .map((t) => ({ value: t.id, label: t.name }));
+  const offered = props.content.tickets.filter((t) => t.registrable && t.remaining > 0);
+  const options = offered.map((t) => ({ value: t.id, label: ticketLabel(t) }));
+  const onlyInvoiced = offered.length > 0 && offered.every(invoiced);
   const company = props.settings.companyField;
   const meta = {
     title: `Register · ${project.name}`,
@@ -65,6 +79,16 @@ export function RegisterPage(props: {
               autocomplete="organization"
             />
           )}
+          {offered.some(invoiced) ? (
+            <TextAreaField
+              name="billingDetails"
+              label="Billing details"
+              state={props.state}
+              required={onlyInvoiced}
+              rows={3}
+              hint={`${onlyInvoiced ? "The" : "For tickets paid by invoice: the"} name or company, postal address and VAT ID (if any) the invoice is made out to.`}
+            />
+          ) : null}
           <div class="hp" aria-hidden="true">
             <label for="f-hp">Leave this field empty</label>
             <input id="f-hp" name={honeypotField} type="text" tabIndex={-1} autoComplete="off" />
@@ -79,7 +103,7 @@ export function RegisterPage(props: {
 }
 
 /** After a submit: the same answer whatever happened, so the page never tells who is registered. */
-export function CheckInboxPage(props: { content: EventContent; url: string }) {
+export function CheckInboxPage(props: { content: EventContent; url: string; sendsEmail: boolean }) {
   const { project } = props.content;
   return (
     <MessagePage
@@ -88,11 +112,19 @@ export function CheckInboxPage(props: { content: EventContent; url: string }) {
       eventName={project.name}
       eventHref={eventPaths.page(project.id)}
     >
-      <p>
-        We sent the confirmation for {project.name} to the email address you gave, with a link to see or
-        cancel your registration. If nothing arrives within a few minutes, check your spam folder or ask the
-        organizer.
-      </p>
+      {props.sendsEmail ? (
+        <p>
+          We sent the confirmation for {project.name} to the email address you gave, with a link to see or
+          cancel your registration. If nothing arrives within a few minutes, check your spam folder or ask the
+          organizer.
+        </p>
+      ) : (
+        // Said of the server, not of this registration: the page still tells no one who is registered.
+        <p>
+          Your registration for {project.name} is received, but this site sends no email, so no confirmation
+          will arrive. Ask the organizer for your ticket code.
+        </p>
+      )}
       <p>
         <a href={eventPaths.page(project.id)}>Back to the event</a>
       </p>

@@ -4,7 +4,10 @@ import { builder, type Types } from "./builder.js";
 import { atMost, boundedList, maxUserErrors } from "./limits/list-bounds.js";
 
 /** An expected problem with a mutation's input, returned in the payload rather than as an error. */
-const UserErrorRef = builder.objectRef<FieldError>("UserError").implement({
+/** A user error as the payload carries it: the field error and the code of the error it came from. */
+type UserErrorItem = FieldError & { code?: string };
+
+const UserErrorRef = builder.objectRef<UserErrorItem>("UserError").implement({
   description:
     "A problem with the mutation's input. Expected failures (validation, conflicts) come back here with data, not as top-level errors.",
   fields: (t) => ({
@@ -13,11 +16,16 @@ const UserErrorRef = builder.objectRef<FieldError>("UserError").implement({
         'Path of the input field at fault, relative to `input` (e.g. ["endsAt"]); empty for the input as a whole.',
     }),
     message: t.exposeString("message", { description: "What is wrong, for people." }),
+    code: t.string({
+      description:
+        "The error code of the problem, as docs/guides/03-errors.md lists them: `BAD_USER_INPUT` for invalid input, `CONFLICT` for a clash with the current state (a duplicate registration, a sold-out ticket type).",
+      resolve: (error) => error.code ?? "BAD_USER_INPUT",
+    }),
   }),
 });
 
 /** What a mutation resolver returns: the changed object under its own name, or user errors. */
-export type Payload<Name extends string, T> = { [K in Name]: T | null } & { userErrors: FieldError[] };
+export type Payload<Name extends string, T> = { [K in Name]: T | null } & { userErrors: UserErrorItem[] };
 
 /**
  * Runs a service write and shapes its outcome as a payload. User errors (per `errorTable`: validation
@@ -32,9 +40,11 @@ export async function runMutation<Name extends string, T>(
     return { [name]: result, userErrors: [] } as Payload<Name, T>;
   } catch (error) {
     if (isUserError(error)) {
-      const userErrors = error.details.fieldErrors?.length
-        ? error.details.fieldErrors
-        : [{ field: [], message: error.message }];
+      const userErrors = (
+        error.details.fieldErrors?.length
+          ? error.details.fieldErrors
+          : [{ field: [], message: error.message }]
+      ).map((fieldError) => ({ ...fieldError, code: error.code }));
       return { [name]: null, userErrors } as Payload<Name, T>;
     }
     throw error;

@@ -99,7 +99,11 @@ describeInBrowser("check-in at the door in Chromium", {}, (fx) => {
       await result(page).getByText("Grace Hopper · Standard").waitFor();
       assert.match((await result(page).getAttribute("class")) ?? "", /door-result-ok/);
       await page.locator("[data-door-total]").getByText("1 / 2").waitFor();
-      assert.equal(await page.evaluate(() => document.activeElement?.id), "search-q", "search focused again");
+      assert.equal(
+        await page.evaluate(() => document.activeElement?.id),
+        "door-code",
+        "code field focused again",
+      );
 
       await typeCode(page, scene.grace.ticketCode);
       await result(page)

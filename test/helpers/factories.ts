@@ -92,16 +92,24 @@ export async function createPublishedProject(services: Services) {
   return { project, ownerId, owner: userActor(ownerId) };
 }
 
-/** A ticket type on sale now (no sales window) with 100 seats unless told otherwise. */
+/** How many unnamed ticket types each project got from `createTicketType`. */
+const unnamedTicketTypes = new Map<string, number>();
+
+/**
+ * A ticket type on sale now (no sales window) with 100 seats unless told otherwise. Unnamed ones are
+ * "Standard", then "Standard 2", … in one project, since a project's ticket type names are unique.
+ */
 export async function createTicketType(
   services: Services,
   actor: Actor,
   projectId: string,
   overrides: Partial<Omit<CreateTicketTypeInput, "projectId">> = {},
 ) {
+  const unnamed = overrides.name === undefined ? (unnamedTicketTypes.get(projectId) ?? 0) + 1 : 0;
+  if (unnamed > 0) unnamedTicketTypes.set(projectId, unnamed);
   return services.tickets.createTicketType(actor, {
     projectId,
-    name: "Standard",
+    name: unnamed > 1 ? `Standard ${unnamed}` : "Standard",
     priceMinor: 9900,
     currency: "EUR",
     quantity: 100,

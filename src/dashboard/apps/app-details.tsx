@@ -100,7 +100,7 @@ function SettingsTab(props: {
         <div>
           <dt>Created by</dt>
           <dd>
-            <CreatedBy app={app} />
+            <CreatedBy app={app} bare />
           </dd>
         </div>
       </dl>

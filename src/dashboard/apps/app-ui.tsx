@@ -55,13 +55,18 @@ export function whenUtc(iso: string | null): string {
   return iso ? formatDateTime(iso, "UTC") : "Never";
 }
 
-/** "Created by Carl", marked when that person has left the project (their token copy may live on). */
-export function CreatedBy(props: { app: Pick<App, "createdBy"> }) {
+/**
+ * "Created by Carl", marked when that person has left the project (their token copy may live on);
+ * `bare` leaves out "Created by" where a label already says it.
+ */
+export function CreatedBy(props: { app: Pick<App, "createdBy">; bare?: boolean }) {
   const creator = props.app.createdBy;
-  if (!creator) return <span class="muted small">Created by the operator</span>;
+  const words = props.bare ? "" : "Created by ";
+  if (!creator) return <span class="muted small">{`${words}the operator`}</span>;
   return (
     <span class="muted small">
-      Created by {creator.name}
+      {words}
+      {creator.name}
       {creator.stillMember ? null : " (no longer a member)"}
     </span>
   );

@@ -110,7 +110,7 @@ function WebhooksTab(props: {
           />
           <TextAreaField
             name="fragments"
-            label="Payload fragments (optional)"
+            label="Payload fragments"
             state={props.state}
             rows={3}
             hint="One line per event type, e.g. attendee.registered: id name email ticketType { name }. Without one, data.object has the default fields."

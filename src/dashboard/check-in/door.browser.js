@@ -34,6 +34,9 @@ function startDoor(door) {
     const detail = part("detail");
     if (title) title.textContent = answer.title;
     if (detail) detail.textContent = answer.detail;
+    // The verdict is above the inputs and the search results: bring it back into view (a phone
+    // scrolled to a result card, or to the code field under its keyboard) and keep it there.
+    box.scrollIntoView({ block: "nearest" });
   }
 
   /** @type {AudioContext | undefined} */
@@ -123,8 +126,13 @@ function startDoor(door) {
   /** @param {string} key @param {unknown[]} value */
   const store = (key, value) => localStorage.setItem(key, JSON.stringify(value));
 
-  /** @param {string} code */
-  async function checkIn(code) {
+  /**
+   * Checks a code in and shows the verdict. `from` is where the code came from: focus goes back
+   * there for the next one (the code field after a typed code, the search after a result card's
+   * button) without scrolling the verdict away; a camera scan leaves focus where it is.
+   * @param {string} code @param {"code" | "search" | "camera"} from
+   */
+  async function checkIn(code, from) {
     const trimmed = code.trim();
     if (trimmed === "") return;
     const result = await post(trimmed);
@@ -154,8 +162,10 @@ function startDoor(door) {
       signal(false);
     }
     if (codeInput) codeInput.value = "";
-    search?.focus();
-    search?.select();
+    const next = from === "code" ? codeInput : from === "search" ? search : null;
+    next?.focus({ preventScroll: true });
+    if (from === "search") search?.select();
+    part("result")?.scrollIntoView({ block: "nearest" });
   }
 
   /** A card of the search results shows the new state of the person just checked in. */
@@ -238,7 +248,7 @@ function startDoor(door) {
     if (!(form instanceof HTMLFormElement) || form.dataset.enhance !== "door") return;
     event.preventDefault();
     const code = form.querySelector("input[name=code]");
-    if (code instanceof HTMLInputElement) checkIn(code.value);
+    if (code instanceof HTMLInputElement) checkIn(code.value, form === codeForm ? "code" : "search");
   });
 
   // --- the camera -----------------------------------------------------------------------------
@@ -298,7 +308,7 @@ function startDoor(door) {
       if (text && (text !== last || Date.now() - lastAt > 4000)) {
         last = text;
         lastAt = Date.now();
-        await checkIn(text);
+        await checkIn(text, "camera");
       }
       await new Promise((resolve) => setTimeout(resolve, 120));
     }

@@ -118,8 +118,15 @@ function AccountPage(props: { ctx: PageContext; data: AccountData; section?: Sec
         </p>
         {data.pendingEmail ? (
           <Notice kind="info">
-            We sent a confirmation link to <strong class="break-all">{data.pendingEmail}</strong>. Your email
-            changes once you open it (within 24 hours).
+            {ctx.sendsEmail
+              ? "We sent a confirmation link to "
+              : "No email was sent (this server has no SMTP_URL) to "}
+            <strong class="break-all">{data.pendingEmail}</strong>.{" "}
+            {ctx.sendsEmail
+              ? "Your email changes once you open it (within 24 hours)."
+              : ctx.mailLinksInLog
+                ? "The confirmation link is in the server log (within 24 hours)."
+                : "Your email cannot change until the server's operator sets up SMTP."}
           </Notice>
         ) : null}
         <PasswordConfirmedForm

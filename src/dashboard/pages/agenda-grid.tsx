@@ -91,7 +91,16 @@ function AgendaGridPage(props: {
       lanes: intoLanes(shown.filter((s) => (s.roomId ?? "") === r.id)),
     }))
     .filter((c) => c.lanes.length > 0 || (c.id !== "" && !props.filter.track));
-  const dayConflicts = props.conflicts.filter((c) => shown.some((s) => s.id === c.sessionId));
+  // Each clash comes once per session it involves (so both cells are marked); the list names it once.
+  const listed = new Set<string>();
+  const dayConflicts = props.conflicts.filter((c) => {
+    if (!shown.some((s) => s.id === c.sessionId)) return false;
+    const pair = [c.sessionId, c.otherSessionId ?? ""].sort().join(" ");
+    const key = `${c.kind} ${c.speakerId ?? ""} ${pair}`;
+    if (listed.has(key)) return false;
+    listed.add(key);
+    return true;
+  });
   return (
     <ProjectLayout ctx={props.ctx} project={project} section="agenda" title="Agenda grid">
       <div class="page-heading">

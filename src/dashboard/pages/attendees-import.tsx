@@ -7,6 +7,7 @@ import {
   importFields,
   maxImportBytes,
   maxImportRows,
+  optionalImportFields,
 } from "../../modules/attendees/attendees-csv.js";
 import type { AttendeeImport, ImportOutcome } from "../../modules/attendees/attendees-import.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
@@ -16,6 +17,7 @@ import { DataTable, Notice } from "../ui/components.js";
 import { csrfFieldName, Form, formState, SelectField, SubmitButton } from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
+import { SendTicketField } from "./attendee-edit.js";
 import { loadProjectPage, type ProjectPageData } from "./project-page.js";
 
 // "Email needs a column: …; Ticket type …": the mapping's field errors as one sentence.
@@ -53,10 +55,10 @@ function UploadPage(props: { ctx: PageContext; data: ProjectPageData }) {
   return (
     <ImportLayout ctx={props.ctx} data={props.data} title="Import attendees">
       <p>
-        A CSV file with a header row and one attendee per row: name, email, ticket type (its name as on the
-        Tickets page) and optionally company. You map the columns and see every row's problems before anything
-        is imported; rows whose email is already registered are skipped, so importing a file twice registers
-        nobody twice.
+        A CSV file with a header row and one attendee per row: name (or first and last name in two columns),
+        email, ticket type (its name as on the Tickets page) and optionally company. You map the columns and
+        see every row's problems before anything is imported; rows whose email is already registered are
+        skipped, so importing a file twice registers nobody twice.
       </p>
       <p class="muted">
         Up to {maxImportRows.toLocaleString("en")} rows and {maxImportBytes / 1024 / 1024} MB, UTF-8.
@@ -90,8 +92,8 @@ function MappingForm(props: { base: string; headers: string[]; mapping: ImportMa
             label={importFieldLabels[field]}
             state={formState(values)}
             options={options}
-            required={field !== "company"}
-            placeholder={field === "company" ? "(none)" : "Choose a column"}
+            required={!optionalImportFields.has(field)}
+            placeholder={optionalImportFields.has(field) ? "(none)" : "Choose a column"}
           />
         ))}
       </div>
@@ -162,6 +164,7 @@ function PreviewPage(props: {
   mapping: ImportMapping;
   outcome: ImportOutcome | undefined;
   mappingError?: string;
+  mailDelivers: boolean;
 }) {
   const base = `/b/${props.data.project.id}/attendees/import/${props.upload.id}`;
   const { outcome } = props;
@@ -188,6 +191,7 @@ function PreviewPage(props: {
           {importFields.map((f) => (
             <input type="hidden" name={`map_${f}`} value={props.mapping[f]?.toString() ?? ""} />
           ))}
+          <SendTicketField state={formState()} delivers={props.mailDelivers} />
           <SubmitButton>
             Import {outcome.imported} {outcome.imported === 1 ? "attendee" : "attendees"}
           </SubmitButton>
@@ -283,6 +287,7 @@ export function registerAttendeeImportPages(app: FastifyInstance): void {
     if (current.status !== "READY")
       return sendPage(reply, <ProgressPage ctx={ctx} data={data} upload={current} />);
     const chosen = Object.keys(request.query).some((k) => k.startsWith("map_"));
+    const delivers = services.ticketMails.delivers;
     try {
       const preview = await services.attendeeFiles.preview(
         data.actor,
@@ -290,7 +295,10 @@ export function registerAttendeeImportPages(app: FastifyInstance): void {
         importId,
         chosen ? request.query : undefined,
       );
-      return sendPage(reply, <PreviewPage ctx={ctx} data={data} {...preview} upload={preview.import} />);
+      const page = (
+        <PreviewPage ctx={ctx} data={data} {...preview} upload={preview.import} mailDelivers={delivers} />
+      );
+      return sendPage(reply, page);
     } catch (error) {
       if (!chosen || !isUserError(error)) throw error;
       // A mapping that cannot work (a required field without a column): the guessed one, and why.
@@ -303,6 +311,7 @@ export function registerAttendeeImportPages(app: FastifyInstance): void {
           upload={guessed.import}
           outcome={undefined}
           mappingError={fieldErrorText(error)}
+          mailDelivers={delivers}
         />
       );
       return sendPage(reply, page, 400);
@@ -313,7 +322,9 @@ export function registerAttendeeImportPages(app: FastifyInstance): void {
     const data = await loadProjectPage(app, request);
     const importId = request.params.importId ?? "";
     const fields = formValues(request.body);
-    const { done } = await services.attendeeFiles.start(data.actor, data.project.id, importId, fields);
+    const { done } = await services.attendeeFiles.start(data.actor, data.project.id, importId, fields, {
+      sendTickets: fields.sendTickets === "yes",
+    });
     // The import goes on after this answer; its page shows the progress kept in the database.
     done.catch((error: unknown) => request.log.error({ err: error }, "Attendee import failed"));
     return redirectTo(request, reply, importPath(data, importId));

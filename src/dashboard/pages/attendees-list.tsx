@@ -5,7 +5,7 @@ import { formatDateTime } from "../time.js";
 import { Badge, DataTable, EmptyState } from "../ui/components.js";
 import { csrfFieldName, Form, FormError, type FormState, SubmitButton } from "../ui/forms.js";
 import { ProjectLayout } from "../ui/layout.js";
-import { AttendeeFields } from "./attendee-edit.js";
+import { AttendeeFields, SendTicketField } from "./attendee-edit.js";
 import type { ProjectPageData } from "./project-page.js";
 
 const statusFilters = [
@@ -143,6 +143,7 @@ export function AttendeesPage(props: {
   view: AttendeeListView;
   position: ListPosition;
   state: FormState;
+  mailDelivers: boolean;
 }) {
   const { project } = props.data;
   const base = `/b/${project.id}/attendees`;
@@ -151,7 +152,7 @@ export function AttendeesPage(props: {
   const filtered = view.query !== "" || view.status !== "" || view.ticketType !== "" || view.checkedIn !== "";
   return (
     <ProjectLayout ctx={props.ctx} project={project} section="attendees" title="Attendees">
-      <div class="grid-2">
+      <div class="grid-2 attendees-layout">
         <section aria-labelledby="attendees-heading">
           <div class="page-heading page-heading-wrap">
             <h2 id="attendees-heading">Attendees</h2>
@@ -185,6 +186,9 @@ export function AttendeesPage(props: {
                 <input type="hidden" name={csrfFieldName} value={props.ctx.csrf} />
                 <button type="submit" class="button button-secondary">
                   Cancel selected…
+                </button>
+                <button type="submit" class="button button-secondary" formaction={`${base}/bulk-resend`}>
+                  Resend tickets to selected
                 </button>
               </form>
               <DataTable
@@ -265,6 +269,7 @@ export function AttendeesPage(props: {
             <Form action={base} csrf={props.ctx.csrf} label="Register attendee">
               <FormError state={props.state} />
               <AttendeeFields state={props.state} ticketTypes={props.ticketTypes} />
+              <SendTicketField state={props.state} delivers={props.mailDelivers} />
               <SubmitButton>Register</SubmitButton>
             </Form>
           )}

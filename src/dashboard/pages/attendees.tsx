@@ -7,7 +7,7 @@ import { formList, formValues } from "../form-data.js";
 import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } from "../form-route.js";
 import { type FormState, formState } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
-import { attendeeInput, EditAttendeePage } from "./attendee-edit.js";
+import { attendeeInput, EditAttendeePage, ticketMailFlash } from "./attendee-edit.js";
 import { BulkCancelPage } from "./attendees-bulk.js";
 import { registerAttendeeImportPages } from "./attendees-import.js";
 import { type AttendeeListView, AttendeesPage, type ListPosition, queryText } from "./attendees-list.js";
@@ -86,6 +86,7 @@ export function registerAttendeePages(app: FastifyInstance): void {
         view={view}
         position={position}
         state={state}
+        mailDelivers={services.ticketMails.delivers}
       />
     );
   }
@@ -131,6 +132,24 @@ export function registerAttendeePages(app: FastifyInstance): void {
     return redirectTo(request, reply, attendeesPath(data), { kind: "success", text });
   });
 
+  // "Resend tickets" on the list's selection (the same checkboxes as bulk cancel).
+  app.post("/b/:projectId/attendees/bulk-resend", async (request: FormRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const ids = [...new Set(formList(request.body, "id"))].slice(0, maxBulk);
+    if (ids.length === 0) {
+      return redirectTo(request, reply, attendeesPath(data), {
+        kind: "error",
+        text: "Select the attendees to send tickets to first.",
+      });
+    }
+    const queued = await services.ticketMails.send(data.actor, data.project.id, ids);
+    const delivers = services.ticketMails.delivers;
+    return redirectTo(request, reply, attendeesPath(data), {
+      kind: delivers && queued > 0 ? "success" : "error",
+      text: ticketMailFlash(queued, delivers),
+    });
+  });
+
   app.get("/b/:projectId/attendees", async (request: FormRequest, reply) => {
     const data = await loadProjectPage(app, request);
     return sendPage(reply, await attendeesPage(request, reply, data, formState()));
@@ -142,7 +161,18 @@ export function registerAttendeePages(app: FastifyInstance): void {
         projectId: data.project.id,
         ...attendeeInput(values),
       });
-      return { to: attendeesPath(data), flash: { kind: "success", text: `${attendee.name} is registered.` } };
+      const registered = `${attendee.name} is registered.`;
+      if (values.sendTickets !== "yes")
+        return { to: attendeesPath(data), flash: { kind: "success", text: registered } };
+      const queued = await services.ticketMails.send(data.actor, data.project.id, [attendee.id]);
+      const delivers = services.ticketMails.delivers;
+      return {
+        to: attendeesPath(data),
+        flash: {
+          kind: delivers ? "success" : "info",
+          text: `${registered} ${ticketMailFlash(queued, delivers)}`,
+        },
+      };
     },
     invalid: ({ request, reply, data }, state) => attendeesPage(request, reply, data, state),
   });
@@ -161,6 +191,8 @@ export function registerAttendeePages(app: FastifyInstance): void {
         attendee={attendee}
         ticketTypes={await ticketTypes(data)}
         state={state}
+        lastMail={(await services.ticketMails.latest(data.access, [attendee.id])).get(attendee.id)}
+        billingDetails={await services.eventPage.billingDetails(data.access, attendee.id)}
       />
     );
   }
@@ -189,6 +221,20 @@ export function registerAttendeePages(app: FastifyInstance): void {
   });
 
   registerAttendeeImportPages(app);
+
+  rowFormRoute(app, "/b/:projectId/attendees/:attendeeId/resend-ticket", attendeeRow, {
+    async submit({ data, row }) {
+      const queued = await services.ticketMails.send(data.actor, data.project.id, [row.id]);
+      const delivers = services.ticketMails.delivers;
+      return {
+        to: `${attendeesPath(data)}/${row.id}`,
+        flash: {
+          kind: delivers && queued > 0 ? "success" : "error",
+          text: ticketMailFlash(queued, delivers),
+        },
+      };
+    },
+  });
 
   rowFormRoute(app, "/b/:projectId/attendees/:attendeeId/cancel", attendeeRow, {
     async submit({ data, row }) {

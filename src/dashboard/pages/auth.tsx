@@ -12,6 +12,7 @@ import {
   setSessionCookie,
 } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
+import { mailSetup, verificationSentence } from "../mail-words.js";
 import { Notice } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton, TextField } from "../ui/forms.js";
 import { Layout } from "../ui/layout.js";
@@ -224,7 +225,7 @@ export function registerAuthPages(app: FastifyInstance): void {
         setSessionCookie(request, reply, cookieValue);
         return redirectTo(request, reply, next, {
           kind: "success",
-          text: `Welcome to Eventgraph, ${user.name}! We sent a verification link to ${user.email}.`,
+          text: `Welcome to Eventgraph, ${user.name}! ${verificationSentence(mailSetup(request), user.email)}`,
         });
       } catch (error) {
         const limited = throttled(error, { name: values.name ?? "", email: values.email ?? "" });
@@ -318,9 +319,10 @@ export function registerAuthPages(app: FastifyInstance): void {
     const session = request.dashboard.session;
     if (!session) return redirectTo(request, reply, "/login");
     await services.auth.resendVerification(session.user.id, request.ip);
+    const mail = mailSetup(request);
     return redirectTo(request, reply, "/", {
-      kind: "success",
-      text: `We sent a new verification link to ${session.user.email}.`,
+      kind: mail.sendsEmail ? "success" : "info",
+      text: verificationSentence(mail, session.user.email).replace("a verification", "a new verification"),
     });
   });
 

@@ -191,7 +191,10 @@ export function CheckInPage(props: {
               <label for="door-code">Ticket code</label>
               <input
                 id="door-code"
+                class="door-code-input"
                 name="code"
+                type="text"
+                enterkeyhint="go"
                 autocomplete="off"
                 autocapitalize="characters"
                 spellcheck={false}

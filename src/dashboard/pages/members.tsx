@@ -6,6 +6,7 @@ import type { Invitation } from "../../modules/projects/invitations.service.js";
 import type { Member } from "../../modules/projects/members.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
+import { mailSetup } from "../mail-words.js";
 import { formatDateTime } from "../time.js";
 import { Badge, DataTable, Notice } from "../ui/components.js";
 import {
@@ -249,10 +250,14 @@ export function registerMemberPages(app: FastifyInstance): void {
       const email = (values.email ?? "").trim();
       if (!email) throw badInput([{ field: ["email"], message: "must not be empty" }]);
       const role = roleFrom(values);
-      await services.invitations.invite(data.actor, data.project.id, { email, role });
+      const { link } = await services.invitations.invite(data.actor, data.project.id, { email, role });
+      // Without SMTP nothing went out: the inviter, who may grant this role anyway, gets the link.
+      const text = mailSetup(request).sendsEmail
+        ? `We emailed ${email} an invitation to join as ${asRole(role)}.`
+        : `No email was sent (this server has no SMTP_URL). Send ${email} this link to join as ${asRole(role)} yourself (valid 7 days): ${link}`;
       return redirectTo(request, reply, `/b/${data.project.id}/settings/members`, {
-        kind: "success",
-        text: `We emailed ${email} an invitation to join as ${asRole(role)}.`,
+        kind: mailSetup(request).sendsEmail ? "success" : "info",
+        text,
       });
     } catch (error) {
       if (

@@ -6,12 +6,25 @@ import { EmptyState } from "../ui/components.js";
 import { Form, SubmitButton } from "../ui/forms.js";
 import { statusActions, statusText } from "./settings.js";
 
+function moneyText(amounts: ProjectOverview["paid"]): string {
+  return amounts.length === 0 ? "—" : amounts.map((r) => formatMoney(r.minor, r.currency)).join(" · ");
+}
+
 function percent(part: number, whole: number): string {
   return whole === 0 ? "—" : `${Math.round((part / whole) * 100)}%`;
 }
 
-/** Publish / Unpublish / Archive on the Overview: the same form and rules as Settings › General. */
-export function StatusButtons(props: { projectId: string; status: ProjectStatus; csrf: string }) {
+/**
+ * Publish / Unpublish / Archive on the Overview (the same form and rules as Settings › General),
+ * beside the link to the public event page while visitors can see it.
+ */
+export function StatusButtons(props: {
+  projectId: string;
+  status: ProjectStatus;
+  csrf: string;
+  pageEnabled: boolean;
+}) {
+  const pageOpen = props.status === "PUBLISHED" && props.pageEnabled;
   return (
     <section class="panel" aria-labelledby="overview-status-heading">
       <h2 id="overview-status-heading">Status</h2>
@@ -28,6 +41,11 @@ export function StatusButtons(props: { projectId: string; status: ProjectStatus;
             {action.label}
           </SubmitButton>
         ))}
+        {pageOpen ? (
+          <a class="button button-secondary" href={`/e/${props.projectId}`}>
+            View event page
+          </a>
+        ) : null}
       </Form>
     </section>
   );
@@ -51,11 +69,23 @@ export function OverviewFigures(props: { overview: ProjectOverview; timezone: st
           <dd>{o.onSaleNow}</dd>
         </div>
         <div class="stat">
-          <dt>Revenue</dt>
+          <dt>Paid</dt>
+          <dd>{moneyText(o.paid)}</dd>
+        </div>
+        <div class="stat">
+          <dt>Still to be paid</dt>
           <dd>
-            {o.revenue.length === 0
-              ? "—"
-              : o.revenue.map((r) => formatMoney(r.minor, r.currency)).join(" · ")}
+            {moneyText(o.due)}
+            {o.dueAtDoor + o.dueByInvoice > 0 ? (
+              <span class="stat-note muted">
+                {[
+                  o.dueAtDoor > 0 ? `${o.dueAtDoor} at the door` : "",
+                  o.dueByInvoice > 0 ? `${o.dueByInvoice} by invoice` : "",
+                ]
+                  .filter(Boolean)
+                  .join(" · ")}
+              </span>
+            ) : null}
           </dd>
         </div>
         <div class="stat">

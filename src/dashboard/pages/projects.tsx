@@ -91,6 +91,8 @@ function OverviewPage(props: {
   project: Project;
   overview: ProjectOverview | undefined;
   canPublish: boolean;
+  /** Whether the public event page is switched on (it shows only while the project is published). */
+  pageEnabled: boolean;
 }) {
   const { project } = props;
   const base = `/b/${project.id}`;
@@ -130,7 +132,12 @@ function OverviewPage(props: {
       </dl>
       {project.description ? <p class="description">{project.description}</p> : null}
       {props.canPublish ? (
-        <StatusButtons projectId={project.id} status={project.status} csrf={props.ctx.csrf} />
+        <StatusButtons
+          projectId={project.id}
+          status={project.status}
+          csrf={props.ctx.csrf}
+          pageEnabled={props.pageEnabled}
+        />
       ) : null}
       {props.overview ? (
         <OverviewFigures
@@ -208,6 +215,7 @@ export function registerProjectPages(app: FastifyInstance): void {
         project={project}
         overview={overview}
         canPublish={access.permissions.has("project:write")}
+        pageEnabled={(await services.eventPage.settings(actor, access.projectId)).pageEnabled}
       />
     );
     return sendPage(reply, page);

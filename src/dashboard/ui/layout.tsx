@@ -71,8 +71,9 @@ export function Layout(props: {
                   "We sent you a link."
                 ) : (
                   <>
-                    This server sends no email (no SMTP configured): the link is in the server log, or the
-                    operator can run <code>eventgraph users verify --email {ctx.user.email}</code>.
+                    This server sends no email (no SMTP configured):{" "}
+                    {ctx.mailLinksInLog ? "the link is in the server log, or " : ""}the operator can run{" "}
+                    <code>eventgraph users verify --email {ctx.user.email}</code>.
                   </>
                 )}{" "}
                 Until then your projects are unverified: other organizers cannot connect your apps to their

@@ -58,12 +58,17 @@ export interface OperationMeasures {
   tokens?: number | undefined;
 }
 
-/** The error for one exceeded limit, in the one wording every limit shares. */
+/**
+ * The error for one exceeded limit, in the one wording every limit shares: `limit` names it,
+ * `value` and `max` measure it. The cost limit also answers `cost` and `maxCost`, the members
+ * docs/guides/03-errors.md has always promised (added, so clients of either shape keep working).
+ */
 export function tooComplex(limit: string, value: number, max: number): AppError {
   return new AppError(ErrorCode.QUERY_TOO_COMPLEX, `${limit} is ${value}, the limit is ${max}`, {
     limit,
     value,
     max,
+    ...(limit === "cost" ? { cost: value, maxCost: max } : {}),
   });
 }
 

@@ -14,13 +14,20 @@ interface Email {
   to: string;
   subject: string;
   text: string;
-  /** The action link in the email; written to the log when no SMTP server is configured. */
-  link: string;
+  /** The action link in the email; logged only by a development server without SMTP (`mailLinksInLog`). */
+  link?: string;
   attachments?: Attachment[];
 }
 
-/** Sends account emails: over SMTP when SMTP_URL is set, otherwise to the server log. */
+/**
+ * Sends emails over SMTP when SMTP_URL is set. Without it nothing is sent: a development server
+ * (BASE_URL unset) writes the link to the log so one can click through on a laptop; any other
+ * server logs only that an email was not sent, since its links are secrets (a manage link cancels a
+ * registration) and logs travel to places secrets must not.
+ */
 export interface Mailer {
+  /** False without SMTP_URL: `send` only logs, and screens must not say an email went out. */
+  readonly delivers: boolean;
   send(email: Email): Promise<void>;
 }
 
@@ -28,17 +35,22 @@ export interface Mailer {
 export function createMailer(config: Config, logger: Logger): Mailer {
   if (!config.smtpUrl) {
     return {
-      // Without SMTP the operator (or a developer on their laptop) copies the link from the log.
+      delivers: false,
       async send(email) {
-        logger.info(
-          { emailTo: email.to, subject: email.subject, link: email.link },
-          "Email not sent (no SMTP_URL): open the link",
-        );
+        if (config.mailLinksInLog && email.link) {
+          logger.info(
+            { emailTo: email.to, subject: email.subject, link: email.link },
+            "Email not sent (no SMTP_URL): open the link (logged because BASE_URL is unset: development)",
+          );
+          return;
+        }
+        logger.warn({ emailTo: email.to, subject: email.subject }, "Email not sent: no SMTP_URL is set");
       },
     };
   }
   const transport = nodemailer.createTransport(config.smtpUrl);
   return {
+    delivers: true,
     async send(email) {
       await transport.sendMail({
         from: config.mailFrom,

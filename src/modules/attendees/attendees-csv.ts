@@ -7,16 +7,23 @@ export const maxImportBytes = 5 * 1024 * 1024;
 /** The most data rows one import takes; a larger list is split into several files. */
 export const maxImportRows = 20_000;
 
-/** The attendee fields a CSV column can fill. */
-export const importFields = ["name", "email", "company", "ticketType"] as const;
+/**
+ * The attendee fields a CSV column can fill. `lastName` is joined to `name` with a space, for the
+ * many lists that keep first and last names in two columns.
+ */
+export const importFields = ["name", "lastName", "email", "company", "ticketType"] as const;
 export type ImportField = (typeof importFields)[number];
+
+/** The fields a mapping may leave without a column. */
+export const optionalImportFields: ReadonlySet<ImportField> = new Set(["lastName", "company"]);
 
 /** Which column (0-based) fills each field; null leaves an optional field empty. */
 export type ImportMapping = Record<ImportField, number | null>;
 
 /** Labels of the fields, for the mapping form and error messages. */
 export const importFieldLabels: Record<ImportField, string> = {
-  name: "Name",
+  name: "Name (or first name)",
+  lastName: "Last name (joined to the name)",
   email: "Email",
   company: "Company",
   ticketType: "Ticket type",
@@ -84,7 +91,8 @@ export async function parseAttendeeCsv(text: string): Promise<ParsedCsv> {
 
 // Header texts (lower-cased, without spaces, dashes and underscores) that name each field.
 const headerAliases: Record<ImportField, string[]> = {
-  name: ["name", "fullname", "attendee", "attendeename", "participant"],
+  name: ["name", "fullname", "attendee", "attendeename", "participant", "firstname", "givenname", "forename"],
+  lastName: ["lastname", "surname", "familyname"],
   email: ["email", "emailaddress", "mail"],
   company: ["company", "organization", "organisation", "employer"],
   ticketType: ["tickettype", "ticket", "type", "tickettypename", "tickettypeid"],
@@ -99,6 +107,8 @@ export function guessMapping(headers: readonly string[]): ImportMapping {
   };
   return {
     name: find("name"),
+    // A last-name column joins a first-name column, not a column that already holds whole names.
+    lastName: /first|given|fore/.test(keys[find("name") ?? -1] ?? "") ? find("lastName") : null,
     email: find("email"),
     company: find("company"),
     ticketType: find("ticketType"),
@@ -122,7 +132,7 @@ export function mappingFromFields(
       errors.push({ field: [`map_${field}`], message: "is not a column of the file" });
       continue;
     }
-    if (column === null && field !== "company") {
+    if (column === null && !optionalImportFields.has(field)) {
       errors.push({
         field: [`map_${field}`],
         message: `needs a column: every attendee has a ${importFieldLabels[field].toLowerCase()}`,

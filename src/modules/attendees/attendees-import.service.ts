@@ -7,6 +7,7 @@ import { objectEvent, type ProjectChanges } from "../../shared/project-changes.j
 import { nowIso } from "../../shared/time.js";
 import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
+import { queueTicketMails } from "../ticket-mails/ticket-mails.service.js";
 import type { TicketTypeRow } from "../tickets/tickets.repository.js";
 import {
   type AttendeeImportRow,
@@ -103,6 +104,8 @@ export function createAttendeeImportService(
   engine: Engine,
   access: AccessService,
   changes: ProjectChanges,
+  /** Called after a batch queued ticket emails (the local mail worker wakes). */
+  onTicketsQueued: () => void = () => {},
 ) {
   const batchSize = batchSizes[engine];
   async function loadImport(projectId: string, importId: string): Promise<AttendeeImportRow> {
@@ -135,7 +138,7 @@ export function createAttendeeImportService(
       try {
         row = registrationRow({
           projectId,
-          name: cell(cells, mapping.name),
+          name: [cell(cells, mapping.name), cell(cells, mapping.lastName)].filter(Boolean).join(" "),
           email,
           company: cell(cells, mapping.company) || null,
           ticketTypeId: ticketType.id,
@@ -166,7 +169,12 @@ export function createAttendeeImportService(
     projectId: string,
     parsed: ParsedCsv,
     mapping: ImportMapping,
-    options: { dryRun: boolean; onProgress?: (processed: number, imported: number) => Promise<void> },
+    options: {
+      dryRun: boolean;
+      /** Queue each imported attendee's ticket email in the batch's transaction. */
+      sendTickets?: boolean;
+      onProgress?: (processed: number, imported: number) => Promise<void>;
+    },
   ): Promise<ImportOutcome> {
     await access.requirePermission(actor, projectId, "attendees:write");
     const types = await ticketTypesOf(db, projectId);
@@ -248,11 +256,17 @@ export function createAttendeeImportService(
             });
           }
         }
+        if (options.sendTickets && inserted.size > 0) {
+          // In the batch's transaction: an imported attendee is never left without a queued ticket.
+          await queueTicketMails(trx, projectId, [...inserted]);
+        }
         return inserted.size;
       };
+      const before = imported;
       imported += options.dryRun
         ? await work(db)
         : await changes.write(db, actor, projectId, work, areasWrittenUnder("attendees:write"));
+      if (options.sendTickets && imported > before) onTicketsQueued();
       await options.onProgress?.(Math.min(start + batchSize, parsed.rows.length), imported);
       // Other requests run between batches.
       await nextTurn();
@@ -336,10 +350,17 @@ export function createAttendeeImportService(
     },
 
     /**
-     * Starts importing an upload with the mapping in `fields`; resolves once it is marked running, with `done`
+     * Starts importing an upload with the mapping in `fields` (and each new attendee's ticket
+     * emailed unless `sendTickets` is off); resolves once it is marked running, with `done`
      * settling when the last batch is written (progress is kept in the upload's row meanwhile).
      */
-    async start(actor: Actor, projectId: string, importId: string, fields: MappingFields) {
+    async start(
+      actor: Actor,
+      projectId: string,
+      importId: string,
+      fields: MappingFields,
+      options: { sendTickets: boolean } = { sendTickets: true },
+    ) {
       await access.requirePermission(actor, projectId, "attendees:write");
       const row = await loadImport(projectId, importId);
       if (row.status !== "READY")
@@ -351,6 +372,7 @@ export function createAttendeeImportService(
       }
       const done = importRows(actor, projectId, parsed, mapping, {
         dryRun: false,
+        sendTickets: options.sendTickets,
         onProgress: (processed, imported) =>
           imports.progress(
             db,

@@ -1,4 +1,4 @@
-import type { Selectable } from "kysely";
+import type { Insertable, Selectable } from "kysely";
 import type { Db } from "../../db/database.js";
 import type { EventPageSettingsTable, PublicRegistrationsTable } from "../../db/schema.js";
 
@@ -46,7 +46,18 @@ export const eventPageRepository = {
    * Records a page registration, or gives an attendee that already has one a new manage secret (the
    * old link stops working: only the newest email's link is valid).
    */
-  async upsert(db: Db, row: PublicRegistrationRow): Promise<void> {
+  /** The billing details given with an attendee's page registration, if any. */
+  async billingDetailsOf(db: Db, projectId: string, attendeeId: string): Promise<string | null> {
+    const row = await db
+      .selectFrom("public_registrations")
+      .select("billing_details")
+      .where("project_id", "=", projectId)
+      .where("attendee_id", "=", attendeeId)
+      .executeTakeFirst();
+    return row?.billing_details ?? null;
+  },
+
+  async upsert(db: Db, row: Insertable<PublicRegistrationsTable>): Promise<void> {
     await db
       .insertInto("public_registrations")
       .values(row)

@@ -7,7 +7,14 @@ import type { Logger } from "../../logger.js";
 import { areasWrittenUnder, eventPageAreas, stampOf } from "../../shared/data-areas.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
-import { email, idText, optionalText, parseInput, requiredText } from "../../shared/validation.js";
+import {
+  email,
+  idText,
+  optionalMultilineText,
+  optionalText,
+  parseInput,
+  requiredText,
+} from "../../shared/validation.js";
 import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import { type Actor, publicActor } from "../access/actor.js";
 import type { Mailer } from "../accounts/mailer.js";
@@ -16,7 +23,7 @@ import type { Throttle, ThrottleRule } from "../accounts/throttle.js";
 import type { createAgendaService } from "../agenda/agenda.service.js";
 import type { Attendee, createAttendeesService } from "../attendees/attendees.service.js";
 import type { createProjectsService } from "../projects/projects.service.js";
-import { type createTicketsService, registrableOnPage } from "../tickets/tickets.service.js";
+import { type createTicketsService, registrableOnPage, type TicketType } from "../tickets/tickets.service.js";
 import { type EventContent, type HeldRegistration, loadEventContent } from "./event-content.js";
 import { eventPageRepository as repo } from "./event-page.repository.js";
 import { registrationMail } from "./registration-mail.js";
@@ -52,6 +59,8 @@ const registrationInput = z.object({
   name: requiredText(200),
   email,
   company: optionalText(200),
+  /** Whom to invoice; required for a paid ticket paid by invoice, dropped for any other. */
+  billingDetails: optionalMultilineText(1_000),
   // Generated into each rendered form (a UUID); a repeated submit carries the same one.
   idempotencyKey: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, "must be the key the form was given"),
   // The honeypot: a field people never see (hidden by CSS, skipped by screen readers).
@@ -108,6 +117,11 @@ function presentSettings(row: Awaited<ReturnType<typeof repo.findSettings>>): Ev
 
 function registrationClosed(message: string, field = "ticketTypeId"): AppError {
   return new AppError(ErrorCode.CONFLICT, message, { fieldErrors: [{ field: [field], message }] });
+}
+
+/** True for a ticket with a price that the holder pays by invoice: the form asks whom to invoice. */
+export function invoiced(ticketType: Pick<TicketType, "priceMinor" | "paymentMode">): boolean {
+  return ticketType.priceMinor > 0 && ticketType.paymentMode === "INVOICE";
 }
 
 /** True for the CONFLICT `registerWithin` throws when the email already has a registration. */
@@ -188,6 +202,7 @@ export function createEventPageService(deps: EventPageDeps) {
             manage_token_hash: hashSecret(token),
             idempotency_key: data.idempotencyKey,
             created_at: nowIso(),
+            billing_details: data.billingDetails ?? null,
           });
         const holder = await attendees.registeredByEmail(trx, projectId, data.email);
         if (holder) {
@@ -274,6 +289,12 @@ export function createEventPageService(deps: EventPageDeps) {
       if (!registrableOnPage(ticket.item)) {
         throw registrationClosed("This ticket cannot be registered for here; ask the organizer");
       }
+      if (invoiced(ticket.item)) {
+        if (!data.billingDetails)
+          throw badInput([{ field: ["billingDetails"], message: "must not be empty" }]);
+      } else {
+        data.billingDetails = null;
+      }
       let outcome: PageRegistrationOutcome & { token?: string };
       try {
         outcome = await registerOnce(data);
@@ -294,6 +315,10 @@ export function createEventPageService(deps: EventPageDeps) {
       }
       return outcome;
     },
+
+    /** The billing details an attendee gave on the page (the caller checked attendees:read). */
+    billingDetails: (projectAccess: ProjectAccess, attendeeId: string): Promise<string | null> =>
+      repo.billingDetailsOf(db, projectAccess.projectId, attendeeId),
 
     /** The registration a manage link's secret belongs to, or undefined (a wrong link and a deleted one look the same). */
     async findByLink(projectId: string, token: string): Promise<HeldRegistration | undefined> {

@@ -1,16 +1,5 @@
-import { formatMoney } from "../../shared/money.js";
-import { qrSvg } from "../../shared/qr.js";
-import type { TicketType } from "../tickets/tickets.service.js";
+import { paymentLine, ticketAttachment } from "../ticket-mails/ticket-mail.js";
 import type { HeldRegistration } from "./event-content.js";
-
-/** How a paid ticket bought on the page is paid, in the words of the confirmation email. */
-function paymentLine(ticketType: TicketType | undefined): string | undefined {
-  if (!ticketType || ticketType.priceMinor === 0) return undefined;
-  const price = formatMoney(ticketType.priceMinor, ticketType.currency);
-  if (ticketType.paymentMode === "AT_DOOR") return `Price: ${price}, paid at the door.`;
-  if (ticketType.paymentMode === "INVOICE") return `Price: ${price}; the organizer will send you an invoice.`;
-  return `Price: ${price}.`;
-}
 
 /**
  * The confirmation of a registration on the event page: plain text with the manage link (the only
@@ -41,14 +30,6 @@ export function registrationMail(held: HeldRegistration & { link: string; existi
     subject: `Your registration for ${project.name}`,
     text: lines.join("\n"),
     link: held.link,
-    // An SVG attachment rather than an inline image: mail clients that block remote or inline
-    // images still open an attachment, and the code itself is in the text.
-    attachments: [
-      {
-        filename: `ticket-${attendee.ticketCode}.svg`,
-        contentType: "image/svg+xml",
-        content: qrSvg(attendee.ticketCode, `Ticket QR code of ${attendee.name}`),
-      },
-    ],
+    attachments: [ticketAttachment(attendee.ticketCode, attendee.name)],
   };
 }

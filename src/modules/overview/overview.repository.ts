@@ -3,39 +3,48 @@ import type { Db } from "../../db/database.js";
 
 /** SQL for the Overview's figures: aggregates only, always scoped by project. */
 export const overviewRepository = {
-  /** Each ticket type with its REGISTERED attendees (one statement). */
+  /** Each ticket type with its REGISTERED attendees and how many of them are checked in (one statement). */
   ticketTypes(db: Db, projectId: string) {
-    return db
-      .selectFrom("ticket_types")
-      .leftJoin("attendees", (join) =>
-        join
-          .onRef("attendees.ticket_type_id", "=", "ticket_types.id")
-          .on("attendees.status", "=", "REGISTERED"),
-      )
-      .select([
-        "ticket_types.id",
-        "ticket_types.name",
-        "ticket_types.quantity",
-        "ticket_types.price_minor",
-        "ticket_types.currency",
-        "ticket_types.sales_start_at",
-        "ticket_types.sales_end_at",
-        (eb) => eb.fn.count<string>("attendees.id").as("sold"),
-      ])
-      .where("ticket_types.project_id", "=", projectId)
-      .groupBy([
-        "ticket_types.id",
-        "ticket_types.name",
-        "ticket_types.quantity",
-        "ticket_types.price_minor",
-        "ticket_types.currency",
-        "ticket_types.sales_start_at",
-        "ticket_types.sales_end_at",
-        "ticket_types.created_at",
-      ])
-      .orderBy("ticket_types.created_at")
-      .limit(100)
-      .execute();
+    return (
+      db
+        .selectFrom("ticket_types")
+        .leftJoin("attendees", (join) =>
+          join
+            .onRef("attendees.ticket_type_id", "=", "ticket_types.id")
+            .on("attendees.status", "=", "REGISTERED"),
+        )
+        // At most one active check-in per attendee, so counting them counts checked-in attendees.
+        .leftJoin("check_ins", (join) =>
+          join.onRef("check_ins.attendee_id", "=", "attendees.id").on("check_ins.undone_at", "is", null),
+        )
+        .select([
+          "ticket_types.id",
+          "ticket_types.name",
+          "ticket_types.quantity",
+          "ticket_types.price_minor",
+          "ticket_types.currency",
+          "ticket_types.sales_start_at",
+          "ticket_types.sales_end_at",
+          "ticket_types.payment_mode",
+          (eb) => eb.fn.count<string>("attendees.id").as("sold"),
+          (eb) => eb.fn.count<string>("check_ins.id").as("checked_in"),
+        ])
+        .where("ticket_types.project_id", "=", projectId)
+        .groupBy([
+          "ticket_types.id",
+          "ticket_types.name",
+          "ticket_types.quantity",
+          "ticket_types.price_minor",
+          "ticket_types.currency",
+          "ticket_types.sales_start_at",
+          "ticket_types.sales_end_at",
+          "ticket_types.payment_mode",
+          "ticket_types.created_at",
+        ])
+        .orderBy("ticket_types.created_at")
+        .limit(100)
+        .execute()
+    );
   },
 
   /** Active check-ins of the project's REGISTERED attendees. */

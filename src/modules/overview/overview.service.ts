@@ -5,6 +5,20 @@ import { assertPermission } from "../access/policy.js";
 import { isOnSale } from "../tickets/tickets.service.js";
 import { overviewRepository as repo } from "./overview.repository.js";
 
+/** An amount in minor units of a currency. */
+interface Money {
+  currency: string;
+  minor: number;
+}
+
+/** Sums per currency, without zeros, in currency order. */
+function moneyList(sums: Map<string, number>): Money[] {
+  return [...sums.entries()]
+    .filter(([, minor]) => minor > 0)
+    .map(([currency, minor]) => ({ currency, minor }))
+    .sort((a, b) => a.currency.localeCompare(b.currency));
+}
+
 /** A ticket type's sales against its capacity. */
 interface TicketTypeFigures {
   id: string;
@@ -26,8 +40,18 @@ export interface ProjectOverview {
   registered: number;
   capacity: number;
   onSaleNow: number;
-  /** Minor units per currency, from each ticket type's current price × its registrations. */
-  revenue: { currency: string; minor: number }[];
+  /** Expected revenue: minor units per currency, each ticket type's current price × its registrations. */
+  revenue: Money[];
+  /**
+   * The part of `revenue` taken: tickets not sold on the event page (the organizer registers them,
+   * paid through their own channel) and "pay at the door" tickets of people checked in.
+   */
+  paid: Money[];
+  /** The rest: "at the door" tickets of people not yet checked in, and every "by invoice" ticket. */
+  due: Money[];
+  /** How many registrations `due` counts, by how they are to be paid. */
+  dueAtDoor: number;
+  dueByInvoice: number;
   checkedIn: number;
   /** Registrations per local day, cumulative, from the first registration (last 180 days at most). */
   registrationsOverTime: ChartPoint[];
@@ -114,8 +138,25 @@ export function createOverviewService(db: Db) {
         onSaleNow: isOnSale(t, now) && Number(t.sold) < Number(t.quantity),
       }));
       const revenue = new Map<string, number>();
-      for (const t of types)
-        revenue.set(t.currency, (revenue.get(t.currency) ?? 0) + Number(t.sold) * t.price_minor);
+      const paid = new Map<string, number>();
+      const add = (sums: Map<string, number>, currency: string, minor: number) =>
+        sums.set(currency, (sums.get(currency) ?? 0) + minor);
+      let dueAtDoor = 0;
+      let dueByInvoice = 0;
+      for (const t of types) {
+        const sold = Number(t.sold);
+        add(revenue, t.currency, sold * t.price_minor);
+        // Eventgraph records no payments: "at the door" is taken when the person is let in, and an
+        // invoice stays due (nothing tells it was paid); other tickets were sold by the organizer.
+        const settled =
+          t.payment_mode === "AT_DOOR" ? Number(t.checked_in) : t.payment_mode === "INVOICE" ? 0 : sold;
+        add(paid, t.currency, settled * t.price_minor);
+        if (t.price_minor > 0 && t.payment_mode === "AT_DOOR") dueAtDoor += sold - settled;
+        if (t.price_minor > 0 && t.payment_mode === "INVOICE") dueByInvoice += sold;
+      }
+      const due = new Map(
+        [...revenue].map(([currency, minor]) => [currency, minor - (paid.get(currency) ?? 0)]),
+      );
       // Check-ins of the event's days (a day either side for time zones); all of them when it has no dates.
       const from = project.startsAt ? new Date(Date.parse(project.startsAt) - dayMs).toISOString() : "";
       const to = project.endsAt ? new Date(Date.parse(project.endsAt) + dayMs).toISOString() : "9999";
@@ -124,10 +165,11 @@ export function createOverviewService(db: Db) {
         registered: ticketTypes.reduce((sum, t) => sum + t.sold, 0),
         capacity: ticketTypes.reduce((sum, t) => sum + t.quantity, 0),
         onSaleNow: ticketTypes.filter((t) => t.onSaleNow).length,
-        revenue: [...revenue.entries()]
-          .filter(([, minor]) => minor > 0)
-          .map(([currency, minor]) => ({ currency, minor }))
-          .sort((a, b) => a.currency.localeCompare(b.currency)),
+        revenue: moneyList(revenue),
+        paid: moneyList(paid),
+        due: moneyList(due),
+        dueAtDoor,
+        dueByInvoice,
         checkedIn: await repo.checkedInCount(db, projectId),
         registrationsOverTime: registrationsByDay(
           await repo.registrationsPerHour(db, projectId),

@@ -73,5 +73,40 @@ for (const engine of testEngines()) {
         { code: "FORBIDDEN" },
       );
     });
+
+    // Issue 38: "Revenue €7,719.00" counted unpaid invoice and at-the-door registrations as money in.
+    test("tells what is paid apart from what is still to be paid at the door or by invoice", async () => {
+      const { project, ownerId } = await createProject(ctx.services);
+      const owner = userActor(ownerId);
+      const sold = await createTicketType(ctx.services, owner, project.id, {
+        name: "Sold",
+        priceMinor: 10000,
+      });
+      const door = await createTicketType(ctx.services, owner, project.id, {
+        name: "Door",
+        priceMinor: 5000,
+        paymentMode: "AT_DOOR",
+      });
+      const invoice = await createTicketType(ctx.services, owner, project.id, {
+        name: "Invoice",
+        priceMinor: 3000,
+        paymentMode: "INVOICE",
+      });
+      for (let i = 0; i < 2; i++) await createAttendee(ctx.services, owner, project.id, sold.id);
+      const arrived = await createAttendee(ctx.services, owner, project.id, door.id);
+      for (let i = 0; i < 2; i++) await createAttendee(ctx.services, owner, project.id, door.id);
+      for (let i = 0; i < 2; i++) await createAttendee(ctx.services, owner, project.id, invoice.id);
+      await ctx.services.checkins.checkIn(owner, { attendeeId: arrived.id });
+      const undone = await createAttendee(ctx.services, owner, project.id, door.id);
+      await ctx.services.checkins.checkIn(owner, { attendeeId: undone.id });
+      await ctx.services.checkins.undoCheckIn(owner, { attendeeId: undone.id });
+
+      const access = await ctx.services.access.require(owner, project.id);
+      const o = await ctx.services.overview.overview(access, project);
+      assert.deepEqual(o.revenue, [{ currency: "EUR", minor: 20000 + 4 * 5000 + 6000 }]);
+      assert.deepEqual(o.paid, [{ currency: "EUR", minor: 20000 + 5000 }]);
+      assert.deepEqual(o.due, [{ currency: "EUR", minor: 3 * 5000 + 6000 }]);
+      assert.deepEqual([o.dueAtDoor, o.dueByInvoice], [3, 2]);
+    });
   });
 }

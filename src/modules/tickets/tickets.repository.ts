@@ -1,4 +1,4 @@
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { Db } from "../../db/database.js";
 import { everyColumn, type IdList, idList, inIdList, projectedQuery } from "../../db/projection.js";
 import type { TicketTypesTable } from "../../db/schema.js";
@@ -94,6 +94,17 @@ export const ticketsRepository = {
       .where("id", "=", id)
       .returningAll()
       .executeTakeFirst();
+  },
+
+  /** Another ticket type of the project with this name, compared as the unique index does (lower()). */
+  async nameTaken(db: Db, projectId: string, name: string, exceptId?: string): Promise<boolean> {
+    let query = db
+      .selectFrom("ticket_types")
+      .select("id")
+      .where("project_id", "=", projectId)
+      .where(sql<string>`lower(name)`, "=", sql<string>`lower(${name})`);
+    if (exceptId) query = query.where("id", "!=", exceptId);
+    return (await query.executeTakeFirst()) !== undefined;
   },
 
   async insert(db: Db, row: TicketTypeRow): Promise<void> {

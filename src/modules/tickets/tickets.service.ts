@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { isUniqueViolation } from "../../db/constraint-errors.js";
 import type { Db } from "../../db/database.js";
 import type { TicketPaymentMode } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
@@ -156,6 +157,22 @@ function onSaleAtFor(access: ProjectAccess, filter: TicketTypeFilter): string | 
   return nowIso();
 }
 
+/** CONFLICT on the name: a project's ticket types must be told apart (a CSV import names them). */
+function nameTaken(name: string): AppError {
+  const message = `Another ticket type of this project is already named “${name}”`;
+  return new AppError(ErrorCode.CONFLICT, message, { fieldErrors: [{ field: ["name"], message }] });
+}
+
+/** Runs a write; the unique index's refusal (a concurrent write took the name) becomes `nameTaken`. */
+async function uniqueName<T>(name: string, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw nameTaken(name);
+    throw error;
+  }
+}
+
 /** Ticket types: prices, capacity and sales windows; sold counts come from the attendees table. */
 export function createTicketsService(db: Db, access: AccessService, changes: ProjectChanges) {
   const writer = { db, access, changes };
@@ -201,7 +218,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
       return row && found ? { item: presentTicketType(row), access: found } : undefined;
     },
 
-    /** Creates a ticket type; needs tickets:write. */
+    /** Creates a ticket type (its name not used by another of the project); needs tickets:write. */
     async createTicketType(actor: Actor, input: CreateTicketTypeInput): Promise<TicketType> {
       await access.requirePermission(actor, input.projectId, "tickets:write");
       const data = parseInput(createInput, input);
@@ -226,7 +243,8 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
         actor,
         row.project_id,
         async (trx) => {
-          await repo.insert(trx, row);
+          if (await repo.nameTaken(trx, row.project_id, row.name)) throw nameTaken(row.name);
+          await uniqueName(row.name, () => repo.insert(trx, row));
           await changes.event(trx, actor, objectEvent(row.project_id, "TicketType", row.id, "created"));
         },
         areasWrittenUnder("tickets:write"),
@@ -272,7 +290,10 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
           if (data.salesEndAt !== undefined) patch.sales_end_at = data.salesEndAt;
           // null means "as by default" like the create input, not a value of its own.
           if (data.paymentMode !== undefined) patch.payment_mode = data.paymentMode ?? "NONE";
-          await repo.update(trx, projectId, data.id, patch);
+          if (data.name !== undefined && (await repo.nameTaken(trx, projectId, data.name, data.id))) {
+            throw nameTaken(data.name);
+          }
+          await uniqueName(data.name ?? row.name, () => repo.update(trx, projectId, data.id, patch));
           const updated = await repo.findById(trx, projectId, data.id);
           if (!updated) throw notFound("Ticket type");
           await changes.event(
