@@ -12,8 +12,7 @@ import {
   isAbstractType,
   isObjectType,
 } from "graphql";
-import { AppError, ErrorCode, notFound } from "../errors.js";
-import type { ProjectAccess } from "../modules/access/access.service.js";
+import { notFound } from "../errors.js";
 import type { Permission } from "../modules/access/permissions.js";
 import { assertPermission } from "../modules/access/policy.js";
 import { edgeNodeField } from "./connections.js";
