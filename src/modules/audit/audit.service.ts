@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { Db, Tx } from "../../db/database.js";
-import type { AuditActorKind } from "../../db/schema.js";
 import type { Logger } from "../../logger.js";
 import { newId } from "../../shared/ids.js";
 import {
