@@ -95,7 +95,7 @@ export function createServices(
     apps,
     audit,
     updateRequests,
-    webhooks: createWebhooksService(db, config, changes, apps),
+    webhooks: createWebhooksService(db, config, changes, apps, access),
     demo: createDemoService(db, { users, projects, apps, changes }),
     eventPage: createEventPageService({
       db,
