@@ -4,6 +4,7 @@ import type { Db } from "../../db/database.js";
 import type { CompanyField } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import type { Logger } from "../../logger.js";
+import { addressKey } from "../../shared/client-address.js";
 import { areasWrittenUnder, eventPageAreas, stampOf } from "../../shared/data-areas.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
@@ -20,6 +21,7 @@ import { type createTicketsService, registrableOnPage, type TicketType } from ".
 import { type EventContent, loadEventContent } from "./event-content.js";
 import { eventPageRepository as repo } from "./event-page.repository.js";
 import { registrationMail } from "./registration-mail.js";
+import { createSiteBudget } from "./site-budget.js";
 
 /** The organizer's switches for the public page of a project. */
 export interface EventPageSettings {
@@ -218,6 +220,9 @@ export function createEventPageService(deps: EventPageDeps) {
   return {
     openPage,
 
+    /** The public site's per-address budget (requests, and renders of uncached pages). */
+    budget: createSiteBudget(deps.throttle),
+
     /** The page's content for a project `openPage` opened (published data only). */
     content: (pageAccess: ProjectAccess): Promise<EventContent> => loadEventContent(deps, pageAccess),
 
@@ -255,7 +260,7 @@ export function createEventPageService(deps: EventPageDeps) {
      * `clientIp` is charged against the per-address limit first.
      */
     async register(input: PageRegistrationInput, clientIp: string): Promise<PageRegistrationOutcome> {
-      if (!(await deps.throttle.take([{ rule: registrationIpRule, key: clientIp }]))) {
+      if (!(await deps.throttle.take([{ rule: registrationIpRule, key: addressKey(clientIp) }]))) {
         throw new AppError(
           ErrorCode.RATE_LIMITED,
           "Too many registrations from your network. Try again in an hour.",
