@@ -17,6 +17,7 @@ import * as changeNotifications from "./migrations/2026-11-24T17-00_change-notif
 import * as webhookQueueHeads from "./migrations/2026-11-24T18-00_webhook-queue-heads.js";
 import * as sessionSpeakerOrder from "./migrations/2026-11-24T19-00_session-speaker-order.js";
 import * as projectVersions from "./migrations/2026-11-27T10-00_project-versions.js";
+import * as registrationLinks from "./migrations/2026-11-28T18-00_registration-links.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
 // and the order is visible in review. Names sort by their timestamp prefix.
@@ -38,6 +39,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-24T18-00_webhook-queue-heads": webhookQueueHeads,
   "2026-11-24T19-00_session-speaker-order": sessionSpeakerOrder,
   "2026-11-27T10-00_project-versions": projectVersions,
+  "2026-11-28T18-00_registration-links": registrationLinks,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -147,9 +147,23 @@ export function createEventPageService(deps: EventPageDeps) {
     return { access: found, version, settings };
   }
 
-  async function sendConfirmation(projectId: string, attendee: Attendee, token: string, existing: boolean) {
+  /**
+   * Mails the manage link `token`. `newLink`: the token is a further link of a registration that
+   * has one (a repeat), stored only once its mail may go: a link nobody was sent is never stored.
+   */
+  async function sendConfirmation(
+    projectId: string,
+    attendee: Attendee,
+    token: string,
+    existing: boolean,
+    newLink: boolean,
+  ) {
     if (!(await deps.throttle.take([{ rule: registrationMailRule, key: attendee.email.toLowerCase() }]))) {
       return false;
+    }
+    if (newLink) {
+      const link = { attendee_id: attendee.id, project_id: projectId, created_at: nowIso() };
+      await repo.addLink(db, { ...link, token_hash: hashSecret(token) });
     }
     try {
       const held = await heldRegistration(projectId, attendee);
@@ -172,7 +186,7 @@ export function createEventPageService(deps: EventPageDeps) {
 
   async function registerOnce(
     data: z.output<typeof registrationInput>,
-  ): Promise<PageRegistrationOutcome & { token?: string }> {
+  ): Promise<PageRegistrationOutcome & { token?: string; newLink?: boolean }> {
     const token = randomSecret();
     const { projectId } = data;
     // A registration changes attendees and seat counts only: the agenda stays cached.
@@ -191,7 +205,7 @@ export function createEventPageService(deps: EventPageDeps) {
           if (attendee) return { kind: "repeat" as const, attendee };
         }
         const record = (attendeeId: string) =>
-          repo.upsert(trx, {
+          repo.record(trx, {
             attendee_id: attendeeId,
             project_id: projectId,
             manage_token_hash: hashSecret(token),
@@ -200,8 +214,9 @@ export function createEventPageService(deps: EventPageDeps) {
           });
         const holder = await attendees.registeredByEmail(trx, projectId, data.email);
         if (holder) {
-          await record(holder.id);
-          return { kind: "existing" as const, attendee: holder, mailed: false, token };
+          // The links a registrant holds stay valid: a repeat mails one more (sendConfirmation).
+          const first = await record(holder.id);
+          return { kind: "existing" as const, attendee: holder, mailed: false, token, newLink: !first };
         }
         const attendee = await attendees.registerWithin(trx, publicActor, {
           projectId,
@@ -286,7 +301,7 @@ export function createEventPageService(deps: EventPageDeps) {
       if (!registrableOnPage(ticket.item)) {
         throw registrationClosed("This ticket cannot be registered for here; ask the organizer");
       }
-      let outcome: PageRegistrationOutcome & { token?: string };
+      let outcome: PageRegistrationOutcome & { token?: string; newLink?: boolean };
       try {
         outcome = await registerOnce(data);
       } catch (error) {
@@ -301,6 +316,7 @@ export function createEventPageService(deps: EventPageDeps) {
           outcome.attendee,
           outcome.token,
           outcome.kind === "existing",
+          outcome.newLink === true,
         );
         return { kind: outcome.kind, attendee: outcome.attendee, mailed };
       }
