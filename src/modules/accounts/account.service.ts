@@ -107,9 +107,12 @@ export function createAccountService(deps: {
 
     /**
      * Makes the confirmed address the account's email (verified, since the link reached it) and tells
-     * the previous address, so a takeover does not go unnoticed.
+     * the previous address, so a takeover does not go unnoticed. Links mailed to the previous address
+     * (a password reset, a verification) stop working, and every session of the account ends but
+     * `keepSessionId` (the browser that confirmed, when it is logged in as this account): whoever
+     * held the old mailbox or a session must not keep the account past the change.
      */
-    async confirmEmailChange(token: string): Promise<User> {
+    async confirmEmailChange(token: string, keepSessionId?: string): Promise<User> {
       const row = await redeemEmailToken(db, token, "change_email");
       const before = await usersRepository.findById(db, row.user_id);
       if (!before || !row.new_email) throw notFound("User");
@@ -129,6 +132,10 @@ export function createAccountService(deps: {
         if (isUniqueViolation(error)) throw new AppError(ErrorCode.CONFLICT, takenMessage);
         throw error;
       }
+      for (const purpose of ["reset_password", "verify_email"] as const) {
+        await emailTokensRepository.retireUnused(db, before.id, purpose, now);
+      }
+      await sessions.endAllForUser(before.id, keepSessionId);
       await mailer.send({
         to: before.email,
         subject: "Your Eventgraph email was changed",
