@@ -77,6 +77,8 @@ export function createServices(
     signals: cluster.signals,
     responseCache,
     rateLimiter: createRateLimiter({ redis: cluster.redis, keyPrefix: cluster.keyPrefix, logger }),
+    /** Attempt counters (accounts, the event site, the dashboard's request budget). */
+    throttle,
     access,
     users,
     sessions,
