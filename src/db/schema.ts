@@ -226,7 +226,7 @@ export interface EventPageSettingsTable {
 
 /** A registration made on the event page: the manage link's secret (hashed) and the form's idempotency key. */
 /** A manage link mailed after a registration's first (a repeated registration); only its hash. */
-export interface RegistrationLinksTable {
+interface RegistrationLinksTable {
   token_hash: string;
   attendee_id: string;
   project_id: string;

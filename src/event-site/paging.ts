@@ -5,7 +5,7 @@ import type { EventContent } from "../modules/event-page/event-content.js";
  * Sessions (and speakers) one event page shows: a programme of 1,000 sessions rendered at once held
  * the event loop for about 0.6 s; this many render in a few milliseconds, and the rest is paged.
  */
-export const itemsPerPage = 150;
+const itemsPerPage = 150;
 
 /** Which page is asked for: `?page=` absent is 1; anything but a number from 1 to 99 is a 404. */
 export function pageNumber(raw: string | undefined): number {

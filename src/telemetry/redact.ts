@@ -15,7 +15,10 @@ const secretAfter = new Set(["registration"]);
 const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const tokenLike = /^[A-Za-z0-9_~.-]{24,}$/;
 
-/** The URL or path without its query string and with secret path segments replaced. */
+/**
+ * The URL or path without its query string and with secret path segments replaced.
+ * @internal Exported for its tests.
+ */
 export function redactUrl(value: string): string {
   const cut = value.search(/[?#]/);
   const bare = cut === -1 ? value : value.slice(0, cut);
@@ -30,6 +33,7 @@ export function redactUrl(value: string): string {
 /**
  * The statement with every literal value replaced by `?`: strings (standard, E'' and dollar-quoted)
  * and numbers. Placeholders ($1) and identifiers stay, so the statement still reads as itself.
+ * @internal Exported for its tests.
  */
 export function redactStatement(sql: string): string {
   return sql
@@ -39,7 +43,7 @@ export function redactStatement(sql: string): string {
 }
 
 /** The attributes as they may leave the process. */
-export function redactAttributes(attributes: Attributes): Attributes {
+function redactAttributes(attributes: Attributes): Attributes {
   const out: Attributes = {};
   for (const [key, value] of Object.entries(attributes)) {
     if (queryKeys.has(key)) continue;

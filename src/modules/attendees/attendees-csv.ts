@@ -11,7 +11,7 @@ export const maxImportRows = 20_000;
  * first rows in full: a 30,000-column file held the event loop for 0.6–1.9 s. Exports of
  * ticketing tools have a few dozen.
  */
-export const maxImportColumns = 200;
+const maxImportColumns = 200;
 
 /** The attendee fields a CSV column can fill. */
 export const importFields = ["name", "email", "company", "ticketType"] as const;

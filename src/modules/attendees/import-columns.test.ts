@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
-import { maxImportColumns, parseAttendeeCsv } from "./attendees-csv.js";
+import { parseAttendeeCsv } from "./attendees-csv.js";
 
 // Issue 39: the import preview of a 30,000-column CSV held the event loop for 0.6–1.9 s.
 test("a CSV with more than 200 columns is refused when read, naming the line; 200 are fine", async () => {
@@ -14,7 +14,7 @@ test("a CSV with more than 200 columns is refused when read, naming the line; 20
   });
   const late = `name,email\nAda,ada@example.test\n${header(201)}\n`;
   await assert.rejects(parseAttendeeCsv(late), { code: "BAD_USER_INPUT", message: /line 3/ });
-  const parsed = await parseAttendeeCsv(`${header(maxImportColumns)}\n${"x,".repeat(199)}x\n`);
+  const parsed = await parseAttendeeCsv(`${header(200)}\n${"x,".repeat(199)}x\n`);
   assert.equal(parsed.headers.length, 200);
   assert.equal(parsed.rows[0]?.cells.length, 200);
 });

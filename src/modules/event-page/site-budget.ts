@@ -34,5 +34,3 @@ export function createSiteBudget(throttle: Throttle) {
     },
   };
 }
-
-export type SiteBudget = ReturnType<typeof createSiteBudget>;
