@@ -4,6 +4,7 @@ import { isUniqueViolation } from "../../db/constraint-errors.js";
 import type { Db, Tx } from "../../db/database.js";
 import { inTransaction } from "../../db/transaction.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
+import { addressKey } from "../../shared/client-address.js";
 import { nowIso } from "../../shared/time.js";
 import { email, parseInput, requiredText } from "../../shared/validation.js";
 import { issueEmailToken, redeemEmailToken } from "./email-links.js";
@@ -57,7 +58,7 @@ export function createAccountService(deps: {
   async function takeMail(to: string, clientIp: string): Promise<void> {
     const hits: ThrottleHit[] = [
       { rule: throttleRules.mailRecipient, key: to.trim().toLowerCase() },
-      { rule: throttleRules.mailIp, key: clientIp },
+      { rule: throttleRules.mailIp, key: addressKey(clientIp) },
     ];
     if (!(await throttle.take(hits))) throw new AppError(ErrorCode.RATE_LIMITED, tooManyMailsMessage);
   }
