@@ -11,10 +11,23 @@ import { listWindow, loadProjectPage, type ProjectPageData } from "./project-pag
 // Rows of the grid: five minutes each, so sessions starting at :05 or :50 sit where they start.
 const slotMs = 5 * 60_000;
 
-const dayKey = (iso: string, timeZone: string) =>
-  new Intl.DateTimeFormat("en-CA", { timeZone, year: "numeric", month: "2-digit", day: "2-digit" }).format(
-    new Date(iso),
-  );
+// One formatter per zone: building an Intl.DateTimeFormat per session (twice each) was most of the
+// grid's time on a large programme.
+const dayFormats = new Map<string, Intl.DateTimeFormat>();
+const dayKey = (iso: string, timeZone: string) => {
+  let format = dayFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-CA", {
+      timeZone,
+      year: "numeric",
+      month: "2-digit",
+      day: "2-digit",
+    });
+    // Zones are a few hundred names at most; the map cannot grow past them.
+    dayFormats.set(timeZone, format);
+  }
+  return format.format(new Date(iso));
+};
 
 /**
  * Sessions the grid shows at most (one day, after the filters): a table of 3,000 sessions was
