@@ -79,6 +79,8 @@ export function createServices(
     changes,
     responseCache,
     rateLimiter: createRateLimiter({ redis: cluster.redis, keyPrefix: cluster.keyPrefix, logger }),
+    /** Attempt counters (accounts, the event site, the dashboard's request budget). */
+    throttle,
     access,
     users,
     sessions,
@@ -98,7 +100,7 @@ export function createServices(
     apps,
     audit,
     updateRequests,
-    webhooks: createWebhooksService(db, config, changes, apps),
+    webhooks: createWebhooksService(db, config, changes, apps, access),
     demo: createDemoService(db, { users, projects, apps, changes }),
     eventPage: createEventPageService({
       db,

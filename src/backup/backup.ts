@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdirSync, renameSync, rmSync } from "node:fs";
+import { chmodSync, closeSync, existsSync, mkdirSync, openSync, renameSync, rmSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
 
@@ -16,6 +16,24 @@ class BackupError extends Error {
 
 const sqlitePath = (url: string) => url.slice("sqlite:".length);
 
+/**
+ * A backup holds everything: attendees' personal data, password hashes, the cookie-signing and
+ * form secrets, webhook signing secrets. It is created owner-only (0600) before a byte is written,
+ * whatever the umask, so no other account on the machine can read it even while it is written.
+ */
+const ownerOnly = 0o600;
+
+function createOwnerOnly(path: string): void {
+  closeSync(openSync(path, "wx", ownerOnly));
+  // The umask can only narrow the mode; chmod makes it exact.
+  chmodSync(path, ownerOnly);
+}
+
+/** Removes a SQLite file with its write-ahead log and shared-memory index. */
+function removeSqliteFiles(path: string): void {
+  for (const suffix of ["", "-wal", "-shm", "-journal"]) rmSync(`${path}${suffix}`, { force: true });
+}
+
 /** Copies the database to `out` (which must not exist); returns what was written. */
 export async function backupDatabase(
   databaseUrl: string,
@@ -28,19 +46,45 @@ export async function backupDatabase(
     // Written beside the target and renamed once checked: a crash never leaves a half backup
     // under the final name.
     const partial = `${out}.partial`;
-    rmSync(partial, { force: true });
-    const source = new SQLite(path, { readonly: true, fileMustExist: true });
+    removeSqliteFiles(partial);
     try {
-      await source.backup(partial);
+      createOwnerOnly(partial);
+      const source = new SQLite(path, { readonly: true, fileMustExist: true });
+      try {
+        await source.backup(partial);
+      } finally {
+        source.close();
+      }
+      selfContained(partial);
+      assertIntact(partial);
+      renameSync(partial, out);
     } finally {
-      source.close();
+      removeSqliteFiles(partial);
     }
-    assertIntact(partial);
-    renameSync(partial, out);
     return { tool: "sqlite backup API" };
   }
-  await run("pg_dump", ["--format=custom", "--no-owner", `--file=${out}`, `--dbname=${databaseUrl}`]);
+  createOwnerOnly(out);
+  try {
+    await run("pg_dump", ["--format=custom", "--no-owner", `--file=${out}`, `--dbname=${databaseUrl}`]);
+  } catch (error) {
+    rmSync(out, { force: true });
+    throw error;
+  }
   return { tool: "pg_dump --format=custom" };
+}
+
+/**
+ * Takes the copy out of WAL mode (the live database's, which the backup API copies): its log is
+ * checkpointed into the file and removed, so the backup is one file and leaves no -wal or -shm
+ * files beside it, neither under the partial name nor later when it is opened.
+ */
+function selfContained(path: string): void {
+  const db = new SQLite(path, { fileMustExist: true });
+  try {
+    db.pragma("journal_mode = DELETE");
+  } finally {
+    db.close();
+  }
 }
 
 /** Whether the target already holds an Eventgraph database (restoring over it needs --force). */

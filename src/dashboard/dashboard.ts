@@ -8,6 +8,7 @@ import { loadServerSecret } from "../modules/accounts/server-secrets.js";
 import { hasControlCharacters } from "../shared/validation.js";
 import { registerDeveloperPages } from "./apps/developer-pages.js";
 import { registerAssetRoutes } from "./assets.js";
+import { admitDashboardRequest } from "./budget.js";
 import {
   CsrfError,
   clearSessionCookie,
@@ -93,6 +94,11 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
       const session = await services.sessions.resume(value, sessionClient(request));
       if (session) request.dashboard.session = session;
       else clearSessionCookie(request, reply);
+    });
+
+    // Every page costs the server work: each request counts against its session and its address.
+    dashboard.addHook("onRequest", async (request, reply) => {
+      await admitDashboardRequest(services.throttle, request, reply);
     });
 
     // NUL and other control characters are refused at the door, for every page the same way:

@@ -28,6 +28,7 @@ export interface Database {
   audit_events: AuditEventsTable;
   event_page_settings: EventPageSettingsTable;
   public_registrations: PublicRegistrationsTable;
+  registration_links: RegistrationLinksTable;
   attendee_imports: AttendeeImportsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -225,6 +226,14 @@ export interface EventPageSettingsTable {
 }
 
 /** A registration made on the event page: the manage link's secret (hashed) and the form's idempotency key. */
+/** A manage link mailed after a registration's first (a repeated registration); only its hash. */
+interface RegistrationLinksTable {
+  token_hash: string;
+  attendee_id: string;
+  project_id: string;
+  created_at: string;
+}
+
 export interface PublicRegistrationsTable {
   attendee_id: string;
   project_id: string;

@@ -3,6 +3,7 @@ import type { Speaker } from "../modules/agenda/agenda.service.js";
 import type { EventContent, EventSession, EventTicket } from "../modules/event-page/event-content.js";
 import type { EventPageSettings } from "../modules/event-page/event-page.service.js";
 import { formatMoney } from "../shared/money.js";
+import type { Pager } from "./paging.js";
 import { eventJsonLd, inlineJson, mapLink, summary } from "./seo.js";
 import { SiteLayout } from "./site-layout.js";
 
@@ -180,8 +181,30 @@ function Speakers(props: { content: EventContent }) {
   );
 }
 
-/** The public page of a published event (`/e/<id>`). */
-export function EventPage(props: { content: EventContent; settings: EventPageSettings; url: string }) {
+/** Links to the programme's other pages, when it has more than one. */
+function PagerNav(props: { projectId: string; pager: Pager }) {
+  const { page, pages } = props.pager;
+  if (pages <= 1) return null;
+  const href = (n: number) =>
+    n === 1 ? eventPaths.page(props.projectId) : `${eventPaths.page(props.projectId)}?page=${n}`;
+  return (
+    <nav class="block" aria-label="Programme pages">
+      <p>
+        Page {page} of {pages}. {page > 1 ? <a href={href(page - 1)}>Previous page</a> : null}
+        {page > 1 && page < pages ? " · " : null}
+        {page < pages ? <a href={href(page + 1)}>Next page</a> : null}
+      </p>
+    </nav>
+  );
+}
+
+/** The public page of a published event (`/e/<id>`), one page of its programme. */
+export function EventPage(props: {
+  content: EventContent;
+  pager: Pager;
+  settings: EventPageSettings;
+  url: string;
+}) {
   const { project } = props.content;
   const { venue } = project;
   const when = dateRange(project);
@@ -236,6 +259,7 @@ export function EventPage(props: { content: EventContent; settings: EventPageSet
       <Tickets content={props.content} settings={props.settings} />
       <Agenda content={props.content} />
       <Speakers content={props.content} />
+      <PagerNav projectId={project.id} pager={props.pager} />
     </SiteLayout>
   );
 }

@@ -13,6 +13,7 @@ import { agendaCalendar } from "./agenda-ics.js";
 import { EventPage, eventPaths, SpeakerPage } from "./event-page.js";
 import { type FormSigner, formSigner } from "./form-token.js";
 import { PageCache } from "./page-cache.js";
+import { pageNumber, pageOf } from "./paging.js";
 import { CheckInboxPage, honeypotField, ManagePage, RegisterPage } from "./registration-pages.js";
 import { MessagePage, NotFoundPage, stylesheet } from "./site-layout.js";
 
@@ -48,6 +49,11 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         });
         if (!reply.hasHeader("cache-control")) reply.header("cache-control", "no-cache");
         return payload;
+      });
+
+      // Every request but the stylesheet's counts against its address's budget.
+      site.addHook("onRequest", async (request) => {
+        if (!request.url.startsWith("/e/assets/")) await events.budget.admitVisit(request.ip);
       });
 
       // A form posted from another site is refused where the browser says so (Sec-Fetch-Site, or
@@ -114,11 +120,17 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         return page;
       }
 
-      /** A public page served from the cache while the project's data version is unchanged. */
+      /**
+       * A public page served from the cache while the project's data version is unchanged. Keyed by
+       * `variant` (what the page shows: its route's parameters and page number), never the query
+       * string: `?utm=<random>` is the same page, and must not render and store it again. A render
+       * counts against the address's render budget.
+       */
       async function cached(
         request: FastifyRequest<ProjectParams>,
         reply: FastifyReply,
         type: string,
+        variant: string,
         render: (page: Awaited<ReturnType<typeof opened>>) => Promise<string>,
       ) {
         const page = await opened(request.params.projectId);
@@ -129,8 +141,11 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         } = await cache.get(
           page.access.projectId,
           page.version,
-          request.url,
-          () => render(page),
+          variant,
+          async () => {
+            await events.budget.admitRender(request.ip);
+            return render(page);
+          },
           negotiateEncoding(request),
         );
         // Already compressed: @fastify/compress passes it on as it is.
@@ -141,34 +156,43 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
           .send(body);
       }
 
-      site.get<ProjectParams>("/:projectId", (request, reply) =>
-        cached(request, reply, "text/html; charset=utf-8", async (page) => {
-          const content = await events.content(page.access);
+      site.get<ProjectParams & { Querystring: { page?: string } }>("/:projectId", (request, reply) => {
+        const number = pageNumber(request.query.page);
+        return cached(request, reply, "text/html; charset=utf-8", `page:${number}`, async (page) => {
+          const shown = pageOf(await events.content(page.access), number);
+          if (!shown) throw new AppError(ErrorCode.NOT_FOUND, "Page not found");
           return html(
             <EventPage
-              content={content}
+              content={shown.content}
+              pager={shown.pager}
               settings={page.settings}
               url={absolute(eventPaths.page(page.access.projectId))}
             />,
           );
-        }),
-      );
+        });
+      });
 
       site.get<{ Params: { projectId: string; speakerId: string } }>(
         "/:projectId/speakers/:speakerId",
         (request, reply) =>
-          cached(request, reply, "text/html; charset=utf-8", async (page) => {
-            const content = await events.content(page.access);
-            // Only a speaker of a published session is public: the page's own list decides.
-            const speaker = content.speakers.find((s) => s.id === request.params.speakerId);
-            if (!speaker) throw new AppError(ErrorCode.NOT_FOUND, "Speaker not found");
-            return html(<SpeakerPage content={content} speaker={speaker} url={absolute(request.url)} />);
-          }),
+          cached(
+            request,
+            reply,
+            "text/html; charset=utf-8",
+            `speaker:${request.params.speakerId}`,
+            async (page) => {
+              const content = await events.content(page.access);
+              // Only a speaker of a published session is public: the page's own list decides.
+              const speaker = content.speakers.find((s) => s.id === request.params.speakerId);
+              if (!speaker) throw new AppError(ErrorCode.NOT_FOUND, "Speaker not found");
+              return html(<SpeakerPage content={content} speaker={speaker} url={absolute(request.url)} />);
+            },
+          ),
       );
 
       site.get<ProjectParams>("/:projectId/agenda.ics", (request, reply) => {
         reply.header("content-disposition", 'inline; filename="agenda.ics"');
-        return cached(request, reply, "text/calendar; charset=utf-8", async (page) =>
+        return cached(request, reply, "text/calendar; charset=utf-8", "agenda.ics", async (page) =>
           agendaCalendar(await events.content(page.access), { baseUrl: services.config.baseUrl }),
         );
       });
@@ -178,7 +202,8 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         (request, reply) => {
           const sessionId = request.params.sessionFile.replace(/\.ics$/, "");
           reply.header("content-disposition", 'attachment; filename="session.ics"');
-          return cached(request, reply, "text/calendar; charset=utf-8", async (page) => {
+          const variant = `session:${request.params.sessionFile}`;
+          return cached(request, reply, "text/calendar; charset=utf-8", variant, async (page) => {
             const content = await events.content(page.access);
             const session = content.sessions.find((s) => s.id === sessionId);
             if (!session || !request.params.sessionFile.endsWith(".ics"))
@@ -263,7 +288,7 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
       });
 
       site.get<ProjectParams>("/:projectId/registered", (request, reply) =>
-        cached(request, reply, "text/html; charset=utf-8", async (page) =>
+        cached(request, reply, "text/html; charset=utf-8", "registered", async (page) =>
           html(
             <CheckInboxPage
               content={await events.content(page.access)}

@@ -25,7 +25,7 @@ export class PageCache {
   ) {}
 
   /**
-   * The cached body of `path` at `version`, or `render()`'s, stored when it completed without the
+   * The cached body of the page `variant` (what it shows, never the query string) at `version`, or `render()`'s, stored when it completed without the
    * project changing meanwhile. The view "event-site" cannot collide with an API key's view. A hit
    * comes in `encoding` (the client's choice) when the page is worth compressing: compressed once per
    * entry and coding, as the API's hits are, instead of by @fastify/compress on every request.
@@ -33,11 +33,11 @@ export class PageCache {
   async get(
     projectId: string,
     version: number | null,
-    path: string,
+    variant: string,
     render: () => Promise<string>,
     encoding?: Encoding,
   ): Promise<{ body: Buffer | string; cached: boolean; encoding?: Encoding }> {
-    const key = `event-site\u0000${projectId}\u0000${version ?? ""}\u0000${path}`;
+    const key = `event-site\u0000${projectId}\u0000${version ?? ""}\u0000${variant}`;
     const hit = this.cache.lookup(key);
     if (hit && encoding && hit.body.byteLength >= compressThreshold) {
       return { body: await this.compressed(hit, encoding), cached: true, encoding };

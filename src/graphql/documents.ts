@@ -13,8 +13,8 @@ import { LRUCache } from "lru-cache";
 import { AppError } from "../errors.js";
 import { measuredArguments, shapeKey, type VariableShape, variableShape } from "./limits/analysis-key.js";
 import { analyzeOperation, coerceVariables, type OperationAnalysis } from "./limits/analyze-operation.js";
-import type { OperationLimits } from "./limits/operation-limits.js";
-import { parseDocument } from "./limits/parse-document.js";
+import { type OperationLimits, tooComplex } from "./limits/operation-limits.js";
+import { countSelections, parseDocument } from "./limits/parse-document.js";
 
 /** A document that parsed and validated against the schema, with what was derived from it so far. */
 export interface PreparedDocument {
@@ -25,12 +25,15 @@ export interface PreparedDocument {
   analyses: LRUCache<string, OperationAnalysis>;
   /** What each operation's measure reads of its variables (see analysis-key.ts), by operation name. */
   shapes: Map<string, VariableShape | undefined>;
+  /** Selections written in the document (see countSelections): what validating it cost. */
+  selections: number;
 }
 
+/** `selections`: as in PreparedDocument, 0 when the document was refused before validation. */
 export type PrepareResult =
   | { ok: true; prepared: PreparedDocument }
-  | { ok: false; error: AppError }
-  | { ok: false; validationErrors: readonly GraphQLError[] };
+  | { ok: false; error: AppError; selections: number }
+  | { ok: false; validationErrors: readonly GraphQLError[]; selections: number };
 
 /**
  * Parsing, validation, measuring and JIT compilation are paid once per distinct document text: apps
@@ -49,28 +52,64 @@ export class DocumentCache {
     this.measured = measuredArguments(schema);
   }
 
+  /**
+   * The selections `source` would cost to validate, parsing it (bounded by the token limit) when it
+   * was not prepared before; undefined when the answer is known without validating (cached, or
+   * refused while parsing or counting). Lets a caller pay for validation before it happens.
+   */
+  selectionsToValidate(source: string): number | undefined {
+    if (this.cache.has(source)) return undefined;
+    const parsed = this.parse(source);
+    if (!("document" in parsed)) {
+      this.cache.set(source, parsed);
+      return undefined;
+    }
+    this.parsed = { source, ...parsed };
+    return parsed.selections;
+  }
+
   /** The parsed and validated document for `source`, or why it is refused. */
   prepare(source: string): PrepareResult {
     const cached = this.cache.get(source);
     if (cached) return cached;
-    const result = this.prepareUncached(source);
+    const parsed = this.parsed?.source === source ? this.parsed : this.parse(source);
+    this.parsed = undefined;
+    const result = "document" in parsed ? this.validated(parsed.document, parsed.selections) : parsed;
     this.cache.set(source, result);
     return result;
   }
 
-  private prepareUncached(source: string): PrepareResult {
+  // The document `selectionsToValidate` parsed last: the request that asked validates it next.
+  private parsed: { source: string; document: DocumentNode; selections: number } | undefined;
+
+  private parse(source: string): { document: DocumentNode; selections: number } | PrepareResult {
     let document: DocumentNode;
     try {
       document = parseDocument(source, this.limits.maxTokens);
     } catch (error) {
-      if (error instanceof AppError) return { ok: false, error };
+      if (error instanceof AppError) return { ok: false, error, selections: 0 };
       throw error;
     }
+    const selections = countSelections(document);
+    if (selections > this.limits.maxSelections) {
+      const error = tooComplex("selections", selections, this.limits.maxSelections);
+      return { ok: false, error, selections: 0 };
+    }
+    return { document, selections };
+  }
+
+  private validated(document: DocumentNode, selections: number): PrepareResult {
     const validationErrors = validate(this.schema, document);
-    if (validationErrors.length > 0) return { ok: false, validationErrors };
+    if (validationErrors.length > 0) return { ok: false, validationErrors, selections };
     return {
       ok: true,
-      prepared: { document, compiled: new Map(), analyses: new LRUCache({ max: 64 }), shapes: new Map() },
+      prepared: {
+        document,
+        compiled: new Map(),
+        analyses: new LRUCache({ max: 64 }),
+        shapes: new Map(),
+        selections,
+      },
     };
   }
 

@@ -110,7 +110,7 @@ export function registerGraphQLRoutes(
         const params = readRequest(request);
         const actor = await steps.authenticate(request.headers.authorization);
         steps.admit(actor, request.ip);
-        const operation = steps.prepare(params, actor);
+        const { operation, paid } = await steps.preparePaid(exchange.headers, params, actor, request.ip);
         request.graphqlOperationType =
           params.extensions?.dryRun === true ? "dry_run" : operation.analysis.operationType;
         if (inQueryString(request) && operation.analysis.operationType !== "query") {
@@ -126,7 +126,7 @@ export function registerGraphQLRoutes(
           cost: operation.analysis.cost,
         });
         if (params.extensions?.dryRun === true) return await answerDryRun(exchange, actor, operation);
-        const budget = await steps.charge(exchange.headers, actor, operation, request.ip);
+        const budget = await steps.charge(exchange.headers, actor, operation, request.ip, paid);
         // A reply is thenable (it settles once sent), so the cache answers with a boolean: awaiting an
         // async function that returns a reply yields undefined, which once sent every hit on to execute.
         if (await answerFromCache(exchange, actor, operation, budget)) {
@@ -158,7 +158,10 @@ export function registerGraphQLRoutes(
     return params;
   }
 
-  /** A dry run is measured but neither executed nor charged. */
+  /**
+   * A dry run is measured but not executed, and costs only the validation of a document the server
+   * had not prepared before (`preparePaid` took it).
+   */
   async function answerDryRun(
     exchange: Exchange,
     actor: Actor,

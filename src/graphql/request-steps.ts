@@ -100,6 +100,37 @@ export class RequestSteps {
     return { params, prepared: prepared.prepared, analysis, variables, cacheKey, areas };
   }
 
+  /**
+   * `prepare` for the route, paid for. A document not prepared before is parsed and its validation
+   * paid up front (`validationPoints`), so it is never validated for a caller without the budget; a
+   * refused document costs a point all the same: refused documents with a changing comment are no
+   * free work. `paid`: the points taken, which the operation's own charge then includes.
+   */
+  async preparePaid(
+    headers: AnswerHeaders,
+    params: GraphQLParams,
+    actor: Actor,
+    ip: string,
+  ): Promise<{ operation: Operation; paid: number }> {
+    const [key, limit] = this.budgetOf(actor, ip);
+    const selections = this.documents.selectionsToValidate(params.query);
+    let paid = 0;
+    if (selections !== undefined) {
+      paid = validationPoints(selections);
+      const budget = await this.services.rateLimiter.consume(key, paid, limit);
+      setRateLimitHeaders(headers, budget, paid);
+      if (!budget.allowed) refuseOverBudget(headers, budget, paid);
+    }
+    try {
+      return { operation: this.prepare(params, actor), paid };
+    } catch (error) {
+      if (!(error instanceof Refusal) || paid > 0) throw error;
+      const budget = await this.services.rateLimiter.consume(key, 1, limit);
+      setRateLimitHeaders(headers, budget, 1);
+      throw error;
+    }
+  }
+
   /** Where the caller's points are counted: per app, or per client IP for public requests. */
   budgetOf(actor: Actor, ip: string): [key: string, limit: number] {
     const { limits } = this.services.config;
@@ -117,14 +148,34 @@ export class RequestSteps {
     actor: Actor,
     { analysis }: Operation,
     ip: string,
+    /** Points `preparePaid` took already for this request (its validation). */
+    paid = 0,
   ): RequestBudget | Promise<RequestBudget> {
-    const points = pointsForCost(analysis.cost);
+    const points = Math.max(pointsForCost(analysis.cost), paid);
     const [key, limit] = this.budgetOf(actor, ip);
-    const charged = this.services.rateLimiter.consume(key, points, limit);
+    const charged = this.services.rateLimiter.consume(key, points - paid, limit);
     if (charged instanceof Promise)
       return charged.then((budget) => settle(headers, analysis, points, budget));
     return settle(headers, analysis, points, charged);
   }
+}
+
+/** Points for validating a document of `selections` selections once: its cost grows with them. */
+function validationPoints(selections: number): number {
+  return Math.max(1, Math.ceil(selections / 25));
+}
+
+/** Refuses with RATE_LIMITED, telling the caller its budget. */
+function refuseOverBudget(headers: AnswerHeaders, budget: RateLimitState, points: number): never {
+  setRateLimitHeaders(headers, budget, points);
+  headers.set("retry-after", String(budget.retryAfterSeconds));
+  const message = `Rate limit of ${budget.limit} points per hour exceeded; retry in ${budget.retryAfterSeconds} s`;
+  throw new Refusal(
+    ErrorCode.RATE_LIMITED,
+    message,
+    { retryAfterSeconds: budget.retryAfterSeconds },
+    { rateLimit: presentBudget(budget) },
+  );
 }
 
 /** Tells the caller its budget, and refuses with RATE_LIMITED when the points did not fit. */
@@ -134,17 +185,8 @@ function settle(
   points: number,
   budget: RateLimitState,
 ): RequestBudget {
+  if (!budget.allowed) refuseOverBudget(headers, budget, points);
   setRateLimitHeaders(headers, budget, points);
-  if (!budget.allowed) {
-    headers.set("retry-after", String(budget.retryAfterSeconds));
-    const message = `Rate limit of ${budget.limit} points per hour exceeded; retry in ${budget.retryAfterSeconds} s`;
-    throw new Refusal(
-      ErrorCode.RATE_LIMITED,
-      message,
-      { retryAfterSeconds: budget.retryAfterSeconds },
-      { rateLimit: presentBudget(budget) },
-    );
-  }
   // Spelled out: on Node 20, `{ ...budget, cost, points }` (a spread with members after it) took
   // 2.8 µs, a literal 0.02 (docs/performance.md, "Round sixteen").
   return {

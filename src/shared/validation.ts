@@ -174,6 +174,9 @@ export const appUrl = z
   .max(2000, "must be at most 2000 characters")
   .nullish()
   .transform((v) => (v ? v : null))
+  // Shown as link text on the consent page: an override there could make it read as another site.
+  .refine((v) => v === null || !bidiControl.test(v), bidiMessage)
+  .refine((v) => v === null || !hasControlCharacters(v), controlMessage)
   .refine((v) => v === null || isAppUrl(v), {
     message: "must be an https:// URL (http:// only for localhost)",
   });

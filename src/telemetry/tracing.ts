@@ -7,6 +7,7 @@ import { PgInstrumentation } from "@opentelemetry/instrumentation-pg";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import type { Config } from "../config.js";
+import { RedactingExporter } from "./redact.js";
 import { enableOperationSpans, requestIdAttribute } from "./spans.js";
 
 // Paths a load balancer or Prometheus polls every few seconds: spans of them would drown the rest.
@@ -25,9 +26,11 @@ export function startTracing(tracing: NonNullable<Config["tracing"]>): { shutdow
     resource: resourceFromAttributes({ "service.name": tracing.serviceName }),
     spanProcessors: [
       // A short delay keeps spans of a process that is stopped (SIGTERM exits at once) mostly sent.
-      new BatchSpanProcessor(new OTLPTraceExporter({ url: `${tracing.endpoint}/v1/traces` }), {
-        scheduledDelayMillis: 1000,
-      }),
+      // Every span leaves through the redaction (redact.ts): no query string, token or value.
+      new BatchSpanProcessor(
+        new RedactingExporter(new OTLPTraceExporter({ url: `${tracing.endpoint}/v1/traces` })),
+        { scheduledDelayMillis: 1000 },
+      ),
     ],
   });
   provider.register();
@@ -45,7 +48,8 @@ export function startTracing(tracing: NonNullable<Config["tracing"]>): { shutdow
         ignorePaths: (route) => unTracedPaths.has(route.url),
         requestHook: (span, request) => span.setAttribute(requestIdAttribute, request.id),
       }),
-      // Statements are recorded with their SQL text (parameters are not), never with values.
+      // Statements are recorded with their SQL text (parameters are not); values written into the
+      // text are replaced on export (redact.ts).
       new PgInstrumentation({ enhancedDatabaseReporting: false }),
     ],
   });

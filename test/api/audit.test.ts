@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { systemActor } from "../../src/modules/access/actor.js";
-import type { AuditEntry } from "../../src/modules/audit/audit.service.js";
+import type { AuditEntry } from "../../src/modules/audit/audit.visibility.js";
 import { runCliInProcess } from "../helpers/cli.js";
 import { testEngines } from "../helpers/engines.js";
 import { createProject, createUser, testPassword, userActor } from "../helpers/factories.js";

@@ -83,6 +83,10 @@ for (const engine of testEngines()) {
         ["websiteUrl", "ftp://files.example.test/"],
         ["privacyPolicyUrl", "not a url"],
         ["websiteUrl", `https://example.test/${"a".repeat(2000)}`],
+        // Shown as link text on the consent page: no bidi embedding, override or isolate.
+        ["websiteUrl", "https://example.test/\u202Emoc.elgoog"],
+        ["privacyPolicyUrl", "https://example.test/\u2066privacy\u2069"],
+        ["websiteUrl", "https://example.test/\u202Aa"],
       ];
       for (const [field, value] of refused) {
         await assert.rejects(

@@ -21,6 +21,9 @@ for (const engine of testEngines()) {
       await client.get("/signup");
       const response = await client.post("/signup", { name: "Web Organizer", email, password: testPassword });
       assert.equal(response.status, 303, response.body);
+      // Verified, as by the emailed link: creating a project needs it.
+      const user = (await server.services.users.findByEmail(email)) ?? assert.fail("no user");
+      await server.services.users.markEmailVerified(user.id);
       return client;
     }
 

@@ -313,7 +313,13 @@ for (const engine of testEngines()) {
 
     test("an unverified developer's app asks to verify and cannot be connected by others", async () => {
       const { client: dev, user } = await organizer({ verified: false });
-      const homeId = await newProject(dev);
+      // The dashboard makes no project for an unverified account; the operator's CLI does.
+      await dev.get("/projects/new");
+      const refused = await dev.post("/projects", { name: "Script Days", timezone: "UTC" });
+      assert.equal(refused.status, 403);
+      assert.match(refused.body, /Confirm your email address before creating a project/);
+      const homeId = (await server.services.projects.create(user.id, { name: "Dev Days", timezone: "UTC" }))
+        .id;
       const { appId, path } = await addApp(dev, homeId);
       const linked = await dev.get(`${path}/linked-projects`);
       assert.match(linked.body, /This project is unverified/);

@@ -206,6 +206,28 @@ describe("OpenTelemetry traces (OTEL_EXPORTER_OTLP_ENDPOINT)", () => {
         });
       }
 
+      test("no span carries a link's token, a query string or GraphQL GET variables", async () => {
+        const token = "TopSecretToken0123456789abcdef";
+        const verify = await fetch(`${url}/verify-email?token=${token}`);
+        await verify.arrayBuffer();
+        const query = encodeURIComponent("query Who($e: String) { __typename }");
+        const variables = encodeURIComponent(JSON.stringify({ e: "grace@example.test" }));
+        const get = await fetch(`${url}/api/graphql?query=${query}&variables=${variables}`, {
+          headers: { accept: "application/json" },
+        });
+        await get.arrayBuffer();
+        // The root HTTP spans end last: both there means every span of both requests is.
+        await receiver.waitFor((s) => s.name === "GET /verify-email" && !s.parentSpanId);
+        await receiver.waitFor((s) => s.name === "GET /api/graphql" && !s.parentSpanId);
+        const exported = JSON.stringify(receiver.spans);
+        assert.doesNotMatch(exported, new RegExp(token));
+        assert.doesNotMatch(exported, /grace(@|%40)example/);
+        assert.ok(
+          receiver.spans.some((s) => s.attributes["url.path"] === "/verify-email"),
+          "the path stays",
+        );
+      });
+
       test("health checks are not traced", async () => {
         const response = await fetch(`${url}/healthz`);
         const requestId = response.headers.get("x-request-id");

@@ -351,7 +351,8 @@ export function registerAccountPages(app: FastifyInstance): void {
   app.get<{ Querystring: { token?: string } }>("/account/email/confirm", async (request, reply) => {
     const token = typeof request.query.token === "string" ? request.query.token : "";
     try {
-      await services.account.confirmEmailChange(token);
+      // This browser stays logged in only when its session is the account's own.
+      await services.account.confirmEmailChange(token, request.dashboard.session?.id);
     } catch (error) {
       if (!(error instanceof AppError) || !isUserFacing(error)) throw error;
       return sendPage(

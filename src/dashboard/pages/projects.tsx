@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { MemberRole } from "../../db/schema.js";
-import { httpStatusOf } from "../../errors.js";
+import { AppError, ErrorCode, httpStatusOf } from "../../errors.js";
 import type { ProjectOverview } from "../../modules/overview/overview.service.js";
 import type { Project } from "../../modules/projects/projects.service.js";
 import { actorOf, type PageContext, pageContext, redirectTo, requireUser } from "../context.js";
@@ -184,6 +184,14 @@ export function registerProjectPages(app: FastifyInstance): void {
     const user = requireUser(request);
     const values = formValues(request.body);
     try {
+      // Each project holds a whole event's data and pages: an account nobody can reach by email
+      // (a script's) does not get to make them. The CLI (the operator) and the demo are not asked.
+      if (!user.emailVerified) {
+        throw new AppError(
+          ErrorCode.FORBIDDEN,
+          "Confirm your email address before creating a project: open the link we sent you, or send it again from your account page.",
+        );
+      }
       const project = await services.projects.create(
         user.id,
         { ...projectInputFromForm(values), name: values.name ?? "" },

@@ -1,4 +1,4 @@
-import { type DocumentNode, GraphQLError, Lexer, parse, Source, TokenKind } from "graphql";
+import { type DocumentNode, GraphQLError, Kind, Lexer, parse, Source, TokenKind } from "graphql";
 import { AppError, ErrorCode } from "../../errors.js";
 import { operationLimitDefaults, tooComplex } from "./operation-limits.js";
 
@@ -31,6 +31,26 @@ function countTokens(source: string): number {
     while (lexer.advance().kind !== TokenKind.EOF) count += 1;
   } catch {
     // A lexical error further on: the tokens counted so far already exceed the limit.
+  }
+  return count;
+}
+
+/**
+ * The selections (fields, fragment spreads, inline fragments) written in the document, each
+ * fragment counted once where it is defined: linear in the document, so it is measured before
+ * validation, whose cost grows with the square of the selections sharing a name.
+ */
+export function countSelections(document: DocumentNode): number {
+  let count = 0;
+  const pending = document.definitions.flatMap((d) =>
+    d.kind === Kind.OPERATION_DEFINITION || d.kind === Kind.FRAGMENT_DEFINITION ? [d.selectionSet] : [],
+  );
+  for (let set = pending.pop(); set; set = pending.pop()) {
+    for (const selection of set.selections) {
+      count += 1;
+      if (selection.kind !== Kind.FRAGMENT_SPREAD && selection.selectionSet)
+        pending.push(selection.selectionSet);
+    }
   }
   return count;
 }

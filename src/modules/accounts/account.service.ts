@@ -4,6 +4,7 @@ import { isUniqueViolation } from "../../db/constraint-errors.js";
 import type { Db, Tx } from "../../db/database.js";
 import { inTransaction } from "../../db/transaction.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
+import { addressKey } from "../../shared/client-address.js";
 import { nowIso } from "../../shared/time.js";
 import { email, parseInput, requiredText } from "../../shared/validation.js";
 import { issueEmailToken, redeemEmailToken } from "./email-links.js";
@@ -57,7 +58,7 @@ export function createAccountService(deps: {
   async function takeMail(to: string, clientIp: string): Promise<void> {
     const hits: ThrottleHit[] = [
       { rule: throttleRules.mailRecipient, key: to.trim().toLowerCase() },
-      { rule: throttleRules.mailIp, key: clientIp },
+      { rule: throttleRules.mailIp, key: addressKey(clientIp) },
     ];
     if (!(await throttle.take(hits))) throw new AppError(ErrorCode.RATE_LIMITED, tooManyMailsMessage);
   }
@@ -107,9 +108,12 @@ export function createAccountService(deps: {
 
     /**
      * Makes the confirmed address the account's email (verified, since the link reached it) and tells
-     * the previous address, so a takeover does not go unnoticed.
+     * the previous address, so a takeover does not go unnoticed. Links mailed to the previous address
+     * (a password reset, a verification) stop working, and every session of the account ends but
+     * `keepSessionId` (the browser that confirmed, when it is logged in as this account): whoever
+     * held the old mailbox or a session must not keep the account past the change.
      */
-    async confirmEmailChange(token: string): Promise<User> {
+    async confirmEmailChange(token: string, keepSessionId?: string): Promise<User> {
       const row = await redeemEmailToken(db, token, "change_email");
       const before = await usersRepository.findById(db, row.user_id);
       if (!before || !row.new_email) throw notFound("User");
@@ -129,6 +133,10 @@ export function createAccountService(deps: {
         if (isUniqueViolation(error)) throw new AppError(ErrorCode.CONFLICT, takenMessage);
         throw error;
       }
+      for (const purpose of ["reset_password", "verify_email"] as const) {
+        await emailTokensRepository.retireUnused(db, before.id, purpose, now);
+      }
+      await sessions.endAllForUser(before.id, keepSessionId);
       await mailer.send({
         to: before.email,
         subject: "Your Eventgraph email was changed",

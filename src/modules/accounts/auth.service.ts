@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Config } from "../../config.js";
 import type { Db } from "../../db/database.js";
 import { AppError, ErrorCode } from "../../errors.js";
+import { addressKey } from "../../shared/client-address.js";
 import { parseInput, searchText } from "../../shared/validation.js";
 import { isEmailTokenUsable, issueEmailToken, redeemEmailToken } from "./email-links.js";
 import type { Mailer } from "./mailer.js";
@@ -38,7 +39,7 @@ export function createAuthService(deps: {
   async function takeMail(to: string, clientIp: string): Promise<void> {
     const hits: ThrottleHit[] = [
       { rule: throttleRules.mailRecipient, key: to.trim().toLowerCase() },
-      { rule: throttleRules.mailIp, key: clientIp },
+      { rule: throttleRules.mailIp, key: addressKey(clientIp) },
     ];
     if (!(await throttle.take(hits))) throw new AppError(ErrorCode.RATE_LIMITED, tooManyMailsMessage);
   }
@@ -57,7 +58,7 @@ export function createAuthService(deps: {
   return {
     /** Creates the account and sends the verification link; throttled per client address and recipient. */
     async signUp(input: { email: string; name: string; password: string }, clientIp: string): Promise<User> {
-      const hits: ThrottleHit[] = [{ rule: throttleRules.signupIp, key: clientIp }];
+      const hits: ThrottleHit[] = [{ rule: throttleRules.signupIp, key: addressKey(clientIp) }];
       if (!(await throttle.take(hits))) throw new AppError(ErrorCode.RATE_LIMITED, tooManyMailsMessage);
       await takeMail(input.email, clientIp);
       const user = await users.create(input);
@@ -72,7 +73,7 @@ export function createAuthService(deps: {
     async logIn(input: { email: string; password: string }, clientIp: string, userAgent?: string) {
       const data = parseInput(loginInput, input);
       const account: ThrottleHit = { rule: throttleRules.loginEmail, key: data.email };
-      const address: ThrottleHit = { rule: throttleRules.loginIp, key: clientIp };
+      const address: ThrottleHit = { rule: throttleRules.loginIp, key: addressKey(clientIp) };
       // Counted before the password is checked, in the same step as the limit: parallel guesses
       // cannot all pass a check that none of them has been recorded against yet.
       if (!(await throttle.take([account, address]))) {

@@ -1,6 +1,7 @@
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { Db } from "../../db/database.js";
+import { spreadsheetSafe } from "../../shared/spreadsheet-safe.js";
 import type { ProjectAccess } from "../access/access.service.js";
 import { type AttendeeExportRow, attendeesRepository } from "./attendees.repository.js";
 import { type AttendeeFilter, attendeeQueryFor } from "./attendees.service.js";
@@ -27,13 +28,6 @@ const columns: [header: string, value: (row: AttendeeExportRow) => string | null
   ["checked_in_at", (r) => r.checked_in_at],
 ];
 
-// A cell starting with = + - @ (or a tab/CR) runs as a formula when the file is opened in a
-// spreadsheet: an attendee named "=HYPERLINK(…)" must stay text (OWASP "CSV injection").
-function spreadsheetSafe(value: string | null): string {
-  if (value === null) return "";
-  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-}
-
 /** The attendees of a filter in registration order, read page by page (keyset) as they are consumed. */
 async function* exportRows(db: Db, access: ProjectAccess, filter: AttendeeFilter, onPage?: () => void) {
   const query = attendeeQueryFor(access, filter);
@@ -41,7 +35,7 @@ async function* exportRows(db: Db, access: ProjectAccess, filter: AttendeeFilter
   for (;;) {
     const page = await attendeesRepository.exportPage(db, access.projectId, query, after, exportPageSize);
     onPage?.();
-    for (const row of page) yield columns.map(([, value]) => spreadsheetSafe(value(row)));
+    for (const row of page) yield columns.map(([, value]) => spreadsheetSafe(value(row) ?? ""));
     const last = page.at(-1);
     if (!last || page.length < exportPageSize) return;
     after = [last.registered_at, last.id];

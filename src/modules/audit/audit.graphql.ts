@@ -4,7 +4,7 @@ import { connectionTypes, toConnection } from "../../graphql/connections.js";
 import { atMost, boundedList } from "../../graphql/limits/list-bounds.js";
 import { requires } from "../../graphql/permissions.js";
 import { ProjectRef } from "../projects/projects.graphql.js";
-import type { AuditEntry } from "./audit.service.js";
+import type { AuditEntry } from "./audit.visibility.js";
 
 /** An entry lists at most this many changed fields (a project update changes fewer than 20). */
 const maxChangesPerEntry = 50;

@@ -1,6 +1,5 @@
 import { z } from "zod";
 import type { Db, Tx } from "../../db/database.js";
-import type { AuditActorKind } from "../../db/schema.js";
 import type { Logger } from "../../logger.js";
 import { newId } from "../../shared/ids.js";
 import {
@@ -11,6 +10,7 @@ import {
   toPage,
 } from "../../shared/pagination.js";
 import type { DomainEvent } from "../../shared/project-changes.js";
+import { spreadsheetSafe } from "../../shared/spreadsheet-safe.js";
 import { nowIso } from "../../shared/time.js";
 import { dateTime, parseInput } from "../../shared/validation.js";
 import type { AccessService } from "../access/access.service.js";
@@ -19,23 +19,7 @@ import { userLookup } from "../accounts/users.service.js";
 import { appLookup } from "../apps/app-lookup.js";
 import { type AuditFilter, type AuditRow, auditRepository } from "./audit.repository.js";
 import { type FieldChange, recordedChanges } from "./audit.snapshot.js";
-
-/** An entry of the log as the dashboard, the API and the CSV export show it. */
-export interface AuditEntry {
-  id: string;
-  occurredAt: string;
-  actor: { kind: AuditActorKind; id: string | null; label: string; linkId: string | null };
-  via: string;
-  ip: string | null;
-  action: string;
-  object: { type: string; id: string };
-  /**
-   * Changed fields with their new values (null where the value is not recorded) and, when the write
-   * knew it, the value before (undefined when not recorded: a creation, or an entry older than that);
-   * an amount in minor units names its currency.
-   */
-  changes: { field: string; value: string | null; before?: string | null; currency?: string }[];
-}
+import { type AuditEntry, auditVisibility, visibleEntry } from "./audit.visibility.js";
 
 const asText = (value: unknown): string | null =>
   value === undefined || value === null ? null : typeof value === "string" ? value : JSON.stringify(value);
@@ -165,9 +149,10 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
     await auditRepository.insert(trx, { ...(await entryRow(trx, actor, event)), project_id: null });
   }
 
+  // One rule for people and apps: `audit:read` (OWNER and ADMIN hold it, policy.ts; apps when granted);
+  // what of each entry the reader sees depends on their other permissions (audit.visibility.ts).
   async function readable(actor: Actor, projectId: string) {
-    // One rule for people and apps: `audit:read` (OWNER and ADMIN hold it, policy.ts; apps when granted).
-    await access.requirePermission(actor, projectId, "audit:read");
+    return auditVisibility(await access.requirePermission(actor, projectId, "audit:read"));
   }
 
   function parseFilter(input: AuditFilterInput): AuditFilter {
@@ -197,24 +182,29 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
       filterInput: AuditFilterInput,
       window: PageWindow,
     ): Promise<Page<AuditEntry> & { totalCount: () => Promise<number> }> {
-      await readable(actor, projectId);
+      const visibility = await readable(actor, projectId);
       const filter = parseFilter(filterInput);
       const rows = await auditRepository.list(db, projectId, filter, window);
       const page = toPage(rows, window, (row) => [row.occurred_at, row.id]);
       return {
         ...page,
-        items: page.items.map(presentEntry),
+        items: page.items.map((row) => visibleEntry(presentEntry(row), visibility)),
         totalCount: () => auditRepository.count(db, projectId, filter),
       };
     },
 
     /** Who appears in the project's recent log, for the actor filter (`audit:read`). */
     async actors(actor: Actor, projectId: string): Promise<{ value: string; label: string }[]> {
-      await readable(actor, projectId);
+      const visibility = await readable(actor, projectId);
       const rows = await auditRepository.actors(db, projectId, 5_000);
       return rows.map((r) => ({
         value: r.actor_id === null ? r.actor_kind : `${r.actor_kind}:${r.actor_id}`,
-        label: r.actor_kind === "app" ? `${r.actor_label ?? ""} (app)` : (r.actor_label ?? ""),
+        label:
+          r.actor_kind === "app"
+            ? `${r.actor_label ?? ""} (app)`
+            : r.actor_kind === "user" && !visibility.organizerData
+              ? `Organizer ${r.actor_id ?? ""}`
+              : (r.actor_label ?? ""),
       }));
     },
 
@@ -223,7 +213,7 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
      * holds the event loop nor a database snapshot; stops after `maxExportRows`.
      */
     async *exportCsvRows(actor: Actor, projectId: string, filterInput: AuditFilterInput) {
-      await readable(actor, projectId);
+      const visibility = await readable(actor, projectId);
       const filter = parseFilter(filterInput);
       yield [
         "time",
@@ -243,7 +233,7 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
         const window = { limit: exportBatch, after, before: undefined, backward: false };
         const rows = (await auditRepository.list(db, projectId, filter, window)).slice(0, exportBatch);
         for (const row of rows) {
-          const e = presentEntry(row);
+          const e = visibleEntry(presentEntry(row), visibility);
           yield csvRow([
             e.occurredAt,
             e.actor.kind,
@@ -286,10 +276,8 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
 
 export type AuditService = ReturnType<typeof createAuditService>;
 
-// A cell starting with = + - @ (or a tab or return) is a formula to a spreadsheet: an attendee named
-// "=HYPERLINK(…)" must not run when an organizer opens the export (OWASP "CSV injection").
 function csvRow(cells: string[]): string[] {
-  return cells.map((cell) => (/^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell));
+  return cells.map(spreadsheetSafe);
 }
 
 const pruneEveryMs = 60 * 60 * 1000;

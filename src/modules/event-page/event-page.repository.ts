@@ -33,19 +33,29 @@ export const eventPageRepository = {
       .executeTakeFirst();
   },
 
-  findByTokenHash(db: Db, projectId: string, tokenHash: string): Promise<PublicRegistrationRow | undefined> {
-    return db
+  /** The registration a manage link's secret hash belongs to: its first link, or one sent since. */
+  async findByTokenHash(
+    db: Db,
+    projectId: string,
+    tokenHash: string,
+  ): Promise<{ attendee_id: string } | undefined> {
+    const first = await db
       .selectFrom("public_registrations")
-      .selectAll()
+      .select("attendee_id")
       .where("project_id", "=", projectId)
       .where("manage_token_hash", "=", tokenHash)
       .executeTakeFirst();
+    return (
+      first ??
+      db
+        .selectFrom("registration_links")
+        .select("attendee_id")
+        .where("project_id", "=", projectId)
+        .where("token_hash", "=", tokenHash)
+        .executeTakeFirst()
+    );
   },
 
-  /**
-   * Records a page registration, or gives an attendee that already has one a new manage secret (the
-   * old link stops working: only the newest email's link is valid).
-   */
   /** The billing details given with an attendee's page registration, if any. */
   async billingDetailsOf(db: Db, projectId: string, attendeeId: string): Promise<string | null> {
     const row = await db
@@ -57,16 +67,31 @@ export const eventPageRepository = {
     return row?.billing_details ?? null;
   },
 
-  async upsert(db: Db, row: Insertable<PublicRegistrationsTable>): Promise<void> {
-    await db
+  /**
+   * Records a page registration with its first manage link; for an attendee that has one already,
+   * only the form's idempotency key moves (the links already sent keep working). True when the
+   * row is new, so `token_hash` is the registration's first link.
+   */
+  async record(db: Db, row: PublicRegistrationRow): Promise<boolean> {
+    const inserted = await db
       .insertInto("public_registrations")
       .values(row)
-      .onConflict((oc) =>
-        oc.column("attendee_id").doUpdateSet({
-          manage_token_hash: row.manage_token_hash,
-          idempotency_key: row.idempotency_key,
-        }),
-      )
+      .onConflict((oc) => oc.column("attendee_id").doNothing())
+      .executeTakeFirst();
+    if (Number(inserted.numInsertedOrUpdatedRows ?? 0n) > 0) return true;
+    await db
+      .updateTable("public_registrations")
+      .set({ idempotency_key: row.idempotency_key })
+      .where("attendee_id", "=", row.attendee_id)
       .execute();
+    return false;
+  },
+
+  /** A further manage link of an attendee (mailed on a repeated registration). */
+  async addLink(
+    db: Db,
+    row: { token_hash: string; attendee_id: string; project_id: string; created_at: string },
+  ) {
+    await db.insertInto("registration_links").values(row).execute();
   },
 };

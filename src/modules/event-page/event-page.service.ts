@@ -4,6 +4,7 @@ import type { Db } from "../../db/database.js";
 import type { CompanyField } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import type { Logger } from "../../logger.js";
+import { addressKey } from "../../shared/client-address.js";
 import { areasWrittenUnder, eventPageAreas, stampOf } from "../../shared/data-areas.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
@@ -27,6 +28,7 @@ import { type createTicketsService, registrableOnPage, type TicketType } from ".
 import { type EventContent, type HeldRegistration, loadEventContent } from "./event-content.js";
 import { eventPageRepository as repo } from "./event-page.repository.js";
 import { registrationMail } from "./registration-mail.js";
+import { createSiteBudget } from "./site-budget.js";
 
 /** The organizer's switches for the public page of a project. */
 export interface EventPageSettings {
@@ -152,9 +154,23 @@ export function createEventPageService(deps: EventPageDeps) {
     return { access: found, version, settings };
   }
 
-  async function sendConfirmation(projectId: string, attendee: Attendee, token: string, existing: boolean) {
+  /**
+   * Mails the manage link `token`. `newLink`: the token is a further link of a registration that
+   * has one (a repeat), stored only once its mail may go: a link nobody was sent is never stored.
+   */
+  async function sendConfirmation(
+    projectId: string,
+    attendee: Attendee,
+    token: string,
+    existing: boolean,
+    newLink: boolean,
+  ) {
     if (!(await deps.throttle.take([{ rule: registrationMailRule, key: attendee.email.toLowerCase() }]))) {
       return false;
+    }
+    if (newLink) {
+      const link = { attendee_id: attendee.id, project_id: projectId, created_at: nowIso() };
+      await repo.addLink(db, { ...link, token_hash: hashSecret(token) });
     }
     try {
       const held = await heldRegistration(projectId, attendee);
@@ -177,7 +193,7 @@ export function createEventPageService(deps: EventPageDeps) {
 
   async function registerOnce(
     data: z.output<typeof registrationInput>,
-  ): Promise<PageRegistrationOutcome & { token?: string }> {
+  ): Promise<PageRegistrationOutcome & { token?: string; newLink?: boolean }> {
     const token = randomSecret();
     const { projectId } = data;
     // A registration changes attendees and seat counts only: the agenda stays cached.
@@ -196,7 +212,7 @@ export function createEventPageService(deps: EventPageDeps) {
           if (attendee) return { kind: "repeat" as const, attendee };
         }
         const record = (attendeeId: string) =>
-          repo.upsert(trx, {
+          repo.record(trx, {
             attendee_id: attendeeId,
             project_id: projectId,
             manage_token_hash: hashSecret(token),
@@ -206,8 +222,9 @@ export function createEventPageService(deps: EventPageDeps) {
           });
         const holder = await attendees.registeredByEmail(trx, projectId, data.email);
         if (holder) {
-          await record(holder.id);
-          return { kind: "existing" as const, attendee: holder, mailed: false, token };
+          // The links a registrant holds stay valid: a repeat mails one more (sendConfirmation).
+          const first = await record(holder.id);
+          return { kind: "existing" as const, attendee: holder, mailed: false, token, newLink: !first };
         }
         const attendee = await attendees.registerWithin(trx, publicActor, {
           projectId,
@@ -225,6 +242,9 @@ export function createEventPageService(deps: EventPageDeps) {
 
   return {
     openPage,
+
+    /** The public site's per-address budget (requests, and renders of uncached pages). */
+    budget: createSiteBudget(deps.throttle),
 
     /** The page's content for a project `openPage` opened (published data only). */
     content: (pageAccess: ProjectAccess): Promise<EventContent> => loadEventContent(deps, pageAccess),
@@ -263,7 +283,7 @@ export function createEventPageService(deps: EventPageDeps) {
      * `clientIp` is charged against the per-address limit first.
      */
     async register(input: PageRegistrationInput, clientIp: string): Promise<PageRegistrationOutcome> {
-      if (!(await deps.throttle.take([{ rule: registrationIpRule, key: clientIp }]))) {
+      if (!(await deps.throttle.take([{ rule: registrationIpRule, key: addressKey(clientIp) }]))) {
         throw new AppError(
           ErrorCode.RATE_LIMITED,
           "Too many registrations from your network. Try again in an hour.",
@@ -295,7 +315,7 @@ export function createEventPageService(deps: EventPageDeps) {
       } else {
         data.billingDetails = null;
       }
-      let outcome: PageRegistrationOutcome & { token?: string };
+      let outcome: PageRegistrationOutcome & { token?: string; newLink?: boolean };
       try {
         outcome = await registerOnce(data);
       } catch (error) {
@@ -310,6 +330,7 @@ export function createEventPageService(deps: EventPageDeps) {
           outcome.attendee,
           outcome.token,
           outcome.kind === "existing",
+          outcome.newLink === true,
         );
         return { kind: outcome.kind, attendee: outcome.attendee, mailed };
       }

@@ -9,7 +9,7 @@ import type { Mailer } from "../accounts/mailer.js";
 import { type ClaimedUnit, claimDeliveries } from "./claim.repository.js";
 import { disableIfFailing } from "./endpoint-health.js";
 import { queueKey } from "./outbox.js";
-import { renderPayload } from "./payload.js";
+import { mayStillReceive, renderPayload } from "./payload.js";
 import type { ObjectRenderer } from "./render.js";
 import { send } from "./sender.js";
 import { signatureHeader } from "./signing.js";
@@ -279,13 +279,18 @@ export class WebhookDispatcher {
 
   /**
    * A delivery's endpoint and body (stored at its first attempt, or rendered now as the app;
-   * undefined when the app may no longer see the object). Read shortly before the send, as before
+   * undefined when the app may no longer receive the event). Read shortly before the send, as before
    * runs: a removal or disabling since stops it.
    */
   private async prepare(delivery: DeliveryRow): Promise<Prepared> {
     const endpoint = await repo.findEndpoint(this.deps.database.db, delivery.app_id);
-    if (!endpoint || endpoint.disabled_at || delivery.payload !== null)
-      return { endpoint, payload: delivery.payload ?? undefined };
+    if (!endpoint || endpoint.disabled_at) return { endpoint, payload: delivery.payload ?? undefined };
+    // A stored body (a retry, a redelivery) was rendered under the access of its first attempt:
+    // sent again only while the app may still receive the event.
+    if (delivery.payload !== null) {
+      const allowed = await mayStillReceive(this.deps.database.db, this.deps.access, delivery);
+      return { endpoint, payload: allowed ? delivery.payload : undefined };
+    }
     return { endpoint, payload: await renderPayload(this.deps, delivery, endpoint) };
   }
 

@@ -1,4 +1,4 @@
-import type { DatabaseHandle } from "../../db/database.js";
+import type { DatabaseHandle, Db } from "../../db/database.js";
 import type { AccessService } from "../access/access.service.js";
 import { type Permission, parsePermissions } from "../access/permissions.js";
 import { mayReceive } from "./catalogue.js";
@@ -13,16 +13,12 @@ export interface PayloadDeps {
 }
 
 /**
- * The body of a delivery: its object rendered as the app sees it now (its fragment, its link's
- * permissions, the endpoint's fragment), or undefined when the app may no longer see it. Called for
- * a delivery's first attempt; the body is then stored, so every retry sends the same bytes.
+ * The app a delivery is for, as the actor it renders as, and whether it may still receive the
+ * delivery's event: its link to the project active and granting the event's permission (the home
+ * project grants the app's own set). An AppLink event goes to the app whose link it is, revoked or
+ * not (that is how an app learns it was disconnected). Undefined when the app or the link is gone.
  */
-export async function renderPayload(
-  deps: PayloadDeps,
-  delivery: DeliveryRow,
-  endpoint: EndpointRow,
-): Promise<string | undefined> {
-  const { db } = deps.database;
+async function receivingApp(db: Db, access: AccessService, delivery: DeliveryRow) {
   const app = await repo.findApp(db, delivery.app_id);
   if (!app) return undefined;
   const actor = {
@@ -32,10 +28,47 @@ export async function renderPayload(
     permissions: parsePermissions(app.permissions),
     appName: app.name,
   };
-  let object: unknown;
   if (delivery.object_typename === "AppLink") {
     const link = await repo.findLink(db, delivery.object_id);
     if (!link || link.app_id !== app.id) return undefined;
+    return { actor, link };
+  }
+  // A ping (Send test event) carries nothing of any project: the app's existence is enough.
+  if (delivery.event_type === "ping") return { actor, link: undefined };
+  const standing = await access.resolve(actor, delivery.project_id);
+  if (!standing || !mayReceive(delivery.event_type, standing.permissions as ReadonlySet<Permission>))
+    return undefined;
+  return { actor, link: undefined };
+}
+
+/**
+ * Whether the delivery's app may still receive it: checked before every attempt, the first and the
+ * retries of a stored body alike, and before a redelivery, so a revocation, a narrowed link or a
+ * deleted project stops what was rendered before it. A ping needs only its app.
+ */
+export async function mayStillReceive(
+  db: Db,
+  access: AccessService,
+  delivery: DeliveryRow,
+): Promise<boolean> {
+  return (await receivingApp(db, access, delivery)) !== undefined;
+}
+
+/**
+ * The body of a delivery: its object rendered as the app sees it now (its fragment, its link's
+ * permissions, the endpoint's fragment), or undefined when the app may no longer see it. Called for
+ * a delivery's first attempt; the body is then stored, so every retry sends the same bytes.
+ */
+export async function renderPayload(
+  deps: PayloadDeps,
+  delivery: DeliveryRow,
+  endpoint: EndpointRow,
+): Promise<string | undefined> {
+  const receiving = await receivingApp(deps.database.db, deps.access, delivery);
+  if (!receiving) return undefined;
+  const { actor, link } = receiving;
+  let object: unknown;
+  if (link) {
     object = {
       projectId: link.project_id,
       permissions: parsePermissions(link.permissions),
@@ -43,10 +76,6 @@ export async function renderPayload(
       revokedAt: link.revoked_at,
     };
   } else {
-    // Checked again at send time: a link revoked or narrowed after the commit stops the event.
-    const access = await deps.access.resolve(actor, delivery.project_id);
-    if (!access || !mayReceive(delivery.event_type, access.permissions as ReadonlySet<Permission>))
-      return undefined;
     const fragments = JSON.parse(endpoint.fragments) as Record<string, string>;
     const rendered = await deps.renderer.render(
       actor,

@@ -29,6 +29,29 @@ describe("webhook SSRF rules", () => {
     for (const url of refused) {
       assert.throws(() => checkEndpointUrl(url, false), BlockedAddressError, url);
     }
+    // Every way IPv6 writes a private IPv4 address inside it: IPv4-compatible (::/96), mapped,
+    // SIIT, NAT64 (well-known and local-use prefixes), 6to4, Teredo, ISATAP.
+    for (const url of [
+      "https://[::7f00:1]/",
+      "https://[::127.0.0.1]/",
+      "https://[::a00:1]/",
+      "https://[::8.8.8.8]/",
+      "https://[::ffff:a00:1]/",
+      "https://[::ffff:0:7f00:1]/",
+      "https://[64:ff9b::7f00:1]/",
+      "https://[64:ff9b:1::a00:1]/",
+      "https://[2002:7f00:1::]/",
+      "https://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/",
+      "https://[2a00:1450::5efe:a00:1]/",
+      "https://[2a00:1450::200:5efe:c0a8:101]/",
+    ]) {
+      assert.throws(() => checkEndpointUrl(url, false), BlockedAddressError, url);
+    }
+    assert.equal(
+      checkEndpointUrl("https://[2001:4860:4860::8888]/", false).hostname,
+      "[2001:4860:4860::8888]",
+    );
+    assert.equal(checkEndpointUrl("https://[::ffff:5db8:d822]/", false).hostname, "[::ffff:5db8:d822]");
     assert.equal(checkEndpointUrl("https://hooks.example.com/in", false).hostname, "hooks.example.com");
     assert.equal(checkEndpointUrl("https://93.184.216.34/in", false).hostname, "93.184.216.34");
     // Development: plain http and private addresses once the operator allows them.

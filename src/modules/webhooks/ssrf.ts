@@ -13,11 +13,23 @@ export class BlockedAddressError extends Error {
 // ipaddr.js names every special-purpose range (RFC 6890); only "unicast" is the public internet.
 // Link-local holds the cloud metadata service (169.254.169.254, fd00:ec2::254 is "uniqueLocal").
 function isPublic(address: string): boolean {
-  let parsed = ipaddr.parse(address);
-  if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
-    parsed = (parsed as ipaddr.IPv6).toIPv4Address();
-  }
-  return parsed.range() === "unicast";
+  const parsed = ipaddr.parse(address);
+  if (parsed.kind() === "ipv4") return parsed.range() === "unicast";
+  const v6 = parsed as ipaddr.IPv6;
+  const [a = 0, b = 0, c = 0, d = 0, e = 0, f = 0, g = 0, h = 0] = v6.parts;
+  // ::/96: the unspecified and loopback addresses and the deprecated IPv4-compatible ones
+  // (::7f00:1 is 127.0.0.1, which ipaddr.js calls "unicast"). Nothing public lives there.
+  if (a === 0 && b === 0 && c === 0 && d === 0 && e === 0 && f === 0) return false;
+  if (v6.isIPv4MappedAddress()) return isPublic(v6.toIPv4Address().toString());
+  // Embeddings inside ranges ipaddr.js calls "unicast": the local-use NAT64 prefix 64:ff9b:1::/48
+  // (RFC 8215) and ISATAP interface ids (::5efe:a.b.c.d, RFC 5214) carry an IPv4 address in the
+  // last 32 bits, which a translator or tunnel router delivers to. 64:ff9b::/96, 6to4 and Teredo
+  // are special-purpose ranges and refused whole below.
+  const embedded = `${g >> 8}.${g & 0xff}.${h >> 8}.${h & 0xff}`;
+  const nat64Local = a === 0x64 && b === 0xff9b && c === 1;
+  const isatap = f === 0x5efe && (e & 0xfdff) === 0;
+  if ((nat64Local || isatap) && !isPublic(embedded)) return false;
+  return v6.range() === "unicast";
 }
 
 /**

@@ -228,6 +228,11 @@ export const webhooksRepository = {
   },
 
   /** Queues deliveries again for one more attempt now (attempt numbers go on counting). */
+  /** Removes every delivery about the project (its deletion; their bodies hold its data). */
+  async deleteForProject(db: Db, projectId: string): Promise<void> {
+    await db.deleteFrom("webhook_deliveries").where("project_id", "=", projectId).execute();
+  },
+
   async requeue(db: Db, appId: string, filter: { deliveryId?: string; failedSince?: string }, now: string) {
     let query = db
       .updateTable("webhook_deliveries")

@@ -3,16 +3,18 @@ import type { Config } from "../../config.js";
 import type { Db } from "../../db/database.js";
 import type { DeliveryStatus } from "../../db/schema.js";
 import { afterCommit } from "../../db/transaction.js";
-import { badInput, notFound } from "../../errors.js";
+import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { globalId } from "../../graphql/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { dateTime, idText, parseInput } from "../../shared/validation.js";
+import type { AccessService } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import type { AppsService } from "../apps/apps.service.js";
 import { eventCatalogue, eventTypeInfo } from "./catalogue.js";
 import { pendingDelivery, recordDeliveries } from "./outbox.js";
+import { mayStillReceive } from "./payload.js";
 import { generateSecret, secretLastFour } from "./signing.js";
 import { BlockedAddressError, checkEndpointUrl } from "./ssrf.js";
 import {
@@ -153,7 +155,13 @@ function presentAttempt(row: AttemptRow): DeliveryAttempt {
  * (`apps.getApp` answers NOT_FOUND to anyone but the managers of its home project); an app reads
  * its own endpoint and log through the API.
  */
-export function createWebhooksService(db: Db, config: Config, changes: ProjectChanges, apps: AppsService) {
+export function createWebhooksService(
+  db: Db,
+  config: Config,
+  changes: ProjectChanges,
+  apps: AppsService,
+  access: AccessService,
+) {
   // This process's dispatcher, told once queued deliveries are committed. Only then: waking it
   // after every write cost each write a claim transaction and a due-date read (four statements).
   // A redelivery or a ping names no queue: it may be claimable even where a run holds the head.
@@ -162,6 +170,9 @@ export function createWebhooksService(db: Db, config: Config, changes: ProjectCh
     for (const listener of queuedListeners) listener(queues);
   };
   changes.addRecorder(async (trx, _actor, event) => {
+    // Deliveries hold rendered personal data of the project (no foreign key removes them): they go
+    // with it, in its deletion's transaction.
+    if (event.type === "project.deleted") await repo.deleteForProject(trx, event.projectId);
     const queues = await recordDeliveries(trx, event);
     if (queues.length > 0) afterCommit(trx, () => queued(queues));
   });
@@ -314,12 +325,21 @@ export function createWebhooksService(db: Db, config: Config, changes: ProjectCh
     /** Sends a delivery once more (whatever its state, except while it is pending). */
     async redeliver(actor: Actor, deliveryId: string): Promise<Delivery> {
       const { delivery } = await this.delivery(actor, parseInput(idText, deliveryId));
+      // Its body was rendered under the access of its first attempt: sent again only while the app
+      // may still receive the event (the dispatcher checks once more at the attempt).
+      const row = await repo.findDelivery(db, delivery.id);
+      if (!row || !(await mayStillReceive(db, access, row))) {
+        throw new AppError(
+          ErrorCode.FORBIDDEN,
+          "The app no longer has access to this project's events, so this delivery cannot be sent again",
+        );
+      }
       await repo.requeue(db, delivery.appId, { deliveryId: delivery.id }, nowIso());
       changes.announce(delivery.projectId);
       queued();
-      const row = await repo.findDelivery(db, delivery.id);
-      if (!row) throw notFound("Delivery");
-      return presentDelivery(row);
+      const requeued = await repo.findDelivery(db, delivery.id);
+      if (!requeued) throw notFound("Delivery");
+      return presentDelivery(requeued);
     },
 
     /** Sends every FAILED delivery recorded since `since` once more; answers how many. */
