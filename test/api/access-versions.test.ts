@@ -44,6 +44,8 @@ const otherTables: Record<string, string> = {
   webhook_endpoints: "where events go; each delivery checks the link and permissions again",
   webhook_deliveries: "the delivery queue",
   webhook_attempts: "the delivery log",
+  ticket_mails: "the ticket email outbox",
+  registration_links: "an event-page registration's manage links: read when opened",
   kysely_migration: "the migrator's",
   kysely_migration_lock: "the migrator's",
 };

@@ -20,12 +20,9 @@ describe("webhook retries after a revocation", () => {
   });
   after(() => server?.close());
 
-  // Fails today: the stored body goes out on the retries after the revocation and on redelivery.
-  // The fix belongs in webhooks/dispatcher.ts (check the link before sending a stored body): remove
-  // `todo` with it.
-  test("a stored body is not sent to the app once its link is revoked, retried or redelivered", {
-    todo: "the dispatcher sends stored bodies without checking the link again",
-  }, async () => {
+  // Failed before every retry and redelivery checked the link again (webhooks.service.ts,
+  // `mayStillReceive`): the stored body went out after the revocation.
+  test("a stored body is not sent to the app once its link is revoked, retried or redelivered", async () => {
     const receiver = await startReceiver();
     try {
       receiver.answer = () => 503;
