@@ -31,6 +31,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const logger = createLogger(config.logLevel, options.logDestination);
   const database = openDatabase(config.databaseUrl, {
     checkpointInBackground: true,
+    fastPaths: config.fastPaths,
     onQueryDuration: metricsEnabled(config)
       ? (milliseconds) => queryDuration.labels(engineOf(config.databaseUrl)).observe(milliseconds / 1000)
       : undefined,

@@ -68,10 +68,18 @@ function fieldsOf(info: GraphQLResolveInfo, sets: readonly SelectionSetNode[]): 
  * (`reads`), sorted; undefined (every column) when one of them declares nothing. Skip and include
  * directives are ignored: reading a column a skipped field would have used is harmless. A
  * compiled document passes the same field nodes to every execution, so each is worked out once.
+ *
+ * Fast path `projection` (src/config.ts), checked here, where every API read's column list comes
+ * from: off, every statement reads every column (undefined). Invariant: a row read with a column
+ * list is seen only by the fields that declared those columns (db/projection.ts); guarded by
+ * selection.test.ts and the API tests, which CI also runs with EVENTGRAPH_FAST_PATHS=off.
  */
-export function columnSelector(path: readonly string[] = []): (info: GraphQLResolveInfo) => Columns {
+export function columnSelector(
+  path: readonly string[] = [],
+): (info: GraphQLResolveInfo, context: GraphQLContext) => Columns {
   const known = new WeakMap<readonly FieldNode[], { columns: Columns }>();
-  return (info) => {
+  return (info, context) => {
+    if (!context.services.config.fastPaths.projection) return undefined;
     let found = known.get(info.fieldNodes);
     if (!found) {
       found = { columns: selectedColumns(info, path) };

@@ -35,11 +35,20 @@ export async function createTestContext(
   engine: TestEngine,
   env: Record<string, string> = {},
 ): Promise<TestContext> {
-  const config = loadConfig({ DATABASE_URL: engine.newDatabaseUrl(), LOG_LEVEL: "info", ...env });
+  // EVENTGRAPH_FAST_PATHS passes through: `EVENTGRAPH_FAST_PATHS=off node scripts/test.mjs test/api`
+  // runs the tests on the plain path (src/config.ts).
+  const fastPaths = process.env.EVENTGRAPH_FAST_PATHS;
+  const config = loadConfig({
+    DATABASE_URL: engine.newDatabaseUrl(),
+    LOG_LEVEL: "info",
+    ...(fastPaths ? { EVENTGRAPH_FAST_PATHS: fastPaths } : {}),
+    ...env,
+  });
   const statements: string[] = [];
   const queries: TestContext["queries"] = [];
   const database = openDatabase(config.databaseUrl, {
     poolSize: 4,
+    fastPaths: config.fastPaths,
     onQuery: (sql, parameters) => {
       statements.push(sql);
       queries.push({ sql, parameters });

@@ -96,7 +96,7 @@ export function defineAgendaTypes(): void {
           },
         }),
         resolve: (s, _args, c, info) =>
-          completeValue(c.loaders.speakersOfSession(speakersSelected(info)).get(s.id), billed),
+          completeValue(c.loaders.speakersOfSession(speakersSelected(info, c)).get(s.id), billed),
       }),
       project: t.field({
         ...session("project_id"),
@@ -228,7 +228,7 @@ export function defineAgendaTypes(): void {
           };
           return toConnection(
             args,
-            (window) => c.services.agenda.listSessions(access, filter, window, sessionsSelected(info)),
+            (window) => c.services.agenda.listSessions(access, filter, window, sessionsSelected(info, c)),
             () => c.services.agenda.countSessions(access, filter),
             (rows) => sessionsPreloaded(info)(rows, c),
           );
