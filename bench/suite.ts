@@ -259,7 +259,9 @@ async function benchDataset(
       printRow(result);
     }
     let day: EventDayResult | undefined;
-    if (flags["event-day"] && spec.workers === 1 && attendeeIds.length > 0 && !scenarioFilter) {
+    // `--scenarios event-day` runs the event day alone (one side: compare runs with other switches).
+    const dayWanted = !scenarioFilter || scenarioFilter.includes("event-day");
+    if (flags["event-day"] && spec.workers === 1 && attendeeIds.length > 0 && dayWanted) {
       day = await eventDay({
         generator,
         server: eventgraph,

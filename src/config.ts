@@ -76,8 +76,12 @@ export type FastPaths = Readonly<Record<FastPathName, boolean>>;
 const fastPathsPattern = new RegExp(`^(off|-(${fastPathNames.join("|")})(,-(${fastPathNames.join("|")}))*)$`);
 
 function parseFastPaths(value: string | undefined): FastPaths {
-  const off = value === "off" ? new Set<string>(fastPathNames) : new Set(value?.split(",").map((n) => n.slice(1)));
-  return Object.fromEntries(fastPathNames.map((name) => [name, !off.has(name)])) as Record<FastPathName, boolean>;
+  const off =
+    value === "off" ? new Set<string>(fastPathNames) : new Set(value?.split(",").map((n) => n.slice(1)));
+  return Object.fromEntries(fastPathNames.map((name) => [name, !off.has(name)])) as Record<
+    FastPathName,
+    boolean
+  >;
 }
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);

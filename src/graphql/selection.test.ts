@@ -192,7 +192,11 @@ describe("preloads run for a selection", () => {
 
   async function preloadsRunBy(query: string): Promise<string[]> {
     ran.length = 0;
-    await execute({ schema: preloadingSchema(fields, []), document: parse(query), contextValue: {} });
+    await execute({
+      schema: preloadingSchema(fields, []),
+      document: parse(query),
+      contextValue: withProjection(true),
+    });
     return [...ran].sort();
   }
 
@@ -214,7 +218,7 @@ describe("preloads run for a selection", () => {
     const result = await execute({
       schema,
       document: parse("{ sessions { edges { node { room track } } } }"),
-      contextValue: {},
+      contextValue: withProjection(true),
     });
     assert.equal(result.errors, undefined);
     assert.deepEqual(settled, [[undefined, undefined]]);
@@ -222,14 +226,19 @@ describe("preloads run for a selection", () => {
 });
 
 describe("a preload is told the columns its field's selection reads", () => {
-  async function columnsPreloadedBy(query: string): Promise<Columns[]> {
+  async function columnsPreloadedBy(query: string, projection = true): Promise<Columns[]> {
     const told: Columns[] = [];
     const schema = preloadingSchema({}, [], async (_rows, _context, columns) => {
       told.push(columns);
     });
-    await execute({ schema, document: parse(query), contextValue: {} });
+    await execute({ schema, document: parse(query), contextValue: withProjection(projection) });
     return told;
   }
+
+  test("every column, with the projection fast path off", async () => {
+    const query = "{ sessions { edges { node { speakers { name } } } } }";
+    assert.deepEqual(await columnsPreloadedBy(query, false), [undefined]);
+  });
 
   test("those of the fields selected below it, through fragments, sorted", async () => {
     const query = "{ sessions { edges { node { speakers { name ...S } } } } } fragment S on Speaker { bio }";
