@@ -76,12 +76,9 @@ export type FastPaths = Readonly<Record<FastPathName, boolean>>;
 const fastPathsPattern = new RegExp(`^(off|-(${fastPathNames.join("|")})(,-(${fastPathNames.join("|")}))*)$`);
 
 function parseFastPaths(value: string | undefined): FastPaths {
-  const off =
-    value === "off" ? new Set<string>(fastPathNames) : new Set(value?.split(",").map((n) => n.slice(1)));
-  return Object.fromEntries(fastPathNames.map((name) => [name, !off.has(name)])) as Record<
-    FastPathName,
-    boolean
-  >;
+  const off = value === "off" ? fastPathNames : (value?.split(",").map((name) => name.slice(1)) ?? []);
+  const on = (name: FastPathName) => !(off as readonly string[]).includes(name);
+  return Object.fromEntries(fastPathNames.map((name) => [name, on(name)])) as Record<FastPathName, boolean>;
 }
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
