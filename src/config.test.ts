@@ -1,14 +1,25 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { ConfigError, fastPathNames, loadConfig } from "./config.js";
+import { ConfigError, loadConfig } from "./config.js";
 
 const fastPathsOf = (value: string | undefined) =>
   loadConfig(value === undefined ? {} : { EVENTGRAPH_FAST_PATHS: value }).fastPaths;
 
+// Every switch, named once here as the README names them.
+const names = [
+  "hit-lane",
+  "group-commit",
+  "projection",
+  "execution-slots",
+  "sqlite-reader",
+  "jit",
+  "remembered-credentials",
+];
+
 describe("EVENTGRAPH_FAST_PATHS", () => {
   test("unset (or empty), every fast path is on", () => {
     for (const value of [undefined, ""]) {
-      assert.deepEqual(Object.keys(fastPathsOf(value)), [...fastPathNames]);
+      assert.deepEqual(Object.keys(fastPathsOf(value)), names);
       assert.ok(Object.values(fastPathsOf(value)).every((on) => on));
     }
   });

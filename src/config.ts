@@ -60,7 +60,7 @@ export interface Config {
  * The performance mechanisms that can be switched off, each to its plain path: to bisect a bug to
  * one of them, and so that CI proves the plain path correct (`EVENTGRAPH_FAST_PATHS=off`).
  */
-export const fastPathNames = [
+const fastPathNames = [
   "hit-lane",
   "group-commit",
   "projection",
@@ -69,7 +69,7 @@ export const fastPathNames = [
   "jit",
   "remembered-credentials",
 ] as const;
-export type FastPathName = (typeof fastPathNames)[number];
+type FastPathName = (typeof fastPathNames)[number];
 export type FastPaths = Readonly<Record<FastPathName, boolean>>;
 
 // Unset: every one on. `off`: every one off. Otherwise names to turn off, each with a `-`.

@@ -1,5 +1,5 @@
 import { Writable } from "node:stream";
-import { type Config, type FastPathName, loadConfig } from "../../src/config.js";
+import { type Config, loadConfig } from "../../src/config.js";
 import { type DatabaseHandle, openDatabase } from "../../src/db/database.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
 import { createLogger } from "../../src/logger.js";
@@ -34,7 +34,7 @@ export interface TestContext {
  * For a test of a fast path's own behaviour: "fast path <name> is off" when EVENTGRAPH_FAST_PATHS
  * turns it off (a skip scripts/test.mjs accepts in CI), else false.
  */
-export function fastPathOff(name: FastPathName): string | false {
+export function fastPathOff(name: keyof Config["fastPaths"]): string | false {
   const { fastPaths } = loadConfig({ EVENTGRAPH_FAST_PATHS: process.env.EVENTGRAPH_FAST_PATHS ?? "" });
   return fastPaths[name] ? false : `fast path ${name} is off`;
 }
