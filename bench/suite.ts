@@ -39,7 +39,9 @@ import { type GcCounters, gcCounters } from "./server-metrics.js";
  * SQLite ×100, PostgreSQL ×1 and SQLite ×1 with WEB_CONCURRENCY=2 (against a two-process limit),
  * each followed by the event-day mix (bench/event-day.ts). Every figure that travels is a ratio to
  * the limit measured in the same run. Writes bench/results/latest.json (quick.json with --quick).
- * `--compare-tree <dir>` / `--compare-node-options="<flags>"` add a second Eventgraph as a side.
+ * `--compare-tree <dir>` / `--compare-node-options="<flags>"` / `--compare-fast-paths=<switches>`
+ * add a second Eventgraph as a side. Eventgraph itself takes EVENTGRAPH_FAST_PATHS from the
+ * environment the bench runs in, as every variable it reads.
  */
 
 const { values: flags } = parseArgs({
@@ -59,6 +61,8 @@ const { values: flags } = parseArgs({
     // A second Eventgraph in the same rounds (an A/B): another built tree, other Node options, or both.
     "compare-tree": { type: "string" },
     "compare-node-options": { type: "string" },
+    // The second Eventgraph with these switches (EVENTGRAPH_FAST_PATHS, src/config.ts), e.g. `off`.
+    "compare-fast-paths": { type: "string" },
   },
   allowNegative: true,
 });
@@ -71,7 +75,10 @@ const warmupSeconds = quick ? 1 : 1.5;
 const connections = Number(flags.connections);
 const out = flags.out ?? join("bench", "results", quick ? "quick.json" : "latest.json");
 const profileDir = join("bench", "results", "profiles");
-const comparing = flags["compare-tree"] !== undefined || flags["compare-node-options"] !== undefined;
+const comparing =
+  flags["compare-tree"] !== undefined ||
+  flags["compare-node-options"] !== undefined ||
+  flags["compare-fast-paths"] !== undefined;
 
 /** A dataset and how Eventgraph serves it. */
 interface Setup extends DatasetSpec {
@@ -159,9 +166,10 @@ async function benchDataset(
     servers.push(eventgraph);
     // Measured like a peer, in the same rounds: the only way a change of a few per cent shows
     // through this machine's noise (whole runs differ by more than that).
+    const compareFastPaths = flags["compare-fast-paths"];
     const compared = comparing
       ? await startEventgraph(
-          env,
+          compareFastPaths === undefined ? env : { ...env, EVENTGRAPH_FAST_PATHS: compareFastPaths },
           (flags["compare-node-options"] ?? "").split(" ").filter(Boolean),
           flags["compare-tree"] ?? ".",
         )
@@ -251,7 +259,9 @@ async function benchDataset(
       printRow(result);
     }
     let day: EventDayResult | undefined;
-    if (flags["event-day"] && spec.workers === 1 && attendeeIds.length > 0 && !scenarioFilter) {
+    // `--scenarios event-day` runs the event day alone (one side: compare runs with other switches).
+    const dayWanted = !scenarioFilter || scenarioFilter.includes("event-day");
+    if (flags["event-day"] && spec.workers === 1 && attendeeIds.length > 0 && dayWanted) {
       day = await eventDay({
         generator,
         server: eventgraph,

@@ -182,7 +182,10 @@ if (skips.length > 0) {
     }
   }
 }
-if (process.env.CI === "true" && skips.length > 0) {
+// A test of a fast path's own behaviour skips itself when EVENTGRAPH_FAST_PATHS turns that path
+// off (test/helpers/test-services.ts, fastPathOff): the run on the plain path expects those.
+const unexpected = skips.filter((skip) => !/^fast path [a-z-]+ is off$/.test(skip.reason));
+if (process.env.CI === "true" && unexpected.length > 0) {
   console.error("CI=true: nothing may be skipped in CI, so the run fails.");
   process.exit(1);
 }

@@ -64,6 +64,33 @@ export interface Config {
    * through a power loss; NORMAL may lose the last ones (openDatabase). Ignored on PostgreSQL.
    */
   sqliteSynchronous: "FULL" | "NORMAL";
+  /** Which performance mechanisms are on (EVENTGRAPH_FAST_PATHS); each checks its own in one place. */
+  fastPaths: FastPaths;
+}
+
+/**
+ * The performance mechanisms that can be switched off, each to its plain path: to bisect a bug to
+ * one of them, and so that CI proves the plain path correct (`EVENTGRAPH_FAST_PATHS=off`).
+ */
+const fastPathNames = [
+  "hit-lane",
+  "group-commit",
+  "projection",
+  "execution-slots",
+  "sqlite-reader",
+  "jit",
+  "remembered-credentials",
+] as const;
+type FastPathName = (typeof fastPathNames)[number];
+export type FastPaths = Readonly<Record<FastPathName, boolean>>;
+
+// Unset: every one on. `off`: every one off. Otherwise names to turn off, each with a `-`.
+const fastPathsPattern = new RegExp(`^(off|-(${fastPathNames.join("|")})(,-(${fastPathNames.join("|")}))*)$`);
+
+function parseFastPaths(value: string | undefined): FastPaths {
+  const off = value === "off" ? fastPathNames : (value?.split(",").map((name) => name.slice(1)) ?? []);
+  const on = (name: FastPathName) => !(off as readonly string[]).includes(name);
+  return Object.fromEntries(fastPathNames.map((name) => [name, on(name)])) as Record<FastPathName, boolean>;
 }
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -120,6 +147,13 @@ const envSchema = z.object({
     .regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, "must be seconds separated by commas, e.g. 5,30,120")
     .default("5,30,120,600,1800,3600,10800,21600,43200"),
   WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
+  EVENTGRAPH_FAST_PATHS: z
+    .string()
+    .transform((v) => v.replace(/\s+/g, ""))
+    .refine((v) => fastPathsPattern.test(v), {
+      message: `must be off, or names to turn off each with a "-" separated by commas (${fastPathNames.join(", ")})`,
+    })
+    .optional(),
 });
 
 /** Raised when the environment is invalid; the message lists every problem, one per line. */
@@ -207,5 +241,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
     },
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
+    fastPaths: parseFastPaths(e.EVENTGRAPH_FAST_PATHS),
   };
 }

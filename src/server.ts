@@ -32,6 +32,7 @@ export async function startServer(config: Config, options: StartOptions = {}): P
   const database = openDatabase(config.databaseUrl, {
     ...serverDatabaseOptions(config),
     checkpointInBackground: true,
+    fastPaths: config.fastPaths,
     onQueryDuration: metricsEnabled(config)
       ? (milliseconds) => queryDuration.labels(engineOf(config.databaseUrl)).observe(milliseconds / 1000)
       : undefined,

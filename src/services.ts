@@ -49,7 +49,8 @@ export function createServices(
     admitOnSecondRequestAbove: 16 * 1024 * 1024,
     externalWrites: database.externalWrites,
   });
-  const access = createAccessService(db, responseCache);
+  // Fast path `remembered-credentials` (the rule and its invariant: modules/access/remembered.ts).
+  const access = createAccessService(db, responseCache, config.fastPaths["remembered-credentials"]);
   const feed = database.changeFeed;
   const changes = new ProjectChanges(
     (trx, projectId, areas) => projectsRepository.bumpDataVersion(trx, projectId, areas),

@@ -13,7 +13,7 @@ import {
 } from "kysely";
 import { LRUCache } from "lru-cache";
 import pg from "pg";
-import type { Config } from "../config.js";
+import type { Config, FastPaths } from "../config.js";
 import { asideProbe, DatabaseHealth, isConnectionError } from "./availability.js";
 import { ChangeFeed } from "./change-feed.js";
 import { type Checkpointer, checkpointInBackground } from "./checkpoints.js";
@@ -94,6 +94,8 @@ export interface DatabaseOptions {
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
   /** Called with the duration of every statement, in milliseconds, failed ones included (metrics). */
   onQueryDuration?: (milliseconds: number) => void;
+  /** The server's switches (config.fastPaths); `group-commit` and `sqlite-reader` are read here. */
+  fastPaths?: Pick<FastPaths, "group-commit" | "sqlite-reader">;
 }
 
 // The SQLite databases' direct runners (sqlite-direct.ts), by adapter as in reusableQuery.
@@ -145,13 +147,32 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     sqlite.pragma(`synchronous = ${options.sqliteSynchronous === "NORMAL" ? "NORMAL" : "FULL"}`);
     // Negative: a size in KiB rather than in pages.
     sqlite.pragma(`cache_size = -${Math.round((options.sqlitePageCacheMiB ?? 16) * 1024)}`);
-    const dialect = new GroupCommitDialect({ database: withStatementCache(sqlite) }, sqlite, log);
+    // Fast path `group-commit` (its invariant and tests: sqlite-group-commit.ts). Off, each
+    // transaction commits on its own; the dialect still waits for other processes' locks.
+    const groupCommit = options.fastPaths?.["group-commit"] ?? true;
+    const dialect = new GroupCommitDialect(
+      { database: withStatementCache(sqlite) },
+      sqlite,
+      log,
+      groupCommit,
+    );
     const db = new Kysely<Tables>({
       dialect,
+      // Group commit logs on the connection itself (it sees BEGIN and COMMIT); without it, Kysely does.
+      ...(groupCommit ? {} : { log }),
       plugins: [limitWithoutReprepare(), yieldAfterStatement],
     });
     if (dialect.groupCommit) registerGroupCommit(db.getExecutor().adapter, dialect.groupCommit);
-    const reader = path === ":memory:" ? undefined : openReader(path, options.sqlitePageCacheMiB);
+    // Fast path `sqlite-reader`: reads from outside a transaction run on a second, read-only
+    // connection. Invariant: it never writes (`query_only`) and sees only committed data, so no
+    // reader sees a transaction (or a group commit) before its COMMIT. Off, such reads run on the
+    // one connection, and wait for it while a transaction holds it (sqlite-direct.ts); guarded by
+    // "a read from outside a transaction does not wait for one, and sees only what was committed"
+    // (sqlite-group-commit.test.ts) and its plain-path twin in database.test.ts.
+    const reader =
+      path === ":memory:" || options.fastPaths?.["sqlite-reader"] === false
+        ? undefined
+        : openReader(path, options.sqlitePageCacheMiB);
     directRunners.set(db.getExecutor().adapter, new SqliteDirect(sqlite, reader, log));
     const dataVersion = sqlite.prepare("pragma data_version").pluck();
     const checkpointer =

@@ -263,7 +263,13 @@ export class GroupCommit {
   }
 }
 
-/** The SQLite dialect of a server: statements wait for locks on the event loop, transactions commit in groups. */
+/**
+ * The SQLite dialect of a server: statements wait for locks on the event loop, transactions commit
+ * in groups unless `grouped` is false (fast path `group-commit`, config.ts, read in openDatabase).
+ * The invariant of the fast path: a transaction is answered only once its group is committed, a
+ * failed member is rolled back alone, and nobody sees a group's writes before its COMMIT; guarded
+ * by sqlite-group-commit.test.ts. Off, every transaction commits on its own.
+ */
 export class GroupCommitDialect extends WaitingForLockDialect {
   groupCommit: GroupCommit | undefined;
 
@@ -272,13 +278,14 @@ export class GroupCommitDialect extends WaitingForLockDialect {
     config: SqliteDialectConfig,
     private readonly sqlite: SQLite.Database,
     private readonly log?: (event: QueryLogEvent) => void,
+    private readonly grouped = true,
   ) {
     super(config);
   }
 
   override createDriver(): Driver {
     const driver = super.createDriver();
-    this.groupCommit = new GroupCommit(driver, this.sqlite, this.log);
+    if (this.grouped) this.groupCommit = new GroupCommit(driver, this.sqlite, this.log);
     return driver;
   }
 }

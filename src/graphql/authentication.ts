@@ -68,7 +68,9 @@ function rememberedApp(
 function known(services: Services): Remembered<AuthenticatedApp> {
   let tokens = knownTokens.get(services);
   if (!tokens) {
-    tokens = new Remembered(() => services.responseCache.credentialsEpoch());
+    tokens = new Remembered(() => services.responseCache.credentialsEpoch(), {
+      enabled: services.config.fastPaths["remembered-credentials"],
+    });
     knownTokens.set(services, tokens);
   }
   return tokens;

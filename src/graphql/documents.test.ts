@@ -74,3 +74,24 @@ describe("measuring an operation once per shape of its variables", () => {
     assert.equal(measure(page, { id: "XyZ9", first: 5, after: "five" }), first);
   });
 });
+
+describe("the jit fast path", () => {
+  const limits = { ...operationLimitDefaults, maxDepth: 15, maxCost: 50_000 };
+  const source = `query ($id: ID!) { project(id: $id) { sessions(first: 2) { edges { node { title } } } } }`;
+  const rootValue = { project: { sessions: { edges: [{ node: { title: "Keynote" } }] } } };
+
+  test("off, a document runs on graphql-js, and answers what the compiled one answers", async () => {
+    const answers: unknown[] = [];
+    for (const jit of [true, false]) {
+      const cache = new DocumentCache(schema, limits, { jit });
+      const prepared = cache.prepare(source);
+      assert.ok(prepared.ok);
+      const compiled = cache.compiled(prepared.prepared, undefined);
+      assert.ok("query" in compiled);
+      // graphql-jit's compiled operations carry their own serializer; graphql-js's wrapper does not.
+      assert.equal(typeof (compiled as { stringify?: unknown }).stringify, jit ? "function" : "undefined");
+      answers.push(await compiled.query(rootValue, {}, { id: "AbC1" }));
+    }
+    assert.deepEqual(JSON.parse(JSON.stringify(answers[0])), JSON.parse(JSON.stringify(answers[1])));
+  });
+});

@@ -43,11 +43,14 @@ export class DocumentCache {
   private readonly cache: LRUCache<string, PrepareResult>;
   private readonly measured: ReadonlySet<string>;
 
+  private readonly jit: boolean;
+
   constructor(
     private readonly schema: GraphQLSchema,
     private readonly limits: OperationLimits,
-    maxEntries = 1000,
+    { jit = true, maxEntries = 1000 }: { jit?: boolean; maxEntries?: number } = {},
   ) {
+    this.jit = jit;
     this.cache = new LRUCache({ max: maxEntries });
     this.measured = measuredArguments(schema);
   }
@@ -183,6 +186,10 @@ export class DocumentCache {
    * synchronous and grows with the document: 70 aliased pages took ~160 ms of one event-loop turn,
    * nine introspection queries seconds. Large documents and introspection, which are rarely repeated,
    * run on graphql-js's interpreter instead (docs/security.md).
+   *
+   * Fast path `jit` (src/config.ts; off: every document runs on graphql-js). Invariant: a compiled
+   * operation answers what graphql-js answers, errors included (documents.test.ts, and the API
+   * tests, which CI also runs with EVENTGRAPH_FAST_PATHS=off).
    */
   compiled(prepared: PreparedDocument, operationName: string | undefined): CompiledQuery | ExecutionResult {
     const key = operationName ?? "";
@@ -190,7 +197,7 @@ export class DocumentCache {
     if (!compiled) {
       const source = prepared.document.loc?.source.body ?? "";
       compiled =
-        source.length > maxCompiledSourceLength || /\b__(schema|type)\b/.test(source)
+        !this.jit || source.length > maxCompiledSourceLength || /\b__(schema|type)\b/.test(source)
           ? interpreted(this.schema, prepared.document, operationName)
           : compileQuery(this.schema, prepared.document, operationName, {
               disablingCapturingStackErrors: true,

@@ -132,6 +132,27 @@ describe("execution slots", () => {
     assert.equal(slots.wouldWait("read"), false);
   });
 
+  test("a read queued as the running one turns long is started, even when the clock moved on meanwhile", async () => {
+    // The process may be descheduled between the check that makes a read wait and the timer that
+    // wakes it (seen under load in CI): by then no running read is short, so no timer is set.
+    // The clock below jumps 60 ms at every reading, as such a pause would make it.
+    const slots = new ExecutionSlots({ concurrency: 2, reads: 1, longReadMs: 100 });
+    const now = performance.now;
+    let clock = 0;
+    performance.now = () => (clock += 60);
+    try {
+      let free!: () => void;
+      const long = slots.run("read", () => new Promise<void>((resolve) => (free = resolve)));
+      const next = slots.run("read", async () => "next");
+      const late = new Promise((resolve) => setTimeout(resolve, 1000, "never started"));
+      assert.equal(await Promise.race([next, late]), "next");
+      free();
+      await long;
+    } finally {
+      performance.now = now;
+    }
+  });
+
   test("an operation that throws gives its slot back", async () => {
     const slots = new ExecutionSlots({ concurrency: 1 });
     await assert.rejects(

@@ -103,8 +103,9 @@ export class ExecutionSlots {
     let oldest = Infinity;
     for (const read of this.readsRunning)
       if (read.at > now - this.longReadMs) oldest = Math.min(oldest, read.at);
-    if (oldest === Infinity) return;
-    const delay = oldest + this.longReadMs - now;
+    // No running read is short any more, yet a read waits: the clock moved on since it was made to
+    // wait (the process was descheduled in between). Nothing else would wake it: grant at once.
+    const delay = oldest === Infinity ? 0 : oldest + this.longReadMs - now;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.grant();

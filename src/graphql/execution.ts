@@ -41,11 +41,19 @@ export function createExecutor(services: Services, documents: DocumentCache) {
   // against 22–30, docs/performance.md, "Round twenty-three"); writes keep four slots, which their
   // group commits need. A read past 50 ms (the heaviest the limits admit run for a second on the
   // ×100 demo: `npm run bench -- --event-loop`) lets the next one start beside it.
+  //
+  // Fast path `execution-slots` (src/config.ts). Invariant: a waiting write goes before waiting
+  // reads, and no kind starves (execution-slots.ts; guarded by execution-slots.test.ts). Nothing
+  // depends on it for correctness: SQLite's writes are serialized by its one writing connection and
+  // PostgreSQL's by the pool. Off, every admitted operation executes at once; on PostgreSQL, those
+  // beyond the pool wait for a connection and may answer 503 when that wait runs out.
   const concurrency = services.database.poolSize ?? 4;
-  const executions = new ExecutionSlots({
-    concurrency,
-    ...(services.database.engine === "sqlite" ? { reads: 1, longReadMs: 50 } : {}),
-  });
+  const executions = config.fastPaths["execution-slots"]
+    ? new ExecutionSlots({
+        concurrency,
+        ...(services.database.engine === "sqlite" ? { reads: 1, longReadMs: 50 } : {}),
+      })
+    : undefined;
 
   /**
    * Executes the operation and answers. A request that misses the same cache key as an execution
@@ -60,6 +68,7 @@ export function createExecutor(services: Services, documents: DocumentCache) {
     again: () => Promise<boolean>,
   ): Promise<FastifyReply> {
     if (await joinedFlight(exchange, actor, operation, budget)) return exchange.reply;
+    if (!executions) return execute(exchange, actor, operation, budget);
     const kind = operation.analysis.operationType === "mutation" ? "write" : "read";
     const waits = executions.wouldWait(kind);
     return executions.run(kind, async () => {

@@ -52,7 +52,7 @@ export function registerGraphQLRoutes(
 ): void {
   const { config } = services;
   const limits = operationLimitsFrom(config);
-  const documents = new DocumentCache(schema, limits);
+  const documents = new DocumentCache(schema, limits, { jit: config.fastPaths.jit });
   const executor = createExecutor(services, documents);
   const steps = new RequestSteps(services, schema, documents, limits);
   let lane: HitLane | undefined;
@@ -63,8 +63,14 @@ export function registerGraphQLRoutes(
     replayHandedOnBodies(scope);
     const { logger } = services;
     const lastHeaderFields = (id: string) => door.lastHeaderFields(id);
-    lane = hitLane({ config, services, steps, logger, rememberedBody, observe, lastHeaderFields });
-    door.use(lane.serve);
+    // Fast path `hit-lane` (src/config.ts): stored answers served before Fastify. Invariant: it
+    // answers only what the route would answer alike, after the same request steps, and hands
+    // anything else on untouched (hit-lane.ts); guarded by test/api/hit-lane.test.ts and
+    // hit-lane-edges.test.ts. Off, every request goes through the route.
+    if (config.fastPaths["hit-lane"]) {
+      lane = hitLane({ config, services, steps, logger, rememberedBody, observe, lastHeaderFields });
+      door.use(lane.serve);
+    }
     // Malformed JSON or an oversized body never reach the handler; answer them in the GraphQL error
     // shape too, so clients handle one format.
     scope.setErrorHandler((error: FastifyError, request, reply) => {

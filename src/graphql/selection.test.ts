@@ -23,8 +23,12 @@ function relayBuilder() {
   });
 }
 
+// The part of a request's context that columnSelector reads: the `projection` switch.
+const withProjection = (projection: boolean) =>
+  ({ services: { config: { fastPaths: { projection } } } }) as unknown as GraphQLContext;
+
 // A connection of sessions whose resolver records the columns the selection asks for.
-function schemaRecording(asked: Columns[]) {
+function schemaRecording(asked: Columns[], projection = true) {
   const builder = relayBuilder();
   const Session = builder.objectRef<Row>("Session");
   Session.implement({
@@ -42,7 +46,7 @@ function schemaRecording(asked: Columns[]) {
       sessions: t.connection({
         type: Session,
         resolve: (_root, _args, _context, info) => {
-          asked.push(selected(info));
+          asked.push(selected(info, withProjection(projection)));
           return { edges: [], pageInfo: { hasNextPage: false, hasPreviousPage: false } };
         },
       }),
@@ -51,9 +55,9 @@ function schemaRecording(asked: Columns[]) {
   return builder.toSchema();
 }
 
-function columnsAskedBy(query: string): Columns {
+function columnsAskedBy(query: string, projection = true): Columns {
   const asked: Columns[] = [];
-  execute({ schema: schemaRecording(asked), document: parse(query) });
+  execute({ schema: schemaRecording(asked, projection), document: parse(query) });
   assert.equal(asked.length, 1);
   return asked[0];
 }
@@ -71,6 +75,11 @@ describe("columns read for a selection", () => {
 
   test("reads no column beyond the key when only the id is selected", () => {
     assert.deepEqual(columnsAskedBy("{ sessions { edges { node { id } } } }"), []);
+  });
+
+  test("with the projection fast path off, every selection reads every column", () => {
+    assert.deepEqual(columnsAskedBy("{ sessions { edges { node { title } } } }", true), ["title"]);
+    assert.equal(columnsAskedBy("{ sessions { edges { node { title } } } }", false), undefined);
   });
 
   test("a guarded field, argument or type also reads the column its guard finds the project in", () => {
@@ -97,7 +106,7 @@ describe("columns read for a selection", () => {
     const selected = columnSelector();
     const recording = <T>(value: T) => ({
       resolve: (_root: unknown, _args: unknown, _context: unknown, info: GraphQLResolveInfo) => {
-        asked.push(selected(info));
+        asked.push(selected(info, withProjection(true)));
         return value;
       },
     });
@@ -183,7 +192,11 @@ describe("preloads run for a selection", () => {
 
   async function preloadsRunBy(query: string): Promise<string[]> {
     ran.length = 0;
-    await execute({ schema: preloadingSchema(fields, []), document: parse(query), contextValue: {} });
+    await execute({
+      schema: preloadingSchema(fields, []),
+      document: parse(query),
+      contextValue: withProjection(true),
+    });
     return [...ran].sort();
   }
 
@@ -205,7 +218,7 @@ describe("preloads run for a selection", () => {
     const result = await execute({
       schema,
       document: parse("{ sessions { edges { node { room track } } } }"),
-      contextValue: {},
+      contextValue: withProjection(true),
     });
     assert.equal(result.errors, undefined);
     assert.deepEqual(settled, [[undefined, undefined]]);
@@ -213,14 +226,19 @@ describe("preloads run for a selection", () => {
 });
 
 describe("a preload is told the columns its field's selection reads", () => {
-  async function columnsPreloadedBy(query: string): Promise<Columns[]> {
+  async function columnsPreloadedBy(query: string, projection = true): Promise<Columns[]> {
     const told: Columns[] = [];
     const schema = preloadingSchema({}, [], async (_rows, _context, columns) => {
       told.push(columns);
     });
-    await execute({ schema, document: parse(query), contextValue: {} });
+    await execute({ schema, document: parse(query), contextValue: withProjection(projection) });
     return told;
   }
+
+  test("every column, with the projection fast path off", async () => {
+    const query = "{ sessions { edges { node { speakers { name } } } } }";
+    assert.deepEqual(await columnsPreloadedBy(query, false), [undefined]);
+  });
 
   test("those of the fields selected below it, through fragments, sorted", async () => {
     const query = "{ sessions { edges { node { speakers { name ...S } } } } } fragment S on Speaker { bio }";

@@ -69,16 +69,28 @@ function fieldsOf(info: GraphQLResolveInfo, sets: readonly SelectionSetNode[]): 
  * directives are ignored: reading a column a skipped field would have used is harmless. A
  * compiled document passes the same field nodes to every execution, so each is worked out once.
  */
-export function columnSelector(path: readonly string[] = []): (info: GraphQLResolveInfo) => Columns {
+export function columnSelector(
+  path: readonly string[] = [],
+): (info: GraphQLResolveInfo, context: GraphQLContext) => Columns {
   const known = new WeakMap<readonly FieldNode[], { columns: Columns }>();
-  return (info) => {
+  return (info, context) => {
     let found = known.get(info.fieldNodes);
     if (!found) {
       found = { columns: selectedColumns(info, path) };
       known.set(info.fieldNodes, found);
     }
-    return found.columns;
+    return projected(found.columns, context);
   };
+}
+
+/**
+ * Fast path `projection` (src/config.ts), checked here, through which every column list of the API
+ * goes (columnSelector, the preloads): off, every statement reads every column (undefined).
+ * Invariant: a row read with a column list is seen only by the fields that declared those columns
+ * (db/projection.ts); guarded by selection.test.ts and test/api/statement-count.test.ts.
+ */
+function projected(columns: Columns, context: GraphQLContext): Columns {
+  return context.services.config.fastPaths.projection ? columns : undefined;
 }
 
 function selectedColumns(info: GraphQLResolveInfo, path: readonly string[]): Columns {
@@ -145,7 +157,7 @@ function selectedPreloads<Row>(info: GraphQLResolveInfo, path: readonly string[]
     if (typeof preload !== "function" || preloads.has(preload)) continue;
     // Every node of the field (aliases too) merged, as the field's own selection of one alias is.
     const columns = selectedColumns(info, [...path, name]);
-    preloads.set(preload, (rows, context) => preload(rows, context, columns));
+    preloads.set(preload, (rows, context) => preload(rows, context, projected(columns, context)));
   }
   return [...preloads.values()];
 }

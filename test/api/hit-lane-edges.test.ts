@@ -6,6 +6,7 @@ import { sqliteEngine } from "../helpers/engines.js";
 import { createApp, createPublishedProject } from "../helpers/factories.js";
 import { postJson, type RawAnswer } from "../helpers/raw-http.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { fastPathOff } from "../helpers/test-services.js";
 
 /**
  * The hit lane (src/graphql/hit-lane.ts) at its edges: shutdown, a database outage, slow and
@@ -96,7 +97,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const portOf = (server: TestServer) => Number(new URL(server.url).port);
 
-describe("the hit lane at its edges (sqlite)", () => {
+describe("the hit lane at its edges (sqlite)", { skip: fastPathOff("hit-lane") }, () => {
   test("a database outage: the lane adds no error line per request to the route's 503", async () => {
     const server = await startTestServer(sqliteEngine, {});
     try {

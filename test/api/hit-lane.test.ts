@@ -6,6 +6,7 @@ import { testEngines } from "../helpers/engines.js";
 import { createApp, createPublishedProject, createSession } from "../helpers/factories.js";
 import { decoded, postJson, type RawAnswer } from "../helpers/raw-http.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { fastPathOff } from "../helpers/test-services.js";
 
 /**
  * The hit lane (src/graphql/hit-lane.ts) answers repeated API queries before Fastify. Its answers
@@ -64,8 +65,24 @@ async function laneAndRoute(
   return { lane, route };
 }
 
+test("with the hit-lane fast path off, every hit is the route's", async () => {
+  const [engine] = testEngines();
+  if (!engine) throw new Error("no test engine");
+  const server = await startTestServer(engine, { EVENTGRAPH_FAST_PATHS: "-hit-lane" });
+  try {
+    const { project } = await createPublishedProject(server.services);
+    const body = JSON.stringify({ query: `{ project(id: "${project.id}") { name } }` });
+    for (let i = 0; i < 4; i++) assert.equal((await post(server, body)).status, 200);
+    const stats = server.services.responseCache.stats();
+    assert.equal(stats.hits, 3);
+    assert.equal(stats.laneHits, 0);
+  } finally {
+    await server.close();
+  }
+});
+
 for (const engine of testEngines()) {
-  describe(`the hit lane (${engine.name})`, () => {
+  describe(`the hit lane (${engine.name})`, { skip: fastPathOff("hit-lane") }, () => {
     let server: TestServer;
     let projectId: string;
     let token: string;

@@ -5,6 +5,7 @@ import { feedListens } from "../helpers/change-feed.js";
 import { testEngines } from "../helpers/engines.js";
 import { gql } from "../helpers/graphql.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { fastPathOff } from "../helpers/test-services.js";
 
 const agendaQuery = `query Agenda($id: ID!, $first: Int!) {
   project(id: $id) {
@@ -63,6 +64,22 @@ for (const engine of testEngines()) {
     const withoutTokenLookup = (statements: string[]) =>
       statements.filter((s) => !/from "apps" where "token_hash"/.test(s));
 
+    // The webhook dispatcher polls every 5 s for deliveries other processes queued
+    // (webhooks/dispatcher.ts): a poll is no request's work, yet lands inside a request's window
+    // whenever the timing says so (more often on a slower path, EVENTGRAPH_FAST_PATHS=off).
+    const isDispatcherPoll = (statement: string) => statement.includes("webhook_deliveries");
+
+    /** Waits for the dispatcher's next idle poll to end: the one after it is 5 s away. */
+    async function afterIdlePoll(): Promise<void> {
+      server.statements.length = 0;
+      const deadline = Date.now() + 7_000;
+      while (!server.statements.some(isDispatcherPoll)) {
+        assert.ok(Date.now() < deadline, "the dispatcher did not poll within 7 s");
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+
     // Runs one request and returns the statements it executed, checking that it answered the page.
     async function statementsFor(query: string, first: number, connection: string, authenticated: boolean) {
       server.statements.length = 0;
@@ -70,11 +87,7 @@ for (const engine of testEngines()) {
         variables: { id: projectId, first },
         ...(authenticated ? { token } : {}),
       });
-      // The webhook dispatcher's poll runs on its own timer (every 5 s), whatever the request: on a
-      // loaded machine it can fall inside the request.
-      const statements = withoutTokenLookup(server.statements).filter(
-        (s) => !s.includes("webhook_deliveries"),
-      );
+      const statements = withoutTokenLookup(server.statements).filter((s) => !isDispatcherPoll(s));
       assert.equal(status, 200, JSON.stringify(body));
       assert.equal(body.errors, undefined, JSON.stringify(body.errors));
       assert.equal(body.data.project[connection].edges.length, first);
@@ -99,7 +112,9 @@ for (const engine of testEngines()) {
       assert.ok(ten.length >= 4 && ten.length <= 7, ten.join("\n"));
     });
 
-    test("a page reads only the columns its selection asks for, and a page of any size is the same statement", async () => {
+    test("a page reads only the columns its selection asks for, and a page of any size is the same statement", {
+      skip: fastPathOff("projection"),
+    }, async () => {
       // Sizes no earlier test asked for, so both are executed rather than answered from the cache.
       const small = await statementsFor(agendaQuery, 12, "sessions", false);
       const large = await statementsFor(agendaQuery, 90, "sessions", false);
@@ -114,7 +129,9 @@ for (const engine of testEngines()) {
       assert.deepEqual([...large].sort(), [...small].sort());
     });
 
-    test("a page that selects no field of the project does not read the project's row", async () => {
+    test("a page that selects no field of the project does not read the project's row", {
+      skip: fastPathOff("projection"),
+    }, async () => {
       const projectReads = (statements: string[]) => statements.filter((sql) => /from "projects"/.test(sql));
       // Only the access check (status and versions) reads the project; `name` is not read.
       const page = projectReads(await statementsFor(agendaQuery, 13, "sessions", false));
@@ -154,6 +171,8 @@ for (const engine of testEngines()) {
       // The demo may have checked them in already: a check-in that is no new event writes nothing.
       await gql(server.url, undoMutation, { variables: { input: { attendeeId } }, token });
       await server.services.apps.flushUsage();
+      // So that a dispatcher statement below can only be one the write woke.
+      await afterIdlePoll();
       server.statements.length = 0;
       const { body } = await gql(server.url, checkInMutation, {
         variables: { input: { attendeeId } },

@@ -53,12 +53,29 @@ function migratedSqliteTemplate(): Promise<string> {
   return sqliteTemplate;
 }
 
+/**
+ * For a test of a fast path's own behaviour: "fast path <name> is off" when EVENTGRAPH_FAST_PATHS
+ * turns it off (a skip scripts/test.mjs accepts in CI), else false.
+ */
+export function fastPathOff(name: keyof Config["fastPaths"]): string | false {
+  const { fastPaths } = loadConfig({ EVENTGRAPH_FAST_PATHS: process.env.EVENTGRAPH_FAST_PATHS ?? "" });
+  return fastPaths[name] ? false : `fast path ${name} is off`;
+}
+
 /** Opens and migrates a database for `engine` and builds the real services over it. */
 export async function createTestContext(
   engine: TestEngine,
   env: Record<string, string> = {},
 ): Promise<TestContext> {
-  const config = loadConfig({ DATABASE_URL: engine.newDatabaseUrl(), LOG_LEVEL: "info", ...env });
+  // EVENTGRAPH_FAST_PATHS passes through: `EVENTGRAPH_FAST_PATHS=off node scripts/test.mjs test/api`
+  // runs the tests on the plain path (src/config.ts).
+  const fastPaths = process.env.EVENTGRAPH_FAST_PATHS;
+  const config = loadConfig({
+    DATABASE_URL: engine.newDatabaseUrl(),
+    LOG_LEVEL: "info",
+    ...(fastPaths ? { EVENTGRAPH_FAST_PATHS: fastPaths } : {}),
+    ...env,
+  });
   // A new SQLite file starts as a copy of the migrated template; the migration below then finds
   // nothing to do (and still runs, so a stale template could never hide a missing migration).
   const sqlitePath = config.databaseUrl.startsWith("sqlite:") ? config.databaseUrl.slice(7) : undefined;
@@ -73,6 +90,7 @@ export async function createTestContext(
   const database = openDatabase(config.databaseUrl, {
     ...serverDatabaseOptions(config),
     poolSize: 4,
+    fastPaths: config.fastPaths,
     onQuery: (sql, parameters) => {
       statements.push(sql);
       queries.push({ sql, parameters });

@@ -39,7 +39,7 @@ async function sessionPage(
   };
   return toConnection(
     args,
-    (window) => c.services.agenda.listSessions(access, filter, window, sessionsSelected(info)),
+    (window) => c.services.agenda.listSessions(access, filter, window, sessionsSelected(info, c)),
     () => c.services.agenda.countSessions(access, filter),
     (rows) => sessionsPreloaded(info)(rows, c),
   );

@@ -104,7 +104,7 @@ export function defineAgendaTypes(): void {
           },
         }),
         resolve: (s, _args, c, info) =>
-          completeValue(c.loaders.speakersOfSession(speakersSelected(info)).get(s.id), billed),
+          completeValue(c.loaders.speakersOfSession(speakersSelected(info, c)).get(s.id), billed),
       }),
       project: t.field({
         public: true,

@@ -123,7 +123,7 @@ export function defineAttendeeTypes(): void {
                 filter,
                 window,
                 "registered",
-                attendeesSelected(info),
+                attendeesSelected(info, c),
               ),
             () => c.services.attendees.countAttendees(access, filter),
             (rows) => attendeesPreloaded(info)(rows, c),

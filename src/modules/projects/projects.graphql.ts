@@ -124,7 +124,7 @@ export function defineProjectTypes(): void {
         const access = await context.access(String(id));
         if (!access) throw notFound("Project");
         // An agenda or attendee page selects only connections of the project: no row to read.
-        return projectSelected(info)?.length === 0
+        return projectSelected(info, context)?.length === 0
           ? context.services.projects.idOnly(access)
           : context.services.projects.load(access);
       },
