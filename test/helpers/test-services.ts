@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Writable } from "node:stream";
+import { after, before } from "node:test";
 import { type Config, loadConfig } from "../../src/config.js";
 import { type DatabaseHandle, openDatabase, serverDatabaseOptions } from "../../src/db/database.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
@@ -92,4 +93,17 @@ export async function createTestContext(
     queries,
     close: () => database.close(),
   };
+}
+
+/**
+ * One TestContext for the enclosing `describe`: opened before its first test, closed after its
+ * last. The object is filled in by that `before` hook, so read its fields inside tests only.
+ */
+export function testContextPerSuite(engine: TestEngine, env: Record<string, string> = {}): TestContext {
+  const ctx = {} as TestContext;
+  before(async () => {
+    Object.assign(ctx, await createTestContext(engine, env));
+  });
+  after(() => ctx.close());
+  return ctx;
 }
