@@ -1,18 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Webhook } from "standardwebhooks";
-import { runCliInProcess as eventgraph } from "../helpers/cli.js";
+import { runCliInProcess as eventgraph, onlyJson } from "../helpers/cli.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp, userActor } from "../helpers/factories.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 import { ownDatabase } from "../helpers/throwaway-database.js";
 import { startReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
-
-function onlyJson(stdout: string): Record<string, unknown> {
-  const lines = stdout.split("\n").filter(Boolean);
-  assert.equal(lines.length, 1, `expected one line on stdout, got:\n${stdout}`);
-  return JSON.parse(lines[0] ?? "") as Record<string, unknown>;
-}
 
 for (const engine of testEngines()) {
   describe(`eventgraph apps webhook / deliveries / redeliver (${engine.name})`, () => {
