@@ -1,22 +1,18 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { sql } from "kysely";
 import { testEngines } from "../helpers/engines.js";
 import { addMember, createUser, testPassword, uniqueEmail } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { HttpClient, type TestResponse } from "../helpers/http-client.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 const xss = "<img src=x onerror=alert(1)>";
 const escapedXss = "&lt;img src=x onerror=alert(1)";
 
 for (const engine of testEngines()) {
   describe(`developer pages over HTTP (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine);
-    });
-    after(() => server.close());
+    const server = serverPerSuite(engine);
 
     /** A browser of a newly signed-up organizer (email verified unless told otherwise). */
     async function organizer(options: { verified?: boolean; name?: string } = {}) {

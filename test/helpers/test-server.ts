@@ -1,8 +1,10 @@
 import { randomUUID } from "node:crypto";
+import { after, before } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/app.js";
 import { connectCluster } from "../../src/cluster/cluster.js";
 import type { TestEngine } from "./engines.js";
+import { Mailbox } from "./mailbox.js";
 import { createTestContext, type TestContext } from "./test-services.js";
 
 export interface TestServer extends TestContext {
@@ -46,4 +48,38 @@ export async function startTestServer(
       await context.close();
     },
   };
+}
+
+/**
+ * One test server for the enclosing `describe`: started before its first test, closed after its
+ * last. The object is filled in by that `before` hook, so read its fields inside tests only.
+ */
+export function serverPerSuite(engine: TestEngine, env: Record<string, string> = {}): TestServer {
+  const server = {} as TestServer;
+  before(async () => {
+    Object.assign(server, await startTestServer(engine, env));
+  });
+  after(() => server.close());
+  return server;
+}
+
+/**
+ * `serverPerSuite` with a real SMTP mailbox the server mails through (SMTP_URL), started before
+ * the server and closed after it.
+ */
+export function serverWithMailboxPerSuite(
+  engine: TestEngine,
+  env: Record<string, string> = {},
+): { server: TestServer; mailbox: Mailbox } {
+  const mailbox = new Mailbox();
+  const server = {} as TestServer;
+  before(async () => {
+    await mailbox.start();
+    Object.assign(server, await startTestServer(engine, { ...env, SMTP_URL: mailbox.url }));
+  });
+  after(async () => {
+    await server.close();
+    await mailbox.close();
+  });
+  return { server, mailbox };
 }
