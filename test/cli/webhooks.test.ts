@@ -33,6 +33,13 @@ for (const engine of testEngines()) {
       await drop();
     });
 
+    /** `eventgraph apps webhook` for `appId`, to the receiver, with `events` and `extra` arguments. */
+    const setWebhook = (appId: string, events: string, ...extra: string[]) =>
+      eventgraph(
+        ["apps", "webhook", "--app", appId, "--url", receiver.url, "--events", events, ...extra],
+        env,
+      );
+
     test("refuses bad usage with exit 2 and a refused URL or unknown event with exit 1", async () => {
       const { app } = await createApp(server.services);
       const noEvents = await eventgraph(["apps", "webhook", "--app", app.id, "--url", receiver.url], env);
@@ -45,20 +52,7 @@ for (const engine of testEngines()) {
       );
       assert.equal(privateUrl.code, 1);
       assert.match(privateUrl.stderr, /private, loopback or link-local/);
-      const unknown = await eventgraph(
-        [
-          "apps",
-          "webhook",
-          "--app",
-          app.id,
-          "--url",
-          receiver.url,
-          "--events",
-          "attendee.exploded",
-          "--json",
-        ],
-        env,
-      );
+      const unknown = await setWebhook(app.id, "attendee.exploded", "--json");
       assert.equal(unknown.code, 1);
       const stranger = await eventgraph(
         ["apps", "webhook", "--app", "no-such-app", "--url", receiver.url, "--events", "project.updated"],
@@ -71,43 +65,13 @@ for (const engine of testEngines()) {
       const { app, projectId, ownerId } = await createApp(server.services, {
         permissions: ["attendees:read"],
       });
-      const set = await eventgraph(
-        [
-          "apps",
-          "webhook",
-          "--app",
-          app.id,
-          "--url",
-          receiver.url,
-          "--events",
-          "project.updated,checkin.created",
-          "--json",
-        ],
-        env,
-      );
+      const set = await setWebhook(app.id, "project.updated,checkin.created", "--json");
       assert.equal(set.code, 0, set.stderr);
       const first = onlyJson(set.stdout);
       assert.deepEqual(Object.keys(first).sort(), ["appId", "events", "secret", "url"]);
       assert.deepEqual(first.events, ["project.updated", "checkin.created"]);
       assert.match(String(first.secret), /^whsec_/);
-      const again = onlyJson(
-        (
-          await eventgraph(
-            [
-              "apps",
-              "webhook",
-              "--app",
-              app.id,
-              "--url",
-              receiver.url,
-              "--events",
-              "project.updated",
-              "--json",
-            ],
-            env,
-          )
-        ).stdout,
-      );
+      const again = onlyJson((await setWebhook(app.id, "project.updated", "--json")).stdout);
       assert.equal(again.secret, null, "an unchanged secret is not printed again");
       const rotated = onlyJson(
         (await eventgraph(["apps", "webhook", "--app", app.id, "--rotate-secret", "--json"], env)).stdout,
