@@ -1,11 +1,10 @@
 import { randomUUID } from "node:crypto";
-import { after, before } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/app.js";
 import { connectCluster } from "../../src/cluster/cluster.js";
 import type { TestEngine } from "./engines.js";
 import { Mailbox } from "./mailbox.js";
-import { createTestContext, type TestContext } from "./test-services.js";
+import { createTestContext, perSuite, type TestContext } from "./test-services.js";
 
 export interface TestServer extends TestContext {
   app: FastifyInstance;
@@ -50,17 +49,9 @@ export async function startTestServer(
   };
 }
 
-/**
- * One test server for the enclosing `describe`: started before its first test, closed after its
- * last. The object is filled in by that `before` hook, so read its fields inside tests only.
- */
+/** A test server of `engine` for the enclosing `describe` (see perSuite). */
 export function serverPerSuite(engine: TestEngine, env: Record<string, string> = {}): TestServer {
-  const server = {} as TestServer;
-  before(async () => {
-    Object.assign(server, await startTestServer(engine, env));
-  });
-  after(() => server.close());
-  return server;
+  return perSuite(() => startTestServer(engine, env));
 }
 
 /**
@@ -72,14 +63,16 @@ export function serverWithMailboxPerSuite(
   env: Record<string, string> = {},
 ): { server: TestServer; mailbox: Mailbox } {
   const mailbox = new Mailbox();
-  const server = {} as TestServer;
-  before(async () => {
+  const server = perSuite(async () => {
     await mailbox.start();
-    Object.assign(server, await startTestServer(engine, { ...env, SMTP_URL: mailbox.url }));
-  });
-  after(async () => {
-    await server.close();
-    await mailbox.close();
+    const started = await startTestServer(engine, { ...env, SMTP_URL: mailbox.url });
+    return {
+      ...started,
+      async close() {
+        await started.close();
+        await mailbox.close();
+      },
+    };
   });
   return { server, mailbox };
 }

@@ -96,14 +96,24 @@ export async function createTestContext(
 }
 
 /**
- * One TestContext for the enclosing `describe`: opened before its first test, closed after its
+ * What `open` opens, for the enclosing `describe`: opened before its first test, closed after its
  * last. The object is filled in by that `before` hook, so read its fields inside tests only.
  */
-export function testContextPerSuite(engine: TestEngine, env: Record<string, string> = {}): TestContext {
-  const ctx = {} as TestContext;
+export function perSuite<T extends { close(): Promise<void> }>(open: () => Promise<T>): T {
+  const opened = {} as T;
+  let isOpen = false;
   before(async () => {
-    Object.assign(ctx, await createTestContext(engine, env));
+    Object.assign(opened, await open());
+    isOpen = true;
   });
-  after(() => ctx.close());
-  return ctx;
+  // A `before` that failed has its own error; closing nothing must not add a second one.
+  after(async () => {
+    if (isOpen) await opened.close();
+  });
+  return opened;
+}
+
+/** A TestContext of `engine` for the enclosing `describe` (see perSuite). */
+export function testContextPerSuite(engine: TestEngine, env: Record<string, string> = {}): TestContext {
+  return perSuite(() => createTestContext(engine, env));
 }
