@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { testEngines } from "../helpers/engines.js";
 import {
   addMember,
@@ -11,7 +11,7 @@ import {
 } from "../helpers/factories.js";
 import { HttpClient } from "../helpers/http-client.js";
 import { Mailbox } from "../helpers/mailbox.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverWithMailboxPerSuite } from "../helpers/test-server.js";
 
 const firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
 const iphone =
@@ -19,16 +19,7 @@ const iphone =
 
 for (const engine of testEngines()) {
   describe(`account page: name, email, password, sessions, deletion (${engine.name})`, () => {
-    let server: TestServer;
-    let mailbox: Mailbox;
-    before(async () => {
-      mailbox = await new Mailbox().start();
-      server = await startTestServer(engine, { SMTP_URL: mailbox.url });
-    });
-    after(async () => {
-      await server.close();
-      await mailbox.close();
-    });
+    const { server, mailbox } = serverWithMailboxPerSuite(engine);
 
     /** A logged-in browser stand-in sending `userAgent` on every request. */
     async function logIn(email: string, password = testPassword, userAgent = firefox) {

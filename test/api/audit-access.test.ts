@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { systemActor } from "../../src/modules/access/actor.js";
 import { testEngines } from "../helpers/engines.js";
-import { addMember, createProject, createUser, testPassword, userActor } from "../helpers/factories.js";
+import { addMember, createProject, createUser, userActor } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { HttpClient } from "../helpers/http-client.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { logIn } from "../helpers/log-in.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 const auditQuery = `query ($id: ID!, $first: Int, $after: String, $action: String, $actor: String) {
   project(id: $id) {
@@ -29,21 +29,9 @@ function parse(text: string): Record<string, string>[] {
 
 for (const engine of testEngines()) {
   describe(`audit log: who may read it, filters, export, retention, project deletion (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine);
-    });
-    after(async () => {
-      await server.close();
-    });
+    const server = serverPerSuite(engine);
 
-    async function loggedInAs(email: string): Promise<HttpClient> {
-      const client = new HttpClient(server.url);
-      await client.get("/login");
-      const response = await client.post("/login", { email, password: testPassword });
-      assert.equal(response.status, 303, response.body);
-      return client;
-    }
+    const loggedInAs = (email: string) => logIn(server.url, email);
 
     /** A project with an owner, an admin and a member, and a few entries in its log. */
     async function team() {

@@ -1,13 +1,14 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { systemActor } from "../../src/modules/access/actor.js";
 import type { AuditEntry } from "../../src/modules/audit/audit.visibility.js";
 import { runCliInProcess } from "../helpers/cli.js";
 import { testEngines } from "../helpers/engines.js";
-import { createProject, createUser, testPassword, userActor } from "../helpers/factories.js";
+import { createProject, createUser, userActor } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { HttpClient, type TestResponse } from "../helpers/http-client.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import type { TestResponse } from "../helpers/http-client.js";
+import { logIn } from "../helpers/log-in.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 /** What one audited action must leave in the log. */
 interface Expected {
@@ -22,21 +23,9 @@ interface Expected {
 
 for (const engine of testEngines()) {
   describe(`audit log: every action leaves one entry (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine);
-    });
-    after(async () => {
-      await server.close();
-    });
+    const server = serverPerSuite(engine);
 
-    async function loggedInAs(email: string): Promise<HttpClient> {
-      const client = new HttpClient(server.url);
-      await client.get("/login");
-      const response = await client.post("/login", { email, password: testPassword });
-      assert.equal(response.status, 303, response.body);
-      return client;
-    }
+    const loggedInAs = (email: string) => logIn(server.url, email);
 
     async function log(projectId: string): Promise<AuditEntry[]> {
       return (await server.services.audit.list(systemActor, projectId, {}, { first: 100 })).items;

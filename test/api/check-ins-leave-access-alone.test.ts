@@ -1,13 +1,10 @@
 import assert from "node:assert/strict";
-import { randomUUID } from "node:crypto";
 import { after, before, describe, test } from "node:test";
-import pg from "pg";
-import { channel } from "../../src/db/change-feed.js";
 import { rememberedCaller } from "../../src/graphql/authentication.js";
 import { globalId } from "../../src/graphql/ids.js";
 import { systemActor } from "../../src/modules/access/actor.js";
 import { areaBit } from "../../src/shared/data-areas.js";
-import { feedListens } from "../helpers/change-feed.js";
+import { feedListens, markerArrives } from "../helpers/change-feed.js";
 import { testEngines } from "../helpers/engines.js";
 import { createAttendee, createPublishedProject, createTicketType } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
@@ -31,25 +28,8 @@ const agenda = "query ($id: ID!) { project(id: $id) { name rooms { edges { node 
  * commit order), with a marker that names the check-ins' area only: feedListens' marker names every
  * area, which moves the credentials epoch itself.
  */
-async function caughtUp({ services, config }: TestServer): Promise<void> {
-  const feed = services.database.changeFeed;
-  if (!feed) return;
-  const marker = `caught-up-${randomUUID()}`;
-  const arrived = new Promise<void>((resolve) => {
-    const off = feed.subscribe((id) => {
-      if (id !== marker) return;
-      off();
-      resolve();
-    });
-  });
-  const client = new pg.Client({ connectionString: config.databaseUrl });
-  await client.connect();
-  try {
-    await client.query("select pg_notify($1, $2)", [channel, `${marker}:${areaBit.checkins}`]);
-  } finally {
-    await client.end();
-  }
-  await arrived;
+async function caughtUp({ services }: TestServer): Promise<void> {
+  await markerArrives(services, areaBit.checkins);
   // The response cache reads the feed's epoch once per event-loop turn.
   await new Promise((resolve) => setImmediate(resolve));
 }

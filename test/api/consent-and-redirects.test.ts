@@ -1,25 +1,15 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { testEngines } from "../helpers/engines.js";
-import { createProject, createUser, testPassword, userActor } from "../helpers/factories.js";
-import { HttpClient } from "../helpers/http-client.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { createProject, createUser, userActor } from "../helpers/factories.js";
+import { logIn } from "../helpers/log-in.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 for (const engine of testEngines()) {
   describe(`consent grants what was shown; return paths stay on the site (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine);
-    });
-    after(() => server.close());
+    const server = serverPerSuite(engine);
 
-    async function loggedInAs(email: string, next = ""): Promise<HttpClient> {
-      const client = new HttpClient(server.url);
-      await client.get("/login");
-      const response = await client.post(`/login${next}`, { email, password: testPassword });
-      assert.equal(response.status, 303, response.body);
-      return client;
-    }
+    const loggedInAs = (email: string, next = "") => logIn(server.url, email, { next });
 
     test("an app widened between page load and Authorize does not get the new permission", async () => {
       const developer = await createUser(server.services);

@@ -13,11 +13,11 @@ import {
   isObjectType,
 } from "graphql";
 import { schema as apiSchema } from "../../src/api-schema.js";
-import { systemActor } from "../../src/modules/access/actor.js";
 import { allPermissions } from "../../src/modules/access/permissions.js";
+import { startDemoServer } from "../helpers/demo-server.js";
 import { testEngines } from "../helpers/engines.js";
 import { gql } from "../helpers/graphql.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import type { TestServer } from "../helpers/test-server.js";
 
 // The property the cost model promises (analyze-operation.ts): no answer holds more fields and
 // objects than the cost the server computed for it. Random valid queries over the demo conference
@@ -133,27 +133,23 @@ for (const engine of testEngines()) {
     let token: string;
     let known: Known;
     before(async () => {
-      server = await startTestServer(engine, {
-        RATE_LIMIT_APP_POINTS_PER_HOUR: "100000000",
-        RATE_LIMIT_PUBLIC_POINTS_PER_HOUR: "100000000",
-      });
-      const demo = await server.services.demo.seed({ scale: 1, seed: 7 });
-      ({ token } = await server.services.apps.createApp(systemActor, {
-        projectId: demo.project.id,
-        name: "Property",
-        permissions: [...allPermissions],
+      let projectId: string;
+      ({ server, projectId, token } = await startDemoServer(engine, {
+        scale: 1,
+        seed: 7,
+        app: { name: "Property", permissions: allPermissions },
       }));
       const ids = await gql(
         server.url,
         `query ($id: ID!) { project(id: $id) { sessions(first: 20) { edges { node { id } } }
           speakers(first: 20) { edges { node { id } } } attendees(first: 20) { edges { node { id } } } } }`,
-        { token, variables: { id: demo.project.id } },
+        { token, variables: { id: projectId } },
       );
       const project = ids.body.data.project;
       known = {
-        projectId: demo.project.id,
+        projectId,
         ids: [
-          demo.project.id,
+          projectId,
           ...["sessions", "speakers", "attendees"].flatMap((c) =>
             project[c].edges.map((e: { node: { id: string } }) => e.node.id),
           ),

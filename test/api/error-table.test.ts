@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { type ErrorCode, httpStatusFor } from "../../src/errors.js";
 import { testEngines } from "../helpers/engines.js";
 import {
@@ -11,17 +11,13 @@ import {
   userActor,
 } from "../helpers/factories.js";
 import { HttpClient } from "../helpers/http-client.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 const graphqlResponse = "application/graphql-response+json";
 
 for (const engine of testEngines()) {
   describe(`one error table for every transport (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine);
-    });
-    after(() => server.close());
+    const server = serverPerSuite(engine);
 
     async function call(init: RequestInit & { query?: string }, path = "/api/graphql") {
       const response = await fetch(`${server.url}${path}`, init);

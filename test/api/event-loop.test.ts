@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { heavyOperations } from "../../bench/heavy-operations.js";
-import { systemActor } from "../../src/modules/access/actor.js";
+import { startDemoServer } from "../helpers/demo-server.js";
 import { testEngines } from "../helpers/engines.js";
 import { gql } from "../helpers/graphql.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import type { TestServer } from "../helpers/test-server.js";
 
 // The most expensive operations the limits admit must not stop the server: /healthz keeps answering
 // while they run. Before the search index and the per-statement yield, ten aliased search counts on
@@ -21,18 +21,12 @@ for (const engine of testEngines().filter((e) => e.name === "sqlite")) {
     let projectId: string;
     let ids: string[];
     before(async () => {
-      server = await startTestServer(engine, {
-        RATE_LIMIT_APP_POINTS_PER_HOUR: "100000000",
-        RATE_LIMIT_PUBLIC_POINTS_PER_HOUR: "100000000",
-        REQUEST_TIMEOUT_MS: "300000",
-      });
       // 10,000 attendees: a hundred scans of them hold the loop for seconds, the seed stays short.
-      const demo = await server.services.demo.seed({ scale: 5, seed: 5 });
-      projectId = demo.project.id;
-      ({ token } = await server.services.apps.createApp(systemActor, {
-        projectId,
-        name: "Heavy",
-        permissions: ["agenda:read", "attendees:read", "tickets:read"],
+      ({ server, projectId, token } = await startDemoServer(engine, {
+        scale: 5,
+        seed: 5,
+        app: { name: "Heavy", permissions: ["agenda:read", "attendees:read", "tickets:read"] },
+        env: { REQUEST_TIMEOUT_MS: "300000" },
       }));
       const page = await gql(
         server.url,

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import {
   type GraphQLInputType,
   getNamedType,
@@ -25,7 +25,7 @@ import {
 } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { HttpClient } from "../helpers/http-client.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 const nul = "bad\u0000text";
 const b64 = (text: string) => Buffer.from(text).toString("base64url");
@@ -57,11 +57,7 @@ function internalErrors(body: { errors?: { extensions?: { code?: string } }[] })
 
 for (const engine of testEngines()) {
   describe(`input correctness found by real clients (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine);
-    });
-    after(() => server.close());
+    const server = serverPerSuite(engine);
 
     test("applies the default of a non-null variable sent without variables, as graphql-js does", async () => {
       const { project } = await createPublishedProject(server.services);

@@ -2,9 +2,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { runCliInProcess } from "../helpers/cli.js";
 import { testEngines } from "../helpers/engines.js";
-import { addMember, createProject, createUser, testPassword, userActor } from "../helpers/factories.js";
+import { addMember, createProject, createUser, userActor } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { HttpClient } from "../helpers/http-client.js";
+import { logIn } from "../helpers/log-in.js";
 import { Mailbox, type ReceivedMail } from "../helpers/mailbox.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
@@ -47,13 +48,7 @@ for (const engine of testEngines()) {
       await mailbox.close();
     });
 
-    async function loggedInAs(email: string, next = ""): Promise<HttpClient> {
-      const client = new HttpClient(server.url);
-      await client.get("/login");
-      const response = await client.post(`/login${next}`, { email, password: testPassword });
-      assert.equal(response.status, 303, response.body);
-      return client;
-    }
+    const loggedInAs = (email: string, next = "") => logIn(server.url, email, { next });
 
     async function developerWithApp(urls: { redirectUrl?: string | null } = { redirectUrl: redirect }) {
       const developer = await createUser(server.services, {

@@ -4,7 +4,7 @@ import { systemActor } from "../../src/modules/access/actor.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp, createPublishedProject, createSession } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverPerSuite, startTestServer, type TestServer } from "../helpers/test-server.js";
 
 const [sqlite] = testEngines();
 if (!sqlite) throw new Error("no engine");
@@ -128,11 +128,7 @@ describe("rate limits", () => {
 
 for (const engine of testEngines()) {
   describe(`response cache (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine);
-    });
-    after(() => server.close());
+    const server = serverPerSuite(engine);
 
     const agenda = (id: string) => `{ project(id: "${id}") { name sessions { edges { node { title } } } } }`;
 

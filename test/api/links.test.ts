@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { systemActor } from "../../src/modules/access/actor.js";
 import { testEngines } from "../helpers/engines.js";
 import {
@@ -10,17 +10,13 @@ import {
   createUser,
 } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 const read = (id: string) => `{ project(id: "${id}") { name attendees { totalCount } } }`;
 
 for (const engine of testEngines()) {
   describe(`linked projects through the API (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine);
-    });
-    after(() => server.close());
+    const server = serverPerSuite(engine);
 
     /** Another organizer's draft project with one attendee. */
     async function organizerProject() {

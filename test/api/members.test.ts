@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { testEngines } from "../helpers/engines.js";
 import {
   addMember,
@@ -9,41 +9,22 @@ import {
   uniqueEmail,
   userActor,
 } from "../helpers/factories.js";
-import { HttpClient, type TestResponse } from "../helpers/http-client.js";
+import { HttpClient } from "../helpers/http-client.js";
+import { follow, logIn } from "../helpers/log-in.js";
 import { Mailbox } from "../helpers/mailbox.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverWithMailboxPerSuite } from "../helpers/test-server.js";
 
 const system = { kind: "system" } as const;
 
 for (const engine of testEngines()) {
   describe(`members, invitations and owner rules (${engine.name})`, () => {
-    let server: TestServer;
-    let mailbox: Mailbox;
-    before(async () => {
-      mailbox = await new Mailbox().start();
-      server = await startTestServer(engine, { SMTP_URL: mailbox.url });
-    });
-    after(async () => {
-      await server.close();
-      await mailbox.close();
-    });
+    const { server, mailbox } = serverWithMailboxPerSuite(engine);
 
-    async function loggedInAs(email: string): Promise<HttpClient> {
-      const client = new HttpClient(server.url);
-      await client.get("/login");
-      const response = await client.post("/login", { email, password: testPassword });
-      assert.equal(response.status, 303, response.body);
-      return client;
-    }
+    const loggedInAs = (email: string) => logIn(server.url, email);
 
     async function roles(projectId: string): Promise<Record<string, string>> {
       const members = await server.services.members.list(system, projectId);
       return Object.fromEntries(members.map((m) => [m.email, m.role]));
-    }
-
-    async function follow(client: HttpClient, response: TestResponse): Promise<TestResponse> {
-      assert.equal(response.status, 303, response.body);
-      return client.get(response.headers.get("location") ?? "/");
     }
 
     /** A project with an owner and an admin, both logged in. */

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { globalId } from "../../src/graphql/ids.js";
 import { systemActor } from "../../src/modules/access/actor.js";
 import { allPermissions, type Permission } from "../../src/modules/access/permissions.js";
@@ -12,7 +12,7 @@ import {
   createTicketType,
 } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverPerSuite, type TestServer } from "../helpers/test-server.js";
 
 /** A fresh draft project with one of everything, and the global ids to address them. */
 async function fixture(server: TestServer) {
@@ -196,11 +196,7 @@ const cases: Case[] = [
 
 for (const engine of testEngines()) {
   describe(`API permissions (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine);
-    });
-    after(() => server.close());
+    const server = serverPerSuite(engine);
 
     for (const c of cases) {
       test(`${c.name}: FORBIDDEN without ${c.permission}, allowed with it`, async () => {

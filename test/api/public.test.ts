@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { globalId } from "../../src/graphql/ids.js";
 import { testEngines } from "../helpers/engines.js";
 import {
@@ -10,15 +10,11 @@ import {
   createTicketType,
 } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 for (const engine of testEngines()) {
   describe(`public API without a token (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine);
-    });
-    after(() => server.close());
+    const server = serverPerSuite(engine);
 
     test("does not find a draft or archived project, exactly like a missing one", async () => {
       const { project: draft } = await createProject(server.services);

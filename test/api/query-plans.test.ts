@@ -2,10 +2,10 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import SQLite from "better-sqlite3";
 import pg from "pg";
-import { systemActor } from "../../src/modules/access/actor.js";
+import { startDemoServer } from "../helpers/demo-server.js";
 import { testEngines } from "../helpers/engines.js";
 import { gql } from "../helpers/graphql.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import type { TestServer } from "../helpers/test-server.js";
 
 // The reads the API makes for its main entry points, public and with a token. Each runs against the
 // demo conference; every SQL statement it executes is then EXPLAINed on the same database.
@@ -44,16 +44,10 @@ for (const engine of testEngines()) {
     let projectId: string;
     let token: string;
     before(async () => {
-      server = await startTestServer(engine, {
-        RATE_LIMIT_APP_POINTS_PER_HOUR: "1000000",
-        RATE_LIMIT_PUBLIC_POINTS_PER_HOUR: "1000000",
-      });
-      const demo = await server.services.demo.seed({ scale: 1, seed: 3 });
-      projectId = demo.project.id;
-      ({ token } = await server.services.apps.createApp(systemActor, {
-        projectId,
-        name: "Planner",
-        permissions: ["agenda:read", "tickets:read", "attendees:read"],
+      ({ server, projectId, token } = await startDemoServer(engine, {
+        scale: 1,
+        seed: 3,
+        app: { name: "Planner", permissions: ["agenda:read", "tickets:read", "attendees:read"] },
       }));
     });
     after(() => server.close());

@@ -65,6 +65,19 @@ for (const engine of testEngines()) {
       await Promise.all(heard);
     }
 
+    /** An app with agenda:read, linked by its owner to a new project and answered by every server. */
+    async function linkedApp() {
+      const [a] = servers as [TestServer];
+      const { app, token } = await createApp(a.services, { permissions: ["agenda:read"] });
+      const { project, ownerId } = await createProject(a.services);
+      await a.services.apps.authorize(
+        { kind: "user", userId: ownerId },
+        { appId: app.id, projectId: project.id },
+      );
+      await answeredEverywhere(project.id, token);
+      return { app, token, project };
+    }
+
     async function refusedEverywhere(
       projectId: string,
       token: string | undefined,
@@ -82,14 +95,7 @@ for (const engine of testEngines()) {
     }
 
     test("a link revoked in plain SQL", async () => {
-      const [a] = servers as [TestServer];
-      const { app, token } = await createApp(a.services, { permissions: ["agenda:read"] });
-      const { project, ownerId } = await createProject(a.services);
-      await a.services.apps.authorize(
-        { kind: "user", userId: ownerId },
-        { appId: app.id, projectId: project.id },
-      );
-      await answeredEverywhere(project.id, token);
+      const { app, token, project } = await linkedApp();
       await inPlainSql(
         project.id,
         "update app_links set revoked_at = ? where app_id = ? and project_id = ?",
@@ -133,14 +139,7 @@ for (const engine of testEngines()) {
     // SQLite has no feed to cut: each process reads data_version.
     const feedTest = engine.name === "postgres" ? test : () => {};
     feedTest("a link revoked while the change feed is cut is refused, not answered from memory", async () => {
-      const [a] = servers as [TestServer];
-      const { app, token } = await createApp(a.services, { permissions: ["agenda:read"] });
-      const { project, ownerId } = await createProject(a.services);
-      await a.services.apps.authorize(
-        { kind: "user", userId: ownerId },
-        { appId: app.id, projectId: project.id },
-      );
-      await answeredEverywhere(project.id, token);
+      const { app, token, project } = await linkedApp();
       // Both servers' feeds (they run in this process, so they carry its pid in their name).
       await sql.run(
         "select pg_terminate_backend(pid) from pg_stat_activity where application_name = ?",
@@ -164,14 +163,7 @@ for (const engine of testEngines()) {
     });
 
     test("a link revoked by the CLI, with no wait at all", async () => {
-      const [a] = servers as [TestServer];
-      const { app, token } = await createApp(a.services, { permissions: ["agenda:read"] });
-      const { project, ownerId } = await createProject(a.services);
-      await a.services.apps.authorize(
-        { kind: "user", userId: ownerId },
-        { appId: app.id, projectId: project.id },
-      );
-      await answeredEverywhere(project.id, token);
+      const { app, token, project } = await linkedApp();
       const revoked = await runCliInProcess(["apps", "revoke", "--app", app.id, "--project", project.id], {
         DATABASE_URL: databaseUrl,
       });

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import type { MemberRole } from "../../src/db/schema.js";
 import type { Actor } from "../../src/modules/access/actor.js";
 import { isPermission } from "../../src/modules/access/permissions.js";
@@ -14,7 +14,7 @@ import {
   uniqueEmail,
   userActor,
 } from "../helpers/factories.js";
-import { createTestContext, type TestContext } from "../helpers/test-services.js";
+import { testContextPerSuite } from "../helpers/test-services.js";
 
 // Read from the source tree, not dist: the committed file is what people read.
 const committed = readFileSync(new URL("../../../docs/roles.md", import.meta.url), "utf8");
@@ -39,11 +39,7 @@ describe("the committed role table", () => {
 
 for (const engine of testEngines()) {
   describe(`what each role may really do matches docs/roles.md (${engine.name})`, () => {
-    let ctx: TestContext;
-    before(async () => {
-      ctx = await createTestContext(engine);
-    });
-    after(() => ctx.close());
+    const ctx = testContextPerSuite(engine);
 
     /** Runs the service call that takes `action`; true when it was allowed. */
     async function probe(actor: Actor, projectId: string, action: string): Promise<boolean> {

@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { systemActor } from "../../src/modules/access/actor.js";
 import { feedListens } from "../helpers/change-feed.js";
+import { startDemoServer } from "../helpers/demo-server.js";
 import { testEngines } from "../helpers/engines.js";
 import { gql } from "../helpers/graphql.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import type { TestServer } from "../helpers/test-server.js";
 import { fastPathOff } from "../helpers/test-services.js";
 
 const agendaQuery = `query Agenda($id: ID!, $first: Int!) {
@@ -39,18 +39,12 @@ for (const engine of testEngines()) {
     let projectId: string;
     let token: string;
     before(async () => {
-      server = await startTestServer(engine, {
-        RATE_LIMIT_APP_POINTS_PER_HOUR: "1000000",
-        RATE_LIMIT_PUBLIC_POINTS_PER_HOUR: "1000000",
-      });
       // The demo conference at ×2: 120 sessions (with rooms, tracks and speakers) and 4,000
       // attendees (with ticket types and check-ins), a new organizer and project per run.
-      const demo = await server.services.demo.seed({ scale: 2, seed: 7 });
-      projectId = demo.project.id;
-      ({ token } = await server.services.apps.createApp(systemActor, {
-        projectId,
-        name: "Statement counter",
-        permissions: ["agenda:read", "attendees:read", "checkins:write"],
+      ({ server, projectId, token } = await startDemoServer(engine, {
+        scale: 2,
+        seed: 7,
+        app: { name: "Statement counter", permissions: ["agenda:read", "attendees:read", "checkins:write"] },
       }));
       // The project's status and versions are remembered until it changes: on PostgreSQL the change
       // feed brings the setup's writes again, and one arriving between two requests of a test would

@@ -1,22 +1,18 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { systemActor } from "../../src/modules/access/actor.js";
 import { feedListens } from "../helpers/change-feed.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp, createPublishedProject } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 import { fastPathOff } from "../helpers/test-services.js";
 
 const query = "{ viewer { name } }";
 
 for (const engine of testEngines()) {
   describe(`API authentication (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine);
-    });
-    after(() => server.close());
+    const server = serverPerSuite(engine);
 
     async function expectUnauthenticated(headers: Record<string, string>) {
       const { status, headers: responseHeaders, body } = await gql(server.url, query, { headers });

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { globalId } from "../../src/graphql/ids.js";
 import { testEngines } from "../helpers/engines.js";
 import {
@@ -10,18 +10,14 @@ import {
   userActor,
 } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 // Resolvers hand GraphQL inputs to the services as they are, explicit nulls included. A null for a
 // field an update cannot clear (a name, a time, a price) must come back as a userError on that
 // field with nothing changed; a null for a field that can be cleared clears it.
 for (const engine of testEngines()) {
   describe(`explicit nulls in update inputs (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine);
-    });
-    after(() => server.close());
+    const server = serverPerSuite(engine);
 
     async function organizerApp() {
       return createApp(server.services, {

@@ -1,22 +1,18 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { sql } from "kysely";
 import { globalId } from "../../src/graphql/ids.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp, createAttendee, createPublishedProject, createTicketType } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 const hour = 3_600_000;
 
 for (const engine of testEngines()) {
   describe(`write rules (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine);
-    });
-    after(() => server.close());
+    const server = serverPerSuite(engine);
 
     // A database trigger makes the data version bump fail, standing in for a crash between the
     // write and the bump: the write must not survive without its bump.

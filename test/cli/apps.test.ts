@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { systemActor } from "../../src/modules/access/actor.js";
 import { hashToken } from "../../src/modules/apps/tokens.js";
-import { runCliBinary, runCliInProcess } from "../helpers/cli.js";
+import { onlyJson, runCliBinary, runCliInProcess, stackLine } from "../helpers/cli.js";
 import { testEngines } from "../helpers/engines.js";
 import {
   addMember,
@@ -18,19 +18,8 @@ import { gql } from "../helpers/graphql.js";
 import { temporaryFolder } from "../helpers/temporary.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
-const stackLine = /^\s+at .+:\d+:\d+\)?$/m;
-
 // In-process: the bin's own wiring is proved in cli.test.ts and by the token test below.
 const eventgraph = runCliInProcess;
-
-/** Parses stdout that must be exactly one JSON object on one line. */
-function onlyJson(stdout: string): Record<string, unknown> {
-  const lines = stdout.split("\n").filter(Boolean);
-  assert.equal(lines.length, 1, `expected one line on stdout, got:\n${stdout}`);
-  const value: unknown = JSON.parse(lines[0] ?? "");
-  assert.ok(value && typeof value === "object" && !Array.isArray(value));
-  return value as Record<string, unknown>;
-}
 
 /** How often `needle` occurs in `text`. */
 function occurrences(text: string, needle: string): number {

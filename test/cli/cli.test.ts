@@ -3,27 +3,17 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { type DatabaseHandle, openDatabase } from "../../src/db/database.js";
-import { runCliBinary, runCliInProcess } from "../helpers/cli.js";
+import { onlyJson, runCliBinary, runCliInProcess, stackLine } from "../helpers/cli.js";
 import { testEngines } from "../helpers/engines.js";
 import { uniqueEmail } from "../helpers/factories.js";
 import { spawnNode } from "../helpers/processes.js";
 import { temporaryFolder } from "../helpers/temporary.js";
 
-const stackLine = /^\s+at .+:\d+:\d+\)?$/m;
 const password = "correct horse battery staple";
 
 // Most cases run in-process; the ones through the real bin prove the wiring: exit codes, stdin,
 // no stack trace, and the first migration of a new database.
 const eventgraph = runCliInProcess;
-
-/** Parses stdout that must be exactly one JSON object on one line. */
-function onlyJson(stdout: string): Record<string, unknown> {
-  const lines = stdout.split("\n").filter(Boolean);
-  assert.equal(lines.length, 1, `expected one line on stdout, got:\n${stdout}`);
-  const value: unknown = JSON.parse(lines[0] ?? "");
-  assert.ok(value && typeof value === "object" && !Array.isArray(value));
-  return value as Record<string, unknown>;
-}
 
 describe("eventgraph CLI: usage", () => {
   const env = { DATABASE_URL: `sqlite:${join(temporaryFolder("eventgraph-cli-"), "db.sqlite")}` };

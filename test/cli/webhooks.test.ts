@@ -1,18 +1,12 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { Webhook } from "standardwebhooks";
-import { runCliInProcess as eventgraph } from "../helpers/cli.js";
+import { runCliInProcess as eventgraph, onlyJson } from "../helpers/cli.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp, userActor } from "../helpers/factories.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 import { ownDatabase } from "../helpers/throwaway-database.js";
 import { startReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
-
-function onlyJson(stdout: string): Record<string, unknown> {
-  const lines = stdout.split("\n").filter(Boolean);
-  assert.equal(lines.length, 1, `expected one line on stdout, got:\n${stdout}`);
-  return JSON.parse(lines[0] ?? "") as Record<string, unknown>;
-}
 
 for (const engine of testEngines()) {
   describe(`eventgraph apps webhook / deliveries / redeliver (${engine.name})`, () => {
@@ -39,6 +33,13 @@ for (const engine of testEngines()) {
       await drop();
     });
 
+    /** `eventgraph apps webhook` for `appId`, to the receiver, with `events` and `extra` arguments. */
+    const setWebhook = (appId: string, events: string, ...extra: string[]) =>
+      eventgraph(
+        ["apps", "webhook", "--app", appId, "--url", receiver.url, "--events", events, ...extra],
+        env,
+      );
+
     test("refuses bad usage with exit 2 and a refused URL or unknown event with exit 1", async () => {
       const { app } = await createApp(server.services);
       const noEvents = await eventgraph(["apps", "webhook", "--app", app.id, "--url", receiver.url], env);
@@ -51,20 +52,7 @@ for (const engine of testEngines()) {
       );
       assert.equal(privateUrl.code, 1);
       assert.match(privateUrl.stderr, /private, loopback or link-local/);
-      const unknown = await eventgraph(
-        [
-          "apps",
-          "webhook",
-          "--app",
-          app.id,
-          "--url",
-          receiver.url,
-          "--events",
-          "attendee.exploded",
-          "--json",
-        ],
-        env,
-      );
+      const unknown = await setWebhook(app.id, "attendee.exploded", "--json");
       assert.equal(unknown.code, 1);
       const stranger = await eventgraph(
         ["apps", "webhook", "--app", "no-such-app", "--url", receiver.url, "--events", "project.updated"],
@@ -77,43 +65,13 @@ for (const engine of testEngines()) {
       const { app, projectId, ownerId } = await createApp(server.services, {
         permissions: ["attendees:read"],
       });
-      const set = await eventgraph(
-        [
-          "apps",
-          "webhook",
-          "--app",
-          app.id,
-          "--url",
-          receiver.url,
-          "--events",
-          "project.updated,checkin.created",
-          "--json",
-        ],
-        env,
-      );
+      const set = await setWebhook(app.id, "project.updated,checkin.created", "--json");
       assert.equal(set.code, 0, set.stderr);
       const first = onlyJson(set.stdout);
       assert.deepEqual(Object.keys(first).sort(), ["appId", "events", "secret", "url"]);
       assert.deepEqual(first.events, ["project.updated", "checkin.created"]);
       assert.match(String(first.secret), /^whsec_/);
-      const again = onlyJson(
-        (
-          await eventgraph(
-            [
-              "apps",
-              "webhook",
-              "--app",
-              app.id,
-              "--url",
-              receiver.url,
-              "--events",
-              "project.updated",
-              "--json",
-            ],
-            env,
-          )
-        ).stdout,
-      );
+      const again = onlyJson((await setWebhook(app.id, "project.updated", "--json")).stdout);
       assert.equal(again.secret, null, "an unchanged secret is not printed again");
       const rotated = onlyJson(
         (await eventgraph(["apps", "webhook", "--app", app.id, "--rotate-secret", "--json"], env)).stdout,

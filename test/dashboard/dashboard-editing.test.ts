@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { testEngines } from "../helpers/engines.js";
 import {
   addMember,
@@ -7,12 +7,11 @@ import {
   createProject,
   createTicketType,
   createUser,
-  testPassword,
   uniqueEmail,
   userActor,
 } from "../helpers/factories.js";
-import { HttpClient, type TestResponse } from "../helpers/http-client.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { follow, logIn } from "../helpers/log-in.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 const xss = `<script>alert("x")</script><img src=x onerror=alert(1)>`;
 const system = { kind: "system" } as const;
@@ -30,19 +29,9 @@ function inputValue(body: string, name: string): string | undefined {
 
 for (const engine of testEngines()) {
   describe(`dashboard members and edit pages over HTTP (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine);
-    });
-    after(() => server.close());
+    const server = serverPerSuite(engine);
 
-    async function loggedInAs(email: string): Promise<HttpClient> {
-      const client = new HttpClient(server.url);
-      await client.get("/login");
-      const response = await client.post("/login", { email, password: testPassword });
-      assert.equal(response.status, 303, response.body);
-      return client;
-    }
+    const loggedInAs = (email: string) => logIn(server.url, email);
 
     /** A project whose owner is logged in. */
     async function ownerWithProject() {
@@ -57,12 +46,6 @@ for (const engine of testEngines()) {
     async function roles(projectId: string): Promise<Record<string, string>> {
       const members = await server.services.members.list(system, projectId);
       return Object.fromEntries(members.map((m) => [m.email, m.role]));
-    }
-
-    /** Follows a 303 and returns the page it leads to. */
-    async function follow(client: HttpClient, response: TestResponse): Promise<TestResponse> {
-      assert.equal(response.status, 303, response.body);
-      return client.get(response.headers.get("location") ?? "/");
     }
 
     test("refuses a malformed email and a made-up role, keeping the typed values", async () => {

@@ -3,18 +3,15 @@ import { after, before, describe, test } from "node:test";
 import { sqliteEngine, testEngines } from "../helpers/engines.js";
 import { addMember, createProject, createUser, testPassword, uniqueEmail } from "../helpers/factories.js";
 import { HttpClient } from "../helpers/http-client.js";
+import { logIn } from "../helpers/log-in.js";
 import { lastEmailLink } from "../helpers/mail-log.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverPerSuite, startTestServer, type TestServer } from "../helpers/test-server.js";
 
 const xss = `<script>alert("x")</script><img src=x onerror=alert(1)>`;
 
 for (const engine of testEngines()) {
   describe(`dashboard security over HTTP (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine);
-    });
-    after(() => server.close());
+    const server = serverPerSuite(engine);
 
     async function signedIn(email = uniqueEmail("web")): Promise<HttpClient> {
       const client = new HttpClient(server.url);
@@ -27,13 +24,7 @@ for (const engine of testEngines()) {
       return client;
     }
 
-    async function loggedInAs(email: string, password = testPassword): Promise<HttpClient> {
-      const client = new HttpClient(server.url);
-      await client.get("/login");
-      const response = await client.post("/login", { email, password });
-      assert.equal(response.status, 303, response.body);
-      return client;
-    }
+    const loggedInAs = (email: string, password = testPassword) => logIn(server.url, email, { password });
 
     test("refuses a form post without a CSRF token or with a token of another session", async () => {
       const client = await signedIn();

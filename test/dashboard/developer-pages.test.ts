@@ -1,22 +1,19 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { sql } from "kysely";
 import { testEngines } from "../helpers/engines.js";
 import { addMember, createUser, testPassword, uniqueEmail } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { HttpClient, type TestResponse } from "../helpers/http-client.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { logIn } from "../helpers/log-in.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 const xss = "<img src=x onerror=alert(1)>";
 const escapedXss = "&lt;img src=x onerror=alert(1)";
 
 for (const engine of testEngines()) {
   describe(`developer pages over HTTP (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine);
-    });
-    after(() => server.close());
+    const server = serverPerSuite(engine);
 
     /** A browser of a newly signed-up organizer (email verified unless told otherwise). */
     async function organizer(options: { verified?: boolean; name?: string } = {}) {
@@ -35,11 +32,11 @@ for (const engine of testEngines()) {
       return { client, user };
     }
 
-    async function loggedIn(email: string): Promise<HttpClient> {
-      const client = new HttpClient(server.url);
-      await client.get("/login");
-      assert.equal((await client.post("/login", { email, password: testPassword })).status, 303);
-      return client;
+    /** Links the app to a project through its connect page, with the permissions it asks for. */
+    async function connect(org: HttpClient, appId: string, projectId: string): Promise<void> {
+      await org.get(`/connect/${appId}`);
+      const permissions = org.formValue("permissions") ?? "";
+      assert.equal((await org.post(`/connect/${appId}`, { projectId, permissions })).status, 303);
     }
 
     async function newProject(client: HttpClient, name = "Dev Days"): Promise<string> {
@@ -202,7 +199,7 @@ for (const engine of testEngines()) {
       const { path, appId } = await addApp(client, projectId, { name: "Badge printer" });
       const member = await createUser(server.services);
       await addMember(server.services, { kind: "user", userId: user.id }, projectId, member.email, "MEMBER");
-      const memberClient = await loggedIn(member.email);
+      const memberClient = await logIn(server.url, member.email);
       const list = await memberClient.get(`/b/${projectId}/settings/api`);
       assert.equal(list.status, 200);
       assert.match(list.body, /Badge printer/);
@@ -451,16 +448,7 @@ for (const engine of testEngines()) {
       assert.ok((await readsName(token, homeId)).data.project, "the token was not rotated");
       assert.deepEqual(await server.services.apps.listIntegrations({ kind: "system" }, partnerId), []);
 
-      await org.get(`/connect/${appId}`);
-      assert.equal(
-        (
-          await org.post(`/connect/${appId}`, {
-            projectId: partnerId,
-            permissions: org.formValue("permissions") ?? "",
-          })
-        ).status,
-        303,
-      );
+      await connect(org, appId, partnerId);
       const revoke = `/b/${partnerId}/settings/integrations/${appId}/revoke`;
       await org.get(`/b/${partnerId}/settings/integrations`);
       assert.equal((await org.post(revoke, { _csrf: null })).status, 403);
@@ -478,16 +466,7 @@ for (const engine of testEngines()) {
       const { response, appId, path } = await addApp(dev, homeId, { name: xss, description: xss });
       const { client: org } = await organizer();
       const partnerId = await newProject(org, "Partner Summit");
-      await org.get(`/connect/${appId}`);
-      assert.equal(
-        (
-          await org.post(`/connect/${appId}`, {
-            projectId: partnerId,
-            permissions: org.formValue("permissions") ?? "",
-          })
-        ).status,
-        303,
-      );
+      await connect(org, appId, partnerId);
       const pages: [string, TestResponse][] = [
         ["token dialog", response],
         ["API tab", await dev.get(`/b/${homeId}/settings/api`)],

@@ -3,6 +3,7 @@ import { randomUUID } from "node:crypto";
 import pg from "pg";
 import { channel } from "../../src/db/change-feed.js";
 import type { Services } from "../../src/services.js";
+import type { AreaMask } from "../../src/shared/data-areas.js";
 
 /**
  * Resolves once the next change of `projectId` committed by another process has reached this
@@ -35,6 +36,15 @@ export async function feedListens(services: Services): Promise<void> {
     assert.ok(Date.now() < deadline, "the change feed did not start listening");
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  await markerArrives(services);
+}
+
+/**
+ * Sends a marker naming the data areas `areas` (a mask; 0 names every area) on a connection of its
+ * own and waits until this server's feed brings it back: every notification committed before it
+ * has then arrived too. Without a feed (SQLite) there is nothing to wait for.
+ */
+export async function markerArrives(services: Services, areas: AreaMask = 0): Promise<void> {
   const feed = services.database.changeFeed;
   if (!feed) return;
   const marker = `caught-up-${randomUUID()}`;
@@ -48,7 +58,7 @@ export async function feedListens(services: Services): Promise<void> {
   const client = new pg.Client({ connectionString: services.config.databaseUrl });
   await client.connect();
   try {
-    await client.query("select pg_notify($1, $2)", [channel, `${marker}:0`]);
+    await client.query("select pg_notify($1, $2)", [channel, `${marker}:${areas}`]);
   } finally {
     await client.end();
   }

@@ -1,3 +1,4 @@
+import assert from "node:assert/strict";
 import { Readable, Writable } from "node:stream";
 import { runCli } from "../../src/cli/main.js";
 import { runNode } from "./processes.js";
@@ -39,4 +40,16 @@ export async function runCliInProcess(
 /** Runs the real bin in a child process, as `npx eventgraph` does. */
 export function runCliBinary(args: string[], env: Record<string, string>, input?: string): Promise<CliRun> {
   return runNode(["bin/eventgraph.js", ...args], { env, ...(input === undefined ? {} : { input }) });
+}
+
+/** A line of a stack trace, which the CLI must never print to a user. */
+export const stackLine = /^\s+at .+:\d+:\d+\)?$/m;
+
+/** Parses stdout that must be exactly one JSON object on one line. */
+export function onlyJson(stdout: string): Record<string, unknown> {
+  const lines = stdout.split("\n").filter(Boolean);
+  assert.equal(lines.length, 1, `expected one line on stdout, got:\n${stdout}`);
+  const value: unknown = JSON.parse(lines[0] ?? "");
+  assert.ok(value && typeof value === "object" && !Array.isArray(value));
+  return value as Record<string, unknown>;
 }

@@ -3,7 +3,8 @@ import type { FastifyInstance } from "fastify";
 import { buildApp } from "../../src/app.js";
 import { connectCluster } from "../../src/cluster/cluster.js";
 import type { TestEngine } from "./engines.js";
-import { createTestContext, type TestContext } from "./test-services.js";
+import { Mailbox } from "./mailbox.js";
+import { createTestContext, perSuite, type TestContext } from "./test-services.js";
 
 export interface TestServer extends TestContext {
   app: FastifyInstance;
@@ -46,4 +47,32 @@ export async function startTestServer(
       await context.close();
     },
   };
+}
+
+/** A test server of `engine` for the enclosing `describe` (see perSuite). */
+export function serverPerSuite(engine: TestEngine, env: Record<string, string> = {}): TestServer {
+  return perSuite(() => startTestServer(engine, env));
+}
+
+/**
+ * `serverPerSuite` with a real SMTP mailbox the server mails through (SMTP_URL), started before
+ * the server and closed after it.
+ */
+export function serverWithMailboxPerSuite(
+  engine: TestEngine,
+  env: Record<string, string> = {},
+): { server: TestServer; mailbox: Mailbox } {
+  const mailbox = new Mailbox();
+  const server = perSuite(async () => {
+    await mailbox.start();
+    const started = await startTestServer(engine, { ...env, SMTP_URL: mailbox.url });
+    return {
+      ...started,
+      async close() {
+        await started.close();
+        await mailbox.close();
+      },
+    };
+  });
+  return { server, mailbox };
 }

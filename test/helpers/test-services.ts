@@ -1,6 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { Writable } from "node:stream";
+import { after, before } from "node:test";
 import { type Config, loadConfig } from "../../src/config.js";
 import { type DatabaseHandle, openDatabase, serverDatabaseOptions } from "../../src/db/database.js";
 import { migrateToLatest } from "../../src/db/migrate.js";
@@ -110,4 +111,27 @@ export async function createTestContext(
     queries,
     close: () => database.close(),
   };
+}
+
+/**
+ * What `open` opens, for the enclosing `describe`: opened before its first test, closed after its
+ * last. The object is filled in by that `before` hook, so read its fields inside tests only.
+ */
+export function perSuite<T extends { close(): Promise<void> }>(open: () => Promise<T>): T {
+  const opened = {} as T;
+  let isOpen = false;
+  before(async () => {
+    Object.assign(opened, await open());
+    isOpen = true;
+  });
+  // A `before` that failed has its own error; closing nothing must not add a second one.
+  after(async () => {
+    if (isOpen) await opened.close();
+  });
+  return opened;
+}
+
+/** A TestContext of `engine` for the enclosing `describe` (see perSuite). */
+export function testContextPerSuite(engine: TestEngine, env: Record<string, string> = {}): TestContext {
+  return perSuite(() => createTestContext(engine, env));
 }

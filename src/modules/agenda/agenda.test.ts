@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { rejectsWithFieldErrors } from "../../../test/helpers/assertions.js";
 import { testEngines } from "../../../test/helpers/engines.js";
 import {
@@ -10,7 +10,7 @@ import {
   createUser,
   userActor,
 } from "../../../test/helpers/factories.js";
-import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
+import { testContextPerSuite } from "../../../test/helpers/test-services.js";
 import { resolvePageArgs } from "../../shared/pagination.js";
 import { publicActor } from "../access/actor.js";
 
@@ -18,11 +18,7 @@ const firstPage = resolvePageArgs({ first: 100 });
 
 for (const engine of testEngines()) {
   describe(`agenda (${engine.name})`, () => {
-    let ctx: TestContext;
-    before(async () => {
-      ctx = await createTestContext(engine);
-    });
-    after(() => ctx.close());
+    const ctx = testContextPerSuite(engine);
 
     test("rejects an end not after the start, bad colors, negative capacities and bad URLs", async () => {
       const { project, owner } = await createPublishedProject(ctx.services);

@@ -1,19 +1,15 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { testEngines } from "../../../test/helpers/engines.js";
 import { createPublishedProject, createSession } from "../../../test/helpers/factories.js";
-import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
+import { testContextPerSuite } from "../../../test/helpers/test-services.js";
 import { publicActor } from "../access/actor.js";
 
 const at = (time: string) => `2026-05-04T${time}:00.000Z`;
 
 for (const engine of testEngines()) {
   describe(`agenda conflicts (${engine.name})`, () => {
-    let ctx: TestContext;
-    before(async () => {
-      ctx = await createTestContext(engine);
-    });
-    after(() => ctx.close());
+    const ctx = testContextPerSuite(engine);
 
     async function conference() {
       const { project, owner } = await createPublishedProject(ctx.services);

@@ -2,10 +2,10 @@ import { z } from "zod";
 import type { Db } from "../../db/database.js";
 import type { Columns } from "../../db/projection.js";
 import type { SessionStatus } from "../../db/schema.js";
-import { badInput, type FieldError, notFound } from "../../errors.js";
+import { badInput, type FieldError } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
-import { objectEvent, updateEvent } from "../../shared/project-changes.js";
+import { objectEvent } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
   dateTime,
@@ -18,11 +18,10 @@ import {
 import type { ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { assertPermission, sessionVisible } from "../access/policy.js";
-import { createRow, patchFrom, type RowWriter, resolveRowAccess, writeRow } from "../access/row-access.js";
+import { createRow, patchFrom, type RowWriter, resolveRowAccess } from "../access/row-access.js";
 import {
   capacity,
   type DeleteInput,
-  deleteInput,
   type Found,
   presentSession,
   presentSpeaker,
@@ -32,6 +31,7 @@ import {
 } from "./agenda.model.js";
 import { agendaRepository as repo } from "./agenda.repository.js";
 import type { SessionQuery, SessionRow } from "./agenda-rows.js";
+import { type AgendaTable, deleteAgendaRow, updateAgendaRow } from "./agenda-writes.js";
 
 const sessionStatus = z.enum(["DRAFT", "PUBLISHED", "CANCELLED"]);
 const uniqueIds = z
@@ -139,6 +139,15 @@ async function checkReferences(
   if (errors.length > 0) throw badInput(errors);
 }
 
+const sessionTable: AgendaTable<SessionRow, Session> = {
+  what: "Session",
+  visible: sessionVisible,
+  find: repo.findSession,
+  locate: repo.locateSession,
+  remove: repo.deleteSession,
+  present: presentSession,
+};
+
 /** Sessions of the agenda with their speakers: published ones are public, the rest needs agenda:read. */
 export function createAgendaSessionsService(writer: RowWriter) {
   const { db } = writer;
@@ -235,65 +244,29 @@ export function createAgendaSessionsService(writer: RowWriter) {
     /** Updates a session; `speakerIds` replaces the list. Needs agenda:write. */
     async updateSession(actor: Actor, input: UpdateSessionInput): Promise<Session> {
       const data = parseInput(updateSessionInput, input);
-      const located = await repo.locateSession(db, data.id);
-      return writeRow(
-        writer,
-        actor,
-        located,
-        "Session",
-        "agenda:write",
-        sessionVisible,
-        async (trx, projectId) => {
-          const row = await repo.findSession(trx, projectId, data.id);
-          if (!row) throw notFound("Session");
-          checkTimes(data.startsAt ?? row.starts_at, data.endsAt ?? row.ends_at);
-          await checkReferences(trx, projectId, data);
-          const patch: Partial<SessionRow> = {
-            ...patchFrom<typeof data, SessionRow>(data, {
-              title: "title",
-              description: "description",
-              startsAt: "starts_at",
-              endsAt: "ends_at",
-              roomId: "room_id",
-              trackId: "track_id",
-              capacity: "capacity",
-              status: "status",
-            }),
-            updated_at: nowIso(),
-          };
-          await repo.updateSession(trx, projectId, data.id, patch);
-          if (data.speakerIds !== undefined) await repo.replaceSessionSpeakers(trx, data.id, data.speakerIds);
-          const updated = await repo.findSession(trx, projectId, data.id);
-          if (!updated) throw notFound("Session");
-          await writer.changes.event(
-            trx,
-            actor,
-            updateEvent(projectId, "Session", data.id, data, { before: row, after: updated }),
-          );
-          return presentSession(updated);
-        },
-      );
+      return updateAgendaRow(writer, actor, sessionTable, data, async (trx, projectId, row) => {
+        checkTimes(data.startsAt ?? row.starts_at, data.endsAt ?? row.ends_at);
+        await checkReferences(trx, projectId, data);
+        const patch: Partial<SessionRow> = {
+          ...patchFrom<typeof data, SessionRow>(data, {
+            title: "title",
+            description: "description",
+            startsAt: "starts_at",
+            endsAt: "ends_at",
+            roomId: "room_id",
+            trackId: "track_id",
+            capacity: "capacity",
+            status: "status",
+          }),
+          updated_at: nowIso(),
+        };
+        await repo.updateSession(trx, projectId, data.id, patch);
+        if (data.speakerIds !== undefined) await repo.replaceSessionSpeakers(trx, data.id, data.speakerIds);
+      });
     },
 
     /** Deletes a session (its speakers stay); needs agenda:write. */
-    async deleteSession(actor: Actor, input: DeleteInput): Promise<Session> {
-      const data = parseInput(deleteInput, input);
-      const located = await repo.locateSession(db, data.id);
-      return writeRow(
-        writer,
-        actor,
-        located,
-        "Session",
-        "agenda:write",
-        sessionVisible,
-        async (trx, projectId) => {
-          const row = await repo.findSession(trx, projectId, data.id);
-          if (!row) throw notFound("Session");
-          await repo.deleteSession(trx, projectId, data.id);
-          await writer.changes.event(trx, actor, objectEvent(projectId, "Session", data.id, "deleted"));
-          return presentSession(row);
-        },
-      );
-    },
+    deleteSession: (actor: Actor, input: DeleteInput): Promise<Session> =>
+      deleteAgendaRow(writer, actor, sessionTable, input),
   };
 }

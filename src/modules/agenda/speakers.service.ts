@@ -1,8 +1,7 @@
 import { z } from "zod";
-import { notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
-import { objectEvent, updateEvent } from "../../shared/project-changes.js";
+import { objectEvent } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
   httpUrl,
@@ -16,17 +15,11 @@ import {
 import type { ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { assertPermission, speakerVisible as canSeeSpeaker } from "../access/policy.js";
-import { createRow, patchFrom, type RowWriter, resolveRowAccess, writeRow } from "../access/row-access.js";
-import {
-  type DeleteInput,
-  deleteInput,
-  type Found,
-  presentSpeaker,
-  rowId,
-  type Speaker,
-} from "./agenda.model.js";
+import { createRow, patchFrom, type RowWriter, resolveRowAccess } from "../access/row-access.js";
+import { type DeleteInput, type Found, presentSpeaker, rowId, type Speaker } from "./agenda.model.js";
 import { agendaRepository as repo } from "./agenda.repository.js";
 import type { SpeakerRow } from "./agenda-rows.js";
+import { type AgendaTable, deleteAgendaRow, updateAgendaRow } from "./agenda-writes.js";
 
 const speakerFields = {
   name: requiredText(200),
@@ -75,6 +68,14 @@ export function createSpeakersService(writer: RowWriter) {
   const { db } = writer;
   const speakerVisible = (projectAccess: ProjectAccess, row: SpeakerRow) =>
     canSeeSpeaker(projectAccess, () => repo.speakerIsPublished(db, row.project_id, row.id));
+  const speakerTable: AgendaTable<SpeakerRow, Speaker> = {
+    what: "Speaker",
+    visible: speakerVisible,
+    find: repo.findSpeaker,
+    locate: repo.locateSpeaker,
+    remove: repo.deleteSpeaker,
+    present: presentSpeaker,
+  };
 
   return {
     /** Speakers by name; only those of a published session unless includeUnpublished (agenda:read). */
@@ -138,61 +139,25 @@ export function createSpeakersService(writer: RowWriter) {
     /** Updates a speaker's profile; `links` replaces the list. Needs agenda:write. */
     async updateSpeaker(actor: Actor, input: UpdateSpeakerInput): Promise<Speaker> {
       const data = parseInput(updateSpeakerInput, input);
-      const located = await repo.locateSpeaker(db, data.id);
-      return writeRow(
-        writer,
-        actor,
-        located,
-        "Speaker",
-        "agenda:write",
-        speakerVisible,
-        async (trx, projectId) => {
-          const patch: Partial<SpeakerRow> = {
-            ...patchFrom<typeof data, SpeakerRow>(data, {
-              name: "name",
-              bio: "bio",
-              company: "company",
-              jobTitle: "job_title",
-              photoUrl: "photo_url",
-            }),
-            updated_at: nowIso(),
-          };
-          // Links are stored as JSON text.
-          if (data.links !== undefined) patch.links = JSON.stringify(data.links);
-          // Read first so the audit log can show each field as before → after.
-          const before = await repo.findSpeaker(trx, projectId, data.id);
-          await repo.updateSpeaker(trx, projectId, data.id, patch);
-          const updated = await repo.findSpeaker(trx, projectId, data.id);
-          if (!updated) throw notFound("Speaker");
-          await writer.changes.event(
-            trx,
-            actor,
-            updateEvent(projectId, "Speaker", data.id, data, { before, after: updated }),
-          );
-          return presentSpeaker(updated);
-        },
-      );
+      return updateAgendaRow(writer, actor, speakerTable, data, async (trx, projectId) => {
+        const patch: Partial<SpeakerRow> = {
+          ...patchFrom<typeof data, SpeakerRow>(data, {
+            name: "name",
+            bio: "bio",
+            company: "company",
+            jobTitle: "job_title",
+            photoUrl: "photo_url",
+          }),
+          updated_at: nowIso(),
+        };
+        // Links are stored as JSON text.
+        if (data.links !== undefined) patch.links = JSON.stringify(data.links);
+        await repo.updateSpeaker(trx, projectId, data.id, patch);
+      });
     },
 
     /** Deletes a speaker and removes them from their sessions; needs agenda:write. */
-    async deleteSpeaker(actor: Actor, input: DeleteInput): Promise<Speaker> {
-      const data = parseInput(deleteInput, input);
-      const located = await repo.locateSpeaker(db, data.id);
-      return writeRow(
-        writer,
-        actor,
-        located,
-        "Speaker",
-        "agenda:write",
-        speakerVisible,
-        async (trx, projectId) => {
-          const row = await repo.findSpeaker(trx, projectId, data.id);
-          if (!row) throw notFound("Speaker");
-          await repo.deleteSpeaker(trx, projectId, data.id);
-          await writer.changes.event(trx, actor, objectEvent(projectId, "Speaker", data.id, "deleted"));
-          return presentSpeaker(row);
-        },
-      );
-    },
+    deleteSpeaker: (actor: Actor, input: DeleteInput): Promise<Speaker> =>
+      deleteAgendaRow(writer, actor, speakerTable, input),
   };
 }

@@ -1,18 +1,16 @@
 import { z } from "zod";
 import type { Db } from "../../db/database.js";
-import { notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
-import { objectEvent, updateEvent } from "../../shared/project-changes.js";
+import { objectEvent } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { idText, notNull, parseInput, requiredText } from "../../shared/validation.js";
 import type { ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
-import { createRow, patchFrom, type RowWriter, resolveRowAccess, writeRow } from "../access/row-access.js";
+import { createRow, patchFrom, type RowWriter, resolveRowAccess } from "../access/row-access.js";
 import {
   capacity,
   type DeleteInput,
-  deleteInput,
   type Found,
   presentRoom,
   presentTrack,
@@ -22,6 +20,7 @@ import {
 } from "./agenda.model.js";
 import { agendaRepository as repo } from "./agenda.repository.js";
 import type { RoomRow, TrackRow } from "./agenda-rows.js";
+import { type AgendaTable, deleteAgendaRow, updateAgendaRow } from "./agenda-writes.js";
 
 const color = z
   .string()
@@ -57,23 +56,19 @@ type VenueRow = TrackRow | RoomRow;
  * Everything else (who may read and write them, how they are created, changed and deleted) is
  * `venueOperations`, written once for both.
  */
-interface VenueKind<R extends VenueRow, T, C extends z.ZodType, U extends z.ZodType> {
-  what: string;
+interface VenueKind<R extends VenueRow, T, C extends z.ZodType, U extends z.ZodType>
+  extends AgendaTable<R, T> {
   createInput: C;
   updateInput: U;
   /** The row's own columns from a parsed create input. */
   columns(data: z.output<C>): Omit<R, "id" | "project_id" | "created_at">;
   /** The row's own columns from a parsed update input (the caller's fields only). */
   patch(data: z.output<U>): Partial<R>;
-  present(row: R): T;
   list(db: Db, projectId: string, window: PageWindow): Promise<R[]>;
   count(db: Db, projectId: string): Promise<number>;
-  find(db: Db, projectId: string, id: string): Promise<R | undefined>;
-  locate(db: Db, id: string): Promise<R | undefined>;
   byIds(db: Db, ids: readonly string[]): Promise<R[]>;
   insert(db: Db, row: R): Promise<void>;
   update(db: Db, projectId: string, id: string, patch: Partial<R>): Promise<void>;
-  remove(db: Db, projectId: string, id: string): Promise<void>;
 }
 
 // Tracks and rooms are public: any caller who sees the project sees them.
@@ -103,7 +98,7 @@ function venueOperations<
 
     async find(actor: Actor, id: string): Promise<Found<T> | undefined> {
       const row = await kind.locate(db, id);
-      const found = await resolveRowAccess(writer.access, actor, row, anyone);
+      const found = await resolveRowAccess(writer.access, actor, row, kind.visible);
       return row && found ? { item: kind.present(row), access: found } : undefined;
     },
 
@@ -132,39 +127,19 @@ function venueOperations<
 
     async update(actor: Actor, input: z.input<U> & { id: string }): Promise<T> {
       const data = parseInput(kind.updateInput, input) as z.output<U> & { id: string };
-      const located = await kind.locate(db, data.id);
-      return writeRow(writer, actor, located, kind.what, "agenda:write", anyone, async (trx, projectId) => {
+      return updateAgendaRow(writer, actor, kind, data, async (trx, projectId) => {
         const patch = kind.patch(data);
-        // Read first so the audit log can show each field as before → after.
-        const before = await kind.find(trx, projectId, data.id);
         if (Object.keys(patch).length > 0) await kind.update(trx, projectId, data.id, patch);
-        const updated = await kind.find(trx, projectId, data.id);
-        if (!updated) throw notFound(kind.what);
-        await writer.changes.event(
-          trx,
-          actor,
-          updateEvent(projectId, kind.what, data.id, data, { before, after: updated }),
-        );
-        return kind.present(updated);
       });
     },
 
-    async delete(actor: Actor, input: DeleteInput): Promise<T> {
-      const data = parseInput(deleteInput, input);
-      const located = await kind.locate(db, data.id);
-      return writeRow(writer, actor, located, kind.what, "agenda:write", anyone, async (trx, projectId) => {
-        const row = await kind.find(trx, projectId, data.id);
-        if (!row) throw notFound(kind.what);
-        await kind.remove(trx, projectId, data.id);
-        await writer.changes.event(trx, actor, event(row, "deleted"));
-        return kind.present(row);
-      });
-    },
+    delete: (actor: Actor, input: DeleteInput): Promise<T> => deleteAgendaRow(writer, actor, kind, input),
   };
 }
 
 const trackKind: VenueKind<TrackRow, Track, typeof createTrackInput, typeof updateTrackInput> = {
   what: "Track",
+  visible: anyone,
   createInput: createTrackInput,
   updateInput: updateTrackInput,
   columns: (data) => ({ name: data.name, color: data.color ?? null }),
@@ -182,6 +157,7 @@ const trackKind: VenueKind<TrackRow, Track, typeof createTrackInput, typeof upda
 
 const roomKind: VenueKind<RoomRow, Room, typeof createRoomInput, typeof updateRoomInput> = {
   what: "Room",
+  visible: anyone,
   createInput: createRoomInput,
   updateInput: updateRoomInput,
   columns: (data) => ({ name: data.name, capacity: data.capacity ?? null }),

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { rejectsWithFieldErrors } from "../../../test/helpers/assertions.js";
 import { testEngines } from "../../../test/helpers/engines.js";
 import { addMember, createApp, createProject, createUser } from "../../../test/helpers/factories.js";
-import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
+import { testContextPerSuite } from "../../../test/helpers/test-services.js";
 import { type Actor, systemActor } from "../access/actor.js";
 import { generateToken, hashToken } from "./tokens.js";
 
@@ -11,11 +11,7 @@ const asUser = (userId: string): Actor => ({ kind: "user", userId });
 
 for (const engine of testEngines()) {
   describe(`apps (${engine.name})`, () => {
-    let ctx: TestContext;
-    before(async () => {
-      ctx = await createTestContext(engine, { BASE_URL: "https://events.example.test/" });
-    });
-    after(() => ctx.close());
+    const ctx = testContextPerSuite(engine, { BASE_URL: "https://events.example.test/" });
 
     test("rejects an empty or too long name and unknown permissions, naming each field", async () => {
       const { project, ownerId } = await createProject(ctx.services);

@@ -1,9 +1,9 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { rejectsWithFieldErrors } from "../../../test/helpers/assertions.js";
 import { testEngines } from "../../../test/helpers/engines.js";
 import { addMember, createApp, createProject, createUser } from "../../../test/helpers/factories.js";
-import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
+import { testContextPerSuite } from "../../../test/helpers/test-services.js";
 import { resolvePageArgs } from "../../shared/pagination.js";
 import { type Actor, publicActor, systemActor } from "../access/actor.js";
 
@@ -11,11 +11,7 @@ const asUser = (userId: string): Actor => ({ kind: "user", userId });
 
 for (const engine of testEngines()) {
   describe(`app links (${engine.name})`, () => {
-    let ctx: TestContext;
-    before(async () => {
-      ctx = await createTestContext(engine);
-    });
-    after(() => ctx.close());
+    const ctx = testContextPerSuite(engine);
 
     /** What the app behind `token` may do in `projectId` right now, as the API would see it. */
     async function effective(token: string, projectId: string): Promise<string[] | undefined> {

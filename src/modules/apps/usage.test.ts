@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { testEngines } from "../../../test/helpers/engines.js";
 import { createApp, createProject } from "../../../test/helpers/factories.js";
 import { startTestServer } from "../../../test/helpers/test-server.js";
-import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
+import { testContextPerSuite } from "../../../test/helpers/test-services.js";
 import { openDatabase } from "../../db/database.js";
 import { createServices } from "../../services.js";
 import { utcDay } from "../../shared/time.js";
@@ -15,11 +15,7 @@ const dayMs = 24 * 60 * 60 * 1000;
 
 for (const engine of testEngines()) {
   describe(`app usage (${engine.name})`, () => {
-    let ctx: TestContext;
-    before(async () => {
-      ctx = await createTestContext(engine);
-    });
-    after(() => ctx.close());
+    const ctx = testContextPerSuite(engine);
 
     function usageRows(appId: string) {
       return ctx.database.db

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { parse } from "csv-parse/sync";
 import { testEngines } from "../../../test/helpers/engines.js";
 import {
@@ -10,7 +10,7 @@ import {
   uniqueEmail,
   userActor,
 } from "../../../test/helpers/factories.js";
-import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
+import { testContextPerSuite } from "../../../test/helpers/test-services.js";
 import { resolvePageArgs } from "../../shared/pagination.js";
 import type { Actor } from "../access/actor.js";
 import { guessMapping, maxImportRows, parseAttendeeCsv } from "./attendees-csv.js";
@@ -26,11 +26,7 @@ async function text(stream: NodeJS.ReadableStream): Promise<string> {
 
 for (const engine of testEngines()) {
   describe(`attendee CSV import and export (${engine.name})`, () => {
-    let ctx: TestContext;
-    before(async () => {
-      ctx = await createTestContext(engine);
-    });
-    after(() => ctx.close());
+    const ctx = testContextPerSuite(engine);
 
     async function newProject() {
       const { project, ownerId } = await createProject(ctx.services);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { rejectsWithFieldErrors } from "../../../test/helpers/assertions.js";
 import { testEngines } from "../../../test/helpers/engines.js";
 import {
@@ -12,7 +12,7 @@ import {
   uniqueEmail,
   userActor,
 } from "../../../test/helpers/factories.js";
-import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
+import { testContextPerSuite } from "../../../test/helpers/test-services.js";
 import { AppError } from "../../errors.js";
 import { resolvePageArgs } from "../../shared/pagination.js";
 import { publicActor } from "../access/actor.js";
@@ -42,11 +42,7 @@ function conflictOn(field: string) {
 
 for (const engine of testEngines()) {
   describe(`attendees (${engine.name})`, () => {
-    let ctx: TestContext;
-    before(async () => {
-      ctx = await createTestContext(engine);
-    });
-    after(() => ctx.close());
+    const ctx = testContextPerSuite(engine);
 
     test("rejects a bad email, an empty name and a missing ticket type", async () => {
       const { project, owner } = await createPublishedProject(ctx.services);

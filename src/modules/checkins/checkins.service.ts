@@ -141,6 +141,21 @@ async function lockAndCheckIn(trx: Tx, actor: Actor, projectId: string, attendee
 /** Check-in at the door: idempotent check-in and undo, recorded with who did it. */
 export function createCheckinsService(db: Db, access: AccessService, changes: ProjectChanges) {
   const writer = { db, access, changes };
+  /** A write about one attendee's check-in, under checkins:write. */
+  const writeOnAttendee = async <T>(
+    actor: Actor,
+    attendeeId: string,
+    body: (trx: Tx, projectId: string) => Promise<T>,
+  ): Promise<T> =>
+    writeRow(
+      writer,
+      actor,
+      await locateAttendee(db, attendeeId),
+      "Attendee",
+      "checkins:write",
+      attendeeVisible,
+      body,
+    );
   return {
     /** Active check-in per attendee (attendees without one are absent), one statement for any number. */
     async activeByAttendeeIds(attendeeIds: readonly string[]): Promise<Map<string, CheckIn>> {
@@ -158,32 +173,24 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
     /** Checks a registered attendee in; checking in again returns the same active check-in. */
     async checkIn(actor: Actor, input: CheckInInput): Promise<CheckInResult> {
       const data = parseInput(checkInInput, input);
-      return writeRow(
-        writer,
-        actor,
-        await locateAttendee(db, data.attendeeId),
-        "Attendee",
-        "checkins:write",
-        attendeeVisible,
-        async (trx, projectId) => {
-          const { attendee, made } = await lockAndCheckIn(trx, actor, projectId, data.attendeeId);
-          if (!attendee) throw notFound("Attendee");
-          if (attendee.status === "CANCELLED") {
-            throw badInput([
-              {
-                field: ["attendeeId"],
-                message: "is cancelled and cannot be checked in",
-              },
-            ]);
-          }
-          // Checking in again answers the existing check-in: no new event, and nothing changed.
-          if (made) await changes.event(trx, actor, checkinEvent(projectId, attendee, "created"));
-          else changes.unchanged(trx);
-          const active = made ?? (await repo.findActive(trx, projectId, attendee.id));
-          if (!active) throw notFound("Check-in");
-          return { attendee: presentAttendee(attendee), checkIn: presentCheckIn(active) };
-        },
-      );
+      return writeOnAttendee(actor, data.attendeeId, async (trx, projectId) => {
+        const { attendee, made } = await lockAndCheckIn(trx, actor, projectId, data.attendeeId);
+        if (!attendee) throw notFound("Attendee");
+        if (attendee.status === "CANCELLED") {
+          throw badInput([
+            {
+              field: ["attendeeId"],
+              message: "is cancelled and cannot be checked in",
+            },
+          ]);
+        }
+        // Checking in again answers the existing check-in: no new event, and nothing changed.
+        if (made) await changes.event(trx, actor, checkinEvent(projectId, attendee, "created"));
+        else changes.unchanged(trx);
+        const active = made ?? (await repo.findActive(trx, projectId, attendee.id));
+        if (!active) throw notFound("Check-in");
+        return { attendee: presentAttendee(attendee), checkIn: presentCheckIn(active) };
+      });
     },
 
     /**
@@ -235,24 +242,16 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
     /** Takes back the active check-in (idempotent: without one, answers the latest, or null). */
     async undoCheckIn(actor: Actor, input: CheckInInput): Promise<CheckInResult> {
       const data = parseInput(checkInInput, input);
-      return writeRow(
-        writer,
-        actor,
-        await locateAttendee(db, data.attendeeId),
-        "Attendee",
-        "checkins:write",
-        attendeeVisible,
-        async (trx, projectId) => {
-          // The lock first, as in lockAndCheckIn.
-          const attendee = await lockAttendee(trx, projectId, data.attendeeId);
-          const justUndone = await repo.undoActive(trx, projectId, data.attendeeId, nowIso());
-          if (!attendee) throw notFound("Attendee");
-          if (justUndone) await changes.event(trx, actor, checkinEvent(projectId, attendee, "undone"));
-          else changes.unchanged(trx);
-          const undone = justUndone ?? (await repo.findLatest(trx, projectId, attendee.id));
-          return { attendee: presentAttendee(attendee), checkIn: undone ? presentCheckIn(undone) : null };
-        },
-      );
+      return writeOnAttendee(actor, data.attendeeId, async (trx, projectId) => {
+        // The lock first, as in lockAndCheckIn.
+        const attendee = await lockAttendee(trx, projectId, data.attendeeId);
+        const justUndone = await repo.undoActive(trx, projectId, data.attendeeId, nowIso());
+        if (!attendee) throw notFound("Attendee");
+        if (justUndone) await changes.event(trx, actor, checkinEvent(projectId, attendee, "undone"));
+        else changes.unchanged(trx);
+        const undone = justUndone ?? (await repo.findLatest(trx, projectId, attendee.id));
+        return { attendee: presentAttendee(attendee), checkIn: undone ? presentCheckIn(undone) : null };
+      });
     },
   };
 }

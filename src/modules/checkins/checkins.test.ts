@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { testEngines } from "../../../test/helpers/engines.js";
 import {
   appActor,
@@ -10,7 +10,7 @@ import {
   createUser,
   userActor,
 } from "../../../test/helpers/factories.js";
-import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
+import { testContextPerSuite } from "../../../test/helpers/test-services.js";
 import type { Services } from "../../services.js";
 import type { Actor } from "../access/actor.js";
 
@@ -23,11 +23,7 @@ async function registered(services: Services) {
 
 for (const engine of testEngines()) {
   describe(`checkins (${engine.name})`, () => {
-    let ctx: TestContext;
-    before(async () => {
-      ctx = await createTestContext(engine);
-    });
-    after(() => ctx.close());
+    const ctx = testContextPerSuite(engine);
 
     test("refuses to check in a cancelled attendee", async () => {
       const { owner, attendee } = await registered(ctx.services);

@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { rejectsWithFieldErrors } from "../../../test/helpers/assertions.js";
 import { testEngines } from "../../../test/helpers/engines.js";
-import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
+import { testContextPerSuite } from "../../../test/helpers/test-services.js";
 import { demoProjectInput, demoTimeZone, generateDemo, zonedTime } from "./demo.generator.js";
 
 const now = new Date("2026-11-23T12:00:00Z");
@@ -122,11 +122,7 @@ describe("demo generator", () => {
 
 for (const engine of testEngines()) {
   describe(`demo seeding (${engine.name})`, () => {
-    let ctx: TestContext;
-    before(async () => {
-      ctx = await createTestContext(engine);
-    });
-    after(() => ctx.close());
+    const ctx = testContextPerSuite(engine);
 
     test("rejects a scale that is not a whole number from 1 to 1000", async () => {
       await rejectsWithFieldErrors(ctx.services.demo.seed({ scale: 0, seed: 1 }), ["scale"]);

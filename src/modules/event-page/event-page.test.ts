@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { rejectsWithFieldErrors } from "../../../test/helpers/assertions.js";
 import { testEngines } from "../../../test/helpers/engines.js";
 import {
@@ -10,7 +10,7 @@ import {
   createTicketType,
   uniqueEmail,
 } from "../../../test/helpers/factories.js";
-import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
+import { testContextPerSuite } from "../../../test/helpers/test-services.js";
 import { AppError } from "../../errors.js";
 import { resolvePageArgs } from "../../shared/pagination.js";
 import type { PageRegistrationInput } from "./event-page.service.js";
@@ -27,11 +27,7 @@ function failsWith(code: string) {
 
 for (const engine of testEngines()) {
   describe(`registration on the event page (${engine.name})`, () => {
-    let ctx: TestContext;
-    before(async () => {
-      ctx = await createTestContext(engine);
-    });
-    after(() => ctx.close());
+    const ctx = testContextPerSuite(engine);
 
     /** A published event with a free ticket type, and a form submit for it. */
     async function event(ticket: Parameters<typeof createTicketType>[3] = { priceMinor: 0 }) {

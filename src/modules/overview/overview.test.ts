@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { testEngines } from "../../../test/helpers/engines.js";
 import {
   createAttendee,
@@ -7,15 +7,11 @@ import {
   createTicketType,
   userActor,
 } from "../../../test/helpers/factories.js";
-import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
+import { testContextPerSuite } from "../../../test/helpers/test-services.js";
 
 for (const engine of testEngines()) {
   describe(`project overview figures (${engine.name})`, () => {
-    let ctx: TestContext;
-    before(async () => {
-      ctx = await createTestContext(engine);
-    });
-    after(() => ctx.close());
+    const ctx = testContextPerSuite(engine);
 
     test("counts registrations against capacity, revenue per currency, check-ins and both charts", async () => {
       const now = Date.now();

@@ -1,9 +1,8 @@
 import { z } from "zod";
 import { isUniqueViolation } from "../../db/constraint-errors.js";
-import type { Db } from "../../db/database.js";
+import type { Db, Tx } from "../../db/database.js";
 import type { TicketPaymentMode } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
-import { areasWrittenUnder } from "../../shared/data-areas.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import { objectEvent, type ProjectChanges, updateEvent } from "../../shared/project-changes.js";
@@ -19,7 +18,7 @@ import {
 import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { assertPermission, ticketTypeVisible as canSeeTicketType } from "../access/policy.js";
-import { resolveRowAccess, writeRow } from "../access/row-access.js";
+import { createRow, patchFrom, resolveRowAccess, writeRow } from "../access/row-access.js";
 import { ticketsRepository as repo, type TicketTypeRow } from "./tickets.repository.js";
 
 /** A kind of ticket with its price and capacity; the sold count is loaded separately (`soldCounts`). */
@@ -176,6 +175,27 @@ async function uniqueName<T>(name: string, write: () => Promise<T>): Promise<T> 
 /** Ticket types: prices, capacity and sales windows; sold counts come from the attendees table. */
 export function createTicketsService(db: Db, access: AccessService, changes: ProjectChanges) {
   const writer = { db, access, changes };
+  /** A write to a ticket type under tickets:write, on its row locked against concurrent sales. */
+  async function writeLocked<T>(
+    actor: Actor,
+    id: string,
+    body: (trx: Tx, projectId: string, granted: ProjectAccess, row: TicketTypeRow) => Promise<T>,
+  ): Promise<T> {
+    const located = await repo.locate(db, id);
+    return writeRow(
+      writer,
+      actor,
+      located,
+      "Ticket type",
+      "tickets:write",
+      ticketTypeVisible,
+      async (trx, projectId, granted) => {
+        const row = await repo.lockForSale(trx, projectId, id);
+        if (!row) throw notFound("Ticket type");
+        return body(trx, projectId, granted, row);
+      },
+    );
+  }
   return {
     /** Ticket types by creation; on sale now only, unless onSaleOnly is false (needs tickets:read). */
     async listTicketTypes(
@@ -220,34 +240,39 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
 
     /** Creates a ticket type (its name not used by another of the project); needs tickets:write. */
     async createTicketType(actor: Actor, input: CreateTicketTypeInput): Promise<TicketType> {
-      await access.requirePermission(actor, input.projectId, "tickets:write");
-      const data = parseInput(createInput, input);
-      checkSalesWindow(data.salesStartAt, data.salesEndAt);
-      const now = nowIso();
-      const row: TicketTypeRow = {
-        id: newId(),
-        project_id: data.projectId,
-        name: data.name,
-        description: data.description,
-        price_minor: data.priceMinor,
-        currency: data.currency,
-        quantity: data.quantity,
-        sales_start_at: data.salesStartAt ?? null,
-        sales_end_at: data.salesEndAt ?? null,
-        payment_mode: data.paymentMode ?? "NONE",
-        created_at: now,
-        updated_at: now,
-      };
-      await changes.write(
-        db,
+      const row = await createRow(
+        writer,
         actor,
-        row.project_id,
-        async (trx) => {
-          if (await repo.nameTaken(trx, row.project_id, row.name)) throw nameTaken(row.name);
-          await uniqueName(row.name, () => repo.insert(trx, row));
-          await changes.event(trx, actor, objectEvent(row.project_id, "TicketType", row.id, "created"));
+        input.projectId,
+        "tickets:write",
+        (): TicketTypeRow => {
+          const data = parseInput(createInput, input);
+          checkSalesWindow(data.salesStartAt, data.salesEndAt);
+          const now = nowIso();
+          return {
+            id: newId(),
+            project_id: data.projectId,
+            name: data.name,
+            description: data.description,
+            price_minor: data.priceMinor,
+            currency: data.currency,
+            quantity: data.quantity,
+            sales_start_at: data.salesStartAt ?? null,
+            sales_end_at: data.salesEndAt ?? null,
+            payment_mode: data.paymentMode ?? "NONE",
+            created_at: now,
+            updated_at: now,
+          };
         },
-        areasWrittenUnder("tickets:write"),
+        async (trx, prepared) => {
+          if (await repo.nameTaken(trx, prepared.project_id, prepared.name)) throw nameTaken(prepared.name);
+          await uniqueName(prepared.name, () => repo.insert(trx, prepared));
+          await changes.event(
+            trx,
+            actor,
+            objectEvent(prepared.project_id, "TicketType", prepared.id, "created"),
+          );
+        },
       );
       return presentTicketType(row);
     },
@@ -255,90 +280,74 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
     /** Updates a ticket type; the quantity cannot drop below the tickets sold. Needs tickets:write. */
     async updateTicketType(actor: Actor, input: UpdateTicketTypeInput): Promise<TicketType> {
       const data = parseInput(updateInput, input);
-      return writeRow(
-        writer,
-        actor,
-        await repo.locate(db, data.id),
-        "Ticket type",
-        "tickets:write",
-        ticketTypeVisible,
-        async (trx, projectId, granted) => {
-          // Locked so a registration cannot slip in between counting the sold tickets and lowering the quantity.
-          const row = await repo.lockForSale(trx, projectId, data.id);
-          if (!row) throw notFound("Ticket type");
-          checkSalesWindow(
-            data.salesStartAt === undefined ? row.sales_start_at : data.salesStartAt,
-            data.salesEndAt === undefined ? row.sales_end_at : data.salesEndAt,
-          );
-          if (data.quantity !== undefined) {
-            const sold = await repo.soldCount(trx, projectId, data.id);
-            if (data.quantity < sold) {
-              // The exact count is a sales figure (tickets:read); a write-only caller learns only the rule.
-              const message = granted.permissions.has("tickets:read")
-                ? `must be at least ${sold}, the number of tickets already sold`
-                : "must not be below the number of tickets already sold";
-              throw badInput([{ field: ["quantity"], message }]);
-            }
+      // Locked so a registration cannot slip in between counting the sold tickets and lowering the quantity.
+      return writeLocked(actor, data.id, async (trx, projectId, granted, row) => {
+        checkSalesWindow(
+          data.salesStartAt === undefined ? row.sales_start_at : data.salesStartAt,
+          data.salesEndAt === undefined ? row.sales_end_at : data.salesEndAt,
+        );
+        if (data.quantity !== undefined) {
+          const sold = await repo.soldCount(trx, projectId, data.id);
+          if (data.quantity < sold) {
+            // The exact count is a sales figure (tickets:read); a write-only caller learns only the rule.
+            const message = granted.permissions.has("tickets:read")
+              ? `must be at least ${sold}, the number of tickets already sold`
+              : "must not be below the number of tickets already sold";
+            throw badInput([{ field: ["quantity"], message }]);
           }
-          const patch: Partial<TicketTypeRow> = { updated_at: nowIso() };
-          if (data.name !== undefined) patch.name = data.name;
-          if (data.description !== undefined) patch.description = data.description;
-          if (data.priceMinor !== undefined) patch.price_minor = data.priceMinor;
-          if (data.currency !== undefined) patch.currency = data.currency;
-          if (data.quantity !== undefined) patch.quantity = data.quantity;
-          if (data.salesStartAt !== undefined) patch.sales_start_at = data.salesStartAt;
-          if (data.salesEndAt !== undefined) patch.sales_end_at = data.salesEndAt;
-          // null means "as by default" like the create input, not a value of its own.
-          if (data.paymentMode !== undefined) patch.payment_mode = data.paymentMode ?? "NONE";
-          if (data.name !== undefined && (await repo.nameTaken(trx, projectId, data.name, data.id))) {
-            throw nameTaken(data.name);
-          }
-          await uniqueName(data.name ?? row.name, () => repo.update(trx, projectId, data.id, patch));
-          const updated = await repo.findById(trx, projectId, data.id);
-          if (!updated) throw notFound("Ticket type");
-          await changes.event(
-            trx,
-            actor,
-            updateEvent(projectId, "TicketType", data.id, data, { before: row, after: updated }),
-          );
-          return presentTicketType(updated);
-        },
-      );
+        }
+        const patch: Partial<TicketTypeRow> = {
+          ...patchFrom<typeof data, TicketTypeRow>(data, {
+            name: "name",
+            description: "description",
+            priceMinor: "price_minor",
+            currency: "currency",
+            quantity: "quantity",
+            salesStartAt: "sales_start_at",
+            salesEndAt: "sales_end_at",
+          }),
+          updated_at: nowIso(),
+        };
+        // null means "as by default" like the create input, not a value of its own.
+        if (data.paymentMode !== undefined) patch.payment_mode = data.paymentMode ?? "NONE";
+        if (data.name !== undefined && (await repo.nameTaken(trx, projectId, data.name, data.id))) {
+          throw nameTaken(data.name);
+        }
+        await uniqueName(data.name ?? row.name, () => repo.update(trx, projectId, data.id, patch));
+        const updated = await repo.findById(trx, projectId, data.id);
+        if (!updated) throw notFound("Ticket type");
+        await changes.event(
+          trx,
+          actor,
+          updateEvent(projectId, "TicketType", data.id, data, { before: row, after: updated }),
+        );
+        return presentTicketType(updated);
+      });
     },
 
     /** Deletes a ticket type nobody registered with (cancelled registrations count too). Needs tickets:write. */
     async deleteTicketType(actor: Actor, input: z.input<typeof deleteInput>): Promise<TicketType> {
       const data = parseInput(deleteInput, input);
-      return writeRow(
-        writer,
-        actor,
-        await repo.locate(db, data.id),
-        "Ticket type",
-        "tickets:write",
-        ticketTypeVisible,
-        async (trx, projectId, granted) => {
-          const row = await repo.lockForSale(trx, projectId, data.id);
-          if (!row) throw notFound("Ticket type");
-          const registrations = await repo.registrationCount(trx, projectId, data.id);
-          if (registrations > 0) {
-            // How many registered is attendee data (attendees:read); without it only the rule is said.
-            if (!granted.permissions.has("attendees:read")) {
-              throw new AppError(
-                ErrorCode.CONFLICT,
-                "This ticket type has registrations and cannot be deleted",
-              );
-            }
+      return writeLocked(actor, data.id, async (trx, projectId, granted, row) => {
+        const registrations = await repo.registrationCount(trx, projectId, data.id);
+        if (registrations > 0) {
+          // How many registered is attendee data (attendees:read); without it only the rule is said.
+          if (!granted.permissions.has("attendees:read")) {
             throw new AppError(
               ErrorCode.CONFLICT,
-              `This ticket type has ${registrations} registration${registrations === 1 ? "" : "s"} and cannot be deleted`,
-              { registrations },
+              "This ticket type has registrations and cannot be deleted",
             );
           }
-          await repo.delete(trx, projectId, data.id);
-          await changes.event(trx, actor, objectEvent(projectId, "TicketType", data.id, "deleted"));
-          return presentTicketType(row);
-        },
-      );
+          throw new AppError(
+            ErrorCode.CONFLICT,
+            `This ticket type has ${registrations} registration${registrations === 1 ? "" : "s"} and cannot be deleted`,
+            { registrations },
+          );
+        }
+        await repo.delete(trx, projectId, data.id);
+        await changes.event(trx, actor, objectEvent(projectId, "TicketType", data.id, "deleted"));
+        return presentTicketType(row);
+      });
     },
   };
 }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { rejectsWithFieldErrors } from "../../../test/helpers/assertions.js";
 import { testEngines } from "../../../test/helpers/engines.js";
 import {
@@ -11,7 +11,7 @@ import {
   createUser,
   userActor,
 } from "../../../test/helpers/factories.js";
-import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
+import { testContextPerSuite } from "../../../test/helpers/test-services.js";
 import { resolvePageArgs } from "../../shared/pagination.js";
 import { publicActor } from "../access/actor.js";
 
@@ -21,11 +21,7 @@ const inHours = (hours: number) => new Date(Date.now() + hours * hourMs).toISOSt
 
 for (const engine of testEngines()) {
   describe(`tickets (${engine.name})`, () => {
-    let ctx: TestContext;
-    before(async () => {
-      ctx = await createTestContext(engine);
-    });
-    after(() => ctx.close());
+    const ctx = testContextPerSuite(engine);
 
     test("rejects negative or fractional prices, unknown currencies, bad quantities and a backwards sales window", async () => {
       const { project, owner } = await createPublishedProject(ctx.services);
