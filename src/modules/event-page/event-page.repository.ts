@@ -1,4 +1,4 @@
-import type { Insertable, Selectable } from "kysely";
+import type { Selectable } from "kysely";
 import type { Db } from "../../db/database.js";
 import type { EventPageSettingsTable, PublicRegistrationsTable } from "../../db/schema.js";
 

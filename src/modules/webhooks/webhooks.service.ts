@@ -14,7 +14,7 @@ import type { Actor } from "../access/actor.js";
 import type { AppsService } from "../apps/apps.service.js";
 import { eventCatalogue, eventTypeInfo } from "./catalogue.js";
 import { pendingDelivery, recordDeliveries } from "./outbox.js";
-import { mayStillReceive } from "./payload.js";
+import { mayStillReceive } from "./receiving.js";
 import { generateSecret, secretLastFour } from "./signing.js";
 import { BlockedAddressError, checkEndpointUrl } from "./ssrf.js";
 import {
