@@ -18,8 +18,8 @@ const serverFlags: Record<string, string> = {
    * The old generation may grow to 1.4× what survived the last full collection before the next one,
    * instead of V8's own factor (up to 4× for a process that allocates fast, as a server under load
    * does). Live data is ~50 MB, but under 50 connections of misses the heap sized itself to the
-   * allocation rate and the process peaked at 350–380 MiB; with this, ~210 MiB, for 0–5 % more CPU
-   * per uncached page (measured both ways, docs/performance.md, "Round six"). A growth factor, not a
+   * allocation rate and the process peaked far above its live data; with this it stays under 250 MB,
+   * for a few per cent more CPU per uncached page (docs/performance.md, "Known bounds"). A growth factor, not a
    * limit: more live data still gets the room it needs, where --max-old-space-size would crash.
    */
   "heap-growing-percent": "--heap-growing-percent=40",
@@ -33,7 +33,7 @@ const serverFlags: Record<string, string> = {
    * query: Node's nextTick records, write-queue entries, the request and response) were promoted,
    * and left for a full mark-compact to find: young collections cost four to five times as much,
    * and a full one ran every two seconds under load. A request's objects die young; with the flag
-   * off, no process settles in that regime (docs/performance.md, "Round fourteen").
+   * off, no process settles in that regime.
    */
   "allocation-site-pretenuring": "--no-allocation-site-pretenuring",
 };

@@ -47,7 +47,7 @@ class Group {
  * own: rolled back alone if it fails, kept otherwise. The last of the group (nobody waiting, or
  * `maxMembers` reached) commits for all of them, or a flush queued behind the transactions that were
  * waiting when the first COMMIT was put off does. So a transaction's answer waits for those
- * transactions, each as long as it runs: a few hundred µs for a check-in, tens of ms for a batch of
+ * transactions, each as long as it runs: well under a millisecond for a check-in, tens of ms for a batch of
  * an attendee import, which before would have made only the transactions after it wait.
  *
  * Nothing is answered before it is committed: a transaction of `inTransaction` takes its group's

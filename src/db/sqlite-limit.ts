@@ -11,8 +11,8 @@ import {
  * SQLite compiles a bare `limit ?` by reading the bound value at prepare time, and marks the
  * statement to be compiled again whenever that parameter is bound anew (sqlite3ExprIsInteger sets
  * the statement's variable mask). better-sqlite3 binds every parameter on every run, so each run of
- * a page query re-prepared it: parser, planner and code generator, about 15 µs of a 65 µs session
- * page and a tenth of a statement's time in a page miss. `limit ? + 0` is an expression SQLite
+ * a page query re-prepared it: parser, planner and code generator, a large share of a small page's
+ * statement. `limit ? + 0` is an expression SQLite
  * evaluates when it runs, with the same result, so the prepared statement is reused. The parameter
  * stays where it was, so the compiled statements of `reusableQuery` keep their parameter order.
  */

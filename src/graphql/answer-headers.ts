@@ -18,8 +18,8 @@ const exposedHeaders = [
  * request is checked (CORS, the budget, caching) and written once when it is answered: a stored or
  * executed answer hands the list to `writeHead` as it is (http-answers.ts, sendInTwo); an answer
  * Fastify sends (a refusal, a dry run) gets the fields on its reply (`applyTo`). The hook that set
- * the CORS fields and the object Fastify merged for `writeHead` were about a tenth of a small cache
- * hit's instructions, 22,000 of 219,000 (docs/performance.md, "Round fifteen"). Names are lower
+ * the CORS fields and the object Fastify merged for `writeHead` were a tenth of a small cache hit's
+ * instructions. Names are lower
  * case, each present once.
  */
 export class AnswerHeaders {

@@ -95,8 +95,8 @@ function isLoadableId(decoded: { typename: string; id: string } | null, info: Gr
 
 /**
  * Gives every node type's `id` a synchronous resolver. The relay plugin resolves it through an async
- * function, so each node's id was a promise that graphql-jit then followed: on a page of 100 attendees
- * 0.93× the bytes per miss without it (docs/performance.md, "Round eleven"). The id each type gives
+ * function, so each node's id was a promise that graphql-jit then followed, a hundred per page of
+ * attendees. The id each type gives
  * (`builder.node(…, { id: { resolve } })`, kept by Pothos in the type's options) is encoded the
  * same way, by `encodeGlobalID`.
  */

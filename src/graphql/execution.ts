@@ -30,17 +30,15 @@ export function createExecutor(services: Services, documents: DocumentCache) {
   const flights = new Map<string, Promise<Computed | undefined>>();
   // At most this many operations execute and answer at once; the others wait their turn before
   // reading anything. Fifty interleaved executions each lived fifty times longer, so their rows
-  // outlived V8's young generation and the old one filled with 150 MB of garbage between
-  // collections: 50 connections of attendee-page misses peaked at 324 MB RSS and 4.1 ms of CPU per
-  // request, against 214 MB and 2.7 ms with four at a time (docs/performance.md). SQLite runs one
+  // outlived V8's young generation and filled the old one with garbage between collections (memory
+  // and CPU per request both grew; docs/performance.md). SQLite runs one
   // statement at a time anyway; PostgreSQL gets as many as its pool has connections (more would
   // only wait for one inside their slot, and ran out the pool's wait as "busy"). Cache hits never
   // wait; waiting writes go first (execution-slots.ts).
   // On SQLite one read at a time: its statements run synchronously, so reads interleaved at their
-  // yields gained nothing and each lived four times longer (an event day's read p99 76–101 ms
-  // against 22–30, docs/performance.md, "Round twenty-three"); writes keep four slots, which their
-  // group commits need. A read past 50 ms (the heaviest the limits admit run for a second on the
-  // ×100 demo: `npm run bench -- --event-loop`) lets the next one start beside it.
+  // yields gained nothing and each lived longer (an event day's read p99 was several times higher);
+  // writes keep four slots, which their group commits need. A read past 50 ms (the heaviest the
+  // limits admit run for a second on the ×100 demo) lets the next one start beside it.
   //
   // Fast path `execution-slots` (src/config.ts). Invariant: a waiting write goes before waiting
   // reads, and no kind starves (execution-slots.ts; guarded by execution-slots.test.ts). Nothing
@@ -202,8 +200,8 @@ export function createExecutor(services: Services, documents: DocumentCache) {
 /**
  * An answer's bytes without the closing brace: `{"errors"…,"data":…`. One JSON.stringify makes one
  * flat string, which is measured and encoded as it is; a string built by concatenation (`"data":` +
- * JSON) is first copied into a flat one, by V8, the size of the page: a twentieth of what an
- * attendee page miss allocated (docs/performance.md, round twelve). Its own memory, not a slice of Node's shared pool,
+ * JSON) is first copied into a flat one, by V8, the size of the page. Its own memory, not a slice of
+ * Node's shared pool,
  * since the response cache may keep it.
  */
 function answerHead(answer: { errors?: GraphQLFormattedError[]; data: unknown }): Buffer {

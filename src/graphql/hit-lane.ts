@@ -25,9 +25,9 @@ import { storedAnswerParts } from "./stored-answer.js";
 
 /**
  * The hit lane: `POST /api/graphql` requests that the response cache answers, served before
- * Fastify sees them. Through Fastify a stored answer cost 2.5–3.6 times what a bare `node:http`
- * server spends sending the same bytes, Fastify's own floor 1.3–1.5 times of it
- * (docs/performance.md, "Round twenty-one"); the lane leaves out only the framework, not a step:
+ * Fastify sees them. Through Fastify a stored answer cost several times what a bare `node:http`
+ * server spends sending the same bytes (docs/performance.md, "What each fast path buys"); the lane
+ * leaves out only the framework, not a step:
  * the same request steps (request-steps.ts), the same parts of the answer (stored-answer.ts), the
  * same request id, budget, metrics and access log.
  *
@@ -77,8 +77,8 @@ export function hitLane(deps: HitLaneDeps): HitLane {
 
   // Whether a request with a body of this many bytes was answered from the cache, by the route or
   // the lane: only such a body is read. A write or a miss of another length goes to Fastify unread,
-  // as reading and replaying it cost a check-in an eighth of its CPU (docs/performance.md, "Round
-  // twenty-two"). Never cleared: at worst every length is read, as without it.
+  // as reading and replaying it cost a check-in a visible share of its CPU. Never cleared: at worst
+  // every length is read, as without it.
   const hitLengths = new Uint8Array(maxBytes + 1);
   const noteHit = (request: IncomingMessage) => {
     const length = declaredLength(request.headers);

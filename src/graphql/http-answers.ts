@@ -123,8 +123,8 @@ export function sendRaw(
 
 /**
  * Sends a stored answer's bytes followed by this request's own `tail`, as two writes of one response.
- * Copying a 23 KB page and its tail into a fresh buffer per hit cost ~30 µs, as much as the rest of
- * the HTTP exchange (docs/performance.md, "Round eight"). Fastify sends one payload, so the reply is
+ * Copying a page and its tail into a fresh buffer per hit cost as much as the rest of the HTTP
+ * exchange. Fastify sends one payload, so the reply is
  * hijacked: the answer's header fields, and those every response carries, are written here as one
  * list; Fastify's onResponse hooks (metrics, the access log) still run once the response finishes.
  */

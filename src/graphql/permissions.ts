@@ -156,8 +156,8 @@ function guarded(
 /**
  * What a type's permission (declared in its options) needs at run time. Its fields but `id` are
  * covered, yet not checked one by one: graphql-jit reads a plain field (one without a resolver)
- * inline, and a check would make each a resolver call, almost a third of an attendee page's
- * allocation (docs/performance.md, round twelve). The check runs once per object instead, where the
+ * inline, and a check would make each a resolver call, a large share of an attendee page's
+ * allocation. The check runs once per object instead, where the
  * object enters the answer: every field that returns the type (a payload, `node`) or an edge of it
  * (a connection's `edges`) passes what it returns through `admit`. A refused object goes on as a
  * view whose plain fields hold the refusal, which graphql-jit (like graphql-js) reports as that

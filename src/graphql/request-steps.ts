@@ -187,8 +187,8 @@ function settle(
 ): RequestBudget {
   if (!budget.allowed) refuseOverBudget(headers, budget, points);
   setRateLimitHeaders(headers, budget, points);
-  // Spelled out: on Node 20, `{ ...budget, cost, points }` (a spread with members after it) took
-  // 2.8 µs, a literal 0.02 (docs/performance.md, "Round sixteen").
+  // Spelled out: on Node 20 a spread with members after it (`{ ...budget, cost, points }`) is far
+  // slower than a literal, and this runs on every API request.
   return {
     allowed: budget.allowed,
     limit: budget.limit,

@@ -48,9 +48,8 @@ const unavailable = '{"error":"Service Unavailable","message":"Service Unavailab
 
 /**
  * The HTTP server of the app: the one Fastify would create itself, from the same options, with
- * room for one lane in front of Fastify's handler. Fastify's floor costs 1.3–1.5 times a bare
- * `node:http` server per request; a stored API answer served through Fastify cost 2.5–3.6 times
- * (docs/performance.md, "Round twenty-one"), so the API's cache hits take the lane.
+ * room for one lane in front of Fastify's handler: a stored API answer served through Fastify cost
+ * several times what a bare `node:http` server spends, so the API's cache hits take the lane.
  */
 export class FrontDoor {
   private lane: Lane | undefined;

@@ -10,8 +10,8 @@ export type RequestHead = Pick<IncomingMessage, "headers"> & { method?: string }
 /**
  * `decide`, remembered for the last `max` header values it was given. A client sends the same
  * Accept and Accept-Encoding text with every request, and parsing them (split, trim, lower-case,
- * weights) took 1.6–3.3 µs per request for the headers Apollo Client and urql send, as much as the
- * rest of a cached answer's own steps (docs/performance.md, "Round sixteen"). Bounded in count and
+ * weights) cost as much per request, for the headers Apollo Client and urql send, as the rest of a
+ * cached answer's own steps. Bounded in count and
  * in length (a header may be 16 KB; what clients send is under 200 characters), so that a client
  * sending new or long values only makes itself the slow path, and 65,536 characters at most are held.
  */

@@ -51,8 +51,8 @@ const rememberedBodies = 1000;
  *
  * A client repeats its requests byte for byte (the cache hits of the API are such requests), so
  * the recent short bodies are remembered parsed: a repeated one skips the depth check and the
- * parse, which with secure-json-parse's scans of the text were 6 % of an attendee-page hit
- * (docs/performance.md, "Round sixteen"). What is handed out again is frozen to the last level,
+ * parse, which with secure-json-parse's scans of the text were a visible share of a cached answer.
+ * What is handed out again is frozen to the last level,
  * so no request can change what the next one reads. The function returned looks a text up among
  * them without parsing anything: the API's hit lane serves only bodies this parser has checked.
  */

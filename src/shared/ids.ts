@@ -3,7 +3,7 @@ import { v7 } from "uuid";
 
 // Random bytes for ids, drawn from the system's CSPRNG 4 KiB (256 ids) at a time. Drawn 16 bytes
 // per id, as uuid does, each draw went through OpenSSL's generator and its fork check (a `getpid`
-// system call): 1.7–2.3 µs per id, 4 % of a check-in's CPU, which makes two ids (docs/performance.md).
+// system call): a visible share of a check-in, which makes two ids.
 const pool = new Uint8Array(4096);
 let used = pool.length;
 // The last id's millisecond and counter. uuid's `v7()` keeps ids in order only when it draws its own

@@ -66,8 +66,8 @@ const roomColumns = everyColumn<RoomRow>()(["id", "project_id", "name", "capacit
 
 // The loaders' statements: one per column list, whatever the number of ids (see projectedQuery).
 // No key columns of their own: a page's speakers are grouped by session_id, and the Speaker fields
-// that need the key declare it (`id`, `sessions`). Two 36-character strings per speaker were a fifth
-// of this statement (docs/performance.md, rounds twenty and twenty-one).
+// that need the key declare it (`id`, `sessions`): two 36-character keys per speaker were much of
+// this statement's work.
 const speakersWithSessionIds = projectedQuery(
   speakerColumns,
   [],

@@ -32,7 +32,7 @@ export class UsageRecorder {
   /** Counts one request of the app now; never touches the database. */
   record(appId: string): void {
     // Runs on every authenticated request, a few of them per millisecond under load: the time is
-    // formatted once per millisecond (1.4 µs each time), and its ISO text gives the day too.
+    // formatted once per millisecond at most, and its ISO text gives the day too.
     const now = Date.now();
     if (now !== this.formatted.at) {
       const time = new Date(now).toISOString();

@@ -79,10 +79,9 @@ type MappingFields = Record<string, string | undefined>;
 
 /**
  * Rows per transaction: one lock of each ticket type and one multi-row insert per batch. On SQLite a
- * batch holds the one writing connection, and every check-in at the door waits for it: with 100 rows
- * their p99 during a 5,000-row import was 135–151 ms, against 346–468 ms with 500 (docs/performance.md,
- * round seventeen), for 1.25 s instead of 1.12 s per 10,000 rows. PostgreSQL's writes do not queue
- * behind a batch, and 500 rows import 10,000 in 8.4 s against 9.7 s with 100.
+ * batch holds the one writing connection, and every check-in at the door waits for it, so batches
+ * stay small there (a slightly slower import for a door that keeps answering). PostgreSQL's writes
+ * do not queue behind a batch, so larger batches import faster.
  */
 const batchSizes: Record<Engine, number> = { sqlite: 100, postgres: 500 };
 /** Uploads not run or looked at for this long are deleted at the project's next upload. */
