@@ -183,6 +183,7 @@ describe("operation limits", () => {
       maxDepth: 15,
       maxCost: 50_000,
       maxTokens: 10_000,
+      maxSelections: 500,
       maxAliases: 100,
       maxDirectives: 50,
       maxIntrospection: 15_000,
