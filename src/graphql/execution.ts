@@ -161,13 +161,18 @@ export function createExecutor(services: Services, documents: DocumentCache) {
         : "timeout";
     if (result === "timeout") {
       deadline.passed = true;
-      const message = `The operation ran longer than ${timeoutMs} ms and was stopped; its changes were rolled back`;
-      throw new Refusal(ErrorCode.TIMEOUT, message);
+      throw timedOut(timeoutMs);
     }
     const errors = result.errors?.length ? formatAll(result, request) : undefined;
     // The database went away while resolving: "retry shortly", not a partial answer to keep.
     if (errors?.some((e) => e.extensions?.code === ErrorCode.SERVICE_UNAVAILABLE)) {
       throw new Unavailable(sendUnavailable(exchange, errors));
+    }
+    // PostgreSQL cancelled a statement at its timeout, just under the request's deadline: the same
+    // answer as the deadline's own (whichever fires first), its writes rolled back.
+    if (errors?.some((e) => e.extensions?.code === ErrorCode.TIMEOUT)) {
+      deadline.passed = true;
+      throw timedOut(timeoutMs);
     }
     // No `data` at all means the variables failed to coerce: a request error, not a field error.
     if (result.data === undefined) throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, errors ?? []);
@@ -220,6 +225,14 @@ interface Computed {
   versions: ReadonlyMap<string, number | null> | undefined;
   /** Whether requests that arrived during the execution may take its answer (`compute`). */
   shareable?: boolean;
+}
+
+/** The TIMEOUT refusal of an operation stopped at its deadline (or its statement's, just under it). */
+function timedOut(timeoutMs: number): Refusal {
+  return new Refusal(
+    ErrorCode.TIMEOUT,
+    `The operation ran longer than ${timeoutMs} ms and was stopped; its changes were rolled back`,
+  );
 }
 
 /** The 503 already sent when the database went away during execution. */

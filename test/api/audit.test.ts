@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { systemActor } from "../../src/modules/access/actor.js";
+import type { Permission } from "../../src/modules/access/permissions.js";
 import type { AuditEntry } from "../../src/modules/audit/audit.visibility.js";
 import { runCliInProcess } from "../helpers/cli.js";
 import { testEngines } from "../helpers/engines.js";
@@ -257,19 +258,26 @@ for (const engine of testEngines()) {
       const page = await client.get(`/b/${projectId}/settings/audit`);
       assert.equal(page.status, 200);
       assert.match(page.body, /<del>€99\.00<\/del> → <ins>€9,900\.00<\/ins>/);
-      const { token } = await server.services.apps.createApp(userActor(owner.id), {
-        projectId,
-        name: "Auditor",
-        permissions: ["audit:read"],
-      });
-      const api = await gql(
-        server.url,
-        `query($id: ID!) { project(id: $id) { auditLog(first: 1, action: "ticket_type.updated") { edges { node { changes { field value previousValue } } } } } }`,
-        { token, variables: { id: projectId } },
-      );
-      assert.equal(api.body.errors, undefined, JSON.stringify(api.body.errors));
-      assert.deepEqual(api.body.data.project.auditLog.edges[0].node.changes, [
+      const changesSeenBy = async (permissions: Permission[], name: string) => {
+        const { token } = await server.services.apps.createApp(userActor(owner.id), {
+          projectId,
+          name,
+          permissions,
+        });
+        const api = await gql(
+          server.url,
+          `query($id: ID!) { project(id: $id) { auditLog(first: 1, action: "ticket_type.updated") { edges { node { changes { field value previousValue } } } } } }`,
+          { token, variables: { id: projectId } },
+        );
+        assert.equal(api.body.errors, undefined, JSON.stringify(api.body.errors));
+        return api.body.data.project.auditLog.edges[0].node.changes;
+      };
+      assert.deepEqual(await changesSeenBy(["audit:read", "tickets:read"], "Auditor"), [
         { field: "priceMinor", value: "990000", previousValue: "9900" },
+      ]);
+      // The log never widens a grant: without tickets:read, neither value, before nor after.
+      assert.deepEqual(await changesSeenBy(["audit:read"], "Narrow auditor"), [
+        { field: "priceMinor", value: null, previousValue: null },
       ]);
     });
 

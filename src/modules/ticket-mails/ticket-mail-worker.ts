@@ -10,6 +10,7 @@ import { type ClaimedTicketMail, ticketMailsRepository as repo } from "./ticket-
 const retryDelaysSeconds = [60, 300, 1_800, 7_200];
 /** How often an idle worker looks for mails other processes (the CLI, other servers) queued. */
 const idlePollMs = 5_000;
+const minPollMs = 250;
 /**
  * A lease outlives a batch's sends and nodemailer's connection and greeting timeouts by a wide
  * margin, so no other process sends a leased mail again while it is in flight.
@@ -102,7 +103,8 @@ export class TicketMailWorker {
     clearTimeout(this.timer);
     if (this.stopped) return;
     const delay = nextDueAt === undefined ? idlePollMs : Math.min(idlePollMs, nextDueAt - Date.now());
-    this.timer = setTimeout(() => this.wake(), Math.max(0, delay));
+    // Never sooner than `minPollMs`: a clock apart from the database's must not make a busy loop.
+    this.timer = setTimeout(() => this.wake(), Math.max(minPollMs, delay));
     this.timer.unref();
   }
 

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Db } from "../../db/database.js";
 import type { TicketMailStatus } from "../../db/schema.js";
 import { newId } from "../../shared/ids.js";
@@ -87,11 +88,18 @@ export const ticketMailsRepository = {
       .execute();
   },
 
-  /** When the next PENDING row falls due, if any. */
+  /**
+   * When the next PENDING row falls due, if any: a row another process holds under its lease is due
+   * when that lease ends, not before (otherwise every other worker would poll it in a loop).
+   */
   async nextDue(db: Db): Promise<string | undefined> {
     const row = await db
       .selectFrom("ticket_mails")
-      .select((eb) => eb.fn.min("next_attempt_at").as("due"))
+      .select(
+        sql<string>`min(case when lease_until > next_attempt_at then lease_until else next_attempt_at end)`.as(
+          "due",
+        ),
+      )
       .where("status", "=", "PENDING")
       .executeTakeFirst();
     return row?.due ?? undefined;
