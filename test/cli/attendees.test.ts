@@ -46,7 +46,10 @@ for (const engine of testEngines()) {
         env,
       );
       assert.equal(bad.code, 1);
-      assert.match(bad.stderr, /has no column for name \(or first name\), email, ticket type \(its header: who, where\)/);
+      assert.match(
+        bad.stderr,
+        /has no column for name \(or first name\), email, ticket type \(its header: who, where\)/,
+      );
     });
 
     test("--dry-run reports per-row problems without writing; the import then registers the valid rows once", async () => {
