@@ -1,18 +1,14 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { launchBrowser, screenshot } from "../helpers/browser.js";
-import { sqliteEngine } from "../helpers/engines.js";
+import { test } from "node:test";
+import type { Page } from "playwright-core";
+import { describeInBrowser, screenshot } from "../helpers/browser.js";
 import {
   createAttendee,
   createProject,
   createTicketType,
   createUser,
-  testPassword,
   userActor,
 } from "../helpers/factories.js";
-import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 /** Whether the verdict box is wholly inside the window. */
 function verdictInView(page: Page): Promise<boolean> {
@@ -24,41 +20,24 @@ function verdictInView(page: Page): Promise<boolean> {
 
 // Issue 38, "At the door": after each check-in the verdict stays in view and focus goes back to
 // where the next code comes from; the ticket-code field is a large input.
-describeNeeding(chromiumMissing(), "the door's verdict and code field in Chromium", () => {
-  let server: TestServer;
-  let browser: Browser;
-  before(async () => {
-    server = await startTestServer(sqliteEngine);
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-    await server.close();
-  });
-
+describeInBrowser("the door's verdict and code field in Chromium", {}, (fx) => {
   for (const width of [390, 1280]) {
     test(`keeps the verdict in view and the focus where the next code comes from (${width} px)`, async () => {
-      const user = await createUser(server.services);
+      const user = await createUser(fx.server.services);
       const actor = userActor(user.id);
-      const { project } = await createProject(server.services, { ownerId: user.id });
-      const standard = await createTicketType(server.services, actor, project.id, { name: "Standard" });
+      const { project } = await createProject(fx.server.services, { ownerId: user.id });
+      const standard = await createTicketType(fx.server.services, actor, project.id, { name: "Standard" });
       // Enough namesakes that the search results reach far below the verdict on a phone.
       const people = [];
       for (let i = 0; i < 12; i++) {
         people.push(
-          await createAttendee(server.services, actor, project.id, standard.id, {
+          await createAttendee(fx.server.services, actor, project.id, standard.id, {
             name: `Grace Hopper ${i}`,
           }),
         );
       }
-      const context = await browser.newContext({ viewport: { width, height: 640 } });
-      const page = await context.newPage();
-      await page.goto(`${server.url}/login`);
-      await page.getByLabel("Email").fill(user.email);
-      await page.getByLabel("Password").fill(testPassword);
-      await page.getByRole("button", { name: "Log in" }).click();
-      await page.getByRole("heading", { name: "Projects" }).waitFor();
-      await page.goto(`${server.url}/b/${project.id}/check-in`);
+      const page = await fx.page(width, user, { viewport: { width, height: 640 } });
+      await page.goto(`${fx.server.url}/b/${project.id}/check-in`);
 
       const field = page.getByLabel("Ticket code", { exact: true });
       const size = await field.evaluate((e) => ({
@@ -93,7 +72,6 @@ describeNeeding(chromiumMissing(), "the door's verdict and code field in Chromiu
       await page.waitForTimeout(300);
       assert.ok(await verdictInView(page), "the verdict is still on screen");
       await screenshot(page, `door-verdict-card-${width}`);
-      await context.close();
     });
   }
 });

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { launchBrowser, screenshot } from "../helpers/browser.js";
-import { sqliteEngine } from "../helpers/engines.js";
+import { test } from "node:test";
+import type { Page } from "playwright-core";
+import { describeInBrowser, screenshot } from "../helpers/browser.js";
 import {
   createApp,
   createAttendee,
@@ -10,11 +9,8 @@ import {
   createSession,
   createTicketType,
   createUser,
-  testPassword,
   userActor,
 } from "../helpers/factories.js";
-import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 /** Whether an element lies wholly inside the window horizontally (not clipped, not scrolled away). */
 function insideWindow(page: Page, selector: string): Promise<boolean> {
@@ -34,36 +30,25 @@ function insideWindow(page: Page, selector: string): Promise<boolean> {
 }
 
 // Issue 38, "Layout": what a new organizer saw clipped, stretched, unstyled or said twice.
-describeNeeding(chromiumMissing(), "layout fixes of issue 38 in Chromium", () => {
-  let server: TestServer;
-  let browser: Browser;
-  before(async () => {
-    server = await startTestServer(sqliteEngine);
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-    await server.close();
-  });
-
+describeInBrowser("layout fixes of issue 38 in Chromium", {}, (fx) => {
   for (const width of [390, 1280]) {
     test(`attendee table, new-project form, audit filters, labels and conflicts (${width} px)`, async () => {
-      const user = await createUser(server.services, { name: "Ada Organizer" });
+      const user = await createUser(fx.server.services, { name: "Ada Organizer" });
       const actor = userActor(user.id);
-      const { project } = await createProject(server.services, {
+      const { project } = await createProject(fx.server.services, {
         ownerId: user.id,
         input: { timezone: "UTC", startsAt: "2026-05-04T08:00:00.000Z", endsAt: "2026-05-05T18:00:00.000Z" },
       });
-      const standard = await createTicketType(server.services, actor, project.id, {
+      const standard = await createTicketType(fx.server.services, actor, project.id, {
         name: "Early bird conference pass",
       });
-      await createAttendee(server.services, actor, project.id, standard.id, {
+      await createAttendee(fx.server.services, actor, project.id, standard.id, {
         name: "Maximiliane Wolkenstein-Rodenegg",
         email: "maximiliane.wolkenstein-rodenegg@very-long-company-name.example.org",
         company: "Internationale Gesellschaft für Veranstaltungen",
       });
-      const hall = await server.services.agenda.createRoom(actor, { projectId: project.id, name: "Hall" });
-      const grace = await server.services.agenda.createSpeaker(actor, {
+      const hall = await fx.server.services.agenda.createRoom(actor, { projectId: project.id, name: "Hall" });
+      const grace = await fx.server.services.agenda.createSpeaker(actor, {
         projectId: project.id,
         name: "Grace",
       });
@@ -71,25 +56,19 @@ describeNeeding(chromiumMissing(), "layout fixes of issue 38 in Chromium", () =>
         ["Keynote", "2026-05-04T09:00:00.000Z"],
         ["Panel", "2026-05-04T09:30:00.000Z"],
       ] as const) {
-        await createSession(server.services, actor, project.id, {
+        await createSession(fx.server.services, actor, project.id, {
           title,
           startsAt,
           roomId: hall.id,
           speakerIds: [grace.id],
         });
       }
-      const { app } = await createApp(server.services, { projectId: project.id, ownerId: user.id });
+      const { app } = await createApp(fx.server.services, { projectId: project.id, ownerId: user.id });
 
-      const context = await browser.newContext({ viewport: { width, height: 860 } });
-      const page = await context.newPage();
-      await page.goto(`${server.url}/login`);
-      await page.getByLabel("Email").fill(user.email);
-      await page.getByLabel("Password").fill(testPassword);
-      await page.getByRole("button", { name: "Log in" }).click();
-      await page.getByRole("heading", { name: "Projects" }).waitFor();
+      const page = await fx.page(width, user, { viewport: { width, height: 860 } });
 
       // The attendee table: Edit and Cancel are on screen, not behind a scrolled edge.
-      await page.goto(`${server.url}/b/${project.id}/attendees`);
+      await page.goto(`${fx.server.url}/b/${project.id}/attendees`);
       if (width === 1280) {
         // Nothing of the table behind a scrolled edge: its wrapper has no horizontal overflow.
         const hidden = await page
@@ -103,7 +82,7 @@ describeNeeding(chromiumMissing(), "layout fixes of issue 38 in Chromium", () =>
       await screenshot(page, `layout-attendees-${width}`);
 
       // The new-project form: Ends stays inside its column, City is as tall as any text input.
-      await page.goto(`${server.url}/projects/new`);
+      await page.goto(`${fx.server.url}/projects/new`);
       await screenshot(page, `layout-new-project-${width}`);
       const box = (label: string) =>
         page
@@ -124,7 +103,7 @@ describeNeeding(chromiumMissing(), "layout fixes of issue 38 in Chromium", () =>
       assert.equal((await box("City")).height, (await box("Event name")).height, "City is not stretched");
 
       // The audit log's date filters look like the other inputs.
-      await page.goto(`${server.url}/b/${project.id}/settings/audit`);
+      await page.goto(`${fx.server.url}/b/${project.id}/settings/audit`);
       const from = page.getByLabel("From");
       const style = await from.evaluate((e) => ({
         border: getComputedStyle(e).borderTopStyle,
@@ -133,17 +112,17 @@ describeNeeding(chromiumMissing(), "layout fixes of issue 38 in Chromium", () =>
       assert.deepEqual(style, { border: "solid", radius: "8px" });
 
       // Labels say things once.
-      await page.goto(`${server.url}/b/${project.id}/settings/api/apps/${app.id}`);
+      await page.goto(`${fx.server.url}/b/${project.id}/settings/api/apps/${app.id}`);
       const createdBy = page
         .locator("dt", { hasText: "Created by" })
         .locator("xpath=following-sibling::dd[1]");
       assert.equal((await createdBy.innerText()).trim(), "Ada Organizer");
-      await page.goto(`${server.url}/b/${project.id}/settings/api/apps/${app.id}/webhooks`);
+      await page.goto(`${fx.server.url}/b/${project.id}/settings/api/apps/${app.id}/webhooks`);
       const fragments = await page.locator("label", { hasText: "Payload fragments" }).innerText();
       assert.equal(fragments.match(/\(optional\)/g)?.length, 1, fragments);
 
       // Each agenda conflict once in the day's list (both sessions' cells stay marked).
-      await page.goto(`${server.url}/b/${project.id}/agenda/grid`);
+      await page.goto(`${fx.server.url}/b/${project.id}/agenda/grid`);
       const listed = await page.locator("section.conflicts li").allInnerTexts();
       assert.equal(listed.length, 2, listed.join(" | "));
       assert.ok(listed.some((l) => /^“(Keynote|Panel)” and “(Keynote|Panel)” overlap in Hall\.$/.test(l)));
@@ -153,7 +132,6 @@ describeNeeding(chromiumMissing(), "layout fixes of issue 38 in Chromium", () =>
         ),
       );
       assert.match(await page.locator("#conflicts-heading").innerText(), /^2 conflicts on this day$/);
-      await context.close();
     });
   }
 });

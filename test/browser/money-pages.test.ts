@@ -1,18 +1,14 @@
 import assert from "node:assert/strict";
-import { after, before, test } from "node:test";
-import type { Browser, Page } from "playwright-core";
-import { launchBrowser, screenshot } from "../helpers/browser.js";
-import { sqliteEngine } from "../helpers/engines.js";
+import { test } from "node:test";
+import type { Page } from "playwright-core";
+import { describeInBrowser, screenshot } from "../helpers/browser.js";
 import {
   createAttendee,
   createProject,
   createTicketType,
   createUser,
-  testPassword,
   userActor,
 } from "../helpers/factories.js";
-import { chromiumMissing, describeNeeding } from "../helpers/requirements.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 async function assertFits(page: Page, what: string): Promise<void> {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -22,50 +18,33 @@ async function assertFits(page: Page, what: string): Promise<void> {
 // Issue 38, "Money shown as money" and the event page's link: the Overview tells paid from still
 // to be paid and links the public page beside Publish; an invoice ticket's form shows the price and
 // asks whom to invoice, and the organizer sees the answer on the attendee's page.
-describeNeeding(chromiumMissing(), "money on the Overview and the invoice form in Chromium", () => {
-  let server: TestServer;
-  let browser: Browser;
-  before(async () => {
-    server = await startTestServer(sqliteEngine);
-    browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser.close();
-    await server.close();
-  });
-
+describeInBrowser("money on the Overview and the invoice form in Chromium", {}, (fx) => {
   for (const width of [390, 1280]) {
     test(`paid apart from due, the event page beside Publish, the invoice form (${width} px)`, async () => {
-      const user = await createUser(server.services);
+      const user = await createUser(fx.server.services);
       const actor = userActor(user.id);
-      const { project } = await createProject(server.services, {
+      const { project } = await createProject(fx.server.services, {
         ownerId: user.id,
         input: { name: "Money Con", status: "PUBLISHED" },
       });
-      const door = await createTicketType(server.services, actor, project.id, {
+      const door = await createTicketType(fx.server.services, actor, project.id, {
         name: "Door",
         priceMinor: 5000,
         paymentMode: "AT_DOOR",
       });
-      const invoice = await createTicketType(server.services, actor, project.id, {
+      const invoice = await createTicketType(fx.server.services, actor, project.id, {
         name: "Company",
         priceMinor: 30000,
         paymentMode: "INVOICE",
       });
-      const inside = await createAttendee(server.services, actor, project.id, door.id);
-      await createAttendee(server.services, actor, project.id, door.id);
-      await createAttendee(server.services, actor, project.id, invoice.id);
-      await server.services.checkins.checkIn(actor, { attendeeId: inside.id });
+      const inside = await createAttendee(fx.server.services, actor, project.id, door.id);
+      await createAttendee(fx.server.services, actor, project.id, door.id);
+      await createAttendee(fx.server.services, actor, project.id, invoice.id);
+      await fx.server.services.checkins.checkIn(actor, { attendeeId: inside.id });
 
-      const context = await browser.newContext({ viewport: { width, height: 860 } });
-      const page = await context.newPage();
-      await page.goto(`${server.url}/login`);
-      await page.getByLabel("Email").fill(user.email);
-      await page.getByLabel("Password").fill(testPassword);
-      await page.getByRole("button", { name: "Log in" }).click();
-      await page.getByRole("heading", { name: "Projects" }).waitFor();
+      const page = await fx.page(width, user, { viewport: { width, height: 860 } });
 
-      await page.goto(`${server.url}/b/${project.id}`);
+      await page.goto(`${fx.server.url}/b/${project.id}`);
       const stat = (name: string) =>
         page.locator(".stat").filter({ has: page.getByText(name, { exact: true }) });
       assert.equal((await stat("Paid").locator("dd").innerText()).trim(), "€50.00");
@@ -101,17 +80,16 @@ describeNeeding(chromiumMissing(), "money on the Overview and the invoice form i
       await page.getByRole("button", { name: "Register" }).click();
       await page.getByRole("heading", { name: "Check your inbox" }).waitFor();
 
-      const buyer = await server.services.attendees.registeredByEmail(
-        server.database.db,
+      const buyer = await fx.server.services.attendees.registeredByEmail(
+        fx.server.database.db,
         project.id,
         `buyer-${width}@example.org`,
       );
       assert.ok(buyer);
-      await page.goto(`${server.url}/b/${project.id}/attendees/${buyer.id}`);
+      await page.goto(`${fx.server.url}/b/${project.id}/attendees/${buyer.id}`);
       const billing = page.getByRole("region", { name: "Billing details" });
       await billing.getByText("Analytical Engines Ltd").waitFor();
       assert.match(await billing.innerText(), /1 Byron Street, London\s+VAT GB123/);
-      await context.close();
     });
   }
 });
