@@ -6,15 +6,7 @@ const fastPathsOf = (value: string | undefined) =>
   loadConfig(value === undefined ? {} : { EVENTGRAPH_FAST_PATHS: value }).fastPaths;
 
 // Every switch, named once here as the README names them.
-const names = [
-  "hit-lane",
-  "group-commit",
-  "projection",
-  "execution-slots",
-  "sqlite-reader",
-  "jit",
-  "remembered-credentials",
-];
+const names = ["hit-lane", "group-commit", "projection", "execution-slots", "jit", "remembered-credentials"];
 
 describe("EVENTGRAPH_FAST_PATHS", () => {
   test("unset (or empty), every fast path is on", () => {

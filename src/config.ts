@@ -77,7 +77,6 @@ const fastPathNames = [
   "group-commit",
   "projection",
   "execution-slots",
-  "sqlite-reader",
   "jit",
   "remembered-credentials",
 ] as const;

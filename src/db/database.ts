@@ -23,7 +23,6 @@ import type { Database as Tables } from "./schema.js";
 import { type DirectStatement, type QueryLogEvent, SqliteDirect } from "./sqlite-direct.js";
 import { GroupCommitDialect, registerGroupCommit } from "./sqlite-group-commit.js";
 import { limitWithoutReprepare } from "./sqlite-limit.js";
-import { sqliteBusyTimeoutMs } from "./sqlite-lock-wait.js";
 
 /** Kysely handle typed with every table; a transaction is accepted wherever a Db is. */
 export type Db = Kysely<Tables>;
@@ -94,8 +93,8 @@ export interface DatabaseOptions {
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
   /** Called with the duration of every statement, in milliseconds, failed ones included (metrics). */
   onQueryDuration?: (milliseconds: number) => void;
-  /** The server's switches (config.fastPaths); `group-commit` and `sqlite-reader` are read here. */
-  fastPaths?: Pick<FastPaths, "group-commit" | "sqlite-reader">;
+  /** The server's switches (config.fastPaths); `group-commit` is read here. */
+  fastPaths?: Pick<FastPaths, "group-commit">;
 }
 
 // The SQLite databases' direct runners (sqlite-direct.ts), by adapter as in reusableQuery.
@@ -138,7 +137,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
     // another process wrote. Its statements fail at once with SQLITE_BUSY instead, and Kysely's are
     // tried again on the event loop (WaitingForLockDialect). Those that run straight on
     // better-sqlite3 cannot meet a lock: inside a transaction it holds the write lock already, and
-    // reads from outside one run on the reader, which waits as before.
+    // a read from outside one runs there only while no transaction is open (sqlite-direct.ts).
     sqlite.pragma("journal_mode = WAL");
     sqlite.pragma("busy_timeout = 0");
     sqlite.pragma("foreign_keys = ON");
@@ -163,17 +162,7 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       plugins: [limitWithoutReprepare(), yieldAfterStatement],
     });
     if (dialect.groupCommit) registerGroupCommit(db.getExecutor().adapter, dialect.groupCommit);
-    // Fast path `sqlite-reader`: reads from outside a transaction run on a second, read-only
-    // connection. Invariant: it never writes (`query_only`) and sees only committed data, so no
-    // reader sees a transaction (or a group commit) before its COMMIT. Off, such reads run on the
-    // one connection, and wait for it while a transaction holds it (sqlite-direct.ts); guarded by
-    // "a read from outside a transaction does not wait for one, and sees only what was committed"
-    // (sqlite-group-commit.test.ts) and its plain-path twin in database.test.ts.
-    const reader =
-      path === ":memory:" || options.fastPaths?.["sqlite-reader"] === false
-        ? undefined
-        : openReader(path, options.sqlitePageCacheMiB);
-    directRunners.set(db.getExecutor().adapter, new SqliteDirect(sqlite, reader, log));
+    directRunners.set(db.getExecutor().adapter, new SqliteDirect(sqlite, log));
     const dataVersion = sqlite.prepare("pragma data_version").pluck();
     const checkpointer =
       options.checkpointInBackground && path !== ":memory:"
@@ -200,7 +189,6 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       async close() {
         await checkpointer?.stop();
         await db.destroy();
-        reader?.close();
       },
     };
   }
@@ -353,19 +341,6 @@ export function reusableQuery<Row, Parameters extends readonly unknown[]>(
     const query: CompiledQuery<Row> = { query: node, queryId, sql, parameters };
     return (await db.executeQuery<Row>(query)).rows;
   };
-}
-
-/**
- * The second connection of a SQLite file: reads from outside a transaction (sqlite-direct.ts). It
- * never writes (`query_only`), and it waits for locks as the first one did before (a reader meets
- * one only while another connection recovers or restarts the WAL).
- */
-function openReader(path: string, pageCacheMiB = 16): SQLite.Database {
-  const reader = new SQLite(path);
-  reader.pragma(`busy_timeout = ${sqliteBusyTimeoutMs}`);
-  reader.pragma("query_only = ON");
-  reader.pragma(`cache_size = -${Math.round(pageCacheMiB * 1024)}`);
-  return reader;
 }
 
 /** Hides the password of a connection URL before it is shown in a message or a log. */

@@ -46,50 +46,46 @@ export type DirectStatement<Row> = (
  * third more than returning arrays and naming their columns here (docs/decisions.md).
  *
  * Kysely keeps its one SQLite connection for a transaction from BEGIN to COMMIT and makes every
- * other statement wait. A read from outside a transaction therefore runs on a connection of its own,
- * `reader`, which sees what was last committed and never waits for that lock: under a stream of
- * writes (the door's check-ins) the pages and the writes' own id lookups were queueing behind each
- * transaction. The transaction's own statements run on its connection. A write outside a
- * transaction always goes through Kysely: it may have to wait for another process's write lock,
+ * other statement wait. A transaction's own statements run here on that connection. A read from
+ * outside a transaction runs here only while no transaction is open: beside one it would see that
+ * transaction's uncommitted writes, so it waits for the connection in Kysely instead. A write outside
+ * a transaction always goes through Kysely: it may have to wait for another process's write lock,
  * which Kysely's connection does on the event loop (sqlite-lock-wait.ts) while holding the
- * connection, so no transaction of this process can begin under it. Without a reader (an in-memory
- * database, which no second connection can open) a read runs directly only while no transaction is
- * open, and otherwise waits for the lock in Kysely: beside it, it would see uncommitted writes.
+ * connection, so no transaction of this process can begin under it. (A second, read-only connection
+ * for those reads was tried and measured: it won nothing a user noticed, and the door's check-in
+ * p99 was lower without it; docs/performance.md.)
  */
 export class SqliteDirect {
   constructor(
     private readonly sqlite: SQLite.Database,
-    private readonly reader: SQLite.Database | undefined,
     private readonly log: ((event: QueryLogEvent) => void) | undefined,
   ) {}
 
   /** The runner of `sql`, prepared on its first run; each run reports to the log and then yields if the loop was held. */
   statement<Row>(sql: string): DirectStatement<Row> {
-    const onWriter = this.runner<Row>(this.sqlite, sql);
-    const onReader = this.reader ? this.runner<Row>(this.reader, sql) : undefined;
+    const run = this.runner<Row>(sql);
     let writes: boolean | undefined;
     // `isTransaction`: the handle of the transaction that holds the connection.
     return (db, parameters) => {
       if (db.isTransaction) {
         if (endedTransactions.has(db)) return Promise.reject(new TransactionEndedError());
-        return onWriter(parameters);
+        return run(parameters);
       }
       writes ??= this.writes(sql);
       if (writes !== false) return undefined;
-      if (onReader) return onReader(parameters);
-      return this.sqlite.inTransaction ? undefined : onWriter(parameters);
+      return this.sqlite.inTransaction ? undefined : run(parameters);
     };
   }
 
-  // Runs `sql` on `connection`, prepared on its first run; each run reports to the log and then
-  // yields if the loop was held.
-  private runner<Row>(connection: SQLite.Database, sql: string) {
+  // Runs `sql`, prepared on its first run; each run reports to the log and then yields if the loop
+  // was held.
+  private runner<Row>(sql: string) {
     let run: ((parameters: readonly unknown[]) => Row[]) | undefined;
     return async (parameters: readonly unknown[]) => {
       const start = performance.now();
       let rows: Row[];
       try {
-        run ??= this.prepare<Row>(connection, sql);
+        run ??= this.prepare<Row>(sql);
         rows = run(parameters);
       } catch (error) {
         this.report("error", sql, parameters, start);
@@ -116,8 +112,8 @@ export class SqliteDirect {
   }
 
   // What a statement's runs do: its rows, or an empty list for a statement that returns none.
-  private prepare<Row>(connection: SQLite.Database, sql: string): (parameters: readonly unknown[]) => Row[] {
-    const statement = connection.prepare(sql);
+  private prepare<Row>(sql: string): (parameters: readonly unknown[]) => Row[] {
+    const statement = this.sqlite.prepare(sql);
     if (!statement.reader) {
       return (parameters) => {
         statement.run(parameters);

@@ -19,10 +19,13 @@ interface Opened {
   other: SQLite.Database;
 }
 
-async function withDatabase(check: (opened: Opened) => Promise<void>) {
+async function withDatabase(check: (opened: Opened) => Promise<void>, groupCommit = true) {
   const path = join(temporaryFolder("eventgraph-group-commit-"), "db.sqlite");
   const statements: string[] = [];
-  const database = openDatabase(`sqlite:${path}`, { onQuery: (text) => statements.push(text) });
+  const database = openDatabase(`sqlite:${path}`, {
+    onQuery: (text) => statements.push(text),
+    fastPaths: { "group-commit": groupCommit },
+  });
   await sql`create table t (x integer primary key)`.execute(database.db);
   const other = new SQLite(path, { readonly: true });
   try {
@@ -121,19 +124,37 @@ const rowOf = reusableQuery(
   [0] as const,
 );
 
-test("a read from outside a transaction does not wait for one, and sees only what was committed", async () => {
-  await withDatabase(async ({ database }) => {
-    await insert(database.db, 1);
-    let readInside: unknown;
-    await inTransaction(database.db, undefined, async (trx) => {
-      await insert(trx, 2);
-      // The transaction holds the writing connection; this read would wait for it and deadlock.
-      readInside = [await rowOf(database.db, 1), await rowOf(database.db, 2)];
-    });
-    assert.deepEqual(readInside, [[{ x: 1 }], []]);
-    assert.deepEqual(await rowOf(database.db, 2), [{ x: 2 }]);
+// With group commit off too (its plain path): the read never runs beside the transaction.
+for (const groupCommit of [true, false]) {
+  test(`a read from outside a transaction waits for it, and runs after its COMMIT (group commit ${groupCommit ? "on" : "off"})`, async () => {
+    await withDatabase(async ({ database, statements }) => {
+      await insert(database.db, 1);
+      let release = () => {};
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const transaction = inTransaction(database.db, undefined, async (trx) => {
+        await insert(trx, 2);
+        await held;
+      });
+      // Let the transaction take the connection first.
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      let answered = false;
+      const read = rowOf(database.db, 2).then((rows) => {
+        answered = true;
+        return rows;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      assert.equal(answered, false, "the read waits while the transaction holds the connection");
+      release();
+      await transaction;
+      assert.deepEqual(await read, [{ x: 2 }], "read after the COMMIT, so it sees the row");
+      const order = statements.filter((s) => s === "commit" || s.startsWith("select"));
+      assert.equal(order.at(-2), "commit");
+      assert.match(order.at(-1) ?? "", /^select/);
+    }, groupCommit);
   });
-});
+}
 
 test("a request waiting for its group's COMMIT is marked committing: its deadline can no longer stop it", async () => {
   await withDatabase(async ({ database, other }) => {
@@ -233,4 +254,25 @@ test("the schema defers no constraint: a group's COMMIT fails only for what no m
   } finally {
     await database.close();
   }
+});
+
+// Its plain path (EVENTGRAPH_FAST_PATHS=-group-commit).
+test("group commit off: queued transactions commit one by one, a failed one alone rolls back", async () => {
+  await withDatabase(async ({ database, statements, other }) => {
+    const outcomes = await Promise.allSettled(
+      [1, 2, 3, 4].map((x) =>
+        inTransaction(database.db, undefined, async (trx) => {
+          await insert(trx, x);
+          if (x === 2) throw new Error("the second fails");
+        }),
+      ),
+    );
+    assert.deepEqual(
+      outcomes.map((o) => o.status),
+      ["fulfilled", "rejected", "fulfilled", "fulfilled"],
+    );
+    assert.deepEqual(committed(other), [1, 3, 4]);
+    assert.equal(statements.filter((s) => s === "commit").length, 3, statements.join("\n"));
+    assert.equal(statements.filter((s) => s.startsWith("savepoint")).length, 0);
+  }, false);
 });

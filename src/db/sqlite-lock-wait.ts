@@ -1,7 +1,7 @@
 import { type DatabaseConnection, type Driver, SqliteDialect } from "kysely";
 
 /** How long a SQLite statement waits for another connection's lock before SQLITE_BUSY. */
-export const sqliteBusyTimeoutMs = 5000;
+const sqliteBusyTimeoutMs = 5000;
 
 // Between two attempts to take the write lock: short at first (most writes hold it for a
 // millisecond or two), never longer than this.
