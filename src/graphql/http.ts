@@ -36,6 +36,8 @@ import {
   negotiate,
   readParams,
 } from "./http-params.js";
+import { introspectionResponder } from "./introspection/answer-introspection.js";
+import { IntrospectionAnswers } from "./introspection/introspection-answers.js";
 import { permissionsLacking } from "./limits/analyze-operation.js";
 import { operationLimitsFrom } from "./limits/operation-limits.js";
 import { pointsForCost } from "./limits/rate-limiter.js";
@@ -55,6 +57,10 @@ export function registerGraphQLRoutes(
   const documents = new DocumentCache(schema, limits, { jit: config.fastPaths.jit });
   const executor = createExecutor(services, documents);
   const steps = new RequestSteps(services, schema, documents, limits);
+  const answerIntrospection = introspectionResponder(
+    steps,
+    new IntrospectionAnswers(schema, services.logger),
+  );
   let lane: HitLane | undefined;
 
   app.register(async (scope) => {
@@ -132,6 +138,7 @@ export function registerGraphQLRoutes(
           cost: operation.analysis.cost,
         });
         if (params.extensions?.dryRun === true) return await answerDryRun(exchange, actor, operation);
+        if (operation.introspectionOnly) return await answerIntrospection(exchange, actor, operation, paid);
         const budget = await steps.charge(exchange.headers, actor, operation, request.ip, paid);
         // A reply is thenable (it settles once sent), so the cache answers with a boolean: awaiting an
         // async function that returns a reply yields undefined, which once sent every hit on to execute.
