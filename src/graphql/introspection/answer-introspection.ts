@@ -22,7 +22,7 @@ import type { IntrospectionAnswer, IntrospectionAnswers } from "./introspection-
  *   minute (per app, or per client IP without a token): 304s cannot be sent without bound, and
  *   once spent the allowance has room again within the minute, not the hour.
  */
-export const introspectionCharges = {
+const introspectionCharges = {
   cachedPoints: 1,
   notModifiedPoints: 0,
   allowance: { limit: 600, windowSeconds: 60 },
