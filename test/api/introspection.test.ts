@@ -151,6 +151,23 @@ for (const engine of testEngines()) {
       assert.equal((await post(server, standard, { authorization: `Bearer ${fresh}` })).status, 200);
     });
 
+    test("100 clients asking a new document at once get one execution, each charged its cost", async () => {
+      const { token } = await createApp(server.services, { name: "Many at once" });
+      const auth = { authorization: `Bearer ${token}` };
+      const query = `{ __schema { types { name fields { name type { name kind } } } } }`;
+      const answers = await Promise.all(Array.from({ length: 100 }, () => post(server, query, auth)));
+      for (const answer of answers) assert.equal(answer.status, 200);
+      assert.equal(new Set(answers.map((answer) => answer.headers.etag)).size, 1);
+      const computed = answers.filter((answer) => json(answer).extensions.cached === false);
+      assert.equal(computed.length, 1, "executed once; the others found it kept");
+      // The one that executed it paid its cost; each other one paid the cost too when it was charged
+      // before the answer was kept (the decision is made before the charge), else 1.
+      const points = cost(computed[0] as (typeof answers)[number]);
+      assert.ok(points > 10, `${points} points`);
+      for (const answer of answers) assert.ok([points, 1].includes(cost(answer)));
+      assert.equal(cost(await post(server, query, auth)), 1);
+    });
+
     test("garbage and oversized introspection documents are refused by the limits, never kept", async () => {
       const fields = "name fields { name type { name ofType { name } } }";
       const refusals: [string, string, string | undefined][] = [
