@@ -90,6 +90,13 @@ for (const engine of testEngines()) {
       const fromGet = await get(server, query, { "if-none-match": etag });
       assert.equal(fromGet.status, 304);
       assert.equal(fromGet.headers["cache-control"], "public, max-age=10");
+      // A dry run tells what the same request would be charged.
+      const dryRun = (headers: Record<string, string>) =>
+        gql(server.url, query, { extensions: { dryRun: true }, headers }).then(
+          (a) => a.body.extensions.dryRun,
+        );
+      assert.equal((await dryRun({})).points, 1);
+      assert.equal((await dryRun({ "if-none-match": etag })).points, 0);
       const changed = await post(server, query, { "if-none-match": `W/"i-something-else"` });
       assert.equal(changed.status, 200);
       assert.equal(cost(changed), 1);

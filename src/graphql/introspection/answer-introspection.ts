@@ -29,18 +29,13 @@ const introspectionCharges = {
 } as const;
 
 /**
- * The route's step for an introspection-only operation, after it was prepared (and its validation
- * paid: `paid` points): charge the caller, then answer 304 or the answer's bytes, kept or computed.
+ * The route's steps for an introspection-only operation, after it was prepared (and its validation
+ * paid: `paid` points): charge the caller, then answer 304 or the answer's bytes, kept or computed;
+ * and what that would charge, for a dry run.
  */
 export function introspectionResponder(steps: RequestSteps, answers: IntrospectionAnswers) {
-  return async function answerIntrospection(
-    exchange: Exchange,
-    actor: Actor,
-    operation: Operation,
-    paid: number,
-  ): Promise<FastifyReply> {
-    const { request, headers } = exchange;
-    const asked = request.headers["if-none-match"];
+  /** The answer's key, the answer kept under it, and the points it costs a client that holds `asked`. */
+  const priced = (operation: Operation, asked: string | undefined) => {
     const key = answers.keyOf(operation);
     const kept = answers.get(key);
     let points = pointsForCost(operation.analysis.cost);
@@ -49,21 +44,38 @@ export function introspectionResponder(steps: RequestSteps, answers: Introspecti
         ? introspectionCharges.notModifiedPoints
         : introspectionCharges.cachedPoints;
     }
-    const budget = await steps.chargeIntrospection(headers, actor, operation, request.ip, {
-      points,
-      paid,
-      allowance: introspectionCharges.allowance,
-    });
-    // Another request may have computed it while this one was charged.
-    let answer: IntrospectionAnswer | undefined = kept ?? answers.get(key);
-    const cached = answer !== undefined;
-    answer ??= answers.compute(operation, key, request.id);
-    if (answer.etag !== undefined) {
-      applyIntrospectionCaching(exchange, actor, answer.etag);
-      if (namesTag(asked, answer.etag)) return sendNotModified(exchange);
-    }
-    const tail = extensionsTail(operation.analysis.cost, budget.points, budget, cached);
-    const [head, rest] = await partsOf(request, headers, answer, tail);
-    return sendInTwo(exchange, head, rest);
+    return { key, kept, points };
+  };
+
+  return {
+    /** The points the operation would cost now (before validation is paid), for a dry run. */
+    points: (operation: Operation, asked: string | undefined): number => priced(operation, asked).points,
+
+    async answer(
+      exchange: Exchange,
+      actor: Actor,
+      operation: Operation,
+      paid: number,
+    ): Promise<FastifyReply> {
+      const { request, headers } = exchange;
+      const asked = request.headers["if-none-match"];
+      const { key, kept, points } = priced(operation, asked);
+      const budget = await steps.chargeIntrospection(headers, actor, operation, request.ip, {
+        points,
+        paid,
+        allowance: introspectionCharges.allowance,
+      });
+      // Another request may have computed it while this one was charged.
+      let answer: IntrospectionAnswer | undefined = kept ?? answers.get(key);
+      const cached = answer !== undefined;
+      answer ??= answers.compute(operation, key, request.id);
+      if (answer.etag !== undefined) {
+        applyIntrospectionCaching(exchange, actor, answer.etag);
+        if (namesTag(asked, answer.etag)) return sendNotModified(exchange);
+      }
+      const tail = extensionsTail(operation.analysis.cost, budget.points, budget, cached);
+      const [head, rest] = await partsOf(request, headers, answer, tail);
+      return sendInTwo(exchange, head, rest);
+    },
   };
 }
