@@ -87,7 +87,8 @@ export function registerPreflight(scope: FastifyInstance, url: string): void {
   scope.options(url, (_request, reply) =>
     new AnswerHeaders()
       .set("access-control-allow-methods", "GET, POST, OPTIONS")
-      .set("access-control-allow-headers", "authorization, content-type, accept")
+      // If-None-Match: a browser app revalidates an introspection answer it keeps itself.
+      .set("access-control-allow-headers", "authorization, content-type, accept, if-none-match")
       .set("access-control-max-age", "86400")
       .set("vary", "origin")
       .applyTo(reply)

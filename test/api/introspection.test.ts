@@ -87,6 +87,16 @@ for (const engine of testEngines()) {
         assert.equal(cost(again), 0);
         assert.equal(await addressBudget(server), before, "a 304 costs no point");
       }
+      // A browser app on another origin may send it too.
+      const preflight = await raw(server.url, "/api/graphql", {
+        method: "OPTIONS",
+        headers: {
+          origin: "https://app.example",
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "content-type, if-none-match",
+        },
+      });
+      assert.match(String(preflight.headers["access-control-allow-headers"]), /\bif-none-match\b/);
       const fromGet = await get(server, query, { "if-none-match": etag });
       assert.equal(fromGet.status, 304);
       assert.equal(fromGet.headers["cache-control"], "public, max-age=10");
