@@ -209,7 +209,7 @@ export function createExecutor(services: Services, documents: DocumentCache) {
  * Node's shared pool,
  * since the response cache may keep it.
  */
-function answerHead(answer: { errors?: GraphQLFormattedError[]; data: unknown }): Buffer {
+export function answerHead(answer: { errors?: GraphQLFormattedError[]; data: unknown }): Buffer {
   const json = JSON.stringify(answer);
   const size = Buffer.byteLength(json) - 1;
   const head = Buffer.allocUnsafeSlow(size);
@@ -248,8 +248,13 @@ export interface Operation {
   prepared: PreparedDocument;
   analysis: OperationAnalysis;
   variables: Record<string, unknown> | undefined;
-  /** The response cache key of a query (document, variables as sent, caller's view); none for writes. */
+  /**
+   * The response cache key of a query (document, variables as sent, caller's view); none for writes
+   * and for introspection, which has a cache of its own.
+   */
   cacheKey: string | undefined;
+  /** Whether it asks for introspection alone (introspection/introspection-only.ts). */
+  introspectionOnly: boolean;
   /** The data areas a query reads: its answer is evicted only by writes to them. */
   areas: AreaMask;
 }

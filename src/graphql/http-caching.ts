@@ -43,13 +43,35 @@ export function applyCaching(
   if (!inQueryString(request) || !versions) return false;
   const etag = etagOf(versions);
   headers.set("cache-control", `public, max-age=${publicMaxAgeSeconds}`).set("etag", etag);
-  const asked = request.headers["if-none-match"];
+  return namesTag(request.headers["if-none-match"], etag);
+}
+
+/**
+ * Whether an If-None-Match field names the weak tag `etag` (`W/"…"`), by weak comparison (RFC 9110
+ * §13.1.2): any listed tag equal to it, W/ or not, or "*".
+ */
+export function namesTag(asked: string | undefined, etag: string): boolean {
   if (!asked) return false;
-  // Weak comparison (RFC 9110 §13.1.2): any listed tag equal to ours, W/ or not, or "*".
   return asked
     .split(",")
     .map((t) => t.trim().replace(/^W\//, ""))
     .some((t) => t === "*" || t === etag.slice(2));
+}
+
+/**
+ * The caching fields of an introspection answer (src/graphql/introspection/), which changes only
+ * with the schema: every caller may keep it and revalidate it with If-None-Match, over POST too.
+ * Shared caches may keep a token-less GET's as they keep other public answers; an app's is its own.
+ */
+export function applyIntrospectionCaching(
+  { request, headers }: { request: RequestHead; headers: AnswerHeaders },
+  actor: Actor,
+  etag: string,
+): void {
+  let policy = "no-cache";
+  if (actor.kind === "app") policy = "private, no-cache";
+  else if (inQueryString(request)) policy = `public, max-age=${publicMaxAgeSeconds}`;
+  headers.set("cache-control", policy).set("etag", etag);
 }
 
 /** Answers 304 Not Modified: the validators and caching headers already set, no body. */
@@ -65,7 +87,8 @@ export function registerPreflight(scope: FastifyInstance, url: string): void {
   scope.options(url, (_request, reply) =>
     new AnswerHeaders()
       .set("access-control-allow-methods", "GET, POST, OPTIONS")
-      .set("access-control-allow-headers", "authorization, content-type, accept")
+      // If-None-Match: a browser app revalidates an introspection answer it keeps itself.
+      .set("access-control-allow-headers", "authorization, content-type, accept, if-none-match")
       .set("access-control-max-age", "86400")
       .set("vary", "origin")
       .applyTo(reply)

@@ -36,6 +36,8 @@ import {
   negotiate,
   readParams,
 } from "./http-params.js";
+import { introspectionResponder } from "./introspection/answer-introspection.js";
+import { IntrospectionAnswers } from "./introspection/introspection-answers.js";
 import { permissionsLacking } from "./limits/analyze-operation.js";
 import { operationLimitsFrom } from "./limits/operation-limits.js";
 import { pointsForCost } from "./limits/rate-limiter.js";
@@ -55,6 +57,7 @@ export function registerGraphQLRoutes(
   const documents = new DocumentCache(schema, limits, { jit: config.fastPaths.jit });
   const executor = createExecutor(services, documents);
   const steps = new RequestSteps(services, schema, documents, limits);
+  const introspection = introspectionResponder(steps, new IntrospectionAnswers(schema, services.logger));
   let lane: HitLane | undefined;
 
   app.register(async (scope) => {
@@ -132,6 +135,7 @@ export function registerGraphQLRoutes(
           cost: operation.analysis.cost,
         });
         if (params.extensions?.dryRun === true) return await answerDryRun(exchange, actor, operation);
+        if (operation.introspectionOnly) return await introspection.answer(exchange, actor, operation, paid);
         const budget = await steps.charge(exchange.headers, actor, operation, request.ip, paid);
         // A reply is thenable (it settles once sent), so the cache answers with a boolean: awaiting an
         // async function that returns a reply yields undefined, which once sent every hit on to execute.
@@ -168,12 +172,11 @@ export function registerGraphQLRoutes(
    * A dry run is measured but not executed, and costs only the validation of a document the server
    * had not prepared before (`preparePaid` took it).
    */
-  async function answerDryRun(
-    exchange: Exchange,
-    actor: Actor,
-    { analysis }: Operation,
-  ): Promise<FastifyReply> {
-    const points = pointsForCost(analysis.cost);
+  async function answerDryRun(exchange: Exchange, actor: Actor, operation: Operation): Promise<FastifyReply> {
+    const { analysis } = operation;
+    const points = operation.introspectionOnly
+      ? introspection.points(operation, exchange.request.headers["if-none-match"])
+      : pointsForCost(analysis.cost);
     const [key, limit] = steps.budgetOf(actor, exchange.request.ip);
     const budget = await services.rateLimiter.peek(key, limit);
     setRateLimitHeaders(exchange.headers, budget, points);

@@ -14,9 +14,10 @@ import { detailsOf, Refusal } from "./http-answers.js";
 import { setRateLimitHeaders } from "./http-caching.js";
 import { presentBudget } from "./http-extensions.js";
 import type { GraphQLParams } from "./http-params.js";
+import { isIntrospectionOnly } from "./introspection/introspection-only.js";
 import type { OperationAnalysis } from "./limits/analyze-operation.js";
 import { assertWithinLimits, type OperationLimits } from "./limits/operation-limits.js";
-import { pointsForCost, type RateLimitState } from "./limits/rate-limiter.js";
+import { pointsForCost, type RateLimitState, type RequestAllowance } from "./limits/rate-limiter.js";
 
 /**
  * The steps every API request goes through, whichever way it came in (the Fastify route, or the
@@ -87,8 +88,11 @@ export class RequestSteps {
       if (error.code !== ErrorCode.BAD_USER_INPUT) throw Refusal.from(error);
       throw new Refusal(ErrorCode.GRAPHQL_VALIDATION_FAILED, error.message, detailsOf(error));
     }
+    const introspectionOnly =
+      analysis.operationType === "query" &&
+      isIntrospectionOnly(prepared.prepared.document, params.operationName);
     const cacheKey =
-      analysis.operationType === "query"
+      analysis.operationType === "query" && !introspectionOnly
         ? responseCacheKey({
             view: actor.kind === "app" ? appView(actor.appId, actor.permissions) : publicView,
             query: params.query,
@@ -97,7 +101,7 @@ export class RequestSteps {
           })
         : undefined;
     const areas = cacheKey ? areasReadBy(this.schema, prepared.prepared.document) : allAreas;
-    return { params, prepared: prepared.prepared, analysis, variables, cacheKey, areas };
+    return { params, prepared: prepared.prepared, analysis, variables, cacheKey, areas, introspectionOnly };
   }
 
   /**
@@ -157,6 +161,38 @@ export class RequestSteps {
     if (charged instanceof Promise)
       return charged.then((budget) => settle(headers, analysis, points, budget));
     return settle(headers, analysis, points, charged);
+  }
+
+  /**
+   * `charge` for an introspection-only operation: the `points` its answer costs (introspection/
+   * answer-introspection.ts says how many), and one request of the caller's introspection
+   * allowance, counted per app or client IP as the points are; both, or neither and RATE_LIMITED.
+   */
+  async chargeIntrospection(
+    headers: AnswerHeaders,
+    actor: Actor,
+    { analysis }: Operation,
+    ip: string,
+    { points, paid, allowance }: { points: number; paid: number; allowance: Omit<RequestAllowance, "key"> },
+  ): Promise<RequestBudget> {
+    const total = Math.max(points, paid);
+    const [key, limit] = this.budgetOf(actor, ip);
+    const budget = await this.services.rateLimiter.consume(key, total - paid, limit, {
+      key: `introspection:${key}`,
+      ...allowance,
+    });
+    if (budget.allowanceExceeded) {
+      setRateLimitHeaders(headers, budget, total);
+      headers.set("retry-after", String(budget.retryAfterSeconds));
+      const message = `More than ${allowance.limit} introspection requests in ${allowance.windowSeconds} s; retry in ${budget.retryAfterSeconds} s`;
+      throw new Refusal(
+        ErrorCode.RATE_LIMITED,
+        message,
+        { retryAfterSeconds: budget.retryAfterSeconds },
+        { rateLimit: presentBudget(budget) },
+      );
+    }
+    return settle(headers, analysis, total, budget);
   }
 }
 

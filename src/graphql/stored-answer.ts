@@ -1,4 +1,10 @@
-import { closingBytes, negotiateEncoding, openStream } from "../http/compression.js";
+import {
+  closingBytes,
+  type Encoding,
+  negotiateEncoding,
+  type OpenStream,
+  openStream,
+} from "../http/compression.js";
 import type { RequestHead } from "../http/header-values.js";
 import type { Actor } from "../modules/access/actor.js";
 import type { AnswerHeaders } from "./answer-headers.js";
@@ -23,17 +29,36 @@ export async function storedAnswerParts(
   hit: CachedAnswer,
 ): Promise<[head: Buffer, tail: Buffer] | undefined> {
   if (applyCaching({ request, headers }, actor, hit.versions)) return undefined;
-  const tail = extensionsTail(cost, budget.points, budget, true);
+  return partsOf(request, headers, hit, extensionsTail(cost, budget.points, budget, true));
+}
+
+/** Stored bytes (and their compressed forms, made on first use) as they are sent before a `tail`. */
+export interface StoredBytes {
+  body: Buffer;
+  /** Per content coding, the body compressed once, on the first request that asks for it. */
+  encoded: Partial<Record<Encoding, Promise<OpenStream>>>;
+}
+
+/**
+ * The stored bytes in the coding `request` accepts, then this request's `tail`, encoded alike
+ * (Content-Encoding set on `headers` when compressed).
+ */
+export async function partsOf(
+  request: RequestHead,
+  headers: AnswerHeaders,
+  stored: StoredBytes,
+  tail: Buffer,
+): Promise<[head: Buffer, tail: Buffer]> {
   const encoding = negotiateEncoding(request);
   if (encoding) {
     // Compressed once per entry and coding; each hit only compresses (stores) its own tail.
-    hit.encoded[encoding] ??= openStream(hit.body, encoding);
-    const open = await hit.encoded[encoding];
+    stored.encoded[encoding] ??= openStream(stored.body, encoding);
+    const open = await stored.encoded[encoding];
     const closing = closingBytes(open, tail);
     if (closing) {
       headers.set("content-encoding", encoding);
       return [open.prefix, closing];
     }
   }
-  return [hit.body, tail];
+  return [stored.body, tail];
 }

@@ -66,6 +66,35 @@ describe("rate limiter (in process)", () => {
     assert.deepEqual([spent.allowed, spent.remaining], [false, 0]);
   });
 
+  test("charges a request allowance with the points, both or neither, and says which refused", async () => {
+    const limiter = createRateLimiter({ now });
+    const allowance = { key: "introspection:ip:198.51.100.7", limit: 2, windowSeconds: 60 };
+    const first = await limiter.consume("ip:198.51.100.7", 0, 5, allowance);
+    assert.deepEqual([first.allowed, first.remaining, first.allowanceExceeded], [true, 5, undefined]);
+    assert.equal((await limiter.consume("ip:198.51.100.7", 1, 5, allowance)).remaining, 4);
+    clock += 20_000;
+    const third = await limiter.consume("ip:198.51.100.7", 1, 5, allowance);
+    assert.deepEqual(
+      [third.allowed, third.allowanceExceeded, third.retryAfterSeconds, third.remaining],
+      [false, true, 40, 4],
+      "refused by the allowance, the points were not charged; it has room again within its minute",
+    );
+    // Over the points budget, the budget is what refuses, with its own (hourly) wait.
+    const other = { ...allowance, key: "introspection:ip:198.51.100.8" };
+    const over = await limiter.consume("ip:198.51.100.8", 6, 5, other);
+    assert.deepEqual(
+      [over.allowed, over.allowanceExceeded, over.retryAfterSeconds],
+      [false, undefined, hour],
+    );
+    assert.equal(
+      (await limiter.consume("ip:198.51.100.8", 5, 5, other)).allowed,
+      true,
+      "nothing was counted",
+    );
+    clock += 40_000;
+    assert.equal((await limiter.consume("ip:198.51.100.7", 1, 5, allowance)).allowed, true);
+  });
+
   test("charges one point per hundred cost units, at least one", () => {
     assert.deepEqual([0, 1, 100, 101, 50_000].map(pointsForCost), [1, 1, 1, 2, 500]);
   });
@@ -122,6 +151,20 @@ describeNeeding(await redisMissing(), "rate limiter (Redis)", () => {
     const results = await Promise.all(attempts);
     assert.equal(results.filter((r) => r.allowed).length, 25);
     assert.equal((await limiterA.peek("app:race", 25)).remaining, 0);
+  });
+
+  test("shares a request allowance between two processes, counted with the points", async () => {
+    const allowance = { key: "introspection:app:allowed", limit: 3, windowSeconds: 60 };
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        (i % 2 ? limiterA : limiterB).consume("app:allowed", 0, 10, allowance),
+      ),
+    );
+    assert.equal(results.filter((r) => r.allowed).length, 3);
+    const refused = results.find((r) => !r.allowed);
+    assert.equal(refused?.allowanceExceeded, true);
+    assert.ok(refused && refused.retryAfterSeconds > 55 && refused.retryAfterSeconds <= 60);
+    assert.equal((await limiterA.peek("app:allowed", 10)).remaining, 10);
   });
 
   test("peeks without charging and keeps keys apart", async () => {

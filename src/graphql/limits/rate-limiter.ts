@@ -18,12 +18,34 @@ export interface RateLimitState {
   resetAt: number;
   /** Seconds until a rejected request may be retried (0 when allowed), for `Retry-After`. */
   retryAfterSeconds: number;
+  /** Set on a request refused by its allowance (`consume`'s) while its points would have fit. */
+  allowanceExceeded?: true;
+}
+
+/**
+ * A count of requests over a short window that `consume` charges beside the points: it bounds
+ * requests whose points are few or none (a conditional introspection answered 304).
+ */
+export interface RequestAllowance {
+  /** The counter's key, apart from every budget's. */
+  key: string;
+  /** Requests per window. */
+  limit: number;
+  windowSeconds: number;
 }
 
 /** Charges and reads per-key budgets; shared across processes when built over Redis. */
 export interface RateLimiter {
-  /** Charges `points` to `key` if they fit in the window's budget; a rejected request is not charged. */
-  consume(key: string, points: number, limitPerHour: number): RateLimitState | Promise<RateLimitState>;
+  /**
+   * Charges `points` to `key` if they fit in the window's budget, and one request to `allowance`
+   * when given, if it has room too: both or neither. A rejected request is not charged.
+   */
+  consume(
+    key: string,
+    points: number,
+    limitPerHour: number,
+    allowance?: RequestAllowance,
+  ): RateLimitState | Promise<RateLimitState>;
   /** Reads `key`'s budget without charging it. */
   peek(key: string, limitPerHour: number): Promise<RateLimitState>;
 }
@@ -83,12 +105,36 @@ export function createRateLimiter(options: RateLimiterOptions = {}): RateLimiter
     const decision = counters.take([{ key, points, limit, windowMs }], charge);
     return decision instanceof Promise ? decision.then((d) => stateOf(d, limit)) : stateOf(decision, limit);
   };
+  // The budget's state; refused by the allowance alone, it says so and when the allowance has room.
+  const withAllowance = (decision: Decision, points: number, limit: number, allowance: RequestAllowance) => {
+    const budget = stateOf(decision, limit);
+    const window = decision.windows[0];
+    if (decision.allowed || (window && window.used + points > limit)) return budget;
+    const msLeft = decision.windows[1]?.msLeft ?? allowance.windowSeconds * 1000;
+    const retryAfterSeconds = Math.max(1, Math.ceil(msLeft / 1000));
+    return { ...budget, retryAfterSeconds, allowanceExceeded: true as const };
+  };
+  const decideWith = (key: string, points: number, limit: number, allowance: RequestAllowance) => {
+    const decision = counters.take(
+      [
+        { key, points, limit, windowMs },
+        { key: allowance.key, points: 1, limit: allowance.limit, windowMs: allowance.windowSeconds * 1000 },
+      ],
+      true,
+    );
+    return decision instanceof Promise
+      ? decision.then((d) => withAllowance(d, points, limit, allowance))
+      : withAllowance(decision, points, limit, allowance);
+  };
 
   return {
     // In process, the budget is known without a promise: this runs on every request.
-    consume(key, points, limitPerHour) {
+    consume(key, points, limitPerHour, allowance) {
       assertBudget(points, limitPerHour);
-      const result = decide(key, points, limitPerHour, true);
+      if (allowance) assertBudget(1, allowance.limit);
+      const result = allowance
+        ? decideWith(key, points, limitPerHour, allowance)
+        : decide(key, points, limitPerHour, true);
       return result instanceof Promise ? result.then((r) => counted(key, r)) : counted(key, result);
     },
     async peek(key, limitPerHour) {
