@@ -26,7 +26,7 @@ interface PostgresJsOptions {
 }
 
 /** A postgres.js database: the Kysely dialect, and what openDatabase reports of it. */
-export interface PostgresJs {
+interface PostgresJs {
   dialect: Dialect;
   ping(): Promise<void>;
   /** Whether a backend process id is one of this process's connections (the change feed's filter). */
@@ -77,7 +77,8 @@ export function postgresJs(url: string, options: PostgresJsOptions): PostgresJs 
     if (pid !== undefined) pids.add(pid);
     const { command, count } = result;
     return {
-      rows: result as unknown as unknown[],
+      // A plain array, as pg gives: postgres.js's Result is an Array subclass with its own fields.
+      rows: result.slice(),
       ...(command === "INSERT" || command === "UPDATE" || command === "DELETE" || command === "MERGE"
         ? { numAffectedRows: BigInt(count) }
         : {}),
