@@ -63,8 +63,6 @@ const { values: flags } = parseArgs({
     "compare-node-options": { type: "string" },
     // The second Eventgraph with these switches (EVENTGRAPH_FAST_PATHS, src/config.ts), e.g. `off`.
     "compare-fast-paths": { type: "string" },
-    // Trial (issue 36): the second Eventgraph on this PostgreSQL driver (pg or postgres.js).
-    "compare-postgres-driver": { type: "string" },
   },
   allowNegative: true,
 });
@@ -80,8 +78,7 @@ const profileDir = join("bench", "results", "profiles");
 const comparing =
   flags["compare-tree"] !== undefined ||
   flags["compare-node-options"] !== undefined ||
-  flags["compare-fast-paths"] !== undefined ||
-  flags["compare-postgres-driver"] !== undefined;
+  flags["compare-fast-paths"] !== undefined;
 
 /** A dataset and how Eventgraph serves it. */
 interface Setup extends DatasetSpec {
@@ -170,14 +167,9 @@ async function benchDataset(
     // Measured like a peer, in the same rounds: the only way a change of a few per cent shows
     // through this machine's noise (whole runs differ by more than that).
     const compareFastPaths = flags["compare-fast-paths"];
-    const compareDriver = flags["compare-postgres-driver"];
     const compared = comparing
       ? await startEventgraph(
-          {
-            ...env,
-            ...(compareFastPaths === undefined ? {} : { EVENTGRAPH_FAST_PATHS: compareFastPaths }),
-            ...(compareDriver === undefined ? {} : { EVENTGRAPH_POSTGRES_DRIVER: compareDriver }),
-          },
+          compareFastPaths === undefined ? env : { ...env, EVENTGRAPH_FAST_PATHS: compareFastPaths },
           (flags["compare-node-options"] ?? "").split(" ").filter(Boolean),
           flags["compare-tree"] ?? ".",
         )

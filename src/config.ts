@@ -66,8 +66,6 @@ export interface Config {
   sqliteSynchronous: "FULL" | "NORMAL";
   /** Which performance mechanisms are on (EVENTGRAPH_FAST_PATHS); each checks its own in one place. */
   fastPaths: FastPaths;
-  /** Trial (issue 36): the PostgreSQL driver (EVENTGRAPH_POSTGRES_DRIVER), set by the bench only. */
-  postgresDriver: "pg" | "postgres.js";
 }
 
 /**
@@ -155,7 +153,6 @@ const envSchema = z.object({
       message: `must be off, or names to turn off each with a "-" separated by commas (${fastPathNames.join(", ")})`,
     })
     .optional(),
-  EVENTGRAPH_POSTGRES_DRIVER: z.enum(["pg", "postgres.js"]).default("pg"),
 });
 
 /** Raised when the environment is invalid; the message lists every problem, one per line. */
@@ -244,6 +241,5 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
     fastPaths: parseFastPaths(e.EVENTGRAPH_FAST_PATHS),
-    postgresDriver: e.EVENTGRAPH_POSTGRES_DRIVER,
   };
 }

@@ -18,7 +18,6 @@ import { asideProbe, DatabaseHealth, isConnectionError } from "./availability.js
 import { ChangeFeed } from "./change-feed.js";
 import { type Checkpointer, checkpointInBackground } from "./checkpoints.js";
 import { yieldIfLoopHeld } from "./loop-yield.js";
-import { postgresJs } from "./postgres-js.js";
 import { nameStatement, ownBackends, withNamedStatements } from "./postgres-pool.js";
 import type { Database as Tables } from "./schema.js";
 import { type DirectStatement, type QueryLogEvent, SqliteDirect } from "./sqlite-direct.js";
@@ -94,8 +93,6 @@ export interface DatabaseOptions {
   onQuery?: (sql: string, parameters: readonly unknown[]) => void;
   /** Called with the duration of every statement, in milliseconds, failed ones included (metrics). */
   onQueryDuration?: (milliseconds: number) => void;
-  /** Trial (issue 36): which driver PostgreSQL is reached through (postgres-js.ts); pg by default. */
-  postgresDriver?: "pg" | "postgres.js";
   /** The server's switches (config.fastPaths); `group-commit` is read here. */
   fastPaths?: Pick<FastPaths, "group-commit">;
 }
@@ -113,7 +110,6 @@ export function serverDatabaseOptions(config: Config): DatabaseOptions {
   return {
     statementTimeoutMs: Math.max(1, Math.floor(config.limits.requestTimeoutMs * 0.9)),
     sqliteSynchronous: config.sqliteSynchronous,
-    postgresDriver: config.postgresDriver,
   };
 }
 
@@ -192,28 +188,6 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
       },
       async close() {
         await checkpointer?.stop();
-        await db.destroy();
-      },
-    };
-  }
-
-  if (/^postgres(ql)?:\/\//.test(url) && options.postgresDriver === "postgres.js") {
-    const poolSize = options.poolSize ?? defaultPoolSize;
-    const health = new DatabaseHealth();
-    const trial = postgresJs(url, { poolSize, statementTimeoutMs: options.statementTimeoutMs, health });
-    const db = new Kysely<Tables>({ dialect: trial.dialect, log });
-    const changeFeed = new ChangeFeed(url, trial.isOwnBackend);
-    return {
-      db,
-      engine: "postgres",
-      externalWrites: () => changeFeed.epoch(),
-      changeFeed,
-      health,
-      poolStats: () => undefined,
-      poolSize,
-      ping: trial.ping,
-      async close() {
-        await changeFeed.close();
         await db.destroy();
       },
     };

@@ -71,13 +71,10 @@ export async function createTestContext(
   // EVENTGRAPH_FAST_PATHS passes through: `EVENTGRAPH_FAST_PATHS=off node scripts/test.mjs test/api`
   // runs the tests on the plain path (src/config.ts).
   const fastPaths = process.env.EVENTGRAPH_FAST_PATHS;
-  // Trial (issue 36): EVENTGRAPH_POSTGRES_DRIVER=postgres.js runs the tests on that driver.
-  const driver = process.env.EVENTGRAPH_POSTGRES_DRIVER;
   const config = loadConfig({
     DATABASE_URL: engine.newDatabaseUrl(),
     LOG_LEVEL: "info",
     ...(fastPaths ? { EVENTGRAPH_FAST_PATHS: fastPaths } : {}),
-    ...(driver ? { EVENTGRAPH_POSTGRES_DRIVER: driver } : {}),
     ...env,
   });
   // A new SQLite file starts as a copy of the migrated template; the migration below then finds
