@@ -3,7 +3,7 @@ import { builder } from "../../graphql/builder.js";
 import { connectionTypes, toConnection } from "../../graphql/connections.js";
 import { optionalLocal, referenceLocal, requiredLocal } from "../../graphql/ids.js";
 import { serviceInput } from "../../graphql/inputs.js";
-import { payloadType, runMutation } from "../../graphql/mutations.js";
+import { inputMutation, payloadType } from "../../graphql/mutations.js";
 import { nodeLoader } from "../../graphql/nodes.js";
 import { requires } from "../../graphql/permissions.js";
 import { columnSelector, preloadSelector, preloads, reads } from "../../graphql/selection.js";
@@ -165,68 +165,42 @@ export function defineAttendeeTypes(): void {
     fields: (t) => ({ id: t.id({ required: true, description: "The attendee's global id." }) }),
   });
   const payload = (name: string, what: string) => payloadType(name, "attendee", AttendeeRef, what);
+  const attendeeWrite = { permission: "attendees:write", field: "attendee" } as const;
 
   builder.mutationFields((t) => ({
-    registerAttendee: t.field({
-      ...requires("attendees:write"),
-      type: payload("RegisterAttendeePayload", "The result of registerAttendee."),
+    registerAttendee: inputMutation(t, {
+      ...attendeeWrite,
+      payload: payload("RegisterAttendeePayload", "The result of registerAttendee."),
       description: "Registers a person for the event with a ticket type.",
-      args: {
-        input: t.arg({
-          type: RegisterAttendeeInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
-      },
-      resolve: (_r, { input }, c) =>
-        runMutation("attendee", () =>
-          c.services.attendees.registerAttendee(
-            c.actor,
-            serviceInput({
-              ...input,
-              ticketTypeId: referenceLocal(input.ticketTypeId, "TicketType"),
-            }),
-          ),
+      input: RegisterAttendeeInput,
+      write: (input, c) =>
+        c.services.attendees.registerAttendee(
+          c.actor,
+          serviceInput({ ...input, ticketTypeId: referenceLocal(input.ticketTypeId, "TicketType") }),
         ),
     }),
-    updateAttendee: t.field({
-      ...requires("attendees:write"),
-      type: payload("UpdateAttendeePayload", "The result of updateAttendee."),
+    updateAttendee: inputMutation(t, {
+      ...attendeeWrite,
+      payload: payload("UpdateAttendeePayload", "The result of updateAttendee."),
       description: "Changes a registration.",
-      args: {
-        input: t.arg({
-          type: UpdateAttendeeInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
-      },
-      resolve: (_r, { input }, c) =>
-        runMutation("attendee", () =>
-          c.services.attendees.updateAttendee(
-            c.actor,
-            serviceInput({
-              ...input,
-              id: requiredLocal(input.id, "Attendee"),
-              ticketTypeId: optionalLocal(input.ticketTypeId, "TicketType") ?? undefined,
-            }),
-          ),
+      input: UpdateAttendeeInput,
+      write: (input, c) =>
+        c.services.attendees.updateAttendee(
+          c.actor,
+          serviceInput({
+            ...input,
+            id: requiredLocal(input.id, "Attendee"),
+            ticketTypeId: optionalLocal(input.ticketTypeId, "TicketType") ?? undefined,
+          }),
         ),
     }),
-    cancelAttendee: t.field({
-      ...requires("attendees:write"),
-      type: payload("CancelAttendeePayload", "The result of cancelAttendee."),
+    cancelAttendee: inputMutation(t, {
+      ...attendeeWrite,
+      payload: payload("CancelAttendeePayload", "The result of cancelAttendee."),
       description: "Cancels a registration (idempotent); a current check-in is undone.",
-      args: {
-        input: t.arg({
-          type: CancelAttendeeInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
-      },
-      resolve: (_r, { input }, c) =>
-        runMutation("attendee", () =>
-          c.services.attendees.cancelAttendee(c.actor, { id: requiredLocal(input.id, "Attendee") }),
-        ),
+      input: CancelAttendeeInput,
+      write: (input, c) =>
+        c.services.attendees.cancelAttendee(c.actor, { id: requiredLocal(input.id, "Attendee") }),
     }),
   }));
 }
