@@ -19,7 +19,7 @@ import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { assertPermission, ticketTypeVisible as canSeeTicketType } from "../access/policy.js";
 import { createRow, patchFrom, resolveRowAccess, writeRow } from "../access/row-access.js";
-import { ticketsRepository as repo, type TicketTypeRow } from "./tickets.repository.js";
+import { ticketsRepository as repo, type TicketTypeRow, ticketTypeColumns } from "./tickets.repository.js";
 
 /** A kind of ticket with its price and capacity; the sold count is loaded separately (`soldCounts`). */
 export interface TicketType {
@@ -297,15 +297,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
           }
         }
         const patch: Partial<TicketTypeRow> = {
-          ...patchFrom<typeof data, TicketTypeRow>(data, {
-            name: "name",
-            description: "description",
-            priceMinor: "price_minor",
-            currency: "currency",
-            quantity: "quantity",
-            salesStartAt: "sales_start_at",
-            salesEndAt: "sales_end_at",
-          }),
+          ...patchFrom<typeof data, TicketTypeRow>(data, ticketTypeColumns),
           updated_at: nowIso(),
         };
         // null means "as by default" like the create input, not a value of its own.
