@@ -19,7 +19,7 @@ export type SessionRow = Selectable<SessionsTable>;
 // map both the services' updates (`patchFrom`) and the audit log's snapshots read.
 
 /** A session's plain fields and their columns (its speakers live in a table of their own). */
-export const sessionColumns = {
+export const sessionFieldColumns = {
   title: "title",
   description: "description",
   startsAt: "starts_at",
@@ -31,7 +31,7 @@ export const sessionColumns = {
 } as const;
 
 /** A speaker's plain fields and their columns (its links are stored as JSON text, apart). */
-export const speakerColumns = {
+export const speakerFieldColumns = {
   name: "name",
   bio: "bio",
   company: "company",
@@ -40,10 +40,10 @@ export const speakerColumns = {
 } as const;
 
 /** A track's fields and their columns. */
-export const trackColumns = { name: "name", color: "color" } as const;
+export const trackFieldColumns = { name: "name", color: "color" } as const;
 
 /** A room's fields and their columns. */
-export const roomColumns = { name: "name", capacity: "capacity" } as const;
+export const roomFieldColumns = { name: "name", capacity: "capacity" } as const;
 
 /** Which sessions a list shows; the service decides what the caller may ask for. */
 export interface SessionQuery {

@@ -1,7 +1,7 @@
 import type { Db } from "../../db/database.js";
 import type { DomainEvent } from "../../shared/project-changes.js";
-import { roomColumns, sessionColumns, speakerColumns, trackColumns } from "../agenda/agenda-rows.js";
-import { ticketTypeColumns } from "../tickets/tickets.repository.js";
+import { roomFieldColumns, sessionFieldColumns, speakerFieldColumns, trackFieldColumns } from "../agenda/agenda-rows.js";
+import { ticketTypeFieldColumns } from "../tickets/tickets.repository.js";
 
 /**
  * The fields of each kind of project row whose new values the audit log may show, keyed by the
@@ -23,11 +23,11 @@ const auditedColumns = {
       venue: ["venue_name", "venue_address", "venue_city", "venue_country"],
     },
   },
-  Session: { table: "sessions", fields: sessionColumns },
-  Speaker: { table: "speakers", fields: { ...speakerColumns, links: "links" } },
-  Track: { table: "tracks", fields: trackColumns },
-  Room: { table: "rooms", fields: roomColumns },
-  TicketType: { table: "ticket_types", fields: { ...ticketTypeColumns, paymentMode: "payment_mode" } },
+  Session: { table: "sessions", fields: sessionFieldColumns },
+  Speaker: { table: "speakers", fields: { ...speakerFieldColumns, links: "links" } },
+  Track: { table: "tracks", fields: trackFieldColumns },
+  Room: { table: "rooms", fields: roomFieldColumns },
+  TicketType: { table: "ticket_types", fields: { ...ticketTypeFieldColumns, paymentMode: "payment_mode" } },
   Attendee: {
     table: "attendees",
     fields: {

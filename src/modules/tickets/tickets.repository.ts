@@ -11,7 +11,7 @@ export type TicketTypeRow = Selectable<TicketTypesTable>;
  * both `updateTicketType` and the audit log's snapshots read (the payment mode, whose null means
  * NONE, is written apart).
  */
-export const ticketTypeColumns = {
+export const ticketTypeFieldColumns = {
   name: "name",
   description: "description",
   priceMinor: "price_minor",

@@ -19,7 +19,7 @@ import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { assertPermission, ticketTypeVisible as canSeeTicketType } from "../access/policy.js";
 import { createRow, patchFrom, resolveRowAccess, writeRow } from "../access/row-access.js";
-import { ticketsRepository as repo, type TicketTypeRow, ticketTypeColumns } from "./tickets.repository.js";
+import { ticketsRepository as repo, type TicketTypeRow, ticketTypeFieldColumns } from "./tickets.repository.js";
 
 /** A kind of ticket with its price and capacity; the sold count is loaded separately (`soldCounts`). */
 export interface TicketType {
@@ -297,7 +297,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
           }
         }
         const patch: Partial<TicketTypeRow> = {
-          ...patchFrom<typeof data, TicketTypeRow>(data, ticketTypeColumns),
+          ...patchFrom<typeof data, TicketTypeRow>(data, ticketTypeFieldColumns),
           updated_at: nowIso(),
         };
         // null means "as by default" like the create input, not a value of its own.
