@@ -1,7 +1,12 @@
 import type { Db } from "../../db/database.js";
 import type { DomainEvent } from "../../shared/project-changes.js";
-import { roomFieldColumns, sessionFieldColumns, speakerFieldColumns, trackFieldColumns } from "../agenda/agenda-rows.js";
-import { ticketTypeFieldColumns } from "../tickets/tickets.repository.js";
+import {
+  roomFieldColumns,
+  sessionFieldColumns,
+  speakerFieldColumns,
+  trackFieldColumns,
+} from "../agenda/agenda-rows.js";
+import { ticketTypeFieldColumns } from "../tickets/tickets.service.js";
 
 /**
  * The fields of each kind of project row whose new values the audit log may show, keyed by the

@@ -6,21 +6,6 @@ import { applyKeyset, type PageWindow } from "../../shared/pagination.js";
 
 export type TicketTypeRow = Selectable<TicketTypesTable>;
 
-/**
- * A ticket type's fields that an update copies to a column as given, with the column: the one map
- * both `updateTicketType` and the audit log's snapshots read (the payment mode, whose null means
- * NONE, is written apart).
- */
-export const ticketTypeFieldColumns = {
-  name: "name",
-  description: "description",
-  priceMinor: "price_minor",
-  currency: "currency",
-  quantity: "quantity",
-  salesStartAt: "sales_start_at",
-  salesEndAt: "sales_end_at",
-} as const;
-
 // The loader's statement: one for any number of ids (see projectedQuery).
 const ticketTypesWithIds = projectedQuery(
   everyColumn<TicketTypeRow>()([

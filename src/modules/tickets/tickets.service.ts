@@ -19,7 +19,7 @@ import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { assertPermission, ticketTypeVisible as canSeeTicketType } from "../access/policy.js";
 import { createRow, patchFrom, resolveRowAccess, writeRow } from "../access/row-access.js";
-import { ticketsRepository as repo, type TicketTypeRow, ticketTypeFieldColumns } from "./tickets.repository.js";
+import { ticketsRepository as repo, type TicketTypeRow } from "./tickets.repository.js";
 
 /** A kind of ticket with its price and capacity; the sold count is loaded separately (`soldCounts`). */
 export interface TicketType {
@@ -39,6 +39,21 @@ export interface TicketType {
   createdAt: string;
   updatedAt: string;
 }
+
+/**
+ * A ticket type's fields that an update copies to a column as given, with the column: the one map
+ * both `updateTicketType` and the audit log's snapshots read (the payment mode, whose null means
+ * NONE, is written apart).
+ */
+export const ticketTypeFieldColumns = {
+  name: "name",
+  description: "description",
+  priceMinor: "price_minor",
+  currency: "currency",
+  quantity: "quantity",
+  salesStartAt: "sales_start_at",
+  salesEndAt: "sales_end_at",
+} as const;
 
 /** A ticket type as it leaves the service. */
 function presentTicketType(row: TicketTypeRow): TicketType {
