@@ -1,6 +1,5 @@
-import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
-import { connectionTypes, toConnection } from "../../graphql/connections.js";
+import { connectionTypes, projectConnection } from "../../graphql/connections.js";
 import { optionalLocal, referenceLocal, requiredLocal } from "../../graphql/ids.js";
 import { serviceInput } from "../../graphql/inputs.js";
 import { inputMutation, payloadType } from "../../graphql/mutations.js";
@@ -107,17 +106,14 @@ export function defineAttendeeTypes(): void {
           status: t.arg({ type: AttendeeStatusEnum, description: "Only attendees with this status." }),
           ticketTypeId: t.arg.id({ description: "Only holders of this ticket type." }),
         },
-        resolve: async (project, args, c, info) => {
-          const access = await c.access(project.id);
-          if (!access) throw notFound("Project");
+        resolve: (project, args, c, info) => {
           const filter = {
             search: args.search ?? undefined,
             status: args.status ?? undefined,
             ticketTypeId: optionalLocal(args.ticketTypeId, "TicketType") ?? undefined,
           };
-          return toConnection(
-            args,
-            (window) =>
+          return projectConnection(c, project.id, args, (access) => ({
+            list: (window) =>
               c.services.attendees.listAttendees(
                 access,
                 filter,
@@ -125,9 +121,9 @@ export function defineAttendeeTypes(): void {
                 "registered",
                 attendeesSelected(info, c),
               ),
-            () => c.services.attendees.countAttendees(access, filter),
-            (rows) => attendeesPreloaded(info)(rows, c),
-          );
+            count: () => c.services.attendees.countAttendees(access, filter),
+            preload: (rows) => attendeesPreloaded(info)(rows, c),
+          }));
         },
       },
       ...connectionTypes("Attendee", "attendees"),

@@ -1,6 +1,5 @@
-import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
-import { connectionTypes, toConnection } from "../../graphql/connections.js";
+import { connectionTypes, projectConnection } from "../../graphql/connections.js";
 import type { GraphQLContext } from "../../graphql/context.js";
 import { requiredLocal } from "../../graphql/ids.js";
 import { serviceInput } from "../../graphql/inputs.js";
@@ -133,14 +132,11 @@ export function defineTicketTypes(): void {
     c: GraphQLContext,
     onSaleOnly: boolean,
   ) => {
-    const access = await c.access(project.id);
-    if (!access) throw notFound("Project");
     const filter = { onSaleOnly };
-    return toConnection(
-      args,
-      (window) => c.services.tickets.listTicketTypes(access, filter, window),
-      () => c.services.tickets.countTicketTypes(access, filter),
-    );
+    return projectConnection(c, project.id, args, (access) => ({
+      list: (window) => c.services.tickets.listTicketTypes(access, filter, window),
+      count: () => c.services.tickets.countTicketTypes(access, filter),
+    }));
   };
   builder.objectFields(ProjectRef, (t) => ({
     ticketTypes: t.connection(
