@@ -4,7 +4,7 @@ import { buildApp } from "./app.js";
 import { type Cluster, connectCluster } from "./cluster/cluster.js";
 import type { Config } from "./config.js";
 import { openDatabase, redactUrl, serverDatabaseOptions } from "./db/database.js";
-import { migrateServerDatabase, migrateToLatest } from "./db/migrate.js";
+import { migrateServerDatabase, migrateToLatest, openAndMigrate } from "./db/migrate.js";
 import { createLogger } from "./logger.js";
 import { queryDuration } from "./metrics/instruments.js";
 import { metricsEnabled } from "./metrics/metrics.routes.js";
@@ -38,13 +38,12 @@ export async function startServer(config: Config, options: StartOptions = {}): P
       : undefined,
   });
   try {
-    await database.ping();
-    if (options.migrate !== false) await migrateServerDatabase(database, config.databaseUrl);
+    await openAndMigrate(database, config.databaseUrl, async (opened) => {
+      if (options.migrate !== false) await migrateServerDatabase(opened, config.databaseUrl);
+    });
   } catch (error) {
     await database.close().catch(() => {});
-    throw new Error(
-      `Cannot open the database at ${redactUrl(config.databaseUrl)}: ${(error as Error).message}`,
-    );
+    throw error;
   }
   let cluster: Cluster;
   try {
@@ -144,12 +143,7 @@ async function runPrimary(config: Config): Promise<void> {
   const logger = createLogger(config.logLevel);
   const database = openDatabase(config.databaseUrl);
   try {
-    await database.ping();
-    await migrateToLatest(database.db);
-  } catch (error) {
-    throw new Error(
-      `Cannot open the database at ${redactUrl(config.databaseUrl)}: ${(error as Error).message}`,
-    );
+    await openAndMigrate(database, config.databaseUrl, (opened) => migrateToLatest(opened.db));
   } finally {
     await database.close().catch(() => {});
   }

@@ -28,6 +28,11 @@ interface OptionSpec {
   allowEmpty?: boolean;
 }
 
+/** A required string flag: `--app A`, shown with its placeholder and described in the help. */
+export function requiredFlag(placeholder: string, description: string): OptionSpec {
+  return { type: "string", placeholder, required: true, description };
+}
+
 /** What a command's `run` receives: its parsed flags, the output mode and the streams. */
 export interface CommandInput {
   /** The value of a string flag; required flags are checked before `run` is called. */

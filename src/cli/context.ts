@@ -1,6 +1,6 @@
 import { type Config, type ConfigOptions, loadConfig } from "../config.js";
-import { openDatabase, redactUrl } from "../db/database.js";
-import { migrateToLatest } from "../db/migrate.js";
+import { openDatabase } from "../db/database.js";
+import { migrateToLatest, openAndMigrate } from "../db/migrate.js";
 import { createLogger } from "../logger.js";
 import { createServices, type Services } from "../services.js";
 import type { CliIo } from "./command.js";
@@ -22,14 +22,7 @@ export async function withServices<T>(
     sqliteSynchronous: config.sqliteSynchronous,
   });
   try {
-    try {
-      await database.ping();
-      await migrateToLatest(database.db);
-    } catch (error) {
-      throw new Error(
-        `Cannot open the database at ${redactUrl(config.databaseUrl)}: ${(error as Error).message}`,
-      );
-    }
+    await openAndMigrate(database, config.databaseUrl, (opened) => migrateToLatest(opened.db));
     // Warnings and errors only: a one-shot command's info lines would be noise around its result.
     const logger = createLogger(config.logLevel === "info" ? "warn" : config.logLevel, io.stderr);
     return await work(createServices(database, config, logger), config);

@@ -1,5 +1,5 @@
 import { type Migration, type MigrationProvider, type MigrationResult, Migrator } from "kysely";
-import { type DatabaseHandle, type Db, openDatabase } from "./database.js";
+import { type DatabaseHandle, type Db, openDatabase, redactUrl } from "./database.js";
 import * as initial from "./migrations/2026-11-23T00-00_initial.js";
 import * as serverSecrets from "./migrations/2026-11-23T01-00_server-secrets.js";
 import * as projectDataVersion from "./migrations/2026-11-23T02-00_project-data-version.js";
@@ -78,6 +78,23 @@ export async function migrateToLatest(db: Db): Promise<MigrationResult[]> {
   const { error, results } = await new Migrator({ db, provider }).migrateToLatest();
   if (error) throw error;
   return results ?? [];
+}
+
+/**
+ * Checks that the database at `url` answers, then brings its schema up to date with `migrate`. Either
+ * failure becomes one error that names the database (its password redacted); closing it is the caller's.
+ */
+export async function openAndMigrate(
+  database: DatabaseHandle,
+  url: string,
+  migrate: (database: DatabaseHandle) => Promise<unknown>,
+): Promise<void> {
+  try {
+    await database.ping();
+    await migrate(database);
+  } catch (error) {
+    throw new Error(`Cannot open the database at ${redactUrl(url)}: ${(error as Error).message}`);
+  }
 }
 
 /**

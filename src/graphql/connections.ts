@@ -1,4 +1,6 @@
 import { type GraphQLField, type GraphQLNamedType, type GraphQLSchema, isObjectType } from "graphql";
+import { notFound } from "../errors.js";
+import type { ProjectAccess } from "../modules/access/access.service.js";
 import { type Page, type PageArgs, type PageWindow, resolvePageArgs } from "../shared/pagination.js";
 
 /** The shape Pothos' connection fields resolve to, with a lazily counted total. */
@@ -53,6 +55,30 @@ export async function toConnection<T>(
       return total;
     },
   };
+}
+
+/** What `toConnection` pages through: a service's list, its count and, optionally, a preload. */
+interface ConnectionSource<T> {
+  list: (window: PageWindow) => Promise<Page<T>>;
+  count: () => Promise<number>;
+  preload?: (items: readonly T[]) => Promise<unknown>;
+}
+
+/**
+ * Resolves a connection of one project's rows: the caller's access to the project first (a project
+ * deleted or out of reach answers NOT_FOUND, as a missing one does), then `toConnection` over the
+ * rows that access lists.
+ */
+export async function projectConnection<T>(
+  context: { access(projectId: string): Promise<ProjectAccess | undefined> },
+  projectId: string,
+  args: PageArgs,
+  source: (access: ProjectAccess) => ConnectionSource<T>,
+): Promise<ConnectionResult<T>> {
+  const access = await context.access(projectId);
+  if (!access) throw notFound("Project");
+  const { list, count, preload } = source(access);
+  return toConnection(args, list, count, preload);
 }
 
 /** Names a connection's types `<Type>Connection` and `<Type>Edge`, with descriptions. */

@@ -1,7 +1,10 @@
-import type { FieldMap, ObjectRef } from "@pothos/core";
+import type { FieldMap, InputObjectRef, ObjectRef } from "@pothos/core";
 import { type FieldError, isUserError } from "../errors.js";
+import type { Permission } from "../modules/access/permissions.js";
 import { builder, type Types } from "./builder.js";
+import type { GraphQLContext } from "./context.js";
 import { atMost, boundedList, maxUserErrors } from "./limits/list-bounds.js";
+import { requires } from "./permissions.js";
 
 /** An expected problem with a mutation's input, returned in the payload rather than as an error. */
 /** A user error as the payload carries it: the field error and the code of the error it came from. */
@@ -25,13 +28,13 @@ const UserErrorRef = builder.objectRef<UserErrorItem>("UserError").implement({
 });
 
 /** What a mutation resolver returns: the changed object under its own name, or user errors. */
-export type Payload<Name extends string, T> = { [K in Name]: T | null } & { userErrors: UserErrorItem[] };
+type Payload<Name extends string, T> = { [K in Name]: T | null } & { userErrors: UserErrorItem[] };
 
 /**
  * Runs a service write and shapes its outcome as a payload. User errors (per `errorTable`: validation
  * failures, conflicts) become `userErrors`; NOT_FOUND, FORBIDDEN and the rest stay top-level errors.
  */
-export async function runMutation<Name extends string, T>(
+async function runMutation<Name extends string, T>(
   name: Name,
   write: () => Promise<T>,
 ): Promise<Payload<Name, T>> {
@@ -49,6 +52,89 @@ export async function runMutation<Name extends string, T>(
     }
     throw error;
   }
+}
+
+/** The field builder `builder.mutationFields` hands its callback. */
+type MutationFields = PothosSchemaTypes.MutationFieldBuilder<Types, Types["Root"]>;
+
+/**
+ * Declares a mutation the API's one way: behind one permission, with one required `input` object,
+ * answering a payload that carries the written object under `field` or the input's `userErrors`.
+ */
+export function inputMutation<Name extends string, T, Input>(
+  t: MutationFields,
+  options: {
+    permission: Permission;
+    description: string;
+    input: InputObjectRef<Types, Input>;
+    payload: ObjectRef<Types, Payload<Name, T>>;
+    field: Name;
+    write: (input: Input, context: GraphQLContext) => Promise<T>;
+  },
+) {
+  // Pothos cannot resolve the shapes of generic refs; seen as refs of unknown they need none,
+  // while `options` keeps the input's and the payload's types for callers.
+  const input: InputObjectRef<Types, unknown> = options.input;
+  const payload: ObjectRef<Types, unknown> = options.payload;
+  return t.field({
+    ...requires(options.permission),
+    type: payload,
+    description: options.description,
+    args: {
+      input: t.arg({
+        type: input,
+        required: true,
+        description: "The mutation's arguments, as one input object.",
+      }),
+    },
+    resolve: (_root, args, context) =>
+      runMutation(options.field, () => options.write(args.input as Input, context)),
+  });
+}
+
+/** One of the three writes of `crudMutations`: its input, what it does, and the service call. */
+interface CrudWrite<Input, T> {
+  input: InputObjectRef<Types, Input>;
+  description: string;
+  write: (input: Input, context: GraphQLContext) => Promise<T>;
+}
+
+/**
+ * Declares `create<Type>`, `update<Type>` and `delete<Type>` of an object behind one permission,
+ * each with its payload `<Write><Type>Payload` carrying the object under `field` (the deleted one
+ * as it was).
+ */
+export function crudMutations<Name extends string, T, Create, Update, Delete>(
+  t: MutationFields,
+  kind: {
+    typeName: string;
+    field: Name;
+    noun: string;
+    ref: ObjectRef<Types, T>;
+    permission: Permission;
+    create: CrudWrite<Create, T>;
+    update: CrudWrite<Update, T>;
+    delete: CrudWrite<Delete, T>;
+  },
+) {
+  const { typeName, field, permission } = kind;
+  const result = (write: string, as = "") =>
+    payloadType(
+      `${write}${typeName}Payload`,
+      field,
+      kind.ref,
+      `The result of ${write.toLowerCase()}${typeName}${as}.`,
+    );
+  return {
+    [`create${typeName}`]: inputMutation(t, { permission, field, payload: result("Create"), ...kind.create }),
+    [`update${typeName}`]: inputMutation(t, { permission, field, payload: result("Update"), ...kind.update }),
+    [`delete${typeName}`]: inputMutation(t, {
+      permission,
+      field,
+      payload: result("Delete", `: the ${kind.noun} as it was`),
+      ...kind.delete,
+    }),
+  };
 }
 
 /** What every mutation payload carries besides its own fields. */

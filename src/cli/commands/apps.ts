@@ -2,7 +2,7 @@ import { notFound } from "../../errors.js";
 import { allPermissions } from "../../modules/access/permissions.js";
 // Type-only: the services are imported inside `run`, so help and usage errors answer without them.
 import type { AppWithToken } from "../../modules/apps/apps.service.js";
-import type { CommandGroup, CommandInput } from "../command.js";
+import { type CommandGroup, type CommandInput, requiredFlag } from "../command.js";
 import { printResult } from "../output.js";
 import { webhookCommands } from "./webhooks.js";
 
@@ -87,13 +87,8 @@ export const appsCommands: CommandGroup = {
         '--permissions "" creates an app with none, which reads only the basic fields (name, dates,\n' +
         "venue, …) of the projects it reaches.",
       options: {
-        project: {
-          type: "string",
-          placeholder: "ID",
-          required: true,
-          description: "the app's home project (4 characters)",
-        },
-        name: { type: "string", placeholder: "N", required: true, description: "shown on the connect page" },
+        project: requiredFlag("ID", "the app's home project (4 characters)"),
+        name: requiredFlag("N", "shown on the connect page"),
         permissions: {
           type: "string",
           placeholder: "a,b",
@@ -134,7 +129,7 @@ export const appsCommands: CommandGroup = {
         "Removing a permission takes effect at once everywhere; an added one waits for each linked\n" +
         "project's owners or admins to approve it (they are emailed and see a badge on Integrations).",
       options: {
-        app: { type: "string", placeholder: "A", required: true, description: "the app's id" },
+        app: requiredFlag("A", "the app's id"),
         name: { type: "string", placeholder: "N", description: "shown on the connect page" },
         description: { type: "string", placeholder: "D", description: "shown on the connect page" },
         permissions: {
@@ -190,19 +185,9 @@ export const appsCommands: CommandGroup = {
         "current permissions in the project. The app's developer must have verified their email,\n" +
         "unless the organizer is a member of the app's own project. Linking again re-approves.",
       options: {
-        app: { type: "string", placeholder: "A", required: true, description: "the app's id" },
-        project: {
-          type: "string",
-          placeholder: "ID",
-          required: true,
-          description: "the project to connect",
-        },
-        as: {
-          type: "string",
-          placeholder: "E",
-          required: true,
-          description: "email of an OWNER or ADMIN of that project, who authorizes it",
-        },
+        app: requiredFlag("A", "the app's id"),
+        project: requiredFlag("ID", "the project to connect"),
+        as: requiredFlag("E", "email of an OWNER or ADMIN of that project, who authorizes it"),
       },
       async run(input) {
         const { withServices } = await import("../context.js");
@@ -239,13 +224,8 @@ export const appsCommands: CommandGroup = {
         "Revoking a project that is not linked (any more) succeeds and changes nothing. An app's home\n" +
         "project cannot be revoked: the app always reaches it, until the app is deleted.",
       options: {
-        app: { type: "string", placeholder: "A", required: true, description: "the app's id" },
-        project: {
-          type: "string",
-          placeholder: "ID",
-          required: true,
-          description: "the linked project",
-        },
+        app: requiredFlag("A", "the app's id"),
+        project: requiredFlag("ID", "the linked project"),
       },
       async run(input) {
         const appId = input.requiredString("app");
@@ -270,7 +250,7 @@ export const appsCommands: CommandGroup = {
       name: "rotate-token",
       summary: "Issues a new token for an app (shown once); the old one stops working at once.",
       options: {
-        app: { type: "string", placeholder: "A", required: true, description: "the app's id" },
+        app: requiredFlag("A", "the app's id"),
       },
       async run(input) {
         const { withServices } = await import("../context.js");

@@ -2,7 +2,7 @@ import { createWriteStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
 import { pipeline } from "node:stream/promises";
 import { badInput } from "../../errors.js";
-import type { CommandGroup } from "../command.js";
+import { type CommandGroup, requiredFlag } from "../command.js";
 import { printResult } from "../output.js";
 
 /** Problems printed in the human-readable summary; `--json` lists them all. */
@@ -21,8 +21,8 @@ export const attendeesCommands: CommandGroup = {
         "unknown ticket type, find it sold out, or whose email is already registered are skipped and listed;\n" +
         "importing the same file again registers nobody twice. --dry-run checks without writing.",
       options: {
-        project: { type: "string", placeholder: "ID", required: true, description: "the project's id" },
-        file: { type: "string", placeholder: "F", required: true, description: "the CSV file (UTF-8)" },
+        project: requiredFlag("ID", "the project's id"),
+        file: requiredFlag("F", "the CSV file (UTF-8)"),
         "dry-run": { type: "boolean", description: "check every row, import nothing" },
       },
       async run(input) {
@@ -71,7 +71,7 @@ export const attendeesCommands: CommandGroup = {
       name: "export",
       summary: "Writes every attendee (with check-in time) as CSV to --out, or to stdout.",
       options: {
-        project: { type: "string", placeholder: "ID", required: true, description: "the project's id" },
+        project: requiredFlag("ID", "the project's id"),
         out: { type: "string", placeholder: "F", description: "the file to write (default: stdout)" },
       },
       async run(input) {

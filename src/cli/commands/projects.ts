@@ -1,5 +1,5 @@
 import { notFound } from "../../errors.js";
-import type { CommandGroup } from "../command.js";
+import { type CommandGroup, requiredFlag } from "../command.js";
 import { printResult } from "../output.js";
 
 /** `eventgraph projects …`: events created on an organizer's behalf. */
@@ -11,13 +11,8 @@ export const projectsCommands: CommandGroup = {
       name: "create",
       summary: "Creates a project owned by an existing user; a draft unless --publish is given.",
       options: {
-        owner: {
-          type: "string",
-          placeholder: "E",
-          required: true,
-          description: "email of the owner's account",
-        },
-        name: { type: "string", placeholder: "N", required: true, description: "the event's name" },
+        owner: requiredFlag("E", "email of the owner's account"),
+        name: requiredFlag("N", "the event's name"),
         timezone: { type: "string", placeholder: "TZ", description: "IANA time zone (default UTC)" },
         publish: { type: "boolean", description: "make the project public right away" },
       },

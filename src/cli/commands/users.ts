@@ -1,5 +1,5 @@
 import { notFound } from "../../errors.js";
-import { type CommandGroup, UsageError } from "../command.js";
+import { type CommandGroup, requiredFlag, UsageError } from "../command.js";
 import { printResult, readStdin } from "../output.js";
 
 /** `eventgraph users …`: accounts created by the operator. */
@@ -14,8 +14,8 @@ export const usersCommands: CommandGroup = {
         "Without --password the password is read from stdin when it is piped, so it stays out of\n" +
         "the shell history: printf '%s' \"$PASSWORD\" | eventgraph users create --email … --name …",
       options: {
-        email: { type: "string", placeholder: "E", required: true, description: "the login email" },
-        name: { type: "string", placeholder: "N", required: true, description: "the person's name" },
+        email: requiredFlag("E", "the login email"),
+        name: requiredFlag("N", "the person's name"),
         password: {
           type: "string",
           placeholder: "P",
@@ -51,7 +51,7 @@ export const usersCommands: CommandGroup = {
       name: "verify",
       summary: "Marks an account's email as verified, as if its verification link had been opened.",
       options: {
-        email: { type: "string", placeholder: "E", required: true, description: "the account's email" },
+        email: requiredFlag("E", "the account's email"),
       },
       async run(input) {
         const { withServices } = await import("../context.js");

@@ -1,4 +1,4 @@
-import { type Command, integerFlag, UsageError } from "../command.js";
+import { type Command, integerFlag, requiredFlag, UsageError } from "../command.js";
 import { printResult } from "../output.js";
 
 const statuses = ["pending", "delivered", "failed", "cancelled"] as const;
@@ -13,7 +13,7 @@ export const webhookCommands: Command[] = [
       "The secret (whsec_…) is printed only when the endpoint is first set up or with --rotate-secret;\n" +
       "after a rotation the old secret keeps signing beside the new one for 24 hours.",
     options: {
-      app: { type: "string", placeholder: "A", required: true, description: "the app's id" },
+      app: requiredFlag("A", "the app's id"),
       url: { type: "string", placeholder: "URL", description: "https:// address that receives the events" },
       events: { type: "string", placeholder: "a,b", description: "event types separated by commas" },
       "rotate-secret": { type: "boolean", description: "issue a new signing secret" },
@@ -60,7 +60,7 @@ export const webhookCommands: Command[] = [
     name: "deliveries",
     summary: "Lists an app's webhook deliveries, newest first.",
     options: {
-      app: { type: "string", placeholder: "A", required: true, description: "the app's id" },
+      app: requiredFlag("A", "the app's id"),
       status: { type: "string", placeholder: "S", description: `only this status: ${statuses.join(", ")}` },
       limit: {
         type: "string",
@@ -112,7 +112,7 @@ export const webhookCommands: Command[] = [
     name: "redeliver",
     summary: "Sends a webhook delivery once more (same webhook-id), from the next dispatcher round on.",
     options: {
-      delivery: { type: "string", placeholder: "ID", required: true, description: "the delivery's id" },
+      delivery: requiredFlag("ID", "the delivery's id"),
     },
     async run(input) {
       const { withServices } = await import("../context.js");

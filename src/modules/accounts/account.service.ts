@@ -1,23 +1,19 @@
 import { z } from "zod";
-import type { Config } from "../../config.js";
 import { isUniqueViolation } from "../../db/constraint-errors.js";
-import type { Db, Tx } from "../../db/database.js";
+import type { Tx } from "../../db/database.js";
 import { inTransaction } from "../../db/transaction.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
-import { addressKey } from "../../shared/client-address.js";
 import { nowIso } from "../../shared/time.js";
 import { email, parseInput, requiredText } from "../../shared/validation.js";
+import type { AccountFlowDeps } from "./auth.service.js";
 import { issueEmailToken, redeemEmailToken } from "./email-links.js";
 import { emailTokensRepository } from "./email-tokens.repository.js";
-import type { Mailer } from "./mailer.js";
 import { verifyPassword } from "./passwords.js";
-import type { SessionsService } from "./sessions.service.js";
-import { type Throttle, type ThrottleHit, throttleRules } from "./throttle.js";
+import { type ThrottleHit, takeMail, throttleRules } from "./throttle.js";
 import { usersRepository } from "./users.repository.js";
-import { passwordRule, presentUser, type User, type UsersService } from "./users.service.js";
+import { passwordRule, presentUser, type User } from "./users.service.js";
 
 const tooManyGuessesMessage = "Too many wrong passwords. Wait 15 minutes and try again.";
-const tooManyMailsMessage = "Too many emails were requested. Wait an hour and try again.";
 
 const nameInput = z.object({ name: requiredText(120) });
 const emailChangeInput = z.object({ newEmail: email, currentPassword: z.string().max(200) });
@@ -31,16 +27,12 @@ const deleteInput = z.object({ currentPassword: z.string().max(200) });
  * throttled per account (throttleRules.reauthUser), and every email one can trigger is throttled
  * per recipient and client address like sign-up's.
  */
-export function createAccountService(deps: {
-  db: Db;
-  config: Config;
-  users: UsersService;
-  sessions: SessionsService;
-  mailer: Mailer;
-  throttle: Throttle;
-  /** Ends the user's memberships inside the deletion's transaction; refuses for a sole owner. */
-  leaveAllProjects: (trx: Tx, userId: string) => Promise<void>;
-}) {
+export function createAccountService(
+  deps: AccountFlowDeps & {
+    /** Ends the user's memberships inside the deletion's transaction; refuses for a sole owner. */
+    leaveAllProjects: (trx: Tx, userId: string) => Promise<void>;
+  },
+) {
   const { db, config, users, sessions, mailer, throttle } = deps;
 
   // Counted before the check, like a login: parallel guesses cannot all slip under the limit.
@@ -53,14 +45,6 @@ export function createAccountService(deps: {
       throw badInput([{ field: ["currentPassword"], message: "is wrong" }]);
     }
     await throttle.giveBack(hit);
-  }
-
-  async function takeMail(to: string, clientIp: string): Promise<void> {
-    const hits: ThrottleHit[] = [
-      { rule: throttleRules.mailRecipient, key: to.trim().toLowerCase() },
-      { rule: throttleRules.mailIp, key: addressKey(clientIp) },
-    ];
-    if (!(await throttle.take(hits))) throw new AppError(ErrorCode.RATE_LIMITED, tooManyMailsMessage);
   }
 
   return {
@@ -94,7 +78,7 @@ export function createAccountService(deps: {
         throw badInput([{ field: ["newEmail"], message: "is already your email address" }]);
       }
       await checkPassword(userId, data.currentPassword);
-      await takeMail(data.newEmail, clientIp);
+      await takeMail(throttle, data.newEmail, clientIp);
       if (await usersRepository.findByEmail(db, data.newEmail)) return;
       const token = await issueEmailToken(db, userId, "change_email", data.newEmail);
       const link = `${config.baseUrl}/account/email/confirm?token=${token}`;

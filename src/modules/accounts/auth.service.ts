@@ -7,13 +7,12 @@ import { parseInput, searchText } from "../../shared/validation.js";
 import { isEmailTokenUsable, issueEmailToken, redeemEmailToken } from "./email-links.js";
 import type { Mailer } from "./mailer.js";
 import type { SessionClient, SessionsService } from "./sessions.service.js";
-import { type Throttle, type ThrottleHit, throttleRules } from "./throttle.js";
+import { type Throttle, type ThrottleHit, takeMail, throttleRules, tooManyMailsMessage } from "./throttle.js";
 import { passwordRule, type User, type UsersService } from "./users.service.js";
 
 /** The one answer for an unknown email and a wrong password, so accounts cannot be probed. */
 const invalidCredentialsMessage = "The email or password is incorrect.";
 const tooManyAttemptsMessage = "Too many failed attempts. Wait 15 minutes and try again.";
-const tooManyMailsMessage = "Too many emails were requested. Wait an hour and try again.";
 
 const loginInput = z.object({
   // Not the full email rule: a mistyped address must answer "incorrect", not reveal the rule.
@@ -21,28 +20,22 @@ const loginInput = z.object({
   password: z.string().min(1, "must not be empty").max(200),
 });
 
-/**
- * Account flows of the dashboard: sign-up with email verification, login with throttling,
- * password reset. Sessions and emails are delegated to their own services.
- */
-export function createAuthService(deps: {
+/** What the account flows (sign-up, log-in, reset, the account page) are built from. */
+export interface AccountFlowDeps {
   db: Db;
   config: Config;
   users: UsersService;
   sessions: SessionsService;
   mailer: Mailer;
   throttle: Throttle;
-}) {
-  const { db, config, users, sessions, mailer, throttle } = deps;
+}
 
-  // Every mail an anonymous caller can trigger passes here: per recipient and per client address.
-  async function takeMail(to: string, clientIp: string): Promise<void> {
-    const hits: ThrottleHit[] = [
-      { rule: throttleRules.mailRecipient, key: to.trim().toLowerCase() },
-      { rule: throttleRules.mailIp, key: addressKey(clientIp) },
-    ];
-    if (!(await throttle.take(hits))) throw new AppError(ErrorCode.RATE_LIMITED, tooManyMailsMessage);
-  }
+/**
+ * Account flows of the dashboard: sign-up with email verification, login with throttling,
+ * password reset. Sessions and emails are delegated to their own services.
+ */
+export function createAuthService(deps: AccountFlowDeps) {
+  const { db, config, users, sessions, mailer, throttle } = deps;
 
   async function sendVerification(user: User): Promise<void> {
     const token = await issueEmailToken(db, user.id, "verify_email");
@@ -60,7 +53,7 @@ export function createAuthService(deps: {
     async signUp(input: { email: string; name: string; password: string }, clientIp: string): Promise<User> {
       const hits: ThrottleHit[] = [{ rule: throttleRules.signupIp, key: addressKey(clientIp) }];
       if (!(await throttle.take(hits))) throw new AppError(ErrorCode.RATE_LIMITED, tooManyMailsMessage);
-      await takeMail(input.email, clientIp);
+      await takeMail(throttle, input.email, clientIp);
       const user = await users.create(input);
       await sendVerification(user);
       return user;
@@ -91,7 +84,7 @@ export function createAuthService(deps: {
     async resendVerification(userId: string, clientIp: string): Promise<void> {
       const user = await users.getById(userId);
       if (user.emailVerified) return;
-      await takeMail(user.email, clientIp);
+      await takeMail(throttle, user.email, clientIp);
       await sendVerification(user);
     },
 
@@ -104,7 +97,7 @@ export function createAuthService(deps: {
     /** Sends a reset link when the account exists; the caller shows the same answer either way. */
     async requestPasswordReset(address: string, clientIp: string): Promise<void> {
       // Counted whether or not the account exists, so the throttle reveals nothing either.
-      await takeMail(address, clientIp);
+      await takeMail(throttle, address, clientIp);
       const user = await users.findByEmail(address.trim());
       if (!user) return;
       const token = await issueEmailToken(db, user.id, "reset_password");

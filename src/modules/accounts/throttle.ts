@@ -1,5 +1,7 @@
 import type { Redis } from "ioredis";
+import { AppError, ErrorCode } from "../../errors.js";
 import type { Logger } from "../../logger.js";
+import { addressKey } from "../../shared/client-address.js";
 import { createWindowCounters } from "../../shared/window-counters.js";
 
 /** A budget of attempts per key over a fixed window that starts with the key's first attempt. */
@@ -78,4 +80,19 @@ export function createThrottle(
     giveBack: (hit) => counters.giveBack(keyOf(hit)),
     clear: (hit) => counters.clear(keyOf(hit)),
   };
+}
+
+/** What a caller over a mail budget (or sign-up's address budget) is told. */
+export const tooManyMailsMessage = "Too many emails were requested. Wait an hour and try again.";
+
+/**
+ * Charges one mail a caller triggers (sign-up, reset, a new address's confirmation) to its recipient
+ * and to the client's address, or refuses with RATE_LIMITED counting nothing.
+ */
+export async function takeMail(throttle: Throttle, to: string, clientIp: string): Promise<void> {
+  const hits: ThrottleHit[] = [
+    { rule: throttleRules.mailRecipient, key: to.trim().toLowerCase() },
+    { rule: throttleRules.mailIp, key: addressKey(clientIp) },
+  ];
+  if (!(await throttle.take(hits))) throw new AppError(ErrorCode.RATE_LIMITED, tooManyMailsMessage);
 }

@@ -1,8 +1,7 @@
 import type { GraphQLResolveInfo } from "graphql";
 import type { SessionStatus } from "../../db/schema.js";
-import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
-import { connectionTypes, toConnection } from "../../graphql/connections.js";
+import { connectionTypes, projectConnection } from "../../graphql/connections.js";
 import type { GraphQLContext } from "../../graphql/context.js";
 import { optionalLocal } from "../../graphql/ids.js";
 import { requires, restricts, widenedBy } from "../../graphql/permissions.js";
@@ -30,19 +29,16 @@ async function sessionPage(
   info: GraphQLResolveInfo,
   statuses: SessionStatus[] | undefined,
 ) {
-  const access = await c.access(project.id);
-  if (!access) throw notFound("Project");
   const filter = {
     statuses: args.status ?? statuses,
     trackId: optionalLocal(args.trackId, "Track") ?? undefined,
     roomId: optionalLocal(args.roomId, "Room") ?? undefined,
   };
-  return toConnection(
-    args,
-    (window) => c.services.agenda.listSessions(access, filter, window, sessionsSelected(info, c)),
-    () => c.services.agenda.countSessions(access, filter),
-    (rows) => sessionsPreloaded(info)(rows, c),
-  );
+  return projectConnection(c, project.id, args, (access) => ({
+    list: (window) => c.services.agenda.listSessions(access, filter, window, sessionsSelected(info, c)),
+    count: () => c.services.agenda.countSessions(access, filter),
+    preload: (rows) => sessionsPreloaded(info)(rows, c),
+  }));
 }
 
 async function speakerPage(
@@ -51,14 +47,11 @@ async function speakerPage(
   c: GraphQLContext,
   includeUnpublished: boolean,
 ) {
-  const access = await c.access(project.id);
-  if (!access) throw notFound("Project");
   const filter = { includeUnpublished };
-  return toConnection(
-    args,
-    (window) => c.services.agenda.listSpeakers(access, filter, window),
-    () => c.services.agenda.countSpeakers(access, filter),
-  );
+  return projectConnection(c, project.id, args, (access) => ({
+    list: (window) => c.services.agenda.listSpeakers(access, filter, window),
+    count: () => c.services.agenda.countSpeakers(access, filter),
+  }));
 }
 
 /** Defines the agenda's lists on Project: sessions, speakers, tracks and rooms. */
@@ -145,15 +138,11 @@ export function defineAgendaLists(): void {
         public: true,
         type: TrackRef,
         description: "Tracks by name. Public.",
-        resolve: async (project, args, c) => {
-          const access = await c.access(project.id);
-          if (!access) throw notFound("Project");
-          return toConnection(
-            args,
-            (window) => c.services.agenda.listTracks(access, window),
-            () => c.services.agenda.countTracks(access),
-          );
-        },
+        resolve: (project, args, c) =>
+          projectConnection(c, project.id, args, (access) => ({
+            list: (window) => c.services.agenda.listTracks(access, window),
+            count: () => c.services.agenda.countTracks(access),
+          })),
       },
       ...connectionTypes("Track", "tracks"),
     ),
@@ -163,15 +152,11 @@ export function defineAgendaLists(): void {
         public: true,
         type: RoomRef,
         description: "Rooms by name. Public.",
-        resolve: async (project, args, c) => {
-          const access = await c.access(project.id);
-          if (!access) throw notFound("Project");
-          return toConnection(
-            args,
-            (window) => c.services.agenda.listRooms(access, window),
-            () => c.services.agenda.countRooms(access),
-          );
-        },
+        resolve: (project, args, c) =>
+          projectConnection(c, project.id, args, (access) => ({
+            list: (window) => c.services.agenda.listRooms(access, window),
+            count: () => c.services.agenda.countRooms(access),
+          })),
       },
       ...connectionTypes("Room", "rooms"),
     ),

@@ -2,8 +2,7 @@ import { builder, type InputFields } from "../../graphql/builder.js";
 import type { GraphQLContext } from "../../graphql/context.js";
 import { optionalLocal, referenceLocal, requiredLocal } from "../../graphql/ids.js";
 import { serviceInput } from "../../graphql/inputs.js";
-import { payloadType, runMutation } from "../../graphql/mutations.js";
-import { requires } from "../../graphql/permissions.js";
+import { crudMutations } from "../../graphql/mutations.js";
 import { RoomRef, SessionRef, SessionStatusEnum, SpeakerRef, TrackRef } from "./agenda-refs.graphql.js";
 
 /** Defines the agenda's mutations: create, update and delete for sessions, speakers, tracks and rooms. */
@@ -63,63 +62,35 @@ export function defineAgendaMutations(): void {
     speakerIds: input.speakerIds?.map((id) => referenceLocal(id, "Speaker")),
   });
 
-  const SessionPayload = (name: string, what: string) => payloadType(name, "session", SessionRef, what);
-  builder.mutationFields((t) => ({
-    createSession: t.field({
-      ...requires("agenda:write"),
-      type: SessionPayload("CreateSessionPayload", "The result of createSession."),
-      description: "Adds a session to the agenda (a draft unless a status is given).",
-      args: {
-        input: t.arg({
-          type: CreateSessionInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
+  builder.mutationFields((t) =>
+    crudMutations(t, {
+      typeName: "Session",
+      field: "session",
+      noun: "session",
+      ref: SessionRef,
+      permission: "agenda:write",
+      create: {
+        input: CreateSessionInput,
+        description: "Adds a session to the agenda (a draft unless a status is given).",
+        write: (input, c) => c.services.agenda.createSession(c.actor, serviceInput(sessionRefs(input))),
       },
-      resolve: (_r, { input }, c) =>
-        runMutation("session", () =>
-          c.services.agenda.createSession(c.actor, serviceInput(sessionRefs(input))),
-        ),
-    }),
-    updateSession: t.field({
-      ...requires("agenda:write"),
-      type: SessionPayload("UpdateSessionPayload", "The result of updateSession."),
-      description: "Changes a session.",
-      args: {
-        input: t.arg({
-          type: UpdateSessionInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
-      },
-      resolve: (_r, { input }, c) =>
-        runMutation("session", () =>
+      update: {
+        input: UpdateSessionInput,
+        description: "Changes a session.",
+        write: (input, c) =>
           c.services.agenda.updateSession(
             c.actor,
-            serviceInput({
-              ...sessionRefs(input),
-              id: requiredLocal(input.id, "Session"),
-            }),
+            serviceInput({ ...sessionRefs(input), id: requiredLocal(input.id, "Session") }),
           ),
-        ),
-    }),
-    deleteSession: t.field({
-      ...requires("agenda:write"),
-      type: SessionPayload("DeleteSessionPayload", "The result of deleteSession: the session as it was."),
-      description: "Deletes a session.",
-      args: {
-        input: t.arg({
-          type: DeleteInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
       },
-      resolve: (_r, { input }, c) =>
-        runMutation("session", () =>
+      delete: {
+        input: DeleteInput,
+        description: "Deletes a session.",
+        write: (input, c) =>
           c.services.agenda.deleteSession(c.actor, { id: requiredLocal(input.id, "Session") }),
-        ),
+      },
     }),
-  }));
+  );
 
   const speakerFields = (t: InputFields) => ({
     name: t.string({ description: "Full name." }),
@@ -144,7 +115,6 @@ export function defineAgendaMutations(): void {
       ...speakerFields(t),
     }),
   });
-  const SpeakerPayload = (name: string, what: string) => payloadType(name, "speaker", SpeakerRef, what);
 
   const TrackInputFields = (t: InputFields) => ({
     name: t.string({ description: "Name." }),
@@ -165,7 +135,6 @@ export function defineAgendaMutations(): void {
       ...TrackInputFields(t),
     }),
   });
-  const TrackPayload = (name: string, what: string) => payloadType(name, "track", TrackRef, what);
 
   const RoomInputFields = (t: InputFields) => ({
     name: t.string({ description: "Name." }),
@@ -186,146 +155,80 @@ export function defineAgendaMutations(): void {
       ...RoomInputFields(t),
     }),
   });
-  const RoomPayload = (name: string, what: string) => payloadType(name, "room", RoomRef, what);
 
   const agenda = (c: GraphQLContext) => c.services.agenda;
   builder.mutationFields((t) => ({
-    createSpeaker: t.field({
-      ...requires("agenda:write"),
-      type: SpeakerPayload("CreateSpeakerPayload", "The result of createSpeaker."),
-      description: "Adds a speaker.",
-      args: {
-        input: t.arg({
-          type: CreateSpeakerInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
+    ...crudMutations(t, {
+      typeName: "Speaker",
+      field: "speaker",
+      noun: "speaker",
+      ref: SpeakerRef,
+      permission: "agenda:write",
+      create: {
+        input: CreateSpeakerInput,
+        description: "Adds a speaker.",
+        write: (input, c) => agenda(c).createSpeaker(c.actor, serviceInput(input)),
       },
-      resolve: (_r, { input }, c) =>
-        runMutation("speaker", () => agenda(c).createSpeaker(c.actor, serviceInput(input))),
-    }),
-    updateSpeaker: t.field({
-      ...requires("agenda:write"),
-      type: SpeakerPayload("UpdateSpeakerPayload", "The result of updateSpeaker."),
-      description: "Changes a speaker.",
-      args: {
-        input: t.arg({
-          type: UpdateSpeakerInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
-      },
-      resolve: (_r, { input }, c) =>
-        runMutation("speaker", () =>
+      update: {
+        input: UpdateSpeakerInput,
+        description: "Changes a speaker.",
+        write: (input, c) =>
           agenda(c).updateSpeaker(
             c.actor,
             serviceInput({ ...input, id: requiredLocal(input.id, "Speaker") }),
           ),
-        ),
-    }),
-    deleteSpeaker: t.field({
-      ...requires("agenda:write"),
-      type: SpeakerPayload("DeleteSpeakerPayload", "The result of deleteSpeaker: the speaker as it was."),
-      description: "Deletes a speaker (and removes them from their sessions).",
-      args: {
-        input: t.arg({
-          type: DeleteInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
       },
-      resolve: (_r, { input }, c) =>
-        runMutation("speaker", () =>
-          agenda(c).deleteSpeaker(c.actor, { id: requiredLocal(input.id, "Speaker") }),
-        ),
-    }),
-    createTrack: t.field({
-      ...requires("agenda:write"),
-      type: TrackPayload("CreateTrackPayload", "The result of createTrack."),
-      description: "Adds a track.",
-      args: {
-        input: t.arg({
-          type: CreateTrackInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
+      delete: {
+        input: DeleteInput,
+        description: "Deletes a speaker (and removes them from their sessions).",
+        write: (input, c) => agenda(c).deleteSpeaker(c.actor, { id: requiredLocal(input.id, "Speaker") }),
       },
-      resolve: (_r, { input }, c) =>
-        runMutation("track", () => agenda(c).createTrack(c.actor, serviceInput(input))),
     }),
-    updateTrack: t.field({
-      ...requires("agenda:write"),
-      type: TrackPayload("UpdateTrackPayload", "The result of updateTrack."),
-      description: "Changes a track.",
-      args: {
-        input: t.arg({
-          type: UpdateTrackInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
+    ...crudMutations(t, {
+      typeName: "Track",
+      field: "track",
+      noun: "track",
+      ref: TrackRef,
+      permission: "agenda:write",
+      create: {
+        input: CreateTrackInput,
+        description: "Adds a track.",
+        write: (input, c) => agenda(c).createTrack(c.actor, serviceInput(input)),
       },
-      resolve: (_r, { input }, c) =>
-        runMutation("track", () =>
+      update: {
+        input: UpdateTrackInput,
+        description: "Changes a track.",
+        write: (input, c) =>
           agenda(c).updateTrack(c.actor, serviceInput({ ...input, id: requiredLocal(input.id, "Track") })),
-        ),
-    }),
-    deleteTrack: t.field({
-      ...requires("agenda:write"),
-      type: TrackPayload("DeleteTrackPayload", "The result of deleteTrack: the track as it was."),
-      description: "Deletes a track; its sessions keep running without one.",
-      args: {
-        input: t.arg({
-          type: DeleteInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
       },
-      resolve: (_r, { input }, c) =>
-        runMutation("track", () => agenda(c).deleteTrack(c.actor, { id: requiredLocal(input.id, "Track") })),
-    }),
-    createRoom: t.field({
-      ...requires("agenda:write"),
-      type: RoomPayload("CreateRoomPayload", "The result of createRoom."),
-      description: "Adds a room.",
-      args: {
-        input: t.arg({
-          type: CreateRoomInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
+      delete: {
+        input: DeleteInput,
+        description: "Deletes a track; its sessions keep running without one.",
+        write: (input, c) => agenda(c).deleteTrack(c.actor, { id: requiredLocal(input.id, "Track") }),
       },
-      resolve: (_r, { input }, c) =>
-        runMutation("room", () => agenda(c).createRoom(c.actor, serviceInput(input))),
     }),
-    updateRoom: t.field({
-      ...requires("agenda:write"),
-      type: RoomPayload("UpdateRoomPayload", "The result of updateRoom."),
-      description: "Changes a room.",
-      args: {
-        input: t.arg({
-          type: UpdateRoomInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
+    ...crudMutations(t, {
+      typeName: "Room",
+      field: "room",
+      noun: "room",
+      ref: RoomRef,
+      permission: "agenda:write",
+      create: {
+        input: CreateRoomInput,
+        description: "Adds a room.",
+        write: (input, c) => agenda(c).createRoom(c.actor, serviceInput(input)),
       },
-      resolve: (_r, { input }, c) =>
-        runMutation("room", () =>
+      update: {
+        input: UpdateRoomInput,
+        description: "Changes a room.",
+        write: (input, c) =>
           agenda(c).updateRoom(c.actor, serviceInput({ ...input, id: requiredLocal(input.id, "Room") })),
-        ),
-    }),
-    deleteRoom: t.field({
-      ...requires("agenda:write"),
-      type: RoomPayload("DeleteRoomPayload", "The result of deleteRoom: the room as it was."),
-      description: "Deletes a room; its sessions keep running without one.",
-      args: {
-        input: t.arg({
-          type: DeleteInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
       },
-      resolve: (_r, { input }, c) =>
-        runMutation("room", () => agenda(c).deleteRoom(c.actor, { id: requiredLocal(input.id, "Room") })),
+      delete: {
+        input: DeleteInput,
+        description: "Deletes a room; its sessions keep running without one.",
+        write: (input, c) => agenda(c).deleteRoom(c.actor, { id: requiredLocal(input.id, "Room") }),
+      },
     }),
   }));
 }

@@ -231,15 +231,7 @@ export const agendaRepository = {
   // ---- sessions ----
 
   /** A page of sessions with `columns` (see Columns) and always id, project_id and starts_at. */
-  listSessions(
-    db: Db,
-    projectId: string,
-    query: SessionQuery,
-    window: PageWindow,
-    columns: Columns,
-  ): Promise<SessionRow[]> {
-    return sessionPage(db, projectId, query, window, columns);
-  },
+  listSessions: sessionPage,
 
   async countSessions(db: Db, projectId: string, query: SessionQuery): Promise<number> {
     const row = await sessionsQuery(db, projectId, query)

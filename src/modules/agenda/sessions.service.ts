@@ -30,7 +30,7 @@ import {
   type Speaker,
 } from "./agenda.model.js";
 import { agendaRepository as repo } from "./agenda.repository.js";
-import type { SessionQuery, SessionRow } from "./agenda-rows.js";
+import { type SessionQuery, type SessionRow, sessionFieldColumns } from "./agenda-rows.js";
 import { type AgendaTable, deleteAgendaRow, updateAgendaRow } from "./agenda-writes.js";
 
 const sessionStatus = z.enum(["DRAFT", "PUBLISHED", "CANCELLED"]);
@@ -248,16 +248,7 @@ export function createAgendaSessionsService(writer: RowWriter) {
         checkTimes(data.startsAt ?? row.starts_at, data.endsAt ?? row.ends_at);
         await checkReferences(trx, projectId, data);
         const patch: Partial<SessionRow> = {
-          ...patchFrom<typeof data, SessionRow>(data, {
-            title: "title",
-            description: "description",
-            startsAt: "starts_at",
-            endsAt: "ends_at",
-            roomId: "room_id",
-            trackId: "track_id",
-            capacity: "capacity",
-            status: "status",
-          }),
+          ...patchFrom<typeof data, SessionRow>(data, sessionFieldColumns),
           updated_at: nowIso(),
         };
         await repo.updateSession(trx, projectId, data.id, patch);

@@ -18,7 +18,7 @@ import { assertPermission, speakerVisible as canSeeSpeaker } from "../access/pol
 import { createRow, patchFrom, type RowWriter, resolveRowAccess } from "../access/row-access.js";
 import { type DeleteInput, type Found, presentSpeaker, rowId, type Speaker } from "./agenda.model.js";
 import { agendaRepository as repo } from "./agenda.repository.js";
-import type { SpeakerRow } from "./agenda-rows.js";
+import { type SpeakerRow, speakerFieldColumns } from "./agenda-rows.js";
 import { type AgendaTable, deleteAgendaRow, updateAgendaRow } from "./agenda-writes.js";
 
 const speakerFields = {
@@ -141,13 +141,7 @@ export function createSpeakersService(writer: RowWriter) {
       const data = parseInput(updateSpeakerInput, input);
       return updateAgendaRow(writer, actor, speakerTable, data, async (trx, projectId) => {
         const patch: Partial<SpeakerRow> = {
-          ...patchFrom<typeof data, SpeakerRow>(data, {
-            name: "name",
-            bio: "bio",
-            company: "company",
-            jobTitle: "job_title",
-            photoUrl: "photo_url",
-          }),
+          ...patchFrom<typeof data, SpeakerRow>(data, speakerFieldColumns),
           updated_at: nowIso(),
         };
         // Links are stored as JSON text.

@@ -19,7 +19,7 @@ import {
   type Track,
 } from "./agenda.model.js";
 import { agendaRepository as repo } from "./agenda.repository.js";
-import type { RoomRow, TrackRow } from "./agenda-rows.js";
+import { type RoomRow, roomFieldColumns, type TrackRow, trackFieldColumns } from "./agenda-rows.js";
 import { type AgendaTable, deleteAgendaRow, updateAgendaRow } from "./agenda-writes.js";
 
 const color = z
@@ -143,7 +143,7 @@ const trackKind: VenueKind<TrackRow, Track, typeof createTrackInput, typeof upda
   createInput: createTrackInput,
   updateInput: updateTrackInput,
   columns: (data) => ({ name: data.name, color: data.color ?? null }),
-  patch: (data) => patchFrom<typeof data, TrackRow>(data, { name: "name", color: "color" }),
+  patch: (data) => patchFrom<typeof data, TrackRow>(data, trackFieldColumns),
   present: presentTrack,
   list: repo.listTracks,
   count: repo.countTracks,
@@ -161,7 +161,7 @@ const roomKind: VenueKind<RoomRow, Room, typeof createRoomInput, typeof updateRo
   createInput: createRoomInput,
   updateInput: updateRoomInput,
   columns: (data) => ({ name: data.name, capacity: data.capacity ?? null }),
-  patch: (data) => patchFrom<typeof data, RoomRow>(data, { name: "name", capacity: "capacity" }),
+  patch: (data) => patchFrom<typeof data, RoomRow>(data, roomFieldColumns),
   present: presentRoom,
   list: repo.listRooms,
   count: repo.countRooms,

@@ -44,6 +44,20 @@ const tokenOwner = reusableQuery(
 );
 
 /** SQL for apps, their links to projects and their usage counts; nothing else touches these tables. */
+// Links with their project's name and their authorizer's name and email (LinkDetailsRow).
+function linkDetails(db: Db) {
+  return db
+    .selectFrom("app_links")
+    .innerJoin("projects", "projects.id", "app_links.project_id")
+    .leftJoin("users", "users.id", "app_links.authorized_by")
+    .selectAll("app_links")
+    .select([
+      "projects.name as project_name",
+      "users.name as authorizer_name",
+      "users.email as authorizer_email",
+    ]);
+}
+
 export const appsRepository = {
   findById(db: Db, id: string): Promise<AppRow | undefined> {
     return db.selectFrom("apps").selectAll().where("id", "=", id).executeTakeFirst();
@@ -247,16 +261,7 @@ export const appsRepository = {
 
   /** Every link of an app, active ones first (newest first), then revoked ones by revocation time. */
   listLinksForApp(db: Db, appId: string): Promise<LinkDetailsRow[]> {
-    return db
-      .selectFrom("app_links")
-      .innerJoin("projects", "projects.id", "app_links.project_id")
-      .leftJoin("users", "users.id", "app_links.authorized_by")
-      .selectAll("app_links")
-      .select([
-        "projects.name as project_name",
-        "users.name as authorizer_name",
-        "users.email as authorizer_email",
-      ])
+    return linkDetails(db)
       .where("app_links.app_id", "=", appId)
       .orderBy(sql`case when app_links.revoked_at is null then 0 else 1 end`)
       .orderBy("app_links.revoked_at", "desc")
@@ -267,18 +272,7 @@ export const appsRepository = {
 
   /** One link with its project and authorizer names. */
   findLinkDetails(db: Db, linkId: string): Promise<LinkDetailsRow | undefined> {
-    return db
-      .selectFrom("app_links")
-      .innerJoin("projects", "projects.id", "app_links.project_id")
-      .leftJoin("users", "users.id", "app_links.authorized_by")
-      .selectAll("app_links")
-      .select([
-        "projects.name as project_name",
-        "users.name as authorizer_name",
-        "users.email as authorizer_email",
-      ])
-      .where("app_links.id", "=", linkId)
-      .executeTakeFirst();
+    return linkDetails(db).where("app_links.id", "=", linkId).executeTakeFirst();
   },
 
   /** Active links of a project with their apps, most recently authorized first. */

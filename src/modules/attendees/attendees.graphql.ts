@@ -1,9 +1,8 @@
-import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
-import { connectionTypes, toConnection } from "../../graphql/connections.js";
+import { connectionTypes, projectConnection } from "../../graphql/connections.js";
 import { optionalLocal, referenceLocal, requiredLocal } from "../../graphql/ids.js";
 import { serviceInput } from "../../graphql/inputs.js";
-import { payloadType, runMutation } from "../../graphql/mutations.js";
+import { inputMutation, payloadType } from "../../graphql/mutations.js";
 import { nodeLoader } from "../../graphql/nodes.js";
 import { requires } from "../../graphql/permissions.js";
 import { columnSelector, preloadSelector, preloads, reads } from "../../graphql/selection.js";
@@ -107,17 +106,14 @@ export function defineAttendeeTypes(): void {
           status: t.arg({ type: AttendeeStatusEnum, description: "Only attendees with this status." }),
           ticketTypeId: t.arg.id({ description: "Only holders of this ticket type." }),
         },
-        resolve: async (project, args, c, info) => {
-          const access = await c.access(project.id);
-          if (!access) throw notFound("Project");
+        resolve: (project, args, c, info) => {
           const filter = {
             search: args.search ?? undefined,
             status: args.status ?? undefined,
             ticketTypeId: optionalLocal(args.ticketTypeId, "TicketType") ?? undefined,
           };
-          return toConnection(
-            args,
-            (window) =>
+          return projectConnection(c, project.id, args, (access) => ({
+            list: (window) =>
               c.services.attendees.listAttendees(
                 access,
                 filter,
@@ -125,9 +121,9 @@ export function defineAttendeeTypes(): void {
                 "registered",
                 attendeesSelected(info, c),
               ),
-            () => c.services.attendees.countAttendees(access, filter),
-            (rows) => attendeesPreloaded(info)(rows, c),
-          );
+            count: () => c.services.attendees.countAttendees(access, filter),
+            preload: (rows) => attendeesPreloaded(info)(rows, c),
+          }));
         },
       },
       ...connectionTypes("Attendee", "attendees"),
@@ -165,68 +161,42 @@ export function defineAttendeeTypes(): void {
     fields: (t) => ({ id: t.id({ required: true, description: "The attendee's global id." }) }),
   });
   const payload = (name: string, what: string) => payloadType(name, "attendee", AttendeeRef, what);
+  const attendeeWrite = { permission: "attendees:write", field: "attendee" } as const;
 
   builder.mutationFields((t) => ({
-    registerAttendee: t.field({
-      ...requires("attendees:write"),
-      type: payload("RegisterAttendeePayload", "The result of registerAttendee."),
+    registerAttendee: inputMutation(t, {
+      ...attendeeWrite,
+      payload: payload("RegisterAttendeePayload", "The result of registerAttendee."),
       description: "Registers a person for the event with a ticket type.",
-      args: {
-        input: t.arg({
-          type: RegisterAttendeeInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
-      },
-      resolve: (_r, { input }, c) =>
-        runMutation("attendee", () =>
-          c.services.attendees.registerAttendee(
-            c.actor,
-            serviceInput({
-              ...input,
-              ticketTypeId: referenceLocal(input.ticketTypeId, "TicketType"),
-            }),
-          ),
+      input: RegisterAttendeeInput,
+      write: (input, c) =>
+        c.services.attendees.registerAttendee(
+          c.actor,
+          serviceInput({ ...input, ticketTypeId: referenceLocal(input.ticketTypeId, "TicketType") }),
         ),
     }),
-    updateAttendee: t.field({
-      ...requires("attendees:write"),
-      type: payload("UpdateAttendeePayload", "The result of updateAttendee."),
+    updateAttendee: inputMutation(t, {
+      ...attendeeWrite,
+      payload: payload("UpdateAttendeePayload", "The result of updateAttendee."),
       description: "Changes a registration.",
-      args: {
-        input: t.arg({
-          type: UpdateAttendeeInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
-      },
-      resolve: (_r, { input }, c) =>
-        runMutation("attendee", () =>
-          c.services.attendees.updateAttendee(
-            c.actor,
-            serviceInput({
-              ...input,
-              id: requiredLocal(input.id, "Attendee"),
-              ticketTypeId: optionalLocal(input.ticketTypeId, "TicketType") ?? undefined,
-            }),
-          ),
+      input: UpdateAttendeeInput,
+      write: (input, c) =>
+        c.services.attendees.updateAttendee(
+          c.actor,
+          serviceInput({
+            ...input,
+            id: requiredLocal(input.id, "Attendee"),
+            ticketTypeId: optionalLocal(input.ticketTypeId, "TicketType") ?? undefined,
+          }),
         ),
     }),
-    cancelAttendee: t.field({
-      ...requires("attendees:write"),
-      type: payload("CancelAttendeePayload", "The result of cancelAttendee."),
+    cancelAttendee: inputMutation(t, {
+      ...attendeeWrite,
+      payload: payload("CancelAttendeePayload", "The result of cancelAttendee."),
       description: "Cancels a registration (idempotent); a current check-in is undone.",
-      args: {
-        input: t.arg({
-          type: CancelAttendeeInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
-      },
-      resolve: (_r, { input }, c) =>
-        runMutation("attendee", () =>
-          c.services.attendees.cancelAttendee(c.actor, { id: requiredLocal(input.id, "Attendee") }),
-        ),
+      input: CancelAttendeeInput,
+      write: (input, c) =>
+        c.services.attendees.cancelAttendee(c.actor, { id: requiredLocal(input.id, "Attendee") }),
     }),
   }));
 }

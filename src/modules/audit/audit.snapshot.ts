@@ -1,5 +1,12 @@
 import type { Db } from "../../db/database.js";
 import type { DomainEvent } from "../../shared/project-changes.js";
+import {
+  roomFieldColumns,
+  sessionFieldColumns,
+  speakerFieldColumns,
+  trackFieldColumns,
+} from "../agenda/agenda-rows.js";
+import { ticketTypeFieldColumns } from "../tickets/tickets.service.js";
 
 /**
  * The fields of each kind of project row whose new values the audit log may show, keyed by the
@@ -21,45 +28,11 @@ const auditedColumns = {
       venue: ["venue_name", "venue_address", "venue_city", "venue_country"],
     },
   },
-  Session: {
-    table: "sessions",
-    fields: {
-      title: "title",
-      description: "description",
-      startsAt: "starts_at",
-      endsAt: "ends_at",
-      roomId: "room_id",
-      trackId: "track_id",
-      capacity: "capacity",
-      status: "status",
-    },
-  },
-  Speaker: {
-    table: "speakers",
-    fields: {
-      name: "name",
-      bio: "bio",
-      company: "company",
-      jobTitle: "job_title",
-      photoUrl: "photo_url",
-      links: "links",
-    },
-  },
-  Track: { table: "tracks", fields: { name: "name", color: "color" } },
-  Room: { table: "rooms", fields: { name: "name", capacity: "capacity" } },
-  TicketType: {
-    table: "ticket_types",
-    fields: {
-      name: "name",
-      description: "description",
-      priceMinor: "price_minor",
-      currency: "currency",
-      quantity: "quantity",
-      salesStartAt: "sales_start_at",
-      salesEndAt: "sales_end_at",
-      paymentMode: "payment_mode",
-    },
-  },
+  Session: { table: "sessions", fields: sessionFieldColumns },
+  Speaker: { table: "speakers", fields: { ...speakerFieldColumns, links: "links" } },
+  Track: { table: "tracks", fields: trackFieldColumns },
+  Room: { table: "rooms", fields: roomFieldColumns },
+  TicketType: { table: "ticket_types", fields: { ...ticketTypeFieldColumns, paymentMode: "payment_mode" } },
   Attendee: {
     table: "attendees",
     fields: {

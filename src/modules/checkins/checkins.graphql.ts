@@ -3,8 +3,7 @@ import type { FieldError } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
 import { globalId, requiredLocal } from "../../graphql/ids.js";
 import { boundedList, maxCheckInsListed } from "../../graphql/limits/list-bounds.js";
-import { payloadObject, runMutation } from "../../graphql/mutations.js";
-import { requires } from "../../graphql/permissions.js";
+import { inputMutation, payloadObject } from "../../graphql/mutations.js";
 import { preloads, reads } from "../../graphql/selection.js";
 import { AttendeeRef } from "../attendees/attendees.graphql.js";
 import type { Attendee } from "../attendees/attendees.service.js";
@@ -155,60 +154,35 @@ export function defineCheckInTypes(): void {
     },
   );
 
+  const checkInWrite = { permission: "checkins:write", field: "result" } as const;
   builder.mutationFields((t) => ({
-    checkInByTicketCode: t.field({
-      ...requires("checkins:write"),
-      type: ByCodePayload,
+    checkInByTicketCode: inputMutation(t, {
+      ...checkInWrite,
       description:
         "Checks in the holder of a ticket code, as a door scanner does. Never fails for a bad ticket: the outcome says already checked in, cancelled, another event or unknown.",
-      args: {
-        input: t.arg({
-          type: ByCodeInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
+      input: ByCodeInput,
+      payload: ByCodePayload,
+      write: (input, c) =>
+        c.services.checkins.checkInByCode(c.actor, {
+          projectId: input.projectId,
+          ticketCode: input.ticketCode,
         }),
-      },
-      resolve: (_r, { input }, c) =>
-        runMutation("result", () =>
-          c.services.checkins.checkInByCode(c.actor, {
-            projectId: input.projectId,
-            ticketCode: input.ticketCode,
-          }),
-        ),
     }),
-    checkInAttendee: t.field({
-      ...requires("checkins:write"),
-      type: CheckInPayload,
+    checkInAttendee: inputMutation(t, {
+      ...checkInWrite,
       description: "Checks an attendee in. Idempotent: checking in twice returns the same check-in.",
-      args: {
-        input: t.arg({
-          type: CheckInInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
-      },
-      resolve: (_r, { input }, c) =>
-        runMutation("result", () =>
-          c.services.checkins.checkIn(c.actor, { attendeeId: requiredLocal(input.attendeeId, "Attendee") }),
-        ),
+      input: CheckInInput,
+      payload: CheckInPayload,
+      write: (input, c) =>
+        c.services.checkins.checkIn(c.actor, { attendeeId: requiredLocal(input.attendeeId, "Attendee") }),
     }),
-    undoCheckIn: t.field({
-      ...requires("checkins:write"),
-      type: CheckInPayload,
+    undoCheckIn: inputMutation(t, {
+      ...checkInWrite,
       description: "Takes back an attendee's current check-in. Idempotent.",
-      args: {
-        input: t.arg({
-          type: CheckInInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
-      },
-      resolve: (_r, { input }, c) =>
-        runMutation("result", () =>
-          c.services.checkins.undoCheckIn(c.actor, {
-            attendeeId: requiredLocal(input.attendeeId, "Attendee"),
-          }),
-        ),
+      input: CheckInInput,
+      payload: CheckInPayload,
+      write: (input, c) =>
+        c.services.checkins.undoCheckIn(c.actor, { attendeeId: requiredLocal(input.attendeeId, "Attendee") }),
     }),
   }));
 }

@@ -1,7 +1,6 @@
 import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
-import { payloadType, runMutation } from "../../graphql/mutations.js";
-import { requires } from "../../graphql/permissions.js";
+import { inputMutation, payloadType } from "../../graphql/mutations.js";
 import { ProjectRef } from "../projects/projects.graphql.js";
 import { companyFields, type EventPageSettings } from "./event-page.service.js";
 
@@ -73,33 +72,27 @@ export function defineEventPageTypes(): void {
   });
 
   builder.mutationField("updateEventPage", (t) =>
-    t.field({
-      ...requires("project:write"),
-      type: payloadType(
+    inputMutation(t, {
+      permission: "project:write",
+      description: "Changes the public event page's switches (Settings → General in the dashboard).",
+      input: UpdateEventPageInput,
+      payload: payloadType(
         "UpdateEventPagePayload",
         "eventPage",
         EventPageRef,
         "The result of updateEventPage.",
       ),
-      description: "Changes the public event page's switches (Settings → General in the dashboard).",
-      args: {
-        input: t.arg({
-          type: UpdateEventPageInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
+      field: "eventPage",
+      write: async (input, c) => {
+        const projectId = String(input.projectId);
+        const companyField = companyFields.find((f) => f === input.companyField) ?? "OPTIONAL";
+        const settings = await c.services.eventPage.updateSettings(c.actor, projectId, {
+          pageEnabled: input.pageEnabled,
+          registrationOpen: input.registrationOpen,
+          companyField,
+        });
+        return { projectId, ...settings };
       },
-      resolve: (_r, { input }, c) =>
-        runMutation("eventPage", async () => {
-          const projectId = String(input.projectId);
-          const companyField = companyFields.find((f) => f === input.companyField) ?? "OPTIONAL";
-          const settings = await c.services.eventPage.updateSettings(c.actor, projectId, {
-            pageEnabled: input.pageEnabled,
-            registrationOpen: input.registrationOpen,
-            companyField,
-          });
-          return { projectId, ...settings };
-        }),
     }),
   );
 }

@@ -1,7 +1,6 @@
 import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
-import { payloadType, runMutation } from "../../graphql/mutations.js";
-import { requires } from "../../graphql/permissions.js";
+import { inputMutation, payloadType } from "../../graphql/mutations.js";
 import { columnSelector, reads } from "../../graphql/selection.js";
 import { PermissionEnum } from "../apps/permissions.graphql.js";
 import type { Project, UpdateProjectInput } from "./projects.service.js";
@@ -166,25 +165,15 @@ export function defineProjectTypes(): void {
   );
 
   builder.mutationField("updateProject", (t) =>
-    t.field({
-      ...requires("project:write"),
-      type: UpdateProjectPayload,
+    inputMutation(t, {
+      permission: "project:write",
       description: "Updates the project's basic fields.",
-      args: {
-        input: t.arg({
-          type: UpdateProjectInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
-      },
-      resolve: (_root, { input }, context) => {
-        const { projectId, ...changes } = input;
+      input: UpdateProjectInput,
+      payload: UpdateProjectPayload,
+      field: "project",
+      write: ({ projectId, ...changes }, context) =>
         // GraphQL hands explicit nulls through; the service's schema validates them like any input.
-        const fields = changes as UpdateProjectInput;
-        return runMutation("project", () =>
-          context.services.projects.update(context.actor, String(projectId), fields),
-        );
-      },
+        context.services.projects.update(context.actor, String(projectId), changes as UpdateProjectInput),
     }),
   );
 }

@@ -1,10 +1,9 @@
-import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
-import { connectionTypes, toConnection } from "../../graphql/connections.js";
+import { connectionTypes, projectConnection } from "../../graphql/connections.js";
 import type { GraphQLContext } from "../../graphql/context.js";
 import { requiredLocal } from "../../graphql/ids.js";
 import { serviceInput } from "../../graphql/inputs.js";
-import { payloadType, runMutation } from "../../graphql/mutations.js";
+import { crudMutations } from "../../graphql/mutations.js";
 import { nodeLoader } from "../../graphql/nodes.js";
 import { requires, restricts, widenedBy } from "../../graphql/permissions.js";
 import type { PageArgs } from "../../shared/pagination.js";
@@ -133,14 +132,11 @@ export function defineTicketTypes(): void {
     c: GraphQLContext,
     onSaleOnly: boolean,
   ) => {
-    const access = await c.access(project.id);
-    if (!access) throw notFound("Project");
     const filter = { onSaleOnly };
-    return toConnection(
-      args,
-      (window) => c.services.tickets.listTicketTypes(access, filter, window),
-      () => c.services.tickets.countTicketTypes(access, filter),
-    );
+    return projectConnection(c, project.id, args, (access) => ({
+      list: (window) => c.services.tickets.listTicketTypes(access, filter, window),
+      count: () => c.services.tickets.countTicketTypes(access, filter),
+    }));
   };
   builder.objectFields(ProjectRef, (t) => ({
     ticketTypes: t.connection(
@@ -217,60 +213,33 @@ export function defineTicketTypes(): void {
     description: "The ticket type to delete.",
     fields: (t) => ({ id: t.id({ required: true, description: "The ticket type's global id." }) }),
   });
-  const payload = (name: string, what: string) => payloadType(name, "ticketType", TicketTypeRef, what);
-
-  builder.mutationFields((t) => ({
-    createTicketType: t.field({
-      ...requires("tickets:write"),
-      type: payload("CreateTicketTypePayload", "The result of createTicketType."),
-      description: "Adds a ticket type.",
-      args: {
-        input: t.arg({
-          type: CreateTicketTypeInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
+  builder.mutationFields((t) =>
+    crudMutations(t, {
+      typeName: "TicketType",
+      field: "ticketType",
+      noun: "ticket type",
+      ref: TicketTypeRef,
+      permission: "tickets:write",
+      create: {
+        input: CreateTicketTypeInput,
+        description: "Adds a ticket type.",
+        write: (input, c) => c.services.tickets.createTicketType(c.actor, serviceInput(input)),
       },
-      resolve: (_r, { input }, c) =>
-        runMutation("ticketType", () => c.services.tickets.createTicketType(c.actor, serviceInput(input))),
-    }),
-    updateTicketType: t.field({
-      ...requires("tickets:write"),
-      type: payload("UpdateTicketTypePayload", "The result of updateTicketType."),
-      description: "Changes a ticket type.",
-      args: {
-        input: t.arg({
-          type: UpdateTicketTypeInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
-      },
-      resolve: (_r, { input }, c) =>
-        runMutation("ticketType", () =>
+      update: {
+        input: UpdateTicketTypeInput,
+        description: "Changes a ticket type.",
+        write: (input, c) =>
           c.services.tickets.updateTicketType(
             c.actor,
-            serviceInput({
-              ...input,
-              id: requiredLocal(input.id, "TicketType"),
-            }),
+            serviceInput({ ...input, id: requiredLocal(input.id, "TicketType") }),
           ),
-        ),
-    }),
-    deleteTicketType: t.field({
-      ...requires("tickets:write"),
-      type: payload("DeleteTicketTypePayload", "The result of deleteTicketType: the ticket type as it was."),
-      description: "Deletes a ticket type that has no registrations.",
-      args: {
-        input: t.arg({
-          type: DeleteTicketTypeInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
       },
-      resolve: (_r, { input }, c) =>
-        runMutation("ticketType", () =>
+      delete: {
+        input: DeleteTicketTypeInput,
+        description: "Deletes a ticket type that has no registrations.",
+        write: (input, c) =>
           c.services.tickets.deleteTicketType(c.actor, { id: requiredLocal(input.id, "TicketType") }),
-        ),
+      },
     }),
-  }));
+  );
 }

@@ -40,6 +40,21 @@ export interface TicketType {
   updatedAt: string;
 }
 
+/**
+ * A ticket type's fields that an update copies to a column as given, with the column: the one map
+ * both `updateTicketType` and the audit log's snapshots read (the payment mode, whose null means
+ * NONE, is written apart).
+ */
+export const ticketTypeFieldColumns = {
+  name: "name",
+  description: "description",
+  priceMinor: "price_minor",
+  currency: "currency",
+  quantity: "quantity",
+  salesStartAt: "sales_start_at",
+  salesEndAt: "sales_end_at",
+} as const;
+
 /** A ticket type as it leaves the service. */
 function presentTicketType(row: TicketTypeRow): TicketType {
   return {
@@ -297,15 +312,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
           }
         }
         const patch: Partial<TicketTypeRow> = {
-          ...patchFrom<typeof data, TicketTypeRow>(data, {
-            name: "name",
-            description: "description",
-            priceMinor: "price_minor",
-            currency: "currency",
-            quantity: "quantity",
-            salesStartAt: "sales_start_at",
-            salesEndAt: "sales_end_at",
-          }),
+          ...patchFrom<typeof data, TicketTypeRow>(data, ticketTypeFieldColumns),
           updated_at: nowIso(),
         };
         // null means "as by default" like the create input, not a value of its own.
