@@ -7,10 +7,9 @@ import {
   createProject,
   createTicketType,
   createUser,
-  testPassword,
   userActor,
 } from "../helpers/factories.js";
-import { HttpClient } from "../helpers/http-client.js";
+import { logIn } from "../helpers/log-in.js";
 import { serverPerSuite } from "../helpers/test-server.js";
 
 const graphqlResponse = "application/graphql-response+json";
@@ -81,9 +80,7 @@ for (const engine of testEngines()) {
       const { project } = await createProject(server.services, { ownerId: owner.id });
       const ticket = await createTicketType(server.services, userActor(owner.id), project.id);
       const taken = await createAttendee(server.services, userActor(owner.id), project.id, ticket.id);
-      const client = new HttpClient(server.url);
-      await client.get("/login");
-      assert.equal((await client.post("/login", { email: owner.email, password: testPassword })).status, 303);
+      const client = await logIn(server.url, owner.email);
       await client.get(`/b/${project.id}/attendees`);
       const again = await client.post(`/b/${project.id}/attendees`, {
         name: "Grace Again",

@@ -25,6 +25,7 @@ import {
 } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { HttpClient } from "../helpers/http-client.js";
+import { logIn } from "../helpers/log-in.js";
 import { serverPerSuite } from "../helpers/test-server.js";
 
 const nul = "bad\u0000text";
@@ -220,9 +221,7 @@ for (const engine of testEngines()) {
         ownerId: owner.id,
         input: { timezone: "UTC" },
       });
-      const client = new HttpClient(server.url);
-      await client.get("/login");
-      assert.equal((await client.post("/login", { email: owner.email, password: testPassword })).status, 303);
+      const client = await logIn(server.url, owner.email);
       await client.get(`/b/${project.id}/agenda/sessions/new`);
       const created = await client.post(`/b/${project.id}/agenda/sessions`, {
         title: "Keynote",

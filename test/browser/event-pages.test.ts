@@ -2,8 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
 import { describeInBrowser, screenshot } from "../helpers/browser.js";
-import { createProject, createUser, testPassword } from "../helpers/factories.js";
-import { HttpClient } from "../helpers/http-client.js";
+import { createProject, createUser } from "../helpers/factories.js";
+import { logIn } from "../helpers/log-in.js";
 
 const xss = `<img src=x onerror=alert(1)><script>alert(2)</script>`;
 
@@ -182,9 +182,7 @@ describeInBrowser("agenda, tickets, attendees and check-in pages in Chromium", {
   test("shows none of a project's pages to a logged-in stranger", async () => {
     const { project } = await createProject(fx.server.services);
     const stranger = await createUser(fx.server.services);
-    const client = new HttpClient(fx.server.url);
-    await client.get("/login");
-    await client.post("/login", { email: stranger.email, password: testPassword });
+    const client = await logIn(fx.server.url, stranger.email);
     for (const section of ["agenda", "speakers", "tickets", "attendees", "check-in", "agenda/sessions/new"]) {
       assert.equal((await client.get(`/b/${project.id}/${section}`)).status, 404, section);
     }
