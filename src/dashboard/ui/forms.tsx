@@ -154,6 +154,38 @@ export function TextField(
   );
 }
 
+/** What an email or password field may be told; the rest is the same on every form. */
+type PresetFieldProps = Partial<Pick<FieldProps, "name" | "label" | "hint" | "idPrefix">> & {
+  state: FormState;
+};
+
+/**
+ * A required email input, named `email` unless told. `autocomplete` is "email" for the person's own
+ * address and "username" on the log-in form; an address of someone else wants a plain TextField.
+ */
+export function EmailField(props: PresetFieldProps & { autocomplete?: "email" | "username" }) {
+  return <TextField name="email" label="Email" type="email" autocomplete="email" required {...props} />;
+}
+
+/**
+ * A required password input, named `password` unless told: the account's current password, or with
+ * `choose` a new one (the browser may suggest one, and the hint states the rule it must meet).
+ */
+export function PasswordField(props: PresetFieldProps & { choose?: boolean }) {
+  const { choose, ...field } = props;
+  return (
+    <TextField
+      name="password"
+      label="Password"
+      type="password"
+      autocomplete={choose ? "new-password" : "current-password"}
+      hint={choose ? "At least 10 characters." : undefined}
+      required
+      {...field}
+    />
+  );
+}
+
 /** A labelled multi-line text input. */
 export function TextAreaField(props: FieldProps & { rows?: number }) {
   return (
@@ -278,14 +310,11 @@ export function PasswordConfirmedForm(props: {
     <Form action={props.action} csrf={props.csrf} label={props.label} confirm={props.confirm}>
       <FormError state={props.state} />
       {props.children}
-      <TextField
+      <PasswordField
         name="currentPassword"
         label="Current password"
-        type="password"
         idPrefix={props.idPrefix}
         state={props.state}
-        required
-        autocomplete="current-password"
       />
       <SubmitButton variant={props.variant}>{props.submit}</SubmitButton>
     </Form>
