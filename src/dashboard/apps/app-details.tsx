@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
 import { httpStatusOf, notFound } from "../../errors.js";
 import type { App } from "../../modules/apps/apps.service.js";
@@ -266,18 +266,31 @@ export function registerAppDetailsPages(app: FastifyInstance): void {
 
   const load = (request: AppRequest) => loadAppPage(app, request);
 
-  app.get("/b/:projectId/settings/api/apps/:appId", async (request: AppRequest, reply) => {
-    const { data, found } = await load(request);
+  /** The Settings tab of `shown`: its saved values, unless a refused form's state is given. */
+  function settingsTab(
+    request: AppRequest,
+    reply: FastifyReply,
+    data: ProjectPageData,
+    shown: App,
+    form: { state?: FormState; checked?: readonly string[]; status?: number; newToken?: string } = {},
+  ) {
     return sendPage(
       reply,
       <SettingsTab
         ctx={pageContext(request, reply)}
         data={data}
-        app={found}
-        state={formState(appFormValues(found))}
-        checked={found.permissions}
+        app={shown}
+        state={form.state ?? formState(appFormValues(shown))}
+        checked={form.checked ?? shown.permissions}
+        newToken={form.newToken}
       />,
+      form.status,
     );
+  }
+
+  app.get("/b/:projectId/settings/api/apps/:appId", async (request: AppRequest, reply) => {
+    const { data, found } = await load(request);
+    return settingsTab(request, reply, data, found);
   });
 
   app.post("/b/:projectId/settings/api/apps/:appId", async (request: AppRequest, reply) => {
@@ -295,17 +308,7 @@ export function registerAppDetailsPages(app: FastifyInstance): void {
       return redirectTo(request, reply, appPath(found), { kind: "success", text: "Changes saved." });
     } catch (error) {
       const state = stateFromError(error, values);
-      return sendPage(
-        reply,
-        <SettingsTab
-          ctx={pageContext(request, reply)}
-          data={data}
-          app={found}
-          state={state}
-          checked={checked}
-        />,
-        httpStatusOf(error),
-      );
+      return settingsTab(request, reply, data, found, { state, checked, status: httpStatusOf(error) });
     }
   });
 
@@ -313,17 +316,7 @@ export function registerAppDetailsPages(app: FastifyInstance): void {
   app.post("/b/:projectId/settings/api/apps/:appId/token", async (request: AppRequest, reply) => {
     const { data, found } = await load(request);
     const { app: rotated, token } = await services.apps.rotateToken(data.actor, { id: found.id });
-    return sendPage(
-      reply,
-      <SettingsTab
-        ctx={pageContext(request, reply)}
-        data={data}
-        app={rotated}
-        state={formState(appFormValues(rotated))}
-        checked={rotated.permissions}
-        newToken={token}
-      />,
-    );
+    return settingsTab(request, reply, data, rotated, { newToken: token });
   });
 
   app.post("/b/:projectId/settings/api/apps/:appId/delete", async (request: AppRequest, reply) => {

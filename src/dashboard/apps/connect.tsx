@@ -14,7 +14,7 @@ import {
   formState,
   type Option,
   SelectField,
-  SubmitButton,
+  SubmitOrCancel,
 } from "../ui/forms.js";
 import { Layout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
@@ -129,12 +129,7 @@ function ConnectPage(props: {
               options={viewer.projects}
               hint="Only projects you own or administer are listed."
             />
-            <div class="form-actions">
-              <SubmitButton>Authorize</SubmitButton>
-              <a class="button button-secondary" href={cancel}>
-                Cancel
-              </a>
-            </div>
+            <SubmitOrCancel submit="Authorize" cancel={cancel} />
           </Form>
         )}
         {info.app.redirectUrl && (blocked || !viewer || viewer.projects.length === 0) ? (

@@ -9,6 +9,7 @@ import {
   type FormState,
   SelectField,
   SubmitButton,
+  SubmitOrCancel,
   TextAreaField,
   TextField,
 } from "../ui/forms.js";
@@ -103,12 +104,7 @@ export function SessionFormPage(props: {
               hint="Only published sessions are public."
             />
           </div>
-          <div class="form-actions">
-            <SubmitButton>{editing ? "Save session" : "Create session"}</SubmitButton>
-            <a class="button button-secondary" href={base}>
-              Cancel
-            </a>
-          </div>
+          <SubmitOrCancel submit={editing ? "Save session" : "Create session"} cancel={base} />
         </Form>
         {editing ? (
           <Form

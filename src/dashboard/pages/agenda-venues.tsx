@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
 import type { PageContext } from "../context.js";
-import { Form, FormError, type FormState, SubmitButton, TextField } from "../ui/forms.js";
+import { Form, FormError, type FormState, SubmitOrCancel, TextField } from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
 import type { ProjectPageData } from "./project-page.js";
 
@@ -22,12 +22,7 @@ export function EditItemPage(props: {
         <Form action={`${base}/${props.kind}s/${props.itemId}`} csrf={props.ctx.csrf} label={title}>
           <FormError state={props.state} />
           {props.children}
-          <div class="form-actions">
-            <SubmitButton>Save {props.kind}</SubmitButton>
-            <a class="button button-secondary" href={base}>
-              Cancel
-            </a>
-          </div>
+          <SubmitOrCancel submit={`Save ${props.kind}`} cancel={base} />
         </Form>
       </div>
     </ProjectLayout>

@@ -5,7 +5,15 @@ import { qrSvg } from "../../shared/qr.js";
 import type { PageContext } from "../context.js";
 import { optional } from "../form-data.js";
 import { formatDateTime } from "../time.js";
-import { Form, FormError, type FormState, SelectField, SubmitButton, TextField } from "../ui/forms.js";
+import {
+  Form,
+  FormError,
+  type FormState,
+  SelectField,
+  SubmitButton,
+  SubmitOrCancel,
+  TextField,
+} from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
 import type { ProjectPageData } from "./project-page.js";
 
@@ -76,12 +84,7 @@ export function EditAttendeePage(props: {
         <Form action={`${base}/${props.attendee.id}`} csrf={props.ctx.csrf} label="Edit attendee">
           <FormError state={props.state} />
           <AttendeeFields state={props.state} ticketTypes={props.ticketTypes} />
-          <div class="form-actions">
-            <SubmitButton>Save attendee</SubmitButton>
-            <a class="button button-secondary" href={base}>
-              Cancel
-            </a>
-          </div>
+          <SubmitOrCancel submit="Save attendee" cancel={base} />
         </Form>
       </div>
       {props.billingDetails ? (

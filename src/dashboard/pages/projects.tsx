@@ -7,7 +7,7 @@ import { actorOf, type PageContext, pageContext, redirectTo, requireUser } from 
 import { formValues, stateFromError } from "../form-data.js";
 import { formatDateTime } from "../time.js";
 import { Badge, EmptyState } from "../ui/components.js";
-import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
+import { Form, FormError, type FormState, formState, SubmitOrCancel } from "../ui/forms.js";
 import { Layout, PageHeading, ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
 import { OverviewFigures, StatusButtons } from "./overview-figures.js";
@@ -75,12 +75,7 @@ function NewProjectPage(props: { ctx: PageContext; state: FormState }) {
       >
         <FormError state={props.state} />
         <ProjectFields state={props.state} />
-        <div class="form-actions">
-          <SubmitButton>Create project</SubmitButton>
-          <a class="button button-secondary" href="/">
-            Cancel
-          </a>
-        </div>
+        <SubmitOrCancel submit="Create project" cancel="/" />
       </Form>
     </Layout>
   );

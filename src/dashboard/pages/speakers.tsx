@@ -10,6 +10,7 @@ import {
   type FormState,
   formState,
   SubmitButton,
+  SubmitOrCancel,
   TextAreaField,
   TextField,
 } from "../ui/forms.js";
@@ -104,12 +105,7 @@ function EditSpeakerPage(props: {
         <Form action={`${base}/${props.speaker.id}`} csrf={props.ctx.csrf} label="Edit speaker">
           <FormError state={props.state} />
           <SpeakerFields state={props.state} />
-          <div class="form-actions">
-            <SubmitButton>Save speaker</SubmitButton>
-            <a class="button button-secondary" href={base}>
-              Cancel
-            </a>
-          </div>
+          <SubmitOrCancel submit="Save speaker" cancel={base} />
         </Form>
         <Form
           action={`${base}/${props.speaker.id}/delete`}

@@ -14,6 +14,7 @@ import {
   formState,
   SelectField,
   SubmitButton,
+  SubmitOrCancel,
   TextAreaField,
   TextField,
 } from "../ui/forms.js";
@@ -170,12 +171,7 @@ function EditTicketTypePage(props: {
         <Form action={`${base}/${props.ticketType.id}`} csrf={props.ctx.csrf} label="Edit ticket type">
           <FormError state={props.state} />
           <TicketTypeFields state={props.state} />
-          <div class="form-actions">
-            <SubmitButton>Save ticket type</SubmitButton>
-            <a class="button button-secondary" href={base}>
-              Cancel
-            </a>
-          </div>
+          <SubmitOrCancel submit="Save ticket type" cancel={base} />
         </Form>
       </div>
     </ProjectLayout>

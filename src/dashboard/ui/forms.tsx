@@ -290,6 +290,18 @@ export function SubmitButton(props: {
   );
 }
 
+/** A form's submit button beside a Cancel link back to `cancel`, the page the form was opened from. */
+export function SubmitOrCancel(props: { submit: string; cancel: string }) {
+  return (
+    <div class="form-actions">
+      <SubmitButton>{props.submit}</SubmitButton>
+      <a class="button button-secondary" href={props.cancel}>
+        Cancel
+      </a>
+    </div>
+  );
+}
+
 /**
  * A form that acts only with the signed-in person's current password (changing the email or the
  * password, deleting the account): a stolen session must not be enough. Its own fields come first,
