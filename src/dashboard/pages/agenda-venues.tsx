@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
 import type { PageContext } from "../context.js";
-import { Form, FormError, type FormState, SubmitOrCancel, TextField } from "../ui/forms.js";
+import { EditForm, type FormState, TextField } from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
 import type { ProjectPageData } from "./project-page.js";
 
@@ -19,11 +19,16 @@ export function EditItemPage(props: {
     <ProjectLayout ctx={props.ctx} project={props.data.project} section="agenda" title={title}>
       <div class="narrow-panel panel">
         <PageHeading title={title} level={2} />
-        <Form action={`${base}/${props.kind}s/${props.itemId}`} csrf={props.ctx.csrf} label={title}>
-          <FormError state={props.state} />
+        <EditForm
+          action={`${base}/${props.kind}s/${props.itemId}`}
+          csrf={props.ctx.csrf}
+          label={title}
+          state={props.state}
+          submit={`Save ${props.kind}`}
+          cancel={base}
+        >
           {props.children}
-          <SubmitOrCancel submit={`Save ${props.kind}`} cancel={base} />
-        </Form>
+        </EditForm>
       </div>
     </ProjectLayout>
   );

@@ -7,7 +7,7 @@ import { actorOf, type PageContext, pageContext, redirectTo, requireUser } from 
 import { formValues, stateFromError } from "../form-data.js";
 import { formatDateTime } from "../time.js";
 import { Badge, EmptyState } from "../ui/components.js";
-import { Form, FormError, type FormState, formState, SubmitOrCancel } from "../ui/forms.js";
+import { EditForm, type FormState, formState } from "../ui/forms.js";
 import { Layout, PageHeading, ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
 import { OverviewFigures, StatusButtons } from "./overview-figures.js";
@@ -66,17 +66,18 @@ function NewProjectPage(props: { ctx: PageContext; state: FormState }) {
   return (
     <Layout ctx={props.ctx} title="New project" narrow>
       <PageHeading title="New project" />
-      <Form
+      <EditForm
         action="/projects"
         csrf={props.ctx.csrf}
         label="New project"
         // A blank form takes the browser's time zone (dashboard.js); one sent back with errors keeps the choice.
         enhance={props.state.formError ? undefined : "browser-zone"}
+        state={props.state}
+        submit="Create project"
+        cancel="/"
       >
-        <FormError state={props.state} />
         <ProjectFields state={props.state} />
-        <SubmitOrCancel submit="Create project" cancel="/" />
-      </Form>
+      </EditForm>
     </Layout>
   );
 }

@@ -8,13 +8,13 @@ import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } fr
 import { formatDateTime, toLocalInput } from "../time.js";
 import { DataTable, EmptyState } from "../ui/components.js";
 import {
+  EditForm,
   Form,
   FormError,
   type FormState,
   formState,
   SelectField,
   SubmitButton,
-  SubmitOrCancel,
   TextAreaField,
   TextField,
 } from "../ui/forms.js";
@@ -168,11 +168,16 @@ function EditTicketTypePage(props: {
         <p class="muted">
           {props.sold} {props.sold === 1 ? "ticket" : "tickets"} sold: the quantity cannot go below that.
         </p>
-        <Form action={`${base}/${props.ticketType.id}`} csrf={props.ctx.csrf} label="Edit ticket type">
-          <FormError state={props.state} />
+        <EditForm
+          action={`${base}/${props.ticketType.id}`}
+          csrf={props.ctx.csrf}
+          label="Edit ticket type"
+          state={props.state}
+          submit="Save ticket type"
+          cancel={base}
+        >
           <TicketTypeFields state={props.state} />
-          <SubmitOrCancel submit="Save ticket type" cancel={base} />
-        </Form>
+        </EditForm>
       </div>
     </ProjectLayout>
   );

@@ -290,15 +290,31 @@ export function SubmitButton(props: {
   );
 }
 
-/** A form's submit button beside a Cancel link back to `cancel`, the page the form was opened from. */
-export function SubmitOrCancel(props: { submit: string; cancel: string }) {
+/**
+ * A form that creates or saves one thing: the form's error, its inputs, then the submit button
+ * beside a Cancel link back to `cancel`, the page the form was opened from.
+ */
+export function EditForm(props: {
+  action: string;
+  csrf: string;
+  label: string;
+  state: FormState;
+  submit: string;
+  cancel: string;
+  enhance?: string;
+  children: ComponentChildren;
+}) {
   return (
-    <div class="form-actions">
-      <SubmitButton>{props.submit}</SubmitButton>
-      <a class="button button-secondary" href={props.cancel}>
-        Cancel
-      </a>
-    </div>
+    <Form action={props.action} csrf={props.csrf} label={props.label} enhance={props.enhance}>
+      <FormError state={props.state} />
+      {props.children}
+      <div class="form-actions">
+        <SubmitButton>{props.submit}</SubmitButton>
+        <a class="button button-secondary" href={props.cancel}>
+          Cancel
+        </a>
+      </div>
+    </Form>
   );
 }
 
