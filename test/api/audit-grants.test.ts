@@ -2,15 +2,10 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { bindOrigin } from "../../src/modules/access/actor.js";
 import { testEngines } from "../helpers/engines.js";
-import {
-  createAttendee,
-  createProject,
-  createTicketType,
-  createUser,
-  userActor,
-} from "../helpers/factories.js";
+import { createAttendee, createTicketType, userActor } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { logIn } from "../helpers/log-in.js";
+import { createOrganizer } from "../helpers/organizer.js";
 import { serverPerSuite } from "../helpers/test-server.js";
 
 const auditQuery = `query ($id: ID!, $action: String) {
@@ -35,8 +30,7 @@ for (const engine of testEngines()) {
 
     /** A project whose owner, in the dashboard from 203.0.113.9, registered attendees and added a room. */
     async function busyProject() {
-      const owner = await createUser(server.services, { name: "Olga Owner" });
-      const { project } = await createProject(server.services, { ownerId: owner.id });
+      const { user: owner, project } = await createOrganizer(server.services, { name: "Olga Owner" });
       const dashboard = bindOrigin(userActor(owner.id), { via: "dashboard", ip: "203.0.113.9" });
       const ticket = await createTicketType(server.services, dashboard, project.id);
       const attendees = [];

@@ -2,14 +2,9 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { type ErrorCode, httpStatusFor } from "../../src/errors.js";
 import { testEngines } from "../helpers/engines.js";
-import {
-  createAttendee,
-  createProject,
-  createTicketType,
-  createUser,
-  userActor,
-} from "../helpers/factories.js";
+import { createAttendee, createTicketType, userActor } from "../helpers/factories.js";
 import { logIn } from "../helpers/log-in.js";
+import { createOrganizer } from "../helpers/organizer.js";
 import { serverPerSuite } from "../helpers/test-server.js";
 
 const graphqlResponse = "application/graphql-response+json";
@@ -76,8 +71,7 @@ for (const engine of testEngines()) {
     });
 
     test("re-renders a dashboard form refused by a conflict with the table's 409, not a blanket 400", async () => {
-      const owner = await createUser(server.services);
-      const { project } = await createProject(server.services, { ownerId: owner.id });
+      const { user: owner, project } = await createOrganizer(server.services);
       const ticket = await createTicketType(server.services, userActor(owner.id), project.id);
       const taken = await createAttendee(server.services, userActor(owner.id), project.id, ticket.id);
       const client = await logIn(server.url, owner.email);

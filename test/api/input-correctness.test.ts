@@ -16,16 +16,15 @@ import { testEngines } from "../helpers/engines.js";
 import {
   createApp,
   createAttendee,
-  createProject,
   createPublishedProject,
   createTicketType,
-  createUser,
   testPassword,
   uniqueEmail,
 } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { HttpClient } from "../helpers/http-client.js";
 import { logIn } from "../helpers/log-in.js";
+import { createOrganizer } from "../helpers/organizer.js";
 import { serverPerSuite } from "../helpers/test-server.js";
 
 const nul = "bad\u0000text";
@@ -216,10 +215,8 @@ for (const engine of testEngines()) {
     });
 
     test("refuses an impossible date in a dashboard form instead of moving it to the next month", async () => {
-      const owner = await createUser(server.services);
-      const { project } = await createProject(server.services, {
-        ownerId: owner.id,
-        input: { timezone: "UTC" },
+      const { user: owner, project } = await createOrganizer(server.services, {
+        project: { timezone: "UTC" },
       });
       const client = await logIn(server.url, owner.email);
       await client.get(`/b/${project.id}/agenda/sessions/new`);

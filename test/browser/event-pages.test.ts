@@ -4,16 +4,16 @@ import type { Page } from "playwright-core";
 import { describeInBrowser, screenshot } from "../helpers/browser.js";
 import { createProject, createUser } from "../helpers/factories.js";
 import { logIn } from "../helpers/log-in.js";
+import { createOrganizer } from "../helpers/organizer.js";
 
 const xss = `<img src=x onerror=alert(1)><script>alert(2)</script>`;
 
 describeInBrowser("agenda, tickets, attendees and check-in pages in Chromium", {}, (fx) => {
   /** A verified organizer with a project, logged in in a fresh browser context. */
   async function organizerPage(): Promise<{ page: Page; projectId: string; dialogs: string[] }> {
-    const user = await createUser(fx.server.services, { name: "Ada Organizer" });
-    const { project } = await createProject(fx.server.services, {
-      ownerId: user.id,
-      input: { name: "NodeConf EU", timezone: "Europe/Dublin", startsAt: "2026-10-05T08:00:00Z" },
+    const { user, project } = await createOrganizer(fx.server.services, {
+      name: "Ada Organizer",
+      project: { name: "NodeConf EU", timezone: "Europe/Dublin", startsAt: "2026-10-05T08:00:00Z" },
     });
     const page = await fx.desktop(user);
     const dialogs: string[] = [];

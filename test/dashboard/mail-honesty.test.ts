@@ -2,15 +2,10 @@ import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
 import { sqliteEngine } from "../helpers/engines.js";
-import {
-  createProject,
-  createPublishedProject,
-  createTicketType,
-  createUser,
-  uniqueEmail,
-} from "../helpers/factories.js";
+import { createPublishedProject, createTicketType, uniqueEmail } from "../helpers/factories.js";
 import { HttpClient } from "../helpers/http-client.js";
 import { logIn } from "../helpers/log-in.js";
+import { createOrganizer } from "../helpers/organizer.js";
 import { serverPerSuite, type TestServer } from "../helpers/test-server.js";
 
 /** Signs up through the dashboard and answers the page the redirect leads to (with its flash). */
@@ -45,8 +40,7 @@ describe("without SMTP on a real server (BASE_URL set): no secret in the log, th
   });
 
   test("an invitation shows its link to the inviter instead of claiming it was emailed", async () => {
-    const user = await createUser(server.services);
-    const { project } = await createProject(server.services, { ownerId: user.id });
+    const { user, project } = await createOrganizer(server.services);
     const projectId = project.id;
     const client = await logIn(server.url, user.email);
     await client.get(`/b/${projectId}/settings/members`);

@@ -1,8 +1,9 @@
 import assert from "node:assert/strict";
 import type { CreateProjectInput } from "../../src/modules/projects/projects.service.js";
-import { createProject, createTicketType, createUser, userActor } from "./factories.js";
+import { createTicketType } from "./factories.js";
 import type { HttpClient } from "./http-client.js";
 import { logIn } from "./log-in.js";
+import { createOrganizer } from "./organizer.js";
 import type { TestServer } from "./test-server.js";
 
 /**
@@ -10,9 +11,7 @@ import type { TestServer } from "./test-server.js";
  * dashboard over HTTP: what most dashboard tests start from.
  */
 export async function loggedInOrganizer(server: TestServer, projectInput: Partial<CreateProjectInput> = {}) {
-  const user = await createUser(server.services);
-  const actor = userActor(user.id);
-  const { project } = await createProject(server.services, { ownerId: user.id, input: projectInput });
+  const { user, actor, project } = await createOrganizer(server.services, { project: projectInput });
   const ticketType = await createTicketType(server.services, actor, project.id, { name: "Standard" });
   const client = await logIn(server.url, user.email);
   return { user, actor, project, ticketType, client };
