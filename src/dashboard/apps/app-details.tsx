@@ -8,7 +8,7 @@ import { formList, formValues, stateFromError } from "../form-data.js";
 import { loadProjectPage, type ProjectPageData } from "../pages/project-page.js";
 import { SettingsPage } from "../pages/settings.js";
 import { formatDateTime } from "../time.js";
-import { Badge, DataTable, EmptyState, Notice, TabPanel, Tabs } from "../ui/components.js";
+import { Badge, DataTable, EmptyState, Facts, Notice, TabPanel, Tabs } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
 import { appPath } from "./api-tab.js";
@@ -78,32 +78,15 @@ function SettingsTab(props: {
   const path = appPath(app);
   return (
     <AppFrame ctx={ctx} data={props.data} app={app} tab="settings">
-      <dl class="facts">
-        <div>
-          <dt>API token</dt>
-          <dd>
-            <code>{maskedToken(app)}</code>
-          </dd>
-        </div>
-        <div>
-          <dt>Token created</dt>
-          <dd>{whenUtc(app.tokenCreatedAt)}</dd>
-        </div>
-        <div>
-          <dt>Last used</dt>
-          <dd>{whenUtc(app.lastUsedAt)}</dd>
-        </div>
-        <div>
-          <dt>Requests (30 days)</dt>
-          <dd>{app.requestsLast30Days}</dd>
-        </div>
-        <div>
-          <dt>Created by</dt>
-          <dd>
-            <CreatedBy app={app} bare />
-          </dd>
-        </div>
-      </dl>
+      <Facts
+        items={[
+          ["API token", <code>{maskedToken(app)}</code>],
+          ["Token created", whenUtc(app.tokenCreatedAt)],
+          ["Last used", whenUtc(app.lastUsedAt)],
+          ["Requests (30 days)", app.requestsLast30Days],
+          ["Created by", <CreatedBy app={app} bare />],
+        ]}
+      />
       {app.createdBy && !app.createdBy.stillMember ? (
         <Notice kind="info">
           {app.createdBy.name}, who created this app, is no longer a member of this project. The app stays

@@ -6,7 +6,7 @@ import type { Project } from "../../modules/projects/projects.service.js";
 import { actorOf, type PageContext, pageContext, redirectTo, requireUser } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
 import { formatDateTime } from "../time.js";
-import { Badge, EmptyState } from "../ui/components.js";
+import { Badge, EmptyState, Facts } from "../ui/components.js";
 import { EditForm, type FormState, formState } from "../ui/forms.js";
 import { Layout, PageHeading, ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
@@ -102,30 +102,15 @@ function OverviewPage(props: {
   ];
   return (
     <ProjectLayout ctx={props.ctx} project={project} section="overview" title="Overview">
-      <dl class="facts">
-        <div>
-          <dt>Starts</dt>
-          <dd>{formatDateTime(project.startsAt, project.timezone)}</dd>
-        </div>
-        <div>
-          <dt>Ends</dt>
-          <dd>{formatDateTime(project.endsAt, project.timezone)}</dd>
-        </div>
-        <div>
-          <dt>Time zone</dt>
-          <dd>{project.timezone}</dd>
-        </div>
-        <div>
-          <dt>Venue</dt>
-          <dd>{venueLine(project) || "—"}</dd>
-        </div>
-        <div>
-          <dt>Project ID</dt>
-          <dd>
-            <code>{project.id}</code>
-          </dd>
-        </div>
-      </dl>
+      <Facts
+        items={[
+          ["Starts", formatDateTime(project.startsAt, project.timezone)],
+          ["Ends", formatDateTime(project.endsAt, project.timezone)],
+          ["Time zone", project.timezone],
+          ["Venue", venueLine(project) || "—"],
+          ["Project ID", <code>{project.id}</code>],
+        ]}
+      />
       {project.description ? <p class="description">{project.description}</p> : null}
       {props.canPublish ? (
         <StatusButtons
