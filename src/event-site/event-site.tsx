@@ -120,6 +120,17 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         return page;
       }
 
+      /** The registration form of an opened page: a new one, or one sent back with its errors. */
+      function registerPage(
+        reply: FastifyReply,
+        page: Awaited<ReturnType<typeof opened>>,
+        form: Pick<Parameters<typeof RegisterPage>[0], "content" | "ticket" | "state">,
+        status?: number,
+      ) {
+        const url = absolute(eventPaths.register(page.access.projectId));
+        return sendHtml(reply, html(<RegisterPage {...form} settings={page.settings} url={url} />), status);
+      }
+
       /**
        * A public page served from the cache while the project's data version is unchanged. Keyed by
        * `variant` (what the page shows: its route's parameters and page number), never the query
@@ -226,18 +237,7 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
           // the browser's Back button shows the same form again (not no-store), so submitting it
           // once more finds the first registration instead of making a second.
           reply.header("cache-control", "private, no-cache");
-          return sendHtml(
-            reply,
-            html(
-              <RegisterPage
-                content={content}
-                settings={page.settings}
-                ticket={ticket}
-                state={state}
-                url={absolute(eventPaths.register(page.access.projectId))}
-              />,
-            ),
-          );
+          return registerPage(reply, page, { content, ticket, state });
         },
       );
 
@@ -270,19 +270,7 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
           const content = await events.content(page.access);
           const state = stateFromError(error, values);
           reply.header("cache-control", "no-store");
-          return sendHtml(
-            reply,
-            html(
-              <RegisterPage
-                content={content}
-                settings={page.settings}
-                ticket={values}
-                state={state}
-                url={absolute(eventPaths.register(projectId))}
-              />,
-            ),
-            httpStatusOf(error),
-          );
+          return registerPage(reply, page, { content, ticket: values, state }, httpStatusOf(error));
         }
         return reply.code(303).header("location", `/e/${projectId}/registered`).send();
       });

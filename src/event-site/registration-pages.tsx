@@ -1,5 +1,12 @@
 import { formatDateTime } from "../dashboard/time.js";
-import { FormError, type FormState, SelectField, TextAreaField, TextField } from "../dashboard/ui/forms.js";
+import {
+  EmailField,
+  FormError,
+  type FormState,
+  SelectField,
+  TextAreaField,
+  TextField,
+} from "../dashboard/ui/forms.js";
 import type { EventContent, HeldRegistration } from "../modules/event-page/event-content.js";
 import { type EventPageSettings, invoiced } from "../modules/event-page/event-page.service.js";
 import type { TicketType } from "../modules/tickets/tickets.service.js";
@@ -61,13 +68,8 @@ export function RegisterPage(props: {
           <FormError state={props.state} />
           <SelectField name="ticketTypeId" label="Ticket" state={props.state} required options={options} />
           <TextField name="name" label="Name" state={props.state} required autocomplete="name" />
-          <TextField
-            name="email"
-            label="Email"
-            type="email"
+          <EmailField
             state={props.state}
-            required
-            autocomplete="email"
             hint="Your confirmation and the link to manage your registration go here."
           />
           {company === "HIDDEN" ? null : (

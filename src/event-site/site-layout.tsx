@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { ComponentChildren } from "preact";
+import { HtmlDocument } from "../dashboard/ui/document.js";
 
 // The stylesheet lives in src/event-site/assets; compiled code runs from dist/src/event-site, which
 // has no copy (tsc copies no CSS), so the source folder is found from either place.
@@ -39,54 +40,50 @@ export function SiteLayout(props: {
 }) {
   const { meta } = props;
   return (
-    <html lang="en">
-      <head>
-        <meta charSet="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{meta.title}</title>
-        <meta name="description" content={meta.description} />
-        {meta.noindex ? (
-          <meta name="robots" content="noindex, nofollow" />
-        ) : (
-          <link rel="canonical" href={meta.url} />
-        )}
-        <meta property="og:type" content="website" />
-        <meta property="og:site_name" content="Eventgraph" />
-        <meta property="og:title" content={meta.title} />
-        <meta property="og:description" content={meta.description} />
-        <meta property="og:url" content={meta.url} />
-        <meta name="twitter:card" content="summary" />
-        <meta name="twitter:title" content={meta.title} />
-        <meta name="twitter:description" content={meta.description} />
-        <link rel="stylesheet" href={stylesheet.path} />
-        {meta.jsonLd ? (
-          // Raw JSON, as JSON-LD must be: inlineJson escapes <, > and & so organizer text cannot close the element.
-          <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: meta.jsonLd }} />
-        ) : null}
-      </head>
-      <body>
-        <a class="skip-link" href="#main">
-          Skip to content
-        </a>
-        <header class="site-header">
-          <div class="wrap">
-            {props.eventName && props.eventHref ? (
-              <a class="event-link" href={props.eventHref}>
-                {props.eventName}
-              </a>
-            ) : (
-              <span class="event-link">Eventgraph</span>
-            )}
-          </div>
-        </header>
-        <main id="main" class="wrap">
-          {props.children}
-        </main>
-        <footer class="site-footer">
-          <div class="wrap">Event page by Eventgraph</div>
-        </footer>
-      </body>
-    </html>
+    <HtmlDocument
+      title={meta.title}
+      head={
+        <>
+          <meta name="description" content={meta.description} />
+          {meta.noindex ? (
+            <meta name="robots" content="noindex, nofollow" />
+          ) : (
+            <link rel="canonical" href={meta.url} />
+          )}
+          <meta property="og:type" content="website" />
+          <meta property="og:site_name" content="Eventgraph" />
+          <meta property="og:title" content={meta.title} />
+          <meta property="og:description" content={meta.description} />
+          <meta property="og:url" content={meta.url} />
+          <meta name="twitter:card" content="summary" />
+          <meta name="twitter:title" content={meta.title} />
+          <meta name="twitter:description" content={meta.description} />
+          <link rel="stylesheet" href={stylesheet.path} />
+          {meta.jsonLd ? (
+            // Raw JSON, as JSON-LD must be: inlineJson escapes <, > and & so organizer text cannot close the element.
+            <script type="application/ld+json" dangerouslySetInnerHTML={{ __html: meta.jsonLd }} />
+          ) : null}
+        </>
+      }
+    >
+      <header class="site-header">
+        <div class="wrap">
+          {props.eventName && props.eventHref ? (
+            <a class="event-link" href={props.eventHref}>
+              {props.eventName}
+            </a>
+          ) : (
+            <span class="event-link">Eventgraph</span>
+          )}
+        </div>
+      </header>
+      <main id="main" class="wrap">
+        {props.children}
+      </main>
+      <footer class="site-footer">
+        <div class="wrap">Event page by Eventgraph</div>
+      </footer>
+    </HtmlDocument>
   );
 }
 

@@ -6,7 +6,7 @@ import { HttpClient } from "../helpers/http-client.js";
 import { Mailbox } from "../helpers/mailbox.js";
 import { RedisConnections, redisTestUrl, uniqueRedisPrefix } from "../helpers/redis.js";
 import { describeNeeding, redisMissing } from "../helpers/requirements.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverPerSuite, startTestServer, type TestServer } from "../helpers/test-server.js";
 
 // The throttle lives in Redis or in process, not in the database: one engine is enough.
 const engine = testEngines()[0] as TestEngine;
@@ -115,11 +115,7 @@ describeNeeding(await redisMissing(), "account throttles, shared through Redis",
 });
 
 describe("account throttle without Redis (one process)", () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer(engine);
-  });
-  after(() => server.close());
+  const server = serverPerSuite(engine);
 
   test("checks and counts in one step: 100 parallel guesses, five evaluated", async () => {
     const user = await createUser(server.services);

@@ -11,6 +11,7 @@ import {
 } from "../helpers/factories.js";
 import { HttpClient } from "../helpers/http-client.js";
 import { Mailbox } from "../helpers/mailbox.js";
+import { createOrganizer } from "../helpers/organizer.js";
 import { serverWithMailboxPerSuite } from "../helpers/test-server.js";
 
 const firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
@@ -217,11 +218,7 @@ for (const engine of testEngines()) {
     });
 
     test("refuses to delete the only owner of a project, naming it; deletes once another owner exists", async () => {
-      const user = await createUser(server.services);
-      const { project } = await createProject(server.services, {
-        ownerId: user.id,
-        input: { name: "Sole Summit" },
-      });
+      const { user, project } = await createOrganizer(server.services, { project: { name: "Sole Summit" } });
       const { project: shared } = await createProject(server.services, {
         ownerId: user.id,
         input: { name: "Shared Days" },

@@ -1,18 +1,12 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { bindOrigin } from "../../src/modules/access/actor.js";
 import { testEngines } from "../helpers/engines.js";
-import {
-  createAttendee,
-  createProject,
-  createTicketType,
-  createUser,
-  testPassword,
-  userActor,
-} from "../helpers/factories.js";
+import { createAttendee, createTicketType, userActor } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { HttpClient } from "../helpers/http-client.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { logIn } from "../helpers/log-in.js";
+import { createOrganizer } from "../helpers/organizer.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 const auditQuery = `query ($id: ID!, $action: String) {
   project(id: $id) {
@@ -32,18 +26,11 @@ interface Node {
 
 for (const engine of testEngines()) {
   describe(`the audit log never widens a grant (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine);
-    });
-    after(async () => {
-      await server.close();
-    });
+    const server = serverPerSuite(engine);
 
     /** A project whose owner, in the dashboard from 203.0.113.9, registered attendees and added a room. */
     async function busyProject() {
-      const owner = await createUser(server.services, { name: "Olga Owner" });
-      const { project } = await createProject(server.services, { ownerId: owner.id });
+      const { user: owner, project } = await createOrganizer(server.services, { name: "Olga Owner" });
       const dashboard = bindOrigin(userActor(owner.id), { via: "dashboard", ip: "203.0.113.9" });
       const ticket = await createTicketType(server.services, dashboard, project.id);
       const attendees = [];
@@ -104,9 +91,7 @@ for (const engine of testEngines()) {
 
     test("owners see everything in the dashboard's log and its CSV", async () => {
       const { owner, project, attendees } = await busyProject();
-      const client = new HttpClient(server.url);
-      await client.get("/login");
-      await client.post("/login", { email: owner.email, password: testPassword });
+      const client = await logIn(server.url, owner.email);
       const csv = await client.get(`/b/${project.id}/settings/audit.csv`);
       assert.equal(csv.status, 200);
       for (const a of attendees) assert.match(csv.body, new RegExp(a.email.replace(/[.]/g, "\\.")));

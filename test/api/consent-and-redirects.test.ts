@@ -3,6 +3,7 @@ import { describe, test } from "node:test";
 import { testEngines } from "../helpers/engines.js";
 import { createProject, createUser, userActor } from "../helpers/factories.js";
 import { logIn } from "../helpers/log-in.js";
+import { createOrganizer } from "../helpers/organizer.js";
 import { serverPerSuite } from "../helpers/test-server.js";
 
 for (const engine of testEngines()) {
@@ -19,8 +20,7 @@ for (const engine of testEngines()) {
         name: "Schedule Sync",
         permissions: ["agenda:read"],
       });
-      const organizer = await createUser(server.services);
-      const { project } = await createProject(server.services, { ownerId: organizer.id });
+      const { user: organizer, project } = await createOrganizer(server.services);
       const client = await loggedInAs(organizer.email);
       const page = await client.get(`/connect/${app.id}`);
       assert.match(page.body, /Read the agenda/);

@@ -14,6 +14,7 @@ import {
 } from "graphql";
 import { schema as apiSchema } from "../../src/api-schema.js";
 import { allPermissions } from "../../src/modules/access/permissions.js";
+import { answerSize } from "../helpers/answer-size.js";
 import { startDemoServer } from "../helpers/demo-server.js";
 import { testEngines } from "../helpers/engines.js";
 import { gql } from "../helpers/graphql.js";
@@ -22,17 +23,6 @@ import type { TestServer } from "../helpers/test-server.js";
 // The property the cost model promises (analyze-operation.ts): no answer holds more fields and
 // objects than the cost the server computed for it. Random valid queries over the demo conference
 // are sent to the real server and their answers counted.
-
-/** Every field in the answer, `__typename` aside, and at least 1 per object. */
-function answerSize(value: unknown): number {
-  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + answerSize(item), 0);
-  if (value === null || typeof value !== "object") return 0;
-  let size = 0;
-  for (const [key, inner] of Object.entries(value)) {
-    if (key !== "__typename") size += 1 + answerSize(inner);
-  }
-  return Math.max(1, size);
-}
 
 interface Known {
   projectId: string;

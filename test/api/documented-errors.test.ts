@@ -1,20 +1,16 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { globalId } from "../../src/graphql/ids.js";
 import { sqliteEngine } from "../helpers/engines.js";
 import { createApp, createPublishedProject, createTicketType } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 // Issue 38: the cost-limit error answered {limit, value, max} while docs/guides/03-errors.md promised
 // {cost, maxCost}, and a duplicate registerAttendee answered a userError where the guide showed a
 // CONFLICT error. These are the guide's examples, checked against the real server.
 describe("the error shapes docs/guides/03-errors.md shows", () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer(sqliteEngine, { MAX_QUERY_COST: "2000" });
-  });
-  after(() => server.close());
+  const server = serverPerSuite(sqliteEngine, { MAX_QUERY_COST: "2000" });
 
   test("QUERY_TOO_COMPLEX for cost carries limit, value, max and the documented cost, maxCost", async () => {
     const { status, body } = await gql(

@@ -1,29 +1,20 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { testEngines } from "../helpers/engines.js";
 import { createUser, testPassword, uniqueEmail } from "../helpers/factories.js";
 import { HttpClient } from "../helpers/http-client.js";
+import { logIn } from "../helpers/log-in.js";
 import { lastEmailLink } from "../helpers/mail-log.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 // Issue 39: a reset link sent to the old address before an email change still worked after it (a
 // takeover by the old mailbox within the hour), and the change left the account's other sessions in.
 
 for (const engine of testEngines()) {
   describe(`an email change ends reset links and other sessions (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine);
-    });
-    after(() => server.close());
+    const server = serverPerSuite(engine);
 
-    async function loggedInAs(email: string): Promise<HttpClient> {
-      const client = new HttpClient(server.url);
-      await client.get("/login");
-      const response = await client.post("/login", { email, password: testPassword });
-      assert.equal(response.status, 303, response.body);
-      return client;
-    }
+    const loggedInAs = (email: string) => logIn(server.url, email);
 
     /** The path and query of the newest link logged (no SMTP here) for `to` containing `part`. */
     function lastLink(to: string, part: string): string {

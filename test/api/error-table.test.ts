@@ -2,15 +2,9 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { type ErrorCode, httpStatusFor } from "../../src/errors.js";
 import { testEngines } from "../helpers/engines.js";
-import {
-  createAttendee,
-  createProject,
-  createTicketType,
-  createUser,
-  testPassword,
-  userActor,
-} from "../helpers/factories.js";
-import { HttpClient } from "../helpers/http-client.js";
+import { createAttendee, createTicketType, userActor } from "../helpers/factories.js";
+import { logIn } from "../helpers/log-in.js";
+import { createOrganizer } from "../helpers/organizer.js";
 import { serverPerSuite } from "../helpers/test-server.js";
 
 const graphqlResponse = "application/graphql-response+json";
@@ -77,13 +71,10 @@ for (const engine of testEngines()) {
     });
 
     test("re-renders a dashboard form refused by a conflict with the table's 409, not a blanket 400", async () => {
-      const owner = await createUser(server.services);
-      const { project } = await createProject(server.services, { ownerId: owner.id });
+      const { user: owner, project } = await createOrganizer(server.services);
       const ticket = await createTicketType(server.services, userActor(owner.id), project.id);
       const taken = await createAttendee(server.services, userActor(owner.id), project.id, ticket.id);
-      const client = new HttpClient(server.url);
-      await client.get("/login");
-      assert.equal((await client.post("/login", { email: owner.email, password: testPassword })).status, 303);
+      const client = await logIn(server.url, owner.email);
       await client.get(`/b/${project.id}/attendees`);
       const again = await client.post(`/b/${project.id}/attendees`, {
         name: "Grace Again",

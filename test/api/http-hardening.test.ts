@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
 import { connect, type Socket } from "node:net";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { testEngines } from "../helpers/engines.js";
 import { gql } from "../helpers/graphql.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 // Slow clients, connection floods and pathological JSON, sent over real sockets to the real server.
 // The limits are set low here so each drill takes seconds; their defaults are in docs/security.md.
@@ -58,17 +58,13 @@ function nested(depth: number): string {
 
 for (const engine of testEngines()) {
   describe(`HTTP limits (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine, {
-        BODY_TIMEOUT_MS: "1500",
-        HEADERS_TIMEOUT_MS: "1000",
-        KEEP_ALIVE_TIMEOUT_MS: "500",
-        MAX_CONNECTIONS: "20",
-        RATE_LIMIT_PUBLIC_POINTS_PER_HOUR: "1",
-      });
+    const server = serverPerSuite(engine, {
+      BODY_TIMEOUT_MS: "1500",
+      HEADERS_TIMEOUT_MS: "1000",
+      KEEP_ALIVE_TIMEOUT_MS: "500",
+      MAX_CONNECTIONS: "20",
+      RATE_LIMIT_PUBLIC_POINTS_PER_HOUR: "1",
     });
-    after(() => server.close());
 
     test("cuts a request body trickled one byte at a time with 408 before it is complete", {
       timeout: 20_000,

@@ -16,15 +16,15 @@ import { testEngines } from "../helpers/engines.js";
 import {
   createApp,
   createAttendee,
-  createProject,
   createPublishedProject,
   createTicketType,
-  createUser,
   testPassword,
   uniqueEmail,
 } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { HttpClient } from "../helpers/http-client.js";
+import { logIn } from "../helpers/log-in.js";
+import { createOrganizer } from "../helpers/organizer.js";
 import { serverPerSuite } from "../helpers/test-server.js";
 
 const nul = "bad\u0000text";
@@ -215,14 +215,10 @@ for (const engine of testEngines()) {
     });
 
     test("refuses an impossible date in a dashboard form instead of moving it to the next month", async () => {
-      const owner = await createUser(server.services);
-      const { project } = await createProject(server.services, {
-        ownerId: owner.id,
-        input: { timezone: "UTC" },
+      const { user: owner, project } = await createOrganizer(server.services, {
+        project: { timezone: "UTC" },
       });
-      const client = new HttpClient(server.url);
-      await client.get("/login");
-      assert.equal((await client.post("/login", { email: owner.email, password: testPassword })).status, 303);
+      const client = await logIn(server.url, owner.email);
       await client.get(`/b/${project.id}/agenda/sessions/new`);
       const created = await client.post(`/b/${project.id}/agenda/sessions`, {
         title: "Keynote",

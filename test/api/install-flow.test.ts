@@ -7,6 +7,7 @@ import { gql } from "../helpers/graphql.js";
 import { HttpClient } from "../helpers/http-client.js";
 import { logIn } from "../helpers/log-in.js";
 import { Mailbox, type ReceivedMail } from "../helpers/mailbox.js";
+import { createOrganizer } from "../helpers/organizer.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 const redirect = "https://app.example.test/eventgraph/callback?source=connect";
@@ -115,8 +116,7 @@ for (const engine of testEngines()) {
 
     test("an organizer who is not logged in keeps the state through log in and lands on the redirect URL", async () => {
       const { app } = await developerWithApp();
-      const organizer = await createUser(server.services);
-      const { project } = await createProject(server.services, { ownerId: organizer.id });
+      const { user: organizer, project } = await createOrganizer(server.services);
       const state = `xyz-${Date.now()}"<b>&amp;'`;
 
       const anonymous = new HttpClient(server.url);
@@ -162,8 +162,7 @@ for (const engine of testEngines()) {
 
     test("refuses an over-long or odd state with a 400 and links nothing", async () => {
       const { app } = await developerWithApp();
-      const organizer = await createUser(server.services);
-      const { project } = await createProject(server.services, { ownerId: organizer.id });
+      const { user: organizer, project } = await createOrganizer(server.services);
       const client = await loggedInAs(organizer.email);
       for (const state of ["a".repeat(501), "has space", "tab\there", "é"]) {
         const page = await client.get(`/connect/${app.id}?state=${encodeURIComponent(state)}`);
@@ -183,8 +182,7 @@ for (const engine of testEngines()) {
 
     test("without a redirect URL, Authorize still returns to Integrations and a state is ignored", async () => {
       const { app } = await developerWithApp({ redirectUrl: null });
-      const organizer = await createUser(server.services);
-      const { project } = await createProject(server.services, { ownerId: organizer.id });
+      const { user: organizer, project } = await createOrganizer(server.services);
       const client = await loggedInAs(organizer.email);
       await client.get(`/connect/${app.id}?state=abc`);
       const authorized = await client.post(`/connect/${app.id}`, {
@@ -299,8 +297,7 @@ for (const engine of testEngines()) {
 
     test("a developer toggling a permission cannot flood organizers: at most 3 mails per app and person a day", async () => {
       const { developer, app } = await developerWithApp();
-      const owner = await createUser(server.services);
-      const { project } = await createProject(server.services, { ownerId: owner.id });
+      const { user: owner, project } = await createOrganizer(server.services);
       await server.services.apps.authorize(userActor(owner.id), { appId: app.id, projectId: project.id });
       for (let i = 0; i < 6; i++) {
         await server.services.apps.updateApp(userActor(developer.id), {

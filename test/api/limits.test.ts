@@ -1,10 +1,10 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { systemActor } from "../../src/modules/access/actor.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp, createPublishedProject, createSession } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { serverPerSuite, startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 const [sqlite] = testEngines();
 if (!sqlite) throw new Error("no engine");
@@ -17,15 +17,11 @@ function nested(depth: number): string {
 }
 
 describe("operation limits", () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer(sqlite, {
-      MAX_QUERY_DEPTH: "12",
-      MAX_QUERY_COST: "2000",
-      MAX_BODY_BYTES: "500000",
-    });
+  const server = serverPerSuite(sqlite, {
+    MAX_QUERY_DEPTH: "12",
+    MAX_QUERY_COST: "2000",
+    MAX_BODY_BYTES: "500000",
   });
-  after(() => server.close());
 
   async function expectTooComplex(query: string, limit: string) {
     const { status, body } = await gql(server.url, query);
@@ -83,14 +79,10 @@ describe("operation limits", () => {
 });
 
 describe("rate limits", () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer(sqlite, {
-      RATE_LIMIT_PUBLIC_POINTS_PER_HOUR: "3",
-      RATE_LIMIT_APP_POINTS_PER_HOUR: "5",
-    });
+  const server = serverPerSuite(sqlite, {
+    RATE_LIMIT_PUBLIC_POINTS_PER_HOUR: "3",
+    RATE_LIMIT_APP_POINTS_PER_HOUR: "5",
   });
-  after(() => server.close());
 
   test("charges public requests per client IP and answers 429 with Retry-After past the budget", async () => {
     const seen = [];

@@ -2,14 +2,9 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { systemActor } from "../../src/modules/access/actor.js";
 import { testEngines } from "../helpers/engines.js";
-import {
-  createApp,
-  createAttendee,
-  createProject,
-  createTicketType,
-  createUser,
-} from "../helpers/factories.js";
+import { createApp, createAttendee, createTicketType } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
+import { createOrganizer } from "../helpers/organizer.js";
 import { serverPerSuite } from "../helpers/test-server.js";
 
 const read = (id: string) => `{ project(id: "${id}") { name attendees { totalCount } } }`;
@@ -20,8 +15,7 @@ for (const engine of testEngines()) {
 
     /** Another organizer's draft project with one attendee. */
     async function organizerProject() {
-      const owner = await createUser(server.services);
-      const { project } = await createProject(server.services, { ownerId: owner.id });
+      const { user: owner, project } = await createOrganizer(server.services);
       const ticket = await createTicketType(server.services, systemActor, project.id);
       await createAttendee(server.services, systemActor, project.id, ticket.id);
       return { project, owner: { kind: "user" as const, userId: owner.id } };

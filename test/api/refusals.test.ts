@@ -2,15 +2,9 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { systemActor } from "../../src/modules/access/actor.js";
 import { testEngines } from "../helpers/engines.js";
-import {
-  createApp,
-  createAttendee,
-  createProject,
-  createSession,
-  createTicketType,
-  createUser,
-} from "../helpers/factories.js";
+import { createApp, createAttendee, createSession, createTicketType } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
+import { createOrganizer } from "../helpers/organizer.js";
 import { serverPerSuite } from "../helpers/test-server.js";
 
 // What a refused field answers: an error naming that field, and the rest of the query answering.
@@ -20,8 +14,7 @@ for (const engine of testEngines()) {
 
     /** Another organizer's published project with one attendee. */
     async function publishedProject() {
-      const owner = await createUser(server.services);
-      const { project } = await createProject(server.services, { ownerId: owner.id });
+      const { user: owner, project } = await createOrganizer(server.services);
       const ticket = await createTicketType(server.services, systemActor, project.id);
       await createAttendee(server.services, systemActor, project.id, ticket.id);
       await server.services.projects.update(systemActor, project.id, { status: "PUBLISHED" });

@@ -1,7 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { describeInBrowser, widths } from "../helpers/browser.js";
-import { createProject, createSession, createUser, userActor } from "../helpers/factories.js";
+import { createSession } from "../helpers/factories.js";
+import { createOrganizer } from "../helpers/organizer.js";
 
 // The agenda grid (rooms × time per day, filters, track colours, conflicts) and conflicts told on
 // save, at a phone's width and a desktop's.
@@ -9,11 +10,13 @@ describeInBrowser("agenda grid and conflicts in Chromium at 390 px and 1280 px",
   for (const width of widths) {
     test(`shows the day's sessions by room with clashes marked, filters, and warns on save (${width} px)`, async () => {
       const { server } = fx;
-      const user = await createUser(server.services, { name: "Ada Organizer" });
-      const actor = userActor(user.id);
-      const { project } = await createProject(server.services, {
-        ownerId: user.id,
-        input: { timezone: "UTC", startsAt: "2026-05-04T08:00:00.000Z", endsAt: "2026-05-05T18:00:00.000Z" },
+      const { user, actor, project } = await createOrganizer(server.services, {
+        name: "Ada Organizer",
+        project: {
+          timezone: "UTC",
+          startsAt: "2026-05-04T08:00:00.000Z",
+          endsAt: "2026-05-05T18:00:00.000Z",
+        },
       });
       const agenda = server.services.agenda;
       const web = await agenda.createTrack(actor, { projectId: project.id, name: "Web" });

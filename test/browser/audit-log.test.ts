@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
 import { describeInBrowser, widths } from "../helpers/browser.js";
-import { createProject, createUser, userActor } from "../helpers/factories.js";
+import { userActor } from "../helpers/factories.js";
+import { createOrganizer } from "../helpers/organizer.js";
 
 async function noOverflow(page: Page, what: string, width: number): Promise<void> {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -14,10 +15,9 @@ async function noOverflow(page: Page, what: string, width: number): Promise<void
 describeInBrowser("Settings → Audit log and project deletion in Chromium at 390 px and 1280 px", {}, (fx) => {
   for (const width of widths) {
     test(`an owner reads, filters and exports the log, then deletes the project, within ${width} px`, async () => {
-      const owner = await createUser(fx.server.services, { name: "Olga Owner" });
-      const { project } = await createProject(fx.server.services, {
-        ownerId: owner.id,
-        input: { name: "Browser Con", timezone: "UTC" },
+      const { user: owner, project } = await createOrganizer(fx.server.services, {
+        name: "Olga Owner",
+        project: { name: "Browser Con", timezone: "UTC" },
       });
       // A long, unbroken value must wrap inside the table, not widen the page.
       await fx.server.services.agenda.createRoom(userActor(owner.id), {

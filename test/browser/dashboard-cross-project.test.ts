@@ -1,36 +1,29 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { testEngines } from "../helpers/engines.js";
 import {
   createAttendee,
   createProject,
   createTicketType,
   createUser,
-  testPassword,
   userActor,
 } from "../helpers/factories.js";
-import { HttpClient } from "../helpers/http-client.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { logIn } from "../helpers/log-in.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 // One organizer owns two projects. A row id of project B posted under project A's address must be
 // refused like a missing row, even though the organizer may change that row under B's own address:
 // the address says which event a form acts on, so a pasted or forged id cannot reach across events.
 for (const engine of testEngines()) {
   describe(`dashboard forms refuse a row of another project (${engine.name})`, () => {
-    let server: TestServer;
-    before(async () => {
-      server = await startTestServer(engine);
-    });
-    after(() => server.close());
+    const server = serverPerSuite(engine);
 
     async function organizerWithTwoProjects() {
       const owner = await createUser(server.services);
       const actor = userActor(owner.id);
       const mine = (await createProject(server.services, { ownerId: owner.id })).project;
       const theirs = (await createProject(server.services, { ownerId: owner.id })).project;
-      const client = new HttpClient(server.url);
-      await client.get("/login");
-      assert.equal((await client.post("/login", { email: owner.email, password: testPassword })).status, 303);
+      const client = await logIn(server.url, owner.email);
       // Any page of project A gives the session's CSRF token for the posts below.
       assert.equal((await client.get(`/b/${mine.id}`)).status, 200);
       return { actor, mine, theirs, client };

@@ -1,15 +1,8 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import { describeInBrowser } from "../helpers/browser.js";
-import {
-  createApp,
-  createAttendee,
-  createProject,
-  createSession,
-  createTicketType,
-  createUser,
-  userActor,
-} from "../helpers/factories.js";
+import { createApp, createAttendee, createSession, createTicketType } from "../helpers/factories.js";
+import { createOrganizer } from "../helpers/organizer.js";
 
 // Every dashboard page at a small phone's width, a common phone's and a desktop's: the page's
 // heading shows, nothing is wider than the window, tables become cards on a phone (no sideways
@@ -18,11 +11,9 @@ import {
 describeInBrowser("every dashboard page at 360, 390 and 1280 px in Chromium", {}, (fx) => {
   for (const width of [360, 390, 1280]) {
     test(`lays out every dashboard page within ${width} px`, async () => {
-      const user = await createUser(fx.server.services, { name: "Ada Organizer" });
-      const actor = userActor(user.id);
-      const { project } = await createProject(fx.server.services, {
-        ownerId: user.id,
-        input: { timezone: "UTC" },
+      const { user, actor, project } = await createOrganizer(fx.server.services, {
+        name: "Ada Organizer",
+        project: { timezone: "UTC" },
       });
       const track = await fx.server.services.agenda.createTrack(actor, {
         projectId: project.id,

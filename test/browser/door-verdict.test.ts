@@ -2,13 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
 import { describeInBrowser, screenshot } from "../helpers/browser.js";
-import {
-  createAttendee,
-  createProject,
-  createTicketType,
-  createUser,
-  userActor,
-} from "../helpers/factories.js";
+import { createAttendee, createTicketType } from "../helpers/factories.js";
+import { createOrganizer } from "../helpers/organizer.js";
 
 /** Whether the verdict box is wholly inside the window. */
 function verdictInView(page: Page): Promise<boolean> {
@@ -23,9 +18,7 @@ function verdictInView(page: Page): Promise<boolean> {
 describeInBrowser("the door's verdict and code field in Chromium", {}, (fx) => {
   for (const width of [390, 1280]) {
     test(`keeps the verdict in view and the focus where the next code comes from (${width} px)`, async () => {
-      const user = await createUser(fx.server.services);
-      const actor = userActor(user.id);
-      const { project } = await createProject(fx.server.services, { ownerId: user.id });
+      const { user, actor, project } = await createOrganizer(fx.server.services);
       const standard = await createTicketType(fx.server.services, actor, project.id, { name: "Standard" });
       // Enough namesakes that the search results reach far below the verdict on a phone.
       const people = [];

@@ -5,13 +5,8 @@ import { test } from "node:test";
 import { encodeQR } from "@paulmillr/qr";
 import type { Page } from "playwright-core";
 import { describeInBrowser, launchBrowser, widths } from "../helpers/browser.js";
-import {
-  createAttendee,
-  createProject,
-  createTicketType,
-  createUser,
-  userActor,
-} from "../helpers/factories.js";
+import { createAttendee, createProject, createTicketType, userActor } from "../helpers/factories.js";
+import { createOrganizer } from "../helpers/organizer.js";
 import { temporaryFolder } from "../helpers/temporary.js";
 
 /**
@@ -51,11 +46,9 @@ function qrVideo(text: string): string {
 describeInBrowser("check-in at the door in Chromium", {}, (fx) => {
   /** An organizer, a project in Tokyo time with two ticket types, and four attendees. */
   async function doorScene() {
-    const user = await createUser(fx.server.services, { name: "Door Keeper" });
-    const actor = userActor(user.id);
-    const { project } = await createProject(fx.server.services, {
-      ownerId: user.id,
-      input: { timezone: "Asia/Tokyo" },
+    const { user, actor, project } = await createOrganizer(fx.server.services, {
+      name: "Door Keeper",
+      project: { timezone: "Asia/Tokyo" },
     });
     const standard = await createTicketType(fx.server.services, actor, project.id, { name: "Standard" });
     const vip = await createTicketType(fx.server.services, actor, project.id, { name: "VIP" });

@@ -2,18 +2,18 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
 import { describeInBrowser, screenshot } from "../helpers/browser.js";
-import { createProject, createUser, testPassword } from "../helpers/factories.js";
-import { HttpClient } from "../helpers/http-client.js";
+import { createProject, createUser } from "../helpers/factories.js";
+import { logIn } from "../helpers/log-in.js";
+import { createOrganizer } from "../helpers/organizer.js";
 
 const xss = `<img src=x onerror=alert(1)><script>alert(2)</script>`;
 
 describeInBrowser("agenda, tickets, attendees and check-in pages in Chromium", {}, (fx) => {
   /** A verified organizer with a project, logged in in a fresh browser context. */
   async function organizerPage(): Promise<{ page: Page; projectId: string; dialogs: string[] }> {
-    const user = await createUser(fx.server.services, { name: "Ada Organizer" });
-    const { project } = await createProject(fx.server.services, {
-      ownerId: user.id,
-      input: { name: "NodeConf EU", timezone: "Europe/Dublin", startsAt: "2026-10-05T08:00:00Z" },
+    const { user, project } = await createOrganizer(fx.server.services, {
+      name: "Ada Organizer",
+      project: { name: "NodeConf EU", timezone: "Europe/Dublin", startsAt: "2026-10-05T08:00:00Z" },
     });
     const page = await fx.desktop(user);
     const dialogs: string[] = [];
@@ -182,9 +182,7 @@ describeInBrowser("agenda, tickets, attendees and check-in pages in Chromium", {
   test("shows none of a project's pages to a logged-in stranger", async () => {
     const { project } = await createProject(fx.server.services);
     const stranger = await createUser(fx.server.services);
-    const client = new HttpClient(fx.server.url);
-    await client.get("/login");
-    await client.post("/login", { email: stranger.email, password: testPassword });
+    const client = await logIn(fx.server.url, stranger.email);
     for (const section of ["agenda", "speakers", "tickets", "attendees", "check-in", "agenda/sessions/new"]) {
       assert.equal((await client.get(`/b/${project.id}/${section}`)).status, 404, section);
     }

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import axe from "axe-core";
 import ICAL from "ical.js";
 import type { Page } from "playwright-core";
@@ -10,23 +10,21 @@ import {
   createProject,
   createSession,
   createTicketType,
-  createUser,
   userActor,
 } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { Mailbox } from "../helpers/mailbox.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { createOrganizer } from "../helpers/organizer.js";
+import { serverPerSuite, type TestServer } from "../helpers/test-server.js";
 
 // Organizer text that tries everything: markup, a script, and the end of the JSON-LD element.
 const xss = `Ada's </script><script>alert(1)</script><img src=x onerror=alert(2)> & "friends"`;
 
 /** A published event with an agenda, speakers and three kinds of ticket, made by its organizer. */
 async function seedEvent(server: TestServer) {
-  const user = await createUser(server.services, { name: "Olga Organizer" });
-  const actor = userActor(user.id);
-  const { project } = await createProject(server.services, {
-    ownerId: user.id,
-    input: {
+  const { user, actor, project } = await createOrganizer(server.services, {
+    name: "Olga Organizer",
+    project: {
       name: `Harbour Conf ${xss}`,
       description: `Two days by the sea.\n\n${xss}`,
       timezone: "Europe/Dublin",
@@ -93,11 +91,7 @@ async function axeViolations(page: Page): Promise<string[]> {
 }
 
 describe("the public event site over HTTP", () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer(sqliteEngine);
-  });
-  after(() => server.close());
+  const server = serverPerSuite(sqliteEngine);
 
   test("a draft, an archived, a missing and a switched-off event answer the same 404", async () => {
     const { project: draft } = await createProject(server.services, { input: { name: "Draft event" } });

@@ -4,6 +4,7 @@ import { after, before, test } from "node:test";
 import type { Page } from "playwright-core";
 import { describeInBrowser, screenshot, widths } from "../helpers/browser.js";
 import { createProject, createUser, testPassword, userActor } from "../helpers/factories.js";
+import { createOrganizer } from "../helpers/organizer.js";
 
 async function overflow(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -47,10 +48,9 @@ describeInBrowser(
     for (const width of widths) {
       test(`an organizer logs in from the connect link and Authorize hands them back to the app with the state (${width} px)`, async () => {
         const app = await appWithRedirect();
-        const organizer = await createUser(fx.server.services, { name: "Olga Organizer" });
-        const { project } = await createProject(fx.server.services, {
-          ownerId: organizer.id,
-          input: { name: "Phone Fest" },
+        const { user: organizer, project } = await createOrganizer(fx.server.services, {
+          name: "Olga Organizer",
+          project: { name: "Phone Fest" },
         });
         const page = await fx.page(width);
         const state = `st-${width}-${Date.now()}`;
@@ -131,10 +131,8 @@ describeInBrowser(
     }
 
     test("deleting the only owner's account is refused with the project's name, on a phone", async () => {
-      const user = await createUser(fx.server.services);
-      const { project } = await createProject(fx.server.services, {
-        ownerId: user.id,
-        input: { name: "Solo Summit" },
+      const { user, project } = await createOrganizer(fx.server.services, {
+        project: { name: "Solo Summit" },
       });
       const page = await fx.phone();
       page.on("dialog", (dialog) => void dialog.accept());

@@ -2,15 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
 import { describeInBrowser, screenshot } from "../helpers/browser.js";
-import {
-  createApp,
-  createAttendee,
-  createProject,
-  createSession,
-  createTicketType,
-  createUser,
-  userActor,
-} from "../helpers/factories.js";
+import { createApp, createAttendee, createSession, createTicketType } from "../helpers/factories.js";
+import { createOrganizer } from "../helpers/organizer.js";
 
 /** Whether an element lies wholly inside the window horizontally (not clipped, not scrolled away). */
 function insideWindow(page: Page, selector: string): Promise<boolean> {
@@ -33,11 +26,13 @@ function insideWindow(page: Page, selector: string): Promise<boolean> {
 describeInBrowser("layout fixes of issue 38 in Chromium", {}, (fx) => {
   for (const width of [390, 1280]) {
     test(`attendee table, new-project form, audit filters, labels and conflicts (${width} px)`, async () => {
-      const user = await createUser(fx.server.services, { name: "Ada Organizer" });
-      const actor = userActor(user.id);
-      const { project } = await createProject(fx.server.services, {
-        ownerId: user.id,
-        input: { timezone: "UTC", startsAt: "2026-05-04T08:00:00.000Z", endsAt: "2026-05-05T18:00:00.000Z" },
+      const { user, actor, project } = await createOrganizer(fx.server.services, {
+        name: "Ada Organizer",
+        project: {
+          timezone: "UTC",
+          startsAt: "2026-05-04T08:00:00.000Z",
+          endsAt: "2026-05-05T18:00:00.000Z",
+        },
       });
       const standard = await createTicketType(fx.server.services, actor, project.id, {
         name: "Early bird conference pass",

@@ -2,13 +2,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
 import { describeInBrowser, screenshot } from "../helpers/browser.js";
-import {
-  createAttendee,
-  createProject,
-  createTicketType,
-  createUser,
-  userActor,
-} from "../helpers/factories.js";
+import { createAttendee, createTicketType } from "../helpers/factories.js";
+import { createOrganizer } from "../helpers/organizer.js";
 
 async function assertFits(page: Page, what: string): Promise<void> {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
@@ -21,11 +16,8 @@ async function assertFits(page: Page, what: string): Promise<void> {
 describeInBrowser("money on the Overview and the invoice form in Chromium", {}, (fx) => {
   for (const width of [390, 1280]) {
     test(`paid apart from due, the event page beside Publish, the invoice form (${width} px)`, async () => {
-      const user = await createUser(fx.server.services);
-      const actor = userActor(user.id);
-      const { project } = await createProject(fx.server.services, {
-        ownerId: user.id,
-        input: { name: "Money Con", status: "PUBLISHED" },
+      const { user, actor, project } = await createOrganizer(fx.server.services, {
+        project: { name: "Money Con", status: "PUBLISHED" },
       });
       const door = await createTicketType(fx.server.services, actor, project.id, {
         name: "Door",

@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Webhook } from "standardwebhooks";
 import { describeInBrowser, widths } from "../helpers/browser.js";
-import { createApp, createProject, createUser } from "../helpers/factories.js";
+import { createApp } from "../helpers/factories.js";
+import { createOrganizer } from "../helpers/organizer.js";
 import { startReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 describeInBrowser(
@@ -17,8 +18,7 @@ describeInBrowser(
 
     for (const width of widths) {
       test(`sets up an endpoint, shows the secret once, sends a test event and redelivers a failure at ${width} px`, async () => {
-        const user = await createUser(fx.server.services);
-        const { project } = await createProject(fx.server.services, { ownerId: user.id });
+        const { user, project } = await createOrganizer(fx.server.services);
         const { app, projectId } = await createApp(fx.server.services, {
           projectId: project.id,
           ownerId: user.id,

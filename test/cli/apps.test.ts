@@ -15,6 +15,7 @@ import {
   userActor,
 } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
+import { createOrganizer } from "../helpers/organizer.js";
 import { temporaryFolder } from "../helpers/temporary.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
@@ -104,8 +105,7 @@ for (const engine of testEngines()) {
 
     /** Another organizer's draft project with one registered attendee. */
     async function organizerProject() {
-      const organizer = await createUser(server.services);
-      const { project } = await createProject(server.services, { ownerId: organizer.id });
+      const { user: organizer, project } = await createOrganizer(server.services);
       const ticket = await createTicketType(server.services, systemActor, project.id);
       const attendee = await createAttendee(server.services, systemActor, project.id, ticket.id);
       return { organizer, project, attendee };

@@ -1,58 +1,17 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
+import { loggedInOrganizer, uploadAttendeeList } from "../helpers/dashboard-organizer.js";
 import { sqliteEngine } from "../helpers/engines.js";
-import {
-  createProject,
-  createTicketType,
-  createUser,
-  testPassword,
-  userActor,
-} from "../helpers/factories.js";
 import { HttpClient } from "../helpers/http-client.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 // What an attacker or a careless upload can do to the import and export routes, over real HTTP.
 describe("attendee import and export over HTTP: access, garbage and load", () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer(sqliteEngine);
-  });
-  after(() => server.close());
+  const server = serverPerSuite(sqliteEngine);
 
-  async function organizer() {
-    const user = await createUser(server.services);
-    const { project } = await createProject(server.services, { ownerId: user.id });
-    await createTicketType(server.services, userActor(user.id), project.id, { name: "Standard" });
-    const client = new HttpClient(server.url);
-    await client.get("/login");
-    assert.equal((await client.post("/login", { email: user.email, password: testPassword })).status, 303);
-    return { client, project, actor: userActor(user.id) };
-  }
-
-  // A multipart upload as the browser's form sends it, with the session's cookies and CSRF token.
-  async function upload(
-    client: HttpClient,
-    projectId: string,
-    content: Buffer | string,
-    csrf?: string | null,
-  ) {
-    await client.get(`/b/${projectId}/attendees/import`);
-    const form = new FormData();
-    if (csrf !== null) form.set("_csrf", csrf ?? client.csrfToken());
-    form.set("file", new Blob([typeof content === "string" ? content : new Uint8Array(content)]), "list.csv");
-    const cookie = [...client.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-    const response = await fetch(`${server.url}/b/${projectId}/attendees/import`, {
-      method: "POST",
-      body: form,
-      redirect: "manual",
-      headers: { cookie, accept: "text/html" },
-    });
-    return {
-      status: response.status,
-      location: response.headers.get("location"),
-      body: await response.text(),
-    };
-  }
+  const organizer = () => loggedInOrganizer(server);
+  const upload = (client: HttpClient, projectId: string, content: Buffer | string, csrf?: string | null) =>
+    uploadAttendeeList(server, client, projectId, content, csrf);
 
   test("answers strangers and logged-out visitors like a missing project", async () => {
     const { project } = await organizer();

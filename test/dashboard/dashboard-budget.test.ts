@@ -1,27 +1,21 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { sqliteEngine } from "../helpers/engines.js";
-import { createUser, testPassword } from "../helpers/factories.js";
-import { HttpClient } from "../helpers/http-client.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { createUser } from "../helpers/factories.js";
+import type { HttpClient } from "../helpers/http-client.js";
+import { logIn } from "../helpers/log-in.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 // Issue 39: dashboard requests had no limit, so a session could replay its heaviest page without
 // end. The counters are the throttle's (in process here; Redis shares them, tested with the
 // throttle itself), so SQLite alone.
 
 describe("the dashboard's request budget", () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer(sqliteEngine);
-  });
-  after(() => server.close());
+  const server = serverPerSuite(sqliteEngine);
 
   async function loggedIn(): Promise<HttpClient> {
     const user = await createUser(server.services);
-    const client = new HttpClient(server.url);
-    await client.get("/login");
-    assert.equal((await client.post("/login", { email: user.email, password: testPassword })).status, 303);
-    return client;
+    return logIn(server.url, user.email);
   }
 
   test("a session gets 300 requests a minute, then 429 with Retry-After; another session goes on", async () => {

@@ -11,6 +11,7 @@ import {
   userActor,
 } from "../helpers/factories.js";
 import { follow, logIn } from "../helpers/log-in.js";
+import { createOrganizer } from "../helpers/organizer.js";
 import { serverPerSuite } from "../helpers/test-server.js";
 
 const xss = `<script>alert("x")</script><img src=x onerror=alert(1)>`;
@@ -35,10 +36,9 @@ for (const engine of testEngines()) {
 
     /** A project whose owner is logged in. */
     async function ownerWithProject() {
-      const owner = await createUser(server.services, { name: "Olga Owner" });
-      const { project } = await createProject(server.services, {
-        ownerId: owner.id,
-        input: { timezone: "UTC" },
+      const { user: owner, project } = await createOrganizer(server.services, {
+        name: "Olga Owner",
+        project: { timezone: "UTC" },
       });
       return { owner, project, client: await loggedInAs(owner.email) };
     }

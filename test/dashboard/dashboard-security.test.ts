@@ -1,11 +1,11 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { sqliteEngine, testEngines } from "../helpers/engines.js";
 import { addMember, createProject, createUser, testPassword, uniqueEmail } from "../helpers/factories.js";
 import { HttpClient } from "../helpers/http-client.js";
 import { logIn } from "../helpers/log-in.js";
 import { lastEmailLink } from "../helpers/mail-log.js";
-import { serverPerSuite, startTestServer, type TestServer } from "../helpers/test-server.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 const xss = `<script>alert("x")</script><img src=x onerror=alert(1)>`;
 
@@ -238,13 +238,9 @@ for (const engine of testEngines()) {
 }
 
 describe("dashboard cookies behind https", () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer(sqliteEngine, {
-      BASE_URL: "https://events.example.test",
-    });
+  const server = serverPerSuite(sqliteEngine, {
+    BASE_URL: "https://events.example.test",
   });
-  after(() => server.close());
 
   test("marks the session cookie Secure when BASE_URL is https", async () => {
     const user = await createUser(server.services);

@@ -33,10 +33,14 @@ for (const engine of testEngines()) {
     }
 
     /** Links the app to a project through its connect page, with the permissions it asks for. */
+    /** Authorize on the connect page the organizer has open, with the permissions it offers. */
+    function authorizeOpenPage(org: HttpClient, appId: string, projectId: string): Promise<TestResponse> {
+      return org.post(`/connect/${appId}`, { projectId, permissions: org.formValue("permissions") ?? "" });
+    }
+
     async function connect(org: HttpClient, appId: string, projectId: string): Promise<void> {
       await org.get(`/connect/${appId}`);
-      const permissions = org.formValue("permissions") ?? "";
-      assert.equal((await org.post(`/connect/${appId}`, { projectId, permissions })).status, 303);
+      assert.equal((await authorizeOpenPage(org, appId, projectId)).status, 303);
     }
 
     async function newProject(client: HttpClient, name = "Dev Days"): Promise<string> {
@@ -252,10 +256,7 @@ for (const engine of testEngines()) {
       const noProject = await org.post(`/connect/${appId}`, { projectId: "" });
       assert.equal(noProject.status, 400);
       assert.match(noProject.body, /is required|must not be empty|Please correct/i);
-      const authorized = await org.post(`/connect/${appId}`, {
-        projectId: partnerId,
-        permissions: org.formValue("permissions") ?? "",
-      });
+      const authorized = await authorizeOpenPage(org, appId, partnerId);
       assert.equal(authorized.status, 303);
       assert.equal(authorized.headers.get("location"), `/b/${partnerId}/settings/integrations`);
       const tab = await org.get(`/b/${partnerId}/settings/integrations`);
@@ -294,15 +295,7 @@ for (const engine of testEngines()) {
       const reviewPage = await org.get(review);
       assert.match(reviewPage.body, new RegExp(`<option value="${partnerId}" selected`));
       assert.match(reviewPage.body, /Read attendees/);
-      assert.equal(
-        (
-          await org.post(`/connect/${appId}`, {
-            projectId: partnerId,
-            permissions: org.formValue("permissions") ?? "",
-          })
-        ).status,
-        303,
-      );
+      assert.equal((await authorizeOpenPage(org, appId, partnerId)).status, 303);
       const approved = await gql(server.url, attendeeCount(partnerId), { token });
       assert.deepEqual(approved.body.data, { project: { attendees: { totalCount: 0 } } });
       assert.doesNotMatch((await org.get(`/b/${partnerId}/settings/integrations`)).body, /update requested/);
@@ -334,10 +327,7 @@ for (const engine of testEngines()) {
         /This app cannot be connected yet: its developer has not verified their email address/,
       );
       assert.doesNotMatch(consent.body, />Authorize</);
-      const forced = await org.post(`/connect/${appId}`, {
-        projectId: partnerId,
-        permissions: org.formValue("permissions") ?? "",
-      });
+      const forced = await authorizeOpenPage(org, appId, partnerId);
       assert.equal(forced.status, 403);
       assert.match(forced.body, /This app cannot be connected yet/);
       assert.deepEqual(await server.services.apps.listIntegrations({ kind: "system" }, partnerId), []);
@@ -345,15 +335,7 @@ for (const engine of testEngines()) {
       await server.services.users.markEmailVerified(user.id);
       assert.doesNotMatch((await dev.get(`${path}/linked-projects`)).body, /This project is unverified/);
       assert.match((await org.get(`/connect/${appId}`)).body, />Authorize</);
-      assert.equal(
-        (
-          await org.post(`/connect/${appId}`, {
-            projectId: partnerId,
-            permissions: org.formValue("permissions") ?? "",
-          })
-        ).status,
-        303,
-      );
+      assert.equal((await authorizeOpenPage(org, appId, partnerId)).status, 303);
     });
 
     test("sends a logged-out organizer to log in or sign up and back to the connect page", async () => {

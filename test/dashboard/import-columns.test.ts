@@ -1,49 +1,17 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
+import { loggedInOrganizer, uploadedPreview } from "../helpers/dashboard-organizer.js";
 import { sqliteEngine } from "../helpers/engines.js";
-import {
-  createProject,
-  createTicketType,
-  createUser,
-  testPassword,
-  userActor,
-} from "../helpers/factories.js";
-import { HttpClient } from "../helpers/http-client.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import type { HttpClient } from "../helpers/http-client.js";
+import { serverPerSuite } from "../helpers/test-server.js";
 
 // Issue 38, "Import": a list with First name and Last name columns imported first names only, and
 // two ticket types of one name were accepted (the import then put every row on one of them).
 describe("the import joins first and last names; ticket type names are refused twice", () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer(sqliteEngine);
-  });
-  after(() => server.close());
-
-  async function organizer() {
-    const user = await createUser(server.services);
-    const { project } = await createProject(server.services, { ownerId: user.id });
-    await createTicketType(server.services, userActor(user.id), project.id, { name: "Standard" });
-    const client = new HttpClient(server.url);
-    await client.get("/login");
-    assert.equal((await client.post("/login", { email: user.email, password: testPassword })).status, 303);
-    return { client, project, actor: userActor(user.id) };
-  }
-
-  async function upload(client: HttpClient, projectId: string, csv: string): Promise<string> {
-    await client.get(`/b/${projectId}/attendees/import`);
-    const form = new FormData();
-    form.set("_csrf", client.csrfToken());
-    form.set("file", new Blob([csv]), "list.csv");
-    const cookie = [...client.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-    const response = await fetch(`${server.url}/b/${projectId}/attendees/import`, {
-      method: "POST",
-      body: form,
-      redirect: "manual",
-      headers: { cookie, accept: "text/html" },
-    });
-    return response.headers.get("location") ?? assert.fail("no redirect after upload");
-  }
+  const server = serverPerSuite(sqliteEngine);
+  const organizer = () => loggedInOrganizer(server);
+  const upload = (client: HttpClient, projectId: string, csv: string) =>
+    uploadedPreview(server, client, projectId, csv);
 
   test("First name + Last name columns are guessed, joined with a space and imported whole", async () => {
     const { client, project } = await organizer();

@@ -1,17 +1,12 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { sqliteEngine } from "../helpers/engines.js";
-import {
-  createProject,
-  createPublishedProject,
-  createTicketType,
-  createUser,
-  testPassword,
-  uniqueEmail,
-} from "../helpers/factories.js";
+import { createPublishedProject, createTicketType, uniqueEmail } from "../helpers/factories.js";
 import { HttpClient } from "../helpers/http-client.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { logIn } from "../helpers/log-in.js";
+import { createOrganizer } from "../helpers/organizer.js";
+import { serverPerSuite, type TestServer } from "../helpers/test-server.js";
 
 /** Signs up through the dashboard and answers the page the redirect leads to (with its flash). */
 async function signUp(server: TestServer, email: string) {
@@ -31,11 +26,7 @@ const flashText = (html: string) => html.replace(/<[^>]+>/g, " ").replace(/\s+/g
 // Issue 38, "Honest screens and logs": without SMTP the screens said an email went out, and the log
 // held secret links (one cancels a registration) though the README says logs hold no tokens.
 describe("without SMTP on a real server (BASE_URL set): no secret in the log, the truth on screen", () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer(sqliteEngine, { BASE_URL: "https://events.example.org" });
-  });
-  after(() => server.close());
+  const server = serverPerSuite(sqliteEngine, { BASE_URL: "https://events.example.org" });
 
   test("sign-up says no email was sent and how the operator verifies; the log has no link", async () => {
     const email = uniqueEmail("tom");
@@ -49,12 +40,9 @@ describe("without SMTP on a real server (BASE_URL set): no secret in the log, th
   });
 
   test("an invitation shows its link to the inviter instead of claiming it was emailed", async () => {
-    const user = await createUser(server.services);
-    const { project } = await createProject(server.services, { ownerId: user.id });
+    const { user, project } = await createOrganizer(server.services);
     const projectId = project.id;
-    const client = new HttpClient(server.url);
-    await client.get("/login");
-    assert.equal((await client.post("/login", { email: user.email, password: testPassword })).status, 303);
+    const client = await logIn(server.url, user.email);
     await client.get(`/b/${projectId}/settings/members`);
     const invited = await client.post(`/b/${projectId}/settings/members`, {
       email: "tom@example.org",
@@ -94,11 +82,7 @@ describe("without SMTP on a real server (BASE_URL set): no secret in the log, th
 });
 
 describe("without SMTP on a development server (BASE_URL unset)", () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer(sqliteEngine);
-  });
-  after(() => server.close());
+  const server = serverPerSuite(sqliteEngine);
 
   test("sign-up says the link is in the log, and it is", async () => {
     const email = uniqueEmail("dev");

@@ -1,31 +1,12 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
+import { loggedInOrganizer, uploadedPreview } from "../helpers/dashboard-organizer.js";
 import { sqliteEngine } from "../helpers/engines.js";
-import {
-  createAttendee,
-  createProject,
-  createTicketType,
-  createUser,
-  testPassword,
-  userActor,
-} from "../helpers/factories.js";
-import { HttpClient } from "../helpers/http-client.js";
-import { Mailbox } from "../helpers/mailbox.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { createAttendee } from "../helpers/factories.js";
+import type { HttpClient } from "../helpers/http-client.js";
+import { serverPerSuite, serverWithMailboxPerSuite, type TestServer } from "../helpers/test-server.js";
 
-async function organizer(server: TestServer) {
-  const user = await createUser(server.services);
-  const actor = userActor(user.id);
-  const { project } = await createProject(server.services, {
-    ownerId: user.id,
-    input: { name: "Hopper Con" },
-  });
-  const ticketType = await createTicketType(server.services, actor, project.id, { name: "Standard" });
-  const client = new HttpClient(server.url);
-  await client.get("/login");
-  assert.equal((await client.post("/login", { email: user.email, password: testPassword })).status, 303);
-  return { client, project, actor, ticketType };
-}
+const organizer = (server: TestServer) => loggedInOrganizer(server, { name: "Hopper Con" });
 
 /** Uploads a CSV through the dashboard's form and runs it with the guessed mapping. */
 async function importCsv(
@@ -35,18 +16,7 @@ async function importCsv(
   csv: string,
   send: boolean,
 ) {
-  await client.get(`/b/${projectId}/attendees/import`);
-  const form = new FormData();
-  form.set("_csrf", client.csrfToken());
-  form.set("file", new Blob([csv]), "list.csv");
-  const cookie = [...client.cookies].map(([k, v]) => `${k}=${v}`).join("; ");
-  const uploaded = await fetch(`${server.url}/b/${projectId}/attendees/import`, {
-    method: "POST",
-    body: form,
-    redirect: "manual",
-    headers: { cookie, accept: "text/html" },
-  });
-  const location = uploaded.headers.get("location") ?? assert.fail("no redirect after upload");
+  const location = await uploadedPreview(server, client, projectId, csv);
   const preview = await client.get(location);
   assert.match(
     preview.body,
@@ -73,16 +43,7 @@ async function waitFor(check: () => Promise<boolean> | boolean, what: string, ms
 // Priority one of issue 38: people the organizer registers or imports get their ticket by email,
 // through the outbox, at the rate the SMTP server is given.
 describe("ticket emails from the dashboard over a real SMTP server", () => {
-  let server: TestServer;
-  let mailbox: Mailbox;
-  before(async () => {
-    mailbox = await new Mailbox().start();
-    server = await startTestServer(sqliteEngine, { SMTP_URL: mailbox.url, MAIL_PER_SECOND: "20" });
-  });
-  after(async () => {
-    await server.close();
-    await mailbox.close();
-  });
+  const { server, mailbox } = serverWithMailboxPerSuite(sqliteEngine, { MAIL_PER_SECOND: "20" });
 
   test("Register emails the ticket code and its QR; unticked, it sends nothing", async () => {
     const { client, project, ticketType } = await organizer(server);
@@ -217,11 +178,7 @@ describe("ticket emails from the dashboard over a real SMTP server", () => {
 });
 
 describe("ticket emails without an SMTP server", () => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer(sqliteEngine);
-  });
-  after(() => server.close());
+  const server = serverPerSuite(sqliteEngine);
 
   test("the dashboard says no email was sent and where the ticket is; the outbox row says why", async () => {
     const { client, project, ticketType } = await organizer(server);

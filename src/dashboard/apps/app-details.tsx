@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { ComponentChildren } from "preact";
 import { httpStatusOf, notFound } from "../../errors.js";
 import type { App } from "../../modules/apps/apps.service.js";
@@ -8,7 +8,7 @@ import { formList, formValues, stateFromError } from "../form-data.js";
 import { loadProjectPage, type ProjectPageData } from "../pages/project-page.js";
 import { SettingsPage } from "../pages/settings.js";
 import { formatDateTime } from "../time.js";
-import { Badge, DataTable, EmptyState, Notice, TabPanel, Tabs } from "../ui/components.js";
+import { Badge, DataTable, EmptyState, Facts, Notice, TabPanel, Tabs } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
 import { appPath } from "./api-tab.js";
@@ -78,32 +78,15 @@ function SettingsTab(props: {
   const path = appPath(app);
   return (
     <AppFrame ctx={ctx} data={props.data} app={app} tab="settings">
-      <dl class="facts">
-        <div>
-          <dt>API token</dt>
-          <dd>
-            <code>{maskedToken(app)}</code>
-          </dd>
-        </div>
-        <div>
-          <dt>Token created</dt>
-          <dd>{whenUtc(app.tokenCreatedAt)}</dd>
-        </div>
-        <div>
-          <dt>Last used</dt>
-          <dd>{whenUtc(app.lastUsedAt)}</dd>
-        </div>
-        <div>
-          <dt>Requests (30 days)</dt>
-          <dd>{app.requestsLast30Days}</dd>
-        </div>
-        <div>
-          <dt>Created by</dt>
-          <dd>
-            <CreatedBy app={app} bare />
-          </dd>
-        </div>
-      </dl>
+      <Facts
+        items={[
+          ["API token", <code>{maskedToken(app)}</code>],
+          ["Token created", whenUtc(app.tokenCreatedAt)],
+          ["Last used", whenUtc(app.lastUsedAt)],
+          ["Requests (30 days)", app.requestsLast30Days],
+          ["Created by", <CreatedBy app={app} bare />],
+        ]}
+      />
       {app.createdBy && !app.createdBy.stillMember ? (
         <Notice kind="info">
           {app.createdBy.name}, who created this app, is no longer a member of this project. The app stays
@@ -266,18 +249,31 @@ export function registerAppDetailsPages(app: FastifyInstance): void {
 
   const load = (request: AppRequest) => loadAppPage(app, request);
 
-  app.get("/b/:projectId/settings/api/apps/:appId", async (request: AppRequest, reply) => {
-    const { data, found } = await load(request);
+  /** The Settings tab of `shown`: its saved values, unless a refused form's state is given. */
+  function settingsTab(
+    request: AppRequest,
+    reply: FastifyReply,
+    data: ProjectPageData,
+    shown: App,
+    form: { state?: FormState; checked?: readonly string[]; status?: number; newToken?: string } = {},
+  ) {
     return sendPage(
       reply,
       <SettingsTab
         ctx={pageContext(request, reply)}
         data={data}
-        app={found}
-        state={formState(appFormValues(found))}
-        checked={found.permissions}
+        app={shown}
+        state={form.state ?? formState(appFormValues(shown))}
+        checked={form.checked ?? shown.permissions}
+        newToken={form.newToken}
       />,
+      form.status,
     );
+  }
+
+  app.get("/b/:projectId/settings/api/apps/:appId", async (request: AppRequest, reply) => {
+    const { data, found } = await load(request);
+    return settingsTab(request, reply, data, found);
   });
 
   app.post("/b/:projectId/settings/api/apps/:appId", async (request: AppRequest, reply) => {
@@ -295,17 +291,7 @@ export function registerAppDetailsPages(app: FastifyInstance): void {
       return redirectTo(request, reply, appPath(found), { kind: "success", text: "Changes saved." });
     } catch (error) {
       const state = stateFromError(error, values);
-      return sendPage(
-        reply,
-        <SettingsTab
-          ctx={pageContext(request, reply)}
-          data={data}
-          app={found}
-          state={state}
-          checked={checked}
-        />,
-        httpStatusOf(error),
-      );
+      return settingsTab(request, reply, data, found, { state, checked, status: httpStatusOf(error) });
     }
   });
 
@@ -313,17 +299,7 @@ export function registerAppDetailsPages(app: FastifyInstance): void {
   app.post("/b/:projectId/settings/api/apps/:appId/token", async (request: AppRequest, reply) => {
     const { data, found } = await load(request);
     const { app: rotated, token } = await services.apps.rotateToken(data.actor, { id: found.id });
-    return sendPage(
-      reply,
-      <SettingsTab
-        ctx={pageContext(request, reply)}
-        data={data}
-        app={rotated}
-        state={formState(appFormValues(rotated))}
-        checked={rotated.permissions}
-        newToken={token}
-      />,
-    );
+    return settingsTab(request, reply, data, rotated, { newToken: token });
   });
 
   app.post("/b/:projectId/settings/api/apps/:appId/delete", async (request: AppRequest, reply) => {

@@ -7,15 +7,7 @@ import type { ConnectInfo } from "../../modules/apps/consent.js";
 import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
 import { Badge, EmptyState, Notice } from "../ui/components.js";
-import {
-  Form,
-  FormError,
-  type FormState,
-  formState,
-  type Option,
-  SelectField,
-  SubmitButton,
-} from "../ui/forms.js";
+import { EditForm, type FormState, formState, type Option, SelectField } from "../ui/forms.js";
 import { Layout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
 import { PermissionDescriptions } from "./app-ui.js";
@@ -114,8 +106,14 @@ function ConnectPage(props: {
             </a>
           </EmptyState>
         ) : (
-          <Form action={action} csrf={ctx.csrf} label="Authorize app">
-            <FormError state={props.state} />
+          <EditForm
+            action={action}
+            csrf={ctx.csrf}
+            label="Authorize app"
+            state={props.state}
+            submit="Authorize"
+            cancel={cancel}
+          >
             {appState === undefined ? null : <input type="hidden" name="state" value={appState} />}
             {/* A re-approval from Integrations returns there, not to an app that asked for nothing. */}
             {props.state.values.review ? <input type="hidden" name="review" value="1" /> : null}
@@ -129,13 +127,7 @@ function ConnectPage(props: {
               options={viewer.projects}
               hint="Only projects you own or administer are listed."
             />
-            <div class="form-actions">
-              <SubmitButton>Authorize</SubmitButton>
-              <a class="button button-secondary" href={cancel}>
-                Cancel
-              </a>
-            </div>
-          </Form>
+          </EditForm>
         )}
         {info.app.redirectUrl && (blocked || !viewer || viewer.projects.length === 0) ? (
           <p class="auth-alt">

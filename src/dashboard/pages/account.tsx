@@ -13,11 +13,13 @@ import { formValues, stateFromError } from "../form-data.js";
 import { formatDateTime } from "../time.js";
 import { Badge, DataTable, Notice } from "../ui/components.js";
 import {
+  EmailField,
   Form,
   FormError,
   type FormState,
   formState,
   PasswordConfirmedForm,
+  PasswordField,
   SubmitButton,
   TextField,
 } from "../ui/forms.js";
@@ -137,14 +139,11 @@ function AccountPage(props: { ctx: PageContext; data: AccountData; section?: Sec
           state={stateFor("email")}
           submit="Send confirmation link"
         >
-          <TextField
+          <EmailField
             name="newEmail"
             label="New email"
-            type="email"
             idPrefix="email"
             state={stateFor("email")}
-            required
-            autocomplete="email"
             hint="We send a link to the new address; your email stays as it is until you open it."
           />
         </PasswordConfirmedForm>
@@ -160,14 +159,12 @@ function AccountPage(props: { ctx: PageContext; data: AccountData; section?: Sec
           state={stateFor("password")}
           submit="Change password"
         >
-          <TextField
+          <PasswordField
             name="newPassword"
             label="New password"
-            type="password"
             idPrefix="password"
             state={stateFor("password")}
-            required
-            autocomplete="new-password"
+            choose
             hint="At least 10 characters. Your other sessions are logged out."
           />
         </PasswordConfirmedForm>

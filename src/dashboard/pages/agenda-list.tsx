@@ -1,3 +1,4 @@
+import type { ComponentChildren } from "preact";
 import type { Room, Session, SessionStatus, Speaker, Track } from "../../modules/agenda/agenda.service.js";
 import type { PageContext } from "../context.js";
 import { formatDay, formatTime } from "../time.js";
@@ -105,45 +106,57 @@ export function AgendaPage(props: {
           ) : null}
         </section>
         <aside aria-label="Tracks and rooms">
-          <section class="panel" aria-labelledby="tracks-heading">
-            <h2 id="tracks-heading">Tracks</h2>
-            <NamedList
-              items={props.lookups.tracks}
-              deleteBase={`${base}/tracks`}
-              csrf={props.ctx.csrf}
-              kind="track"
+          <NamedPanel
+            kind="track"
+            items={props.lookups.tracks}
+            base={base}
+            csrf={props.ctx.csrf}
+            state={props.trackState}
+          />
+          <NamedPanel
+            kind="room"
+            items={props.lookups.rooms}
+            base={base}
+            csrf={props.ctx.csrf}
+            state={props.roomState}
+          >
+            <TextField
+              name="capacity"
+              label="Capacity"
+              type="number"
+              min="0"
+              state={props.roomState}
+              idPrefix="room"
             />
-            <Form action={`${base}/tracks`} csrf={props.ctx.csrf} label="Add track">
-              <FormError state={props.trackState} />
-              <TextField name="name" label="Track name" state={props.trackState} required idPrefix="track" />
-              <SubmitButton variant="secondary">Add track</SubmitButton>
-            </Form>
-          </section>
-          <section class="panel" aria-labelledby="rooms-heading">
-            <h2 id="rooms-heading">Rooms</h2>
-            <NamedList
-              items={props.lookups.rooms}
-              deleteBase={`${base}/rooms`}
-              csrf={props.ctx.csrf}
-              kind="room"
-            />
-            <Form action={`${base}/rooms`} csrf={props.ctx.csrf} label="Add room">
-              <FormError state={props.roomState} />
-              <TextField name="name" label="Room name" state={props.roomState} required idPrefix="room" />
-              <TextField
-                name="capacity"
-                label="Capacity"
-                type="number"
-                min="0"
-                state={props.roomState}
-                idPrefix="room"
-              />
-              <SubmitButton variant="secondary">Add room</SubmitButton>
-            </Form>
-          </section>
+          </NamedPanel>
         </aside>
       </div>
     </ProjectLayout>
+  );
+}
+
+/** The tracks or the rooms of the agenda: the list, and the form that adds one (a name, and `children`). */
+function NamedPanel(props: {
+  kind: "track" | "room";
+  items: (Track | Room)[];
+  base: string;
+  csrf: string;
+  state: FormState;
+  children?: ComponentChildren;
+}) {
+  const { kind, state } = props;
+  const title = kind === "track" ? "Track" : "Room";
+  return (
+    <section class="panel" aria-labelledby={`${kind}s-heading`}>
+      <h2 id={`${kind}s-heading`}>{`${title}s`}</h2>
+      <NamedList items={props.items} deleteBase={`${props.base}/${kind}s`} csrf={props.csrf} kind={kind} />
+      <Form action={`${props.base}/${kind}s`} csrf={props.csrf} label={`Add ${kind}`}>
+        <FormError state={state} />
+        <TextField name="name" label={`${title} name`} state={state} required idPrefix={kind} />
+        {props.children}
+        <SubmitButton variant="secondary">{`Add ${kind}`}</SubmitButton>
+      </Form>
+    </section>
   );
 }
 

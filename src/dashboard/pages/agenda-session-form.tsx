@@ -4,8 +4,8 @@ import { FormReader, formList, formValues } from "../form-data.js";
 import { toLocalInput } from "../time.js";
 import {
   CheckboxGroup,
+  EditForm,
   Form,
-  FormError,
   type FormState,
   SelectField,
   SubmitButton,
@@ -33,12 +33,14 @@ export function SessionFormPage(props: {
     <ProjectLayout ctx={props.ctx} project={project} section="agenda" title={title}>
       <div class="narrow-panel panel">
         <PageHeading title={title} level={2} />
-        <Form
+        <EditForm
           action={editing ? `${base}/sessions/${editing.id}` : `${base}/sessions`}
           csrf={props.ctx.csrf}
           label={title}
+          state={props.state}
+          submit={editing ? "Save session" : "Create session"}
+          cancel={base}
         >
-          <FormError state={props.state} />
           <TextField name="title" label="Title" state={props.state} required />
           <TextAreaField name="description" label="Description" state={props.state} />
           <div class="field-row">
@@ -103,13 +105,7 @@ export function SessionFormPage(props: {
               hint="Only published sessions are public."
             />
           </div>
-          <div class="form-actions">
-            <SubmitButton>{editing ? "Save session" : "Create session"}</SubmitButton>
-            <a class="button button-secondary" href={base}>
-              Cancel
-            </a>
-          </div>
-        </Form>
+        </EditForm>
         {editing ? (
           <Form
             action={`${base}/sessions/${editing.id}/delete`}

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
 import type { PageContext } from "../context.js";
-import { Form, FormError, type FormState, SubmitButton, TextField } from "../ui/forms.js";
+import { EditForm, type FormState, TextField } from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
 import type { ProjectPageData } from "./project-page.js";
 
@@ -19,16 +19,16 @@ export function EditItemPage(props: {
     <ProjectLayout ctx={props.ctx} project={props.data.project} section="agenda" title={title}>
       <div class="narrow-panel panel">
         <PageHeading title={title} level={2} />
-        <Form action={`${base}/${props.kind}s/${props.itemId}`} csrf={props.ctx.csrf} label={title}>
-          <FormError state={props.state} />
+        <EditForm
+          action={`${base}/${props.kind}s/${props.itemId}`}
+          csrf={props.ctx.csrf}
+          label={title}
+          state={props.state}
+          submit={`Save ${props.kind}`}
+          cancel={base}
+        >
           {props.children}
-          <div class="form-actions">
-            <SubmitButton>Save {props.kind}</SubmitButton>
-            <a class="button button-secondary" href={base}>
-              Cancel
-            </a>
-          </div>
-        </Form>
+        </EditForm>
       </div>
     </ProjectLayout>
   );

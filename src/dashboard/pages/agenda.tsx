@@ -109,30 +109,24 @@ export function registerAgendaPages(app: FastifyInstance): void {
     invalid: ({ request, reply, data }, roomState) => agendaPage(request, reply, data, { roomState }),
   });
 
-  function trackPage(request: FormRequest, reply: FastifyReply, data: ProjectPageData, state: FormState) {
+  /** The edit page of a track or a room (its id in the address), with that kind's inputs. */
+  function itemPage(
+    kind: "track" | "room",
+    request: FormRequest,
+    reply: FastifyReply,
+    data: ProjectPageData,
+    state: FormState,
+  ) {
+    const Fields = kind === "track" ? TrackFields : RoomFields;
     return (
       <EditItemPage
         ctx={pageContext(request, reply)}
         data={data}
-        kind="track"
+        kind={kind}
         itemId={request.params.itemId ?? ""}
         state={state}
       >
-        <TrackFields state={state} />
-      </EditItemPage>
-    );
-  }
-
-  function roomPage(request: FormRequest, reply: FastifyReply, data: ProjectPageData, state: FormState) {
-    return (
-      <EditItemPage
-        ctx={pageContext(request, reply)}
-        data={data}
-        kind="room"
-        itemId={request.params.itemId ?? ""}
-        state={state}
-      >
-        <RoomFields state={state} />
+        <Fields state={state} />
       </EditItemPage>
     );
   }
@@ -141,7 +135,7 @@ export function registerAgendaPages(app: FastifyInstance): void {
     const data = await loadProjectPage(app, request);
     const track = await loadRow(data, trackRow, request.params);
     const state = formState({ name: track.name, color: track.color ?? "" });
-    return sendPage(reply, trackPage(request, reply, data, state));
+    return sendPage(reply, itemPage("track", request, reply, data, state));
   });
 
   rowFormRoute(app, "/b/:projectId/agenda/tracks/:itemId", trackRow, {
@@ -154,7 +148,7 @@ export function registerAgendaPages(app: FastifyInstance): void {
       });
       return { to: agendaPath(data), flash: { kind: "success", text: `Track “${updated.name}” saved.` } };
     },
-    invalid: ({ request, reply, data }, state) => trackPage(request, reply, data, state),
+    invalid: ({ request, reply, data }, state) => itemPage("track", request, reply, data, state),
   });
 
   app.get("/b/:projectId/agenda/rooms/:itemId", async (request: FormRequest, reply) => {
@@ -164,7 +158,7 @@ export function registerAgendaPages(app: FastifyInstance): void {
       name: room.name,
       capacity: room.capacity === null ? "" : String(room.capacity),
     });
-    return sendPage(reply, roomPage(request, reply, data, state));
+    return sendPage(reply, itemPage("room", request, reply, data, state));
   });
 
   rowFormRoute(app, "/b/:projectId/agenda/rooms/:itemId", roomRow, {
@@ -179,7 +173,7 @@ export function registerAgendaPages(app: FastifyInstance): void {
       });
       return { to: agendaPath(data), flash: { kind: "success", text: `Room “${updated.name}” saved.` } };
     },
-    invalid: ({ request, reply, data }, state) => roomPage(request, reply, data, state),
+    invalid: ({ request, reply, data }, state) => itemPage("room", request, reply, data, state),
   });
 
   rowFormRoute(app, "/b/:projectId/agenda/tracks/:itemId/delete", trackRow, {

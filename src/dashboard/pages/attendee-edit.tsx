@@ -5,7 +5,7 @@ import { qrSvg } from "../../shared/qr.js";
 import type { PageContext } from "../context.js";
 import { optional } from "../form-data.js";
 import { formatDateTime } from "../time.js";
-import { Form, FormError, type FormState, SelectField, SubmitButton, TextField } from "../ui/forms.js";
+import { EditForm, Form, type FormState, SelectField, SubmitButton, TextField } from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
 import type { ProjectPageData } from "./project-page.js";
 
@@ -73,16 +73,16 @@ export function EditAttendeePage(props: {
     <ProjectLayout ctx={props.ctx} project={props.data.project} section="attendees" title="Edit attendee">
       <div class="narrow-panel panel">
         <PageHeading title="Edit attendee" level={2} />
-        <Form action={`${base}/${props.attendee.id}`} csrf={props.ctx.csrf} label="Edit attendee">
-          <FormError state={props.state} />
+        <EditForm
+          action={`${base}/${props.attendee.id}`}
+          csrf={props.ctx.csrf}
+          label="Edit attendee"
+          state={props.state}
+          submit="Save attendee"
+          cancel={base}
+        >
           <AttendeeFields state={props.state} ticketTypes={props.ticketTypes} />
-          <div class="form-actions">
-            <SubmitButton>Save attendee</SubmitButton>
-            <a class="button button-secondary" href={base}>
-              Cancel
-            </a>
-          </div>
-        </Form>
+        </EditForm>
       </div>
       {props.billingDetails ? (
         <section class="narrow-panel panel" aria-labelledby="billing-heading">

@@ -13,7 +13,7 @@ import type { AttendeeImport, ImportOutcome } from "../../modules/attendees/atte
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues } from "../form-data.js";
 import type { FormRequest } from "../form-route.js";
-import { DataTable, Notice } from "../ui/components.js";
+import { DataTable, Facts, Notice } from "../ui/components.js";
 import { csrfFieldName, Form, formState, SelectField, SubmitButton } from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
@@ -111,22 +111,13 @@ function OutcomeSummary(props: { outcome: ImportOutcome }) {
   return (
     <section aria-labelledby="check-heading">
       <h3 id="check-heading">Check</h3>
-      <dl class="facts">
-        <div>
-          <dt>Rows</dt>
-          <dd>{outcome.total}</dd>
-        </div>
-        <div>
-          <dt>Ready to import</dt>
-          <dd>{outcome.imported}</dd>
-        </div>
-        {Object.entries(problemTitles).map(([kind, title]) => (
-          <div>
-            <dt>{title}</dt>
-            <dd>{counts.get(kind) ?? 0}</dd>
-          </div>
-        ))}
-      </dl>
+      <Facts
+        items={[
+          ["Rows", outcome.total],
+          ["Ready to import", outcome.imported],
+          ...Object.entries(problemTitles).map(([kind, title]) => [title, counts.get(kind) ?? 0] as const),
+        ]}
+      />
       {outcome.problems.length > 0 ? (
         <DataTable
           caption={

@@ -49,6 +49,27 @@ export interface ListPosition {
   nextCursor: string | null;
 }
 
+/**
+ * The attendee search box (GET `q`) of the list and the door: the search matches names, emails and
+ * companies, from three characters on.
+ */
+export function AttendeeSearchField(props: { label: string; value: string; autofocus?: boolean }) {
+  return (
+    <div class="field">
+      <label for="search-q">{props.label}</label>
+      <input
+        id="search-q"
+        name="q"
+        type="search"
+        value={props.value}
+        minlength={3}
+        placeholder="Name, email or company"
+        autofocus={props.autofocus}
+      />
+    </div>
+  );
+}
+
 function ListFilters(props: { base: string; view: AttendeeListView; ticketTypes: TicketType[] }) {
   const { view } = props;
   const select = (id: string, name: string, label: string, value: string, options: [string, string][]) => (
@@ -65,17 +86,7 @@ function ListFilters(props: { base: string; view: AttendeeListView; ticketTypes:
   );
   return (
     <form method="get" action={props.base} class="search-form filter-form" aria-label="Filter attendees">
-      <div class="field">
-        <label for="search-q">Search attendees</label>
-        <input
-          id="search-q"
-          name="q"
-          type="search"
-          value={view.query}
-          minlength={3}
-          placeholder="Name, email or company"
-        />
-      </div>
+      <AttendeeSearchField label="Search attendees" value={view.query} />
       {select(
         "search-status",
         "status",

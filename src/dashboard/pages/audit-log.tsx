@@ -229,6 +229,15 @@ export function registerAuditLogPages(app: FastifyInstance): void {
     const query = readQuery(request);
     const actors = await services.audit.actors(actor, project.id);
     const shown = { actor: query.actor, action: query.action, from: query.from, to: query.to };
+    const show = (
+      list: Pick<Parameters<typeof AuditLogPage>[0], "entries" | "total" | "newer" | "older" | "error">,
+      status?: number,
+    ) =>
+      sendPage(
+        reply,
+        <AuditLogPage ctx={ctx} project={project} query={shown} actors={actors} {...list} />,
+        status,
+      );
     try {
       const filter = serviceFilter(shown, project.timezone);
       const page = await services.audit.list(actor, project.id, filter, {
@@ -237,37 +246,16 @@ export function registerAuditLogPages(app: FastifyInstance): void {
         after: query.after || null,
         before: query.before || null,
       });
-      return sendPage(
-        reply,
-        <AuditLogPage
-          ctx={ctx}
-          project={project}
-          query={shown}
-          actors={actors}
-          entries={page.items}
-          total={await page.totalCount()}
-          newer={page.hasPreviousPage ? page.startCursor : null}
-          older={page.hasNextPage ? page.endCursor : null}
-        />,
-      );
+      return show({
+        entries: page.items,
+        total: await page.totalCount(),
+        newer: page.hasPreviousPage ? page.startCursor : null,
+        older: page.hasNextPage ? page.endCursor : null,
+      });
     } catch (error) {
       if (!(error instanceof AppError) || error.code !== ErrorCode.BAD_USER_INPUT) throw error;
       const detail = error.details.fieldErrors?.map((f) => `${f.field.join(".")} ${f.message}`).join("; ");
-      return sendPage(
-        reply,
-        <AuditLogPage
-          ctx={ctx}
-          project={project}
-          query={shown}
-          actors={actors}
-          entries={[]}
-          total={0}
-          newer={null}
-          older={null}
-          error={detail || error.message}
-        />,
-        400,
-      );
+      return show({ entries: [], total: 0, newer: null, older: null, error: detail || error.message }, 400);
     }
   });
 

@@ -14,7 +14,16 @@ import {
 import { formValues, stateFromError } from "../form-data.js";
 import { mailSetup, verificationSentence } from "../mail-words.js";
 import { Notice } from "../ui/components.js";
-import { Form, FormError, type FormState, formState, SubmitButton, TextField } from "../ui/forms.js";
+import {
+  EmailField,
+  Form,
+  FormError,
+  type FormState,
+  formState,
+  PasswordField,
+  SubmitButton,
+  TextField,
+} from "../ui/forms.js";
 import { Layout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
 
@@ -36,23 +45,8 @@ function SignupPage(props: { ctx: PageContext; state: FormState; next: string })
       <Form action={withNext("/signup", props.next)} csrf={props.ctx.csrf} label="Sign up">
         <FormError state={props.state} />
         <TextField name="name" label="Your name" state={props.state} required autocomplete="name" />
-        <TextField
-          name="email"
-          label="Email"
-          type="email"
-          state={props.state}
-          required
-          autocomplete="email"
-        />
-        <TextField
-          name="password"
-          label="Password"
-          type="password"
-          state={props.state}
-          required
-          autocomplete="new-password"
-          hint="At least 10 characters."
-        />
+        <EmailField state={props.state} />
+        <PasswordField state={props.state} choose />
         <SubmitButton>Sign up</SubmitButton>
       </Form>
       <p class="auth-alt">
@@ -67,22 +61,8 @@ function LoginPage(props: { ctx: PageContext; state: FormState; next: string }) 
     <AuthCard ctx={props.ctx} title="Log in">
       <Form action={`/login?next=${encodeURIComponent(props.next)}`} csrf={props.ctx.csrf} label="Log in">
         <FormError state={props.state} />
-        <TextField
-          name="email"
-          label="Email"
-          type="email"
-          state={props.state}
-          required
-          autocomplete="username"
-        />
-        <TextField
-          name="password"
-          label="Password"
-          type="password"
-          state={props.state}
-          required
-          autocomplete="current-password"
-        />
+        <EmailField state={props.state} autocomplete="username" />
+        <PasswordField state={props.state} />
         <SubmitButton>Log in</SubmitButton>
       </Form>
       <p class="auth-alt">
@@ -117,14 +97,7 @@ function ForgotPasswordPage(props: { ctx: PageContext; state: FormState; sentTo?
       ) : null}
       <Form action="/forgot-password" csrf={props.ctx.csrf} label="Reset password">
         <FormError state={props.state} />
-        <TextField
-          name="email"
-          label="Email"
-          type="email"
-          state={props.state}
-          required
-          autocomplete="email"
-        />
+        <EmailField state={props.state} />
         <SubmitButton>Send reset link</SubmitButton>
       </Form>
       <p class="auth-alt">
@@ -140,15 +113,7 @@ function ResetPasswordPage(props: { ctx: PageContext; state: FormState; token: s
       <Form action="/reset-password" csrf={props.ctx.csrf} label="Choose a new password">
         <FormError state={props.state} />
         <input type="hidden" name="token" value={props.token} />
-        <TextField
-          name="password"
-          label="New password"
-          type="password"
-          state={props.state}
-          required
-          autocomplete="new-password"
-          hint="At least 10 characters."
-        />
+        <PasswordField label="New password" state={props.state} choose />
         <SubmitButton>Change password</SubmitButton>
       </Form>
     </AuthCard>

@@ -7,6 +7,7 @@ import { formatTimeWithZone } from "../time.js";
 import { Badge, EmptyState } from "../ui/components.js";
 import { Form } from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
+import { AttendeeSearchField } from "./attendees-list.js";
 import type { ProjectPageData } from "./project-page.js";
 
 /** The door's counter: checked in / expected, in total and per ticket type (named). */
@@ -225,18 +226,7 @@ export function CheckInPage(props: {
         </div>
         <Counter counts={props.counts} />
         <form method="get" action={base} class="search-form">
-          <div class="field">
-            <label for="search-q">Find attendee</label>
-            <input
-              id="search-q"
-              name="q"
-              type="search"
-              value={props.query}
-              minlength={3}
-              placeholder="Name, email or company"
-              autofocus
-            />
-          </div>
+          <AttendeeSearchField label="Find attendee" value={props.query} autofocus />
           <button type="submit" class="button button-secondary">
             Find
           </button>

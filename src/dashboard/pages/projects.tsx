@@ -6,8 +6,8 @@ import type { Project } from "../../modules/projects/projects.service.js";
 import { actorOf, type PageContext, pageContext, redirectTo, requireUser } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
 import { formatDateTime } from "../time.js";
-import { Badge, EmptyState } from "../ui/components.js";
-import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
+import { Badge, EmptyState, Facts } from "../ui/components.js";
+import { EditForm, type FormState, formState } from "../ui/forms.js";
 import { Layout, PageHeading, ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
 import { OverviewFigures, StatusButtons } from "./overview-figures.js";
@@ -66,22 +66,18 @@ function NewProjectPage(props: { ctx: PageContext; state: FormState }) {
   return (
     <Layout ctx={props.ctx} title="New project" narrow>
       <PageHeading title="New project" />
-      <Form
+      <EditForm
         action="/projects"
         csrf={props.ctx.csrf}
         label="New project"
         // A blank form takes the browser's time zone (dashboard.js); one sent back with errors keeps the choice.
         enhance={props.state.formError ? undefined : "browser-zone"}
+        state={props.state}
+        submit="Create project"
+        cancel="/"
       >
-        <FormError state={props.state} />
         <ProjectFields state={props.state} />
-        <div class="form-actions">
-          <SubmitButton>Create project</SubmitButton>
-          <a class="button button-secondary" href="/">
-            Cancel
-          </a>
-        </div>
-      </Form>
+      </EditForm>
     </Layout>
   );
 }
@@ -106,30 +102,15 @@ function OverviewPage(props: {
   ];
   return (
     <ProjectLayout ctx={props.ctx} project={project} section="overview" title="Overview">
-      <dl class="facts">
-        <div>
-          <dt>Starts</dt>
-          <dd>{formatDateTime(project.startsAt, project.timezone)}</dd>
-        </div>
-        <div>
-          <dt>Ends</dt>
-          <dd>{formatDateTime(project.endsAt, project.timezone)}</dd>
-        </div>
-        <div>
-          <dt>Time zone</dt>
-          <dd>{project.timezone}</dd>
-        </div>
-        <div>
-          <dt>Venue</dt>
-          <dd>{venueLine(project) || "—"}</dd>
-        </div>
-        <div>
-          <dt>Project ID</dt>
-          <dd>
-            <code>{project.id}</code>
-          </dd>
-        </div>
-      </dl>
+      <Facts
+        items={[
+          ["Starts", formatDateTime(project.startsAt, project.timezone)],
+          ["Ends", formatDateTime(project.endsAt, project.timezone)],
+          ["Time zone", project.timezone],
+          ["Venue", venueLine(project) || "—"],
+          ["Project ID", <code>{project.id}</code>],
+        ]}
+      />
       {project.description ? <p class="description">{project.description}</p> : null}
       {props.canPublish ? (
         <StatusButtons

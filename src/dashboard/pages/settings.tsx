@@ -8,7 +8,7 @@ import type { EventPageSettings } from "../../modules/event-page/event-page.serv
 import type { Project } from "../../modules/projects/projects.service.js";
 import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
-import { Notice, TabPanel, Tabs } from "../ui/components.js";
+import { Facts, Notice, TabPanel, Tabs } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton, TextField } from "../ui/forms.js";
 import { ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
@@ -117,20 +117,13 @@ function GeneralTab(props: {
     return (
       <SettingsPage ctx={ctx} project={project} tab="general">
         <Notice kind="info">Only the project's owners and admins can change these settings.</Notice>
-        <dl class="facts">
-          <div>
-            <dt>Name</dt>
-            <dd>{project.name}</dd>
-          </div>
-          <div>
-            <dt>Time zone</dt>
-            <dd>{project.timezone}</dd>
-          </div>
-          <div>
-            <dt>Status</dt>
-            <dd>{project.status.toLowerCase()}</dd>
-          </div>
-        </dl>
+        <Facts
+          items={[
+            ["Name", project.name],
+            ["Time zone", project.timezone],
+            ["Status", project.status.toLowerCase()],
+          ]}
+        />
       </SettingsPage>
     );
   }

@@ -5,6 +5,7 @@ import { optional } from "../form-data.js";
 import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } from "../form-route.js";
 import { DataTable, EmptyState } from "../ui/components.js";
 import {
+  EditForm,
   Form,
   FormError,
   type FormState,
@@ -101,16 +102,16 @@ function EditSpeakerPage(props: {
     <ProjectLayout ctx={props.ctx} project={project} section="speakers" title="Edit speaker">
       <div class="narrow-panel panel">
         <PageHeading title="Edit speaker" level={2} />
-        <Form action={`${base}/${props.speaker.id}`} csrf={props.ctx.csrf} label="Edit speaker">
-          <FormError state={props.state} />
+        <EditForm
+          action={`${base}/${props.speaker.id}`}
+          csrf={props.ctx.csrf}
+          label="Edit speaker"
+          state={props.state}
+          submit="Save speaker"
+          cancel={base}
+        >
           <SpeakerFields state={props.state} />
-          <div class="form-actions">
-            <SubmitButton>Save speaker</SubmitButton>
-            <a class="button button-secondary" href={base}>
-              Cancel
-            </a>
-          </div>
-        </Form>
+        </EditForm>
         <Form
           action={`${base}/${props.speaker.id}/delete`}
           csrf={props.ctx.csrf}

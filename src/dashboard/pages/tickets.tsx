@@ -8,6 +8,7 @@ import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } fr
 import { formatDateTime, toLocalInput } from "../time.js";
 import { DataTable, EmptyState } from "../ui/components.js";
 import {
+  EditForm,
   Form,
   FormError,
   type FormState,
@@ -167,16 +168,16 @@ function EditTicketTypePage(props: {
         <p class="muted">
           {props.sold} {props.sold === 1 ? "ticket" : "tickets"} sold: the quantity cannot go below that.
         </p>
-        <Form action={`${base}/${props.ticketType.id}`} csrf={props.ctx.csrf} label="Edit ticket type">
-          <FormError state={props.state} />
+        <EditForm
+          action={`${base}/${props.ticketType.id}`}
+          csrf={props.ctx.csrf}
+          label="Edit ticket type"
+          state={props.state}
+          submit="Save ticket type"
+          cancel={base}
+        >
           <TicketTypeFields state={props.state} />
-          <div class="form-actions">
-            <SubmitButton>Save ticket type</SubmitButton>
-            <a class="button button-secondary" href={base}>
-              Cancel
-            </a>
-          </div>
-        </Form>
+        </EditForm>
       </div>
     </ProjectLayout>
   );

@@ -15,6 +15,20 @@ export function Notice(props: { kind: Flash["kind"]; children: ComponentChildren
   );
 }
 
+/** A few labelled facts (`dl.facts`), each term above its value: `[term, value]` pairs. */
+export function Facts(props: { items: readonly (readonly [string, ComponentChildren])[] }) {
+  return (
+    <dl class="facts">
+      {props.items.map(([term, value]) => (
+        <div>
+          <dt>{term}</dt>
+          <dd>{value}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
+
 /** What a list shows when it has nothing yet, with the action that fills it. */
 export function EmptyState(props: { title: string; children?: ComponentChildren }) {
   return (

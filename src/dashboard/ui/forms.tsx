@@ -154,6 +154,38 @@ export function TextField(
   );
 }
 
+/** What an email or password field may be told; the rest is the same on every form. */
+type PresetFieldProps = Partial<Pick<FieldProps, "name" | "label" | "hint" | "idPrefix">> & {
+  state: FormState;
+};
+
+/**
+ * A required email input, named `email` unless told. `autocomplete` is "email" for the person's own
+ * address and "username" on the log-in form; an address of someone else wants a plain TextField.
+ */
+export function EmailField(props: PresetFieldProps & { autocomplete?: "email" | "username" }) {
+  return <TextField name="email" label="Email" type="email" autocomplete="email" required {...props} />;
+}
+
+/**
+ * A required password input, named `password` unless told: the account's current password, or with
+ * `choose` a new one (the browser may suggest one, and the hint states the rule it must meet).
+ */
+export function PasswordField(props: PresetFieldProps & { choose?: boolean }) {
+  const { choose, ...field } = props;
+  return (
+    <TextField
+      name="password"
+      label="Password"
+      type="password"
+      autocomplete={choose ? "new-password" : "current-password"}
+      hint={choose ? "At least 10 characters." : undefined}
+      required
+      {...field}
+    />
+  );
+}
+
 /** A labelled multi-line text input. */
 export function TextAreaField(props: FieldProps & { rows?: number }) {
   return (
@@ -259,6 +291,34 @@ export function SubmitButton(props: {
 }
 
 /**
+ * A form that creates or saves one thing: the form's error, its inputs, then the submit button
+ * beside a Cancel link back to `cancel`, the page the form was opened from.
+ */
+export function EditForm(props: {
+  action: string;
+  csrf: string;
+  label: string;
+  state: FormState;
+  submit: string;
+  cancel: string;
+  enhance?: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <Form action={props.action} csrf={props.csrf} label={props.label} enhance={props.enhance}>
+      <FormError state={props.state} />
+      {props.children}
+      <div class="form-actions">
+        <SubmitButton>{props.submit}</SubmitButton>
+        <a class="button button-secondary" href={props.cancel}>
+          Cancel
+        </a>
+      </div>
+    </Form>
+  );
+}
+
+/**
  * A form that acts only with the signed-in person's current password (changing the email or the
  * password, deleting the account): a stolen session must not be enough. Its own fields come first,
  * then the password, then the button; `idPrefix` keeps several such forms on one page apart.
@@ -278,14 +338,11 @@ export function PasswordConfirmedForm(props: {
     <Form action={props.action} csrf={props.csrf} label={props.label} confirm={props.confirm}>
       <FormError state={props.state} />
       {props.children}
-      <TextField
+      <PasswordField
         name="currentPassword"
         label="Current password"
-        type="password"
         idPrefix={props.idPrefix}
         state={props.state}
-        required
-        autocomplete="current-password"
       />
       <SubmitButton variant={props.variant}>{props.submit}</SubmitButton>
     </Form>

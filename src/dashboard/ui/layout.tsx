@@ -2,6 +2,7 @@ import type { ComponentChildren } from "preact";
 import { assetPath } from "../assets.js";
 import type { PageContext } from "../context.js";
 import { Badge, CountBadge, Notice } from "./components.js";
+import { HtmlDocument } from "./document.js";
 import { Form } from "./forms.js";
 
 /** The frame of every dashboard page: header, flash message, main landmark, footer. */
@@ -13,89 +14,85 @@ export function Layout(props: {
 }) {
   const { ctx } = props;
   return (
-    <html lang="en">
-      <head>
-        <meta charSet="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>{`${props.title} · Eventgraph`}</title>
-        <link rel="icon" type="image/svg+xml" href={assetPath("favicon.svg")} />
-        <link rel="stylesheet" href={assetPath("dashboard.css")} />
-        <script src={assetPath("dashboard.js")} defer />
-      </head>
-      <body>
-        <a class="skip-link" href="#main">
-          Skip to content
-        </a>
-        <header class="site-header">
-          <div class="container header-inner">
-            <a class="brand" href="/">
-              <span class="brand-mark" aria-hidden="true">
-                eg
-              </span>
-              Eventgraph
-            </a>
-            {ctx.user ? (
-              <nav aria-label="Account" class="account-nav">
-                <a href="/">Projects</a>
-                <a href="/graphql/reference/">API docs</a>
-                <a class="account-name" href="/account" title="Your account">
-                  {ctx.user.name}
-                </a>
-                {/* On a phone the name gives way (see the CSS); the account page stays one tap away. */}
-                <a class="account-short" href="/account">
-                  Account
-                </a>
-                <Form action="/logout" csrf={ctx.csrf} class="inline-form">
-                  <button type="submit" class="button button-link">
-                    Log out
-                  </button>
-                </Form>
-              </nav>
-            ) : (
-              <nav aria-label="Account" class="account-nav">
-                <a href="/graphql/reference/">API docs</a>
-                <a href="/login">Log in</a>
-                <a class="button button-secondary button-small" href="/signup">
-                  Sign up
-                </a>
-              </nav>
-            )}
-          </div>
-        </header>
-        {ctx.user && !ctx.user.emailVerified ? (
-          <div class="verify-banner">
-            <div class="container verify-inner">
-              <span>
-                Please verify your email address (<strong>{ctx.user.email}</strong>).{" "}
-                {ctx.sendsEmail ? (
-                  "We sent you a link."
-                ) : (
-                  <>
-                    This server sends no email (no SMTP configured):{" "}
-                    {ctx.mailLinksInLog ? "the link is in the server log, or " : ""}the operator can run{" "}
-                    <code>eventgraph users verify --email {ctx.user.email}</code>.
-                  </>
-                )}{" "}
-                Until then your projects are unverified: other organizers cannot connect your apps to their
-                projects.
-              </span>
-              <Form action="/verify-email/resend" csrf={ctx.csrf} class="inline-form">
+    <HtmlDocument
+      title={`${props.title} · Eventgraph`}
+      head={
+        <>
+          <link rel="icon" type="image/svg+xml" href={assetPath("favicon.svg")} />
+          <link rel="stylesheet" href={assetPath("dashboard.css")} />
+          <script src={assetPath("dashboard.js")} defer />
+        </>
+      }
+    >
+      <header class="site-header">
+        <div class="container header-inner">
+          <a class="brand" href="/">
+            <span class="brand-mark" aria-hidden="true">
+              eg
+            </span>
+            Eventgraph
+          </a>
+          {ctx.user ? (
+            <nav aria-label="Account" class="account-nav">
+              <a href="/">Projects</a>
+              <a href="/graphql/reference/">API docs</a>
+              <a class="account-name" href="/account" title="Your account">
+                {ctx.user.name}
+              </a>
+              {/* On a phone the name gives way (see the CSS); the account page stays one tap away. */}
+              <a class="account-short" href="/account">
+                Account
+              </a>
+              <Form action="/logout" csrf={ctx.csrf} class="inline-form">
                 <button type="submit" class="button button-link">
-                  Resend verification email
+                  Log out
                 </button>
               </Form>
-            </div>
+            </nav>
+          ) : (
+            <nav aria-label="Account" class="account-nav">
+              <a href="/graphql/reference/">API docs</a>
+              <a href="/login">Log in</a>
+              <a class="button button-secondary button-small" href="/signup">
+                Sign up
+              </a>
+            </nav>
+          )}
+        </div>
+      </header>
+      {ctx.user && !ctx.user.emailVerified ? (
+        <div class="verify-banner">
+          <div class="container verify-inner">
+            <span>
+              Please verify your email address (<strong>{ctx.user.email}</strong>).{" "}
+              {ctx.sendsEmail ? (
+                "We sent you a link."
+              ) : (
+                <>
+                  This server sends no email (no SMTP configured):{" "}
+                  {ctx.mailLinksInLog ? "the link is in the server log, or " : ""}the operator can run{" "}
+                  <code>eventgraph users verify --email {ctx.user.email}</code>.
+                </>
+              )}{" "}
+              Until then your projects are unverified: other organizers cannot connect your apps to their
+              projects.
+            </span>
+            <Form action="/verify-email/resend" csrf={ctx.csrf} class="inline-form">
+              <button type="submit" class="button button-link">
+                Resend verification email
+              </button>
+            </Form>
           </div>
-        ) : null}
-        <main id="main" class={props.narrow ? "container container-narrow" : "container"}>
-          {ctx.flash ? <Notice kind={ctx.flash.kind}>{ctx.flash.text}</Notice> : null}
-          {props.children}
-        </main>
-        <footer class="site-footer">
-          <div class="container">Eventgraph · self-hosted event management</div>
-        </footer>
-      </body>
-    </html>
+        </div>
+      ) : null}
+      <main id="main" class={props.narrow ? "container container-narrow" : "container"}>
+        {ctx.flash ? <Notice kind={ctx.flash.kind}>{ctx.flash.text}</Notice> : null}
+        {props.children}
+      </main>
+      <footer class="site-footer">
+        <div class="container">Eventgraph · self-hosted event management</div>
+      </footer>
+    </HtmlDocument>
   );
 }
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import SchemaBuilder from "@pothos/core";
 import { execute, getIntrospectionQuery, parse, validate } from "graphql";
+import { answerSize } from "../../../test/helpers/answer-size.js";
 import { analyzeOperation } from "./analyze-operation.js";
 import { checkSchemaExtensions } from "./field-extensions.js";
 import { atMost, boundedList } from "./list-bounds.js";
@@ -52,17 +53,6 @@ const cost = (query: string, maxCost = 50_000) => {
     limits: { defaultPageSize: 20, maxPageSize: 100, maxCost },
   }).cost;
 };
-
-// Every field in the answer, `__typename` aside, and at least 1 per object: what the cost bounds.
-function answerSize(value: unknown): number {
-  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + answerSize(item), 0);
-  if (value === null || typeof value !== "object") return 0;
-  let size = 0;
-  for (const [key, inner] of Object.entries(value)) {
-    if (key !== "__typename") size += 1 + answerSize(inner);
-  }
-  return Math.max(1, size);
-}
 
 describe("cost of lists, ids, writes and introspection", () => {
   test("multiplies plain lists that point at each other by their most items, level by level", () => {
