@@ -157,9 +157,11 @@ export function createOverviewService(db: Db) {
       const due = new Map(
         [...revenue].map(([currency, minor]) => [currency, minor - (paid.get(currency) ?? 0)]),
       );
-      // Check-ins of the event's days (a day either side for time zones); all of them when it has no dates.
-      const from = project.startsAt ? new Date(Date.parse(project.startsAt) - dayMs).toISOString() : "";
-      const to = project.endsAt ? new Date(Date.parse(project.endsAt) + dayMs).toISOString() : "9999";
+      // Check-ins of the event's days (a day either side for time zones), in whole UTC hours (as
+      // counted); all of them when it has no dates.
+      const hourOf = (t: number) => new Date(t).toISOString().slice(0, 13);
+      const from = project.startsAt ? hourOf(Date.parse(project.startsAt) - dayMs) : "";
+      const to = project.endsAt ? hourOf(Date.parse(project.endsAt) + dayMs) : "9999";
       return {
         ticketTypes,
         registered: ticketTypes.reduce((sum, t) => sum + t.sold, 0),
