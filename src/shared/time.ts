@@ -65,6 +65,22 @@ export function zonedDay(instant: Date | number | string, timeZone: string): str
   return `${p.year}-${pad(p.month)}-${pad(p.day)}`;
 }
 
+/**
+ * `zonedDay` for many instants of one zone, each distinct instant computed once: a programme's
+ * sessions share a few hundred start times, and each Intl call costs microseconds.
+ */
+export function zonedDays(timeZone: string): (iso: string) => string {
+  const days = new Map<string, string>();
+  return (iso) => {
+    let day = days.get(iso);
+    if (day === undefined) {
+      day = zonedDay(iso, timeZone);
+      days.set(iso, day);
+    }
+    return day;
+  };
+}
+
 /** The time of day of `instant` in `timeZone`, as `HH:mm`. */
 export function zonedClock(instant: Date | number | string, timeZone: string): string {
   const p = zonedParts(instant, timeZone);
