@@ -1,5 +1,5 @@
 import type { Db } from "../../db/database.js";
-import { nowIso, zonedClock, zonedDay } from "../../shared/time.js";
+import { nowIso, zonedClocks } from "../../shared/time.js";
 import type { ProjectAccess } from "../access/access.service.js";
 import { assertPermission } from "../access/policy.js";
 import { isOnSale } from "../tickets/tickets.service.js";
@@ -64,8 +64,9 @@ const dayMs = 86_400_000;
 
 function registrationsByDay(rows: { hour: string; n: string | number }[], timeZone: string): ChartPoint[] {
   const perDay = new Map<string, number>();
+  const clockOf = zonedClocks(timeZone);
   for (const row of rows) {
-    const day = zonedDay(`${row.hour}:00:00.000Z`, timeZone);
+    const day = clockOf(Date.parse(`${row.hour}:00:00.000Z`)).slice(0, 10);
     perDay.set(day, (perDay.get(day) ?? 0) + Number(row.n));
   }
   const days = [...perDay.keys()].sort();
@@ -88,11 +89,12 @@ function checkInsByDay(
   timeZone: string,
 ): ProjectOverview["checkInDays"] {
   const days = new Map<string, ChartPoint[]>();
+  const clockOf = zonedClocks(timeZone);
   for (const row of rows) {
     const minute = String(Number(row.quarter) * 15).padStart(2, "0");
-    const instant = `${row.hour}:${minute}:00.000Z`;
-    const day = zonedDay(instant, timeZone);
-    const time = zonedClock(instant, timeZone);
+    const clock = clockOf(Date.parse(`${row.hour}:${minute}:00.000Z`));
+    const day = clock.slice(0, 10);
+    const time = clock.slice(11, 16);
     const points = days.get(day) ?? [];
     points.push({ label: time, value: Number(row.n) });
     days.set(day, points);
