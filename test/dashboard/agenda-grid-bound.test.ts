@@ -107,6 +107,8 @@ describe("the agenda grid shows a bounded number of sessions", () => {
     assert.doesNotMatch(page2.body, /Next 10 rooms/);
     assert.match(page2.body, /First rooms/);
 
+    const garbage = await client.get(`/b/${project.id}/agenda/grid?after=%00nonsense&day=${"9".repeat(500)}`);
+    assert.equal(garbage.status, 400, "a cursor that is not one is refused, not a server error");
     const day2 = await client.get(`/b/${project.id}/agenda/grid?day=2026-10-06`);
     assert.match(day2.body, /Day two/);
     assert.doesNotMatch(day2.body, /Opening/);

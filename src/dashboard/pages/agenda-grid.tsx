@@ -54,18 +54,19 @@ export function registerAgendaGridPage(app: FastifyInstance): void {
       services.agenda.listRooms(data.access, window),
       services.agenda.listTracks(data.access, window),
     ]);
-    // One room asked for, or a page of them (sessions without a room after the last).
+    // One room asked for, or a page of them with the sessions without a room after the last.
     const roomPage = query.room
-      ? { items: rooms.items.filter((r) => r.id === query.room), hasNextPage: true, endCursor: null }
+      ? { items: rooms.items.filter((r) => r.id === query.room), hasNextPage: false, endCursor: null }
       : await services.agenda.listRooms(
           data.access,
           resolvePageArgs({ first: roomsPerPage, after: query.after || null }),
         );
+    const noRoom = !query.room && !roomPage.hasNextPage;
     const roomNames = new Map([...rooms.items, ...roomPage.items].map((r) => [r.id, r.name]));
     const agenda = await services.agenda.loadAgendaDay(
       data.access,
       data.project,
-      { day: query.day, roomIds: roomPage.items.map((r) => r.id), noRoom: !roomPage.hasNextPage },
+      { day: query.day, roomIds: roomPage.items.map((r) => r.id), noRoom },
       roomNames,
     );
     return sendPage(
@@ -76,9 +77,9 @@ export function registerAgendaGridPage(app: FastifyInstance): void {
         rooms={rooms.items}
         tracks={tracks.items}
         columnRooms={roomPage.items}
-        noRoomColumn={!roomPage.hasNextPage}
+        noRoomColumn={noRoom}
         pages={{
-          next: query.room || !roomPage.hasNextPage ? null : roomPage.endCursor,
+          next: roomPage.hasNextPage ? roomPage.endCursor : null,
           isFirst: !query.after || Boolean(query.room),
         }}
         days={agenda.days}
