@@ -280,7 +280,7 @@ export interface CheckInsTable {
  * The Overview's counters, kept by triggers in every writing transaction (migration
  * 2026-11-28T21-00_overview-counts-loop39 says what each counts); read by modules/overview only.
  */
-export interface OverviewTicketCountsTable {
+interface OverviewTicketCountsTable {
   ticket_type_id: string;
   /** REGISTERED attendees of the ticket type. */
   registered: number;
@@ -289,14 +289,14 @@ export interface OverviewTicketCountsTable {
 }
 
 /** Attendees (any status) per project and UTC hour of `registered_at` (`2026-05-04T09`). */
-export interface OverviewRegistrationsTable {
+interface OverviewRegistrationsTable {
   project_id: string;
   hour: string;
   registrations: number;
 }
 
 /** Active check-ins per project, UTC hour and quarter of that hour (0–3). */
-export interface OverviewCheckInsTable {
+interface OverviewCheckInsTable {
   project_id: string;
   hour: string;
   quarter: number;
