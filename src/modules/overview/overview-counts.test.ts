@@ -9,6 +9,9 @@ import {
 } from "../../../test/helpers/factories.js";
 import { type PlainSql, plainSql } from "../../../test/helpers/plain-sql.js";
 import { testContextPerSuite } from "../../../test/helpers/test-services.js";
+import { throwawayPostgresDatabase } from "../../../test/helpers/throwaway-database.js";
+import { openDatabase } from "../../db/database.js";
+import { migrateToLatest } from "../../db/migrate.js";
 
 // The Overview reads counters that triggers keep (migration 2026-11-28T21-00_overview-counts-loop39).
 // They must equal a recount of the attendees and check-ins themselves, the statements the Overview
@@ -191,3 +194,63 @@ for (const engine of testEngines()) {
     });
   });
 }
+
+// PostgreSQL's TRUNCATE fires no row trigger; it empties the counters instead. On a database of its
+// own: a TRUNCATE takes every project's rows.
+const postgres = testEngines().find((engine) => engine.name === "postgres");
+
+describe("a TRUNCATE empties the Overview's counters (postgres)", {
+  skip: postgres ? false : "no PostgreSQL",
+}, () => {
+  test("of check_ins, then of attendees", async () => {
+    const own = await throwawayPostgresDatabase(postgres?.newDatabaseUrl() ?? "", "overview");
+    const database = openDatabase(own.url);
+    let sql: PlainSql | undefined;
+    try {
+      await migrateToLatest(database.db);
+      sql = await plainSql(own.url);
+      const now = "2026-05-04T09:00:00.000Z";
+      await sql.run(
+        "insert into projects (id, name, timezone, status, created_at, updated_at) values ('Tr01', 'P', 'UTC', 'DRAFT', ?, ?)",
+        now,
+        now,
+      );
+      await sql.run(
+        "insert into ticket_types (id, project_id, name, price_minor, currency, quantity, created_at, updated_at) values ('tt', 'Tr01', 'T', 0, 'EUR', 9, ?, ?)",
+        now,
+        now,
+      );
+      for (const n of [1, 2, 3]) {
+        await sql.run(
+          `insert into attendees (id, project_id, ticket_type_id, name, email, email_normalized, status, registered_at, updated_at, ticket_code)
+           values (?, 'Tr01', 'tt', 'A', ?, ?, 'REGISTERED', ?, ?, ?)`,
+          `a${n}`,
+          `a${n}@x.example`,
+          `a${n}@x.example`,
+          now,
+          now,
+          `CODE${n}`,
+        );
+        await sql.run(
+          "insert into check_ins (id, project_id, attendee_id, checked_in_at) values (?, 'Tr01', ?, ?)",
+          `c${n}`,
+          `a${n}`,
+          now,
+        );
+      }
+      const counts = async () =>
+        numbers((await sql?.all("select registered, checked_in from overview_ticket_counts")) ?? []);
+      assert.deepEqual(await counts(), [[3, 3]]);
+      await sql.run("truncate check_ins");
+      assert.deepEqual(await counts(), [[3, 0]]);
+      assert.deepEqual(await sql.all("select * from overview_check_ins"), []);
+      await sql.run("truncate attendees cascade");
+      assert.deepEqual(await counts(), [[0, 0]]);
+      assert.deepEqual(await sql.all("select * from overview_registrations"), []);
+    } finally {
+      await sql?.close();
+      await database.close();
+      await own.drop();
+    }
+  });
+});
