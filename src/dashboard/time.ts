@@ -61,11 +61,19 @@ export function formatDateTime(iso: string | null | undefined, timeZone: string)
   }).format(new Date(iso));
 }
 
+// Building a DateTimeFormat costs more than formatting with it: pages that show hundreds of times
+// (the agenda grid) keep one per zone. Intl accepts any letter case of a zone name, so the map is capped.
+const timeFormats = new Map<string, Intl.DateTimeFormat>();
+
 /** A time of day in the zone: "09:00". */
 export function formatTime(iso: string, timeZone: string): string {
-  return new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit" }).format(
-    new Date(iso),
-  );
+  let format = timeFormats.get(timeZone);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit" });
+    if (timeFormats.size >= 1_000) timeFormats.clear();
+    timeFormats.set(timeZone, format);
+  }
+  return format.format(new Date(iso));
 }
 
 /** A time of day that says its zone, for a time standing alone: "09:12 CET", "09:12 UTC". */

@@ -21,6 +21,9 @@ export interface Database {
   ticket_types: TicketTypesTable;
   attendees: AttendeesTable;
   check_ins: CheckInsTable;
+  overview_ticket_counts: OverviewTicketCountsTable;
+  overview_registrations: OverviewRegistrationsTable;
+  overview_check_ins: OverviewCheckInsTable;
   apps: AppsTable;
   app_links: AppLinksTable;
   app_usage: AppUsageTable;
@@ -271,6 +274,33 @@ export interface CheckInsTable {
   by_user_id: string | null;
   by_app_id: string | null;
   undone_at: string | null;
+}
+
+/**
+ * The Overview's counters, kept by triggers in every writing transaction (migration
+ * 2026-11-28T21-00_overview-counts-loop39 says what each counts); read by modules/overview only.
+ */
+interface OverviewTicketCountsTable {
+  ticket_type_id: string;
+  /** REGISTERED attendees of the ticket type. */
+  registered: number;
+  /** Those of them with an active check-in. */
+  checked_in: number;
+}
+
+/** Attendees (any status) per project and UTC hour of `registered_at` (`2026-05-04T09`). */
+interface OverviewRegistrationsTable {
+  project_id: string;
+  hour: string;
+  registrations: number;
+}
+
+/** Active check-ins per project, UTC hour and quarter of that hour (0–3). */
+interface OverviewCheckInsTable {
+  project_id: string;
+  hour: string;
+  quarter: number;
+  check_ins: number;
 }
 
 export interface AppsTable {

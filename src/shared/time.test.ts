@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
-import { fromWallClock, zonedClock, zonedDay, zoneOffsetMs } from "./time.js";
+import { fromWallClock, zonedClock, zonedClocks, zonedDay, zoneOffsetMs } from "./time.js";
 
 describe("zoned times", () => {
   test("reads an instant's wall clock in a zone, across the date line and midnight", () => {
@@ -22,6 +22,24 @@ describe("zoned times", () => {
     // 02:30 does not exist that night: it lands an hour on, at 03:30 summer time.
     assert.equal(instant("2026-03-29T02:30:00Z", "Europe/Berlin"), "2026-03-29T01:30:00.000Z");
     assert.equal(instant("2026-10-25T12:00:00Z", "America/New_York"), "2026-10-25T16:00:00.000Z");
+  });
+
+  test("many instants' wall clocks at once equal each asked alone, across DST changes", () => {
+    // Berlin and New York change by an hour, Lord Howe by half an hour, Kathmandu never (+05:45).
+    for (const zone of ["Europe/Berlin", "America/New_York", "Australia/Lord_Howe", "Asia/Kathmandu"]) {
+      const clockOf = zonedClocks(zone);
+      for (const [from, to] of [
+        ["2026-03-28T00:00:00Z", "2026-03-30T00:00:00Z"],
+        ["2026-04-04T00:00:00Z", "2026-04-06T00:00:00Z"],
+        ["2026-10-03T00:00:00Z", "2026-10-05T00:00:00Z"],
+        ["2026-10-24T00:00:00Z", "2026-11-02T00:00:00Z"],
+      ] as const) {
+        for (let t = Date.parse(from); t < Date.parse(to); t += 15 * 60_000) {
+          const alone = `${zonedDay(t, zone)}T${zonedClock(t, zone)}`;
+          assert.equal(clockOf(t), alone, `${zone} ${new Date(t).toISOString()}`);
+        }
+      }
+    }
   });
 
   test("refuses an unknown zone", () => {

@@ -65,6 +65,47 @@ export function zonedDay(instant: Date | number | string, timeZone: string): str
   return `${p.year}-${pad(p.month)}-${pad(p.day)}`;
 }
 
+/**
+ * `zonedDay` for many instants of one zone, each distinct instant computed once: a programme's
+ * sessions share a few hundred start times, and each Intl call costs microseconds.
+ */
+export function zonedDays(timeZone: string): (iso: string) => string {
+  const days = new Map<string, string>();
+  return (iso) => {
+    let day = days.get(iso);
+    if (day === undefined) {
+      day = zonedDay(iso, timeZone);
+      days.set(iso, day);
+    }
+    return day;
+  };
+}
+
+/**
+ * The wall clock of many instants (epoch ms) in one zone, as `YYYY-MM-DDTHH:mm`, with two Intl
+ * calls per UTC date instead of one per instant: where the zone's offset is the same at a date's
+ * first and last millisecond it holds the whole date (no zone changes its offset twice in a day),
+ * and the instant plus the offset is the wall clock; otherwise the instant is asked of Intl. The
+ * Overview folds thousands of hours and quarter hours into days (13 ms per 1,000 one by one).
+ */
+export function zonedClocks(timeZone: string): (t: number) => string {
+  const offsets = new Map<number, number | null>();
+  return (t) => {
+    const date = Math.floor(t / dayMs) * dayMs;
+    let offset = offsets.get(date);
+    if (offset === undefined) {
+      const first = zoneOffsetMs(timeZone, date);
+      offset = first === zoneOffsetMs(timeZone, date + dayMs - 1) ? first : null;
+      offsets.set(date, offset);
+    }
+    if (offset !== null) return new Date(t + offset).toISOString().slice(0, 16);
+    const p = zonedParts(t, timeZone);
+    return `${p.year}-${pad(p.month)}-${pad(p.day)}T${pad(p.hour)}:${pad(p.minute)}`;
+  };
+}
+
+const dayMs = 86_400_000;
+
 /** The time of day of `instant` in `timeZone`, as `HH:mm`. */
 export function zonedClock(instant: Date | number | string, timeZone: string): string {
   const p = zonedParts(instant, timeZone);

@@ -29,4 +29,79 @@ describe("the agenda grid shows a bounded number of sessions", () => {
       /This day has 320 sessions matching these filters; the grid shows the\s+first 300/,
     );
   });
+
+  // Issue 39: a page reads ten rooms of one day; a clash with a session on another page of rooms
+  // (the same speaker) or on another day must still show, and every room and day must be reachable.
+  test("pages through rooms ten at a time, every day reachable, clashes across pages marked", async () => {
+    const owner = await createUser(server.services);
+    const { project } = await createProject(server.services, {
+      ownerId: owner.id,
+      input: { timezone: "Europe/Berlin" },
+    });
+    const actor = userActor(owner.id);
+    const rooms = [];
+    for (let i = 1; i <= 12; i++) {
+      rooms.push(
+        await server.services.agenda.createRoom(actor, {
+          projectId: project.id,
+          name: `Room ${String(i).padStart(2, "0")}`,
+        }),
+      );
+    }
+    const ada = await server.services.agenda.createSpeaker(actor, { projectId: project.id, name: "Ada" });
+    const first = rooms[0]?.id ?? "";
+    const last = rooms[11]?.id ?? "";
+    await createSession(server.services, actor, project.id, {
+      title: "Opening",
+      startsAt: "2026-10-05T08:00:00.000Z",
+      roomId: first,
+      speakerIds: [ada.id],
+    });
+    await createSession(server.services, actor, project.id, {
+      title: "Workshop",
+      startsAt: "2026-10-05T08:15:00.000Z",
+      roomId: last,
+      speakerIds: [ada.id],
+    });
+    await createSession(server.services, actor, project.id, {
+      title: "Unplaced",
+      startsAt: "2026-10-05T09:00:00.000Z",
+    });
+    await createSession(server.services, actor, project.id, {
+      title: "Day two",
+      startsAt: "2026-10-06T08:00:00.000Z",
+      roomId: first,
+    });
+    const client = new HttpClient(server.url);
+    await client.get("/login");
+    await client.post("/login", { email: owner.email, password: testPassword });
+
+    const page1 = await client.get(`/b/${project.id}/agenda/grid`);
+    assert.equal(page1.status, 200);
+    const heads = (body: string) =>
+      [...body.matchAll(/<th scope="col"[^>]*>([^<]*)<\/th>/g)].map((m) => m[1]);
+    assert.deepEqual(
+      heads(page1.body).slice(1),
+      rooms.slice(0, 10).map((r) => r.name),
+    );
+    assert.match(page1.body, /Opening/);
+    assert.doesNotMatch(page1.body, /Workshop<\/a>|Unplaced|Day two/);
+    assert.match(page1.body, /Ada speaks in “Opening” and “Workshop”/);
+    const next = page1.body.match(/href="([^"]*after=[^"]*)"[^>]*>\s*Next 10 rooms/)?.[1];
+    assert.ok(next, "a link to the next rooms");
+
+    const page2 = await client.get(next.replaceAll("&amp;", "&"));
+    assert.deepEqual(heads(page2.body).slice(1), [...rooms.slice(10).map((r) => r.name), "No room"]);
+    assert.match(page2.body, /Workshop/);
+    assert.match(page2.body, /Unplaced/);
+    assert.match(page2.body, /grid-session grid-conflict/, "the clash with a room of the first page");
+    assert.doesNotMatch(page2.body, /Next 10 rooms/);
+    assert.match(page2.body, /First rooms/);
+
+    const garbage = await client.get(`/b/${project.id}/agenda/grid?after=%00nonsense&day=${"9".repeat(500)}`);
+    assert.equal(garbage.status, 400, "a cursor that is not one is refused, not a server error");
+    const day2 = await client.get(`/b/${project.id}/agenda/grid?day=2026-10-06`);
+    assert.match(day2.body, /Day two/);
+    assert.doesNotMatch(day2.body, /Opening/);
+  });
 });

@@ -114,6 +114,85 @@ describe("the ticket-code migration", () => {
   });
 });
 
+describe("the Overview's counters migration", () => {
+  test("counts the attendees and check-ins already there, as a recount does", async () => {
+    for (const target of await emptyDatabases()) {
+      const database = openDatabase(target.url);
+      try {
+        await migrateUpTo(database.db, "2026-11-28T18-00_registration-links");
+        const now = "2026-05-04T09:00:00.000Z";
+        await sql`insert into projects (id, name, timezone, status, created_at, updated_at) values ('Oc01', 'P', 'UTC', 'DRAFT', ${now}, ${now})`.execute(
+          database.db,
+        );
+        for (const type of ["t1", "t2"]) {
+          await sql`insert into ticket_types (id, project_id, name, price_minor, currency, quantity, created_at, updated_at) values (${type}, 'Oc01', ${type}, 0, 'EUR', 500, ${now}, ${now})`.execute(
+            database.db,
+          );
+        }
+        const rows = Array.from({ length: 30 }, (_, n) => {
+          const registered = `2026-05-0${1 + (n % 3)}T1${n % 4}:20:00.000Z`;
+          const status = n % 5 === 0 ? "CANCELLED" : "REGISTERED";
+          return sql`(${`a${n}`}, 'Oc01', ${n % 2 ? "t1" : "t2"}, 'A', ${`a${n}@x.example`}, ${`a${n}@x.example`}, ${status}, ${registered}, ${now}, ${`CODE${n}`})`;
+        });
+        await sql`insert into attendees (id, project_id, ticket_type_id, name, email, email_normalized, status, registered_at, updated_at, ticket_code) values ${sql.join(rows)}`.execute(
+          database.db,
+        );
+        const checkIns = Array.from({ length: 20 }, (_, n) => {
+          const at = `2026-05-04T0${8 + (n % 2)}:${String(n * 2).padStart(2, "0")}:00.000Z`;
+          return sql`(${`c${n}`}, 'Oc01', ${`a${n}`}, ${at}, ${n % 7 === 0 ? now : null})`;
+        });
+        await sql`insert into check_ins (id, project_id, attendee_id, checked_in_at, undone_at) values ${sql.join(checkIns)}`.execute(
+          database.db,
+        );
+        await migrateToLatest(database.db);
+        const read = async (statement: ReturnType<typeof sql.raw>) =>
+          (await statement.execute(database.db)).rows.map((row) =>
+            Object.values(row as object).map((v) =>
+              typeof v === "string" && /^\d+$/.test(v) ? Number(v) : v,
+            ),
+          );
+        assert.deepEqual(
+          await read(
+            sql.raw(
+              "select ticket_type_id, registered, checked_in from overview_ticket_counts order by ticket_type_id",
+            ),
+          ),
+          await read(
+            sql.raw(`select a.ticket_type_id, count(*) as registered, count(c.id) as checked_in from attendees a
+              left join check_ins c on c.attendee_id = a.id and c.undone_at is null
+              where a.status = 'REGISTERED' group by a.ticket_type_id order by 1`),
+          ),
+          target.engine,
+        );
+        assert.deepEqual(
+          await read(sql.raw("select hour, registrations from overview_registrations order by hour")),
+          await read(
+            sql.raw(
+              "select substr(registered_at, 1, 13) as hour, count(*) as n from attendees group by 1 order by 1",
+            ),
+          ),
+          target.engine,
+        );
+        const quarters = await read(
+          sql.raw("select hour, quarter, check_ins from overview_check_ins order by hour, quarter"),
+        );
+        assert.deepEqual(
+          quarters,
+          await read(
+            sql.raw(`select substr(checked_in_at, 1, 13) as hour, cast(substr(checked_in_at, 15, 2) as integer) / 15 as quarter,
+              count(*) as n from check_ins where undone_at is null group by 1, 2 order by 1, 2`),
+          ),
+          target.engine,
+        );
+        assert.ok(quarters.length >= 4, "check-ins in several quarters");
+      } finally {
+        await database.close();
+        await target.drop();
+      }
+    }
+  });
+});
+
 /** The payload of the next notification `listener` hears; fails after 5 s instead of hanging the run. */
 function nextNotification(listener: pg.Client): Promise<string | undefined> {
   return new Promise((resolve, reject) => {

@@ -254,6 +254,42 @@ export const agendaRepository = {
     return db.selectFrom("sessions").selectAll().where("id", "=", id).executeTakeFirst();
   },
 
+  /** The distinct start times of the project's sessions with one of `statuses` (at most 20,000). */
+  async sessionStarts(db: Db, projectId: string, statuses: readonly SessionStatus[]): Promise<string[]> {
+    const rows = await sessionsQuery(db, projectId, { statuses })
+      .select("starts_at")
+      .distinct()
+      .orderBy("starts_at")
+      .limit(20_000)
+      .execute();
+    return rows.map((r) => r.starts_at);
+  },
+
+  /**
+   * Sessions with one of `statuses` running at some time in [`from`, `to`), in `roomIds` or (with
+   * `noRoom`) in no room, by start time; at most `limit`.
+   */
+  sessionsOverlapping(
+    db: Db,
+    projectId: string,
+    statuses: readonly SessionStatus[],
+    where: { from: string; to: string; roomIds: readonly string[]; noRoom: boolean },
+    limit: number,
+  ): Promise<SessionRow[]> {
+    return sessionsQuery(db, projectId, { statuses })
+      .selectAll()
+      .where("starts_at", "<", where.to)
+      .where("ends_at", ">", where.from)
+      .where((eb) => {
+        const inRooms = where.roomIds.length > 0 ? [eb("room_id", "in", [...where.roomIds])] : [];
+        return eb.or([...inRooms, ...(where.noRoom ? [eb("room_id", "is", null)] : [])]);
+      })
+      .orderBy("starts_at")
+      .orderBy("id")
+      .limit(limit)
+      .execute();
+  },
+
   /** Sessions of each speaker with one of `statuses`, by start time (one statement for any number). */
   sessionsBySpeakerIds(
     db: Db,

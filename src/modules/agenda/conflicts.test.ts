@@ -95,6 +95,64 @@ for (const engine of testEngines()) {
       assert.match(speakerClash?.message ?? "", /Ada speaks in/);
     });
 
+    // Issue 39: the grid reads one day of some rooms; the clashes it shows must be those a reading of
+    // the whole programme finds for the sessions it shows.
+    test("one day of some rooms: its sessions, and their clashes with other rooms and the day before", async () => {
+      const { project, owner } = await conference();
+      const access = await ctx.services.access.require(owner, project.id);
+      const hall = await ctx.services.agenda.createRoom(owner, { projectId: project.id, name: "Hall" });
+      const lab = await ctx.services.agenda.createRoom(owner, { projectId: project.id, name: "Lab" });
+      const ada = await ctx.services.agenda.createSpeaker(owner, { projectId: project.id, name: "Ada" });
+      // 4 May, 23:30 to 00:15 on 5 May in Berlin: it overlaps the first session of 5 May in the hall.
+      const late = await createSession(ctx.services, owner, project.id, {
+        startsAt: "2026-05-04T21:30:00.000Z",
+        roomId: hall.id,
+      });
+      const early = await createSession(ctx.services, owner, project.id, {
+        startsAt: "2026-05-04T22:00:00.000Z",
+        roomId: hall.id,
+        speakerIds: [ada.id],
+      });
+      const elsewhere = await createSession(ctx.services, owner, project.id, {
+        startsAt: "2026-05-04T22:30:00.000Z",
+        roomId: lab.id,
+        speakerIds: [ada.id],
+      });
+      const day = await ctx.services.agenda.loadAgendaDay(access, project, {
+        day: "2026-05-05",
+        roomIds: [hall.id],
+        noRoom: false,
+      });
+      assert.deepEqual(day.days, ["2026-05-04", "2026-05-05"]);
+      assert.equal(day.day, "2026-05-05");
+      assert.deepEqual(
+        day.sessions.map((s) => s.id),
+        [early.id],
+      );
+      const of = (id: string) =>
+        day.conflicts
+          .filter((c) => c.sessionId === id)
+          .map((c) => `${c.kind} ${c.otherSessionId}`)
+          .sort();
+      const whole = await ctx.services.agenda.agendaConflicts(access, project, new Map());
+      const wholeOf = (id: string) =>
+        whole
+          .filter((c) => c.sessionId === id)
+          .map((c) => `${c.kind} ${c.otherSessionId}`)
+          .sort();
+      assert.deepEqual(of(early.id), [
+        `ROOM_DOUBLE_BOOKED ${late.id}`,
+        `SPEAKER_DOUBLE_BOOKED ${elsewhere.id}`,
+      ]);
+      assert.deepEqual(of(early.id), wholeOf(early.id));
+      const first = await ctx.services.agenda.loadAgendaDay(access, project, {
+        roomIds: [lab.id],
+        noRoom: true,
+      });
+      assert.equal(first.day, "2026-05-04");
+      assert.deepEqual(first.sessions, []);
+    });
+
     test("are organizer data: the public cannot read a project's conflicts", async () => {
       const { project } = await createPublishedProject(ctx.services);
       const access = await ctx.services.access.require(publicActor, project.id);

@@ -167,6 +167,32 @@ export function createAgendaSessionsService(writer: RowWriter) {
       return toPage(rows.map(presentSession), window, (s) => [s.startsAt, s.id]);
     },
 
+    /** The distinct start times of the draft and published sessions (needs agenda:read). */
+    async sessionStarts(projectAccess: ProjectAccess): Promise<string[]> {
+      assertPermission(projectAccess, "agenda:read");
+      return repo.sessionStarts(db, projectAccess.projectId, ["DRAFT", "PUBLISHED"]);
+    },
+
+    /**
+     * The draft and published sessions running at some time in [`from`, `to`) in `roomIds` (and in
+     * no room when `noRoom`), by start time, at most `limit` (needs agenda:read).
+     */
+    async sessionsOverlapping(
+      projectAccess: ProjectAccess,
+      where: { from: string; to: string; roomIds: readonly string[]; noRoom: boolean },
+      limit: number,
+    ): Promise<Session[]> {
+      assertPermission(projectAccess, "agenda:read");
+      const rows = await repo.sessionsOverlapping(
+        db,
+        projectAccess.projectId,
+        ["DRAFT", "PUBLISHED"],
+        where,
+        limit,
+      );
+      return rows.map(presentSession);
+    },
+
     /** Total of `listSessions` for the same filter. */
     async countSessions(projectAccess: ProjectAccess, filter: SessionFilter): Promise<number> {
       return repo.countSessions(db, projectAccess.projectId, sessionQueryFor(projectAccess, filter));

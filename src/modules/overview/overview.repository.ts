@@ -1,95 +1,68 @@
-import { sql } from "kysely";
 import type { Db } from "../../db/database.js";
 
-/** SQL for the Overview's figures: aggregates only, always scoped by project. */
+/**
+ * SQL for the Overview's figures, always scoped by project. They read the counters the database
+ * keeps in every writing transaction (migration 2026-11-28T21-00_overview-counts-loop39), never the
+ * attendees or check-ins themselves: a few rows per project, whatever the attendee count.
+ */
 export const overviewRepository = {
   /** Each ticket type with its REGISTERED attendees and how many of them are checked in (one statement). */
   ticketTypes(db: Db, projectId: string) {
-    return (
-      db
-        .selectFrom("ticket_types")
-        .leftJoin("attendees", (join) =>
-          join
-            .onRef("attendees.ticket_type_id", "=", "ticket_types.id")
-            .on("attendees.status", "=", "REGISTERED"),
-        )
-        // At most one active check-in per attendee, so counting them counts checked-in attendees.
-        .leftJoin("check_ins", (join) =>
-          join.onRef("check_ins.attendee_id", "=", "attendees.id").on("check_ins.undone_at", "is", null),
-        )
-        .select([
-          "ticket_types.id",
-          "ticket_types.name",
-          "ticket_types.quantity",
-          "ticket_types.price_minor",
-          "ticket_types.currency",
-          "ticket_types.sales_start_at",
-          "ticket_types.sales_end_at",
-          "ticket_types.payment_mode",
-          (eb) => eb.fn.count<string>("attendees.id").as("sold"),
-          (eb) => eb.fn.count<string>("check_ins.id").as("checked_in"),
-        ])
-        .where("ticket_types.project_id", "=", projectId)
-        .groupBy([
-          "ticket_types.id",
-          "ticket_types.name",
-          "ticket_types.quantity",
-          "ticket_types.price_minor",
-          "ticket_types.currency",
-          "ticket_types.sales_start_at",
-          "ticket_types.sales_end_at",
-          "ticket_types.payment_mode",
-          "ticket_types.created_at",
-        ])
-        .orderBy("ticket_types.created_at")
-        .limit(100)
-        .execute()
-    );
+    return db
+      .selectFrom("ticket_types")
+      .leftJoin("overview_ticket_counts as counts", "counts.ticket_type_id", "ticket_types.id")
+      .select([
+        "ticket_types.id",
+        "ticket_types.name",
+        "ticket_types.quantity",
+        "ticket_types.price_minor",
+        "ticket_types.currency",
+        "ticket_types.sales_start_at",
+        "ticket_types.sales_end_at",
+        "ticket_types.payment_mode",
+        (eb) => eb.fn.coalesce("counts.registered", eb.lit(0)).as("sold"),
+        (eb) => eb.fn.coalesce("counts.checked_in", eb.lit(0)).as("checked_in"),
+      ])
+      .where("ticket_types.project_id", "=", projectId)
+      .orderBy("ticket_types.created_at")
+      .limit(100)
+      .execute();
   },
 
-  /** Active check-ins of the project's REGISTERED attendees. */
+  /** REGISTERED attendees of the project with an active check-in. */
   async checkedInCount(db: Db, projectId: string): Promise<number> {
     const row = await db
-      .selectFrom("check_ins")
-      .innerJoin("attendees", "attendees.id", "check_ins.attendee_id")
-      .select((eb) => eb.fn.countAll<string>().as("n"))
-      .where("check_ins.project_id", "=", projectId)
-      .where("check_ins.undone_at", "is", null)
-      .where("attendees.status", "=", "REGISTERED")
+      .selectFrom("overview_ticket_counts as counts")
+      .innerJoin("ticket_types", "ticket_types.id", "counts.ticket_type_id")
+      .select((eb) => eb.fn.sum<string | number | null>("counts.checked_in").as("n"))
+      .where("ticket_types.project_id", "=", projectId)
       .executeTakeFirstOrThrow();
-    return Number(row.n);
+    return Number(row.n ?? 0);
   },
 
-  /**
-   * Registrations per UTC hour ("2026-05-04T09"): the service folds hours into the project's days.
-   * Timestamps are ISO text on both engines, so the hour is a prefix.
-   */
+  /** Registrations (any status) per UTC hour ("2026-05-04T09"): the service folds hours into the project's days. */
   registrationsPerHour(db: Db, projectId: string) {
-    const hour = sql<string>`substr(registered_at, 1, 13)`;
     return db
-      .selectFrom("attendees")
-      .select([hour.as("hour"), (eb) => eb.fn.countAll<string>().as("n")])
+      .selectFrom("overview_registrations")
+      .select(["hour", "registrations as n"])
       .where("project_id", "=", projectId)
-      .groupBy(hour)
-      .orderBy(hour)
+      .where("registrations", ">", 0)
+      .orderBy("hour")
       .limit(20_000)
       .execute();
   },
 
-  /** Active check-ins per UTC quarter hour between `from` and `to` ("2026-05-04T09" and 0..3). */
-  checkInsPerQuarter(db: Db, projectId: string, from: string, to: string) {
-    const hour = sql<string>`substr(checked_in_at, 1, 13)`;
-    const quarter = sql<number>`cast(substr(checked_in_at, 15, 2) as integer) / 15`;
+  /** Active check-ins per UTC quarter hour ("2026-05-04T09" and 0..3), of the hours `fromHour` to `toHour`. */
+  checkInsPerQuarter(db: Db, projectId: string, fromHour: string, toHour: string) {
     return db
-      .selectFrom("check_ins")
-      .select([hour.as("hour"), quarter.as("quarter"), (eb) => eb.fn.countAll<string>().as("n")])
+      .selectFrom("overview_check_ins")
+      .select(["hour", "quarter", "check_ins as n"])
       .where("project_id", "=", projectId)
-      .where("undone_at", "is", null)
-      .where("checked_in_at", ">=", from)
-      .where("checked_in_at", "<", to)
-      .groupBy([hour, quarter])
-      .orderBy(hour)
-      .orderBy(quarter)
+      .where("check_ins", ">", 0)
+      .where("hour", ">=", fromHour)
+      .where("hour", "<=", toHour)
+      .orderBy("hour")
+      .orderBy("quarter")
       .limit(5_000)
       .execute();
   },

@@ -1,5 +1,5 @@
 import type { Db } from "../../db/database.js";
-import { nowIso, zonedClock, zonedDay } from "../../shared/time.js";
+import { nowIso, zonedClocks } from "../../shared/time.js";
 import type { ProjectAccess } from "../access/access.service.js";
 import { assertPermission } from "../access/policy.js";
 import { isOnSale } from "../tickets/tickets.service.js";
@@ -64,8 +64,9 @@ const dayMs = 86_400_000;
 
 function registrationsByDay(rows: { hour: string; n: string | number }[], timeZone: string): ChartPoint[] {
   const perDay = new Map<string, number>();
+  const clockOf = zonedClocks(timeZone);
   for (const row of rows) {
-    const day = zonedDay(`${row.hour}:00:00.000Z`, timeZone);
+    const day = clockOf(Date.parse(`${row.hour}:00:00.000Z`)).slice(0, 10);
     perDay.set(day, (perDay.get(day) ?? 0) + Number(row.n));
   }
   const days = [...perDay.keys()].sort();
@@ -88,11 +89,12 @@ function checkInsByDay(
   timeZone: string,
 ): ProjectOverview["checkInDays"] {
   const days = new Map<string, ChartPoint[]>();
+  const clockOf = zonedClocks(timeZone);
   for (const row of rows) {
     const minute = String(Number(row.quarter) * 15).padStart(2, "0");
-    const instant = `${row.hour}:${minute}:00.000Z`;
-    const day = zonedDay(instant, timeZone);
-    const time = zonedClock(instant, timeZone);
+    const clock = clockOf(Date.parse(`${row.hour}:${minute}:00.000Z`));
+    const day = clock.slice(0, 10);
+    const time = clock.slice(11, 16);
     const points = days.get(day) ?? [];
     points.push({ label: time, value: Number(row.n) });
     days.set(day, points);
@@ -157,9 +159,11 @@ export function createOverviewService(db: Db) {
       const due = new Map(
         [...revenue].map(([currency, minor]) => [currency, minor - (paid.get(currency) ?? 0)]),
       );
-      // Check-ins of the event's days (a day either side for time zones); all of them when it has no dates.
-      const from = project.startsAt ? new Date(Date.parse(project.startsAt) - dayMs).toISOString() : "";
-      const to = project.endsAt ? new Date(Date.parse(project.endsAt) + dayMs).toISOString() : "9999";
+      // Check-ins of the event's days (a day either side for time zones), in whole UTC hours (as
+      // counted); all of them when it has no dates.
+      const hourOf = (t: number) => new Date(t).toISOString().slice(0, 13);
+      const from = project.startsAt ? hourOf(Date.parse(project.startsAt) - dayMs) : "";
+      const to = project.endsAt ? hourOf(Date.parse(project.endsAt) + dayMs) : "9999";
       return {
         ticketTypes,
         registered: ticketTypes.reduce((sum, t) => sum + t.sold, 0),
