@@ -278,7 +278,7 @@ export interface CheckInsTable {
 
 /**
  * The Overview's counters, kept by triggers in every writing transaction (migration
- * 2026-11-28T21-00_overview-counts-loop39 says what each counts); read by modules/overview only.
+ * 2026-11-28T21-00_overview-counts says what each counts); read by modules/overview only.
  */
 interface OverviewTicketCountsTable {
   ticket_type_id: string;

@@ -13,7 +13,7 @@ import { throwawayPostgresDatabase } from "../../../test/helpers/throwaway-datab
 import { openDatabase } from "../../db/database.js";
 import { migrateToLatest } from "../../db/migrate.js";
 
-// The Overview reads counters that triggers keep (migration 2026-11-28T21-00_overview-counts-loop39).
+// The Overview reads counters that triggers keep (migration 2026-11-28T21-00_overview-counts).
 // They must equal a recount of the attendees and check-ins themselves, the statements the Overview
 // ran before, after every kind of write: the product's (registrations, cancellations, check-ins and
 // undos, an import, a project's deletion), an operator's plain SQL (moves, status changes, deletions

@@ -2,7 +2,7 @@ import type { Db } from "../../db/database.js";
 
 /**
  * SQL for the Overview's figures, always scoped by project. They read the counters the database
- * keeps in every writing transaction (migration 2026-11-28T21-00_overview-counts-loop39), never the
+ * keeps in every writing transaction (migration 2026-11-28T21-00_overview-counts), never the
  * attendees or check-ins themselves: a few rows per project, whatever the attendee count.
  */
 export const overviewRepository = {
