@@ -33,10 +33,8 @@ describe("the agenda grid shows a bounded number of sessions", () => {
   // Issue 39: a page reads ten rooms of one day; a clash with a session on another page of rooms
   // (the same speaker) or on another day must still show, and every room and day must be reachable.
   test("pages through rooms ten at a time, every day reachable, clashes across pages marked", async () => {
-    const owner = await createUser(server.services);
-    const { project } = await createProject(server.services, {
-      ownerId: owner.id,
-      input: { timezone: "Europe/Berlin" },
+    const { user: owner, project } = await createOrganizer(server.services, {
+      project: { timezone: "Europe/Berlin" },
     });
     const actor = userActor(owner.id);
     const rooms = [];
@@ -72,9 +70,7 @@ describe("the agenda grid shows a bounded number of sessions", () => {
       startsAt: "2026-10-06T08:00:00.000Z",
       roomId: first,
     });
-    const client = new HttpClient(server.url);
-    await client.get("/login");
-    await client.post("/login", { email: owner.email, password: testPassword });
+    const client = await logIn(server.url, owner.email);
 
     const page1 = await client.get(`/b/${project.id}/agenda/grid`);
     assert.equal(page1.status, 200);
