@@ -54,6 +54,7 @@ function priceText(ticket: EventTicket): string {
   const price = formatMoney(ticket.priceMinor, ticket.currency);
   if (ticket.paymentMode === "AT_DOOR") return `${price}, pay at the door`;
   if (ticket.paymentMode === "INVOICE") return `${price}, pay by invoice`;
+  if (ticket.paymentMode === "BANK_TRANSFER") return `${price}, pay by bank transfer`;
   return price;
 }
 

@@ -37,6 +37,10 @@ const TicketPaymentModeRef = builder.enumType("TicketPaymentMode", {
     NONE: { description: "Not offered for registration on the event page (sold another way)." },
     AT_DOOR: { description: "Registration on the event page; paid at the door." },
     INVOICE: { description: "Registration on the event page; the organizer sends an invoice." },
+    BANK_TRANSFER: {
+      description:
+        "Bought on the event page through an order paid by bank transfer; the seats are held until the order is paid or its hold lapses.",
+    },
   } as const,
 });
 
