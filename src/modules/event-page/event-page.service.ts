@@ -23,6 +23,7 @@ import { hashSecret, randomSecret } from "../accounts/sessions.service.js";
 import type { Throttle, ThrottleRule } from "../accounts/throttle.js";
 import type { createAgendaService } from "../agenda/agenda.service.js";
 import type { Attendee, createAttendeesService } from "../attendees/attendees.service.js";
+import type { OrdersService } from "../orders/orders.service.js";
 import type { createProjectsService } from "../projects/projects.service.js";
 import { type createTicketsService, registrableOnPage, type TicketType } from "../tickets/tickets.service.js";
 import { type EventContent, type HeldRegistration, loadEventContent } from "./event-content.js";
@@ -106,6 +107,7 @@ export interface EventPageDeps {
   agenda: ReturnType<typeof createAgendaService>;
   tickets: ReturnType<typeof createTicketsService>;
   attendees: ReturnType<typeof createAttendeesService>;
+  orders: OrdersService;
 }
 
 function presentSettings(row: Awaited<ReturnType<typeof repo.findSettings>>): EventPageSettings {
