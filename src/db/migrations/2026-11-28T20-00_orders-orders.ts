@@ -28,7 +28,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("updated_at", "text", (c) => c.notNull())
     .execute();
   // The code people quote (on the bank transfer, to the organizer) is unique within its project.
-  await db.schema.createIndex("orders_project_code").on("orders").columns(["project_id", "code"]).unique().execute();
+  await db.schema
+    .createIndex("orders_project_code")
+    .on("orders")
+    .columns(["project_id", "code"])
+    .unique()
+    .execute();
   // A repeated submit of the same checkout form finds the first order instead of placing a second.
   await db.schema
     .createIndex("orders_project_idempotency")
@@ -37,9 +42,17 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .unique()
     .execute();
   // The list: newest first, by state or not.
-  await db.schema.createIndex("orders_project_created").on("orders").columns(["project_id", "created_at", "id"]).execute();
+  await db.schema
+    .createIndex("orders_project_created")
+    .on("orders")
+    .columns(["project_id", "created_at", "id"])
+    .execute();
   // The expiry worker's scan: pending orders by hold expiry.
-  await db.schema.createIndex("orders_state_hold").on("orders").columns(["state", "hold_expires_at"]).execute();
+  await db.schema
+    .createIndex("orders_state_hold")
+    .on("orders")
+    .columns(["state", "hold_expires_at"])
+    .execute();
 
   await db.schema
     .createTable("order_lines")

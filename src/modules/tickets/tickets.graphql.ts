@@ -21,7 +21,7 @@ function onSale(ticketType: TicketType, now = new Date().toISOString()): boolean
   );
 }
 
-const MoneyRef = builder.objectRef<{ amountMinor: number; currency: string }>("Money").implement({
+export const MoneyRef = builder.objectRef<{ amountMinor: number; currency: string }>("Money").implement({
   inheritsAccess: true,
   description: "An amount of money.",
   fields: (t) => ({
