@@ -15,7 +15,7 @@ export interface OrderSettings {
  * sets a longer hold (up to 14 days); a payment arriving after it lapsed is a late payment
  * (docs/payments.md).
  */
-export const defaultOrderSettings: OrderSettings = { holdMinutes: 15, bankDetails: null };
+const defaultOrderSettings: OrderSettings = { holdMinutes: 15, bankDetails: null };
 
 export const orderSettingsInput = z.object({
   holdMinutes: z

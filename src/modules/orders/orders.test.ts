@@ -7,7 +7,6 @@ import {
   createPublishedProject,
   createTicketType,
   uniqueEmail,
-  userActor,
 } from "../../../test/helpers/factories.js";
 import { testContextPerSuite } from "../../../test/helpers/test-services.js";
 import type { Services } from "../../services.js";
