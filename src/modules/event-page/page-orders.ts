@@ -1,10 +1,10 @@
+import type { CompanyField } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { addressKey } from "../../shared/client-address.js";
 import { publicActor } from "../access/actor.js";
 import type { Throttle, ThrottleRule } from "../accounts/throttle.js";
 import type { PlacedOrder, PlaceOrderInput } from "../orders/order-placement.js";
 import type { OrdersService } from "../orders/orders.service.js";
-import type { EventPageSettings } from "./event-page.service.js";
 
 /**
  * Orders from one client address per hour: as generous as registrations (a company orders from
@@ -26,7 +26,9 @@ export type PageOrderInput = PlaceOrderInput & {
  */
 export async function placePageOrder(
   deps: { throttle: Throttle; orders: OrdersService },
-  openPage: (projectId: string) => Promise<{ settings: EventPageSettings } | undefined>,
+  openPage: (
+    projectId: string,
+  ) => Promise<{ settings: { registrationOpen: boolean; companyField: CompanyField } } | undefined>,
   input: PageOrderInput,
   clientIp: string,
 ): Promise<PlacedOrder | undefined> {
