@@ -21,10 +21,20 @@ describeInBrowser("buying tickets by bank transfer in Chromium", {}, (fx) => {
         ownerId: user.id,
         input: { name: "Checkout Conf", status: "PUBLISHED", timezone: "Europe/Berlin" },
       });
-      await fx.server.services.orders.updateSettings(owner, project.id, {
-        holdMinutes: 4320,
-        bankDetails: "Checkout Conf e.V.\nIBAN DE02 1203 0000 0000 2020 51",
-      });
+      // The organizer turns bank transfers on in Settings → General → Payments.
+      const organizer = await fx.page(width, user);
+      await organizer.goto(`${fx.server.url}/b/${project.id}/settings`);
+      const payments = organizer.getByRole("form", { name: "Payments" });
+      await payments.getByLabel("Bank details").fill("Checkout Conf e.V.\nIBAN DE02 1203 0000 0000 2020 51");
+      await payments.getByLabel(/Hold seats for/).fill("2");
+      await payments.getByRole("button", { name: "Save payment settings" }).click();
+      await organizer.getByText(/must be at least 5 minutes/).waitFor();
+      // A refused save keeps what was stored: the details are typed again.
+      await payments.getByLabel("Bank details").fill("Checkout Conf e.V.\nIBAN DE02 1203 0000 0000 2020 51");
+      await payments.getByLabel(/Hold seats for/).fill("4320");
+      await payments.getByRole("button", { name: "Save payment settings" }).click();
+      await organizer.getByText("Payment settings saved.").waitFor();
+      await assertFits(organizer, "the payment settings");
       await createTicketType(fx.server.services, owner, project.id, {
         name: "Conference",
         priceMinor: 24900,
