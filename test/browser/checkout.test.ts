@@ -92,17 +92,17 @@ describeInBrowser("buying tickets by bank transfer in Chromium", {}, (fx) => {
       await assertFits(page, "the order page");
       await screenshot(page, `checkout-order-${width}`);
 
-      // The organizer marks it paid (the dashboard's Orders tab is the next slice; the API and this
-      // service call are the same rule).
-      const system = { kind: "system" } as const;
-      const access = await fx.server.services.access.require(system, project.id);
-      const { resolvePageArgs } = await import("../../src/shared/pagination.js");
-      const orders = await fx.server.services.orders.listOrders(access, {}, resolvePageArgs({ first: 5 }));
-      assert.deepEqual(
-        orders.items.map((o) => [o.code, o.totalMinor, o.state]),
-        [[code, 34800, "PENDING"]],
-      );
-      await fx.server.services.orders.markOrderPaid(owner, { id: orders.items[0]?.id ?? "" });
+      // The organizer finds it in the Orders tab and marks it paid.
+      await organizer.goto(`${fx.server.url}/b/${project.id}/orders?state=PENDING`);
+      const card = organizer.getByRole("listitem", { name: `Order ${code}` });
+      await card.getByText("€348.00").waitFor();
+      await card.getByText("Ann Attendee").waitFor();
+      await assertFits(organizer, "the Orders tab");
+      await screenshot(organizer, `orders-tab-${width}`);
+      await card.getByRole("button", { name: "Mark paid" }).click();
+      await organizer.getByText(`Order ${code} is paid.`).waitFor();
+      await organizer.goto(`${fx.server.url}/b/${project.id}/orders?state=PENDING`);
+      await organizer.getByText("No orders").waitFor();
       await page.reload();
       await page.getByText("Paid", { exact: true }).waitFor();
       assert.equal(await page.getByText("Pay by bank transfer").count(), 0);
