@@ -14,6 +14,7 @@ import { registerHealthRoutes } from "./http/health.routes.js";
 import { type Logger, lazyChildLogger } from "./logger.js";
 import { registerMetrics } from "./metrics/metrics.routes.js";
 import { schedulePruning } from "./modules/audit/audit.service.js";
+import { OrderExpiryWorker } from "./modules/orders/order-expiry-worker.js";
 import { TicketMailWorker } from "./modules/ticket-mails/ticket-mail-worker.js";
 import { WebhookDispatcher } from "./modules/webhooks/dispatcher.js";
 import { ObjectRenderer } from "./modules/webhooks/render.js";
@@ -124,6 +125,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerGraphQLRoutes(app, services, apiSchema, { door, observe });
   startWebhooks(app, services, apiSchema);
   startTicketMails(app, services);
+  startOrderExpiry(app, services);
   registerDocsRoutes(app);
   await registerEventSite(app);
   await registerDashboard(app);
@@ -151,6 +153,13 @@ function startWebhooks(app: FastifyInstance, services: Services, apiSchema: Grap
     unsubscribe();
     await dispatcher.stop();
   });
+}
+
+/** Lapsed order holds are expired by every server process (docs/payments.md). */
+function startOrderExpiry(app: FastifyInstance, services: Services): void {
+  const worker = new OrderExpiryWorker({ orders: services.orders, logger: services.logger });
+  app.addHook("onReady", async () => worker.start());
+  app.addHook("preClose", async () => worker.stop());
 }
 
 /** Ticket emails go out from every server process, each at most `config.mailPerSecond`. */

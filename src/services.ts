@@ -16,10 +16,12 @@ import { createAppsService } from "./modules/apps/apps.service.js";
 import { createUpdateRequestNotifier } from "./modules/apps/update-requests.js";
 import { createAttendeesService } from "./modules/attendees/attendees.service.js";
 import { createAttendeeImportService } from "./modules/attendees/attendees-import.service.js";
+import { createOrderTickets } from "./modules/attendees/order-tickets.js";
 import { createAuditService } from "./modules/audit/audit.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
 import { createEventPageService } from "./modules/event-page/event-page.service.js";
+import { createOrdersService } from "./modules/orders/orders.service.js";
 import { createOverviewService } from "./modules/overview/overview.service.js";
 import { createInvitationsService } from "./modules/projects/invitations.service.js";
 import { createMembersService, leaveAllProjects } from "./modules/projects/members.service.js";
@@ -73,6 +75,8 @@ export function createServices(
   const tickets = createTicketsService(db, access, changes);
   const attendees = createAttendeesService(db, access, changes, undoCheckInOfCancelled);
   const ticketMails = createTicketMailsService(db, access, mailer);
+  const orderTickets = createOrderTickets({ changes, onCancelled: undoCheckInOfCancelled });
+  const orders = createOrdersService(db, access, changes, orderTickets);
   return {
     config,
     logger,
@@ -94,6 +98,7 @@ export function createServices(
     agenda,
     tickets,
     attendees,
+    orders,
     checkins: createCheckinsService(db, access, changes),
     ticketMails,
     attendeeFiles: createAttendeeImportService(db, database.engine, access, changes, ticketMails.announce),
@@ -115,6 +120,7 @@ export function createServices(
       agenda,
       tickets,
       attendees,
+      orders,
     }),
   };
 }

@@ -12,6 +12,7 @@ import { attendeesCommands } from "./commands/attendees.js";
 import { backupCommand, restoreCommand } from "./commands/backup.js";
 import { demoCommand } from "./commands/demo.js";
 import { migrateCommand } from "./commands/migrate.js";
+import { ordersCommands } from "./commands/orders.js";
 import { projectsCommands } from "./commands/projects.js";
 import { serveCommand } from "./commands/serve.js";
 import { usersCommands } from "./commands/users.js";
@@ -30,6 +31,7 @@ const table: (Command | CommandGroup)[] = [
   projectsCommands,
   appsCommands,
   attendeesCommands,
+  ordersCommands,
 ];
 
 const processIo: CliIo = {

@@ -28,6 +28,7 @@ import { registerCheckInPages } from "./pages/check-in.js";
 import { ForbiddenPage, NotFoundPage, ServerErrorPage } from "./pages/errors.js";
 import { registerInvitationPages } from "./pages/invitation.js";
 import { registerMemberPages } from "./pages/members.js";
+import { registerOrderPages } from "./pages/orders.js";
 import { registerProjectPages } from "./pages/projects.js";
 import { registerSettingsPages } from "./pages/settings.js";
 import { registerSpeakerPages } from "./pages/speakers.js";
@@ -202,6 +203,7 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     registerSpeakerPages(dashboard);
     registerTicketPages(dashboard);
     registerAttendeePages(dashboard);
+    registerOrderPages(dashboard);
     registerCheckInPages(dashboard);
     registerDeveloperPages(dashboard);
   });

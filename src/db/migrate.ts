@@ -22,6 +22,7 @@ import * as ticketMails from "./migrations/2026-11-28T10-00_ticket-mails.js";
 import * as billingDetails from "./migrations/2026-11-28T11-00_billing-details.js";
 import * as ticketTypeNames from "./migrations/2026-11-28T12-00_ticket-type-names.js";
 import * as registrationLinks from "./migrations/2026-11-28T18-00_registration-links.js";
+import * as orders from "./migrations/2026-11-28T20-00_orders.js";
 import * as overviewCounts from "./migrations/2026-11-28T21-00_overview-counts.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
@@ -49,6 +50,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-28T11-00_billing-details": billingDetails,
   "2026-11-28T12-00_ticket-type-names": ticketTypeNames,
   "2026-11-28T18-00_registration-links": registrationLinks,
+  "2026-11-28T20-00_orders": orders,
   "2026-11-28T21-00_overview-counts": overviewCounts,
 };
 

@@ -37,6 +37,9 @@ export interface Database {
   webhook_deliveries: WebhookDeliveriesTable;
   webhook_attempts: WebhookAttemptsTable;
   ticket_mails: TicketMailsTable;
+  orders: OrdersTable;
+  order_lines: OrderLinesTable;
+  order_settings: OrderSettingsTable;
 }
 
 export interface UsersTable {
@@ -211,8 +214,11 @@ export interface TicketTypesTable {
   updated_at: string;
 }
 
-/** NONE: a paid ticket is not offered on the event page; AT_DOOR / INVOICE: it is, paid that way. */
-export type TicketPaymentMode = "NONE" | "AT_DOOR" | "INVOICE";
+/**
+ * NONE: a paid ticket is not offered on the event page; AT_DOOR / INVOICE: it is, paid that way;
+ * BANK_TRANSFER: it is bought through an order paid by bank transfer (modules/orders).
+ */
+export type TicketPaymentMode = "NONE" | "AT_DOOR" | "INVOICE" | "BANK_TRANSFER";
 
 /** Whether the event page's registration form asks for the company. */
 export type CompanyField = "OPTIONAL" | "REQUIRED" | "HIDDEN";
@@ -263,6 +269,10 @@ export interface AttendeesTable {
   updated_at: string;
   /** Unguessable code on the ticket (QR), unique across projects; see attendees/ticket-code.ts. */
   ticket_code: string;
+  /** The order that bought this ticket; null for a registration made without one. */
+  order_id: Generated<string | null>;
+  /** While the order is pending: when the seat stops being held (seat counts ignore it after). */
+  held_until: Generated<string | null>;
 }
 
 /** A check-in; undoing sets `undone_at`. At most one active (not undone) row per attendee. */
@@ -483,4 +493,56 @@ interface TicketMailsTable {
   last_error: string | null;
   created_at: string;
   sent_at: string | null;
+}
+
+/** PENDING: awaiting payment, seats held; PAID; EXPIRED: the hold lapsed unpaid; CANCELLED. */
+export type OrderState = "PENDING" | "PAID" | "EXPIRED" | "CANCELLED";
+
+/** How an order is paid (modules/orders/payment-providers.ts). */
+export type PaymentProviderName = "FREE" | "AT_DOOR" | "INVOICE" | "BANK_TRANSFER";
+
+/** One purchase by one buyer (see migrations/2026-11-28T20-00_orders.ts). */
+export interface OrdersTable {
+  id: string;
+  project_id: string;
+  /** The code people quote, unique in its project (`aB3x-7KQ3M`). */
+  code: string;
+  buyer_name: string;
+  buyer_email: string;
+  state: OrderState;
+  /** Sum of the lines, in minor units of `currency`, computed on the server. */
+  total_minor: number;
+  currency: string;
+  provider: PaymentProviderName;
+  /** What the buyer writes on the bank transfer; null for providers without one. */
+  payment_reference: string | null;
+  /** While PENDING: when the hold lapses. */
+  hold_expires_at: string | null;
+  /** The checkout form's key: a repeated submit finds this order. */
+  idempotency_key: string | null;
+  /** SHA-256 of the secret in the buyer's link to the order's page; null for orders placed elsewhere. */
+  buyer_token_hash: string | null;
+  created_at: string;
+  paid_at: string | null;
+  /** When it was cancelled or expired. */
+  closed_at: string | null;
+  updated_at: string;
+}
+
+/** One ticket type of an order, with its price frozen when the order was placed. */
+export interface OrderLinesTable {
+  order_id: string;
+  ticket_type_id: string;
+  ticket_type_name: string;
+  quantity: number;
+  unit_price_minor: number;
+}
+
+/** A project's order settings; a project without a row has the defaults. */
+export interface OrderSettingsTable {
+  project_id: string;
+  hold_minutes: number;
+  /** Shown to buyers paying by bank transfer (account holder, IBAN, BIC); null: bank transfer off. */
+  bank_details: string | null;
+  updated_at: string;
 }

@@ -54,6 +54,7 @@ function priceText(ticket: EventTicket): string {
   const price = formatMoney(ticket.priceMinor, ticket.currency);
   if (ticket.paymentMode === "AT_DOOR") return `${price}, pay at the door`;
   if (ticket.paymentMode === "INVOICE") return `${price}, pay by invoice`;
+  if (ticket.paymentMode === "BANK_TRANSFER") return `${price}, pay by bank transfer`;
   return price;
 }
 
@@ -79,13 +80,26 @@ function Tickets(props: { content: EventContent; settings: EventPageSettings }) 
                   Register<span class="visually-hidden">{` for ${ticket.name}`}</span>
                 </a>
               ) : null}
-              {ticket.registrable || ticket.remaining === 0 ? null : (
+              {props.settings.registrationOpen &&
+              !ticket.registrable &&
+              ticket.orderable &&
+              ticket.remaining > 0 ? (
+                <a class="button" href={`/e/${project.id}/order?q.${encodeURIComponent(ticket.id)}=1`}>
+                  Buy<span class="visually-hidden">{` ${ticket.name}`}</span>
+                </a>
+              ) : null}
+              {ticket.orderable || ticket.remaining === 0 ? null : (
                 <p class="muted">Not sold on this page; ask the organizer.</p>
               )}
             </div>
           </li>
         ))}
       </ul>
+      {props.settings.registrationOpen && tickets.some((t) => t.orderable && t.remaining > 0) ? (
+        <p>
+          <a href={`/e/${project.id}/order`}>Buy several tickets in one order</a>
+        </p>
+      ) : null}
     </section>
   );
 }

@@ -12,6 +12,7 @@ import type { EventPageService } from "../modules/event-page/event-page.service.
 import { agendaCalendar } from "./agenda-ics.js";
 import { EventPage, eventPaths, SpeakerPage } from "./event-page.js";
 import { type FormSigner, formSigner } from "./form-token.js";
+import { registerOrderRoutes } from "./order-routes.js";
 import { PageCache } from "./page-cache.js";
 import { pageNumber, pageOf } from "./paging.js";
 import { CheckInboxPage, honeypotField, ManagePage, RegisterPage } from "./registration-pages.js";
@@ -36,6 +37,7 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
   const events: EventPageService = services.eventPage;
   const cache = new PageCache(services.responseCache);
   const signer: FormSigner = formSigner(await loadServerSecret(services.database.db, "event-page-forms"));
+  const linkSecret = await loadServerSecret(services.database.db, "event-order-links");
   const absolute = (path: string) => `${services.config.baseUrl}${path}`;
 
   await app.register(
@@ -286,6 +288,8 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
           ),
         ),
       );
+
+      registerOrderRoutes(site, { events, signer, linkSecret, absolute, opened });
 
       const managePath = (projectId: string, token: string) => `/e/${projectId}/registration/${token}`;
       type ManageParams = { Params: { projectId: string; token: string } };

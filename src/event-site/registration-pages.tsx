@@ -25,6 +25,7 @@ function ticketLabel(ticket: TicketType): string {
   const price = formatMoney(ticket.priceMinor, ticket.currency);
   if (ticket.paymentMode === "AT_DOOR") return `${ticket.name} · ${price}, paid at the door`;
   if (ticket.paymentMode === "INVOICE") return `${ticket.name} · ${price}, paid by invoice`;
+  if (ticket.paymentMode === "BANK_TRANSFER") return `${ticket.name} · ${price}, paid by bank transfer`;
   return `${ticket.name} · ${price}`;
 }
 

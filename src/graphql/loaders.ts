@@ -91,6 +91,10 @@ const makers = {
     new DataLoader(fromMap((ids: readonly string[]) => tickets.soldCounts([...ids]), 0)),
   activeCheckIn: ({ checkins }: Services) =>
     new RelationLoader((ids) => checkins.activeByAttendeeIds([...ids]), undefined),
+  order: ({ orders }: Services) =>
+    new DataLoader(fromMap((ids: readonly string[]) => orders.ordersByIds(ids), undefined)),
+  orderLines: ({ orders }: Services) =>
+    new DataLoader(fromMap((ids: readonly string[]) => orders.linesOf(ids), [])),
   checkInHistory: ({ checkins }: Services) =>
     new DataLoader(fromMap((ids: readonly string[]) => checkins.historyByAttendeeIds([...ids]), [])),
 };

@@ -50,6 +50,8 @@ export function areasWrittenUnder(permission: string): AreaMask {
     case "tickets:write":
       return areaBit.tickets;
     case "attendees:write":
+    // An order's tickets are attendees and take seats; orders themselves are read with attendees.
+    case "orders:write":
       return areaBit.attendees | areaBit.tickets;
     case "checkins:write":
       return areaBit.checkins;

@@ -49,6 +49,9 @@ const otherTables: Record<string, string> = {
   webhook_attempts: "the delivery log",
   ticket_mails: "the ticket email outbox",
   registration_links: "an event-page registration's manage links: read when opened",
+  orders: "order data: the attendees area's version (orders:write bumps attendees and tickets)",
+  order_lines: "an order's lines, written with the order",
+  order_settings: "the hold length and bank details an order is placed with: read at checkout",
   kysely_migration: "the migrator's",
   kysely_migration_lock: "the migrator's",
 };

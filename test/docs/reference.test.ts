@@ -16,7 +16,7 @@ import {
 import { schema } from "../../src/api-schema.js";
 import { globalId } from "../../src/graphql/ids.js";
 import { declaredPermission, declaredRestriction } from "../../src/graphql/permissions.js";
-import { systemActor } from "../../src/modules/access/actor.js";
+import { publicActor, systemActor } from "../../src/modules/access/actor.js";
 import { allPermissions, type Permission } from "../../src/modules/access/permissions.js";
 import { testEngines } from "../helpers/engines.js";
 import {
@@ -61,6 +61,16 @@ async function fixture(server: TestServer) {
   const checkedIn = await createAttendee(services, systemActor, project.id, ticket.id);
   await services.checkins.checkIn(systemActor, { attendeeId: checkedIn.id });
   const waiting = await createAttendee(services, systemActor, project.id, ticket.id);
+  const door = await createTicketType(services, systemActor, project.id, {
+    name: "Door",
+    paymentMode: "AT_DOOR",
+  });
+  const placed = await services.orders.placeOrder(publicActor, {
+    projectId: project.id,
+    buyerName: "Bea Buyer",
+    buyerEmail: "bea@example.test",
+    tickets: [{ ticketTypeId: door.id, name: "Bea Buyer", email: `bea-${project.id}@example.test` }],
+  });
   return {
     project: project.id,
     room: globalId("Room", room.id),
@@ -71,6 +81,7 @@ async function fixture(server: TestServer) {
     spareTicket: globalId("TicketType", spareTicket.id),
     checkedIn: globalId("Attendee", checkedIn.id),
     waiting: globalId("Attendee", waiting.id),
+    order: globalId("Order", placed.order.id),
   };
 }
 
@@ -191,6 +202,8 @@ const mutationInputs: Record<string, (ids: Ids) => string> = {
     `{projectId: "${ids.project}", name: "Lin", email: "lin-${Date.now()}@example.test", ticketTypeId: "${ids.ticket}"}`,
   updateAttendee: (ids) => `{id: "${ids.waiting}", name: "Lin"}`,
   cancelAttendee: (ids) => `{id: "${ids.waiting}"}`,
+  markOrderPaid: (ids) => `{id: "${ids.order}"}`,
+  cancelOrder: (ids) => `{id: "${ids.order}"}`,
   checkInAttendee: (ids) => `{attendeeId: "${ids.waiting}"}`,
   undoCheckIn: (ids) => `{attendeeId: "${ids.checkedIn}"}`,
   // No ticket has this code: the answer is the outcome UNKNOWN_CODE, not an error.

@@ -5,6 +5,7 @@ import { httpStatusOf } from "../../errors.js";
 import type { ProjectAccess } from "../../modules/access/access.service.js";
 import { can } from "../../modules/access/policy.js";
 import type { EventPageSettings } from "../../modules/event-page/event-page.service.js";
+import type { OrderSettings } from "../../modules/orders/order-settings.js";
 import type { Project } from "../../modules/projects/projects.service.js";
 import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
@@ -13,6 +14,7 @@ import { Form, FormError, type FormState, formState, SubmitButton, TextField } f
 import { ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
 import { EventPagePanel, registerEventPageSettings } from "./event-page-settings.js";
+import { PaymentsPanel, registerPaymentSettings } from "./payment-settings.js";
 import { ProjectFields, projectFormValues, projectInputFromForm } from "./project-form.js";
 
 /**
@@ -110,6 +112,7 @@ function GeneralTab(props: {
   state: FormState;
   deleteState?: FormState;
   eventPage: EventPageSettings;
+  payments: OrderSettings;
 }) {
   const { ctx, project } = props;
   const base = `/b/${project.id}/settings`;
@@ -159,6 +162,7 @@ function GeneralTab(props: {
         published={project.status === "PUBLISHED"}
         settings={props.eventPage}
       />
+      <PaymentsPanel ctx={ctx} projectId={project.id} settings={props.payments} />
     </SettingsPage>
   );
 }
@@ -167,6 +171,7 @@ function GeneralTab(props: {
 export function registerSettingsPages(app: FastifyInstance): void {
   const { services } = app;
   registerEventPageSettings(app);
+  registerPaymentSettings(app);
 
   /**
    * The General tab with the project as stored; `states` carries the values and errors of the form
@@ -182,6 +187,7 @@ export function registerSettingsPages(app: FastifyInstance): void {
     const access = await services.access.require(actor, request.params.projectId);
     const project = await services.projects.get(actor, access.projectId);
     const eventPage = await services.eventPage.settings(actor, access.projectId);
+    const payments = await services.orders.settings(actor, access.projectId);
     return sendPage(
       reply,
       <GeneralTab
@@ -191,6 +197,7 @@ export function registerSettingsPages(app: FastifyInstance): void {
         state={states.state ?? formState(projectFormValues(project))}
         deleteState={states.deleteState}
         eventPage={eventPage}
+        payments={payments}
       />,
       status,
     );

@@ -33,6 +33,7 @@ const paymentModeLabels: Record<TicketPaymentMode, string> = {
   NONE: "Not offered on the event page",
   AT_DOOR: "Registration on the page, pay at the door",
   INVOICE: "Registration on the page, pay by invoice",
+  BANK_TRANSFER: "Order on the page, pay by bank transfer",
 };
 const paymentModeOptions = paymentModes.map((value) => ({ value, label: paymentModeLabels[value] }));
 

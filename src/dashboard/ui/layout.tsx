@@ -103,6 +103,7 @@ export type ProjectSection =
   | "speakers"
   | "tickets"
   | "attendees"
+  | "orders"
   | "checkin"
   | "settings";
 
@@ -112,6 +113,7 @@ const sections: { id: ProjectSection; label: string; path: string }[] = [
   { id: "speakers", label: "Speakers", path: "/speakers" },
   { id: "tickets", label: "Tickets", path: "/tickets" },
   { id: "attendees", label: "Attendees", path: "/attendees" },
+  { id: "orders", label: "Orders", path: "/orders" },
   { id: "checkin", label: "Check-in", path: "/check-in" },
   { id: "settings", label: "Settings", path: "/settings" },
 ];

@@ -43,6 +43,11 @@ const typeAreas: Record<string, AreaMask> = {
   AttendeeConnection: areaBit.attendees,
   AttendeeEdge: areaBit.attendees,
   CheckIn: areaBit.checkins,
+  // Orders change with their tickets (orders:write bumps attendees and tickets).
+  Order: areaBit.attendees,
+  OrderConnection: areaBit.attendees,
+  OrderEdge: areaBit.attendees,
+  OrderLine: areaBit.attendees,
 };
 
 // Fields computed from another area's rows than their type's.

@@ -53,6 +53,19 @@ export const permissionCatalogue = [
     description: "Check attendees in and undo a check-in.",
   },
   {
+    name: "orders:read",
+    graphqlName: "ORDERS_READ",
+    title: "Read orders",
+    description:
+      "Read orders with their buyers' names and emails, amounts, payment state and bank transfer references.",
+  },
+  {
+    name: "orders:write",
+    graphqlName: "ORDERS_WRITE",
+    title: "Manage orders",
+    description: "Mark orders paid and cancel them (cancelling frees their seats).",
+  },
+  {
     name: "audit:read",
     graphqlName: "AUDIT_READ",
     title: "Read the audit log",

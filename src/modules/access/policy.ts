@@ -156,6 +156,9 @@ export function assertPermission(
 
 type Holder = Pick<Standing, "permissions">;
 
+/** Orders name their buyers and amounts: only `orders:read` sees them (never the public). */
+export const orderVisible = (standing: Holder): boolean => standing.permissions.has("orders:read");
+
 /** Attendees are personal data: only `attendees:read` sees them (never the public). */
 export const attendeeVisible = (standing: Holder): boolean => standing.permissions.has("attendees:read");
 

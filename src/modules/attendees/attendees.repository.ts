@@ -39,6 +39,8 @@ const attendeeColumns = everyColumn<AttendeeRow>()([
   "cancelled_at",
   "updated_at",
   "ticket_code",
+  "order_id",
+  "held_until",
 ]);
 
 /** An attendee with what an export adds: its ticket type's name and its active check-in time. */
@@ -364,6 +366,23 @@ export const attendeesRepository = {
       .returning("id")
       .executeTakeFirst();
     return inserted !== undefined;
+  },
+
+  /** The tickets of an order (attendees carrying its id), in the order they were bought. */
+  ofOrder(db: Db, projectId: string, orderId: string): Promise<AttendeeRow[]> {
+    const q = db.selectFrom("attendees").selectAll().where("project_id", "=", projectId);
+    return q.where("order_id", "=", orderId).orderBy("registered_at").orderBy("id").execute();
+  },
+
+  /** Ends the hold of an order's active tickets: their seats stay taken without a time limit. */
+  async keepOrderTickets(db: Db, projectId: string, orderId: string, at: string): Promise<void> {
+    await db
+      .updateTable("attendees")
+      .set({ held_until: null, updated_at: at })
+      .where("project_id", "=", projectId)
+      .where("order_id", "=", orderId)
+      .where("status", "=", "REGISTERED")
+      .execute();
   },
 
   async update(

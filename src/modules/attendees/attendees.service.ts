@@ -29,6 +29,7 @@ import {
   attendeesRepository as repo,
 } from "./attendees.repository.js";
 import { claimSeat, claimSeatOnMove } from "./attendees-seats.js";
+import { cancelActiveRegistration, type OnAttendeeCancelled } from "./cancellation.js";
 import { generateTicketCode } from "./ticket-code.js";
 
 /** A registration: personal data, never public. */
@@ -45,6 +46,8 @@ export interface Attendee {
   updatedAt: string;
   /** Unguessable code on the ticket, scanned at the door. */
   ticketCode: string;
+  /** The order that bought the ticket; null for a registration made without one. */
+  orderId: string | null;
 }
 
 /** An attendee as it leaves the service. */
@@ -61,6 +64,7 @@ export function presentAttendee(row: AttendeeRow): Attendee {
     cancelledAt: row.cancelled_at,
     updatedAt: row.updated_at,
     ticketCode: row.ticket_code,
+    orderId: row.order_id,
   };
 }
 
@@ -114,6 +118,8 @@ export function registrationRow(input: RegisterAttendeeInput, now = nowIso()): A
     cancelled_at: null,
     updated_at: now,
     ticket_code: generateTicketCode(),
+    order_id: null,
+    held_until: null,
   };
 }
 
@@ -139,18 +145,6 @@ function emailTaken(): AppError {
     fieldErrors: [{ field: ["email"], message: "is already registered for this event" }],
   });
 }
-
-/**
- * What else happens, in the same transaction, when a registration is cancelled (the check-ins
- * module undoes the active check-in). services.ts passes it in, so this module knows nothing of
- * the modules built on attendees and the dependency runs one way.
- */
-export type OnAttendeeCancelled = (
-  trx: Db,
-  projectId: string,
-  attendeeId: string,
-  at: string,
-) => Promise<unknown>;
 
 /** An attendee's id and project, wherever it is, for the access check before another module's write. */
 export function locateAttendee(db: Db, id: string): Promise<{ id: string; project_id: string } | undefined> {
@@ -196,11 +190,9 @@ export function createAttendeesService(
       changes.unchanged(trx);
       return presentAttendee(row);
     }
-    const now = nowIso();
-    await repo.update(trx, projectId, id, { status: "CANCELLED", cancelled_at: now, updated_at: now });
-    await onCancelled(trx, projectId, id, now);
-    await changes.event(trx, actor, objectEvent(projectId, "Attendee", id, "cancelled"));
-    return presentAttendee({ ...row, status: "CANCELLED", cancelled_at: now, updated_at: now });
+    return presentAttendee(
+      await cancelActiveRegistration(trx, { changes, onCancelled }, actor, row, nowIso()),
+    );
   }
 
   return {

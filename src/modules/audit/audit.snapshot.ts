@@ -43,6 +43,19 @@ const auditedColumns = {
       status: "status",
     },
   },
+  Order: {
+    table: "orders",
+    fields: {
+      code: "code",
+      buyerName: "buyer_name",
+      buyerEmail: "buyer_email",
+      state: "state",
+      totalMinor: "total_minor",
+      currency: "currency",
+      provider: "provider",
+      holdExpiresAt: "hold_expires_at",
+    },
+  },
 } as const satisfies Record<string, { table: string; fields: Record<string, string | readonly string[]> }>;
 
 type Audited = keyof typeof auditedColumns;
@@ -50,6 +63,7 @@ type Audited = keyof typeof auditedColumns;
 /** Amounts in minor units, each with the column naming its currency, so a reader sees 99.00 → 9,900.00. */
 const moneyFields: Partial<Record<Audited, Record<string, string>>> = {
   TicketType: { priceMinor: "currency" },
+  Order: { totalMinor: "currency" },
 };
 
 /**

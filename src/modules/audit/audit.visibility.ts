@@ -35,6 +35,7 @@ const readPermission: Record<string, Permission | null> = {
   TicketType: "tickets:read",
   Attendee: "attendees:read",
   CheckIn: "attendees:read",
+  Order: "orders:read",
 };
 
 /** What an actor's access lets them see of an entry. */

@@ -4,7 +4,12 @@ import type { ProjectAccess } from "../access/access.service.js";
 import type { createAgendaService, Room, Session, Speaker, Track } from "../agenda/agenda.service.js";
 import type { Attendee } from "../attendees/attendees.service.js";
 import type { createProjectsService, Project } from "../projects/projects.service.js";
-import { type createTicketsService, registrableOnPage, type TicketType } from "../tickets/tickets.service.js";
+import {
+  type createTicketsService,
+  orderableOnPage,
+  registrableOnPage,
+  type TicketType,
+} from "../tickets/tickets.service.js";
 
 /** A published session with what the page shows beside it. */
 export interface EventSession extends Session {
@@ -16,7 +21,10 @@ export interface EventSession extends Session {
 /** A ticket type on sale, with what is left and whether it can be registered for on the page. */
 export interface EventTicket extends TicketType {
   remaining: number;
+  /** With the one-ticket registration form. */
   registrable: boolean;
+  /** In an order (the checkout), which also sells tickets paid by bank transfer. */
+  orderable: boolean;
 }
 
 /** Everything the public event page shows: only what the token-less API shows too. */
@@ -101,6 +109,7 @@ export async function loadEventContent(deps: ContentSources, access: ProjectAcce
       ...t,
       remaining: Math.max(0, t.quantity - (sold.get(t.id) ?? 0)),
       registrable: registrableOnPage(t),
+      orderable: orderableOnPage(t),
     })),
     truncated: sessionList.more,
   };

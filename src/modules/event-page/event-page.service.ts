@@ -23,10 +23,12 @@ import { hashSecret, randomSecret } from "../accounts/sessions.service.js";
 import type { Throttle, ThrottleRule } from "../accounts/throttle.js";
 import type { createAgendaService } from "../agenda/agenda.service.js";
 import type { Attendee, createAttendeesService } from "../attendees/attendees.service.js";
+import type { OrdersService } from "../orders/orders.service.js";
 import type { createProjectsService } from "../projects/projects.service.js";
 import { type createTicketsService, registrableOnPage, type TicketType } from "../tickets/tickets.service.js";
 import { type EventContent, type HeldRegistration, loadEventContent } from "./event-content.js";
 import { eventPageRepository as repo } from "./event-page.repository.js";
+import { type PageOrderInput, placePageOrder } from "./page-orders.js";
 import { registrationMail } from "./registration-mail.js";
 import { createSiteBudget } from "./site-budget.js";
 
@@ -106,6 +108,7 @@ export interface EventPageDeps {
   agenda: ReturnType<typeof createAgendaService>;
   tickets: ReturnType<typeof createTicketsService>;
   attendees: ReturnType<typeof createAttendeesService>;
+  orders: OrdersService;
 }
 
 function presentSettings(row: Awaited<ReturnType<typeof repo.findSettings>>): EventPageSettings {
@@ -335,6 +338,22 @@ export function createEventPageService(deps: EventPageDeps) {
         return { kind: outcome.kind, attendee: outcome.attendee, mailed };
       }
       return outcome;
+    },
+
+    /** Places an order from the event page's checkout (page-orders.ts); undefined for a bot. */
+    placeOrder: (input: PageOrderInput, clientIp: string) => placePageOrder(deps, openPage, input, clientIp),
+
+    /** The order behind a buyer's link, with its lines, tickets and how to pay; undefined for a wrong link. */
+    async orderByLink(projectId: string, code: string, token: string) {
+      if (!(await openPage(projectId))) return undefined;
+      const order = await deps.orders.findByBuyerToken(projectId, code, token);
+      if (!order) return undefined;
+      const [lines, tickets, settings] = await Promise.all([
+        deps.orders.linesOf([order.id]),
+        deps.orders.ticketsOf(order),
+        deps.orders.pageSettings(projectId),
+      ]);
+      return { order, lines: lines.get(order.id) ?? [], tickets, bankDetails: settings.bankDetails };
     },
 
     /** The billing details an attendee gave on the page (the caller checked attendees:read). */

@@ -16,6 +16,7 @@ export function paymentLine(ticketType: PricedTicket | undefined): string | unde
   const price = formatMoney(ticketType.priceMinor, ticketType.currency);
   if (ticketType.paymentMode === "AT_DOOR") return `Price: ${price}, paid at the door.`;
   if (ticketType.paymentMode === "INVOICE") return `Price: ${price}; the organizer will send you an invoice.`;
+  if (ticketType.paymentMode === "BANK_TRANSFER") return `Price: ${price}, paid by bank transfer.`;
   return `Price: ${price}.`;
 }
 

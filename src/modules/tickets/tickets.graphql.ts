@@ -20,7 +20,7 @@ function onSale(ticketType: TicketType, now = new Date().toISOString()): boolean
   );
 }
 
-const MoneyRef = builder.objectRef<{ amountMinor: number; currency: string }>("Money").implement({
+export const MoneyRef = builder.objectRef<{ amountMinor: number; currency: string }>("Money").implement({
   inheritsAccess: true,
   description: "An amount of money.",
   fields: (t) => ({
@@ -36,6 +36,10 @@ const TicketPaymentModeRef = builder.enumType("TicketPaymentMode", {
     NONE: { description: "Not offered for registration on the event page (sold another way)." },
     AT_DOOR: { description: "Registration on the event page; paid at the door." },
     INVOICE: { description: "Registration on the event page; the organizer sends an invoice." },
+    BANK_TRANSFER: {
+      description:
+        "Bought on the event page through an order paid by bank transfer; the seats are held until the order is paid or its hold lapses.",
+    },
   } as const,
 });
 

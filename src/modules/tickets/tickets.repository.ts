@@ -1,8 +1,9 @@
-import { type Selectable, sql } from "kysely";
+import { type ExpressionBuilder, type Selectable, sql } from "kysely";
 import type { Db } from "../../db/database.js";
 import { everyColumn, type IdList, idList, inIdList, projectedQuery } from "../../db/projection.js";
-import type { TicketTypesTable } from "../../db/schema.js";
+import type { Database, TicketTypesTable } from "../../db/schema.js";
 import { applyKeyset, type PageWindow } from "../../shared/pagination.js";
+import { nowIso } from "../../shared/time.js";
 
 export type TicketTypeRow = Selectable<TicketTypesTable>;
 
@@ -40,6 +41,15 @@ function ticketTypesQuery(db: Db, projectId: string, onSaleAt: string | undefine
       .where((eb) => eb.or([eb("sales_end_at", "is", null), eb("sales_end_at", ">", onSaleAt)]));
   }
   return q;
+}
+
+/**
+ * Whether a REGISTERED attendee takes a seat at `at`: always, unless it is a ticket of a pending
+ * order whose hold has lapsed (modules/orders). The hold is read here, not left to the expiry
+ * worker, so a lapsed hold frees its seat at once whenever the worker runs.
+ */
+function takesSeat(eb: ExpressionBuilder<Database, "attendees">, at: string) {
+  return eb.or([eb("held_until", "is", null), eb("held_until", ">", at)]);
 }
 
 /** SQL for ticket types and their sales figures; always scoped by project or by authorized ids. */
@@ -129,25 +139,27 @@ export const ticketsRepository = {
     await db.deleteFrom("ticket_types").where("project_id", "=", projectId).where("id", "=", id).execute();
   },
 
-  /** REGISTERED attendees per ticket type (one statement for any number of ids). */
-  soldCounts(db: Db, ids: readonly string[]) {
+  /** Seats taken per ticket type (one statement for any number of ids); see `takesSeat`. */
+  soldCounts(db: Db, ids: readonly string[], at = nowIso()) {
     return db
       .selectFrom("attendees")
       .select(["ticket_type_id", (eb) => eb.fn.countAll().as("n")])
       .where("ticket_type_id", "in", [...ids])
       .where("status", "=", "REGISTERED")
+      .where((eb) => takesSeat(eb, at))
       .groupBy("ticket_type_id")
       .execute();
   },
 
-  /** REGISTERED attendees of one ticket type of the project. */
-  async soldCount(db: Db, projectId: string, id: string): Promise<number> {
+  /** Seats taken of one ticket type of the project; see `takesSeat`. */
+  async soldCount(db: Db, projectId: string, id: string, at = nowIso()): Promise<number> {
     const row = await db
       .selectFrom("attendees")
       .select((eb) => eb.fn.countAll().as("n"))
       .where("project_id", "=", projectId)
       .where("ticket_type_id", "=", id)
       .where("status", "=", "REGISTERED")
+      .where((eb) => takesSeat(eb, at))
       .executeTakeFirstOrThrow();
     return Number(row.n);
   },

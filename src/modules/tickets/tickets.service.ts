@@ -85,14 +85,29 @@ export function isOnSale(
 }
 
 /** The payment modes, for forms and inputs. */
-export const paymentModes = ["NONE", "AT_DOOR", "INVOICE"] as const satisfies readonly TicketPaymentMode[];
+export const paymentModes = [
+  "NONE",
+  "AT_DOOR",
+  "INVOICE",
+  "BANK_TRANSFER",
+] as const satisfies readonly TicketPaymentMode[];
 const paymentMode = z.enum(paymentModes);
 
 /**
- * Whether visitors may register for this ticket type on the public event page: free tickets always,
- * paid ones only when the organizer said how they are paid (no payment provider is built in).
+ * Whether visitors may register for this ticket type with the event page's one-ticket form: free
+ * tickets always, paid ones when they are paid later (at the door, by invoice). A ticket paid by
+ * bank transfer is bought only through an order (`orderableOnPage`), which holds its seat until paid.
  */
 export function registrableOnPage(ticketType: Pick<TicketType, "priceMinor" | "paymentMode">): boolean {
+  return (
+    ticketType.priceMinor === 0 ||
+    ticketType.paymentMode === "AT_DOOR" ||
+    ticketType.paymentMode === "INVOICE"
+  );
+}
+
+/** Whether visitors may buy this ticket type in an order on the event page: free or paid some way it offers. */
+export function orderableOnPage(ticketType: Pick<TicketType, "priceMinor" | "paymentMode">): boolean {
   return ticketType.priceMinor === 0 || ticketType.paymentMode !== "NONE";
 }
 

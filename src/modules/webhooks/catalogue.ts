@@ -28,6 +28,18 @@ export const eventCatalogue: readonly EventTypeInfo[] = [
   { type: "attendee.cancelled", permission: "attendees:read", description: "A registration was cancelled." },
   { type: "checkin.created", permission: "attendees:read", description: "An attendee was checked in." },
   { type: "checkin.undone", permission: "attendees:read", description: "A check-in was taken back." },
+  { type: "order.created", permission: "orders:read", description: "An order was placed." },
+  { type: "order.paid", permission: "orders:read", description: "An order was marked paid." },
+  {
+    type: "order.expired",
+    permission: "orders:read",
+    description: "An order's hold lapsed unpaid; its seats were freed.",
+  },
+  {
+    type: "order.cancelled",
+    permission: "orders:read",
+    description: "An order was cancelled; its seats were freed.",
+  },
   { type: "app.link.created", permission: undefined, description: "A project connected this app." },
   { type: "app.link.updated", permission: undefined, description: "A link's permissions changed." },
   { type: "app.link.revoked", permission: undefined, description: "A project disconnected this app." },
@@ -59,4 +71,6 @@ export const defaultSelections: Readonly<Record<string, string>> = {
   TicketType: "id name description price { amountMinor currency } quantity salesStartAt salesEndAt",
   Attendee:
     "id name email company status registeredAt cancelledAt ticketType { id } checkIn { checkedInAt undoneAt }",
+  Order:
+    "id code state buyerName buyerEmail total { amountMinor currency } provider paymentReference holdExpiresAt createdAt paidAt closedAt lines { ticketTypeName quantity unitPriceMinor }",
 };

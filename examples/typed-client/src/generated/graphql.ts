@@ -17,6 +17,10 @@ export type Permission =
   | 'AUDIT_READ'
   /** Check attendees in: Check attendees in and undo a check-in. */
   | 'CHECKINS_WRITE'
+  /** Read orders: Read orders with their buyers' names and emails, amounts, payment state and bank transfer references. */
+  | 'ORDERS_READ'
+  /** Manage orders: Mark orders paid and cancel them (cancelling frees their seats). */
+  | 'ORDERS_WRITE'
   /** Edit event details: Update the project's name, description, dates, time zone, venue, website and status. */
   | 'PROJECT_WRITE'
   /** Read ticket types: Read ticket types with their capacity and sales figures. */

@@ -1,0 +1,141 @@
+import type { FastifyInstance } from "fastify";
+import type { OrderState } from "../../db/schema.js";
+import type { Attendee } from "../../modules/attendees/attendees.service.js";
+import type { Order } from "../../modules/orders/orders.model.js";
+import { paymentProvider } from "../../modules/orders/payment-providers.js";
+import { formatMoney } from "../../shared/money.js";
+import { resolvePageArgs } from "../../shared/pagination.js";
+import { type PageContext, pageContext } from "../context.js";
+import { type FormRequest, type RowLookup, rowFormRoute } from "../form-route.js";
+import { formatDateTime } from "../time.js";
+import { Badge, EmptyState, Tabs } from "../ui/components.js";
+import { Form, SubmitButton } from "../ui/forms.js";
+import { ProjectLayout } from "../ui/layout.js";
+import { sendPage } from "../ui/render.js";
+import { loadProjectPage, type ProjectPageData } from "./project-page.js";
+
+const states: readonly OrderState[] = ["PENDING", "PAID", "EXPIRED", "CANCELLED"];
+const stateLabels: Record<OrderState, string> = {
+  PENDING: "Awaiting payment",
+  PAID: "Paid",
+  EXPIRED: "Expired",
+  CANCELLED: "Cancelled",
+};
+const stateTones = { PENDING: "warning", PAID: "success", EXPIRED: "neutral", CANCELLED: "danger" } as const;
+const pageSize = 20;
+
+function OrderCard(props: { ctx: PageContext; data: ProjectPageData; order: Order; tickets: Attendee[] }) {
+  const { order, data } = props;
+  const base = `/b/${data.project.id}/orders/${order.id}`;
+  const open = order.state === "PENDING" || order.state === "PAID";
+  return (
+    <li class="panel" aria-label={`Order ${order.code}`}>
+      <h3>
+        {order.code} <Badge tone={stateTones[order.state]}>{stateLabels[order.state]}</Badge>
+      </h3>
+      <p>
+        {order.buyerName} ({order.buyerEmail}) · {formatMoney(order.totalMinor, order.currency)} ·{" "}
+        {paymentProvider(order.provider).title}
+        {order.paymentReference ? ` · reference ${order.paymentReference}` : ""}
+      </p>
+      <p class="muted">
+        Placed {formatDateTime(order.createdAt, data.project.timezone)}
+        {order.state === "PENDING" && order.holdExpiresAt
+          ? `; seats held until ${formatDateTime(order.holdExpiresAt, data.project.timezone)}`
+          : ""}
+      </p>
+      <ul>
+        {props.tickets.map((t) => (
+          <li>
+            {t.name} ({t.email}){t.status === "CANCELLED" ? " · cancelled" : ""}
+          </li>
+        ))}
+      </ul>
+      {open ? (
+        <div class="button-row">
+          {order.state === "PENDING" ? (
+            <Form action={`${base}/paid`} csrf={props.ctx.csrf} label={`Mark ${order.code} paid`}>
+              <SubmitButton>Mark paid</SubmitButton>
+            </Form>
+          ) : null}
+          <Form
+            action={`${base}/cancel`}
+            csrf={props.ctx.csrf}
+            label={`Cancel ${order.code}`}
+            confirm={`Cancel order ${order.code}? Its tickets are cancelled and their seats freed.`}
+          >
+            <SubmitButton variant="danger">Cancel order</SubmitButton>
+          </Form>
+        </div>
+      ) : null}
+    </li>
+  );
+}
+
+/** Orders: by state, newest pages on, with their tickets; mark paid and cancel (orders:write). */
+export function registerOrderPages(app: FastifyInstance): void {
+  const { services } = app;
+  const orderRow: RowLookup<Order> = {
+    param: "orderId",
+    what: "Order",
+    find: (actor, id) => services.orders.findOrder(actor, id),
+  };
+
+  app.get("/b/:projectId/orders", async (request: FormRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const query = request.query as { state?: string; after?: string };
+    const state = states.find((s) => s === query.state);
+    const window = resolvePageArgs({ first: pageSize, after: query.after || null });
+    const page = await services.orders.listOrders(data.access, { state }, window);
+    const tickets = await Promise.all(page.items.map((order) => services.orders.ticketsOf(order)));
+    const ctx = pageContext(request, reply);
+    const path = `/b/${data.project.id}/orders`;
+    const tabs = [
+      { id: "ALL", label: "All", href: path },
+      ...states.map((s) => ({ id: s, label: stateLabels[s], href: `${path}?state=${s}` })),
+    ];
+    return sendPage(
+      reply,
+      <ProjectLayout ctx={ctx} project={data.project} section="orders" title="Orders">
+        <h2>Orders</h2>
+        <Tabs label="Order state" tabs={tabs} current={state ?? "ALL"} />
+        {page.items.length === 0 ? (
+          <EmptyState title="No orders">Orders placed on the event page appear here.</EmptyState>
+        ) : (
+          <ul class="order-list">
+            {page.items.map((order, i) => (
+              <OrderCard ctx={ctx} data={data} order={order} tickets={tickets[i] ?? []} />
+            ))}
+          </ul>
+        )}
+        {page.hasNextPage && page.endCursor ? (
+          <p>
+            <a href={`${path}?${state ? `state=${state}&` : ""}after=${encodeURIComponent(page.endCursor)}`}>
+              Next page
+            </a>
+          </p>
+        ) : null}
+      </ProjectLayout>,
+    );
+  });
+
+  rowFormRoute(app, "/b/:projectId/orders/:orderId/paid", orderRow, {
+    async submit({ data, row }) {
+      const order = await services.orders.markOrderPaid(data.actor, { id: row.id });
+      return {
+        to: `/b/${data.project.id}/orders`,
+        flash: { kind: "success", text: `Order ${order.code} is paid.` },
+      };
+    },
+  });
+
+  rowFormRoute(app, "/b/:projectId/orders/:orderId/cancel", orderRow, {
+    async submit({ data, row }) {
+      const order = await services.orders.cancelOrder(data.actor, { id: row.id });
+      return {
+        to: `/b/${data.project.id}/orders`,
+        flash: { kind: "info", text: `Order ${order.code} is cancelled; its seats are free.` },
+      };
+    },
+  });
+}

@@ -1,0 +1,254 @@
+import { formatDateTime } from "../dashboard/time.js";
+import { FormError, type FormState, TextField } from "../dashboard/ui/forms.js";
+import type { Attendee } from "../modules/attendees/attendees.service.js";
+import type { EventContent, EventTicket } from "../modules/event-page/event-content.js";
+import type { EventPageSettings } from "../modules/event-page/event-page.service.js";
+import type { Order, OrderLine } from "../modules/orders/orders.model.js";
+import { paymentProvider } from "../modules/orders/payment-providers.js";
+import { formatMoney } from "../shared/money.js";
+import { eventPaths } from "./event-page.js";
+import type { FormTicket } from "./form-token.js";
+import { honeypotField } from "./registration-pages.js";
+import { SiteLayout } from "./site-layout.js";
+
+/** The most tickets of one type a buyer picks in one order (the order takes at most 20 in all). */
+export const maxPerType = 10;
+
+/** Where the checkout lives: step 1 (quantities, a GET form) and step 2 (names, a POST). */
+export const orderPaths = {
+  choose: (id: string) => `/e/${id}/order`,
+  order: (id: string, code: string, token: string) => `/e/${id}/orders/${code}/${token}`,
+};
+
+/** The ticket types a buyer may pick here: on sale, sold in orders, with seats left. */
+export function offeredTickets(content: EventContent): EventTicket[] {
+  return content.tickets.filter((t) => t.orderable && t.remaining > 0);
+}
+
+function priceOf(ticket: { priceMinor: number; currency: string }): string {
+  return ticket.priceMinor === 0 ? "free" : formatMoney(ticket.priceMinor, ticket.currency);
+}
+
+function TicketsError(props: { state: FormState }) {
+  const error = props.state.errors.tickets;
+  return error ? (
+    <p class="notice notice-error" role="alert">
+      {error}
+    </p>
+  ) : null;
+}
+
+/** Step 1: how many tickets of each type (sold-out ones say so). Works as a plain GET form. */
+export function ChooseTicketsPage(props: {
+  content: EventContent;
+  settings: EventPageSettings;
+  state: FormState;
+  url: string;
+}) {
+  const { project, tickets } = props.content;
+  const sellable = tickets.filter((t) => t.orderable);
+  const open = props.settings.registrationOpen && offeredTickets(props.content).length > 0;
+  return (
+    <SiteLayout
+      meta={{
+        title: `Tickets · ${project.name}`,
+        description: `Buy tickets for ${project.name}.`,
+        url: props.url,
+      }}
+      eventName={project.name}
+      eventHref={eventPaths.page(project.id)}
+    >
+      <h1>Tickets for {project.name}</h1>
+      {open ? null : <p class="note">No ticket can be bought here right now.</p>}
+      <form method="get" action={orderPaths.choose(project.id)} class="form" aria-label="Choose tickets">
+        <FormError state={props.state} />
+        <TicketsError state={props.state} />
+        {sellable.map((ticket) => (
+          <div class="field">
+            <label for={`q-${ticket.id}`}>
+              {ticket.name} · {priceOf(ticket)}
+            </label>
+            {ticket.remaining > 0 && open ? (
+              <input
+                id={`q-${ticket.id}`}
+                name={`q.${ticket.id}`}
+                type="number"
+                inputMode="numeric"
+                min={0}
+                max={Math.min(maxPerType, ticket.remaining)}
+                value={props.state.values[`q.${ticket.id}`] ?? "0"}
+              />
+            ) : (
+              <p id={`q-${ticket.id}`} class="muted">
+                {ticket.remaining > 0 ? "Not on sale now" : "Sold out"}
+              </p>
+            )}
+          </div>
+        ))}
+        {open ? (
+          <button type="submit" class="button">
+            Continue
+          </button>
+        ) : null}
+      </form>
+    </SiteLayout>
+  );
+}
+
+/** Step 2: the buyer, and a name and email per ticket; the server prices it all again. */
+export function OrderDetailsPage(props: {
+  content: EventContent;
+  settings: EventPageSettings;
+  chosen: { ticket: EventTicket; quantity: number }[];
+  form: FormTicket;
+  state: FormState;
+  url: string;
+}) {
+  const { project } = props.content;
+  const rows = props.chosen.flatMap(({ ticket, quantity }) => Array.from({ length: quantity }, () => ticket));
+  const total = props.chosen.reduce((sum, { ticket, quantity }) => sum + ticket.priceMinor * quantity, 0);
+  const currency = props.chosen[0]?.ticket.currency ?? "EUR";
+  const company = props.settings.companyField;
+  return (
+    <SiteLayout
+      meta={{
+        title: `Your order · ${project.name}`,
+        description: `Buy tickets for ${project.name}.`,
+        url: props.url,
+      }}
+      eventName={project.name}
+      eventHref={eventPaths.page(project.id)}
+    >
+      <h1>Your order</h1>
+      <ul class="order-lines">
+        {props.chosen.map(({ ticket, quantity }) => (
+          <li>
+            {quantity} × {ticket.name} · {priceOf(ticket)}
+          </li>
+        ))}
+      </ul>
+      <p>
+        Total <strong>{formatMoney(total, currency)}</strong>{" "}
+        <a href={orderPaths.choose(project.id)}>Change</a>
+      </p>
+      <form method="post" action={orderPaths.choose(project.id)} class="form" aria-label="Order" noValidate>
+        <input type="hidden" name="idempotencyKey" value={props.form.idempotencyKey} />
+        <input type="hidden" name="issuedAt" value={props.form.issuedAt} />
+        <input type="hidden" name="signature" value={props.form.signature} />
+        {props.chosen.map(({ ticket, quantity }) => (
+          <input type="hidden" name={`q.${ticket.id}`} value={String(quantity)} />
+        ))}
+        <FormError state={props.state} />
+        <TicketsError state={props.state} />
+        <TextField name="buyerName" label="Your name" state={props.state} required autocomplete="name" />
+        <TextField
+          name="buyerEmail"
+          label="Your email"
+          type="email"
+          state={props.state}
+          required
+          autocomplete="email"
+        />
+        {company === "HIDDEN" ? null : (
+          <TextField name="company" label="Company" state={props.state} required={company === "REQUIRED"} />
+        )}
+        {rows.map((ticket, i) => (
+          <fieldset class="ticket-holder">
+            <legend>
+              Ticket {i + 1}: {ticket.name}
+            </legend>
+            <input type="hidden" name={`tickets.${i}.ticketTypeId`} value={ticket.id} />
+            <TextField name={`tickets.${i}.name`} label="Name" state={props.state} required />
+            <TextField name={`tickets.${i}.email`} label="Email" type="email" state={props.state} required />
+          </fieldset>
+        ))}
+        <div class="hp" aria-hidden="true">
+          <label for="f-hp">Leave this field empty</label>
+          <input id="f-hp" name={honeypotField} type="text" tabIndex={-1} autoComplete="off" />
+        </div>
+        <button type="submit" class="button">
+          Place order
+        </button>
+      </form>
+    </SiteLayout>
+  );
+}
+
+const stateWords: Record<Order["state"], string> = {
+  PENDING: "Awaiting payment",
+  PAID: "Paid",
+  EXPIRED: "Expired: the seats were released",
+  CANCELLED: "Cancelled",
+};
+
+/** The buyer's page of an order (their link): what they bought, and how to pay by bank transfer. */
+export function OrderPage(props: {
+  order: Order;
+  lines: OrderLine[];
+  tickets: Attendee[];
+  bankDetails: string | null;
+  content: EventContent;
+  url: string;
+}) {
+  const { order, content } = props;
+  const { project } = content;
+  const transfer = order.provider === "BANK_TRANSFER" && order.state === "PENDING";
+  return (
+    <SiteLayout
+      meta={{
+        title: `Order ${order.code} · ${project.name}`,
+        description: `Your order for ${project.name}.`,
+        url: props.url,
+        noindex: true,
+      }}
+      eventName={project.name}
+      eventHref={eventPaths.page(project.id)}
+    >
+      <h1>Order {order.code}</h1>
+      <dl class="facts">
+        <div>
+          <dt>State</dt>
+          <dd>{stateWords[order.state]}</dd>
+        </div>
+        <div>
+          <dt>Payment</dt>
+          <dd>{paymentProvider(order.provider).title}</dd>
+        </div>
+        <div>
+          <dt>Total</dt>
+          <dd>{formatMoney(order.totalMinor, order.currency)}</dd>
+        </div>
+      </dl>
+      {transfer ? (
+        <section aria-labelledby="pay-heading" class="block">
+          <h2 id="pay-heading">Pay by bank transfer</h2>
+          <p>
+            Transfer {formatMoney(order.totalMinor, order.currency)} with the reference{" "}
+            <code class="ticket-code">{order.paymentReference}</code>
+            {order.holdExpiresAt
+              ? ` by ${formatDateTime(order.holdExpiresAt, project.timezone)} (${project.timezone} time); your seats are held until then.`
+              : "."}
+          </p>
+          <pre class="bank-details">{props.bankDetails}</pre>
+          <p class="muted">The organizer confirms your order once the money arrives.</p>
+        </section>
+      ) : null}
+      <h2>Tickets</h2>
+      <ul class="order-lines">
+        {props.lines.map((line) => (
+          <li>
+            {line.quantity} × {line.ticketTypeName} ·{" "}
+            {line.unitPriceMinor === 0 ? "free" : formatMoney(line.unitPriceMinor, order.currency)}
+          </li>
+        ))}
+      </ul>
+      <ul class="order-lines">
+        {props.tickets.map((ticket) => (
+          <li>
+            {ticket.name} ({ticket.email}){ticket.status === "CANCELLED" ? " · cancelled" : ""}
+          </li>
+        ))}
+      </ul>
+    </SiteLayout>
+  );
+}

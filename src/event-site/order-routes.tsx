@@ -1,0 +1,203 @@
+import { createHmac } from "node:crypto";
+import type { FastifyInstance, FastifyReply } from "fastify";
+import type { VNode } from "preact";
+import { renderToString } from "preact-render-to-string";
+import { formValues, stateFromError } from "../dashboard/form-data.js";
+import { type FormState, formState } from "../dashboard/ui/forms.js";
+import { AppError, ErrorCode, httpStatusOf, isUserError } from "../errors.js";
+import type { ProjectAccess } from "../modules/access/access.service.js";
+import type { EventContent, EventTicket } from "../modules/event-page/event-content.js";
+import type { EventPageService, EventPageSettings } from "../modules/event-page/event-page.service.js";
+import type { FormSigner } from "./form-token.js";
+import {
+  ChooseTicketsPage,
+  maxPerType,
+  OrderDetailsPage,
+  OrderPage,
+  offeredTickets,
+  orderPaths,
+} from "./order-pages.js";
+import { honeypotField } from "./registration-pages.js";
+
+const html = (page: VNode) => `<!doctype html>${renderToString(page)}`;
+const send = (reply: FastifyReply, body: string, status = 200) =>
+  reply.code(status).type("text/html; charset=utf-8").send(body);
+
+type ProjectParams = { Params: { projectId: string } };
+
+/** What the checkout's routes need from the event site. */
+export interface OrderRouteDeps {
+  events: EventPageService;
+  signer: FormSigner;
+  /** The secret that turns a checkout form's idempotency key into the buyer's link. */
+  linkSecret: string;
+  absolute: (path: string) => string;
+  opened: (projectId: string) => Promise<{ access: ProjectAccess; settings: EventPageSettings }>;
+}
+
+/**
+ * The quantities a buyer chose (`q.<ticket type id>` fields), or a refusal a person can act on.
+ * Only offered ticket types count: anything else in the query is ignored.
+ */
+function chosenTickets(content: EventContent, values: Record<string, string>) {
+  const chosen: { ticket: EventTicket; quantity: number }[] = [];
+  for (const ticket of offeredTickets(content)) {
+    const text = values[`q.${ticket.id}`]?.trim() || "0";
+    const quantity = /^\d{1,3}$/.test(text) ? Number(text) : Number.NaN;
+    if (!Number.isInteger(quantity) || quantity > maxPerType) {
+      return { error: `Choose between 0 and ${maxPerType} "${ticket.name}" tickets.` };
+    }
+    if (quantity > ticket.remaining)
+      return { error: `Only ${ticket.remaining} "${ticket.name}" tickets are left.` };
+    if (quantity > 0) chosen.push({ ticket, quantity });
+  }
+  const count = chosen.reduce((sum, c) => sum + c.quantity, 0);
+  if (count === 0) return { error: "Choose at least one ticket." };
+  if (count > 20) return { error: "One order holds at most 20 tickets." };
+  return { chosen };
+}
+
+const refused = (message: string): FormState => ({ ...formState(), errors: { tickets: message } });
+
+/**
+ * The event page's checkout under /e/<id>/order: step 1 picks quantities (a GET form, so the page
+ * needs no script), step 2 names each ticket and places the order (a signed POST, like registration),
+ * and the buyer lands on the order's own page behind a secret link.
+ */
+export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps): void {
+  const { events, signer, absolute, opened } = deps;
+  // The buyer's link, derived from the form's key: a repeated submit lands on the same order.
+  const buyerToken = (projectId: string, key: string) =>
+    createHmac("sha256", deps.linkSecret).update(`order-link:${projectId}:${key}`).digest("base64url");
+
+  site.get<ProjectParams & { Querystring: Record<string, string> }>(
+    "/:projectId/order",
+    async (request, reply) => {
+      const page = await opened(request.params.projectId);
+      const projectId = page.access.projectId;
+      const content = await events.content(page.access);
+      const values = formValues(request.query);
+      const url = absolute(orderPaths.choose(projectId));
+      reply.header("cache-control", "private, no-cache");
+      const picked = Object.keys(values).some((name) => name.startsWith("q."));
+      const result = picked ? chosenTickets(content, values) : undefined;
+      if (!result?.chosen) {
+        const state = result?.error ? { ...refused(result.error), values } : formState(values);
+        return send(
+          reply,
+          html(<ChooseTicketsPage content={content} settings={page.settings} state={state} url={url} />),
+          result?.error ? 400 : 200,
+        );
+      }
+      const form = signer.issue(projectId);
+      return send(
+        reply,
+        html(
+          <OrderDetailsPage
+            content={content}
+            settings={page.settings}
+            chosen={result.chosen}
+            form={form}
+            state={formState()}
+            url={url}
+          />,
+        ),
+      );
+    },
+  );
+
+  site.post<ProjectParams>("/:projectId/order", async (request, reply) => {
+    const page = await opened(request.params.projectId);
+    const projectId = page.access.projectId;
+    const values = formValues(request.body);
+    if (!signer.verify(projectId, values)) {
+      throw new AppError(
+        ErrorCode.FORBIDDEN,
+        "This form has expired or did not come from this page. Open the ticket page again.",
+      );
+    }
+    const content = await events.content(page.access);
+    const chosen = chosenTickets(content, values).chosen ?? [];
+    const count = chosen.reduce((sum, c) => sum + c.quantity, 0);
+    const token = buyerToken(projectId, values.idempotencyKey);
+    try {
+      const placed = await events.placeOrder(
+        {
+          projectId,
+          buyerName: values.buyerName ?? "",
+          buyerEmail: values.buyerEmail ?? "",
+          company: values.company,
+          // The names come from the form; which ticket types and how many, from the quantities.
+          tickets: Array.from({ length: Math.max(count, 1) }, (_, i) => ({
+            ticketTypeId: values[`tickets.${i}.ticketTypeId`] ?? "",
+            name: values[`tickets.${i}.name`] ?? "",
+            email: values[`tickets.${i}.email`] ?? "",
+          })),
+          idempotencyKey: values.idempotencyKey,
+          buyerToken: token,
+          honeypot: values[honeypotField],
+        },
+        request.ip,
+      );
+      if (!placed) return reply.code(303).header("location", `/e/${projectId}`).send();
+      return reply
+        .code(303)
+        .header("location", orderPaths.order(projectId, placed.order.code, token))
+        .send();
+    } catch (error) {
+      if (!isUserError(error)) throw error;
+      reply.header("cache-control", "no-store");
+      const state = stateFromError(error, values);
+      if (chosen.length === 0) {
+        const url = absolute(orderPaths.choose(projectId));
+        const message = state.errors.tickets ?? state.formError ?? "Choose your tickets again.";
+        return send(
+          reply,
+          html(
+            <ChooseTicketsPage
+              content={content}
+              settings={page.settings}
+              state={refused(message)}
+              url={url}
+            />,
+          ),
+          httpStatusOf(error),
+        );
+      }
+      return send(
+        reply,
+        html(
+          <OrderDetailsPage
+            content={content}
+            settings={page.settings}
+            chosen={chosen}
+            form={{
+              idempotencyKey: values.idempotencyKey ?? "",
+              issuedAt: values.issuedAt ?? "",
+              signature: values.signature ?? "",
+            }}
+            state={state}
+            url={absolute(orderPaths.choose(projectId))}
+          />,
+        ),
+        httpStatusOf(error),
+      );
+    }
+  });
+
+  type OrderParams = { Params: { projectId: string; code: string; token: string } };
+  site.get<OrderParams>("/:projectId/orders/:code/:token", async (request, reply) => {
+    // The secret is in the address: it must not leak through a Referer or a shared cache.
+    reply
+      .header("referrer-policy", "no-referrer")
+      .header("cache-control", "no-store")
+      .header("x-robots-tag", "noindex");
+    const { projectId, code, token } = request.params;
+    if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) throw new AppError(ErrorCode.NOT_FOUND, "Order not found");
+    const found = await events.orderByLink(projectId, code, token);
+    if (!found) throw new AppError(ErrorCode.NOT_FOUND, "Order not found");
+    const page = await opened(projectId);
+    const content = await events.content(page.access);
+    return send(reply, html(<OrderPage {...found} content={content} url={absolute(`/e/${projectId}`)} />));
+  });
+}

@@ -1,0 +1,216 @@
+import { randomInt } from "node:crypto";
+import { z } from "zod";
+import type { Db, Tx } from "../../db/database.js";
+import type { TicketPaymentMode } from "../../db/schema.js";
+import { badInput, notFound } from "../../errors.js";
+import { areasWrittenUnder } from "../../shared/data-areas.js";
+import { newId } from "../../shared/ids.js";
+import { objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
+import { nowIso } from "../../shared/time.js";
+import { email, idText, optionalText, requiredText } from "../../shared/validation.js";
+import type { Actor } from "../access/actor.js";
+import { hashSecret } from "../accounts/sessions.service.js";
+import type { Attendee } from "../attendees/attendees.service.js";
+import { seatCounts, seatRefusal } from "../attendees/attendees-seats.js";
+import type { OrderTickets } from "../attendees/order-tickets.js";
+import { isOnSale, orderableOnPage } from "../tickets/tickets.service.js";
+import { type OrderSettings, presentOrderSettings } from "./order-settings.js";
+import { conflict, type Order, presentOrder } from "./orders.model.js";
+import { type OrderLineRow, type OrderRow, ordersRepository as repo } from "./orders.repository.js";
+import { providerForModes } from "./payment-providers.js";
+
+// Placing an order and the steps it shares with the rest of the orders service (claiming seats,
+// expiring a lapsed hold), kept apart so the service file holds the state changes and the reads.
+
+export const maxTicketsPerOrder = 20;
+// The largest amount the integer columns hold on PostgreSQL.
+const maxAmountMinor = 2_147_483_647;
+
+export const placeInput = z.object({
+  projectId: idText,
+  buyerName: requiredText(200),
+  buyerEmail: email,
+  company: optionalText(200),
+  tickets: z
+    .array(z.object({ ticketTypeId: idText, name: requiredText(200), email }))
+    .min(1, "must name at least one ticket")
+    .max(maxTicketsPerOrder, `must name at most ${maxTicketsPerOrder} tickets`),
+  idempotencyKey: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{16,64}$/, "must be the key the form was given")
+    .optional(),
+  /** The secret of the buyer's link to the order's page (only its hash is stored). */
+  buyerToken: z.string().min(20).max(100).optional(),
+});
+
+export type PlaceOrderInput = z.input<typeof placeInput>;
+
+/** A placed order with its tickets; `repeat`: the same checkout form was submitted again. */
+export interface PlacedOrder {
+  order: Order;
+  tickets: Attendee[];
+  repeat: boolean;
+}
+
+// Crockford's base32 (as ticket codes): read aloud or typed from a bank statement without mix-ups.
+const codeAlphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/** A new order code: the project's id and six random characters (a billion per project). */
+function newOrderCode(projectId: string): string {
+  let random = "";
+  for (let i = 0; i < 6; i++) random += codeAlphabet[randomInt(codeAlphabet.length)];
+  return `${projectId}-${random}`;
+}
+
+/** The expiry worker's and the checkout's batch: lapsed holds expired per statement round. */
+export const lapsedBatch = 50;
+
+/** The steps of orders that run inside a transaction, for the orders service. */
+export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets) {
+  const areas = areasWrittenUnder("orders:write");
+
+  async function settingsOf(within: Db, projectId: string): Promise<OrderSettings> {
+    return presentOrderSettings(await repo.findSettings(within, projectId));
+  }
+
+  /**
+   * Expires a pending order whose hold lapsed, inside the caller's transaction: its tickets are
+   * cancelled (their seats were already uncounted) and it says so. Anything else is left alone.
+   */
+  async function expireIn(trx: Tx, projectId: string, id: string, now: string): Promise<boolean> {
+    const row = await repo.lock(trx, projectId, id);
+    if (row?.state !== "PENDING" || row.hold_expires_at === null || row.hold_expires_at > now) return false;
+    await tickets.cancel(trx, undefined, projectId, id, now);
+    await repo.update(trx, projectId, id, { state: "EXPIRED", closed_at: now, updated_at: now });
+    await changes.event(trx, undefined, objectEvent(projectId, "Order", id, "expired"));
+    return true;
+  }
+
+  /**
+   * Takes `seats` (ticket type -> count) under the ticket types' locks, or throws why not: a type
+   * missing from the project, off sale, not sold on the page, or without that many seats left.
+   */
+  async function claimSeats(trx: Tx, actor: Actor, projectId: string, seats: Map<string, number>) {
+    const counts = await seatCounts(trx, projectId, seats.keys(), true);
+    for (const [ticketTypeId, wanted] of seats) {
+      const found = counts.get(ticketTypeId);
+      if (!found)
+        throw badInput([{ field: ["tickets"], message: "names a ticket type not found in this event" }]);
+      // seatRefusal is the one place of the capacity rule; the last of the seats wanted decides.
+      const refusal = seatRefusal(actor, found.ticketType, found.sold + wanted - 1);
+      if (refusal) {
+        const left = Math.max(0, Number(found.ticketType.quantity) - found.sold);
+        throw left > 0 ? conflict(`Only ${left} "${found.ticketType.name}" tickets are left`) : refusal;
+      }
+    }
+    return counts;
+  }
+
+  async function placeIn(trx: Tx, actor: Actor, data: z.output<typeof placeInput>): Promise<PlacedOrder> {
+    const { projectId } = data;
+    // Bumping the versions first locks the project's version row: checkouts of one project run one
+    // after the other from here, so a repeated form always finds the first submit's order.
+    await changes.recordAreas(trx, projectId, areas);
+    if (data.idempotencyKey) {
+      const repeat = await repo.findByIdempotencyKey(trx, projectId, data.idempotencyKey);
+      if (repeat) {
+        return {
+          order: presentOrder(repeat),
+          tickets: await tickets.list(trx, projectId, repeat.id),
+          repeat: true,
+        };
+      }
+    }
+    const now = nowIso();
+    // Lapsed holds free their seats in every count already; expiring them here also frees their
+    // emails (one active registration per email) for a buyer who tries again after a lapse.
+    for (const lapsed of await repo.lapsed(trx, now, lapsedBatch, projectId)) {
+      await expireIn(trx, projectId, lapsed.id, now);
+    }
+    const seats = new Map<string, number>();
+    for (const t of data.tickets) seats.set(t.ticketTypeId, (seats.get(t.ticketTypeId) ?? 0) + 1);
+    const counts = await claimSeats(trx, actor, projectId, seats);
+    const lines: OrderLineRow[] = [];
+    const paidModes: TicketPaymentMode[] = [];
+    let total = 0;
+    const currencies = new Set<string>();
+    for (const [ticketTypeId, quantity] of seats) {
+      const { ticketType } = counts.get(ticketTypeId) ?? {};
+      if (!ticketType) throw notFound("TicketType");
+      if (
+        !isOnSale(ticketType, now) ||
+        !orderableOnPage({ priceMinor: ticketType.price_minor, paymentMode: ticketType.payment_mode })
+      ) {
+        throw conflict(`"${ticketType.name}" is not on sale here`);
+      }
+      const price = Number(ticketType.price_minor);
+      if (price > 0) {
+        paidModes.push(ticketType.payment_mode);
+        currencies.add(ticketType.currency);
+      }
+      total += price * quantity;
+      lines.push({
+        order_id: "",
+        ticket_type_id: ticketTypeId,
+        ticket_type_name: ticketType.name,
+        quantity,
+        unit_price_minor: price,
+      });
+    }
+    if (currencies.size > 1)
+      throw badInput([{ field: ["tickets"], message: "must all be priced in one currency" }]);
+    if (total > maxAmountMinor)
+      throw badInput([{ field: ["tickets"], message: "add up to more than one order can hold" }]);
+    const provider = providerForModes(paidModes);
+    if (!provider)
+      throw badInput([
+        { field: ["tickets"], message: "are paid in different ways: buy them in separate orders" },
+      ]);
+    const settings = await settingsOf(trx, projectId);
+    if (provider.name === "BANK_TRANSFER" && !settings.bankDetails) {
+      throw conflict("This event does not take bank transfers yet; ask the organizer");
+    }
+    const id = newId();
+    const code = newOrderCode(projectId);
+    const holdExpiresAt =
+      provider.start === "held"
+        ? new Date(Date.parse(now) + settings.holdMinutes * 60_000).toISOString()
+        : null;
+    const row: OrderRow = {
+      id,
+      project_id: projectId,
+      code,
+      buyer_name: data.buyerName,
+      buyer_email: data.buyerEmail,
+      state: provider.start === "paid" ? "PAID" : "PENDING",
+      total_minor: total,
+      // A free order has no priced line: it is in the currency its ticket types name.
+      currency:
+        [...currencies][0] ?? lines.map((l) => counts.get(l.ticket_type_id)?.ticketType.currency)[0] ?? "EUR",
+      provider: provider.name,
+      payment_reference: provider.reference(code),
+      hold_expires_at: holdExpiresAt,
+      idempotency_key: data.idempotencyKey ?? null,
+      buyer_token_hash: data.buyerToken ? hashSecret(data.buyerToken) : null,
+      created_at: now,
+      paid_at: provider.start === "paid" ? now : null,
+      closed_at: null,
+      updated_at: now,
+    };
+    await repo.insert(
+      trx,
+      row,
+      lines.map((line) => ({ ...line, order_id: id })),
+    );
+    const added = await tickets.add(
+      trx,
+      actor,
+      { id, heldUntil: holdExpiresAt },
+      data.tickets.map((t) => ({ projectId, ...t, company: data.company })),
+    );
+    await changes.event(trx, actor, { ...objectEvent(projectId, "Order", id, "created"), row });
+    return { order: presentOrder(row), tickets: added, repeat: false };
+  }
+
+  return { settingsOf, expireIn, claimSeats, placeIn };
+}

@@ -1,0 +1,211 @@
+import type { AttendeesTable } from "../../db/schema.js";
+import { notFound } from "../../errors.js";
+import { builder } from "../../graphql/builder.js";
+import { connectionTypes, toConnection } from "../../graphql/connections.js";
+import { requiredLocal } from "../../graphql/ids.js";
+import { boundedList } from "../../graphql/limits/list-bounds.js";
+import { payloadType, runMutation } from "../../graphql/mutations.js";
+import { nodeLoader } from "../../graphql/nodes.js";
+import { requires } from "../../graphql/permissions.js";
+import { reads } from "../../graphql/selection.js";
+import { AttendeeRef } from "../attendees/attendees.graphql.js";
+import { ProjectRef, projectIdOnly } from "../projects/projects.graphql.js";
+import { MoneyRef, TicketTypeRef } from "../tickets/tickets.graphql.js";
+import { maxTicketsPerOrder } from "./order-placement.js";
+import type { Order, OrderLine } from "./orders.model.js";
+
+const OrderRef = builder.objectRef<Order>("Order");
+
+const OrderStateEnum = builder.enumType("OrderState", {
+  description: "Where an order stands (docs/payments.md).",
+  values: {
+    PENDING: {
+      description: "Awaiting payment; its tickets hold their seats (until holdExpiresAt, when set).",
+    },
+    PAID: { description: "Paid (or free); its tickets keep their seats." },
+    EXPIRED: { description: "The hold lapsed unpaid; its tickets were cancelled and their seats freed." },
+    CANCELLED: { description: "Cancelled; its tickets were cancelled and their seats freed." },
+  } as const,
+});
+
+const PaymentProviderEnum = builder.enumType("PaymentProvider", {
+  description: "How an order is paid.",
+  values: {
+    FREE: { description: "Nothing to pay." },
+    AT_DOOR: { description: "Paid at the door; an organizer marks it paid." },
+    INVOICE: { description: "Paid by the organizer's invoice; an organizer marks it paid." },
+    BANK_TRANSFER: {
+      description: "Paid by bank transfer quoting paymentReference; an organizer marks it paid.",
+    },
+  } as const,
+});
+
+const OrderLineRef = builder.objectRef<OrderLine>("OrderLine").implement({
+  inheritsAccess: true,
+  description: "One ticket type of an order, priced as when the order was placed.",
+  fields: (t) => ({
+    ticketType: t.field({
+      type: TicketTypeRef,
+      nullable: true,
+      description: "The ticket type.",
+      resolve: (line, _args, c) => c.loaders.ticketType.get(line.ticketTypeId),
+    }),
+    ticketTypeName: t.exposeString("ticketTypeName", { description: "The ticket type's name when ordered." }),
+    quantity: t.exposeInt("quantity", { description: "Tickets of this type." }),
+    unitPriceMinor: t.exposeInt("unitPriceMinor", {
+      description: "Price per ticket in minor units of the order's currency, when ordered.",
+    }),
+  }),
+});
+
+/** Defines orders (every field needs orders:read), `Project.orders`, `Attendee.order` and their mutations. */
+export function defineOrderTypes(): void {
+  builder.node(OrderRef, {
+    ...requires("orders:read"),
+    description:
+      "One purchase by one buyer: one or more tickets (attendees) of one or more ticket types. Every field but id needs orders:read.",
+    id: { resolve: (o) => o.id },
+    loadWithoutCache: nodeLoader((c, id) => c.services.orders.findOrder(c.actor, id)),
+    fields: (t) => ({
+      code: t.exposeString("code", {
+        nullable: true,
+        description: "The code people quote, unique in the project, e.g. aB3x-7KQ3MX.",
+      }),
+      buyerName: t.exposeString("buyerName", { nullable: true, description: "The buyer's name." }),
+      buyerEmail: t.exposeString("buyerEmail", { nullable: true, description: "The buyer's email." }),
+      state: t.expose("state", {
+        type: OrderStateEnum,
+        nullable: true,
+        description: "Where the order stands.",
+      }),
+      total: t.field({
+        type: MoneyRef,
+        nullable: true,
+        description: "What the order costs, computed from the ticket types' prices when it was placed.",
+        resolve: (o) => ({ amountMinor: o.totalMinor, currency: o.currency }),
+      }),
+      provider: t.expose("provider", {
+        type: PaymentProviderEnum,
+        nullable: true,
+        description: "How it is paid.",
+      }),
+      paymentReference: t.exposeString("paymentReference", {
+        nullable: true,
+        description: "What the buyer quotes when paying (bank transfer, invoice); null otherwise.",
+      }),
+      holdExpiresAt: t.expose("holdExpiresAt", {
+        type: "DateTime",
+        nullable: true,
+        description: "While PENDING: when the hold lapses and the seats are freed; null when they are kept.",
+      }),
+      createdAt: t.expose("createdAt", {
+        type: "DateTime",
+        nullable: true,
+        description: "When it was placed.",
+      }),
+      paidAt: t.expose("paidAt", { type: "DateTime", nullable: true, description: "When it was paid." }),
+      closedAt: t.expose("closedAt", {
+        type: "DateTime",
+        nullable: true,
+        description: "When it was cancelled or expired.",
+      }),
+      lines: t.field({
+        ...boundedList(maxTicketsPerOrder),
+        type: [OrderLineRef],
+        nullable: true,
+        description: "Its ticket types with quantities and unit prices.",
+        resolve: (o, _args, c) => c.loaders.orderLines.load(o.id),
+      }),
+      tickets: t.field({
+        extensions: {
+          ...requires("attendees:read").extensions,
+          ...boundedList(maxTicketsPerOrder).extensions,
+        },
+        type: [AttendeeRef],
+        nullable: true,
+        description:
+          "Its tickets, each an attendee with a name, an email and a ticket code (attendees:read).",
+        resolve: (o, _args, c) => c.services.orders.ticketsOf(o),
+      }),
+    }),
+  });
+
+  builder.objectField(AttendeeRef, "order", (t) =>
+    t.field({
+      ...reads<AttendeesTable>(["order_id"], requires("orders:read")),
+      type: OrderRef,
+      nullable: true,
+      description:
+        "The order that bought this ticket; null for a registration made without one (orders:read).",
+      resolve: (a, _args, c) => (a.orderId ? c.loaders.order.load(a.orderId) : null),
+    }),
+  );
+
+  builder.objectField(ProjectRef, "orders", (t) =>
+    t.connection(
+      {
+        ...projectIdOnly(requires("orders:read")),
+        type: OrderRef,
+        nullable: true,
+        description: "Orders by the time they were placed.",
+        args: { state: t.arg({ type: OrderStateEnum, description: "Only orders in this state." }) },
+        resolve: async (project, args, c) => {
+          const access = await c.access(project.id);
+          if (!access) throw notFound("Project");
+          const filter = { state: args.state ?? undefined };
+          return toConnection(
+            args,
+            (window) => c.services.orders.listOrders(access, filter, window),
+            () => c.services.orders.countOrders(access, filter),
+          );
+        },
+      },
+      ...connectionTypes("Order", "orders"),
+    ),
+  );
+
+  const OrderIdInput = (name: string, what: string) =>
+    builder.inputType(name, {
+      description: what,
+      fields: (t) => ({ id: t.id({ required: true, description: "The order's global id." }) }),
+    });
+  const payload = (name: string, what: string) => payloadType(name, "order", OrderRef, what);
+  const input = OrderIdInput("MarkOrderPaidInput", "The order that was paid.");
+  const cancelInput = OrderIdInput("CancelOrderInput", "The order to cancel.");
+
+  builder.mutationFields((t) => ({
+    markOrderPaid: t.field({
+      ...requires("orders:write"),
+      type: payload("MarkOrderPaidPayload", "The result of markOrderPaid."),
+      description:
+        "Records that an order was paid (idempotent). A payment after the hold lapsed is accepted only while all its seats are still free; otherwise a userError says to refund it.",
+      args: {
+        input: t.arg({
+          type: input,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
+      resolve: (_r, args, c) =>
+        runMutation("order", () =>
+          c.services.orders.markOrderPaid(c.actor, { id: requiredLocal(args.input.id, "Order") }),
+        ),
+    }),
+    cancelOrder: t.field({
+      ...requires("orders:write"),
+      type: payload("CancelOrderPayload", "The result of cancelOrder."),
+      description: "Cancels an order (idempotent): its tickets are cancelled and their seats freed.",
+      args: {
+        input: t.arg({
+          type: cancelInput,
+          required: true,
+          description: "The mutation's arguments, as one input object.",
+        }),
+      },
+      resolve: (_r, args, c) =>
+        runMutation("order", () =>
+          c.services.orders.cancelOrder(c.actor, { id: requiredLocal(args.input.id, "Order") }),
+        ),
+    }),
+  }));
+}

@@ -1,0 +1,66 @@
+import type { OrderState, PaymentProviderName } from "../../db/schema.js";
+import { AppError, ErrorCode } from "../../errors.js";
+import type { OrderLineRow, OrderRow } from "./orders.repository.js";
+
+export interface Order {
+  id: string;
+  projectId: string;
+  /** The code people quote (the payment reference of a bank transfer): `aB3x-7KQ3MX`. */
+  code: string;
+  buyerName: string;
+  buyerEmail: string;
+  state: OrderState;
+  /** Minor units of `currency`, computed on the server from the ticket types' prices. */
+  totalMinor: number;
+  currency: string;
+  provider: PaymentProviderName;
+  paymentReference: string | null;
+  /** While PENDING with held seats: when the hold lapses. */
+  holdExpiresAt: string | null;
+  createdAt: string;
+  paidAt: string | null;
+  closedAt: string | null;
+  updatedAt: string;
+}
+
+/** One ticket type of an order, priced as when the order was placed. */
+export interface OrderLine {
+  ticketTypeId: string;
+  ticketTypeName: string;
+  quantity: number;
+  unitPriceMinor: number;
+}
+
+export function presentOrder(row: OrderRow): Order {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    code: row.code,
+    buyerName: row.buyer_name,
+    buyerEmail: row.buyer_email,
+    state: row.state,
+    totalMinor: Number(row.total_minor),
+    currency: row.currency,
+    provider: row.provider,
+    paymentReference: row.payment_reference,
+    holdExpiresAt: row.hold_expires_at,
+    createdAt: row.created_at,
+    paidAt: row.paid_at,
+    closedAt: row.closed_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+export function presentLine(row: OrderLineRow): OrderLine {
+  return {
+    ticketTypeId: row.ticket_type_id,
+    ticketTypeName: row.ticket_type_name,
+    quantity: Number(row.quantity),
+    unitPriceMinor: Number(row.unit_price_minor),
+  };
+}
+
+/** A refusal of an order's state or seats, named on the field the caller sent. */
+export function conflict(message: string, field: string[] = ["tickets"]): AppError {
+  return new AppError(ErrorCode.CONFLICT, message, { fieldErrors: [{ field, message }] });
+}

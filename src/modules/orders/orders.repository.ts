@@ -1,0 +1,177 @@
+import type { Selectable } from "kysely";
+import type { Db } from "../../db/database.js";
+import type { OrderLinesTable, OrderSettingsTable, OrderState, OrdersTable } from "../../db/schema.js";
+import { applyKeyset, type PageWindow } from "../../shared/pagination.js";
+
+export type OrderRow = Selectable<OrdersTable>;
+export type OrderLineRow = Selectable<OrderLinesTable>;
+export type OrderSettingsRow = Selectable<OrderSettingsTable>;
+
+function ordersQuery(db: Db, projectId: string, state: OrderState | undefined) {
+  let q = db.selectFrom("orders").where("project_id", "=", projectId);
+  if (state) q = q.where("state", "=", state);
+  return q;
+}
+
+/** SQL for orders, their lines and tickets, and the order settings; always scoped by project or by authorized ids. */
+export const ordersRepository = {
+  /** Orders by creation, of one state or all. */
+  list(db: Db, projectId: string, state: OrderState | undefined, window: PageWindow): Promise<OrderRow[]> {
+    return applyKeyset(ordersQuery(db, projectId, state).selectAll(), window, "created_at", "id").execute();
+  },
+
+  async count(db: Db, projectId: string, state: OrderState | undefined): Promise<number> {
+    const row = await ordersQuery(db, projectId, state)
+      .select((eb) => eb.fn.countAll().as("n"))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
+  /** Unscoped lookup for `node(id)` and by-id mutations: the caller must resolve the row's project access. */
+  locate(db: Db, id: string): Promise<OrderRow | undefined> {
+    return db.selectFrom("orders").selectAll().where("id", "=", id).executeTakeFirst();
+  },
+
+  /** Orders by id, for a loader whose parents the caller could already read (`Attendee.order`). */
+  findByIds(db: Db, ids: readonly string[]): Promise<OrderRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return db
+      .selectFrom("orders")
+      .selectAll()
+      .where("id", "in", [...ids])
+      .execute();
+  },
+
+  findByCode(db: Db, projectId: string, code: string): Promise<OrderRow | undefined> {
+    return db
+      .selectFrom("orders")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("code", "=", code)
+      .executeTakeFirst();
+  },
+
+  findByIdempotencyKey(db: Db, projectId: string, key: string): Promise<OrderRow | undefined> {
+    return db
+      .selectFrom("orders")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("idempotency_key", "=", key)
+      .executeTakeFirst();
+  },
+
+  /**
+   * Reads an order and write-locks it until the transaction ends, so marking it paid, cancelling it
+   * and expiring it run one after the other. A no-op UPDATE is the lock both engines understand (a
+   * row lock on PostgreSQL, the database write lock on SQLite), as tickets' `lockForSale`.
+   */
+  lock(db: Db, projectId: string, id: string): Promise<OrderRow | undefined> {
+    return db
+      .updateTable("orders")
+      .set((eb) => ({ state: eb.ref("state") }))
+      .where("project_id", "=", projectId)
+      .where("id", "=", id)
+      .returningAll()
+      .executeTakeFirst();
+  },
+
+  async insert(db: Db, row: OrderRow, lines: readonly OrderLineRow[]): Promise<void> {
+    await db.insertInto("orders").values(row).execute();
+    await db
+      .insertInto("order_lines")
+      .values([...lines])
+      .execute();
+  },
+
+  async update(
+    db: Db,
+    projectId: string,
+    id: string,
+    changes: Partial<Omit<OrderRow, "id" | "project_id" | "created_at">>,
+  ): Promise<void> {
+    await db
+      .updateTable("orders")
+      .set(changes)
+      .where("project_id", "=", projectId)
+      .where("id", "=", id)
+      .execute();
+  },
+
+  /** The lines of some orders (one statement), in ticket type order. */
+  linesOf(db: Db, orderIds: readonly string[]): Promise<OrderLineRow[]> {
+    if (orderIds.length === 0) return Promise.resolve([]);
+    return db
+      .selectFrom("order_lines")
+      .selectAll()
+      .where("order_id", "in", [...orderIds])
+      .orderBy("order_id")
+      .orderBy("ticket_type_name")
+      .execute();
+  },
+
+  /** Marks the tickets of an order as no longer held: sold for good. */
+  async releaseHolds(db: Db, projectId: string, orderId: string, at: string): Promise<void> {
+    await db
+      .updateTable("attendees")
+      .set({ held_until: null, updated_at: at })
+      .where("project_id", "=", projectId)
+      .where("order_id", "=", orderId)
+      .where("status", "=", "REGISTERED")
+      .execute();
+  },
+
+  /** Cancels the active tickets of an order (their seats are free); returns their ids. */
+  async cancelTickets(db: Db, projectId: string, orderId: string, at: string): Promise<string[]> {
+    const rows = await db
+      .updateTable("attendees")
+      .set({ status: "CANCELLED", cancelled_at: at, updated_at: at, held_until: null })
+      .where("project_id", "=", projectId)
+      .where("order_id", "=", orderId)
+      .where("status", "=", "REGISTERED")
+      .returning("id")
+      .execute();
+    return rows.map((r) => r.id);
+  },
+
+  /** Pending orders whose hold lapsed before `at`: of one project, or of all (the expiry worker). */
+  lapsed(db: Db, at: string, limit: number, projectId?: string) {
+    let q = db
+      .selectFrom("orders")
+      .select(["id", "project_id"])
+      .where("state", "=", "PENDING")
+      .where("hold_expires_at", "<=", at);
+    if (projectId) q = q.where("project_id", "=", projectId);
+    return q.orderBy("hold_expires_at").limit(limit).execute();
+  },
+
+  /** When the next pending hold lapses, for the worker's timer; undefined when none is held. */
+  async nextLapse(db: Db): Promise<string | undefined> {
+    const row = await db
+      .selectFrom("orders")
+      .select("hold_expires_at")
+      .where("state", "=", "PENDING")
+      .where("hold_expires_at", "is not", null)
+      .orderBy("hold_expires_at")
+      .limit(1)
+      .executeTakeFirst();
+    return row?.hold_expires_at ?? undefined;
+  },
+
+  findSettings(db: Db, projectId: string): Promise<OrderSettingsRow | undefined> {
+    return db.selectFrom("order_settings").selectAll().where("project_id", "=", projectId).executeTakeFirst();
+  },
+
+  async upsertSettings(db: Db, row: OrderSettingsRow): Promise<void> {
+    await db
+      .insertInto("order_settings")
+      .values(row)
+      .onConflict((oc) =>
+        oc.column("project_id").doUpdateSet({
+          hold_minutes: row.hold_minutes,
+          bank_details: row.bank_details,
+          updated_at: row.updated_at,
+        }),
+      )
+      .execute();
+  },
+};

@@ -1,0 +1,266 @@
+import { z } from "zod";
+import type { Db, Tx } from "../../db/database.js";
+import { AppError, notFound } from "../../errors.js";
+import { areasWrittenUnder } from "../../shared/data-areas.js";
+import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
+import { objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
+import { nowIso } from "../../shared/time.js";
+import { idText, parseInput } from "../../shared/validation.js";
+import type { AccessService, ProjectAccess } from "../access/access.service.js";
+import { type Actor, systemActor } from "../access/actor.js";
+import { assertPermission, orderVisible } from "../access/policy.js";
+import { writeRow } from "../access/row-access.js";
+import { hashSecret } from "../accounts/sessions.service.js";
+import type { Attendee } from "../attendees/attendees.service.js";
+import type { OrderTickets } from "../attendees/order-tickets.js";
+import {
+  createOrderSteps,
+  lapsedBatch,
+  type PlacedOrder,
+  type PlaceOrderInput,
+  placeInput,
+} from "./order-placement.js";
+import { type OrderSettings, orderSettingsInput } from "./order-settings.js";
+import { conflict, type Order, type OrderLine, presentLine, presentOrder } from "./orders.model.js";
+import { ordersRepository as repo } from "./orders.repository.js";
+
+const listFilter = z.object({ state: z.enum(["PENDING", "PAID", "EXPIRED", "CANCELLED"]).nullish() });
+const byId = z.object({ id: idText });
+
+export type OrderFilter = z.input<typeof listFilter>;
+
+/**
+ * Orders: placing one (seats held or kept under the ticket types' locks, amounts from the server's
+ * prices), marking it paid, cancelling it and expiring its hold. Reads need orders:read.
+ */
+export function createOrdersService(
+  db: Db,
+  access: AccessService,
+  changes: ProjectChanges,
+  tickets: OrderTickets,
+) {
+  const writer = { db, access, changes };
+  const areas = areasWrittenUnder("orders:write");
+  const { settingsOf, expireIn, claimSeats, placeIn } = createOrderSteps(changes, tickets);
+
+  /**
+   * Marks an order paid inside its transaction. A pending order within its hold keeps its seats. A
+   * late payment (the hold lapsed, expired or not yet) is accepted only while every one of its seats
+   * is still free: then its tickets are registered again; otherwise CONFLICT, and the organizer
+   * refunds the transfer (docs/payments.md).
+   */
+  async function markPaidIn(trx: Tx, actor: Actor, projectId: string, id: string): Promise<Order> {
+    const row = await repo.lock(trx, projectId, id);
+    if (!row) throw notFound("Order");
+    if (row.state === "PAID") {
+      // Marking paid twice (two organizers, a retried request) changes nothing.
+      changes.unchanged(trx);
+      return presentOrder(row);
+    }
+    if (row.state === "CANCELLED") throw conflict("A cancelled order cannot be paid", ["id"]);
+    const now = nowIso();
+    const lapsed = row.state === "EXPIRED" || (row.hold_expires_at !== null && row.hold_expires_at <= now);
+    if (lapsed) {
+      const expiredAt = row.state === "EXPIRED" ? (row.closed_at ?? undefined) : undefined;
+      const seats = await tickets.seatsOf(trx, projectId, id, expiredAt);
+      try {
+        // As the operator: a sales window that closed since does not refuse seats bought inside it.
+        await claimSeats(trx, systemActor, projectId, seats);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        throw conflict(
+          "The order's hold lapsed and its seats are taken now: it cannot be paid; refund the payment",
+          ["id"],
+        );
+      }
+      if (expiredAt) await tickets.reinstate(trx, actor, projectId, id, expiredAt, now);
+    }
+    await tickets.keep(trx, projectId, id, now);
+    const patch = {
+      state: "PAID" as const,
+      paid_at: now,
+      hold_expires_at: null,
+      closed_at: null,
+      updated_at: now,
+    };
+    await repo.update(trx, projectId, id, patch);
+    await changes.event(trx, actor, objectEvent(projectId, "Order", id, "paid"));
+    return presentOrder({ ...row, ...patch });
+  }
+
+  async function cancelIn(trx: Tx, actor: Actor, projectId: string, id: string): Promise<Order> {
+    const row = await repo.lock(trx, projectId, id);
+    if (!row) throw notFound("Order");
+    if (row.state === "CANCELLED" || row.state === "EXPIRED") {
+      // Already closed, its seats free: nothing to do (a repeated cancel changes nothing).
+      changes.unchanged(trx);
+      return presentOrder(row);
+    }
+    const now = nowIso();
+    await tickets.cancel(trx, actor, projectId, id, now);
+    const patch = { state: "CANCELLED" as const, hold_expires_at: null, closed_at: now, updated_at: now };
+    await repo.update(trx, projectId, id, patch);
+    await changes.event(trx, actor, objectEvent(projectId, "Order", id, "cancelled"));
+    return presentOrder({ ...row, ...patch });
+  }
+
+  return {
+    /**
+     * Places an order in a project the actor sees (the public: a published one). Every amount comes
+     * from the ticket types; seats are claimed under their locks, so no concurrency oversells. The
+     * event page's service decides first whether its visitors may order at all.
+     */
+    async placeOrder(actor: Actor, input: PlaceOrderInput): Promise<PlacedOrder> {
+      const data = parseInput(placeInput, input);
+      const found = await access.resolve(actor, data.projectId);
+      if (!found) throw notFound("Project");
+      return changes.write(db, actor, found.projectId, (trx) => placeIn(trx, actor, data), areas);
+    },
+
+    /** Orders by creation, of one state or all (orders:read). */
+    async listOrders(
+      projectAccess: ProjectAccess,
+      filter: OrderFilter,
+      window: PageWindow,
+    ): Promise<Page<Order>> {
+      assertPermission(projectAccess, "orders:read");
+      const { state } = parseInput(listFilter, filter);
+      const rows = await repo.list(db, projectAccess.projectId, state ?? undefined, window);
+      return toPage(rows.map(presentOrder), window, (o) => [o.createdAt, o.id]);
+    },
+
+    /** Total of `listOrders` for the same filter. */
+    async countOrders(projectAccess: ProjectAccess, filter: OrderFilter): Promise<number> {
+      assertPermission(projectAccess, "orders:read");
+      const { state } = parseInput(listFilter, filter);
+      return repo.count(db, projectAccess.projectId, state ?? undefined);
+    },
+
+    /** An order, when the actor holds orders:read in its project. */
+    async findOrder(
+      actor: Actor,
+      orderId: string,
+    ): Promise<{ item: Order; access: ProjectAccess } | undefined> {
+      const row = await repo.locate(db, orderId);
+      if (!row) return undefined;
+      const found = await access.resolve(actor, row.project_id);
+      return found && orderVisible(found) ? { item: presentOrder(row), access: found } : undefined;
+    },
+
+    /** Orders by id, for `Attendee.order` (the caller could read the attendees that name them). */
+    async ordersByIds(ids: readonly string[]): Promise<Map<string, Order>> {
+      return new Map((await repo.findByIds(db, ids)).map((row) => [row.id, presentOrder(row)]));
+    },
+
+    /** The lines of some orders, by order id (the caller could read the orders). */
+    async linesOf(orderIds: readonly string[]): Promise<Map<string, OrderLine[]>> {
+      const lines = new Map<string, OrderLine[]>();
+      for (const row of await repo.linesOf(db, orderIds)) {
+        lines.set(row.order_id, [...(lines.get(row.order_id) ?? []), presentLine(row)]);
+      }
+      return lines;
+    },
+
+    /** The tickets of an order (the caller could read the order). */
+    ticketsOf: (order: Order): Promise<Attendee[]> => tickets.list(db, order.projectId, order.id),
+
+    /** The order behind a buyer's link, or undefined (a wrong link and a missing order look the same). */
+    async findByBuyerToken(projectId: string, code: string, token: string): Promise<Order | undefined> {
+      const row = await repo.findByCode(db, projectId, code);
+      if (!row?.buyer_token_hash || row.buyer_token_hash !== hashSecret(token)) return undefined;
+      return presentOrder(row);
+    },
+
+    /** Marks an order paid (idempotent); a late payment is accepted only while its seats are free. */
+    async markOrderPaid(actor: Actor, input: z.input<typeof byId>): Promise<Order> {
+      const { id } = parseInput(byId, input);
+      return writeRow(
+        writer,
+        actor,
+        await repo.locate(db, id),
+        "Order",
+        "orders:write",
+        orderVisible,
+        (trx, projectId) => markPaidIn(trx, actor, projectId, id),
+      );
+    },
+
+    /** Cancels an order (idempotent): its tickets are cancelled and their seats freed. */
+    async cancelOrder(actor: Actor, input: z.input<typeof byId>): Promise<Order> {
+      const { id } = parseInput(byId, input);
+      return writeRow(
+        writer,
+        actor,
+        await repo.locate(db, id),
+        "Order",
+        "orders:write",
+        orderVisible,
+        (trx, projectId) => cancelIn(trx, actor, projectId, id),
+      );
+    },
+
+    /**
+     * Expires the pending orders whose hold lapsed by `now` (the expiry worker, on every server
+     * process): each in its own transaction, as the server, skipping one another process expired
+     * or someone paid meanwhile. Returns how many it expired.
+     */
+    async expireLapsed(now = nowIso()): Promise<number> {
+      let expired = 0;
+      for (const { id, project_id: projectId } of await repo.lapsed(db, now, lapsedBatch)) {
+        let done = false;
+        await changes.write(
+          db,
+          undefined,
+          projectId,
+          async (trx) => {
+            done = await expireIn(trx, projectId, id, now);
+            if (!done) changes.unchanged(trx);
+          },
+          areas,
+        );
+        if (done) expired++;
+      }
+      return expired;
+    },
+
+    /** When the next hold lapses (the worker's timer), or undefined. */
+    nextLapse: (): Promise<string | undefined> => repo.nextLapse(db),
+
+    /** A project's order settings (any member reads them; the event page shows the bank details). */
+    async settings(actor: Actor, projectId: string): Promise<OrderSettings> {
+      const found = await access.require(actor, projectId);
+      return settingsOf(db, found.projectId);
+    },
+
+    /** A published project's order settings for its event page (no actor: the page opened it). */
+    pageSettings: (projectId: string): Promise<OrderSettings> => settingsOf(db, projectId),
+
+    /** Changes the hold length and bank details; needs project:write like the project's other settings. */
+    async updateSettings(
+      actor: Actor,
+      projectId: string,
+      input: z.input<typeof orderSettingsInput>,
+    ): Promise<OrderSettings> {
+      const found = await access.requirePermission(actor, projectId, "project:write");
+      const data = parseInput(orderSettingsInput, input);
+      const row = {
+        project_id: found.projectId,
+        hold_minutes: data.holdMinutes,
+        bank_details: data.bankDetails,
+        updated_at: nowIso(),
+      };
+      await changes.write(db, actor, found.projectId, async (trx) => {
+        await repo.upsertSettings(trx, row);
+        // Values, not only names: the hold and the bank details are what buyers are shown.
+        await changes.event(trx, actor, {
+          ...objectEvent(found.projectId, "OrderSettings", found.projectId, "updated"),
+          changed: ["holdMinutes", "bankDetails"],
+          values: { holdMinutes: data.holdMinutes, bankDetails: data.bankDetails },
+        });
+      });
+      return data;
+    },
+  };
+}
+
+export type OrdersService = ReturnType<typeof createOrdersService>;
