@@ -1,10 +1,9 @@
 import type { AttendeesTable } from "../../db/schema.js";
-import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
-import { connectionTypes, toConnection } from "../../graphql/connections.js";
+import { connectionTypes, projectConnection } from "../../graphql/connections.js";
 import { requiredLocal } from "../../graphql/ids.js";
 import { boundedList } from "../../graphql/limits/list-bounds.js";
-import { payloadType, runMutation } from "../../graphql/mutations.js";
+import { inputMutation, payloadType } from "../../graphql/mutations.js";
 import { nodeLoader } from "../../graphql/nodes.js";
 import { requires } from "../../graphql/permissions.js";
 import { reads } from "../../graphql/selection.js";
@@ -149,15 +148,12 @@ export function defineOrderTypes(): void {
         nullable: true,
         description: "Orders by the time they were placed.",
         args: { state: t.arg({ type: OrderStateEnum, description: "Only orders in this state." }) },
-        resolve: async (project, args, c) => {
-          const access = await c.access(project.id);
-          if (!access) throw notFound("Project");
+        resolve: (project, args, c) => {
           const filter = { state: args.state ?? undefined };
-          return toConnection(
-            args,
-            (window) => c.services.orders.listOrders(access, filter, window),
-            () => c.services.orders.countOrders(access, filter),
-          );
+          return projectConnection(c, project.id, args, (access) => ({
+            list: (window) => c.services.orders.listOrders(access, filter, window),
+            count: () => c.services.orders.countOrders(access, filter),
+          }));
         },
       },
       ...connectionTypes("Order", "orders"),
@@ -174,38 +170,22 @@ export function defineOrderTypes(): void {
   const cancelInput = OrderIdInput("CancelOrderInput", "The order to cancel.");
 
   builder.mutationFields((t) => ({
-    markOrderPaid: t.field({
-      ...requires("orders:write"),
-      type: payload("MarkOrderPaidPayload", "The result of markOrderPaid."),
+    markOrderPaid: inputMutation(t, {
+      permission: "orders:write",
       description:
         "Records that an order was paid (idempotent). A payment after the hold lapsed is accepted only while all its seats are still free; otherwise a userError says to refund it.",
-      args: {
-        input: t.arg({
-          type: input,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
-      },
-      resolve: (_r, args, c) =>
-        runMutation("order", () =>
-          c.services.orders.markOrderPaid(c.actor, { id: requiredLocal(args.input.id, "Order") }),
-        ),
+      input,
+      payload: payload("MarkOrderPaidPayload", "The result of markOrderPaid."),
+      field: "order",
+      write: (args, c) => c.services.orders.markOrderPaid(c.actor, { id: requiredLocal(args.id, "Order") }),
     }),
-    cancelOrder: t.field({
-      ...requires("orders:write"),
-      type: payload("CancelOrderPayload", "The result of cancelOrder."),
+    cancelOrder: inputMutation(t, {
+      permission: "orders:write",
       description: "Cancels an order (idempotent): its tickets are cancelled and their seats freed.",
-      args: {
-        input: t.arg({
-          type: cancelInput,
-          required: true,
-          description: "The mutation's arguments, as one input object.",
-        }),
-      },
-      resolve: (_r, args, c) =>
-        runMutation("order", () =>
-          c.services.orders.cancelOrder(c.actor, { id: requiredLocal(args.input.id, "Order") }),
-        ),
+      input: cancelInput,
+      payload: payload("CancelOrderPayload", "The result of cancelOrder."),
+      field: "order",
+      write: (args, c) => c.services.orders.cancelOrder(c.actor, { id: requiredLocal(args.id, "Order") }),
     }),
   }));
 }
