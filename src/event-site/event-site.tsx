@@ -2,7 +2,7 @@ import formbody from "@fastify/formbody";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { VNode } from "preact";
 import { renderToString } from "preact-render-to-string";
-import { formValues, stateFromError } from "../dashboard/form-data.js";
+import { stateFromError } from "../dashboard/form-data.js";
 import { formState } from "../dashboard/ui/forms.js";
 import { AppError, ErrorCode, httpStatusOf, isUserError } from "../errors.js";
 import { negotiateEncoding } from "../http/compression.js";
@@ -11,7 +11,7 @@ import { loadServerSecret } from "../modules/accounts/server-secrets.js";
 import type { EventPageService } from "../modules/event-page/event-page.service.js";
 import { agendaCalendar } from "./agenda-ics.js";
 import { EventPage, eventPaths, SpeakerPage } from "./event-page.js";
-import { type FormSigner, formSigner } from "./form-token.js";
+import { type FormSigner, formSigner, signedFormValues } from "./form-token.js";
 import { registerOrderRoutes } from "./order-routes.js";
 import { PageCache } from "./page-cache.js";
 import { pageNumber, pageOf } from "./paging.js";
@@ -246,13 +246,7 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
       site.post<ProjectParams>("/:projectId/register", async (request, reply) => {
         const page = await opened(request.params.projectId);
         const projectId = page.access.projectId;
-        const values = formValues(request.body);
-        if (!signer.verify(projectId, values)) {
-          throw new AppError(
-            ErrorCode.FORBIDDEN,
-            "This form has expired or did not come from this page. Open the registration page again.",
-          );
-        }
+        const values = signedFormValues(signer, projectId, request.body, "registration");
         try {
           await events.register(
             {

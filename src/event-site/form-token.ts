@@ -1,4 +1,6 @@
 import { createHmac, randomUUID, timingSafeEqual } from "node:crypto";
+import { formValues } from "../dashboard/form-data.js";
+import { AppError, ErrorCode } from "../errors.js";
 
 /** The hidden fields of a registration form that prove this server rendered it, recently. */
 export interface FormTicket {
@@ -43,3 +45,23 @@ export function formSigner(secret: string) {
 }
 
 export type FormSigner = ReturnType<typeof formSigner>;
+
+/**
+ * The submitted form's values when they carry a form this server issued for the project, under a
+ * day ago; FORBIDDEN otherwise, naming the page (`what`) to open again.
+ */
+export function signedFormValues(
+  signer: FormSigner,
+  projectId: string,
+  body: unknown,
+  what: string,
+): Record<string, string> & FormTicket {
+  const values = formValues(body);
+  if (!signer.verify(projectId, values)) {
+    throw new AppError(
+      ErrorCode.FORBIDDEN,
+      `This form has expired or did not come from this page. Open the ${what} page again.`,
+    );
+  }
+  return values;
+}

@@ -8,7 +8,7 @@ import { AppError, ErrorCode, httpStatusOf, isUserError } from "../errors.js";
 import type { ProjectAccess } from "../modules/access/access.service.js";
 import type { EventContent, EventTicket } from "../modules/event-page/event-content.js";
 import type { EventPageService, EventPageSettings } from "../modules/event-page/event-page.service.js";
-import type { FormSigner } from "./form-token.js";
+import { type FormSigner, signedFormValues } from "./form-token.js";
 import {
   ChooseTicketsPage,
   maxPerType,
@@ -109,13 +109,7 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
   site.post<ProjectParams>("/:projectId/order", async (request, reply) => {
     const page = await opened(request.params.projectId);
     const projectId = page.access.projectId;
-    const values = formValues(request.body);
-    if (!signer.verify(projectId, values)) {
-      throw new AppError(
-        ErrorCode.FORBIDDEN,
-        "This form has expired or did not come from this page. Open the ticket page again.",
-      );
-    }
+    const values = signedFormValues(signer, projectId, request.body, "ticket");
     const content = await events.content(page.access);
     const chosen = chosenTickets(content, values).chosen ?? [];
     const count = chosen.reduce((sum, c) => sum + c.quantity, 0);

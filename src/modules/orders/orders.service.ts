@@ -104,6 +104,19 @@ export function createOrdersService(
     return presentOrder({ ...row, ...patch });
   }
 
+  /** A write of one order by id, behind orders:write (NOT_FOUND for an order out of reach). */
+  async function orderWrite(
+    actor: Actor,
+    input: z.input<typeof byId>,
+    write: (trx: Tx, projectId: string, id: string) => Promise<Order>,
+  ): Promise<Order> {
+    const { id } = parseInput(byId, input);
+    const located = await repo.locate(db, id);
+    return writeRow(writer, actor, located, "Order", "orders:write", orderVisible, (trx, projectId) =>
+      write(trx, projectId, id),
+    );
+  }
+
   return {
     /**
      * Places an order in a project the actor sees (the public: a published one). Every amount comes
@@ -172,32 +185,12 @@ export function createOrdersService(
     },
 
     /** Marks an order paid (idempotent); a late payment is accepted only while its seats are free. */
-    async markOrderPaid(actor: Actor, input: z.input<typeof byId>): Promise<Order> {
-      const { id } = parseInput(byId, input);
-      return writeRow(
-        writer,
-        actor,
-        await repo.locate(db, id),
-        "Order",
-        "orders:write",
-        orderVisible,
-        (trx, projectId) => markPaidIn(trx, actor, projectId, id),
-      );
-    },
+    markOrderPaid: (actor: Actor, input: z.input<typeof byId>): Promise<Order> =>
+      orderWrite(actor, input, (trx, projectId, id) => markPaidIn(trx, actor, projectId, id)),
 
     /** Cancels an order (idempotent): its tickets are cancelled and their seats freed. */
-    async cancelOrder(actor: Actor, input: z.input<typeof byId>): Promise<Order> {
-      const { id } = parseInput(byId, input);
-      return writeRow(
-        writer,
-        actor,
-        await repo.locate(db, id),
-        "Order",
-        "orders:write",
-        orderVisible,
-        (trx, projectId) => cancelIn(trx, actor, projectId, id),
-      );
-    },
+    cancelOrder: (actor: Actor, input: z.input<typeof byId>): Promise<Order> =>
+      orderWrite(actor, input, (trx, projectId, id) => cancelIn(trx, actor, projectId, id)),
 
     /**
      * Expires the pending orders whose hold lapsed by `now` (the expiry worker, on every server
