@@ -37,7 +37,14 @@ export function buildIsStale(inputs, outputs) {
 export const buildFiles = ["schema.graphql", "tsconfig.json", "package.json", "package-lock.json"];
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  const inputs = ["src", "test", "bench", "examples", "scripts/build-bundles.mjs", "scripts/build-explorer.mjs"];
+  const inputs = [
+    "src",
+    "test",
+    "bench",
+    "examples",
+    "scripts/build-bundles.mjs",
+    "scripts/build-explorer.mjs",
+  ];
   // The first and the last thing `npm run build` writes.
   const outputs = ["dist/src/main.js", "dist/schema-changelog.json", "dist/explorer/graphql.worker.js"];
   if (buildIsStale([...inputs, ...buildFiles], outputs)) {
