@@ -217,7 +217,9 @@ if (skips.length > 0) {
   const suites = skips.filter((skip) => skip.suite).length;
   const counted = `${skips.length - suites} test(s)${suites > 0 ? ` and ${suites} whole suite(s)` : ""}`;
   console.log(`\nSkipped ${counted}:`);
-  for (const [reason, list] of byReason) {
+  // Most first, then by reason: workers finish files in no fixed order, the summary keeps one.
+  const reasons = [...byReason].sort(([a, x], [b, y]) => y.length - x.length || a.localeCompare(b));
+  for (const [reason, list] of reasons) {
     console.log(`  ${list.length} because ${reason}:`);
     for (const skip of list) {
       const where = skip.file ? `${relative(process.cwd(), skip.file)}: ` : "";
