@@ -3,19 +3,40 @@
 // discovery would also run every helper under a `test/` folder. Arguments narrow the run to files
 // whose path contains one of them (`npm test -- agenda`).
 //
-// The process drills (test/ops: servers started, stopped and starved as separate processes) run as
-// their own group, one file at a time, beside the rest: two drills at once would fight over the same
-// cores and time-outs, while a drill mostly waits on its child processes, so it costs the other
-// group little. With TEST_CONCURRENCY=1 the groups run one after the other.
+// How the files are grouped, and why. Loading the app's module graph (Fastify, GraphQL, Kysely, the
+// OpenTelemetry packages: about 640 modules) costs 1.5-2 s of CPU, and with one process per file,
+// node:test's only mode on Node 20, 165 files paid it 165 times. Measured side by side on 2 cores,
+// the whole suite took 727 s of CPU that way and 420 s this way. So the files are not processes of their own: each group has a queue of files and a few
+// worker processes (scripts/test-worker.mjs, one per core) that each take the next file from the
+// queue and run it inside a suite named after it, until the queue is empty. A file still runs alone
+// (one file at a time per worker, after the previous one's `after` hooks), fails on its own (a file
+// that fails to load or times out fails its suite and the worker goes on), and is timed on its own.
+// What it shares with the files before it is the process: module state, process.env (no test writes
+// it) and the process's open handles, which is why a file must close what it opens.
+//
+// The groups: the process drills (test/ops: servers started, stopped and starved as separate
+// processes) have their own queue and a single worker, beside the rest: two drills at once would
+// fight over the same cores and time-outs, while a drill mostly waits on its child processes, so it
+// costs the other group little. With TEST_CONCURRENCY=1 the groups run one after the other, with one
+// worker each. A file that no worker finished (its worker crashed or was killed) fails the run.
 //
 // Tests needing PostgreSQL, Redis or Chromium skip themselves, with the reason, when it is missing
 // (test/helpers/requirements.ts); this script ends with the list of what was skipped and why. With
 // CI=true nothing may be skipped: a skip, or a missing service, fails the run.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, relative } from "node:path";
 import { createInterface } from "node:readline";
+import { pathToFileURL } from "node:url";
 
 // `--bench` runs the bench harness's own checks (bench/check/, `npm run bench:check`) instead of the suite.
 const bench = process.argv.includes("--bench");
@@ -91,7 +112,6 @@ const logDir = mkdtempSync(join(tmpdir(), "eventgraph-test-run-"));
   await database.close();
   process.env.SQLITE_TEMPLATE_TEST = template;
 }
-process.env.TEST_FILE_TIMINGS = join(logDir, "timings.jsonl");
 
 const concurrency = Number(process.env.TEST_CONCURRENCY ?? Math.max(2, availableParallelism()));
 const drills = files.filter((file) => file.includes("/test/ops/"));
@@ -104,30 +124,40 @@ const rank = (file) => {
 };
 const rest = files.filter((file) => !drills.includes(file)).sort((a, b) => rank(a) - rank(b));
 const groups = [
-  { name: "suite", files: rest, concurrency },
-  { name: "drills", files: drills, concurrency: 1 },
+  { name: "suite", files: rest, workers: Math.min(concurrency, rest.length) },
+  { name: "drills", files: drills, workers: 1 },
 ].filter((group) => group.files.length > 0);
 
-/** Runs one group's files under node:test; resolves to its exit status. */
+/** Runs one group's files in its workers under node:test; resolves to its exit status. */
 function runGroup(group) {
+  const queue = join(logDir, group.name);
+  mkdirSync(queue);
+  writeFileSync(join(queue, "files.json"), JSON.stringify(group.files));
+  // node:test runs files: one small file per worker, each only loading the worker.
+  const worker = pathToFileURL(join(import.meta.dirname, "test-worker.mjs")).href;
+  const entries = Array.from({ length: group.workers }, (_, index) => {
+    const entry = join(queue, `worker-${index + 1}.mjs`);
+    writeFileSync(entry, `import ${JSON.stringify(worker)};\n`);
+    return entry;
+  });
   const child = spawn(
     process.execPath,
     [
       "--enable-source-maps",
-      // In every file's process: a file that does not exit after its tests fails instead of hanging the run.
+      // In every worker: one that does not exit after its files fails instead of hanging the run.
       `--import=${join(import.meta.dirname, "test-file-watchdog.mjs")}`,
       "--test",
-      // A test awaiting something that never comes, with a handle keeping its process alive, fails
-      // after ten minutes instead of holding the run (the longest file takes a few minutes).
-      "--test-timeout=600000",
-      `--test-concurrency=${group.concurrency}`,
+      // Each file fails after ten minutes (scripts/test-worker.mjs); this bounds a whole worker, in
+      // case something blocks it where no timer can fire.
+      "--test-timeout=3600000",
+      `--test-concurrency=${group.workers}`,
       "--test-reporter=spec",
       "--test-reporter-destination=stdout",
       `--test-reporter=${join(import.meta.dirname, "skip-reporter.mjs")}`,
       `--test-reporter-destination=${join(logDir, `${group.name}.jsonl`)}`,
-      ...group.files,
+      ...entries,
     ],
-    { stdio: ["ignore", "pipe", "inherit"] },
+    { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, TEST_QUEUE: queue } },
   );
   // Whole lines only: two groups writing at once must not cut each other's lines in half.
   createInterface({ input: child.stdout }).on("line", (line) => console.log(line));
@@ -155,17 +185,30 @@ function jsonLines(name) {
     .map((line) => JSON.parse(line));
 }
 const skips = groups.flatMap((group) => jsonLines(`${group.name}.jsonl`));
-const slowest = jsonLines("timings.jsonl")
-  .sort((a, b) => b.ms - a.ms)
-  .slice(0, 10);
+const done = groups.flatMap((group) => jsonLines(join(group.name, "done.jsonl")));
+// A worker that crashed, or was killed by the watchdog, leaves the rest of its file and of the queue
+// to the others; a file no worker finished has not passed.
+const unfinished = files.filter((file) => !done.some((line) => line.file === file));
+const slowest = done.sort((a, b) => b.ms - a.ms).slice(0, 10);
 rmSync(logDir, { recursive: true, force: true });
 
-console.log(`\n${files.length} file(s) in ${seconds} s; the slowest (wall time of each file's process):`);
-for (const { file, ms } of slowest) {
-  const source = relative(process.cwd(), file)
+/** A compiled test file's source path. */
+const sourceOf = (file) =>
+  relative(process.cwd(), file)
     .replace(/^dist\//, "")
     .replace(/\.js$/, ".ts");
-  console.log(`  ${(ms / 1000).toFixed(1).padStart(6)} s  ${source}`);
+const cpuSeconds = done.reduce((sum, line) => sum + line.cpuMs, 0) / 1000;
+console.log(
+  `\n${files.length} file(s) in ${seconds} s; the slowest (wall and CPU time of each; the files' tests ` +
+    `took ${Math.round(cpuSeconds)} s of CPU in all, module loading not counted):`,
+);
+for (const { file, ms, cpuMs } of slowest) {
+  const wall = (ms / 1000).toFixed(1).padStart(6);
+  console.log(`  ${wall} s ${(cpuMs / 1000).toFixed(1).padStart(6)} s  ${sourceOf(file)}`);
+}
+if (unfinished.length > 0) {
+  console.error(`\n${unfinished.length} file(s) did not finish (their worker ended first):`);
+  for (const file of unfinished) console.error(`  ${sourceOf(file)}`);
 }
 
 if (skips.length > 0) {
@@ -174,7 +217,9 @@ if (skips.length > 0) {
   const suites = skips.filter((skip) => skip.suite).length;
   const counted = `${skips.length - suites} test(s)${suites > 0 ? ` and ${suites} whole suite(s)` : ""}`;
   console.log(`\nSkipped ${counted}:`);
-  for (const [reason, list] of byReason) {
+  // Most first, then by reason: workers finish files in no fixed order, the summary keeps one.
+  const reasons = [...byReason].sort(([a, x], [b, y]) => y.length - x.length || a.localeCompare(b));
+  for (const [reason, list] of reasons) {
     console.log(`  ${list.length} because ${reason}:`);
     for (const skip of list) {
       const where = skip.file ? `${relative(process.cwd(), skip.file)}: ` : "";
@@ -189,4 +234,4 @@ if (process.env.CI === "true" && unexpected.length > 0) {
   console.error("CI=true: nothing may be skipped in CI, so the run fails.");
   process.exit(1);
 }
-process.exit(statuses.every((status) => status === 0) ? 0 : 1);
+process.exit(statuses.every((status) => status === 0) && unfinished.length === 0 ? 0 : 1);

@@ -12,12 +12,16 @@ import { redisTestUrl } from "./redis.js";
 const inCi = process.env.CI === "true";
 
 /**
- * The test file this process runs (node --test runs each file in its own process), as its source
- * path: the skips registered here name it, since node:test would name this helper instead.
+ * The test file running now, as its source path: the skips registered here name it, since node:test
+ * would name this helper instead. A worker of scripts/test.mjs runs many files, one at a time, and
+ * sets TEST_FILE to each in turn; a file run on its own is the process's own script.
  */
-export const thisTestFile = relative(process.cwd(), process.argv[1] ?? "")
-  .replace(/^dist\//, "")
-  .replace(/\.js$/, ".ts");
+export function thisTestFile(): string {
+  if (process.env.TEST_FILE) return process.env.TEST_FILE;
+  return relative(process.cwd(), process.argv[1] ?? "")
+    .replace(/^dist\//, "")
+    .replace(/\.js$/, ".ts");
+}
 
 /**
  * A skip reason, or false when the requirement is met (`missing` undefined); in CI a missing
@@ -83,6 +87,6 @@ function pingRedis(url: string): Promise<string | undefined> {
  * so the skip is visible, counted, and carries its reason (a skipped suite is not counted).
  */
 export function describeNeeding(missing: string | false, name: string, body: () => void): void {
-  if (missing) test(`${name} in ${thisTestFile}`, { skip: missing }, () => {});
+  if (missing) test(`${name} in ${thisTestFile()}`, { skip: missing }, () => {});
   else describe(name, body);
 }

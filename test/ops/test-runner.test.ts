@@ -40,8 +40,8 @@ function runUnderWatchdog(
   const file = join(dir, "probe.test.mjs");
   writeFileSync(file, source);
   const env: NodeJS.ProcessEnv = { ...process.env, TEST_EXIT_GRACE_MS: "300" };
-  // Not this run's: the probe's time must not be listed among this run's files.
-  for (const name of ["NODE_TEST_CONTEXT", "TEST_FILE_TIMINGS"]) delete env[name];
+  // Not this run's: the probe is no file of this run's workers.
+  for (const name of ["NODE_TEST_CONTEXT", "TEST_QUEUE", "TEST_FILE"]) delete env[name];
   Object.assign(env, options.env);
   const watchdog = join(repoRoot, "scripts", "test-file-watchdog.mjs");
   const args = [`--import=${watchdog}`, "--test", ...(options.args ?? []), file];

@@ -1,0 +1,71 @@
+// One worker process of a test run: scripts/test.mjs has node:test run a few of these (one per core)
+// instead of one process per test file. A worker takes the next file from its group's queue, imports
+// it inside a suite named after it, waits for that suite (the file's tests and `after` hooks) to end,
+// and takes the next, until the queue is empty. The app's modules load once per worker instead of
+// once per file, about 1.5 s of CPU each time. Taking files from a shared queue, rather than a
+// fixed share of them, keeps both workers busy to the end whichever files turn out slow.
+//
+// What a file could count on alone and must not lose here: it runs after the previous file's hooks
+// have closed what they opened; a file that fails to load, or whose tests fail or time out, fails
+// its own suite and the worker goes on; TEST_FILE names it for the skips test/helpers registers.
+import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { after, describe } from "node:test";
+import { pathToFileURL } from "node:url";
+import { openAfter } from "./test-file-watchdog.mjs";
+
+const queue = process.env.TEST_QUEUE;
+if (!queue) throw new Error("TEST_QUEUE is not set: scripts/test.mjs starts the workers");
+const files = JSON.parse(readFileSync(join(queue, "files.json"), "utf8"));
+// As alone, a file fails after ten minutes: a test awaiting something that never comes (the
+// longest file takes a few minutes).
+const fileTimeoutMs = 600_000;
+
+/** The next unclaimed file, claimed for this worker (mkdir is atomic), or undefined when none is left. */
+let next = 0;
+function claim() {
+  for (; next < files.length; next++) {
+    try {
+      mkdirSync(join(queue, `claimed-${next}`));
+      return files[next++];
+    } catch (error) {
+      if (error.code !== "EEXIST") throw error;
+    }
+  }
+  return undefined;
+}
+
+for (let file = claim(); file !== undefined; file = claim()) {
+  const source = relative(process.cwd(), file)
+    .replace(/^dist\//, "")
+    .replace(/\.js$/, ".ts");
+  process.env.TEST_FILE = source;
+  const openBefore = openAfter();
+  const cpu = process.cpuUsage();
+  const started = performance.now();
+  await new Promise((resolve) => {
+    describe(source, { timeout: fileTimeoutMs }, async () => {
+      try {
+        await import(pathToFileURL(file).href);
+      } finally {
+        // Registered last, so it runs after the file's own `after` hooks.
+        after(resolve);
+      }
+    });
+  });
+  const used = process.cpuUsage(cpu);
+  const line = {
+    file,
+    pid: process.pid,
+    ms: Math.round(performance.now() - started),
+    cpuMs: Math.round((used.user + used.system) / 1000),
+    // What the file left open (servers, sockets, timers): named if the worker then cannot exit.
+    leftOpen: openAfter().filter((kind) => {
+      const index = openBefore.indexOf(kind);
+      if (index === -1) return true;
+      openBefore.splice(index, 1);
+      return false;
+    }),
+  };
+  appendFileSync(join(queue, "done.jsonl"), `${JSON.stringify(line)}\n`);
+}
