@@ -266,7 +266,9 @@ describe("eventgraph demo (serving)", () => {
         }),
       });
       assert.deepEqual((await response.json()).data, {
-        viewer: { permissions: ["AGENDA_READ", "TICKETS_READ", "ATTENDEES_READ", "AUDIT_READ"] },
+        viewer: {
+          permissions: ["AGENDA_READ", "TICKETS_READ", "ATTENDEES_READ", "ORDERS_READ", "AUDIT_READ"],
+        },
         project: { status: "PUBLISHED", attendees: { totalCount: 2000 } },
       });
     } finally {
