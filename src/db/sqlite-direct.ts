@@ -1,5 +1,5 @@
 import type SQLite from "better-sqlite3";
-import { yieldIfLoopHeld } from "./loop-yield.js";
+import { statementStarts, yieldIfLoopHeld } from "./loop-yield.js";
 
 /** What a statement of a transaction that has ended (or whose work failed) is refused with. */
 export class TransactionEndedError extends Error {
@@ -86,6 +86,7 @@ export class SqliteDirect {
       let rows: Row[];
       try {
         run ??= this.prepare<Row>(sql);
+        statementStarts();
         rows = run(parameters);
       } catch (error) {
         this.report("error", sql, parameters, start);

@@ -1,4 +1,5 @@
 import { type DatabaseConnection, type Driver, SqliteDialect } from "kysely";
+import { statementStarts } from "./loop-yield.js";
 
 /** How long a SQLite statement waits for another connection's lock before SQLITE_BUSY. */
 const sqliteBusyTimeoutMs = 5000;
@@ -42,7 +43,11 @@ export class WaitingForLockDialect extends SqliteDialect {
       // The driver has one connection, handed out again and again: changed the first time.
       if (!waiting.has(connection)) {
         const execute = connection.executeQuery.bind(connection);
-        connection.executeQuery = (query) => retriedWhenBusy(() => execute(query));
+        connection.executeQuery = (query) =>
+          retriedWhenBusy(() => {
+            statementStarts();
+            return execute(query);
+          });
         waiting.add(connection);
       }
       return connection;
