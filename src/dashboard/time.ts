@@ -46,11 +46,13 @@ export function readLocalTimes<K extends string>(
   return result;
 }
 
-/** A date and time for people, in the project's zone and saying it: "Mon, 4 May 2026, 09:00 CEST". */
-export function formatDateTime(iso: string | null | undefined, timeZone: string): string {
-  if (!iso) return "—";
-  return new Intl.DateTimeFormat("en-GB", {
-    timeZone,
+// Building a DateTimeFormat costs more than formatting with it: pages that show hundreds of times
+// (the agenda grid, the event page's programme) keep one per zone and style. Intl accepts any letter
+// case of a zone name, so the map is capped.
+const formats = new Map<string, Intl.DateTimeFormat>();
+
+const styles = {
+  dateTime: {
     weekday: "short",
     day: "numeric",
     month: "short",
@@ -58,43 +60,41 @@ export function formatDateTime(iso: string | null | undefined, timeZone: string)
     hour: "2-digit",
     minute: "2-digit",
     timeZoneName: "short",
-  }).format(new Date(iso));
+  },
+  time: { hour: "2-digit", minute: "2-digit" },
+  timeWithZone: { hour: "2-digit", minute: "2-digit", timeZoneName: "short" },
+  day: { weekday: "long", day: "numeric", month: "long", year: "numeric" },
+} satisfies Record<string, Intl.DateTimeFormatOptions>;
+
+function format(style: keyof typeof styles, iso: string, timeZone: string): string {
+  const key = `${style} ${timeZone}`;
+  let formatter = formats.get(key);
+  if (!formatter) {
+    formatter = new Intl.DateTimeFormat("en-GB", { timeZone, ...styles[style] });
+    if (formats.size >= 1_000) formats.clear();
+    formats.set(key, formatter);
+  }
+  return formatter.format(new Date(iso));
 }
 
-// Building a DateTimeFormat costs more than formatting with it: pages that show hundreds of times
-// (the agenda grid) keep one per zone. Intl accepts any letter case of a zone name, so the map is capped.
-const timeFormats = new Map<string, Intl.DateTimeFormat>();
+/** A date and time for people, in the project's zone and saying it: "Mon, 4 May 2026, 09:00 CEST". */
+export function formatDateTime(iso: string | null | undefined, timeZone: string): string {
+  return iso ? format("dateTime", iso, timeZone) : "—";
+}
 
 /** A time of day in the zone: "09:00". */
 export function formatTime(iso: string, timeZone: string): string {
-  let format = timeFormats.get(timeZone);
-  if (!format) {
-    format = new Intl.DateTimeFormat("en-GB", { timeZone, hour: "2-digit", minute: "2-digit" });
-    if (timeFormats.size >= 1_000) timeFormats.clear();
-    timeFormats.set(timeZone, format);
-  }
-  return format.format(new Date(iso));
+  return format("time", iso, timeZone);
 }
 
 /** A time of day that says its zone, for a time standing alone: "09:12 CET", "09:12 UTC". */
 export function formatTimeWithZone(iso: string, timeZone: string): string {
-  return new Intl.DateTimeFormat("en-GB", {
-    timeZone,
-    hour: "2-digit",
-    minute: "2-digit",
-    timeZoneName: "short",
-  }).format(new Date(iso));
+  return format("timeWithZone", iso, timeZone);
 }
 
 /** A calendar day in the zone: "Monday, 4 May 2026". */
 export function formatDay(iso: string, timeZone: string): string {
-  return new Intl.DateTimeFormat("en-GB", {
-    timeZone,
-    weekday: "long",
-    day: "numeric",
-    month: "long",
-    year: "numeric",
-  }).format(new Date(iso));
+  return format("day", iso, timeZone);
 }
 
 let zones: { value: string; label: string }[] | undefined;

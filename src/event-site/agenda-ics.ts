@@ -54,7 +54,12 @@ export async function agendaCalendar(
   const pageUrl = `${options.baseUrl}/e/${project.id}`;
   const host = new URL(options.baseUrl).hostname;
   const venue = [project.venue.name, project.venue.address, project.venue.city].filter(Boolean).join(", ");
-  const lines = [
+  // Each line is folded as it is added, so the folding too is spread over the loop's turns.
+  const lines: string[] = [];
+  const add = (...added: string[]) => {
+    for (const line of added) lines.push(fold(line));
+  };
+  add(
     "BEGIN:VCALENDAR",
     "VERSION:2.0",
     "PRODID:-//Eventgraph//Event page//EN",
@@ -65,7 +70,7 @@ export async function agendaCalendar(
     "REFRESH-INTERVAL;VALUE=DURATION:PT1H",
     "X-PUBLISHED-TTL:PT1H",
     `X-WR-TIMEZONE:${text(project.timezone)}`,
-  ];
+  );
   const sessions = options.sessions ?? content.sessions;
   for (let i = 0; i < sessions.length; i++) {
     if (i > 0 && i % sessionsPerTurn === 0) await yieldToLoop();
@@ -75,7 +80,7 @@ export async function agendaCalendar(
       .filter(Boolean)
       .join("\n\n");
     const location = [session.room?.name, venue].filter(Boolean).join(", ");
-    lines.push(
+    add(
       "BEGIN:VEVENT",
       `UID:session-${session.id}@${host}`,
       "SEQUENCE:0",
@@ -85,15 +90,15 @@ export async function agendaCalendar(
       `DTEND:${utc(session.endsAt)}`,
       `SUMMARY:${text(session.title)}`,
     );
-    if (location) lines.push(`LOCATION:${text(location)}`);
-    if (description) lines.push(`DESCRIPTION:${text(description)}`);
-    if (session.track) lines.push(`CATEGORIES:${text(session.track.name)}`);
-    lines.push(
+    if (location) add(`LOCATION:${text(location)}`);
+    if (description) add(`DESCRIPTION:${text(description)}`);
+    if (session.track) add(`CATEGORIES:${text(session.track.name)}`);
+    add(
       `URL;VALUE=URI:${pageUrl}#session-${session.id}`,
       `LAST-MODIFIED:${utc(session.updatedAt)}`,
       "END:VEVENT",
     );
   }
-  lines.push("END:VCALENDAR");
-  return `${lines.map(fold).join("\r\n")}\r\n`;
+  add("END:VCALENDAR");
+  return `${lines.join("\r\n")}\r\n`;
 }

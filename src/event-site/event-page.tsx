@@ -44,7 +44,9 @@ function byDay(sessions: EventSession[], timeZone: string): [string, EventSessio
   const days = new Map<string, EventSession[]>();
   for (const session of sessions) {
     const day = formatDay(session.startsAt, timeZone);
-    days.set(day, [...(days.get(day) ?? []), session]);
+    const list = days.get(day);
+    if (list) list.push(session);
+    else days.set(day, [session]);
   }
   return [...days];
 }

@@ -104,10 +104,21 @@ const roomsWithIdList = projectedQuery(
 );
 
 /** Speakers of the sessions with `columns` (and their session_id), by session and position. */
-export function speakersOfSessions(db: Db, sessionIds: readonly string[], columns: Columns) {
-  return speakersWithSessionIds(db, columns, idList(db, sessionIds)) as Promise<
-    (SpeakerRow & { session_id: string })[]
-  >;
+// Ids per statement when a list is read in parts: one SQLite statement holds the event loop from
+// start to end, and the event site's programme asks for the speakers of 1,000 sessions (38 ms).
+const idsPerStatement = 200;
+
+/** The speakers of sessions, with the session each speaks in; a long list in statements of 200 ids. */
+export async function speakersOfSessions(db: Db, sessionIds: readonly string[], columns: Columns) {
+  type Row = SpeakerRow & { session_id: string };
+  const read = async (ids: readonly string[]) =>
+    (await speakersWithSessionIds(db, columns, idList(db, ids))) as Row[];
+  if (sessionIds.length <= idsPerStatement) return read(sessionIds);
+  const rows: Row[] = [];
+  for (let i = 0; i < sessionIds.length; i += idsPerStatement) {
+    rows.push(...(await read(sessionIds.slice(i, i + idsPerStatement))));
+  }
+  return rows;
 }
 
 /** Tracks by id, one statement for any number of ids. */
