@@ -109,30 +109,6 @@ export const ordersRepository = {
       .execute();
   },
 
-  /** Marks the tickets of an order as no longer held: sold for good. */
-  async releaseHolds(db: Db, projectId: string, orderId: string, at: string): Promise<void> {
-    await db
-      .updateTable("attendees")
-      .set({ held_until: null, updated_at: at })
-      .where("project_id", "=", projectId)
-      .where("order_id", "=", orderId)
-      .where("status", "=", "REGISTERED")
-      .execute();
-  },
-
-  /** Cancels the active tickets of an order (their seats are free); returns their ids. */
-  async cancelTickets(db: Db, projectId: string, orderId: string, at: string): Promise<string[]> {
-    const rows = await db
-      .updateTable("attendees")
-      .set({ status: "CANCELLED", cancelled_at: at, updated_at: at, held_until: null })
-      .where("project_id", "=", projectId)
-      .where("order_id", "=", orderId)
-      .where("status", "=", "REGISTERED")
-      .returning("id")
-      .execute();
-    return rows.map((r) => r.id);
-  },
-
   /** Pending orders whose hold lapsed before `at`: of one project, or of all (the expiry worker). */
   lapsed(db: Db, at: string, limit: number, projectId?: string) {
     let q = db
