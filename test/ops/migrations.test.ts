@@ -21,8 +21,9 @@ async function emptyDatabases(): Promise<{ engine: string; url: string; drop(): 
 }
 
 describe("migrations are forward-only from every released schema", () => {
+  const cliSteps = new Set([0, Math.floor(migrationNames.length / 2), migrationNames.length - 1]);
   for (const [index, name] of migrationNames.entries()) {
-    test(`from the schema after ${name}: --dry-run lists exactly the later migrations, and migrating reaches the latest`, async () => {
+    test(`from the schema after ${name}: the later migrations are pending (and listed by --dry-run), and migrating reaches the latest`, async () => {
       for (const target of await emptyDatabases()) {
         try {
           const database = openDatabase(target.url);
@@ -33,11 +34,15 @@ describe("migrations are forward-only from every released schema", () => {
           } finally {
             await database.close();
           }
-          const dryRun = await runNode(["bin/eventgraph.js", "migrate", "--dry-run", "--json"], {
-            env: { DATABASE_URL: target.url },
-          });
-          assert.equal(dryRun.code, 0, dryRun.stderr);
-          assert.deepEqual(JSON.parse(dryRun.stdout).pending, migrationNames.slice(index + 1));
+          // The CLI reads the same list: proven at the first, a middle and the last step (a process
+          // per step would make this the suite's longest file).
+          if (cliSteps.has(index)) {
+            const dryRun = await runNode(["bin/eventgraph.js", "migrate", "--dry-run", "--json"], {
+              env: { DATABASE_URL: target.url },
+            });
+            assert.equal(dryRun.code, 0, dryRun.stderr);
+            assert.deepEqual(JSON.parse(dryRun.stdout).pending, migrationNames.slice(index + 1));
+          }
           const reopened = openDatabase(target.url);
           try {
             // Dry run changed nothing; the real run then applies the rest.
