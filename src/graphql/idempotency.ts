@@ -74,7 +74,17 @@ export async function answerOnce(
   { scope, key, fingerprint }: IdempotencyKey,
   execute: () => Promise<FastifyReply>,
 ): Promise<FastifyReply> {
-  const claim = await services.idempotency.claim(scope, key, fingerprint);
+  // Each new key is a row kept for a day: their number per app and hour is bounded apart from the
+  // points, which a cheap mutation spends slowly. Checked before the row is written, so a caller
+  // past it costs a read, not a write.
+  const limit = services.config.limits.idempotencyKeysPerHour;
+  let retryAfterSeconds = 0;
+  const admitNew = async () => {
+    const allowance = await services.rateLimiter.consume(`idempotency:${scope}`, 1, limit);
+    retryAfterSeconds = allowance.retryAfterSeconds;
+    return allowance.allowed;
+  };
+  const claim = await services.idempotency.claim(scope, key, fingerprint, admitNew);
   if (claim.outcome === "mismatch") {
     throw new Refusal(
       ErrorCode.IDEMPOTENCY_KEY_REUSED,
@@ -88,21 +98,16 @@ export async function answerOnce(
       "A request with this Idempotency-Key is still running; retry once it has answered",
     );
   }
-  if (claim.outcome === "replay") return replay(exchange, claim.answer);
-  const { run } = claim;
-  // Each new key is a row kept for a day: their number per app and hour is bounded apart from the
-  // points, which a cheap mutation spends slowly.
-  const limit = services.config.limits.idempotencyKeysPerHour;
-  const allowance = await services.rateLimiter.consume(`idempotency:${scope}`, 1, limit);
-  if (!allowance.allowed) {
-    await services.idempotency.finish(run, undefined);
-    exchange.headers.set("retry-after", String(allowance.retryAfterSeconds));
+  if (claim.outcome === "over-allowance") {
+    exchange.headers.set("retry-after", String(retryAfterSeconds));
     throw new Refusal(
       ErrorCode.RATE_LIMITED,
-      `More than ${limit} new Idempotency-Keys in an hour; retry in ${allowance.retryAfterSeconds} s`,
-      { retryAfterSeconds: allowance.retryAfterSeconds },
+      `More than ${limit} new Idempotency-Keys in an hour; retry in ${retryAfterSeconds} s`,
+      { retryAfterSeconds },
     );
   }
+  if (claim.outcome === "replay") return replay(exchange, claim.answer);
+  const { run } = claim;
   let kept: StoredAnswer | undefined;
   exchange.keep = (status, body) => {
     exchange.keep = undefined;

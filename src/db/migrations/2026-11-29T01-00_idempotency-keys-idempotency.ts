@@ -21,7 +21,11 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addPrimaryKeyConstraint("idempotency_keys_pk", ["scope", "key"])
     .execute();
   // The pruning job deletes by expiry.
-  await db.schema.createIndex("idempotency_keys_expiry").on("idempotency_keys").column("expires_at").execute();
+  await db.schema
+    .createIndex("idempotency_keys_expiry")
+    .on("idempotency_keys")
+    .column("expires_at")
+    .execute();
 }
 
 export async function down(db: Kysely<unknown>): Promise<void> {

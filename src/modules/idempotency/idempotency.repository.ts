@@ -9,7 +9,14 @@ export const idempotencyRepository = {
   /** Inserts the key as running unless a row exists for it; true when this call inserted it. */
   async claim(
     db: Db,
-    row: { scope: string; key: string; fingerprint: string; lockedUntil: string; now: string; expiresAt: string },
+    row: {
+      scope: string;
+      key: string;
+      fingerprint: string;
+      lockedUntil: string;
+      now: string;
+      expiresAt: string;
+    },
   ): Promise<boolean> {
     const inserted = await db
       .insertInto("idempotency_keys")

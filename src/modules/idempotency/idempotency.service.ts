@@ -27,7 +27,9 @@ export type KeyClaim =
   /** The first request with this key is still running (409). */
   | { outcome: "in-progress" }
   /** The key was used with another request body (422). */
-  | { outcome: "mismatch" };
+  | { outcome: "mismatch" }
+  /** A new key past the caller's allowance of new keys (429): nothing stored. */
+  | { outcome: "over-allowance" };
 
 /**
  * Idempotency keys of API mutations, kept in the database so that every process shares one lock
@@ -52,24 +54,36 @@ export function createIdempotencyService(
   const iso = (ms: number) => new Date(ms).toISOString();
 
   return {
-    /** Claims `key` of `scope` for a request whose body hashes to `fingerprint`. */
-    async claim(scope: string, key: string, fingerprint: string): Promise<KeyClaim> {
-      // Three tries: a row can vanish between the insert and the read (pruned, released), and an
-      // expired one is deleted before the key is claimed anew.
+    /**
+     * Claims `key` of `scope` for a request whose body hashes to `fingerprint`. A key not seen
+     * before is first admitted by `admitNew` (the caller's allowance of new keys): refused there,
+     * nothing is written.
+     */
+    async claim(
+      scope: string,
+      key: string,
+      fingerprint: string,
+      admitNew: () => Promise<boolean>,
+    ): Promise<KeyClaim> {
+      // Three tries: a row can appear or vanish between the read and the insert (another request
+      // with the key, the pruning job), and an expired one is deleted before it is claimed anew.
       for (let attempt = 0; attempt < 3; attempt++) {
         const at = now();
         const lockedUntil = iso(at + lockMs);
-        const claimed = await repo.claim(db, {
-          scope,
-          key,
-          fingerprint,
-          lockedUntil,
-          now: iso(at),
-          expiresAt: iso(at + keyLifetimeMs),
-        });
-        if (claimed) return { outcome: "run", run: { scope, key, lockedUntil } };
         const row = await repo.find(db, scope, key);
-        if (!row) continue;
+        if (!row) {
+          if (attempt === 0 && !(await admitNew())) return { outcome: "over-allowance" };
+          const claimed = await repo.claim(db, {
+            scope,
+            key,
+            fingerprint,
+            lockedUntil,
+            now: iso(at),
+            expiresAt: iso(at + keyLifetimeMs),
+          });
+          if (claimed) return { outcome: "run", run: { scope, key, lockedUntil } };
+          continue;
+        }
         if (row.expires_at <= iso(at)) {
           await repo.deleteExpired(db, scope, key, iso(at));
           continue;
