@@ -14,7 +14,6 @@ import { DocumentCache } from "./documents.js";
 import { requestError } from "./errors.js";
 import { createExecutor, type Operation, Unavailable } from "./execution.js";
 import { type HitLane, hitLane, replayHandedOnBodies } from "./hit-lane.js";
-import { answerOnce, idempotencyKeyOf } from "./idempotency.js";
 import {
   detailsOf,
   type Exchange,
@@ -37,6 +36,7 @@ import {
   negotiate,
   readParams,
 } from "./http-params.js";
+import { answerOnce, idempotencyKeyOf } from "./idempotency.js";
 import { introspectionResponder } from "./introspection/answer-introspection.js";
 import { IntrospectionAnswers } from "./introspection/introspection-answers.js";
 import { permissionsLacking } from "./limits/analyze-operation.js";

@@ -3,7 +3,7 @@ import type { Logger } from "../../logger.js";
 import { idempotencyRepository as repo } from "./idempotency.repository.js";
 
 /** How long a key's answer is replayed: the 24 hours Stripe and pretix keep theirs. */
-export const keyLifetimeMs = 24 * 60 * 60 * 1000;
+const keyLifetimeMs = 24 * 60 * 60 * 1000;
 
 /** An answer kept for replay: its status, media type and exact bytes. */
 export interface StoredAnswer {
