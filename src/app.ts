@@ -14,6 +14,7 @@ import { registerHealthRoutes } from "./http/health.routes.js";
 import { type Logger, lazyChildLogger } from "./logger.js";
 import { registerMetrics } from "./metrics/metrics.routes.js";
 import { schedulePruning } from "./modules/audit/audit.service.js";
+import { scheduleKeyPruning } from "./modules/idempotency/idempotency.service.js";
 import { OrderExpiryWorker } from "./modules/orders/order-expiry-worker.js";
 import { TicketMailWorker } from "./modules/ticket-mails/ticket-mail-worker.js";
 import { WebhookDispatcher } from "./modules/webhooks/dispatcher.js";
@@ -73,8 +74,10 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   // Runs after in-flight requests finished and before the caller closes the database, so the
   // request counts still in memory are written. A failure is already logged by the recorder.
   const stopPruning = schedulePruning(services.audit, config.auditRetentionDays, logger);
+  const stopKeyPruning = scheduleKeyPruning(services.idempotency, logger);
   app.addHook("onClose", async () => {
     stopPruning();
+    stopKeyPruning();
     await services.apps.flushUsage().catch(() => {});
     // Approval-request emails of an app widened a moment ago (they log their own failures).
     await services.updateRequests.settled();

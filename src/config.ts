@@ -31,6 +31,8 @@ export interface Config {
   limits: {
     appPointsPerHour: number;
     publicPointsPerHour: number;
+    /** New Idempotency-Keys an app may store per hour: bounds the keys table (graphql/idempotency.ts). */
+    idempotencyKeysPerHour: number;
     maxQueryCost: number;
     maxQueryDepth: number;
     maxBodyBytes: number;
@@ -121,6 +123,7 @@ const envSchema = z.object({
   TRUST_PROXY: z.string().optional(),
   RATE_LIMIT_APP_POINTS_PER_HOUR: positiveInt(10_000),
   RATE_LIMIT_PUBLIC_POINTS_PER_HOUR: positiveInt(1_000),
+  RATE_LIMIT_IDEMPOTENCY_KEYS_PER_HOUR: positiveInt(2_000),
   MAX_QUERY_COST: positiveInt(50_000),
   MAX_QUERY_DEPTH: positiveInt(15),
   MAX_BODY_BYTES: positiveInt(100 * 1024),
@@ -220,6 +223,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
     limits: {
       appPointsPerHour: e.RATE_LIMIT_APP_POINTS_PER_HOUR,
       publicPointsPerHour: e.RATE_LIMIT_PUBLIC_POINTS_PER_HOUR,
+      idempotencyKeysPerHour: e.RATE_LIMIT_IDEMPOTENCY_KEYS_PER_HOUR,
       maxQueryCost: e.MAX_QUERY_COST,
       maxQueryDepth: e.MAX_QUERY_DEPTH,
       maxBodyBytes: e.MAX_BODY_BYTES,

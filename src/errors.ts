@@ -27,6 +27,16 @@ export const ErrorCode = {
   GRAPHQL_VALIDATION_FAILED: "GRAPHQL_VALIDATION_FAILED",
   /** The operation exceeds a cost, depth, token or alias limit. */
   QUERY_TOO_COMPLEX: "QUERY_TOO_COMPLEX",
+  /**
+   * An Idempotency-Key whose first request is still running (graphql/idempotency.ts): HTTP 409 of
+   * the IETF Idempotency-Key draft.
+   */
+  IDEMPOTENCY_KEY_IN_USE: "IDEMPOTENCY_KEY_IN_USE",
+  /**
+   * An Idempotency-Key sent again with another request body (graphql/idempotency.ts): HTTP 422 of
+   * the IETF Idempotency-Key draft.
+   */
+  IDEMPOTENCY_KEY_REUSED: "IDEMPOTENCY_KEY_REUSED",
   /** The caller's points for the hour are spent. */
   RATE_LIMITED: "RATE_LIMITED",
   /** The request body is larger than MAX_BODY_BYTES. */
@@ -101,6 +111,8 @@ export const errorTable: Readonly<Record<ErrorCode, ErrorMeaning>> = {
   GRAPHQL_PARSE_FAILED: { status: 400, userError: false },
   GRAPHQL_VALIDATION_FAILED: { status: 400, userError: false },
   QUERY_TOO_COMPLEX: { status: 400, userError: false },
+  IDEMPOTENCY_KEY_IN_USE: { status: 409, userError: false },
+  IDEMPOTENCY_KEY_REUSED: { status: 422, userError: false },
   RATE_LIMITED: { status: 429, userError: false },
   PAYLOAD_TOO_LARGE: { status: 413, userError: false },
   TIMEOUT: { status: 503, userError: false },

@@ -21,6 +21,7 @@ import { createAuditService } from "./modules/audit/audit.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
 import { createEventPageService } from "./modules/event-page/event-page.service.js";
+import { createIdempotencyService } from "./modules/idempotency/idempotency.service.js";
 import { createOrdersService } from "./modules/orders/orders.service.js";
 import { createOverviewService } from "./modules/overview/overview.service.js";
 import { createInvitationsService } from "./modules/projects/invitations.service.js";
@@ -106,6 +107,8 @@ export function createServices(
     apps,
     audit,
     updateRequests,
+    // A run's lock outlives any request: its deadline, and a COMMIT under way at the deadline.
+    idempotency: createIdempotencyService(db, { lockMs: config.limits.requestTimeoutMs + 30_000, logger }),
     webhooks: createWebhooksService(db, config, changes, apps, access),
     demo: createDemoService(db, { users, projects, apps, changes }),
     eventPage: createEventPageService({

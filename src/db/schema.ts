@@ -32,6 +32,7 @@ export interface Database {
   event_page_settings: EventPageSettingsTable;
   public_registrations: PublicRegistrationsTable;
   registration_links: RegistrationLinksTable;
+  idempotency_keys: IdempotencyKeysTable;
   attendee_imports: AttendeeImportsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -232,6 +233,25 @@ export interface EventPageSettingsTable {
   registration_open: number;
   company_field: CompanyField;
   updated_at: string;
+}
+
+/** An API mutation's Idempotency-Key: its lock while it runs, then the answer to replay. */
+export interface IdempotencyKeysTable {
+  /** Whose key space: `app:<id>` (modules/idempotency). */
+  scope: string;
+  key: string;
+  /** SHA-256 of the request (document, operation name, variables): a reuse with another body is refused. */
+  fingerprint: string;
+  /** While the first request runs: until when its lock holds (a crashed run's lock ends). */
+  locked_until: string | null;
+  /** The stored answer's HTTP status; null while the first request runs. */
+  status: number | null;
+  /** The stored answer's media type. */
+  media: string | null;
+  /** The stored answer's bytes (UTF-8 JSON), replayed as they are. */
+  body: string | null;
+  created_at: string;
+  expires_at: string;
 }
 
 /** A registration made on the event page: the manage link's secret (hashed) and the form's idempotency key. */

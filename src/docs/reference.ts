@@ -212,7 +212,9 @@ parent</span> for a value inside another object (a venue, a price), as visible a
 description ends with the same rule, as <code>schema.graphql</code> does. Start with the
 <a href="/graphql/reference/guides/getting-started">getting-started guide</a>, try queries in the
 <a href="/graphql/explorer/">explorer</a>, and see the <a href="/graphql/reference/changelog">changelog</a> for
-changes and deprecations. The schema as SDL: <a href="/graphql/reference/schema.graphql">schema.graphql</a>.</p>
+changes and deprecations. The schema as SDL: <a href="/graphql/reference/schema.graphql">schema.graphql</a>.
+Every mutation may carry an <code>Idempotency-Key</code> header, so that a retry never runs it twice: see the
+<a href="/graphql/reference/guides/idempotency">idempotency guide</a>.</p>
 <div class="reference">
 <aside class="type-index"><label for="reference-search">Search types and fields</label>
 <input id="reference-search" type="search" placeholder="e.g. attendee or email" autocomplete="off">

@@ -16,6 +16,11 @@ export interface Exchange {
   media: MediaType;
   /** The answer's header fields so far; every way of answering below writes them. */
   headers: AnswerHeaders;
+  /**
+   * Told the status and exact bytes of the answer as it is sent (before any compression): how a
+   * request carrying an Idempotency-Key keeps its answer for replay (idempotency.ts).
+   */
+  keep?: (status: number, body: string | Buffer) => void;
 }
 
 /**
@@ -106,10 +111,11 @@ export function send(exchange: Exchange, status: number, body: unknown): Fastify
  * without @fastify/compress (src/http/compression.ts).
  */
 export function sendRaw(
-  { request, reply, media, headers }: Exchange,
+  { request, reply, media, headers, keep }: Exchange,
   status: number,
   body: string | Buffer,
 ): FastifyReply {
+  keep?.(status, body);
   if (!headers.has("cache-control")) headers.set("cache-control", "no-store");
   headers.applyTo(reply).code(status).type(contentTypes[media]);
   const encoding = headers.has("content-encoding") ? undefined : codingFor(request, body);
@@ -130,6 +136,7 @@ export function sendRaw(
  */
 export function sendInTwo(exchange: Exchange, head: Buffer, tail: Buffer): FastifyReply {
   const { reply, headers } = exchange;
+  exchange.keep?.(200, Buffer.concat([head, tail]));
   const last = reply.lastHeaderFields();
   for (let i = 0; i < last.length; i += 2) headers.set(last[i] as string, last[i + 1] as string);
   reply.hijack();

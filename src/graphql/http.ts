@@ -36,6 +36,7 @@ import {
   negotiate,
   readParams,
 } from "./http-params.js";
+import { answerOnce, idempotencyKeyOf } from "./idempotency.js";
 import { introspectionResponder } from "./introspection/answer-introspection.js";
 import { IntrospectionAnswers } from "./introspection/introspection-answers.js";
 import { permissionsLacking } from "./limits/analyze-operation.js";
@@ -137,6 +138,14 @@ export function registerGraphQLRoutes(
         if (params.extensions?.dryRun === true) return await answerDryRun(exchange, actor, operation);
         if (operation.introspectionOnly) return await introspection.answer(exchange, actor, operation, paid);
         const budget = await steps.charge(exchange.headers, actor, operation, request.ip, paid);
+        // Charged as any request: a replay or a refused key costs the operation's points, so a
+        // retry loop is never free (docs/guides/11-idempotency.md).
+        const keyed = idempotencyKeyOf(request, actor, operation);
+        if (keyed) {
+          // A mutation is never answered from the cache, however long it waited for a slot.
+          const once = () => executor.run(exchange, actor, operation, budget, async () => false);
+          return await answerOnce(services, exchange, keyed, once);
+        }
         // A reply is thenable (it settles once sent), so the cache answers with a boolean: awaiting an
         // async function that returns a reply yields undefined, which once sent every hit on to execute.
         if (await answerFromCache(exchange, actor, operation, budget)) {

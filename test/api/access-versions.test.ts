@@ -52,6 +52,7 @@ const otherTables: Record<string, string> = {
   orders: "order data: the attendees area's version (orders:write bumps attendees and tickets)",
   order_lines: "an order's lines, written with the order",
   order_settings: "the hold length and bank details an order is placed with: read at checkout",
+  idempotency_keys: "API mutations' Idempotency-Keys: read on each keyed mutation, remembered nowhere",
   kysely_migration: "the migrator's",
   kysely_migration_lock: "the migrator's",
 };

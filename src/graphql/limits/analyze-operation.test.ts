@@ -96,6 +96,7 @@ const limits: OperationLimits = operationLimitsFrom({
     maxQueryCost: 50_000,
     appPointsPerHour: 1,
     publicPointsPerHour: 1,
+    idempotencyKeysPerHour: 1,
     maxBodyBytes: 1,
     requestTimeoutMs: 10_000,
   },
