@@ -98,6 +98,8 @@ const limits: OperationLimits = operationLimitsFrom({
     publicPointsPerHour: 1,
     maxBodyBytes: 1,
     requestTimeoutMs: 10_000,
+    streamsPerApp: 1,
+    streamsPerIp: 1,
   },
 });
 
