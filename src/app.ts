@@ -5,8 +5,8 @@ import type { Cluster } from "./cluster/cluster.js";
 import type { Config } from "./config.js";
 import { registerDashboard } from "./dashboard/dashboard.js";
 import type { DatabaseHandle } from "./db/database.js";
-import { AppError, ErrorCode } from "./errors.js";
 import { registerDocsRoutes } from "./docs/docs.routes.js";
+import { AppError, ErrorCode } from "./errors.js";
 import { registerEventSite } from "./event-site/event-site.js";
 import { registerGraphQLRoutes } from "./graphql/http.js";
 import { registerCompression } from "./http/compression.js";
@@ -173,7 +173,10 @@ function startLive(app: FastifyInstance, services: Services): void {
   });
   const offEvents = feed?.subscribeLive({
     event: (event) => live.publish(event),
-    lost: () => live.endAll(new AppError(ErrorCode.SERVICE_UNAVAILABLE, "The server lost its change feed; subscribe again")),
+    lost: () =>
+      live.endAll(
+        new AppError(ErrorCode.SERVICE_UNAVAILABLE, "The server lost its change feed; subscribe again"),
+      ),
   });
   let seen = database.externalWrites();
   const poll = feed

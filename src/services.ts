@@ -1,5 +1,6 @@
 import { type Cluster, localCluster } from "./cluster/cluster.js";
 import type { Config } from "./config.js";
+import { channel } from "./db/change-feed.js";
 import type { DatabaseHandle } from "./db/database.js";
 import { ResponseCache } from "./graphql/cache/response-cache.js";
 import { createRateLimiter } from "./graphql/limits/rate-limiter.js";
@@ -30,7 +31,6 @@ import { createProjectsService } from "./modules/projects/projects.service.js";
 import { createTicketMailsService } from "./modules/ticket-mails/ticket-mails.service.js";
 import { createTicketsService } from "./modules/tickets/tickets.service.js";
 import { createWebhooksService } from "./modules/webhooks/webhooks.service.js";
-import { channel } from "./db/change-feed.js";
 import { areaBit } from "./shared/data-areas.js";
 import { liveRecorder } from "./shared/live/live-events.js";
 import { LiveHub } from "./shared/live/live-hub.js";

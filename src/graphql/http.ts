@@ -125,7 +125,10 @@ export function registerGraphQLRoutes(
         request.graphqlOperationType =
           params.extensions?.dryRun === true ? "dry_run" : operation.analysis.operationType;
         if (operation.analysis.operationType === "subscription") {
-          throw new Refusal(ErrorCode.BAD_REQUEST, `Subscriptions are served over Server-Sent Events at ${streamPath}`);
+          throw new Refusal(
+            ErrorCode.BAD_REQUEST,
+            `Subscriptions are served over Server-Sent Events at ${streamPath}`,
+          );
         }
         if (inQueryString(request) && operation.analysis.operationType !== "query") {
           throw new Refusal(

@@ -11,7 +11,7 @@ import { createContext, type GraphQLContext } from "../context.js";
 import { formatError } from "../errors.js";
 import type { Operation } from "../execution.js";
 import { type Exchange, internalError, notJsonBody, Refusal, refuse } from "../http-answers.js";
-import { isJsonContentType, json, readParams } from "../http-params.js";
+import { graphqlResponse, isJsonContentType, readParams } from "../http-params.js";
 import type { RequestSteps } from "../request-steps.js";
 
 /** Where subscriptions are served: the GraphQL over SSE protocol, "distinct connections" mode. */
@@ -76,8 +76,12 @@ export function registerStreamRoute(
   scope.route({ method: "POST", url: streamPath, compress: false, handler: open });
 
   async function open(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply | undefined> {
-    const exchange: Exchange = { request, reply, media: json, headers: new AnswerHeaders() };
+    // Refusals answer in application/graphql-response+json, whose statuses are the error table's own
+    // (plain JSON answers some with 200, which an SSE client would take for a stream).
+    const exchange: Exchange = { request, reply, media: graphqlResponse, headers: new AnswerHeaders() };
     let prepared: Prepared;
+    let ended: AppError | undefined;
+    let body: AsyncGenerator<string, void, undefined> | undefined;
     try {
       if (!request.headers.accept?.includes("text/event-stream")) {
         throw new Refusal(ErrorCode.NOT_ACCEPTABLE, "Accept must allow text/event-stream");
@@ -87,12 +91,18 @@ export function registerStreamRoute(
       if (params instanceof AppError) throw Refusal.from(params);
       const actor = await steps.authenticate(request.headers.authorization);
       if (actor.kind !== "app") {
-        throw new Refusal(ErrorCode.UNAUTHENTICATED, "Subscriptions need an app's token (Authorization: Bearer)");
+        throw new Refusal(
+          ErrorCode.UNAUTHENTICATED,
+          "Subscriptions need an app's token (Authorization: Bearer)",
+        );
       }
       steps.admit(actor, request.ip);
       const { operation, paid } = await steps.preparePaid(exchange.headers, params, actor, request.ip);
       if (operation.analysis.operationType !== "subscription") {
-        throw new Refusal(ErrorCode.BAD_REQUEST, `Send queries and mutations to /api/graphql; ${streamPath} serves subscriptions`);
+        throw new Refusal(
+          ErrorCode.BAD_REQUEST,
+          `Send queries and mutations to /api/graphql; ${streamPath} serves subscriptions`,
+        );
       }
       await steps.charge(exchange.headers, actor, operation, request.ip, paid);
       const make = () => createContext(services, actor, request.id);
@@ -102,19 +112,29 @@ export function registerStreamRoute(
       const stream = new Proxy({} as GraphQLContext, { get: (_target, key) => Reflect.get(context, key) });
       prepared = { actor, operation, context: stream, renew: () => (context = make()) };
       const header = request.headers.authorization;
-      const reauthenticate = () => Promise.resolve(steps.authenticate(header));
-      live.open(request.id, { appId: actor.appId, ip: request.ip, reauthenticate }, () => endSoon(reply.raw));
+      // A refused token ends the stream with the same code and words a request would get.
+      const reauthenticate = () =>
+        Promise.resolve()
+          .then(() => steps.authenticate(header))
+          .catch((error: unknown) => {
+            throw error instanceof Refusal ? new AppError(error.code, error.message) : error;
+          });
+      live.open(request.id, { appId: actor.appId, ip: request.ip, reauthenticate }, (reason) => {
+        ended = reason;
+        endWith(reply.raw, reason);
+        void body?.return();
+      });
     } catch (error) {
-      if (error instanceof AppError && !(error instanceof Refusal)) return refuse(exchange, Refusal.from(error));
+      if (error instanceof AppError && !(error instanceof Refusal))
+        return refuse(exchange, Refusal.from(error));
       if (error instanceof Refusal) return refuse(exchange, error);
       throw error;
     }
     reply.hijack();
     const started = Date.now();
     let events = 0;
-    let ended: AppError | undefined;
     try {
-      const [body, init] = await handler({
+      const [answer, init] = await handler({
         method: "POST",
         url: request.url,
         headers: { get: (key) => (key === "accept" ? "text/event-stream" : headerOf(request, key)) },
@@ -131,24 +151,24 @@ export function registerStreamRoute(
         // Proxies (nginx) would otherwise hold events back to fill their buffers.
         "x-accel-buffering": "no",
       });
-      if (!body || typeof body === "string") {
-        res.end(body);
+      if (!answer || typeof answer === "string") {
+        res.end(answer);
         return;
       }
-      const stop = () => void body.return();
+      body = answer;
+      const stop = () => void answer.return();
       res.once("close", stop);
-      for await (const chunk of body) {
+      for await (const chunk of answer) {
+        if (res.writableEnded) break;
         if (res.writableLength > maxUnsentBytes) {
-          ended = slowSubscriber();
-          live.cut(request.id, ended);
-          res.write(finalEvent(ended));
+          live.cut(request.id, slowSubscriber());
           break;
         }
         if (chunk.startsWith("event: next")) events += 1;
         res.write(chunk);
       }
       res.off("close", stop);
-      res.end();
+      if (!res.writableEnded) res.end();
     } catch (error) {
       logger.error({ err: error, requestId: request.id }, "Subscription stream failed");
       reply.raw.destroy();
@@ -184,12 +204,15 @@ function finalEvent(reason: AppError): string {
 }
 
 /**
- * A stream ended by the hub (revoked access, a slow reader, shutdown) says why through its
- * subscription's last signal; a response still open a second later (its client not reading) is
- * closed all the same, so an ended stream never outlives the 1 s the guide promises.
+ * A stream the hub ended (revoked access, a slow reader, shutdown) says why in a last event and
+ * closes. Its socket, if the client reads nothing (its buffers full), is destroyed a second later,
+ * so an ended stream never outlives the 1 s the guide promises.
  */
-function endSoon(res: ServerResponse): void {
+function endWith(res: ServerResponse, reason: AppError): void {
+  if (res.writableEnded) return;
+  if (res.headersSent) res.end(finalEvent(reason));
+  else res.destroy();
   setTimeout(() => {
-    if (!res.writableEnded) res.destroy();
+    if (!res.writableFinished) res.destroy();
   }, 1_000).unref();
 }

@@ -39,7 +39,10 @@ export function defineDoorCountTypes(): void {
   builder.objectFields(ProjectRef, (t) => ({
     doorCounts: t.field({
       ...projectIdOnly({
-        extensions: { ...requires(doorCountsPermission).extensions, ...boundedList(maxDoorCounts).extensions },
+        extensions: {
+          ...requires(doorCountsPermission).extensions,
+          ...boundedList(maxDoorCounts).extensions,
+        },
       }),
       type: [DoorCountRef],
       nullable: true,

@@ -53,9 +53,8 @@ async function listen(
   });
 }
 
-/** The event a signal carries; a stream's last signal throws why it ended, the client's last word. */
+/** The event a signal carries. */
 function eventOf(signal: LiveSignal): AttendeeEvent {
-  if (signal.ended) throw signal.ended;
   if (!signal.event) throw new Error("An event subscription got a signal without an event");
   return { projectId: signal.projectId, type: signal.event.type, attendeeId: signal.event.objectId };
 }
@@ -144,17 +143,18 @@ export function defineLiveTypes(): void {
         resolve: (signal: LiveSignal) => eventOf(signal),
       }),
       doorCounts: t.field({
-        extensions: { ...requires(doorCountsPermission).extensions, ...boundedList(maxDoorCounts).extensions },
+        extensions: {
+          ...requires(doorCountsPermission).extensions,
+          ...boundedList(maxDoorCounts).extensions,
+        },
         type: [DoorCountRef],
         nullable: true,
         description:
           "The project's door counts (as Project.doorCounts) at once, then again after each registration, cancellation or check-in; a burst is one update.",
         args: { projectId: t.arg.id({ required: true, description: "The 4-character Project ID." }) },
-        subscribe: (_root, args, c) => listen(c, String(args.projectId), doorCountsPermission, everyChange, true),
-        resolve: (signal: LiveSignal, _args, c) => {
-          if (signal.ended) throw signal.ended;
-          return doorCountsOf(c, signal.projectId);
-        },
+        subscribe: (_root, args, c) =>
+          listen(c, String(args.projectId), doorCountsPermission, everyChange, true),
+        resolve: (signal: LiveSignal, _args, c) => doorCountsOf(c, signal.projectId),
       }),
     }),
   });

@@ -1,13 +1,11 @@
 import { AppError, ErrorCode } from "../../errors.js";
 import type { LiveEvent } from "./live-events.js";
 
-/** What a stream's source yields: an event to present, or the end of the stream with its reason. */
+/** What a stream's source yields: an event to present, or (counters) a sign to read them again. */
 export interface LiveSignal {
   projectId: string;
-  /** The event; undefined for a first (or coalesced) signal of counters. */
+  /** The event; undefined for the first (or a coalesced) signal of counters. */
   event?: LiveEvent;
-  /** Set on the last signal: why the stream ends (the field's resolver throws it to the client). */
-  ended?: AppError;
 }
 
 /** What one subscription listens to, and how to ask whether it still may. */
@@ -34,7 +32,7 @@ interface Stream {
   queue: LiveSignal[];
   wake: (() => void) | undefined;
   ended: AppError | undefined;
-  /** Called once the stream ends, whatever ended it: its HTTP response is closed. */
+  /** Called once when the hub ends the stream: its response says why and closes. */
   onEnd: (reason: AppError) => void;
 }
 
@@ -70,6 +68,11 @@ export class LiveHub {
     return this.streams.size;
   }
 
+  /** Streams listening to a project now (tests and the bench wait for a subscription with it). */
+  listening(projectId: string): number {
+    return this.byProject.get(projectId)?.size ?? 0;
+  }
+
   /**
    * Opens stream `id` for an app's request from `ip`, or throws RATE_LIMITED past a limit.
    * `onEnd` is told why it ended (once); `close(id)` must follow when the response is gone.
@@ -87,7 +90,16 @@ export class LiveHub {
       throw streamLimit(`This address has ${streamsPerIp} streams open on this server`, streamsPerIp);
     this.perApp.set(appId, (this.perApp.get(appId) ?? 0) + 1);
     this.perIp.set(ip, (this.perIp.get(ip) ?? 0) + 1);
-    const stream = { appId, ip, reauthenticate, listening: undefined, queue: [], wake: undefined, ended: undefined, onEnd };
+    const stream = {
+      appId,
+      ip,
+      reauthenticate,
+      listening: undefined,
+      queue: [],
+      wake: undefined,
+      ended: undefined,
+      onEnd,
+    };
     this.streams.set(id, stream);
   }
 
@@ -116,7 +128,7 @@ export class LiveHub {
     projectStreams.add(stream);
     // Counters are sent once at once: the screen shows the figures without waiting for a change.
     if (listening.coalesce) stream.queue.push({ projectId: listening.projectId, event: undefined });
-    return signals(stream, listening.projectId, () => this.close(id));
+    return signals(stream, () => this.close(id));
   }
 
   /** Hands a committed event to every stream of its project that listens to its type. */
@@ -149,8 +161,8 @@ export class LiveHub {
         .reauthenticate()
         .then((caller) => stream.listening?.stillAllowed(caller))
         .catch((error: unknown) => {
-        end(stream, error instanceof AppError ? error : new AppError(ErrorCode.FORBIDDEN, "Access ended"));
-      }),
+          end(stream, error instanceof AppError ? error : new AppError(ErrorCode.FORBIDDEN, "Access ended"));
+        }),
     );
     void Promise.all(checks).finally(() => this.rechecking.delete(projectId));
   }
@@ -204,18 +216,15 @@ function countDown(counts: Map<string, number>, key: string): void {
   else counts.delete(key);
 }
 
-/** The signals of a stream as an async iterator: its queue, then its end as a last signal. */
-function signals(stream: Stream, projectId: string, close: () => void): AsyncIterableIterator<LiveSignal> {
+/** The signals of a stream as an async iterator, until the stream ends (its response says why). */
+function signals(stream: Stream, close: () => void): AsyncIterableIterator<LiveSignal> {
   let done = false;
   const iterator: AsyncIterableIterator<LiveSignal> = {
     async next() {
       while (!done) {
+        if (stream.ended) break;
         const signal = stream.queue.shift();
         if (signal) return { value: signal, done: false };
-        if (stream.ended) {
-          done = true;
-          return { value: { projectId, ended: stream.ended }, done: false };
-        }
         await new Promise<void>((resolve) => {
           stream.wake = resolve;
         });
