@@ -123,8 +123,8 @@ export class LiveHub {
     const stream = this.streams.get(id);
     if (!stream || stream.listening) throw new Error("A subscription runs only on its own opened stream");
     stream.listening = listening;
-    let projectStreams = this.byProject.get(listening.projectId);
-    if (!projectStreams) this.byProject.set(listening.projectId, (projectStreams = new Set()));
+    const projectStreams = this.byProject.get(listening.projectId) ?? new Set();
+    this.byProject.set(listening.projectId, projectStreams);
     projectStreams.add(stream);
     // Counters are sent once at once: the screen shows the figures without waiting for a change.
     if (listening.coalesce) stream.queue.push({ projectId: listening.projectId, event: undefined });
