@@ -10,7 +10,9 @@ import { definePermissionFields } from "./modules/apps/permissions.graphql.js";
 import { defineAttendeeTypes } from "./modules/attendees/attendees.graphql.js";
 import { defineAuditTypes } from "./modules/audit/audit.graphql.js";
 import { defineCheckInTypes } from "./modules/checkins/checkins.graphql.js";
+import { defineDoorCountTypes } from "./modules/checkins/door-counts.graphql.js";
 import { defineEventPageTypes } from "./modules/event-page/event-page.graphql.js";
+import { defineLiveTypes } from "./modules/live/live.graphql.js";
 import { defineOrderTypes } from "./modules/orders/orders.graphql.js";
 import { defineProjectTypes } from "./modules/projects/projects.graphql.js";
 import { defineTicketTypes } from "./modules/tickets/tickets.graphql.js";
@@ -37,11 +39,13 @@ export function schema(): GraphQLSchema {
     defineTicketTypes();
     defineAttendeeTypes();
     defineCheckInTypes();
+    defineDoorCountTypes();
     defineOrderTypes();
     defineAuditTypes();
     defineEventPageTypes();
     defineRateLimitField();
     defineWebhookTypes();
+    defineLiveTypes();
     // Fails here, at assembly, when a field of a project-scoped type declares no access.
     const assembled = assertAccessDeclared(builder.toSchema({ sortSchema: true }));
     built = describeAccess(enforcePermissions(synchronousNodeIds(inlineEdgeNodes(assembled))));

@@ -6,6 +6,7 @@ import type { Config } from "./config.js";
 import { registerDashboard } from "./dashboard/dashboard.js";
 import type { DatabaseHandle } from "./db/database.js";
 import { registerDocsRoutes } from "./docs/docs.routes.js";
+import { AppError, ErrorCode } from "./errors.js";
 import { registerEventSite } from "./event-site/event-site.js";
 import { registerGraphQLRoutes } from "./graphql/http.js";
 import { registerCompression } from "./http/compression.js";
@@ -20,6 +21,7 @@ import { TicketMailWorker } from "./modules/ticket-mails/ticket-mail-worker.js";
 import { WebhookDispatcher } from "./modules/webhooks/dispatcher.js";
 import { ObjectRenderer } from "./modules/webhooks/render.js";
 import { createServices, type Services } from "./services.js";
+import { areaBit } from "./shared/data-areas.js";
 
 export interface AppDeps {
   config: Config;
@@ -127,6 +129,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const apiSchema = schema();
   registerGraphQLRoutes(app, services, apiSchema, { door, observe });
   startWebhooks(app, services, apiSchema);
+  startLive(app, services);
   startTicketMails(app, services);
   startOrderExpiry(app, services);
   registerDocsRoutes(app);
@@ -155,6 +158,46 @@ function startWebhooks(app: FastifyInstance, services: Services, apiSchema: Grap
   app.addHook("preClose", async () => {
     unsubscribe();
     await dispatcher.stop();
+  });
+}
+
+/**
+ * Subscriptions hear other processes through the database (docs/guides/12-subscriptions.md): on
+ * PostgreSQL their events and access changes through the change feed, and a lost feed ends every
+ * stream (it fails closed); on SQLite, which has no push channel, `data_version` is read every
+ * 250 ms while streams are open, and any other connection's commit (the CLI revoking a link) makes
+ * every stream check its access. At shutdown every stream ends with SERVICE_UNAVAILABLE.
+ */
+function startLive(app: FastifyInstance, services: Services): void {
+  const { live, database } = services;
+  const feed = database.changeFeed;
+  const offAccess = feed?.subscribe((projectId, areas) => {
+    if (areas & areaBit.project) live.accessChanged(projectId);
+  });
+  const offEvents = feed?.subscribeLive({
+    event: (event) => live.publish(event),
+    lost: () =>
+      live.endAll(
+        new AppError(ErrorCode.SERVICE_UNAVAILABLE, "The server lost its change feed; subscribe again"),
+      ),
+  });
+  let seen = database.externalWrites();
+  const poll = feed
+    ? undefined
+    : setInterval(() => {
+        if (live.size === 0) return;
+        const now = database.externalWrites();
+        if (now !== undefined && now === seen) return;
+        seen = now;
+        live.accessChangedEverywhere();
+      }, 250);
+  poll?.unref();
+  app.addHook("preClose", async () => {
+    offAccess?.();
+    offEvents?.();
+    clearInterval(poll);
+    live.stop();
+    live.endAll(new AppError(ErrorCode.SERVICE_UNAVAILABLE, "The server is shutting down; subscribe again"));
   });
 }
 

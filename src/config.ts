@@ -38,6 +38,9 @@ export interface Config {
     maxBodyBytes: number;
     /** Longest an API operation may run before it is cut off (TIMEOUT) and its writes rolled back. */
     requestTimeoutMs: number;
+    /** Open subscription streams at most, per app and per client IP, on each process (docs/guides/12-subscriptions.md). */
+    streamsPerApp: number;
+    streamsPerIp: number;
   };
   /** Outbound webhooks (docs/guides/09-webhooks.md). */
   webhooks: {
@@ -128,6 +131,8 @@ const envSchema = z.object({
   MAX_QUERY_DEPTH: positiveInt(15),
   MAX_BODY_BYTES: positiveInt(100 * 1024),
   REQUEST_TIMEOUT_MS: positiveInt(10_000),
+  STREAMS_PER_APP: positiveInt(50),
+  STREAMS_PER_IP: positiveInt(100),
   // Long enough not to be guessed: /metrics reveals traffic and error rates.
   METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
@@ -228,6 +233,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
       maxQueryDepth: e.MAX_QUERY_DEPTH,
       maxBodyBytes: e.MAX_BODY_BYTES,
       requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+      streamsPerApp: e.STREAMS_PER_APP,
+      streamsPerIp: e.STREAMS_PER_IP,
     },
     webhooks: {
       allowPrivateNetworks:

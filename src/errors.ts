@@ -45,6 +45,8 @@ export const ErrorCode = {
   TIMEOUT: "TIMEOUT",
   /** A dependency (the database, Redis) is unreachable; retrying later may succeed. */
   SERVICE_UNAVAILABLE: "SERVICE_UNAVAILABLE",
+  /** A subscription stream was cut because its subscriber read events slower than they came (shared/live/live-hub.ts). */
+  SLOW_SUBSCRIBER: "SLOW_SUBSCRIBER",
   /** Anything unexpected: logged with the request id, never shown in detail. */
   INTERNAL_SERVER_ERROR: "INTERNAL_SERVER_ERROR",
 } as const;
@@ -117,6 +119,8 @@ export const errorTable: Readonly<Record<ErrorCode, ErrorMeaning>> = {
   PAYLOAD_TOO_LARGE: { status: 413, userError: false },
   TIMEOUT: { status: 503, userError: false },
   SERVICE_UNAVAILABLE: { status: 503, userError: false },
+  // Sent inside an open stream, never as a status: the 503 only says "try again", as a client should.
+  SLOW_SUBSCRIBER: { status: 503, userError: false },
   INTERNAL_SERVER_ERROR: { status: 500, userError: false },
 };
 

@@ -1,5 +1,6 @@
 import { type Cluster, localCluster } from "./cluster/cluster.js";
 import type { Config } from "./config.js";
+import { channel } from "./db/change-feed.js";
 import type { DatabaseHandle } from "./db/database.js";
 import { ResponseCache } from "./graphql/cache/response-cache.js";
 import { createRateLimiter } from "./graphql/limits/rate-limiter.js";
@@ -31,6 +32,9 @@ import { createProjectsService } from "./modules/projects/projects.service.js";
 import { createTicketMailsService } from "./modules/ticket-mails/ticket-mails.service.js";
 import { createTicketsService } from "./modules/tickets/tickets.service.js";
 import { createWebhooksService } from "./modules/webhooks/webhooks.service.js";
+import { areaBit } from "./shared/data-areas.js";
+import { liveRecorder } from "./shared/live/live-events.js";
+import { LiveHub } from "./shared/live/live-hub.js";
 import { ProjectChanges } from "./shared/project-changes.js";
 
 /**
@@ -62,6 +66,14 @@ export function createServices(
   // This process's own writes evict at once, after their commit; other processes' arrive through the
   // database (app.ts: PostgreSQL's change feed; SQLite's data_version, read by the cache's epoch).
   changes.subscribe((projectId, areas) => responseCache.invalidateProject(projectId, areas));
+  // Subscriptions (docs/guides/12-subscriptions.md): a write's events reach this process's streams
+  // after its commit, and other processes' through the change feed (app.ts); a change of a
+  // project's access makes its streams check that they still may listen.
+  const live = new LiveHub(config.limits);
+  changes.addRecorder(liveRecorder(database.engine, channel, (event) => live.publish(event)));
+  changes.subscribe((projectId, areas) => {
+    if (areas & areaBit.project) live.accessChanged(projectId);
+  });
   const users = createUsersService(db);
   const projects = createProjectsService(db, access, changes);
   const sessions = createSessionsService(db);
@@ -84,6 +96,7 @@ export function createServices(
     database,
     changes,
     responseCache,
+    live,
     rateLimiter: createRateLimiter({ redis: cluster.redis, keyPrefix: cluster.keyPrefix, logger }),
     /** Attempt counters (accounts, the event site, the dashboard's request budget). */
     throttle,

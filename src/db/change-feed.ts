@@ -2,6 +2,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { type AreaMask, allAreas } from "../shared/data-areas.js";
+import { decodeLiveEvent, type LiveEvent } from "../shared/live/live-events.js";
 
 /**
  * The channel the projects trigger announces on (migration 2026-11-24T17-00_change-notifications).
@@ -14,6 +15,12 @@ export const channel = "eventgraph_project_changes";
  * @internal read by test/api/cache-invalidation.test.ts
  */
 export const changeFeedApplicationName = "eventgraph-changes-";
+
+/** Hears other processes' live events, and that some may have been missed (the connection lost). */
+export interface LiveListener {
+  event(event: LiveEvent): void;
+  lost(): void;
+}
 
 /** Called with each project change any process committed: the project and the areas written. */
 export type ChangeListener = (projectId: string, areas: AreaMask) => void;
@@ -55,6 +62,7 @@ export class ChangeFeed {
   /** Whether the last heartbeat's query is still unanswered. */
   private beatPending = false;
   private readonly listeners = new Set<ChangeListener>();
+  private readonly liveListeners = new Set<LiveListener>();
 
   /** The fence every caller of `heardEverywhere` from now on waits for; not sent yet. */
   private nextFence: Promise<void> | undefined;
@@ -84,6 +92,17 @@ export class ChangeFeed {
     this.listeners.add(listener);
     if (!this.client && !this.timer && !this.closed) void this.connect();
     return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * Calls `listener.event` with every live event other processes commit (shared/live/live-events.ts:
+   * their NOTIFY rides on this channel), and `listener.lost` whenever the connection is lost, since
+   * events may be missed from then on; connects on the first subscription.
+   */
+  subscribeLive(listener: LiveListener): () => void {
+    this.liveListeners.add(listener);
+    if (!this.client && !this.timer && !this.closed) void this.connect();
+    return () => this.liveListeners.delete(listener);
   }
 
   /** Stops listening for good. */
@@ -227,6 +246,11 @@ export class ChangeFeed {
   }
 
   private deliver(payload: string): void {
+    const live = decodeLiveEvent(payload);
+    if (live) {
+      for (const listener of this.liveListeners) listener.event(live);
+      return;
+    }
     const [projectId, mask] = payload.split(":");
     if (!projectId) return;
     const areas = Number(mask) || allAreas;
@@ -240,6 +264,7 @@ export class ChangeFeed {
     clearInterval(this.beat);
     client.removeAllListeners("notification");
     client.end().catch(() => {});
+    for (const listener of this.liveListeners) listener.lost();
     if (this.closed) return;
     // The database is down or restarting: retry, backing off to a retry every 30 s.
     this.timer = setTimeout(() => void this.connect(), this.retryMs);

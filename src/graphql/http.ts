@@ -44,6 +44,7 @@ import { operationLimitsFrom } from "./limits/operation-limits.js";
 import { pointsForCost } from "./limits/rate-limiter.js";
 import { RequestSteps } from "./request-steps.js";
 import { storedAnswerParts } from "./stored-answer.js";
+import { registerStreamRoute, streamPath } from "./streams/stream-route.js";
 
 /** Registers `POST /api/graphql` (and GET for queries) serving `schema`, following the GraphQL-over-HTTP spec. */
 export function registerGraphQLRoutes(
@@ -104,6 +105,7 @@ export function registerGraphQLRoutes(
 
     registerPreflight(scope, "/api/graphql");
     scope.route({ method: ["GET", "POST"], url: "/api/graphql", compress: false, handler: handle });
+    registerStreamRoute(scope, services, schema, steps);
   });
 
   // The checklist of one request. Each step either hands its result to the next or refuses the
@@ -123,6 +125,12 @@ export function registerGraphQLRoutes(
         const { operation, paid } = await steps.preparePaid(exchange.headers, params, actor, request.ip);
         request.graphqlOperationType =
           params.extensions?.dryRun === true ? "dry_run" : operation.analysis.operationType;
+        if (operation.analysis.operationType === "subscription") {
+          throw new Refusal(
+            ErrorCode.BAD_REQUEST,
+            `Subscriptions are served over Server-Sent Events at ${streamPath}`,
+          );
+        }
         if (inQueryString(request) && operation.analysis.operationType !== "query") {
           throw new Refusal(
             ErrorCode.METHOD_NOT_ALLOWED,

@@ -30,6 +30,8 @@ const serviceVariables = [
   "WEBHOOK_ALLOW_PRIVATE_NETWORKS",
   "WEBHOOK_RETRY_DELAYS",
   "WEBHOOK_TIMEOUT_MS",
+  "STREAMS_PER_APP",
+  "STREAMS_PER_IP",
 ];
 
 /** A child process of the compiled service or CLI, with everything it printed so far. */

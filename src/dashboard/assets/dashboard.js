@@ -86,3 +86,20 @@ if (zoneSelect instanceof HTMLSelectElement) {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   if (Array.from(zoneSelect.options).some((option) => option.value === zone)) zoneSelect.value = zone;
 }
+
+// The Overview's "Checked in" figure follows the door counts as check-ins commit; without script,
+// or if the stream is refused, it shows what the page was rendered with.
+for (const figure of document.querySelectorAll("[data-live-counts]")) {
+  if (!(figure instanceof HTMLElement) || !window.EventSource || !figure.dataset.liveCounts) continue;
+  const live = new EventSource(figure.dataset.liveCounts);
+  live.addEventListener("counts", (event) => {
+    const { checkedIn, expected } = JSON.parse(event.data);
+    const set = (name, text) => {
+      const part = figure.querySelector(`[data-live-${name}]`);
+      if (part) part.textContent = text;
+    };
+    set("checked-in", String(checkedIn));
+    set("registered", String(expected));
+    set("percent", expected === 0 ? "—" : `${Math.round((checkedIn / expected) * 100)}%`);
+  });
+}

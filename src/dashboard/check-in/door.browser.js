@@ -327,6 +327,12 @@ function startDoor(door) {
   }
   part("stop")?.addEventListener("click", stopCamera);
 
+  // Every phone at the door sees the others' check-ins as they commit (the live stream, which the
+  // browser reopens by itself); the poll stays for a stream a proxy or an old browser cuts off.
+  if (window.EventSource && door.dataset.liveUrl) {
+    const live = new EventSource(door.dataset.liveUrl);
+    live.addEventListener("counts", (event) => showCounts(JSON.parse(event.data)));
+  }
   window.addEventListener("online", sync);
   setInterval(sync, 10_000);
   setInterval(refreshCounts, 20_000);

@@ -175,7 +175,12 @@ export function CheckInPage(props: {
   return (
     <ProjectLayout ctx={props.ctx} project={project} section="checkin" title="Check-in">
       <PageHeading title="Check-in" level={2} />
-      <div class="door" data-door={project.id} data-counts-url={`${base}/counts`}>
+      <div
+        class="door"
+        data-door={project.id}
+        data-counts-url={`${base}/counts`}
+        data-live-url={`${base}/live`}
+      >
         <div class="door-result" role="status" aria-live="assertive" data-door-result hidden>
           <p class="door-result-title" data-door-title />
           <p class="door-result-detail" data-door-detail />

@@ -4,6 +4,7 @@ import type { TicketType } from "../../modules/tickets/tickets.service.js";
 import { pageContext, redirectTo } from "../context.js";
 import { formValues } from "../form-data.js";
 import { type FormRequest, type RowLookup, rowFormRoute } from "../form-route.js";
+import { streamDoorCounts } from "../live-counts.js";
 import { sendPage } from "../ui/render.js";
 import { queryText } from "./attendees-list.js";
 import { CheckInPage, doorAnswer, doorCounts } from "./check-in-view.js";
@@ -53,10 +54,16 @@ export function registerCheckInPages(app: FastifyInstance): void {
     );
   });
 
-  // The live counter, polled by the page's script (every phone at the door sees the others' scans).
+  // The counter, polled by the page's script when its live stream (below) is not available.
   app.get("/b/:projectId/check-in/counts", async (request: FormRequest, reply) => {
     const data = await loadProjectPage(app, request);
     return reply.header("cache-control", "no-store").send(await countsOf(data, await ticketTypesOf(data)));
+  });
+
+  // The counter as it changes, for the page's script and the Overview's (dashboard/live-counts.ts).
+  app.get("/b/:projectId/check-in/live", async (request: FormRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    await streamDoorCounts(request, reply, data, async () => countsOf(data, await ticketTypesOf(data)));
   });
 
   // A scanned or typed code, and the "Check in" buttons of the search results (they post the

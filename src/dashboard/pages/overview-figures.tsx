@@ -52,7 +52,13 @@ export function StatusButtons(props: {
 }
 
 /** "How is my event doing": registrations against capacity, sales, revenue, check-in and charts. */
-export function OverviewFigures(props: { overview: ProjectOverview; timezone: string; ticketsPath: string }) {
+export function OverviewFigures(props: {
+  overview: ProjectOverview;
+  timezone: string;
+  ticketsPath: string;
+  /** The door counts' live stream, for an organizer who may check in (dashboard.js follows it). */
+  liveUrl: string | undefined;
+}) {
   const o = props.overview;
   return (
     <section aria-labelledby="figures-heading" class="overview-figures">
@@ -88,12 +94,13 @@ export function OverviewFigures(props: { overview: ProjectOverview; timezone: st
             ) : null}
           </dd>
         </div>
-        <div class="stat">
+        <div class="stat" data-live-counts={props.liveUrl}>
           <dt>Checked in</dt>
           <dd>
-            {percent(o.checkedIn, o.registered)}{" "}
+            <span data-live-percent>{percent(o.checkedIn, o.registered)}</span>{" "}
             <span class="muted">
-              ({o.checkedIn} of {o.registered})
+              (<span data-live-checked-in>{o.checkedIn}</span> of{" "}
+              <span data-live-registered>{o.registered}</span>)
             </span>
           </dd>
         </div>

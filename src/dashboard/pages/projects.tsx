@@ -87,6 +87,8 @@ function OverviewPage(props: {
   project: Project;
   overview: ProjectOverview | undefined;
   canPublish: boolean;
+  /** Whether the organizer may check in, and so follow the door counts live. */
+  canCheckIn: boolean;
   /** Whether the public event page is switched on (it shows only while the project is published). */
   pageEnabled: boolean;
 }) {
@@ -125,6 +127,7 @@ function OverviewPage(props: {
           overview={props.overview}
           timezone={project.timezone}
           ticketsPath={`${base}/tickets`}
+          liveUrl={props.canCheckIn ? `${base}/check-in/live` : undefined}
         />
       ) : null}
       <ul class="tiles" aria-label="Sections">
@@ -204,6 +207,7 @@ export function registerProjectPages(app: FastifyInstance): void {
         project={project}
         overview={overview}
         canPublish={access.permissions.has("project:write")}
+        canCheckIn={access.permissions.has("checkins:write")}
         pageEnabled={(await services.eventPage.settings(actor, access.projectId)).pageEnabled}
       />
     );

@@ -99,6 +99,8 @@ const limits: OperationLimits = operationLimitsFrom({
     idempotencyKeysPerHour: 1,
     maxBodyBytes: 1,
     requestTimeoutMs: 10_000,
+    streamsPerApp: 1,
+    streamsPerIp: 1,
   },
 });
 
