@@ -10,6 +10,7 @@ import {
 import { appsCommands } from "./commands/apps.js";
 import { attendeesCommands } from "./commands/attendees.js";
 import { backupCommand, restoreCommand } from "./commands/backup.js";
+import { copyDataCommand } from "./commands/copy-data.js";
 import { demoCommand } from "./commands/demo.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { ordersCommands } from "./commands/orders.js";
@@ -26,6 +27,7 @@ const table: (Command | CommandGroup)[] = [
   migrateCommand,
   backupCommand,
   restoreCommand,
+  copyDataCommand,
   demoCommand,
   usersCommands,
   projectsCommands,
