@@ -10,6 +10,7 @@ import {
 import { appsCommands } from "./commands/apps.js";
 import { attendeesCommands } from "./commands/attendees.js";
 import { backupCommand, restoreCommand } from "./commands/backup.js";
+import { copyDataCommand } from "./commands/copy-data.js";
 import { demoCommand } from "./commands/demo.js";
 import { migrateCommand } from "./commands/migrate.js";
 import { ordersCommands } from "./commands/orders.js";
@@ -26,6 +27,7 @@ const table: (Command | CommandGroup)[] = [
   migrateCommand,
   backupCommand,
   restoreCommand,
+  copyDataCommand,
   demoCommand,
   usersCommands,
   projectsCommands,
@@ -59,6 +61,7 @@ function mainUsage(): string {
     ...rows.map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`),
     "",
     "Every command takes --help and --json. Exit codes: 0 success, 1 failure, 2 bad usage.",
+    "eventgraph --version [--json] prints the release (see CHANGELOG.md).",
     "Configuration comes from the environment (DATABASE_URL, PORT, …; see README.md).",
     "",
   ].join("\n");
@@ -77,6 +80,8 @@ function groupUsage(group: CommandGroup): string {
   ].join("\n");
 }
 
+const isVersion = (arg: string | undefined) => arg === "--version" || arg === "-V";
+
 const isHelp = (arg: string | undefined) => arg === "--help" || arg === "-h" || arg === "help";
 
 /** Runs one `eventgraph` invocation and resolves to its exit code: 0 success, 1 failure, 2 bad usage. */
@@ -89,6 +94,14 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
   const [first, ...rest] = argv;
   if (isHelp(first)) {
     io.stdout.write(mainUsage());
+    return 0;
+  }
+  if (isVersion(first)) {
+    const extra = rest.filter((arg) => arg !== "--json");
+    if (extra.length > 0) return usageError(`unexpected argument ${JSON.stringify(extra[0])}`, mainUsage());
+    const { version } = await import("../version.js");
+    const json = rest.length > 0;
+    io.stdout.write(json ? `${JSON.stringify({ version })}\n` : `eventgraph ${version}\n`);
     return 0;
   }
   if (first === undefined) return usageError("no command given", mainUsage());

@@ -60,7 +60,8 @@ const provider: MigrationProvider = { getMigrations: async () => migrations };
 
 /**
  * The names of the migrations in order; the first N are the schema of a release that shipped N.
- * @internal read by test/ops/migrations.test.ts
+ * copy-data compares a source's applied migrations with it; test/ops/migrations.test.ts rebuilds
+ * released schemas from it.
  */
 export const migrationNames: readonly string[] = Object.keys(migrations).sort();
 

@@ -1,11 +1,13 @@
 import type { FastifyInstance } from "fastify";
 import type { DatabaseHandle } from "../db/database.js";
+import { version } from "../version.js";
 
 /** What /readyz says about the shared Redis link (undefined: REDIS_URL is not set). */
 export type RedisReadiness = () => { status: "ok" | "degraded"; detail?: string } | undefined;
 
 /**
- * `/healthz`: the process answers. `/readyz`: and its database answers too (503 otherwise, with the
+ * `/healthz`: the process answers, and says which release it runs (an operator checks a rollout
+ * process by process). `/readyz`: and its database answers too (503 otherwise, with the
  * reason). Redis being away does not make a process unready: it falls back to per-process rate
  * limits and a suspended response cache, so /readyz stays 200 and says "degraded".
  */
@@ -14,7 +16,7 @@ export function registerHealthRoutes(
   database: DatabaseHandle,
   redisReadiness: RedisReadiness = () => undefined,
 ): void {
-  app.get("/healthz", { logLevel: "warn" }, async () => ({ status: "ok" }));
+  app.get("/healthz", { logLevel: "warn" }, async () => ({ status: "ok", version }));
 
   app.get("/readyz", { logLevel: "warn" }, async (_request, reply) => {
     const redis = redisReadiness();
