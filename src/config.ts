@@ -123,6 +123,8 @@ const oidcIssuer = z
   });
 
 function loopbackUrl(url: string): boolean {
+  // zod runs this refinement even after the URL check failed.
+  if (!URL.canParse(url)) return false;
   const host = new URL(url).hostname;
   return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
 }

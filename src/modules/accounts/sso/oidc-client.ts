@@ -122,5 +122,3 @@ export function createOidcClient(config: OidcConfig, redirectUri: () => string) 
     },
   };
 }
-
-export type OidcClient = ReturnType<typeof createOidcClient>;

@@ -103,5 +103,3 @@ export function createSsoService(deps: { db: Db; sessions: SessionsService; logg
     },
   };
 }
-
-export type SsoService = ReturnType<typeof createSsoService>;
