@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { after, afterEach, before, test } from "node:test";
 import type { Page } from "playwright-core";
 import { ErrorCode } from "../../src/errors.js";
+import { issueEmailToken } from "../../src/modules/accounts/email-links.js";
 import { type BrowserFixture, describeInBrowser, desktopWidth, widths } from "../helpers/browser.js";
 import { testEngines } from "../helpers/engines.js";
 import { createUser, testPassword, uniqueEmail } from "../helpers/factories.js";
@@ -160,9 +161,12 @@ for (const engine of testEngines()) {
         await fx.server.services.auth.logIn({ email: existing.email, password: testPassword }, "127.0.0.9");
       });
 
-      test("an unverified password account is claimed: the squatter's password and sessions stop working", async () => {
+      test("an unverified password account is claimed: the squatter's password, sessions and pending email change stop working", async () => {
         const squatted = await createUser(fx.server.services, { name: "Squatter", verified: false });
         const { cookieValue } = await fx.server.services.sessions.start(squatted.id);
+        // The squatter's move: an email change to an address of their own, its link in their mailbox.
+        const db = fx.server.services.database.db;
+        const moveAway = await issueEmailToken(db, squatted.id, "change_email", uniqueEmail("squatter"));
         const owner = person(idp, { email: squatted.email });
         const page = await fx.desktop();
         assert.equal(await signOn(page, fx, owner.login), 303);
@@ -173,6 +177,8 @@ for (const engine of testEngines()) {
           (error: { code?: string }) => error.code === ErrorCode.UNAUTHENTICATED,
         );
         assert.equal((await fx.server.services.users.findByEmail(squatted.email))?.emailVerified, true);
+        await assert.rejects(fx.server.services.account.confirmEmailChange(moveAway));
+        assert.equal((await fx.server.services.users.getById(squatted.id)).email, squatted.email);
       });
     },
   );

@@ -1,11 +1,14 @@
 import { z } from "zod";
 import type { Db } from "../../../db/database.js";
+import { inTransaction } from "../../../db/transaction.js";
 import { AppError, ErrorCode } from "../../../errors.js";
 import type { Logger } from "../../../logger.js";
 import { newId } from "../../../shared/ids.js";
 import { nowIso } from "../../../shared/time.js";
 import { email as emailRule, requiredText } from "../../../shared/validation.js";
+import { emailTokensRepository } from "../email-tokens.repository.js";
 import { hashPassword } from "../passwords.js";
+import { sessionsRepository } from "../sessions.repository.js";
 import type { SessionClient, SessionsService } from "../sessions.service.js";
 import { randomSecret } from "../sessions.service.js";
 import { type UserRow, usersRepository } from "../users.repository.js";
@@ -60,19 +63,25 @@ export function createSsoService(deps: { db: Db; sessions: SessionsService; logg
   }
 
   // An account whose address was never verified may have been opened by someone else in the owner's
-  // name, waiting for this moment (a "pre-hijacked" account): its password and sessions are not the
-  // owner's, so both are replaced before the owner gets in.
+  // name, waiting for this moment (a "pre-hijacked" account): its password, sessions and pending
+  // links (an email change to the squatter's own address above all) are not the owner's, so all of
+  // them go, in one transaction, before the owner gets in.
   async function claim(row: UserRow): Promise<void> {
     const now = nowIso();
-    await usersRepository.update(db, row.id, {
-      password_hash: await unusablePasswordHash(),
-      email_verified_at: now,
-      updated_at: now,
+    const passwordHash = await unusablePasswordHash();
+    await inTransaction(db, undefined, async (trx) => {
+      await usersRepository.update(trx, row.id, {
+        password_hash: passwordHash,
+        email_verified_at: now,
+        updated_at: now,
+      });
+      for (const purpose of ["change_email", "reset_password", "verify_email"] as const)
+        await emailTokensRepository.retireUnused(trx, row.id, purpose, now);
+      await sessionsRepository.deleteForUser(trx, row.id);
     });
-    await sessions.endAllForUser(row.id);
     logger.info(
       { userId: row.id },
-      "Unverified account claimed through single sign-on: password and sessions reset",
+      "Unverified account claimed through single sign-on: password, links and sessions reset",
     );
   }
 
