@@ -1,6 +1,6 @@
 # Multi-stage: the build stage has the compilers and dev dependencies; the final image has only the
-# compiled service, its production dependencies and no build tools. Not built on the development
-# machine (no Docker there): see docs/operations.md.
+# compiled service, its production dependencies, pg_dump and no build tools. hadolint's settings:
+# .hadolint.yaml; building it without an image registry (podman, a Debian base): docs/operations.md.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 # better-sqlite3 compiles a native module when no prebuilt binary matches.
@@ -14,12 +14,17 @@ RUN npm run build && npm prune --omit=dev
 
 FROM node:20-bookworm-slim
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=4000 DATABASE_URL=sqlite:/data/eventgraph.sqlite
+# pg_dump and pg_restore for `eventgraph backup` / `restore` on PostgreSQL. Bookworm's client is 15,
+# the major of deploy/compose.yaml's server: pg_dump refuses a server newer than itself.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends postgresql-client \
+ && rm -rf /var/lib/apt/lists/* \
+ && mkdir /data && chown node:node /data
 WORKDIR /app
 COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --from=build --chown=node:node /app/bin ./bin
-RUN mkdir /data && chown node:node /data
 USER node
 VOLUME ["/data"]
 EXPOSE 4000

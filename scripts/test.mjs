@@ -229,7 +229,9 @@ if (skips.length > 0) {
 }
 // A test of a fast path's own behaviour skips itself when EVENTGRAPH_FAST_PATHS turns that path
 // off (test/helpers/test-services.ts, fastPathOff): the run on the plain path expects those.
-const unexpected = skips.filter((skip) => !/^fast path [a-z-]+ is off$/.test(skip.reason));
+// hadolint cannot be installed on this project's machines (test/ops/deploy-files.test.ts says why).
+const allowed = [/^fast path [a-z-]+ is off$/, /^hadolint is not on PATH$/];
+const unexpected = skips.filter((skip) => !allowed.some((reason) => reason.test(skip.reason)));
 if (process.env.CI === "true" && unexpected.length > 0) {
   console.error("CI=true: nothing may be skipped in CI, so the run fails.");
   process.exit(1);

@@ -71,6 +71,20 @@ export interface Config {
   sqliteSynchronous: "FULL" | "NORMAL";
   /** Which performance mechanisms are on (EVENTGRAPH_FAST_PATHS); each checks its own in one place. */
   fastPaths: FastPaths;
+  /** Single sign-on through an OpenID Connect provider (docs/operations.md); undefined: passwords only. */
+  oidc: OidcConfig | undefined;
+}
+
+/** The OpenID Connect provider organizers log in through (OIDC_*). */
+export interface OidcConfig {
+  /** The issuer URL; its `/.well-known/openid-configuration` is read on the first log-in. */
+  issuer: string;
+  clientId: string;
+  clientSecret: string;
+  /** Shown on the button: "Log in with <name>". */
+  name: string;
+  /** OIDC_ONLY: password log-in, sign-up and reset are refused. */
+  only: boolean;
 }
 
 /**
@@ -105,6 +119,20 @@ const databaseUrl = z
   .refine((url) => /^sqlite:.+/.test(url) || /^postgres(ql)?:\/\/.+/.test(url), {
     message: "must be sqlite:<path> or postgres://user@host:port/database",
   });
+
+// Tokens and the client secret travel to the issuer: https, except on this machine (development, tests).
+const oidcIssuer = z
+  .url({ protocol: /^https?$/ })
+  .refine((url) => url.startsWith("https:") || loopbackUrl(url), {
+    message: "must be an https:// URL (http:// only for localhost)",
+  });
+
+function loopbackUrl(url: string): boolean {
+  // zod runs this refinement even after the URL check failed.
+  if (!URL.canParse(url)) return false;
+  const host = new URL(url).hostname;
+  return host === "localhost" || host === "[::1]" || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
 
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
@@ -154,6 +182,11 @@ const envSchema = z.object({
     .regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, "must be seconds separated by commas, e.g. 5,30,120")
     .default("5,30,120,600,1800,3600,10800,21600,43200"),
   WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
+  OIDC_ISSUER: oidcIssuer.optional(),
+  OIDC_CLIENT_ID: z.string().max(500).optional(),
+  OIDC_CLIENT_SECRET: z.string().max(2000).optional(),
+  OIDC_NAME: z.string().min(1).max(60).default("single sign-on"),
+  OIDC_ONLY: z.enum(["true", "false", "1", "0"]).default("false"),
   EVENTGRAPH_FAST_PATHS: z
     .string()
     .transform((v) => v.replace(/\s+/g, ""))
@@ -183,6 +216,35 @@ function parseTrustProxy(value: string | undefined): boolean | string {
   return value;
 }
 
+/** The OIDC_* variables that belong together, each missing one named (one line each). */
+function oidcProblems(e: z.output<typeof envSchema>): string[] {
+  const only = e.OIDC_ONLY === "true" || e.OIDC_ONLY === "1";
+  const parts = {
+    OIDC_ISSUER: e.OIDC_ISSUER,
+    OIDC_CLIENT_ID: e.OIDC_CLIENT_ID,
+    OIDC_CLIENT_SECRET: e.OIDC_CLIENT_SECRET,
+  };
+  const set = Object.values(parts).some((v) => v !== undefined);
+  if (!set && !only) return [];
+  const reason = set
+    ? "single sign-on needs all three OIDC variables"
+    : "OIDC_ONLY=true needs single sign-on";
+  return Object.entries(parts)
+    .filter(([, value]) => value === undefined)
+    .map(([name]) => `${name}: must be set (${reason})`);
+}
+
+function oidcConfig(e: z.output<typeof envSchema>): OidcConfig | undefined {
+  if (!e.OIDC_ISSUER || !e.OIDC_CLIENT_ID || !e.OIDC_CLIENT_SECRET) return undefined;
+  return {
+    issuer: e.OIDC_ISSUER,
+    clientId: e.OIDC_CLIENT_ID,
+    clientSecret: e.OIDC_CLIENT_SECRET,
+    name: e.OIDC_NAME,
+    only: e.OIDC_ONLY === "true" || e.OIDC_ONLY === "1",
+  };
+}
+
 /** Variable names the environment may set (PRODUCT.md §7). */
 type EnvName = keyof z.input<typeof envSchema>;
 
@@ -208,6 +270,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
     );
   }
   const e = parsed.data;
+  const problems = oidcProblems(e);
+  if (problems.length > 0) throw new ConfigError(problems);
   return {
     port: e.PORT,
     host: e.HOST,
@@ -252,5 +316,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
     auditRetentionDays: e.AUDIT_RETENTION_DAYS,
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
     fastPaths: parseFastPaths(e.EVENTGRAPH_FAST_PATHS),
+    oidc: oidcConfig(e),
   };
 }

@@ -10,6 +10,8 @@ import { createAccountService } from "./modules/accounts/account.service.js";
 import { createAuthService } from "./modules/accounts/auth.service.js";
 import { createMailer } from "./modules/accounts/mailer.js";
 import { createSessionsService } from "./modules/accounts/sessions.service.js";
+import { createOidcClient } from "./modules/accounts/sso/oidc-client.js";
+import { createSsoService } from "./modules/accounts/sso/sso.service.js";
 import { createThrottle } from "./modules/accounts/throttle.js";
 import { createUsersService } from "./modules/accounts/users.service.js";
 import { createAgendaService } from "./modules/agenda/agenda.service.js";
@@ -105,6 +107,13 @@ export function createServices(
     sessions,
     mailer,
     auth: createAuthService({ db, config, users, sessions, mailer, throttle }),
+    /** Single sign-on (OIDC_*); undefined when not configured. */
+    sso: config.oidc && {
+      config: config.oidc,
+      // Read at each log-in: the address the provider sends the browser back to follows BASE_URL.
+      client: createOidcClient(config.oidc, () => `${config.baseUrl}/login/oidc/callback`),
+      service: createSsoService({ db, sessions, logger }),
+    },
     account: createAccountService({ db, config, users, sessions, mailer, throttle, leaveAllProjects }),
     projects,
     members: createMembersService(db, access, changes),

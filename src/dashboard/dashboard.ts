@@ -31,6 +31,7 @@ import { registerMemberPages } from "./pages/members.js";
 import { registerOrderPages } from "./pages/orders.js";
 import { registerProjectPages } from "./pages/projects.js";
 import { registerSettingsPages } from "./pages/settings.js";
+import { registerSingleSignOnPages } from "./pages/single-sign-on.js";
 import { registerSpeakerPages } from "./pages/speakers.js";
 import { registerTicketPages } from "./pages/tickets.js";
 import { sendPage } from "./ui/render.js";
@@ -193,6 +194,7 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
 
     registerAssetRoutes(dashboard);
     registerAuthPages(dashboard);
+    registerSingleSignOnPages(dashboard);
     registerAccountPages(dashboard);
     registerProjectPages(dashboard);
     registerSettingsPages(dashboard);

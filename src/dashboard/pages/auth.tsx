@@ -1,5 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { ComponentChildren } from "preact";
+import type { OidcConfig } from "../../config.js";
 import { AppError, ErrorCode, httpStatusOf } from "../../errors.js";
 import {
   clearSessionCookie,
@@ -26,6 +27,7 @@ import {
 } from "../ui/forms.js";
 import { Layout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
+import { SsoButton, sendPasswordsOffPage } from "./single-sign-on.js";
 
 function AuthCard(props: { ctx: PageContext; title: string; lead?: string; children: ComponentChildren }) {
   return (
@@ -56,9 +58,18 @@ function SignupPage(props: { ctx: PageContext; state: FormState; next: string })
   );
 }
 
-function LoginPage(props: { ctx: PageContext; state: FormState; next: string }) {
+function LoginPage(props: { ctx: PageContext; state: FormState; next: string; sso: OidcConfig | undefined }) {
+  const { sso } = props;
+  if (sso?.only) {
+    return (
+      <AuthCard ctx={props.ctx} title="Log in">
+        <SsoButton sso={sso} next={props.next} primary />
+      </AuthCard>
+    );
+  }
   return (
     <AuthCard ctx={props.ctx} title="Log in">
+      {sso ? <SsoButton sso={sso} next={props.next} /> : null}
       <Form action={`/login?next=${encodeURIComponent(props.next)}`} csrf={props.ctx.csrf} label="Log in">
         <FormError state={props.state} />
         <EmailField state={props.state} autocomplete="username" />
@@ -168,10 +179,14 @@ function withNext(path: string, next: string): string {
 /** Sign up, log in/out, email verification and password reset. */
 export function registerAuthPages(app: FastifyInstance): void {
   const { services } = app;
+  // OIDC_ONLY: the provider, when passwords are off. The refused POSTs answer from the services
+  // (FORBIDDEN, the same sentence), whatever sends them.
+  const passwordsOff = services.sso?.config.only ? services.sso.config : undefined;
 
   app.get<{ Querystring: { next?: string } }>("/signup", async (request, reply) => {
     const next = safeReturnPath(request.query.next);
     if (request.dashboard.session) return redirectTo(request, reply, next);
+    if (passwordsOff) return sendPasswordsOffPage(request, reply, passwordsOff, "Create your account", next);
     return sendPage(reply, <SignupPage ctx={pageContext(request, reply)} state={formState()} next={next} />);
   });
 
@@ -207,7 +222,15 @@ export function registerAuthPages(app: FastifyInstance): void {
   app.get<{ Querystring: { next?: string } }>("/login", async (request, reply) => {
     const next = safeReturnPath(request.query.next);
     if (request.dashboard.session) return redirectTo(request, reply, next);
-    return sendPage(reply, <LoginPage ctx={pageContext(request, reply)} state={formState()} next={next} />);
+    return sendPage(
+      reply,
+      <LoginPage
+        ctx={pageContext(request, reply)}
+        state={formState()}
+        next={next}
+        sso={services.sso?.config}
+      />,
+    );
   });
 
   app.post<{ Querystring: { next?: string } }>(
@@ -236,7 +259,12 @@ export function registerAuthPages(app: FastifyInstance): void {
         };
         return sendPage(
           reply,
-          <LoginPage ctx={pageContext(request, reply)} state={state} next={next} />,
+          <LoginPage
+            ctx={pageContext(request, reply)}
+            state={state}
+            next={next}
+            sso={services.sso?.config}
+          />,
           httpStatusOf(error),
         );
       }
@@ -292,6 +320,7 @@ export function registerAuthPages(app: FastifyInstance): void {
   });
 
   app.get("/forgot-password", async (request, reply) => {
+    if (passwordsOff) return sendPasswordsOffPage(request, reply, passwordsOff, "Reset your password", "/");
     return sendPage(reply, <ForgotPasswordPage ctx={pageContext(request, reply)} state={formState()} />);
   });
 
@@ -317,6 +346,7 @@ export function registerAuthPages(app: FastifyInstance): void {
   });
 
   app.get<{ Querystring: { token?: string } }>("/reset-password", async (request, reply) => {
+    if (passwordsOff) return sendPasswordsOffPage(request, reply, passwordsOff, "Choose a new password", "/");
     const token = query(request.query.token);
     const ctx = pageContext(request, reply);
     if (!(await services.auth.isResetTokenUsable(token))) {

@@ -14,6 +14,11 @@ import { passwordRule, type User, type UsersService } from "./users.service.js";
 const invalidCredentialsMessage = "The email or password is incorrect.";
 const tooManyAttemptsMessage = "Too many failed attempts. Wait 15 minutes and try again.";
 
+/** Why a password flow is refused when OIDC_ONLY is set; the pages show the same sentence. */
+export function passwordsOffMessage(providerName: string): string {
+  return `Passwords are turned off on this server: log in with ${providerName} instead.`;
+}
+
 const loginInput = z.object({
   // Not the full email rule: a mistyped address must answer "incorrect", not reveal the rule.
   email: searchText(254).toLowerCase(),
@@ -37,6 +42,11 @@ export interface AccountFlowDeps {
 export function createAuthService(deps: AccountFlowDeps) {
   const { db, config, users, sessions, mailer, throttle } = deps;
 
+  // OIDC_ONLY: every password flow is refused here, whichever page, form or script calls it.
+  function refuseWhenPasswordsOff(): void {
+    if (config.oidc?.only) throw new AppError(ErrorCode.FORBIDDEN, passwordsOffMessage(config.oidc.name));
+  }
+
   async function sendVerification(user: User): Promise<void> {
     const token = await issueEmailToken(db, user.id, "verify_email");
     const link = `${config.baseUrl}/verify-email?token=${token}`;
@@ -51,6 +61,7 @@ export function createAuthService(deps: AccountFlowDeps) {
   return {
     /** Creates the account and sends the verification link; throttled per client address and recipient. */
     async signUp(input: { email: string; name: string; password: string }, clientIp: string): Promise<User> {
+      refuseWhenPasswordsOff();
       const hits: ThrottleHit[] = [{ rule: throttleRules.signupIp, key: addressKey(clientIp) }];
       if (!(await throttle.take(hits))) throw new AppError(ErrorCode.RATE_LIMITED, tooManyMailsMessage);
       await takeMail(throttle, input.email, clientIp);
@@ -64,6 +75,7 @@ export function createAuthService(deps: AccountFlowDeps) {
      * planted before login is worthless). Unknown email and wrong password fail alike.
      */
     async logIn(input: { email: string; password: string }, clientIp: string, userAgent?: string) {
+      refuseWhenPasswordsOff();
       const data = parseInput(loginInput, input);
       const account: ThrottleHit = { rule: throttleRules.loginEmail, key: data.email };
       const address: ThrottleHit = { rule: throttleRules.loginIp, key: addressKey(clientIp) };
@@ -96,6 +108,7 @@ export function createAuthService(deps: AccountFlowDeps) {
 
     /** Sends a reset link when the account exists; the caller shows the same answer either way. */
     async requestPasswordReset(address: string, clientIp: string): Promise<void> {
+      refuseWhenPasswordsOff();
       // Counted whether or not the account exists, so the throttle reveals nothing either.
       await takeMail(throttle, address, clientIp);
       const user = await users.findByEmail(address.trim());
@@ -115,6 +128,7 @@ export function createAuthService(deps: AccountFlowDeps) {
      * one. The link arrived by email, so it also proves the address.
      */
     async resetPassword(token: string, password: string, client?: SessionClient) {
+      refuseWhenPasswordsOff();
       // Validate the password before spending the link, so a typo does not burn it.
       parseInput(z.object({ password: passwordRule }), { password });
       const { user_id: userId } = await redeemEmailToken(db, token, "reset_password");
