@@ -18,9 +18,10 @@ describeNeeding(valgrindMissing(), "npm run bench -- --instructions", () => {
         "--windows=3",
         "--warmup=1000",
       ],
-      // Three processes start under valgrind and warm up there: about 4 minutes on a quiet host, 5
-      // with the rest of the suite running beside it.
-      540_000,
+      // Three processes start under valgrind and warm up there: about 4 minutes on a quiet host, and
+      // 538 s was seen on a loaded one; the bound is the
+      // runner's ten minutes a file (scripts/test-worker.mjs), less the set-up.
+      590_000,
     );
     const of = (scenario: string, side = ".") =>
       results.find((r) => r.scenario === scenario && r.side === side)?.instructionsPerRequest ?? 0;
