@@ -52,6 +52,9 @@ const otherTables: Record<string, string> = {
   orders: "order data: the attendees area's version (orders:write bumps attendees and tickets)",
   order_lines: "an order's lines, written with the order",
   order_settings: "the hold length and bank details an order is placed with: read at checkout",
+  payment_accounts: "a project's Stripe keys (encrypted): read when a checkout or refund calls Stripe",
+  order_refunds: "an order's refunds, written with the order",
+  payment_notifications: "provider event ids already applied: read by the webhook receiver only",
   kysely_migration: "the migrator's",
   kysely_migration_lock: "the migrator's",
 };
