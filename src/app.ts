@@ -15,6 +15,7 @@ import { type Logger, lazyChildLogger } from "./logger.js";
 import { registerMetrics } from "./metrics/metrics.routes.js";
 import { schedulePruning } from "./modules/audit/audit.service.js";
 import { OrderExpiryWorker } from "./modules/orders/order-expiry-worker.js";
+import { registerStripeWebhook } from "./modules/orders/stripe/stripe-webhook.route.js";
 import { TicketMailWorker } from "./modules/ticket-mails/ticket-mail-worker.js";
 import { WebhookDispatcher } from "./modules/webhooks/dispatcher.js";
 import { ObjectRenderer } from "./modules/webhooks/render.js";
@@ -127,6 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   startTicketMails(app, services);
   startOrderExpiry(app, services);
   registerDocsRoutes(app);
+  await registerStripeWebhook(app);
   await registerEventSite(app);
   await registerDashboard(app);
   return app;

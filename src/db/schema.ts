@@ -573,6 +573,14 @@ export interface PaymentAccountsTable {
 /** PENDING while the provider is asked; SUCCEEDED; FAILED (its amount is refundable again). */
 export type RefundState = "PENDING" | "SUCCEEDED" | "FAILED";
 
+/**
+ * REQUESTED: an organizer or app refunded (part of) the order's payment. LATE: a card payment
+ * arrived after the hold lapsed and the seats were gone. DUPLICATE: a second payment of a paid
+ * order. MISMATCH: a payment whose amount or currency is not the order's. The last three are sent
+ * back on their own (docs/payments.md) and do not count against the order's refundable amount.
+ */
+export type RefundReason = "REQUESTED" | "LATE" | "DUPLICATE" | "MISMATCH";
+
 /** One refund of an order; its id is the provider's idempotency key. */
 export interface OrderRefundsTable {
   id: string;
@@ -580,6 +588,9 @@ export interface OrderRefundsTable {
   order_id: string;
   amount_minor: number;
   state: RefundState;
+  reason: RefundReason;
+  /** The provider's payment it sends money back from; null for a manual refund. */
+  provider_payment_id: string | null;
   /** The provider's refund (a Stripe `re_…` id); null for a manual refund. */
   provider_refund_id: string | null;
   created_at: string;

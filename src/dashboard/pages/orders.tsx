@@ -14,14 +14,21 @@ import { ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
 import { loadProjectPage, type ProjectPageData } from "./project-page.js";
 
-const states: readonly OrderState[] = ["PENDING", "PAID", "EXPIRED", "CANCELLED"];
+const states: readonly OrderState[] = ["PENDING", "PAID", "EXPIRED", "CANCELLED", "REFUNDED"];
 const stateLabels: Record<OrderState, string> = {
   PENDING: "Awaiting payment",
   PAID: "Paid",
   EXPIRED: "Expired",
   CANCELLED: "Cancelled",
+  REFUNDED: "Refunded",
 };
-const stateTones = { PENDING: "warning", PAID: "success", EXPIRED: "neutral", CANCELLED: "danger" } as const;
+const stateTones = {
+  PENDING: "warning",
+  PAID: "success",
+  EXPIRED: "neutral",
+  CANCELLED: "danger",
+  REFUNDED: "neutral",
+} as const;
 const pageSize = 20;
 
 function OrderCard(props: { ctx: PageContext; data: ProjectPageData; order: Order; tickets: Attendee[] }) {

@@ -9,7 +9,8 @@ import type { Kysely } from "kysely";
 //   order by the session and the refund names the intent), and how much was refunded so far,
 //   refunds in flight included, so two refunds racing cannot together exceed what was paid.
 // - `order_refunds`: one row per refund, PENDING while the provider is asked (its id is the
-//   provider's idempotency key), then SUCCEEDED or FAILED.
+//   provider's idempotency key), then SUCCEEDED or FAILED; `reason` says whether an organizer asked
+//   for it or the payment was sent back on its own (late, duplicate, not matching the order).
 // - `payment_notifications`: the provider event ids already applied, so a replayed or duplicated
 //   notification changes nothing; written in the same transaction as its effect.
 export async function up(db: Kysely<unknown>): Promise<void> {
@@ -41,6 +42,8 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .addColumn("order_id", "text", (c) => c.notNull().references("orders.id").onDelete("cascade"))
     .addColumn("amount_minor", "integer", (c) => c.notNull())
     .addColumn("state", "text", (c) => c.notNull())
+    .addColumn("reason", "text", (c) => c.notNull())
+    .addColumn("provider_payment_id", "text")
     .addColumn("provider_refund_id", "text")
     .addColumn("created_at", "text", (c) => c.notNull())
     .addColumn("updated_at", "text", (c) => c.notNull())
