@@ -571,7 +571,7 @@ export interface PaymentAccountsTable {
 }
 
 /** PENDING while the provider is asked; SUCCEEDED; FAILED (its amount is refundable again). */
-export type RefundState = "PENDING" | "SUCCEEDED" | "FAILED";
+type RefundState = "PENDING" | "SUCCEEDED" | "FAILED";
 
 /**
  * REQUESTED: an organizer or app refunded (part of) the order's payment. LATE: a card payment
@@ -598,7 +598,7 @@ export interface OrderRefundsTable {
 }
 
 /** Provider notifications already applied, by the provider's event id: a replay changes nothing. */
-export interface PaymentNotificationsTable {
+interface PaymentNotificationsTable {
   project_id: string;
   event_id: string;
   type: string;

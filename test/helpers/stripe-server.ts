@@ -46,7 +46,7 @@ type Session = Json & {
   currency: string;
 };
 type Refund = Json & { id: string; amount: number; payment_intent: string };
-export type StripeEvent = Json & { id: string; type: string; data: { object: Json } };
+type StripeEvent = Json & { id: string; type: string; data: { object: Json } };
 
 const id = (prefix: string) => `${prefix}_test_${randomBytes(12).toString("hex")}`;
 

@@ -21,7 +21,8 @@ function StripePanel(props: { ctx: PageContext; projectId: string; settings: Pay
       <h3 id="stripe-heading">Card payments (Stripe)</h3>
       <p>
         Tickets set to "pay by card (Stripe)" send the buyer to Stripe Checkout. In Stripe's dashboard, add a
-        webhook endpoint with this address for the events <code class="break">checkout.session.completed</code> and{" "}
+        webhook endpoint with this address for the events{" "}
+        <code class="break">checkout.session.completed</code> and{" "}
         <code class="break">checkout.session.async_payment_succeeded</code>:
       </p>
       <p>

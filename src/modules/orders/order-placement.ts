@@ -67,7 +67,7 @@ function newOrderCode(projectId: string): string {
  * The shortest hold of a card payment: Stripe keeps a Checkout Session open at least 30 minutes, and
  * the hold is aligned with it so a buyer still on Stripe's page keeps their seats (docs/payments.md).
  */
-export const cardHoldMinutes = 30;
+const cardHoldMinutes = 30;
 
 /** The expiry worker's and the checkout's batch: lapsed holds expired per statement round. */
 export const lapsedBatch = 50;

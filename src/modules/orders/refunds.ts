@@ -30,7 +30,7 @@ export interface Refund {
   createdAt: string;
 }
 
-export function presentRefund(row: RefundRow): Refund {
+function presentRefund(row: RefundRow): Refund {
   return {
     id: row.id,
     orderId: row.order_id,
@@ -53,7 +53,7 @@ const refundInput = z.object({
 });
 
 /** What is still refundable of an order: what was paid less what was refunded or is being refunded. */
-export function refundableOf(row: Pick<OrderRow, "paid_at" | "total_minor" | "refunded_minor">): number {
+function refundableOf(row: Pick<OrderRow, "paid_at" | "total_minor" | "refunded_minor">): number {
   return row.paid_at === null ? 0 : Number(row.total_minor) - Number(row.refunded_minor);
 }
 

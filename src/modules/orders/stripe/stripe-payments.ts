@@ -225,5 +225,3 @@ export function createStripePayments(deps: {
 
 // Thrown to roll back a notification's transaction when its payment is sent back instead.
 const refusalSignal = new Error("payment refused");
-
-export type StripePayments = ReturnType<typeof createStripePayments>;
