@@ -9,6 +9,7 @@ import { gql } from "../helpers/graphql.js";
 import { type StripeServer, startStripeServer } from "../helpers/stripe-server.js";
 import { serverPerSuite } from "../helpers/test-server.js";
 import { perSuite } from "../helpers/test-services.js";
+import { startReceiver } from "../helpers/webhook-receiver.js";
 
 const refund = `mutation Refund($id: ID!, $amount: Int) {
   refundOrder(input: { id: $id, amountMinor: $amount }) {
@@ -65,7 +66,7 @@ const sessionOf = (stand: StripeServer, url: string) => {
 for (const engine of testEngines()) {
   describe(`card payments through Stripe (${engine.name})`, () => {
     const stand = perSuite(() => startStripeServer());
-    const env: Record<string, string> = {};
+    const env: Record<string, string> = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" };
     // The app only learns where Stripe is: the stand-in's address, as an operator would set it.
     before(() => {
       env.STRIPE_API_BASE = stand.url;
@@ -253,6 +254,57 @@ for (const engine of testEngines()) {
       const repeated = await stand.deliver(project.id, JSON.stringify(late.event));
       assert.equal((repeated.json as { outcome: string }).outcome, "replayed");
       assert.equal(stand.refunds.filter((r) => r.payment_intent === intent).length, 1);
+    });
+
+    test("a refund Stripe did not answer stays reserved and is asked again with the same key, once", async () => {
+      const receiver = await startReceiver();
+      try {
+        const { project, owner, ownerId, workshop, token } = await cardEvent(server.services, stand);
+        const { app } = await createApp(server.services, {
+          projectId: project.id,
+          ownerId,
+          permissions: ["orders:read"],
+        });
+        await server.services.webhooks.configure(owner, {
+          appId: app.id,
+          url: receiver.url,
+          events: ["order.refunded"],
+        });
+        const order = await cardOrder(server.services, project.id, [workshop.id]);
+        await stand.pay(sessionOf(stand, await server.services.stripe.checkoutUrl(order, links)).id);
+        const id = globalId("Order", order.id);
+        const callsBefore = stand.calls.length;
+        stand.failNext(2, 500);
+        const down = await gql(server.url, refund, { token, variables: { id, amount: 4000 } });
+        assert.equal(down.body.errors[0].extensions.code, "SERVICE_UNAVAILABLE");
+        const reserved = await gql(server.url, orderQuery, { token, variables: { id } });
+        assert.equal(reserved.body.data.node.refunded.amountMinor, 4000, "the amount stays reserved");
+        const tooMuch = await gql(server.url, refund, { token, variables: { id, amount: 6000 } });
+        assert.equal(tooMuch.body.data.refundOrder.userErrors[0].code, "CONFLICT");
+        const keys = stand.calls
+          .slice(callsBefore)
+          .filter((c) => c.path === "/v1/refunds")
+          .map((c) => c.idempotencyKey);
+        assert.equal(keys.length, 3);
+        // The SDK's own retry and the retry before the next refund all carry the refund's one key.
+        assert.equal(new Set(keys).size, 1);
+        const rest = await gql(server.url, refund, { token, variables: { id } });
+        assert.equal(rest.body.data.refundOrder.order.state, "REFUNDED");
+        const intent = [...stand.sessions.values()].find(
+          (s) => s.metadata.eventgraph_order === order.id,
+        )?.payment_intent;
+        assert.deepEqual(
+          stand.refunds.filter((r) => r.payment_intent === intent).map((r) => r.amount),
+          [4000, 5900],
+        );
+        const received = await receiver.waitFor(2);
+        assert.deepEqual(
+          received.map((r) => r.json.type),
+          ["order.refunded", "order.refunded"],
+        );
+      } finally {
+        await receiver.close();
+      }
     });
 
     test("Stripe failing while a checkout starts leaves the order pending for the buyer to retry", async () => {
