@@ -17,6 +17,7 @@ import { registerMetrics } from "./metrics/metrics.routes.js";
 import { schedulePruning } from "./modules/audit/audit.service.js";
 import { scheduleKeyPruning } from "./modules/idempotency/idempotency.service.js";
 import { OrderExpiryWorker } from "./modules/orders/order-expiry-worker.js";
+import { registerStripeWebhook } from "./modules/orders/stripe/stripe-webhook.route.js";
 import { TicketMailWorker } from "./modules/ticket-mails/ticket-mail-worker.js";
 import { WebhookDispatcher } from "./modules/webhooks/dispatcher.js";
 import { ObjectRenderer } from "./modules/webhooks/render.js";
@@ -133,6 +134,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   startTicketMails(app, services);
   startOrderExpiry(app, services);
   registerDocsRoutes(app);
+  await registerStripeWebhook(app);
   await registerEventSite(app);
   await registerDashboard(app);
   return app;

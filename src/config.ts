@@ -71,6 +71,16 @@ export interface Config {
   sqliteSynchronous: "FULL" | "NORMAL";
   /** Which performance mechanisms are on (EVENTGRAPH_FAST_PATHS); each checks its own in one place. */
   fastPaths: FastPaths;
+  /** Card payments (docs/payments.md). */
+  payments: {
+    /** Where the Stripe API is reached (STRIPE_API_BASE): Stripe's own unless a proxy or a local stand-in is named. */
+    stripeApiBase: string;
+    /**
+     * The server key that encrypts the providers' keys at rest (PAYMENT_KEYS_SECRET). Unset: one is
+     * generated into the database, which protects nothing against a stolen backup of it.
+     */
+    keysSecret: string | undefined;
+  };
   /** Single sign-on through an OpenID Connect provider (docs/operations.md); undefined: passwords only. */
   oidc: OidcConfig | undefined;
 }
@@ -194,6 +204,9 @@ const envSchema = z.object({
       message: `must be off, or names to turn off each with a "-" separated by commas (${fastPathNames.join(", ")})`,
     })
     .optional(),
+  STRIPE_API_BASE: z.url({ protocol: /^https?$/ }).default("https://api.stripe.com"),
+  // A key for AES-256 is derived from it: long enough to carry 256 bits of randomness.
+  PAYMENT_KEYS_SECRET: z.string().min(32, "must be at least 32 characters").optional(),
 });
 
 /** Raised when the environment is invalid; the message lists every problem, one per line. */
@@ -317,5 +330,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
     sqliteSynchronous: e.SQLITE_SYNCHRONOUS,
     fastPaths: parseFastPaths(e.EVENTGRAPH_FAST_PATHS),
     oidc: oidcConfig(e),
+    payments: { stripeApiBase: e.STRIPE_API_BASE.replace(/\/+$/, ""), keysSecret: e.PAYMENT_KEYS_SECRET },
   };
 }

@@ -26,6 +26,10 @@ import { createDemoService } from "./modules/demo/demo.service.js";
 import { createEventPageService } from "./modules/event-page/event-page.service.js";
 import { createIdempotencyService } from "./modules/idempotency/idempotency.service.js";
 import { createOrdersService } from "./modules/orders/orders.service.js";
+import { createRefunds } from "./modules/orders/refunds.js";
+import { createStripeAccounts } from "./modules/orders/stripe/stripe-account.js";
+import { stripeGateway } from "./modules/orders/stripe/stripe-gateway.js";
+import { createStripePayments } from "./modules/orders/stripe/stripe-payments.js";
 import { createOverviewService } from "./modules/overview/overview.service.js";
 import { createInvitationsService } from "./modules/projects/invitations.service.js";
 import { createMembersService, leaveAllProjects } from "./modules/projects/members.service.js";
@@ -92,6 +96,25 @@ export function createServices(
   const ticketMails = createTicketMailsService(db, access, mailer);
   const orderTickets = createOrderTickets({ changes, onCancelled: undoCheckInOfCancelled });
   const orders = createOrdersService(db, access, changes, orderTickets);
+  const stripeAccounts = createStripeAccounts({ db, config, access, changes });
+  const gateway = stripeGateway(config.payments.stripeApiBase);
+  const refunds = createRefunds({
+    db,
+    access,
+    changes,
+    tickets: orderTickets,
+    accounts: stripeAccounts,
+    gateway,
+  });
+  const stripe = createStripePayments({
+    db,
+    changes,
+    orders,
+    accounts: stripeAccounts,
+    gateway,
+    refunds,
+    logger,
+  });
   return {
     config,
     logger,
@@ -122,6 +145,12 @@ export function createServices(
     tickets,
     attendees,
     orders,
+    /** Refunds of orders, through their provider or recorded as made by hand. */
+    refunds,
+    /** A project's Stripe keys (Settings → Payments). */
+    stripeAccounts,
+    /** Stripe Checkout and Stripe's notifications. */
+    stripe,
     checkins: createCheckinsService(db, access, changes),
     ticketMails,
     attendeeFiles: createAttendeeImportService(db, database.engine, access, changes, ticketMails.announce),

@@ -41,6 +41,9 @@ export interface Database {
   orders: OrdersTable;
   order_lines: OrderLinesTable;
   order_settings: OrderSettingsTable;
+  payment_accounts: PaymentAccountsTable;
+  order_refunds: OrderRefundsTable;
+  payment_notifications: PaymentNotificationsTable;
 }
 
 export interface UsersTable {
@@ -218,8 +221,9 @@ export interface TicketTypesTable {
 /**
  * NONE: a paid ticket is not offered on the event page; AT_DOOR / INVOICE: it is, paid that way;
  * BANK_TRANSFER: it is bought through an order paid by bank transfer (modules/orders).
+ * STRIPE: it is bought through an order paid by card on Stripe Checkout (modules/orders/stripe).
  */
-export type TicketPaymentMode = "NONE" | "AT_DOOR" | "INVOICE" | "BANK_TRANSFER";
+export type TicketPaymentMode = "NONE" | "AT_DOOR" | "INVOICE" | "BANK_TRANSFER" | "STRIPE";
 
 /** Whether the event page's registration form asks for the company. */
 export type CompanyField = "OPTIONAL" | "REQUIRED" | "HIDDEN";
@@ -515,11 +519,14 @@ interface TicketMailsTable {
   sent_at: string | null;
 }
 
-/** PENDING: awaiting payment, seats held; PAID; EXPIRED: the hold lapsed unpaid; CANCELLED. */
-export type OrderState = "PENDING" | "PAID" | "EXPIRED" | "CANCELLED";
+/**
+ * PENDING: awaiting payment, seats held; PAID; EXPIRED: the hold lapsed unpaid; CANCELLED;
+ * REFUNDED: paid, then refunded in full (its tickets cancelled).
+ */
+export type OrderState = "PENDING" | "PAID" | "EXPIRED" | "CANCELLED" | "REFUNDED";
 
 /** How an order is paid (modules/orders/payment-providers.ts). */
-export type PaymentProviderName = "FREE" | "AT_DOOR" | "INVOICE" | "BANK_TRANSFER";
+export type PaymentProviderName = "FREE" | "AT_DOOR" | "INVOICE" | "BANK_TRANSFER" | "STRIPE";
 
 /** One purchase by one buyer (see migrations/2026-11-28T20-00_orders.ts). */
 export interface OrdersTable {
@@ -547,6 +554,12 @@ export interface OrdersTable {
   /** When it was cancelled or expired. */
   closed_at: string | null;
   updated_at: string;
+  /** The provider's checkout (a Stripe Checkout Session id) the buyer was last sent to. */
+  provider_session_id: Generated<string | null>;
+  /** The provider's payment that paid it (a Stripe PaymentIntent id): what a refund names. */
+  provider_payment_id: Generated<string | null>;
+  /** Minor units refunded, refunds in flight included: never more than `total_minor`. */
+  refunded_minor: Generated<number>;
 }
 
 /** One ticket type of an order, with its price frozen when the order was placed. */
@@ -565,4 +578,49 @@ export interface OrderSettingsTable {
   /** Shown to buyers paying by bank transfer (account holder, IBAN, BIC); null: bank transfer off. */
   bank_details: string | null;
   updated_at: string;
+}
+
+/** A project's Stripe keys, encrypted at rest (modules/orders/stripe/key-box.ts); no row: no Stripe. */
+export interface PaymentAccountsTable {
+  project_id: string;
+  stripe_secret_key: string;
+  stripe_webhook_secret: string;
+  /** What the dashboard shows instead of the key: its mode prefix and last four characters. */
+  stripe_key_hint: string;
+  updated_at: string;
+}
+
+/** PENDING while the provider is asked; SUCCEEDED; FAILED (its amount is refundable again). */
+type RefundState = "PENDING" | "SUCCEEDED" | "FAILED";
+
+/**
+ * REQUESTED: an organizer or app refunded (part of) the order's payment. LATE: a card payment
+ * arrived after the hold lapsed and the seats were gone. DUPLICATE: a second payment of a paid
+ * order. MISMATCH: a payment whose amount or currency is not the order's. The last three are sent
+ * back on their own (docs/payments.md) and do not count against the order's refundable amount.
+ */
+export type RefundReason = "REQUESTED" | "LATE" | "DUPLICATE" | "MISMATCH";
+
+/** One refund of an order; its id is the provider's idempotency key. */
+export interface OrderRefundsTable {
+  id: string;
+  project_id: string;
+  order_id: string;
+  amount_minor: number;
+  state: RefundState;
+  reason: RefundReason;
+  /** The provider's payment it sends money back from; null for a manual refund. */
+  provider_payment_id: string | null;
+  /** The provider's refund (a Stripe `re_…` id); null for a manual refund. */
+  provider_refund_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** Provider notifications already applied, by the provider's event id: a replay changes nothing. */
+interface PaymentNotificationsTable {
+  project_id: string;
+  event_id: string;
+  type: string;
+  received_at: string;
 }

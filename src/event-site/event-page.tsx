@@ -57,6 +57,7 @@ function priceText(ticket: EventTicket): string {
   if (ticket.paymentMode === "AT_DOOR") return `${price}, pay at the door`;
   if (ticket.paymentMode === "INVOICE") return `${price}, pay by invoice`;
   if (ticket.paymentMode === "BANK_TRANSFER") return `${price}, pay by bank transfer`;
+  if (ticket.paymentMode === "STRIPE") return `${price}, pay by card`;
   return price;
 }
 

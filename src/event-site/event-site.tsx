@@ -283,7 +283,18 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         ),
       );
 
-      registerOrderRoutes(site, { events, signer, linkSecret, absolute, opened });
+      registerOrderRoutes(site, {
+        events,
+        signer,
+        linkSecret,
+        absolute,
+        opened,
+        checkoutUrl: (order, links) => services.stripe.checkoutUrl(order, links),
+        // Stripe's hosted pages; a stand-in named by STRIPE_API_BASE serves its own.
+        paymentOrigins: [
+          ...new Set(["https://checkout.stripe.com", new URL(services.config.payments.stripeApiBase).origin]),
+        ],
+      });
 
       const managePath = (projectId: string, token: string) => `/e/${projectId}/registration/${token}`;
       type ManageParams = { Params: { projectId: string; token: string } };

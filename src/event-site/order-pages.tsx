@@ -179,6 +179,7 @@ const stateWords: Record<Order["state"], string> = {
   PAID: "Paid",
   EXPIRED: "Expired: the seats were released",
   CANCELLED: "Cancelled",
+  REFUNDED: "Refunded",
 };
 
 /** The buyer's page of an order (their link): what they bought, and how to pay by bank transfer. */
@@ -189,10 +190,15 @@ export function OrderPage(props: {
   bankDetails: string | null;
   content: EventContent;
   url: string;
+  /** Where "Pay by card" posts (a pending card order). */
+  payAction: string;
+  /** Stripe could not be reached when the buyer was to be sent there. */
+  paymentFailed: boolean;
 }) {
   const { order, content } = props;
   const { project } = content;
   const transfer = order.provider === "BANK_TRANSFER" && order.state === "PENDING";
+  const card = order.provider === "STRIPE" && order.state === "PENDING";
   return (
     <SiteLayout
       meta={{
@@ -233,6 +239,27 @@ export function OrderPage(props: {
           <p class="muted">The organizer confirms your order once the money arrives.</p>
         </section>
       ) : null}
+      {card ? (
+        <section aria-labelledby="card-heading" class="block">
+          <h2 id="card-heading">Pay by card</h2>
+          {props.paymentFailed ? (
+            <p role="alert">The card payment could not be started. Your seats are still held: try again.</p>
+          ) : null}
+          <p>
+            Paid already? Your order is confirmed as soon as Stripe tells us, usually within seconds: reload
+            this page.
+            {order.holdExpiresAt
+              ? ` Otherwise pay by ${formatDateTime(order.holdExpiresAt, project.timezone)} (${project.timezone} time); your seats are held until then.`
+              : ""}
+          </p>
+          <form method="post" action={props.payAction}>
+            <button type="submit" class="button">
+              Pay {formatMoney(order.totalMinor, order.currency)} by card
+            </button>
+          </form>
+        </section>
+      ) : null}
+      {order.refundedMinor > 0 ? <p>Refunded: {formatMoney(order.refundedMinor, order.currency)}.</p> : null}
       <h2>Tickets</h2>
       <ul class="order-lines">
         {props.lines.map((line) => (

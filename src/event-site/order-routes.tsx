@@ -5,9 +5,11 @@ import { renderToString } from "preact-render-to-string";
 import { formValues, stateFromError } from "../dashboard/form-data.js";
 import { type FormState, formState } from "../dashboard/ui/forms.js";
 import { AppError, ErrorCode, httpStatusOf, isUserError } from "../errors.js";
+import { eventSitePolicyWith } from "../http/security-headers.js";
 import type { ProjectAccess } from "../modules/access/access.service.js";
 import type { EventContent, EventTicket } from "../modules/event-page/event-content.js";
 import type { EventPageService, EventPageSettings } from "../modules/event-page/event-page.service.js";
+import type { Order } from "../modules/orders/orders.model.js";
 import { type FormSigner, signedFormValues } from "./form-token.js";
 import {
   ChooseTicketsPage,
@@ -33,6 +35,10 @@ export interface OrderRouteDeps {
   linkSecret: string;
   absolute: (path: string) => string;
   opened: (projectId: string) => Promise<{ access: ProjectAccess; settings: EventPageSettings }>;
+  /** Stripe's hosted page for a pending card order, returning to `link` (the buyer's order page). */
+  checkoutUrl: (order: Order, links: { success: string; cancel: string }) => Promise<string>;
+  /** The origins of the payment provider's pages, which a checkout form's POST may end on. */
+  paymentOrigins: readonly string[];
 }
 
 /**
@@ -66,9 +72,26 @@ const refused = (message: string): FormState => ({ ...formState(), errors: { tic
  */
 export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps): void {
   const { events, signer, absolute, opened } = deps;
+  // Browsers apply form-action to the redirect after a POST too: the pages whose form may end on
+  // Stripe's page name its origin.
+  const checkoutPolicy = eventSitePolicyWith(deps.paymentOrigins);
   // The buyer's link, derived from the form's key: a repeated submit lands on the same order.
   const buyerToken = (projectId: string, key: string) =>
     createHmac("sha256", deps.linkSecret).update(`order-link:${projectId}:${key}`).digest("base64url");
+  /**
+   * Where a buyer goes once their order is placed: Stripe's page for a pending card order, their
+   * order page otherwise, and also when Stripe cannot be reached (the page offers to try again: the
+   * order and its seats are kept meanwhile).
+   */
+  async function payOrOrderPage(order: Order, link: string): Promise<string> {
+    if (order.provider !== "STRIPE" || order.state !== "PENDING") return link;
+    try {
+      return await deps.checkoutUrl(order, { success: absolute(link), cancel: absolute(link) });
+    } catch (error) {
+      if (!(error instanceof AppError)) throw error;
+      return `${link}?payment=failed`;
+    }
+  }
 
   site.get<ProjectParams & { Querystring: Record<string, string> }>(
     "/:projectId/order",
@@ -90,6 +113,7 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
         );
       }
       const form = signer.issue(projectId);
+      reply.header("content-security-policy", checkoutPolicy);
       return send(
         reply,
         html(
@@ -134,13 +158,14 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
         request.ip,
       );
       if (!placed) return reply.code(303).header("location", `/e/${projectId}`).send();
+      const link = orderPaths.order(projectId, placed.order.code, token);
       return reply
         .code(303)
-        .header("location", orderPaths.order(projectId, placed.order.code, token))
+        .header("location", await payOrOrderPage(placed.order, link))
         .send();
     } catch (error) {
       if (!isUserError(error)) throw error;
-      reply.header("cache-control", "no-store");
+      reply.header("cache-control", "no-store").header("content-security-policy", checkoutPolicy);
       const state = stateFromError(error, values);
       if (chosen.length === 0) {
         const url = absolute(orderPaths.choose(projectId));
@@ -192,6 +217,33 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
     if (!found) throw new AppError(ErrorCode.NOT_FOUND, "Order not found");
     const page = await opened(projectId);
     const content = await events.content(page.access);
-    return send(reply, html(<OrderPage {...found} content={content} url={absolute(`/e/${projectId}`)} />));
+    const query = request.query as { payment?: string };
+    reply.header("content-security-policy", checkoutPolicy);
+    return send(
+      reply,
+      html(
+        <OrderPage
+          {...found}
+          content={content}
+          url={absolute(`/e/${projectId}`)}
+          payAction={`${orderPaths.order(projectId, code, token)}/pay`}
+          paymentFailed={query.payment === "failed"}
+        />,
+      ),
+    );
+  });
+
+  // "Pay by card" on the order page: a new (or the still open) Stripe page for a pending card order.
+  site.post<OrderParams>("/:projectId/orders/:code/:token/pay", async (request, reply) => {
+    reply.header("referrer-policy", "no-referrer").header("cache-control", "no-store");
+    const { projectId, code, token } = request.params;
+    if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) throw new AppError(ErrorCode.NOT_FOUND, "Order not found");
+    const found = await events.orderByLink(projectId, code, token);
+    if (!found) throw new AppError(ErrorCode.NOT_FOUND, "Order not found");
+    const link = orderPaths.order(projectId, code, token);
+    return reply
+      .code(303)
+      .header("location", await payOrOrderPage(found.order, link))
+      .send();
   });
 }

@@ -26,6 +26,7 @@ function ticketLabel(ticket: TicketType): string {
   if (ticket.paymentMode === "AT_DOOR") return `${ticket.name} · ${price}, paid at the door`;
   if (ticket.paymentMode === "INVOICE") return `${ticket.name} · ${price}, paid by invoice`;
   if (ticket.paymentMode === "BANK_TRANSFER") return `${ticket.name} · ${price}, paid by bank transfer`;
+  if (ticket.paymentMode === "STRIPE") return `${ticket.name} · ${price}, paid by card`;
   return `${ticket.name} · ${price}`;
 }
 

@@ -95,6 +95,8 @@ const makers = {
     new DataLoader(fromMap((ids: readonly string[]) => orders.ordersByIds(ids), undefined)),
   orderLines: ({ orders }: Services) =>
     new DataLoader(fromMap((ids: readonly string[]) => orders.linesOf(ids), [])),
+  orderRefunds: ({ refunds }: Services) =>
+    new DataLoader(fromMap((ids: readonly string[]) => refunds.refundsOf(ids), [])),
   checkInHistory: ({ checkins }: Services) =>
     new DataLoader(fromMap((ids: readonly string[]) => checkins.historyByAttendeeIds([...ids]), [])),
 };

@@ -25,15 +25,23 @@ export function dashboardPolicy(formTargets: readonly string[] = []): string {
   ].join("; ");
 }
 
-/** The public event site's policy: no script at all; images from https (speaker photos) and our own. */
-export const eventSitePolicy = [
-  "default-src 'none'",
-  "style-src 'self'",
-  "img-src 'self' data: https:",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-].join("; ");
+/**
+ * The public event site's policy: no script at all; images from https (speaker photos) and our own.
+ * `formTargets`: origins a form may lead to (a checkout's POST ends on the payment provider's page).
+ */
+export function eventSitePolicyWith(formTargets: readonly string[]): string {
+  return [
+    "default-src 'none'",
+    "style-src 'self'",
+    "img-src 'self' data: https:",
+    ["form-action 'self'", ...formTargets].join(" "),
+    "frame-ancestors 'none'",
+    "base-uri 'none'",
+  ].join("; ");
+}
+
+/** The event site's policy of every page that leads nowhere else. */
+export const eventSitePolicy = eventSitePolicyWith([]);
 
 /**
  * The documentation's policy: scripts only from our own files (no inline script anywhere), nothing

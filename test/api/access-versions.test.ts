@@ -53,6 +53,9 @@ const otherTables: Record<string, string> = {
   order_lines: "an order's lines, written with the order",
   order_settings: "the hold length and bank details an order is placed with: read at checkout",
   idempotency_keys: "API mutations' Idempotency-Keys: read on each keyed mutation, remembered nowhere",
+  payment_accounts: "a project's Stripe keys (encrypted): read when a checkout or refund calls Stripe",
+  order_refunds: "an order's refunds, written with the order",
+  payment_notifications: "provider event ids already applied: read by the webhook receiver only",
   kysely_migration: "the migrator's",
   kysely_migration_lock: "the migrator's",
 };

@@ -7,7 +7,7 @@ import { createPublishedProject, createTicketType, uniqueEmail } from "../helper
 import { createTestContext, type TestContext } from "../helpers/test-services.js";
 
 for (const engine of testEngines()) {
-  describe(`eventgraph orders list (${engine.name})`, () => {
+  describe(`eventgraph orders list and refund (${engine.name})`, () => {
     let ctx: TestContext;
     let env: Record<string, string>;
     before(async () => {
@@ -44,6 +44,42 @@ for (const engine of testEngines()) {
       );
       assert.equal((await eventgraph(["orders", "list", "--project", "zzzz"], env)).code, 1);
       assert.equal((await eventgraph(["orders", "list"], env)).code, 2);
+    });
+
+    test("refunds part of a paid order by hand, then the rest; refuses more, garbage and an unknown order", async () => {
+      const { project, owner } = await createPublishedProject(ctx.services);
+      const door = await createTicketType(ctx.services, owner, project.id, { paymentMode: "AT_DOOR" });
+      const { order } = await ctx.services.orders.placeOrder(publicActor, {
+        projectId: project.id,
+        buyerName: "Bea Buyer",
+        buyerEmail: uniqueEmail("buyer"),
+        tickets: [{ ticketTypeId: door.id, name: "Ann", email: uniqueEmail() }],
+      });
+      const unpaid = await eventgraph(["orders", "refund", "--order", order.id], env);
+      assert.equal(unpaid.code, 1);
+      await ctx.services.orders.markOrderPaid(owner, { id: order.id });
+      const part = await eventgraph(
+        ["orders", "refund", "--order", order.id, "--amount", "900", "--json"],
+        env,
+      );
+      assert.equal(part.code, 0, part.stderr);
+      assert.deepEqual(JSON.parse(part.stdout), {
+        id: order.id,
+        code: order.code,
+        state: "PAID",
+        refundedMinor: 900,
+      });
+      assert.equal(
+        (await eventgraph(["orders", "refund", "--order", order.id, "--amount", "9001"], env)).code,
+        1,
+      );
+      assert.equal(
+        (await eventgraph(["orders", "refund", "--order", order.id, "--amount", "-5"], env)).code,
+        2,
+      );
+      assert.equal((await eventgraph(["orders", "refund", "--order", "nope"], env)).code, 1);
+      const rest = await eventgraph(["orders", "refund", "--order", order.id], env);
+      assert.match(rest.stdout, /€99\.00 refunded in all \(REFUNDED\)/);
     });
   });
 }

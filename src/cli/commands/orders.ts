@@ -1,5 +1,5 @@
 import type { OrderFilter } from "../../modules/orders/orders.service.js";
-import type { CommandGroup } from "../command.js";
+import { type CommandGroup, integerFlag } from "../command.js";
 import { printResult } from "../output.js";
 
 /** The most orders `orders list` prints: the dashboard's Orders tab pages through more. */
@@ -8,7 +8,7 @@ const maxListed = 1_000;
 /** `eventgraph orders …`: the project's orders, as the Orders tab shows them. */
 export const ordersCommands: CommandGroup = {
   name: "orders",
-  summary: "list a project's orders",
+  summary: "list a project's orders, refund one",
   commands: [
     {
       name: "list",
@@ -18,7 +18,7 @@ export const ordersCommands: CommandGroup = {
         state: {
           type: "string",
           placeholder: "S",
-          description: "only orders in this state: PENDING, PAID, EXPIRED or CANCELLED",
+          description: "only orders in this state: PENDING, PAID, EXPIRED, CANCELLED or REFUNDED",
         },
       },
       async run(input) {
@@ -64,9 +64,44 @@ export const ordersCommands: CommandGroup = {
               buyerEmail: o.buyerEmail,
               createdAt: o.createdAt,
               paidAt: o.paidAt,
+              refundedMinor: o.refundedMinor,
             })),
           },
           text,
+        );
+        return 0;
+      },
+    },
+    {
+      name: "refund",
+      summary:
+        "Refunds all or part of a paid order, as the operator: through Stripe for a card order, recorded as made by hand otherwise.",
+      options: {
+        order: {
+          type: "string",
+          placeholder: "ID",
+          required: true,
+          description: "the order's id (orders list --json)",
+        },
+        amount: {
+          type: "string",
+          placeholder: "MINOR",
+          description: "minor units to refund (cents); omitted: everything not refunded yet",
+        },
+      },
+      async run(input) {
+        const { withServices } = await import("../context.js");
+        const { systemActor } = await import("../../modules/access/actor.js");
+        const { formatMoney } = await import("../../shared/money.js");
+        const amountMinor = integerFlag(input, "amount", 1, 2_147_483_647);
+        const order = await withServices(input.io, (services) =>
+          services.refunds.refundOrder(systemActor, { id: input.requiredString("order"), amountMinor }),
+        );
+        printResult(
+          input.io,
+          input.json,
+          { id: order.id, code: order.code, state: order.state, refundedMinor: order.refundedMinor },
+          `${order.code}: ${formatMoney(order.refundedMinor, order.currency)} refunded in all (${order.state}).`,
         );
         return 0;
       },

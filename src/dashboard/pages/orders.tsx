@@ -1,33 +1,92 @@
 import type { FastifyInstance } from "fastify";
 import type { OrderState } from "../../db/schema.js";
+import { AppError, ErrorCode, isUserError } from "../../errors.js";
 import type { Attendee } from "../../modules/attendees/attendees.service.js";
 import type { Order } from "../../modules/orders/orders.model.js";
 import { paymentProvider } from "../../modules/orders/payment-providers.js";
+import type { Refund } from "../../modules/orders/refunds.js";
 import { formatMoney } from "../../shared/money.js";
 import { resolvePageArgs } from "../../shared/pagination.js";
 import { type PageContext, pageContext } from "../context.js";
 import { type FormRequest, type RowLookup, rowFormRoute } from "../form-route.js";
 import { formatDateTime } from "../time.js";
 import { Badge, EmptyState, Tabs } from "../ui/components.js";
-import { Form, SubmitButton } from "../ui/forms.js";
+import { Form, formState, SubmitButton, TextField } from "../ui/forms.js";
 import { ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
 import { loadProjectPage, type ProjectPageData } from "./project-page.js";
 
-const states: readonly OrderState[] = ["PENDING", "PAID", "EXPIRED", "CANCELLED"];
+const states: readonly OrderState[] = ["PENDING", "PAID", "EXPIRED", "CANCELLED", "REFUNDED"];
 const stateLabels: Record<OrderState, string> = {
   PENDING: "Awaiting payment",
   PAID: "Paid",
   EXPIRED: "Expired",
   CANCELLED: "Cancelled",
+  REFUNDED: "Refunded",
 };
-const stateTones = { PENDING: "warning", PAID: "success", EXPIRED: "neutral", CANCELLED: "danger" } as const;
+const stateTones = {
+  PENDING: "warning",
+  PAID: "success",
+  EXPIRED: "neutral",
+  CANCELLED: "danger",
+  REFUNDED: "neutral",
+} as const;
 const pageSize = 20;
 
-function OrderCard(props: { ctx: PageContext; data: ProjectPageData; order: Order; tickets: Attendee[] }) {
+/** Digits after the point of a currency (2 for EUR, 0 for JPY), for reading an amount typed in it. */
+function fractionDigits(currency: string): number {
+  return (
+    new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2
+  );
+}
+
+/** An amount typed in major units ("12.50") as minor units; null for garbage (refused by the service as not positive). */
+function minorOf(text: string, currency: string): number | null {
+  const digits = fractionDigits(currency);
+  const match = /^(\d{1,9})(?:[.,](\d+))?$/.exec(text.trim());
+  if (!match || (match[2]?.length ?? 0) > digits) return null;
+  return Number(match[1]) * 10 ** digits + Number((match[2] ?? "").padEnd(digits, "0") || 0);
+}
+
+const refundReasons = {
+  REQUESTED: "refund",
+  LATE: "late payment sent back",
+  DUPLICATE: "second payment sent back",
+  MISMATCH: "payment not matching the order sent back",
+} as const;
+
+function RefundForm(props: { ctx: PageContext; base: string; order: Order }) {
+  const { order } = props;
+  const left = order.totalMinor - order.refundedMinor;
+  return (
+    <Form
+      action={`${props.base}/refund`}
+      csrf={props.ctx.csrf}
+      label={`Refund ${order.code}`}
+      confirm={`Refund order ${order.code}? ${order.provider === "STRIPE" ? "Stripe sends the money back to the card." : "Send the money back yourself; this records it."} Refunding everything cancels its tickets.`}
+    >
+      <TextField
+        name="amount"
+        label={`Refund amount (${order.currency})`}
+        state={formState()}
+        hint={`Empty: everything left, ${formatMoney(left, order.currency)}.`}
+      />
+      <SubmitButton variant="danger">Refund</SubmitButton>
+    </Form>
+  );
+}
+
+function OrderCard(props: {
+  ctx: PageContext;
+  data: ProjectPageData;
+  order: Order;
+  tickets: Attendee[];
+  refunds: Refund[];
+}) {
   const { order, data } = props;
   const base = `/b/${data.project.id}/orders/${order.id}`;
   const open = order.state === "PENDING" || order.state === "PAID";
+  const refundable = order.paidAt !== null && order.refundedMinor < order.totalMinor;
   return (
     <li class="panel" aria-label={`Order ${order.code}`}>
       <h3>
@@ -51,6 +110,19 @@ function OrderCard(props: { ctx: PageContext; data: ProjectPageData; order: Orde
           </li>
         ))}
       </ul>
+      {props.refunds.length > 0 ? (
+        <ul aria-label="Refunds">
+          {props.refunds.map((r) => (
+            <li>
+              {formatMoney(r.amountMinor, order.currency)} {refundReasons[r.reason]}
+              {r.manual ? " (by hand)" : ""}
+              {r.state === "SUCCEEDED" ? "" : r.state === "PENDING" ? " · waiting for Stripe" : " · failed"} ·{" "}
+              {formatDateTime(r.createdAt, data.project.timezone)}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {refundable ? <RefundForm ctx={props.ctx} base={base} order={order} /> : null}
       {open ? (
         <div class="button-row">
           {order.state === "PENDING" ? (
@@ -88,6 +160,7 @@ export function registerOrderPages(app: FastifyInstance): void {
     const window = resolvePageArgs({ first: pageSize, after: query.after || null });
     const page = await services.orders.listOrders(data.access, { state }, window);
     const tickets = await Promise.all(page.items.map((order) => services.orders.ticketsOf(order)));
+    const refunds = await services.refunds.refundsOf(page.items.map((order) => order.id));
     const ctx = pageContext(request, reply);
     const path = `/b/${data.project.id}/orders`;
     const tabs = [
@@ -104,7 +177,13 @@ export function registerOrderPages(app: FastifyInstance): void {
         ) : (
           <ul class="order-list">
             {page.items.map((order, i) => (
-              <OrderCard ctx={ctx} data={data} order={order} tickets={tickets[i] ?? []} />
+              <OrderCard
+                ctx={ctx}
+                data={data}
+                order={order}
+                tickets={tickets[i] ?? []}
+                refunds={refunds.get(order.id) ?? []}
+              />
             ))}
           </ul>
         )}
@@ -126,6 +205,29 @@ export function registerOrderPages(app: FastifyInstance): void {
         to: `/b/${data.project.id}/orders`,
         flash: { kind: "success", text: `Order ${order.code} is paid.` },
       };
+    },
+  });
+
+  rowFormRoute(app, "/b/:projectId/orders/:orderId/refund", orderRow, {
+    async submit({ data, row, values }) {
+      const text = values.amount?.trim() ?? "";
+      const to = `/b/${data.project.id}/orders`;
+      try {
+        const order = await services.refunds.refundOrder(data.actor, {
+          id: row.id,
+          amountMinor: text === "" ? undefined : (minorOf(text, row.currency) ?? 0),
+        });
+        const refunded = formatMoney(order.refundedMinor, order.currency);
+        return { to, flash: { kind: "success", text: `Order ${order.code}: ${refunded} refunded in all.` } };
+      } catch (error) {
+        // A refusal (too much, not paid, Stripe declined or unreachable) is told on the list.
+        if (!(error instanceof AppError)) throw error;
+        if (error.code !== ErrorCode.SERVICE_UNAVAILABLE && !isUserError(error)) throw error;
+        const problem = error.details.fieldErrors?.[0];
+        const text =
+          problem && problem.field[0] === "amountMinor" ? `amount ${problem.message}` : error.message;
+        return { to, flash: { kind: "error", text: `Order ${row.code} not refunded: ${text}.` } };
+      }
     },
   });
 

@@ -1,12 +1,77 @@
 import type { FastifyInstance } from "fastify";
 import { isUserError } from "../../errors.js";
 import type { OrderSettings } from "../../modules/orders/order-settings.js";
+import type { StripeAccountStatus } from "../../modules/orders/stripe/stripe-account.js";
 import { actorOf, type PageContext, redirectTo } from "../context.js";
 import { formValues } from "../form-data.js";
 import { Form, formState, SubmitButton, TextAreaField, TextField } from "../ui/forms.js";
 
+/** What the Payments panel shows: the order settings, whether Stripe's keys are set, and the webhook's address. */
+export type PaymentSettingsView = OrderSettings & { stripe: StripeAccountStatus; stripeWebhookUrl: string };
+
+/**
+ * Card payments: the Stripe keys (write-only: a saved key is shown as its hint, never again in
+ * full) and the endpoint to give Stripe for its notifications.
+ */
+function StripePanel(props: { ctx: PageContext; projectId: string; settings: PaymentSettingsView }) {
+  const { stripe } = props.settings;
+  const action = `/b/${props.projectId}/settings/stripe`;
+  return (
+    <section class="panel" aria-labelledby="stripe-heading">
+      <h3 id="stripe-heading">Card payments (Stripe)</h3>
+      <p>
+        Tickets set to "pay by card (Stripe)" send the buyer to Stripe Checkout. In Stripe's dashboard, add a
+        webhook endpoint with this address for the events{" "}
+        <code class="break">checkout.session.completed</code> and{" "}
+        <code class="break">checkout.session.async_payment_succeeded</code>:
+      </p>
+      <p>
+        <code class="break">{props.settings.stripeWebhookUrl}</code>
+      </p>
+      <p>
+        {stripe.configured
+          ? `Stripe keys saved: ${stripe.keyHint}.`
+          : "No Stripe keys saved: card payment is off."}
+      </p>
+      <Form action={action} csrf={props.ctx.csrf} label="Stripe keys">
+        <TextField
+          name="secretKey"
+          label="Secret key"
+          type="password"
+          state={formState()}
+          required
+          autocomplete="off"
+          hint="sk_test_… to try it out, sk_live_… to take money. Stored encrypted; never shown again."
+        />
+        <TextField
+          name="webhookSecret"
+          label="Webhook signing secret"
+          type="password"
+          state={formState()}
+          required
+          autocomplete="off"
+          hint="whsec_…, shown by Stripe for the endpoint above."
+        />
+        <div class="form-actions">
+          <SubmitButton>Save Stripe keys</SubmitButton>
+        </div>
+      </Form>
+      {stripe.configured ? (
+        <Form
+          action={`${action}/remove`}
+          csrf={props.ctx.csrf}
+          label="Remove Stripe keys"
+          confirm="Remove the Stripe keys? Card payment stops at once; paid orders stay paid."
+        >
+          <SubmitButton variant="danger">Remove Stripe keys</SubmitButton>
+        </Form>
+      ) : null}
+    </section>
+  );
+}
+
 /** Settings → General: how orders on the event page are paid by bank transfer, and how long seats are held. */
-export function PaymentsPanel(props: { ctx: PageContext; projectId: string; settings: OrderSettings }) {
+export function PaymentsPanel(props: { ctx: PageContext; projectId: string; settings: PaymentSettingsView }) {
   const state = formState({
     holdMinutes: String(props.settings.holdMinutes),
     bankDetails: props.settings.bankDetails ?? "",
@@ -39,6 +104,7 @@ export function PaymentsPanel(props: { ctx: PageContext; projectId: string; sett
           <SubmitButton>Save payment settings</SubmitButton>
         </div>
       </Form>
+      <StripePanel {...props} />
     </section>
   );
 }
@@ -64,4 +130,33 @@ export function registerPaymentSettings(app: FastifyInstance): void {
     }
     return redirectTo(request, reply, back, { kind: "success", text: "Payment settings saved." });
   });
+
+  app.post<{ Params: { projectId: string } }>("/b/:projectId/settings/stripe", async (request, reply) => {
+    const values = formValues(request.body);
+    const back = `/b/${request.params.projectId}/settings`;
+    try {
+      await app.services.stripeAccounts.save(actorOf(request), request.params.projectId, {
+        secretKey: values.secretKey ?? "",
+        webhookSecret: values.webhookSecret ?? "",
+      });
+    } catch (error) {
+      if (!isUserError(error)) throw error;
+      // The message names the field and the rule, never the value typed.
+      const problem = error.details.fieldErrors?.[0];
+      const text = problem
+        ? `Stripe keys not saved: ${problem.field.join(".")} ${problem.message}.`
+        : error.message;
+      return redirectTo(request, reply, back, { kind: "error", text });
+    }
+    return redirectTo(request, reply, back, { kind: "success", text: "Stripe keys saved." });
+  });
+
+  app.post<{ Params: { projectId: string } }>(
+    "/b/:projectId/settings/stripe/remove",
+    async (request, reply) => {
+      await app.services.stripeAccounts.remove(actorOf(request), request.params.projectId);
+      const back = `/b/${request.params.projectId}/settings`;
+      return redirectTo(request, reply, back, { kind: "info", text: "Stripe keys removed." });
+    },
+  );
 }

@@ -5,7 +5,6 @@ import { httpStatusOf } from "../../errors.js";
 import type { ProjectAccess } from "../../modules/access/access.service.js";
 import { can } from "../../modules/access/policy.js";
 import type { EventPageSettings } from "../../modules/event-page/event-page.service.js";
-import type { OrderSettings } from "../../modules/orders/order-settings.js";
 import type { Project } from "../../modules/projects/projects.service.js";
 import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
@@ -14,7 +13,7 @@ import { Form, FormError, type FormState, formState, SubmitButton, TextField } f
 import { ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
 import { EventPagePanel, registerEventPageSettings } from "./event-page-settings.js";
-import { PaymentsPanel, registerPaymentSettings } from "./payment-settings.js";
+import { type PaymentSettingsView, PaymentsPanel, registerPaymentSettings } from "./payment-settings.js";
 import { ProjectFields, projectFormValues, projectInputFromForm } from "./project-form.js";
 
 /**
@@ -112,7 +111,7 @@ function GeneralTab(props: {
   state: FormState;
   deleteState?: FormState;
   eventPage: EventPageSettings;
-  payments: OrderSettings;
+  payments: PaymentSettingsView;
 }) {
   const { ctx, project } = props;
   const base = `/b/${project.id}/settings`;
@@ -187,7 +186,11 @@ export function registerSettingsPages(app: FastifyInstance): void {
     const access = await services.access.require(actor, request.params.projectId);
     const project = await services.projects.get(actor, access.projectId);
     const eventPage = await services.eventPage.settings(actor, access.projectId);
-    const payments = await services.orders.settings(actor, access.projectId);
+    const payments = {
+      ...(await services.orders.settings(actor, access.projectId)),
+      stripe: await services.stripeAccounts.status(actor, access.projectId),
+      stripeWebhookUrl: `${services.config.baseUrl}/payments/stripe/${access.projectId}`,
+    };
     return sendPage(
       reply,
       <GeneralTab

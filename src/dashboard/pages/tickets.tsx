@@ -34,6 +34,7 @@ const paymentModeLabels: Record<TicketPaymentMode, string> = {
   AT_DOOR: "Registration on the page, pay at the door",
   INVOICE: "Registration on the page, pay by invoice",
   BANK_TRANSFER: "Order on the page, pay by bank transfer",
+  STRIPE: "Order on the page, pay by card (Stripe)",
 };
 const paymentModeOptions = paymentModes.map((value) => ({ value, label: paymentModeLabels[value] }));
 

@@ -18,6 +18,7 @@ import { type OrderSettings, presentOrderSettings } from "./order-settings.js";
 import { conflict, type Order, presentOrder } from "./orders.model.js";
 import { type OrderLineRow, type OrderRow, ordersRepository as repo } from "./orders.repository.js";
 import { providerForModes } from "./payment-providers.js";
+import { paymentAccountsRepository } from "./stripe/payment-accounts.repository.js";
 
 // Placing an order and the steps it shares with the rest of the orders service (claiming seats,
 // expiring a lapsed hold), kept apart so the service file holds the state changes and the reads.
@@ -61,6 +62,12 @@ function newOrderCode(projectId: string): string {
   for (let i = 0; i < 6; i++) random += codeAlphabet[randomInt(codeAlphabet.length)];
   return `${projectId}-${random}`;
 }
+
+/**
+ * The shortest hold of a card payment: Stripe keeps a Checkout Session open at least 30 minutes, and
+ * the hold is aligned with it so a buyer still on Stripe's page keeps their seats (docs/payments.md).
+ */
+const cardHoldMinutes = 30;
 
 /** The expiry worker's and the checkout's batch: lapsed holds expired per statement round. */
 export const lapsedBatch = 50;
@@ -170,12 +177,15 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets)
     if (provider.name === "BANK_TRANSFER" && !settings.bankDetails) {
       throw conflict("This event does not take bank transfers yet; ask the organizer");
     }
+    if (provider.name === "STRIPE" && !(await paymentAccountsRepository.exists(trx, projectId))) {
+      throw conflict("This event does not take card payments yet; ask the organizer");
+    }
+    const holdMinutes =
+      provider.name === "STRIPE" ? Math.max(settings.holdMinutes, cardHoldMinutes) : settings.holdMinutes;
     const id = newId();
     const code = newOrderCode(projectId);
     const holdExpiresAt =
-      provider.start === "held"
-        ? new Date(Date.parse(now) + settings.holdMinutes * 60_000).toISOString()
-        : null;
+      provider.start === "held" ? new Date(Date.parse(now) + holdMinutes * 60_000).toISOString() : null;
     const row: OrderRow = {
       id,
       project_id: projectId,
@@ -196,6 +206,9 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets)
       paid_at: provider.start === "paid" ? now : null,
       closed_at: null,
       updated_at: now,
+      provider_session_id: null,
+      provider_payment_id: null,
+      refunded_minor: 0,
     };
     await repo.insert(
       trx,

@@ -12,6 +12,7 @@ import { ProjectRef, projectIdOnly } from "../projects/projects.graphql.js";
 import { MoneyRef, TicketTypeRef } from "../tickets/tickets.graphql.js";
 import { maxTicketsPerOrder } from "./order-placement.js";
 import type { Order, OrderLine } from "./orders.model.js";
+import type { Refund } from "./refunds.js";
 
 const OrderRef = builder.objectRef<Order>("Order");
 
@@ -24,6 +25,9 @@ const OrderStateEnum = builder.enumType("OrderState", {
     PAID: { description: "Paid (or free); its tickets keep their seats." },
     EXPIRED: { description: "The hold lapsed unpaid; its tickets were cancelled and their seats freed." },
     CANCELLED: { description: "Cancelled; its tickets were cancelled and their seats freed." },
+    REFUNDED: {
+      description: "Paid, then refunded in full; its tickets were cancelled and their seats freed.",
+    },
   } as const,
 });
 
@@ -36,7 +40,47 @@ const PaymentProviderEnum = builder.enumType("PaymentProvider", {
     BANK_TRANSFER: {
       description: "Paid by bank transfer quoting paymentReference; an organizer marks it paid.",
     },
+    STRIPE: {
+      description: "Paid by card on Stripe Checkout; only Stripe's signed notification marks it paid.",
+    },
   } as const,
+});
+
+const RefundStateEnum = builder.enumType("RefundState", {
+  description: "Where a refund stands.",
+  values: {
+    PENDING: { description: "Asked of the payment provider, its answer not in yet; its amount is reserved." },
+    SUCCEEDED: { description: "Made (by the provider, or recorded as sent back by hand)." },
+    FAILED: { description: "Refused by the provider; its amount is refundable again." },
+  } as const,
+});
+
+const RefundReasonEnum = builder.enumType("RefundReason", {
+  description: "Why money was sent back.",
+  values: {
+    REQUESTED: { description: "An organizer or app refunded (part of) the order." },
+    LATE: {
+      description:
+        "A card payment arrived after the hold lapsed and its seats were taken: refunded on its own.",
+    },
+    DUPLICATE: { description: "A second payment of an order paid already: refunded on its own." },
+    MISMATCH: { description: "A payment whose amount or currency was not the order's: refunded on its own." },
+  } as const,
+});
+
+const RefundRef = builder.objectRef<Refund>("Refund").implement({
+  inheritsAccess: true,
+  description: "Money sent back for an order (docs/payments.md).",
+  fields: (t) => ({
+    amountMinor: t.exposeInt("amountMinor", { description: "Minor units of the order's currency." }),
+    state: t.expose("state", { type: RefundStateEnum, description: "Where it stands." }),
+    reason: t.expose("reason", { type: RefundReasonEnum, description: "Why it was made." }),
+    manual: t.exposeBoolean("manual", {
+      description:
+        "True when recorded as sent back by hand (bank transfer, invoice); false: through the provider.",
+    }),
+    createdAt: t.expose("createdAt", { type: "DateTime", description: "When it was asked for." }),
+  }),
 });
 
 const OrderLineRef = builder.objectRef<OrderLine>("OrderLine").implement({
@@ -82,6 +126,19 @@ export function defineOrderTypes(): void {
         nullable: true,
         description: "What the order costs, computed from the ticket types' prices when it was placed.",
         resolve: (o) => ({ amountMinor: o.totalMinor, currency: o.currency }),
+      }),
+      refunded: t.field({
+        type: MoneyRef,
+        nullable: true,
+        description: "What was refunded of it so far, refunds awaiting the provider's answer included.",
+        resolve: (o) => ({ amountMinor: o.refundedMinor, currency: o.currency }),
+      }),
+      refunds: t.field({
+        ...boundedList(100),
+        type: [RefundRef],
+        nullable: true,
+        description: "Money sent back for it, oldest first.",
+        resolve: (o, _args, c) => c.loaders.orderRefunds.load(o.id),
       }),
       provider: t.expose("provider", {
         type: PaymentProviderEnum,
@@ -169,7 +226,31 @@ export function defineOrderTypes(): void {
   const input = OrderIdInput("MarkOrderPaidInput", "The order that was paid.");
   const cancelInput = OrderIdInput("CancelOrderInput", "The order to cancel.");
 
+  const RefundOrderInput = builder.inputType("RefundOrderInput", {
+    description: "A refund of a paid order.",
+    fields: (t) => ({
+      id: t.id({ required: true, description: "The order's global id." }),
+      amountMinor: t.int({
+        description:
+          "Minor units to refund; omitted: everything not refunded yet. Never more than was paid less what was refunded.",
+      }),
+    }),
+  });
+
   builder.mutationFields((t) => ({
+    refundOrder: inputMutation(t, {
+      permission: "orders:write",
+      description:
+        "Refunds all or part of a paid order: through Stripe for a card order (Idempotency-Key per refund), recorded as sent back by hand otherwise. A refund of everything cancels its tickets and frees their seats.",
+      input: RefundOrderInput,
+      payload: payload("RefundOrderPayload", "The result of refundOrder."),
+      field: "order",
+      write: (args, c) =>
+        c.services.refunds.refundOrder(c.actor, {
+          id: requiredLocal(args.id, "Order"),
+          amountMinor: args.amountMinor ?? undefined,
+        }),
+    }),
     markOrderPaid: inputMutation(t, {
       permission: "orders:write",
       description:

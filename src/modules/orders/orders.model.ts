@@ -13,6 +13,8 @@ export interface Order {
   /** Minor units of `currency`, computed on the server from the ticket types' prices. */
   totalMinor: number;
   currency: string;
+  /** Minor units refunded so far, refunds waiting for the provider's answer included. */
+  refundedMinor: number;
   provider: PaymentProviderName;
   paymentReference: string | null;
   /** While PENDING with held seats: when the hold lapses. */
@@ -41,6 +43,7 @@ export function presentOrder(row: OrderRow): Order {
     state: row.state,
     totalMinor: Number(row.total_minor),
     currency: row.currency,
+    refundedMinor: Number(row.refunded_minor),
     provider: row.provider,
     paymentReference: row.payment_reference,
     holdExpiresAt: row.hold_expires_at,

@@ -24,7 +24,9 @@ import { type OrderSettings, orderSettingsInput } from "./order-settings.js";
 import { conflict, type Order, type OrderLine, presentLine, presentOrder } from "./orders.model.js";
 import { ordersRepository as repo } from "./orders.repository.js";
 
-const listFilter = z.object({ state: z.enum(["PENDING", "PAID", "EXPIRED", "CANCELLED"]).nullish() });
+const listFilter = z.object({
+  state: z.enum(["PENDING", "PAID", "EXPIRED", "CANCELLED", "REFUNDED"]).nullish(),
+});
 const byId = z.object({ id: idText });
 
 export type OrderFilter = z.input<typeof listFilter>;
@@ -187,6 +189,12 @@ export function createOrdersService(
     /** Marks an order paid (idempotent); a late payment is accepted only while its seats are free. */
     markOrderPaid: (actor: Actor, input: z.input<typeof byId>): Promise<Order> =>
       orderWrite(actor, input, (trx, projectId, id) => markPaidIn(trx, actor, projectId, id)),
+
+    /**
+     * Marks an order paid inside the caller's transaction, for a provider's verified notification
+     * (stripe/stripe-payments.ts): the same rules as `markOrderPaid`, without an actor's permission.
+     */
+    paidIn: markPaidIn,
 
     /** Cancels an order (idempotent): its tickets are cancelled and their seats freed. */
     cancelOrder: (actor: Actor, input: z.input<typeof byId>): Promise<Order> =>

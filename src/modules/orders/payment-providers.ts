@@ -26,6 +26,8 @@ const providers: Record<PaymentProviderName, PaymentProvider> = {
   AT_DOOR: { name: "AT_DOOR", title: "Paid at the door", start: "kept", reference: () => null },
   INVOICE: { name: "INVOICE", title: "Paid by invoice", start: "kept", reference: (code) => code },
   BANK_TRANSFER: { name: "BANK_TRANSFER", title: "Bank transfer", start: "held", reference: (code) => code },
+  // Paid on Stripe Checkout; only Stripe's signed notification marks it paid (stripe/stripe-payments.ts).
+  STRIPE: { name: "STRIPE", title: "Card (Stripe)", start: "held", reference: () => null },
 };
 
 /** The provider an order names. */

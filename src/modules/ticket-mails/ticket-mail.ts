@@ -17,6 +17,7 @@ export function paymentLine(ticketType: PricedTicket | undefined): string | unde
   if (ticketType.paymentMode === "AT_DOOR") return `Price: ${price}, paid at the door.`;
   if (ticketType.paymentMode === "INVOICE") return `Price: ${price}; the organizer will send you an invoice.`;
   if (ticketType.paymentMode === "BANK_TRANSFER") return `Price: ${price}, paid by bank transfer.`;
+  if (ticketType.paymentMode === "STRIPE") return `Price: ${price}, paid by card.`;
   return `Price: ${price}.`;
 }
 

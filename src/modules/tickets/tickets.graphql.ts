@@ -40,6 +40,10 @@ const TicketPaymentModeRef = builder.enumType("TicketPaymentMode", {
       description:
         "Bought on the event page through an order paid by bank transfer; the seats are held until the order is paid or its hold lapses.",
     },
+    STRIPE: {
+      description:
+        "Bought on the event page through an order paid by card on Stripe Checkout; the seats are held until Stripe confirms the payment or the hold lapses.",
+    },
   } as const,
 });
 

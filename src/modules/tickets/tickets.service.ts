@@ -90,6 +90,7 @@ export const paymentModes = [
   "AT_DOOR",
   "INVOICE",
   "BANK_TRANSFER",
+  "STRIPE",
 ] as const satisfies readonly TicketPaymentMode[];
 const paymentMode = z.enum(paymentModes);
 

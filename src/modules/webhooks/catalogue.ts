@@ -40,6 +40,11 @@ export const eventCatalogue: readonly EventTypeInfo[] = [
     permission: "orders:read",
     description: "An order was cancelled; its seats were freed.",
   },
+  {
+    type: "order.refunded",
+    permission: "orders:read",
+    description: "Money was sent back for an order (part or all of it; all of it frees its seats).",
+  },
   { type: "app.link.created", permission: undefined, description: "A project connected this app." },
   { type: "app.link.updated", permission: undefined, description: "A link's permissions changed." },
   { type: "app.link.revoked", permission: undefined, description: "A project disconnected this app." },
