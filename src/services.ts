@@ -21,6 +21,7 @@ import { createAuditService } from "./modules/audit/audit.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
 import { createEventPageService } from "./modules/event-page/event-page.service.js";
+import { createInvoicing } from "./modules/invoices/invoices.service.js";
 import { createOrdersService } from "./modules/orders/orders.service.js";
 import { createOverviewService } from "./modules/overview/overview.service.js";
 import { createInvitationsService } from "./modules/projects/invitations.service.js";
@@ -76,7 +77,8 @@ export function createServices(
   const attendees = createAttendeesService(db, access, changes, undoCheckInOfCancelled);
   const ticketMails = createTicketMailsService(db, access, mailer);
   const orderTickets = createOrderTickets({ changes, onCancelled: undoCheckInOfCancelled });
-  const orders = createOrdersService(db, access, changes, orderTickets);
+  const invoicing = createInvoicing(db, changes);
+  const orders = createOrdersService(db, access, changes, orderTickets, invoicing);
   return {
     config,
     logger,

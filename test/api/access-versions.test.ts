@@ -52,6 +52,8 @@ const otherTables: Record<string, string> = {
   orders: "order data: the attendees area's version (orders:write bumps attendees and tickets)",
   order_lines: "an order's lines, written with the order",
   order_settings: "the hold length and bank details an order is placed with: read at checkout",
+  invoices: "invoices as issued, written with the order under orders:write (the attendees area)",
+  invoice_counters: "the last invoice number per project, taken in the issuing transaction",
   kysely_migration: "the migrator's",
   kysely_migration_lock: "the migrator's",
 };

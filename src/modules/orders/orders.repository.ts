@@ -145,6 +145,9 @@ export const ordersRepository = {
         oc.column("project_id").doUpdateSet({
           hold_minutes: row.hold_minutes,
           bank_details: row.bank_details,
+          tax_rate_bp: row.tax_rate_bp,
+          seller_details: row.seller_details,
+          invoice_prefix: row.invoice_prefix,
           updated_at: row.updated_at,
         }),
       )

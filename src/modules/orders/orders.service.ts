@@ -13,8 +13,10 @@ import { writeRow } from "../access/row-access.js";
 import { hashSecret } from "../accounts/sessions.service.js";
 import type { Attendee } from "../attendees/attendees.service.js";
 import type { OrderTickets } from "../attendees/order-tickets.js";
+import type { Invoicing } from "../invoices/invoices.service.js";
 import {
   createOrderSteps,
+  invoiceSource,
   lapsedBatch,
   type PlacedOrder,
   type PlaceOrderInput,
@@ -38,10 +40,11 @@ export function createOrdersService(
   access: AccessService,
   changes: ProjectChanges,
   tickets: OrderTickets,
+  invoicing: Invoicing,
 ) {
   const writer = { db, access, changes };
   const areas = areasWrittenUnder("orders:write");
-  const { settingsOf, expireIn, claimSeats, placeIn } = createOrderSteps(changes, tickets);
+  const { settingsOf, expireIn, claimSeats, placeIn } = createOrderSteps(changes, tickets, invoicing);
 
   /**
    * Marks an order paid inside its transaction. A pending order within its hold keeps its seats. A
@@ -85,7 +88,9 @@ export function createOrdersService(
     };
     await repo.update(trx, projectId, id, patch);
     await changes.event(trx, actor, objectEvent(projectId, "Order", id, "paid"));
-    return presentOrder({ ...row, ...patch });
+    const paid = presentOrder({ ...row, ...patch });
+    await invoicing.invoiceIn(trx, actor, await invoiceSource(trx, settingsOf, paid));
+    return paid;
   }
 
   async function cancelIn(trx: Tx, actor: Actor, projectId: string, id: string): Promise<Order> {
@@ -101,7 +106,10 @@ export function createOrdersService(
     const patch = { state: "CANCELLED" as const, hold_expires_at: null, closed_at: now, updated_at: now };
     await repo.update(trx, projectId, id, patch);
     await changes.event(trx, actor, objectEvent(projectId, "Order", id, "cancelled"));
-    return presentOrder({ ...row, ...patch });
+    const cancelled = presentOrder({ ...row, ...patch });
+    // An invoiced order cancelled: a credit note takes back what its invoice has not yet.
+    await invoicing.creditIn(trx, actor, await invoiceSource(trx, settingsOf, cancelled));
+    return cancelled;
   }
 
   /** A write of one order by id, behind orders:write (NOT_FOUND for an order out of reach). */
@@ -236,22 +244,36 @@ export function createOrdersService(
     ): Promise<OrderSettings> {
       const found = await access.requirePermission(actor, projectId, "project:write");
       const data = parseInput(orderSettingsInput, input);
+      const before = await settingsOf(db, found.projectId);
+      const settings: OrderSettings = {
+        holdMinutes: data.holdMinutes,
+        bankDetails: data.bankDetails,
+        // Left out: kept as they are (an older form or client that does not know them).
+        taxRateBasisPoints: data.taxRateBasisPoints ?? before.taxRateBasisPoints,
+        sellerDetails: input.sellerDetails === undefined ? before.sellerDetails : data.sellerDetails,
+        invoicePrefix: data.invoicePrefix ?? before.invoicePrefix,
+      };
       const row = {
         project_id: found.projectId,
-        hold_minutes: data.holdMinutes,
-        bank_details: data.bankDetails,
+        hold_minutes: settings.holdMinutes,
+        bank_details: settings.bankDetails,
+        tax_rate_bp: settings.taxRateBasisPoints,
+        seller_details: settings.sellerDetails,
+        invoice_prefix: settings.invoicePrefix,
         updated_at: nowIso(),
       };
       await changes.write(db, actor, found.projectId, async (trx) => {
         await repo.upsertSettings(trx, row);
-        // Values, not only names: the hold and the bank details are what buyers are shown.
+        // Values, not only names: the hold, bank and seller details are what buyers are shown.
+        const { holdMinutes, bankDetails, taxRateBasisPoints, sellerDetails, invoicePrefix } = settings;
+        const values = { holdMinutes, bankDetails, taxRateBasisPoints, sellerDetails, invoicePrefix };
         await changes.event(trx, actor, {
           ...objectEvent(found.projectId, "OrderSettings", found.projectId, "updated"),
-          changed: ["holdMinutes", "bankDetails"],
-          values: { holdMinutes: data.holdMinutes, bankDetails: data.bankDetails },
+          changed: Object.keys(values),
+          values,
         });
       });
-      return data;
+      return settings;
     },
   };
 }
