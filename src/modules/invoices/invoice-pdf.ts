@@ -42,7 +42,7 @@ export function invoicePdf(doc: InvoiceDocument): Promise<Buffer> {
   const width = 495;
 
   pdf.font("Helvetica").fontSize(9).text(printable(doc.seller), left, 50, { width: 250 });
-  pdf.font("Helvetica-Bold").fontSize(20).text(`${title} ${doc.number}`, 300, 50, { width: 245, align: "right" });
+  pdf.font("Helvetica-Bold").fontSize(16).text(`${title} ${doc.number}`, 300, 50, { width: 245, align: "right" });
   pdf
     .font("Helvetica")
     .fontSize(10)

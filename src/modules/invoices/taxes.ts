@@ -18,7 +18,9 @@ export function taxIncluded(grossMinor: number, rateBasisPoints: number): number
   const gross = Math.abs(grossMinor);
   const divisor = 10_000 + rateBasisPoints;
   const net = Math.floor((gross * 20_000 + divisor) / (2 * divisor));
-  return sign * (gross - net);
+  const tax = gross - net;
+  // Never -0: a credit of a tax-free amount is 0, which JSON and equality treat as one value.
+  return tax === 0 ? 0 : sign * tax;
 }
 
 /** A rate as people write it: 1900 → "19%", 750 → "7.5%". */

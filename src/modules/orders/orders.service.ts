@@ -13,7 +13,7 @@ import { writeRow } from "../access/row-access.js";
 import { hashSecret } from "../accounts/sessions.service.js";
 import type { Attendee } from "../attendees/attendees.service.js";
 import type { OrderTickets } from "../attendees/order-tickets.js";
-import type { Invoicing } from "../invoices/invoices.service.js";
+import type { Invoice, Invoicing } from "../invoices/invoices.service.js";
 import {
   createOrderSteps,
   invoiceSource,
@@ -180,6 +180,17 @@ export function createOrdersService(
         lines.set(row.order_id, [...(lines.get(row.order_id) ?? []), presentLine(row)]);
       }
       return lines;
+    },
+
+    /** The invoices and credit notes of some orders by order id, in number order (the caller could read the orders). */
+    invoicesOf: (orderIds: readonly string[]): Promise<Map<string, Invoice[]>> => invoicing.ofOrders(orderIds),
+
+    /** An invoice or credit note when the actor holds orders:read in its project; else undefined, as a missing one. */
+    async findInvoice(actor: Actor, invoiceId: string): Promise<Invoice | undefined> {
+      const invoice = await invoicing.locate(invoiceId);
+      if (!invoice) return undefined;
+      const found = await access.resolve(actor, invoice.projectId);
+      return found && orderVisible(found) ? invoice : undefined;
     },
 
     /** The tickets of an order (the caller could read the order). */
