@@ -8,6 +8,7 @@ import type { DatabaseHandle } from "./db/database.js";
 import { registerDocsRoutes } from "./docs/docs.routes.js";
 import { registerEventSite } from "./event-site/event-site.js";
 import { registerGraphQLRoutes } from "./graphql/http.js";
+import { registerInvoiceDownload } from "./graphql/invoice-download.js";
 import { registerCompression } from "./http/compression.js";
 import { FrontDoor } from "./http/front-door.js";
 import { registerHealthRoutes } from "./http/health.routes.js";
@@ -123,6 +124,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerHealthRoutes(app, database, () => deps.cluster?.readiness());
   const apiSchema = schema();
   registerGraphQLRoutes(app, services, apiSchema, { door, observe });
+  registerInvoiceDownload(app, services);
   startWebhooks(app, services, apiSchema);
   startTicketMails(app, services);
   startOrderExpiry(app, services);

@@ -95,6 +95,8 @@ const makers = {
     new DataLoader(fromMap((ids: readonly string[]) => orders.ordersByIds(ids), undefined)),
   orderLines: ({ orders }: Services) =>
     new DataLoader(fromMap((ids: readonly string[]) => orders.linesOf(ids), [])),
+  orderInvoices: ({ orders }: Services) =>
+    new DataLoader(fromMap((ids: readonly string[]) => orders.invoicesOf(ids), [])),
   checkInHistory: ({ checkins }: Services) =>
     new DataLoader(fromMap((ids: readonly string[]) => checkins.historyByAttendeeIds([...ids]), [])),
 };

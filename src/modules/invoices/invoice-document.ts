@@ -31,7 +31,13 @@ export interface InvoiceDocument {
   issuedAt: string;
   /** The seller, as the organizer wrote it in Settings → Payments (name, address, VAT id). */
   seller: string;
-  buyer: { name: string; email: string; company: string | null; address: string | null; vatId: string | null };
+  buyer: {
+    name: string;
+    email: string;
+    company: string | null;
+    address: string | null;
+    vatId: string | null;
+  };
   orderCode: string;
   /** How the order is paid, in words ("Bank transfer"). */
   payment: string;

@@ -42,7 +42,10 @@ export function invoicePdf(doc: InvoiceDocument): Promise<Buffer> {
   const width = 495;
 
   pdf.font("Helvetica").fontSize(9).text(printable(doc.seller), left, 50, { width: 250 });
-  pdf.font("Helvetica-Bold").fontSize(16).text(`${title} ${doc.number}`, 300, 50, { width: 245, align: "right" });
+  pdf
+    .font("Helvetica-Bold")
+    .fontSize(16)
+    .text(`${title} ${doc.number}`, 300, 50, { width: 245, align: "right" });
   pdf
     .font("Helvetica")
     .fontSize(10)
@@ -84,7 +87,10 @@ export function invoicePdf(doc: InvoiceDocument): Promise<Buffer> {
     columns.map((c) => c.label),
     y,
   );
-  pdf.moveTo(left, y).lineTo(left + width, y).stroke();
+  pdf
+    .moveTo(left, y)
+    .lineTo(left + width, y)
+    .stroke();
   pdf.font("Helvetica");
   for (const line of doc.lines) {
     if (y > 720) {
@@ -104,7 +110,10 @@ export function invoicePdf(doc: InvoiceDocument): Promise<Buffer> {
       y + 4,
     );
   }
-  pdf.moveTo(left, y + 4).lineTo(left + width, y + 4).stroke();
+  pdf
+    .moveTo(left, y + 4)
+    .lineTo(left + width, y + 4)
+    .stroke();
 
   y += 12;
   const total = (label: string, amount: string, bold = false) => {

@@ -1,10 +1,10 @@
 import type { Db, Tx } from "../../db/database.js";
 import type { InvoiceKind } from "../../db/schema.js";
-import { conflict } from "../orders/orders.model.js";
 import { newId } from "../../shared/ids.js";
 import { objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import type { Actor } from "../access/actor.js";
+import { conflict } from "../orders/orders.model.js";
 import {
   composeDocument,
   creditLines,
@@ -123,7 +123,13 @@ export function createInvoicing(db: Db, changes: ProjectChanges) {
     const verb = kind === "INVOICE" ? "issued" : "credited";
     await changes.event(trx, actor, {
       ...objectEvent(order.projectId, "Invoice", row.id, verb),
-      values: { number, kind, orderCode: order.code, totalMinor: document.grossMinor, currency: order.currency },
+      values: {
+        number,
+        kind,
+        orderCode: order.code,
+        totalMinor: document.grossMinor,
+        currency: order.currency,
+      },
     });
     return presentInvoice(row);
   }

@@ -26,7 +26,10 @@ describe("taxIncluded", () => {
         assert.ok(Number.isInteger(tax));
         assert.equal(taxIncluded(-gross, rate), -tax || 0, "a credit takes back exactly the tax");
         const net = gross - tax;
-        assert.ok(Math.abs(net * (10_000 + rate) - gross * 10_000) <= (10_000 + rate) / 2, `${gross} @ ${rate}`);
+        assert.ok(
+          Math.abs(net * (10_000 + rate) - gross * 10_000) <= (10_000 + rate) / 2,
+          `${gross} @ ${rate}`,
+        );
       }
     }
     // The largest order total stays exact in integer arithmetic.
@@ -113,7 +116,10 @@ for (const engine of testEngines()) {
         [byName.get("Conference pass")?.taxRateBasisPoints, byName.get("Conference pass")?.taxMinor],
         [1_900, 7_951], // 498.00 gross: 418.49 net
       );
-      assert.deepEqual([byName.get("Workshop")?.taxRateBasisPoints, byName.get("Workshop")?.taxMinor], [700, 65]);
+      assert.deepEqual(
+        [byName.get("Workshop")?.taxRateBasisPoints, byName.get("Workshop")?.taxMinor],
+        [700, 65],
+      );
     });
 
     test("invoices a paid order once and credits it once when cancelled, both readable as PDF text", async () => {
@@ -168,7 +174,10 @@ for (const engine of testEngines()) {
       );
       const note = issued[1]?.document;
       assert.ok(note);
-      assert.deepEqual([note.netMinor, note.taxMinor, note.correctsNumber], [-42_784, -8_016, "INV-2026-0001"]);
+      assert.deepEqual(
+        [note.netMinor, note.taxMinor, note.correctsNumber],
+        [-42_784, -8_016, "INV-2026-0001"],
+      );
       const noteText = await pdfText(await invoicePdf(note));
       for (const expected of ["Credit note INV-2026-0002", "Corrects invoice INV-2026-0001", "-€508.00"]) {
         assert.ok(noteText.includes(expected), `the credit note shows ${expected}:\n${noteText}`);

@@ -173,7 +173,8 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets,
       }
       total += price * quantity;
       // The rate is frozen on the line with its tax: a rate changed later rewrites no sold order.
-      const rate = ticketType.tax_rate_bp === null ? settings.taxRateBasisPoints : Number(ticketType.tax_rate_bp);
+      const rate =
+        ticketType.tax_rate_bp === null ? settings.taxRateBasisPoints : Number(ticketType.tax_rate_bp);
       lines.push({
         order_id: "",
         ticket_type_id: ticketTypeId,
@@ -240,7 +241,8 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets,
     await changes.event(trx, actor, { ...objectEvent(projectId, "Order", id, "created"), row });
     const order = presentOrder(row);
     // Paid by invoice: the invoice is what the buyer pays, so it is issued with the order.
-    if (provider.name === "INVOICE") await invoicing.invoiceIn(trx, actor, await invoiceSource(trx, settingsOf, order));
+    if (provider.name === "INVOICE")
+      await invoicing.invoiceIn(trx, actor, await invoiceSource(trx, settingsOf, order));
     return { order, tickets: added, repeat: false };
   }
 

@@ -183,7 +183,8 @@ export function createOrdersService(
     },
 
     /** The invoices and credit notes of some orders by order id, in number order (the caller could read the orders). */
-    invoicesOf: (orderIds: readonly string[]): Promise<Map<string, Invoice[]>> => invoicing.ofOrders(orderIds),
+    invoicesOf: (orderIds: readonly string[]): Promise<Map<string, Invoice[]>> =>
+      invoicing.ofOrders(orderIds),
 
     /** An invoice or credit note when the actor holds orders:read in its project; else undefined, as a missing one. */
     async findInvoice(actor: Actor, invoiceId: string): Promise<Invoice | undefined> {
