@@ -53,6 +53,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .execute();
   await db.schema.createIndex("invoices_order").on("invoices").columns(["order_id", "sequence"]).execute();
 
+  // An order's history on its page: the entries of the order, its tickets and invoices, by object.
+  await db.schema
+    .createIndex("audit_events_object")
+    .on("audit_events")
+    .columns(["project_id", "object_id", "occurred_at"])
+    .execute();
+
   await db.schema
     .createTable("invoice_counters")
     .addColumn("project_id", "text", (c) => c.primaryKey().references("projects.id").onDelete("cascade"))
@@ -62,6 +69,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable("invoice_counters").execute();
+  await db.schema.dropIndex("audit_events_object").execute();
   await db.schema.dropTable("invoices").execute();
   for (const column of ["buyer_vat_id", "buyer_address", "buyer_company"]) {
     await db.schema.alterTable("orders").dropColumn(column).execute();

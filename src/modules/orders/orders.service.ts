@@ -25,8 +25,17 @@ import {
 import { type OrderSettings, orderSettingsInput } from "./order-settings.js";
 import { conflict, type Order, type OrderLine, presentLine, presentOrder } from "./orders.model.js";
 import { ordersRepository as repo } from "./orders.repository.js";
+import { exportOrders, exportOrdersCsv } from "./orders-export.js";
 
-const listFilter = z.object({ state: z.enum(["PENDING", "PAID", "EXPIRED", "CANCELLED"]).nullish() });
+const listFilter = z.object({
+  state: z.enum(["PENDING", "PAID", "EXPIRED", "CANCELLED"]).nullish(),
+  /** An order code, or part of a buyer's or ticket holder's name or email. */
+  search: z.string().trim().max(200, "must be at most 200 characters").nullish(),
+});
+const repoFilter = (filter: z.output<typeof listFilter>) => ({
+  state: filter.state ?? undefined,
+  search: filter.search || undefined,
+});
 const byId = z.object({ id: idText });
 
 export type OrderFilter = z.input<typeof listFilter>;
@@ -145,16 +154,27 @@ export function createOrdersService(
       window: PageWindow,
     ): Promise<Page<Order>> {
       assertPermission(projectAccess, "orders:read");
-      const { state } = parseInput(listFilter, filter);
-      const rows = await repo.list(db, projectAccess.projectId, state ?? undefined, window);
+      const rows = await repo.list(
+        db,
+        projectAccess.projectId,
+        repoFilter(parseInput(listFilter, filter)),
+        window,
+      );
       return toPage(rows.map(presentOrder), window, (o) => [o.createdAt, o.id]);
     },
+
+    /** A filter's orders as CSV, streamed (orders:read). */
+    exportCsv: (projectAccess: ProjectAccess, filter: OrderFilter) =>
+      exportOrdersCsv(db, invoicing, projectAccess, repoFilter(parseInput(listFilter, filter))),
+
+    /** A filter's orders one by one, oldest first, for the CLI's JSON (orders:read). */
+    exportRows: (projectAccess: ProjectAccess, filter: OrderFilter) =>
+      exportOrders(db, invoicing, projectAccess, repoFilter(parseInput(listFilter, filter))),
 
     /** Total of `listOrders` for the same filter. */
     async countOrders(projectAccess: ProjectAccess, filter: OrderFilter): Promise<number> {
       assertPermission(projectAccess, "orders:read");
-      const { state } = parseInput(listFilter, filter);
-      return repo.count(db, projectAccess.projectId, state ?? undefined);
+      return repo.count(db, projectAccess.projectId, repoFilter(parseInput(listFilter, filter)));
     },
 
     /** An order, when the actor holds orders:read in its project. */
