@@ -8,6 +8,7 @@ import { AppError, ErrorCode, httpStatusOf, isUserError } from "../errors.js";
 import type { ProjectAccess } from "../modules/access/access.service.js";
 import type { EventContent, EventTicket } from "../modules/event-page/event-content.js";
 import type { EventPageService, EventPageSettings } from "../modules/event-page/event-page.service.js";
+import { sendInvoicePdf } from "../modules/invoices/invoice-reply.js";
 import { type FormSigner, signedFormValues } from "./form-token.js";
 import {
   ChooseTicketsPage,
@@ -90,12 +91,14 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
         );
       }
       const form = signer.issue(projectId);
+      const taxRate = await events.checkoutTaxRate(projectId);
       return send(
         reply,
         html(
           <OrderDetailsPage
             content={content}
             settings={page.settings}
+            taxRate={taxRate}
             chosen={result.chosen}
             form={form}
             state={formState()}
@@ -121,6 +124,8 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
           buyerName: values.buyerName ?? "",
           buyerEmail: values.buyerEmail ?? "",
           company: values.company,
+          billingAddress: values.billingAddress,
+          vatId: values.vatId,
           // The names come from the form; which ticket types and how many, from the quantities.
           tickets: Array.from({ length: Math.max(count, 1) }, (_, i) => ({
             ticketTypeId: values[`tickets.${i}.ticketTypeId`] ?? "",
@@ -164,6 +169,7 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
           <OrderDetailsPage
             content={content}
             settings={page.settings}
+            taxRate={await events.checkoutTaxRate(projectId)}
             chosen={chosen}
             form={{
               idempotencyKey: values.idempotencyKey ?? "",
@@ -192,6 +198,23 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
     if (!found) throw new AppError(ErrorCode.NOT_FOUND, "Order not found");
     const page = await opened(projectId);
     const content = await events.content(page.access);
-    return send(reply, html(<OrderPage {...found} content={content} url={absolute(`/e/${projectId}`)} />));
+    const base = orderPaths.order(projectId, code, token);
+    return send(
+      reply,
+      html(<OrderPage {...found} content={content} invoiceBase={base} url={absolute(`/e/${projectId}`)} />),
+    );
+  });
+
+  // The PDF of one of the order's invoices, behind the same secret link as the order's page.
+  type InvoiceParams = { Params: { projectId: string; code: string; token: string; file: string } };
+  site.get<InvoiceParams>("/:projectId/orders/:code/:token/invoices/:file", async (request, reply) => {
+    reply.header("referrer-policy", "no-referrer").header("x-robots-tag", "noindex");
+    const { projectId, code, token, file } = request.params;
+    const id = /^([A-Za-z0-9_-]{1,64})\.pdf$/.exec(file)?.[1];
+    if (!id || !/^[A-Za-z0-9_-]{20,100}$/.test(token))
+      throw new AppError(ErrorCode.NOT_FOUND, "Invoice not found");
+    const invoice = await events.invoiceByLink(projectId, code, token, id, request.ip);
+    if (!invoice) throw new AppError(ErrorCode.NOT_FOUND, "Invoice not found");
+    return sendInvoicePdf(reply, invoice);
   });
 }
