@@ -171,6 +171,10 @@ function startTicketMails(app: FastifyInstance, services: Services): void {
     mailer: services.mailer,
     logger: services.logger,
     perSecond: services.config.mailPerSecond,
+    orderMail: async (projectId, orderId) => {
+      const project = (await services.projects.byIds([projectId])).get(projectId);
+      return project ? services.orders.confirmationOf(projectId, orderId, project.name) : undefined;
+    },
   });
   const unsubscribe = services.ticketMails.onQueued(() => worker.wake());
   app.addHook("onReady", async () => worker.start());

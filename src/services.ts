@@ -78,7 +78,7 @@ export function createServices(
   const ticketMails = createTicketMailsService(db, access, mailer);
   const orderTickets = createOrderTickets({ changes, onCancelled: undoCheckInOfCancelled });
   const invoicing = createInvoicing(db, changes);
-  const orders = createOrdersService(db, access, changes, orderTickets, invoicing);
+  const orders = createOrdersService(db, access, changes, orderTickets, invoicing, ticketMails.announce);
   return {
     config,
     logger,

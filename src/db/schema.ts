@@ -488,6 +488,8 @@ interface TicketMailsTable {
   id: string;
   project_id: string;
   attendee_id: string;
+  /** Set for an order's confirmation to its buyer (about all its tickets); null for one ticket's email. */
+  order_id: Generated<string | null>;
   status: TicketMailStatus;
   attempts: Generated<number>;
   next_attempt_at: string;

@@ -60,6 +60,13 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     .columns(["project_id", "object_id", "occurred_at"])
     .execute();
 
+  // The buyer's order confirmation goes through the ticket-mail outbox: a row naming the order
+  // (its attendee is the order's first ticket, so the row still has one and goes with it).
+  await db.schema
+    .alterTable("ticket_mails")
+    .addColumn("order_id", "text", (c) => c.references("orders.id").onDelete("cascade"))
+    .execute();
+
   await db.schema
     .createTable("invoice_counters")
     .addColumn("project_id", "text", (c) => c.primaryKey().references("projects.id").onDelete("cascade"))
@@ -70,6 +77,7 @@ export async function up(db: Kysely<unknown>): Promise<void> {
 export async function down(db: Kysely<unknown>): Promise<void> {
   await db.schema.dropTable("invoice_counters").execute();
   await db.schema.dropIndex("audit_events_object").execute();
+  await db.schema.alterTable("ticket_mails").dropColumn("order_id").execute();
   await db.schema.dropTable("invoices").execute();
   for (const column of ["buyer_vat_id", "buyer_address", "buyer_company"]) {
     await db.schema.alterTable("orders").dropColumn(column).execute();

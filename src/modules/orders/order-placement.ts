@@ -16,6 +16,7 @@ import type { OrderTickets } from "../attendees/order-tickets.js";
 import type { InvoiceSource } from "../invoices/invoice-document.js";
 import type { Invoicing } from "../invoices/invoices.service.js";
 import { taxIncluded } from "../invoices/taxes.js";
+import { queueOrderMail } from "../ticket-mails/ticket-mails.service.js";
 import { isOnSale, orderableOnPage } from "../tickets/tickets.service.js";
 import { type OrderSettings, presentOrderSettings } from "./order-settings.js";
 import { conflict, type Order, presentLine, presentOrder } from "./orders.model.js";
@@ -243,6 +244,10 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets,
     // Paid by invoice: the invoice is what the buyer pays, so it is issued with the order.
     if (provider.name === "INVOICE")
       await invoicing.invoiceIn(trx, actor, await invoiceSource(trx, settingsOf, order));
+    // Nothing to pay online (free, at the door, by invoice): the order is confirmed now; a held
+    // one when it is paid (markOrderPaid).
+    const [first] = added;
+    if (provider.start !== "held" && first) await queueOrderMail(trx, projectId, id, first.id);
     return { order, tickets: added, repeat: false };
   }
 

@@ -10,10 +10,14 @@ import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import { type Actor, systemActor } from "../access/actor.js";
 import { assertPermission, orderVisible } from "../access/policy.js";
 import { writeRow } from "../access/row-access.js";
+import type { Email } from "../accounts/mailer.js";
 import { hashSecret } from "../accounts/sessions.service.js";
 import type { Attendee } from "../attendees/attendees.service.js";
 import type { OrderTickets } from "../attendees/order-tickets.js";
+import { invoicePdf } from "../invoices/invoice-pdf.js";
 import type { Invoice, Invoicing } from "../invoices/invoices.service.js";
+import { queueOrderMail } from "../ticket-mails/ticket-mails.service.js";
+import { orderConfirmationMail } from "./order-confirmation.js";
 import {
   createOrderSteps,
   invoiceSource,
@@ -26,6 +30,7 @@ import { type OrderSettings, orderSettingsInput } from "./order-settings.js";
 import { conflict, type Order, type OrderLine, presentLine, presentOrder } from "./orders.model.js";
 import { ordersRepository as repo } from "./orders.repository.js";
 import { exportOrders, exportOrdersCsv } from "./orders-export.js";
+import { paymentProvider } from "./payment-providers.js";
 
 const listFilter = z.object({
   state: z.enum(["PENDING", "PAID", "EXPIRED", "CANCELLED"]).nullish(),
@@ -50,6 +55,8 @@ export function createOrdersService(
   changes: ProjectChanges,
   tickets: OrderTickets,
   invoicing: Invoicing,
+  /** Wakes this process's mail worker after a commit that queued a confirmation. */
+  mailQueued: () => void = () => {},
 ) {
   const writer = { db, access, changes };
   const areas = areasWrittenUnder("orders:write");
@@ -99,6 +106,8 @@ export function createOrdersService(
     await changes.event(trx, actor, objectEvent(projectId, "Order", id, "paid"));
     const paid = presentOrder({ ...row, ...patch });
     await invoicing.invoiceIn(trx, actor, await invoiceSource(trx, settingsOf, paid));
+    // A kept order (at the door, by invoice) was confirmed when placed; its payment is not news to the buyer.
+    if (paymentProvider(row.provider).start !== "kept") await confirmIn(trx, projectId, id);
     return paid;
   }
 
@@ -121,6 +130,12 @@ export function createOrdersService(
     return cancelled;
   }
 
+  /** Queues the buyer's confirmation in the transaction that paid the order (its first ticket names the row). */
+  async function confirmIn(trx: Tx, projectId: string, id: string) {
+    const [first] = await tickets.list(trx, projectId, id);
+    if (first) await queueOrderMail(trx, projectId, id, first.id);
+  }
+
   /** A write of one order by id, behind orders:write (NOT_FOUND for an order out of reach). */
   async function orderWrite(
     actor: Actor,
@@ -129,9 +144,17 @@ export function createOrdersService(
   ): Promise<Order> {
     const { id } = parseInput(byId, input);
     const located = await repo.locate(db, id);
-    return writeRow(writer, actor, located, "Order", "orders:write", orderVisible, (trx, projectId) =>
-      write(trx, projectId, id),
+    const order = await writeRow(
+      writer,
+      actor,
+      located,
+      "Order",
+      "orders:write",
+      orderVisible,
+      (trx, projectId) => write(trx, projectId, id),
     );
+    mailQueued();
+    return order;
   }
 
   return {
@@ -144,7 +167,15 @@ export function createOrdersService(
       const data = parseInput(placeInput, input);
       const found = await access.resolve(actor, data.projectId);
       if (!found) throw notFound("Project");
-      return changes.write(db, actor, found.projectId, (trx) => placeIn(trx, actor, data), areas);
+      const placed = await changes.write(
+        db,
+        actor,
+        found.projectId,
+        (trx) => placeIn(trx, actor, data),
+        areas,
+      );
+      mailQueued();
+      return placed;
     },
 
     /** Orders by creation, of one state or all (orders:read). */
@@ -212,6 +243,37 @@ export function createOrdersService(
       if (!invoice) return undefined;
       const found = await access.resolve(actor, invoice.projectId);
       return found && orderVisible(found) ? invoice : undefined;
+    },
+
+    /**
+     * The confirmation email of an order to its buyer (the mail worker, as the server), or undefined
+     * when it is no longer due: only a paid order, or a pending one whose seats are kept (at the
+     * door, by invoice), is confirmed.
+     */
+    async confirmationOf(
+      projectId: string,
+      orderId: string,
+      projectName: string,
+    ): Promise<Email | undefined> {
+      const row = (await repo.findByIds(db, [orderId]))[0];
+      if (!row || row.project_id !== projectId) return undefined;
+      const order = presentOrder(row);
+      const kept = order.state === "PENDING" && paymentProvider(order.provider).start === "kept";
+      if (order.state !== "PAID" && !kept) return undefined;
+      const [lines, held, invoices] = await Promise.all([
+        repo.linesOf(db, [orderId]),
+        tickets.list(db, projectId, orderId),
+        invoicing.ofOrders([orderId]),
+      ]);
+      const issued = invoices.get(orderId) ?? [];
+      const invoice = issued.findLast((i) => i.kind === "INVOICE");
+      return orderConfirmationMail({
+        order,
+        lines: lines.map(presentLine),
+        tickets: held,
+        projectName,
+        invoice: invoice ? { invoice, pdf: await invoicePdf(invoice.document) } : undefined,
+      });
     },
 
     /** The tickets of an order (the caller could read the order). */
