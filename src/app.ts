@@ -9,6 +9,7 @@ import { registerDocsRoutes } from "./docs/docs.routes.js";
 import { AppError, ErrorCode } from "./errors.js";
 import { registerEventSite } from "./event-site/event-site.js";
 import { registerGraphQLRoutes } from "./graphql/http.js";
+import { registerInvoiceDownload } from "./graphql/invoice-download.js";
 import { registerCompression } from "./http/compression.js";
 import { FrontDoor } from "./http/front-door.js";
 import { registerHealthRoutes } from "./http/health.routes.js";
@@ -129,6 +130,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerHealthRoutes(app, database, () => deps.cluster?.readiness());
   const apiSchema = schema();
   registerGraphQLRoutes(app, services, apiSchema, { door, observe });
+  registerInvoiceDownload(app, services);
   startWebhooks(app, services, apiSchema);
   startLive(app, services);
   startTicketMails(app, services);
@@ -217,6 +219,10 @@ function startTicketMails(app: FastifyInstance, services: Services): void {
     mailer: services.mailer,
     logger: services.logger,
     perSecond: services.config.mailPerSecond,
+    orderMail: async (projectId, orderId) => {
+      const project = (await services.projects.byIds([projectId])).get(projectId);
+      return project ? services.orders.confirmationOf(projectId, orderId, project.name) : undefined;
+    },
   });
   const unsubscribe = services.ticketMails.onQueued(() => worker.wake());
   app.addHook("onReady", async () => worker.start());

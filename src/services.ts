@@ -25,6 +25,7 @@ import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkin
 import { createDemoService } from "./modules/demo/demo.service.js";
 import { createEventPageService } from "./modules/event-page/event-page.service.js";
 import { createIdempotencyService } from "./modules/idempotency/idempotency.service.js";
+import { createInvoicing } from "./modules/invoices/invoices.service.js";
 import { createOrdersService } from "./modules/orders/orders.service.js";
 import { createRefunds } from "./modules/orders/refunds.js";
 import { createStripeAccounts } from "./modules/orders/stripe/stripe-account.js";
@@ -95,7 +96,8 @@ export function createServices(
   const attendees = createAttendeesService(db, access, changes, undoCheckInOfCancelled);
   const ticketMails = createTicketMailsService(db, access, mailer);
   const orderTickets = createOrderTickets({ changes, onCancelled: undoCheckInOfCancelled });
-  const orders = createOrdersService(db, access, changes, orderTickets);
+  const invoicing = createInvoicing(db, changes);
+  const orders = createOrdersService(db, access, changes, orderTickets, invoicing, ticketMails.announce);
   const stripeAccounts = createStripeAccounts({ db, config, access, changes });
   const gateway = stripeGateway(config.payments.stripeApiBase);
   const refunds = createRefunds({

@@ -109,3 +109,10 @@ export class FormReader {
     if (this.problems.length > 0) throw badInput(this.problems);
   }
 }
+
+/** "19" or "7.5" (percent, up to two decimals) → basis points; NaN for anything else, which the service refuses. */
+export function percentToBasisPoints(text: string): number {
+  if (text === "") return 0;
+  const match = /^(\d{1,3})(?:\.(\d{1,2}))?$/.exec(text);
+  return match ? Number(match[1]) * 100 + Number((match[2] ?? "").padEnd(2, "0")) : Number.NaN;
+}

@@ -44,6 +44,8 @@ export interface Database {
   payment_accounts: PaymentAccountsTable;
   order_refunds: OrderRefundsTable;
   payment_notifications: PaymentNotificationsTable;
+  invoices: InvoicesTable;
+  invoice_counters: InvoiceCountersTable;
 }
 
 export interface UsersTable {
@@ -214,6 +216,8 @@ export interface TicketTypesTable {
   sales_end_at: string | null;
   /** How a paid ticket is paid when registered for on the event page; free ones ignore it. */
   payment_mode: Generated<TicketPaymentMode>;
+  /** Tax rate in basis points (1900: 19 %) included in the price; null: the project's default. */
+  tax_rate_bp: Generated<number | null>;
   created_at: string;
   updated_at: string;
 }
@@ -508,6 +512,8 @@ interface TicketMailsTable {
   id: string;
   project_id: string;
   attendee_id: string;
+  /** Set for an order's confirmation to its buyer (about all its tickets); null for one ticket's email. */
+  order_id: Generated<string | null>;
   status: TicketMailStatus;
   attempts: Generated<number>;
   next_attempt_at: string;
@@ -549,6 +555,10 @@ export interface OrdersTable {
   idempotency_key: string | null;
   /** SHA-256 of the secret in the buyer's link to the order's page; null for orders placed elsewhere. */
   buyer_token_hash: string | null;
+  /** Whom to invoice, as the buyer gave it at checkout (null: not given). */
+  buyer_company: Generated<string | null>;
+  buyer_address: Generated<string | null>;
+  buyer_vat_id: Generated<string | null>;
   created_at: string;
   paid_at: string | null;
   /** When it was cancelled or expired. */
@@ -568,7 +578,12 @@ export interface OrderLinesTable {
   ticket_type_id: string;
   ticket_type_name: string;
   quantity: number;
+  /** Gross, tax included. */
   unit_price_minor: number;
+  /** The tax rate the line was sold at, in basis points. */
+  tax_rate_bp: Generated<number>;
+  /** The tax included in the line's gross amount (quantity × unit price), rounded to a minor unit. */
+  tax_minor: Generated<number>;
 }
 
 /** A project's order settings; a project without a row has the defaults. */
@@ -577,6 +592,12 @@ export interface OrderSettingsTable {
   hold_minutes: number;
   /** Shown to buyers paying by bank transfer (account holder, IBAN, BIC); null: bank transfer off. */
   bank_details: string | null;
+  /** The default tax rate of the project's ticket types, in basis points. */
+  tax_rate_bp: Generated<number>;
+  /** Who sells, as printed on invoices (name, address, VAT id); null: no invoices are issued. */
+  seller_details: Generated<string | null>;
+  /** What invoice numbers start with (`INV-2026-`): the number is the prefix and a 4-digit sequence. */
+  invoice_prefix: Generated<string>;
   updated_at: string;
 }
 
@@ -623,4 +644,30 @@ interface PaymentNotificationsTable {
   event_id: string;
   type: string;
   received_at: string;
+}
+
+/** INVOICE for an order's payment; CREDIT_NOTE takes back (part of) an invoice. */
+export type InvoiceKind = "INVOICE" | "CREDIT_NOTE";
+
+/** An invoice or credit note as issued, never changed (see migrations/2026-11-29T00-10_invoices-invoices.ts). */
+export interface InvoicesTable {
+  id: string;
+  project_id: string;
+  order_id: string;
+  kind: InvoiceKind;
+  /** The project's gapless sequence, shared by invoices and credit notes. */
+  sequence: number;
+  number: string;
+  /** Gross total in minor units; negative for a credit note. */
+  total_minor: number;
+  currency: string;
+  /** The issued document as JSON (modules/invoices/invoice-document.ts). */
+  document: string;
+  issued_at: string;
+}
+
+/** The last invoice sequence number issued in a project. */
+export interface InvoiceCountersTable {
+  project_id: string;
+  last_sequence: number;
 }

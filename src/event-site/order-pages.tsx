@@ -1,8 +1,10 @@
 import { formatDateTime } from "../dashboard/time.js";
-import { FormError, type FormState, TextField } from "../dashboard/ui/forms.js";
+import { FormError, type FormState, TextAreaField, TextField } from "../dashboard/ui/forms.js";
 import type { Attendee } from "../modules/attendees/attendees.service.js";
 import type { EventContent, EventTicket } from "../modules/event-page/event-content.js";
 import type { EventPageSettings } from "../modules/event-page/event-page.service.js";
+import type { Invoice } from "../modules/invoices/invoices.service.js";
+import { formatTaxRate, taxIncluded } from "../modules/invoices/taxes.js";
 import type { Order, OrderLine } from "../modules/orders/orders.model.js";
 import { paymentProvider } from "../modules/orders/payment-providers.js";
 import { formatMoney } from "../shared/money.js";
@@ -99,6 +101,8 @@ export function ChooseTicketsPage(props: {
 export function OrderDetailsPage(props: {
   content: EventContent;
   settings: EventPageSettings;
+  /** The project's tax rate, for ticket types without their own. */
+  taxRate: number;
   chosen: { ticket: EventTicket; quantity: number }[];
   form: FormTicket;
   state: FormState;
@@ -108,6 +112,12 @@ export function OrderDetailsPage(props: {
   const rows = props.chosen.flatMap(({ ticket, quantity }) => Array.from({ length: quantity }, () => ticket));
   const total = props.chosen.reduce((sum, { ticket, quantity }) => sum + ticket.priceMinor * quantity, 0);
   const currency = props.chosen[0]?.ticket.currency ?? "EUR";
+  // The order computes the same per line (taxIncluded), so what is shown here is what is invoiced.
+  const tax = props.chosen.reduce(
+    (sum, { ticket, quantity }) =>
+      sum + taxIncluded(ticket.priceMinor * quantity, ticket.taxRateBasisPoints ?? props.taxRate),
+    0,
+  );
   const company = props.settings.companyField;
   return (
     <SiteLayout
@@ -128,7 +138,8 @@ export function OrderDetailsPage(props: {
         ))}
       </ul>
       <p>
-        Total <strong>{formatMoney(total, currency)}</strong>{" "}
+        Total <strong>{formatMoney(total, currency)}</strong>
+        {tax > 0 ? ` (includes ${formatMoney(tax, currency)} tax)` : ""}{" "}
         <a href={orderPaths.choose(project.id)}>Change</a>
       </p>
       <form method="post" action={orderPaths.choose(project.id)} class="form" aria-label="Order" noValidate>
@@ -152,6 +163,18 @@ export function OrderDetailsPage(props: {
         {company === "HIDDEN" ? null : (
           <TextField name="company" label="Company" state={props.state} required={company === "REQUIRED"} />
         )}
+        {total > 0 ? (
+          <>
+            <TextAreaField
+              name="billingAddress"
+              label="Billing address (optional)"
+              state={props.state}
+              rows={3}
+              hint="Printed on your invoice."
+            />
+            <TextField name="vatId" label="VAT id (optional)" state={props.state} />
+          </>
+        ) : null}
         {rows.map((ticket, i) => (
           <fieldset class="ticket-holder">
             <legend>
@@ -188,6 +211,9 @@ export function OrderPage(props: {
   lines: OrderLine[];
   tickets: Attendee[];
   bankDetails: string | null;
+  invoices: Invoice[];
+  /** The order page's own address: its invoices' PDFs are under it. */
+  invoiceBase: string;
   content: EventContent;
   url: string;
   /** Where "Pay by card" posts (a pending card order). */
@@ -199,6 +225,7 @@ export function OrderPage(props: {
   const { project } = content;
   const transfer = order.provider === "BANK_TRANSFER" && order.state === "PENDING";
   const card = order.provider === "STRIPE" && order.state === "PENDING";
+  const tax = props.lines.reduce((sum, line) => sum + line.taxMinor, 0);
   return (
     <SiteLayout
       meta={{
@@ -222,7 +249,10 @@ export function OrderPage(props: {
         </div>
         <div>
           <dt>Total</dt>
-          <dd>{formatMoney(order.totalMinor, order.currency)}</dd>
+          <dd>
+            {formatMoney(order.totalMinor, order.currency)}
+            {tax > 0 ? ` (includes ${formatMoney(tax, order.currency)} tax)` : ""}
+          </dd>
         </div>
       </dl>
       {transfer ? (
@@ -266,6 +296,9 @@ export function OrderPage(props: {
           <li>
             {line.quantity} × {line.ticketTypeName} ·{" "}
             {line.unitPriceMinor === 0 ? "free" : formatMoney(line.unitPriceMinor, order.currency)}
+            {line.taxMinor > 0
+              ? ` (incl. ${formatTaxRate(line.taxRateBasisPoints)} tax: ${formatMoney(line.taxMinor, order.currency)})`
+              : ""}
           </li>
         ))}
       </ul>
@@ -276,6 +309,21 @@ export function OrderPage(props: {
           </li>
         ))}
       </ul>
+      {props.invoices.length > 0 ? (
+        <>
+          <h2>Invoices</h2>
+          <ul class="order-lines">
+            {props.invoices.map((invoice) => (
+              <li>
+                <a href={`${props.invoiceBase}/invoices/${invoice.id}.pdf`} download>
+                  {invoice.kind === "INVOICE" ? "Invoice" : "Credit note"} {invoice.number} (PDF)
+                </a>{" "}
+                · {formatMoney(invoice.totalMinor, invoice.currency)}
+              </li>
+            ))}
+          </ul>
+        </>
+      ) : null}
     </SiteLayout>
   );
 }

@@ -9,6 +9,7 @@ import { eventSitePolicyWith } from "../http/security-headers.js";
 import type { ProjectAccess } from "../modules/access/access.service.js";
 import type { EventContent, EventTicket } from "../modules/event-page/event-content.js";
 import type { EventPageService, EventPageSettings } from "../modules/event-page/event-page.service.js";
+import { sendInvoicePdf } from "../modules/invoices/invoice-reply.js";
 import type { Order } from "../modules/orders/orders.model.js";
 import { type FormSigner, signedFormValues } from "./form-token.js";
 import {
@@ -114,12 +115,14 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
       }
       const form = signer.issue(projectId);
       reply.header("content-security-policy", checkoutPolicy);
+      const taxRate = await events.checkoutTaxRate(projectId);
       return send(
         reply,
         html(
           <OrderDetailsPage
             content={content}
             settings={page.settings}
+            taxRate={taxRate}
             chosen={result.chosen}
             form={form}
             state={formState()}
@@ -145,6 +148,8 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
           buyerName: values.buyerName ?? "",
           buyerEmail: values.buyerEmail ?? "",
           company: values.company,
+          billingAddress: values.billingAddress,
+          vatId: values.vatId,
           // The names come from the form; which ticket types and how many, from the quantities.
           tickets: Array.from({ length: Math.max(count, 1) }, (_, i) => ({
             ticketTypeId: values[`tickets.${i}.ticketTypeId`] ?? "",
@@ -189,6 +194,7 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
           <OrderDetailsPage
             content={content}
             settings={page.settings}
+            taxRate={await events.checkoutTaxRate(projectId)}
             chosen={chosen}
             form={{
               idempotencyKey: values.idempotencyKey ?? "",
@@ -218,6 +224,7 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
     const page = await opened(projectId);
     const content = await events.content(page.access);
     const query = request.query as { payment?: string };
+    const base = orderPaths.order(projectId, code, token);
     reply.header("content-security-policy", checkoutPolicy);
     return send(
       reply,
@@ -225,8 +232,9 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
         <OrderPage
           {...found}
           content={content}
+          invoiceBase={base}
           url={absolute(`/e/${projectId}`)}
-          payAction={`${orderPaths.order(projectId, code, token)}/pay`}
+          payAction={`${base}/pay`}
           paymentFailed={query.payment === "failed"}
         />,
       ),
@@ -245,5 +253,18 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
       .code(303)
       .header("location", await payOrOrderPage(found.order, link))
       .send();
+  });
+
+  // The PDF of one of the order's invoices, behind the same secret link as the order's page.
+  type InvoiceParams = { Params: { projectId: string; code: string; token: string; file: string } };
+  site.get<InvoiceParams>("/:projectId/orders/:code/:token/invoices/:file", async (request, reply) => {
+    reply.header("referrer-policy", "no-referrer").header("x-robots-tag", "noindex");
+    const { projectId, code, token, file } = request.params;
+    const id = /^([A-Za-z0-9_-]{1,64})\.pdf$/.exec(file)?.[1];
+    if (!id || !/^[A-Za-z0-9_-]{20,100}$/.test(token))
+      throw new AppError(ErrorCode.NOT_FOUND, "Invoice not found");
+    const invoice = await events.invoiceByLink(projectId, code, token, id, request.ip);
+    if (!invoice) throw new AppError(ErrorCode.NOT_FOUND, "Invoice not found");
+    return sendInvoicePdf(reply, invoice);
   });
 }

@@ -97,6 +97,8 @@ const makers = {
     new DataLoader(fromMap((ids: readonly string[]) => orders.linesOf(ids), [])),
   orderRefunds: ({ refunds }: Services) =>
     new DataLoader(fromMap((ids: readonly string[]) => refunds.refundsOf(ids), [])),
+  orderInvoices: ({ orders }: Services) =>
+    new DataLoader(fromMap((ids: readonly string[]) => orders.invoicesOf(ids), [])),
   checkInHistory: ({ checkins }: Services) =>
     new DataLoader(fromMap((ids: readonly string[]) => checkins.historyByAttendeeIds([...ids]), [])),
 };

@@ -56,6 +56,8 @@ const otherTables: Record<string, string> = {
   payment_accounts: "a project's Stripe keys (encrypted): read when a checkout or refund calls Stripe",
   order_refunds: "an order's refunds, written with the order",
   payment_notifications: "provider event ids already applied: read by the webhook receiver only",
+  invoices: "invoices as issued, written with the order under orders:write (the attendees area)",
+  invoice_counters: "the last invoice number per project, taken in the issuing transaction",
   kysely_migration: "the migrator's",
   kysely_migration_lock: "the migrator's",
 };

@@ -6,18 +6,20 @@ export interface ReceivedMail {
   subject: string;
   text: string;
   /** The parts after the text of a multipart message: file name, content type and decoded body. */
-  attachments: { filename: string; contentType: string; content: string }[];
+  attachments: { filename: string; contentType: string; content: string; bytes: Buffer }[];
 }
 
 /** A MIME part's headers and body, its body decoded from quoted-printable or base64. */
-function decodePart(part: string): { headers: string; body: string } {
+function decodePart(part: string): { headers: string; body: string; bytes?: Buffer } {
   const split = part.indexOf("\r\n\r\n");
   const headers = part.slice(0, split);
   const body = part.slice(split + 4);
   if (/Content-Transfer-Encoding: quoted-printable/i.test(headers))
     return { headers, body: decodeQuotedPrintable(body) };
   if (/Content-Transfer-Encoding: base64/i.test(headers)) {
-    return { headers, body: Buffer.from(body.replace(/\s+/g, ""), "base64").toString("utf8") };
+    // The bytes too: a binary attachment (a PDF) is not text.
+    const bytes = Buffer.from(body.replace(/\s+/g, ""), "base64");
+    return { headers, body: bytes.toString("utf8"), bytes };
   }
   return { headers, body };
 }
@@ -40,6 +42,7 @@ function readMultipart(
       filename: /filename="?([^";\r\n]+)"?/i.exec(p.headers)?.[1] ?? "",
       contentType: /Content-Type: ([^;\r\n]+)/i.exec(p.headers)?.[1] ?? "",
       content: p.body,
+      bytes: p.bytes ?? Buffer.from(p.body),
     }));
   return { text, attachments };
 }

@@ -1,5 +1,9 @@
+import { createWriteStream } from "node:fs";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import type { OrderFilter } from "../../modules/orders/orders.service.js";
-import { type CommandGroup, integerFlag } from "../command.js";
+import type { ExportedOrder } from "../../modules/orders/orders-export.js";
+import { type CommandGroup, integerFlag, requiredFlag, UsageError } from "../command.js";
 import { printResult } from "../output.js";
 
 /** The most orders `orders list` prints: the dashboard's Orders tab pages through more. */
@@ -8,7 +12,7 @@ const maxListed = 1_000;
 /** `eventgraph orders …`: the project's orders, as the Orders tab shows them. */
 export const ordersCommands: CommandGroup = {
   name: "orders",
-  summary: "list a project's orders, refund one",
+  summary: "list, export and refund a project's orders",
   commands: [
     {
       name: "list",
@@ -64,11 +68,47 @@ export const ordersCommands: CommandGroup = {
               buyerEmail: o.buyerEmail,
               createdAt: o.createdAt,
               paidAt: o.paidAt,
-              refundedMinor: o.refundedMinor,
             })),
           },
           text,
         );
+        return 0;
+      },
+    },
+    {
+      name: "export",
+      summary:
+        "Writes every order (tickets, total, tax, invoice numbers) as CSV or JSON to --out, or to stdout.",
+      options: {
+        project: requiredFlag("ID", "the project's id"),
+        format: { type: "string", placeholder: "csv|json", description: "the file's format (default: csv)" },
+        state: {
+          type: "string",
+          placeholder: "S",
+          description: "only orders in this state: PENDING, PAID, EXPIRED, CANCELLED or REFUNDED",
+        },
+        out: { type: "string", placeholder: "F", description: "the file to write (default: stdout)" },
+      },
+      async run(input) {
+        const { withServices } = await import("../context.js");
+        const { systemActor } = await import("../../modules/access/actor.js");
+        const format = input.string("format") ?? "csv";
+        if (format !== "csv" && format !== "json") throw new UsageError("--format must be csv or json");
+        const state = input.string("state")?.toUpperCase() as OrderFilter["state"];
+        const out = input.string("out");
+        const rows = await withServices(input.io, async (services) => {
+          const access = await services.access.require(systemActor, input.requiredString("project"));
+          const count = await services.orders.countOrders(access, { state });
+          // JSON is written as it is read, one order at a time: `{"orders":[…]}` never sits in memory whole.
+          const body =
+            format === "csv"
+              ? services.orders.exportCsv(access, { state })
+              : Readable.from(jsonChunks(services.orders.exportRows(access, { state })));
+          if (out) await pipeline(body, createWriteStream(out));
+          else await pipeline(body, input.io.stdout, { end: false });
+          return count;
+        });
+        if (out) printResult(input.io, input.json, { out, rows }, `Wrote ${rows} orders to ${out}.`);
         return 0;
       },
     },
@@ -108,3 +148,13 @@ export const ordersCommands: CommandGroup = {
     },
   ],
 };
+
+async function* jsonChunks(orders: AsyncIterable<ExportedOrder>) {
+  yield '{"orders":[';
+  let first = true;
+  for await (const order of orders) {
+    yield `${first ? "" : ","}\n${JSON.stringify(order)}`;
+    first = false;
+  }
+  yield "\n]}\n";
+}

@@ -14,23 +14,11 @@ import { Badge, EmptyState, Tabs } from "../ui/components.js";
 import { Form, formState, SubmitButton, TextField } from "../ui/forms.js";
 import { ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
+import { orderStateLabels, registerOrderDetail } from "./order-detail.js";
 import { loadProjectPage, type ProjectPageData } from "./project-page.js";
 
 const states: readonly OrderState[] = ["PENDING", "PAID", "EXPIRED", "CANCELLED", "REFUNDED"];
-const stateLabels: Record<OrderState, string> = {
-  PENDING: "Awaiting payment",
-  PAID: "Paid",
-  EXPIRED: "Expired",
-  CANCELLED: "Cancelled",
-  REFUNDED: "Refunded",
-};
-const stateTones = {
-  PENDING: "warning",
-  PAID: "success",
-  EXPIRED: "neutral",
-  CANCELLED: "danger",
-  REFUNDED: "neutral",
-} as const;
+const stateLabel = (state: OrderState) => orderStateLabels[state][0];
 const pageSize = 20;
 
 /** Digits after the point of a currency (2 for EUR, 0 for JPY), for reading an amount typed in it. */
@@ -90,7 +78,8 @@ function OrderCard(props: {
   return (
     <li class="panel" aria-label={`Order ${order.code}`}>
       <h3>
-        {order.code} <Badge tone={stateTones[order.state]}>{stateLabels[order.state]}</Badge>
+        <a href={base}>{order.code}</a>{" "}
+        <Badge tone={orderStateLabels[order.state][1]}>{stateLabel(order.state)}</Badge>
       </h3>
       <p>
         {order.buyerName} ({order.buyerEmail}) · {formatMoney(order.totalMinor, order.currency)} ·{" "}
@@ -153,27 +142,73 @@ export function registerOrderPages(app: FastifyInstance): void {
     find: (actor, id) => services.orders.findOrder(actor, id),
   };
 
+  // The list's filter from its address: the state tab and the search box.
+  const listView = (request: FormRequest) => {
+    const query = request.query as { state?: string; q?: string; after?: string };
+    const state = states.find((s) => s === query.state);
+    const search = (query.q ?? "").trim().slice(0, 200);
+    return { state, search, after: query.after || null };
+  };
+  const listQuery = (view: { state: OrderState | undefined; search: string }) =>
+    new URLSearchParams([
+      ...(view.state ? [["state", view.state]] : []),
+      ...(view.search ? [["q", view.search]] : []),
+    ]).toString();
+
+  // The CSV of the list's current filter, streamed from the database page by page.
+  app.get("/b/:projectId/orders/export.csv", async (request: FormRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const { state, search } = listView(request);
+    const csv = services.orders.exportCsv(data.access, { state, search });
+    const day = new Date().toISOString().slice(0, 10);
+    return reply
+      .type("text/csv; charset=utf-8")
+      .header("content-disposition", `attachment; filename="orders-${data.project.id}-${day}.csv"`)
+      .send(csv);
+  });
+
   app.get("/b/:projectId/orders", async (request: FormRequest, reply) => {
     const data = await loadProjectPage(app, request);
-    const query = request.query as { state?: string; after?: string };
-    const state = states.find((s) => s === query.state);
-    const window = resolvePageArgs({ first: pageSize, after: query.after || null });
-    const page = await services.orders.listOrders(data.access, { state }, window);
+    const { state, search, after } = listView(request);
+    const window = resolvePageArgs({ first: pageSize, after });
+    const page = await services.orders.listOrders(data.access, { state, search }, window);
     const tickets = await Promise.all(page.items.map((order) => services.orders.ticketsOf(order)));
     const refunds = await services.refunds.refundsOf(page.items.map((order) => order.id));
     const ctx = pageContext(request, reply);
     const path = `/b/${data.project.id}/orders`;
     const tabs = [
-      { id: "ALL", label: "All", href: path },
-      ...states.map((s) => ({ id: s, label: stateLabels[s], href: `${path}?state=${s}` })),
+      { id: "ALL", label: "All", href: `${path}?${listQuery({ state: undefined, search })}` },
+      ...states.map((s) => ({
+        id: s,
+        label: stateLabel(s),
+        href: `${path}?${listQuery({ state: s, search })}`,
+      })),
     ];
+    const query = listQuery({ state, search });
     return sendPage(
       reply,
       <ProjectLayout ctx={ctx} project={data.project} section="orders" title="Orders">
         <h2>Orders</h2>
+        <form method="get" action={path} class="search-form filter-form" aria-label="Search orders">
+          {state ? <input type="hidden" name="state" value={state} /> : null}
+          <div class="field">
+            <label for="orders-q">Search orders</label>
+            <input id="orders-q" name="q" type="search" value={search} placeholder="Code, name or email" />
+          </div>
+          <button type="submit" class="button button-secondary">
+            Search
+          </button>
+        </form>
         <Tabs label="Order state" tabs={tabs} current={state ?? "ALL"} />
+        <p>
+          <a href={`${path}/export.csv${query ? `?${query}` : ""}`} download>
+            Export CSV
+          </a>
+        </p>
         {page.items.length === 0 ? (
-          <EmptyState title="No orders">Orders placed on the event page appear here.</EmptyState>
+          <EmptyState title="No orders">
+            {search ? "No order matches this search." : "Orders placed on the event page appear here."}
+          </EmptyState>
         ) : (
           <ul class="order-list">
             {page.items.map((order, i) => (
@@ -189,7 +224,7 @@ export function registerOrderPages(app: FastifyInstance): void {
         )}
         {page.hasNextPage && page.endCursor ? (
           <p>
-            <a href={`${path}?${state ? `state=${state}&` : ""}after=${encodeURIComponent(page.endCursor)}`}>
+            <a href={`${path}?${query ? `${query}&` : ""}after=${encodeURIComponent(page.endCursor)}`}>
               Next page
             </a>
           </p>
@@ -197,6 +232,8 @@ export function registerOrderPages(app: FastifyInstance): void {
       </ProjectLayout>,
     );
   });
+
+  registerOrderDetail(app, orderRow);
 
   rowFormRoute(app, "/b/:projectId/orders/:orderId/paid", orderRow, {
     async submit({ data, row }) {

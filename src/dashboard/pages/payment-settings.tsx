@@ -3,7 +3,7 @@ import { isUserError } from "../../errors.js";
 import type { OrderSettings } from "../../modules/orders/order-settings.js";
 import type { StripeAccountStatus } from "../../modules/orders/stripe/stripe-account.js";
 import { actorOf, type PageContext, redirectTo } from "../context.js";
-import { formValues } from "../form-data.js";
+import { formValues, percentToBasisPoints } from "../form-data.js";
 import { Form, formState, SubmitButton, TextAreaField, TextField } from "../ui/forms.js";
 
 /** What the Payments panel shows: the order settings, whether Stripe's keys are set, and the webhook's address. */
@@ -75,6 +75,9 @@ export function PaymentsPanel(props: { ctx: PageContext; projectId: string; sett
   const state = formState({
     holdMinutes: String(props.settings.holdMinutes),
     bankDetails: props.settings.bankDetails ?? "",
+    taxRate: String(props.settings.taxRateBasisPoints / 100),
+    sellerDetails: props.settings.sellerDetails ?? "",
+    invoicePrefix: props.settings.invoicePrefix,
   });
   return (
     <section class="panel" aria-labelledby="payments-heading">
@@ -100,6 +103,28 @@ export function PaymentsPanel(props: { ctx: PageContext; projectId: string; sett
           required
           hint="How long an unpaid order keeps its seats (5 to 20,160, i.e. 14 days). Transfers take days: 4,320 is three."
         />
+        <TextField
+          name="taxRate"
+          label="Tax rate (%)"
+          state={state}
+          type="number"
+          min="0"
+          step="0.01"
+          hint="Included in every ticket price (prices are gross), unless a ticket type sets its own. 0: no tax."
+        />
+        <TextAreaField
+          name="sellerDetails"
+          label="Seller details for invoices"
+          state={state}
+          rows={4}
+          hint="Your name or company, postal address and VAT id, as printed on invoices. Empty: no invoices are issued."
+        />
+        <TextField
+          name="invoicePrefix"
+          label="Invoice number prefix"
+          state={state}
+          hint="Invoice and credit-note numbers are this prefix and a running number without gaps: INV-2026- gives INV-2026-0001."
+        />
         <div class="form-actions">
           <SubmitButton>Save payment settings</SubmitButton>
         </div>
@@ -115,10 +140,14 @@ export function registerPaymentSettings(app: FastifyInstance): void {
     const values = formValues(request.body);
     const back = `/b/${request.params.projectId}/settings`;
     const holdText = values.holdMinutes?.trim() ?? "";
+    const taxText = values.taxRate?.trim().replace(",", ".") ?? "";
     try {
       await app.services.orders.updateSettings(actorOf(request), request.params.projectId, {
         holdMinutes: /^\d{1,6}$/.test(holdText) ? Number(holdText) : Number.NaN,
         bankDetails: values.bankDetails,
+        taxRateBasisPoints: percentToBasisPoints(taxText),
+        sellerDetails: values.sellerDetails ?? null,
+        invoicePrefix: values.invoicePrefix ?? "",
       });
     } catch (error) {
       if (!isUserError(error)) throw error;

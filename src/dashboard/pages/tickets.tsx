@@ -3,7 +3,7 @@ import type { TicketPaymentMode } from "../../db/schema.js";
 import { paymentModes, type TicketType } from "../../modules/tickets/tickets.service.js";
 import { formatMoney, moneyInput, parseMoney } from "../../shared/money.js";
 import { type PageContext, pageContext } from "../context.js";
-import { FormReader, stateFromError } from "../form-data.js";
+import { FormReader, percentToBasisPoints, stateFromError } from "../form-data.js";
 import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } from "../form-route.js";
 import { formatDateTime, toLocalInput } from "../time.js";
 import { DataTable, EmptyState } from "../ui/components.js";
@@ -68,6 +68,15 @@ function TicketTypeFields(props: { state: FormState }) {
         required
         options={paymentModeOptions}
         hint="Free tickets can always be registered for on the event page; there is no online payment."
+      />
+      <TextField
+        name="taxRate"
+        label="Tax rate (%)"
+        type="number"
+        min="0"
+        step="0.01"
+        state={props.state}
+        hint="The tax included in the price. Empty: the project's rate (Settings → Payments)."
       />
     </>
   );
@@ -193,6 +202,7 @@ function ticketTypeInput(values: Record<string, string>, timeZone: string) {
   const form = new FormReader(values, timeZone);
   const currency = form.text("currency").trim().toUpperCase();
   const priceMinor = parseMoney(form.text("price"), currency);
+  const taxText = form.text("taxRate").trim().replace(",", ".");
   if (priceMinor === undefined) form.problem("price", "must be an amount such as 49.00");
   const input = {
     name: form.text("name"),
@@ -203,6 +213,7 @@ function ticketTypeInput(values: Record<string, string>, timeZone: string) {
     salesStartAt: form.time("salesStartAt", false),
     salesEndAt: form.time("salesEndAt", false),
     paymentMode: paymentModes.find((mode) => mode === values.paymentMode) ?? "NONE",
+    taxRateBasisPoints: taxText === "" ? null : percentToBasisPoints(taxText),
   };
   form.done();
   return input;
@@ -212,6 +223,7 @@ function ticketTypeInput(values: Record<string, string>, timeZone: string) {
 function ticketTypeErrorState(error: unknown, values: Record<string, string>): FormState {
   const state = stateFromError(error, values);
   if (state.errors.priceMinor) state.errors.price ??= state.errors.priceMinor;
+  if (state.errors.taxRateBasisPoints) state.errors.taxRate ??= state.errors.taxRateBasisPoints;
   return state;
 }
 
@@ -296,6 +308,7 @@ export function registerTicketPages(app: FastifyInstance): void {
       salesStartAt: toLocalInput(ticketType.salesStartAt, zone),
       salesEndAt: toLocalInput(ticketType.salesEndAt, zone),
       paymentMode: ticketType.paymentMode,
+      taxRate: ticketType.taxRateBasisPoints === null ? "" : String(ticketType.taxRateBasisPoints / 100),
     };
     return sendPage(reply, await editPage(request, reply, data, ticketType, formState(values)));
   });

@@ -2,15 +2,15 @@ import nodemailer from "nodemailer";
 import type { Config } from "../../config.js";
 import type { Logger } from "../../logger.js";
 
-/** A file sent with an email (e.g. a ticket's QR code as SVG). */
+/** A file sent with an email (e.g. a ticket's QR code as SVG, an invoice as PDF). */
 interface Attachment {
   filename: string;
   contentType: string;
-  content: string;
+  content: string | Buffer;
 }
 
 /** One plain-text email. */
-interface Email {
+export interface Email {
   to: string;
   subject: string;
   text: string;

@@ -62,6 +62,20 @@ function filtered<Q extends { where: (...args: any[]) => Q }>(query: Q, filter: 
 
 /** SQL for the audit log. Every read takes the project id: a log is never read across projects. */
 export const auditRepository = {
+  /** The newest entries about some objects of a project (an order, its tickets and invoices). */
+  ofObjects(db: Db, projectId: string, objectIds: readonly string[], limit: number): Promise<AuditRow[]> {
+    if (objectIds.length === 0) return Promise.resolve([]);
+    return db
+      .selectFrom("audit_events")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("object_id", "in", [...objectIds])
+      .orderBy("occurred_at", "desc")
+      .orderBy("id", "desc")
+      .limit(limit)
+      .execute();
+  },
+
   async insert(db: Db, row: AuditRow): Promise<void> {
     await insertEntry(db, ...entryColumns.map((column) => row[column]));
   },

@@ -193,6 +193,16 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
       };
     },
 
+    /**
+     * The newest entries (at most 100) about some objects of a project, e.g. an order with its tickets
+     * and invoices (`audit:read`; the values as the reader may see them).
+     */
+    async historyOf(actor: Actor, projectId: string, objectIds: readonly string[]): Promise<AuditEntry[]> {
+      const visibility = await readable(actor, projectId);
+      const rows = await auditRepository.ofObjects(db, projectId, objectIds.slice(0, 100), 100);
+      return rows.map((row) => visibleEntry(presentEntry(row), visibility));
+    },
+
     /** Who appears in the project's recent log, for the actor filter (`audit:read`). */
     async actors(actor: Actor, projectId: string): Promise<{ value: string; label: string }[]> {
       const visibility = await readable(actor, projectId);

@@ -36,6 +36,7 @@ const readPermission: Record<string, Permission | null> = {
   Attendee: "attendees:read",
   CheckIn: "attendees:read",
   Order: "orders:read",
+  Invoice: "orders:read",
 };
 
 /** What an actor's access lets them see of an entry. */

@@ -28,7 +28,7 @@ import type { createProjectsService } from "../projects/projects.service.js";
 import { type createTicketsService, registrableOnPage, type TicketType } from "../tickets/tickets.service.js";
 import { type EventContent, type HeldRegistration, loadEventContent } from "./event-content.js";
 import { eventPageRepository as repo } from "./event-page.repository.js";
-import { type PageOrderInput, placePageOrder } from "./page-orders.js";
+import { type PageOrderInput, pageOrderReads, placePageOrder } from "./page-orders.js";
 import { registrationMail } from "./registration-mail.js";
 import { createSiteBudget } from "./site-budget.js";
 
@@ -343,18 +343,8 @@ export function createEventPageService(deps: EventPageDeps) {
     /** Places an order from the event page's checkout (page-orders.ts); undefined for a bot. */
     placeOrder: (input: PageOrderInput, clientIp: string) => placePageOrder(deps, openPage, input, clientIp),
 
-    /** The order behind a buyer's link, with its lines, tickets and how to pay; undefined for a wrong link. */
-    async orderByLink(projectId: string, code: string, token: string) {
-      if (!(await openPage(projectId))) return undefined;
-      const order = await deps.orders.findByBuyerToken(projectId, code, token);
-      if (!order) return undefined;
-      const [lines, tickets, settings] = await Promise.all([
-        deps.orders.linesOf([order.id]),
-        deps.orders.ticketsOf(order),
-        deps.orders.pageSettings(projectId),
-      ]);
-      return { order, lines: lines.get(order.id) ?? [], tickets, bankDetails: settings.bankDetails };
-    },
+    // The buyer's order page and its invoices, and the checkout's tax (page-orders.ts).
+    ...pageOrderReads(deps, openPage),
 
     /** The billing details an attendee gave on the page (the caller checked attendees:read). */
     billingDetails: (projectAccess: ProjectAccess, attendeeId: string): Promise<string | null> =>

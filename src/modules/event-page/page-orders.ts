@@ -3,6 +3,7 @@ import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { addressKey } from "../../shared/client-address.js";
 import { publicActor } from "../access/actor.js";
 import type { Throttle, ThrottleRule } from "../accounts/throttle.js";
+import { invoiceDownloadRule } from "../invoices/invoice-reply.js";
 import type { PlacedOrder, PlaceOrderInput } from "../orders/order-placement.js";
 import type { OrdersService } from "../orders/orders.service.js";
 
@@ -50,4 +51,55 @@ export async function placePageOrder(
   }
   const { honeypot: _ignored, ...order } = input;
   return deps.orders.placeOrder(publicActor, { ...order, company });
+}
+
+/** The buyer's side of an order on the event page: its page behind the link, its invoices, the checkout's tax. */
+export function pageOrderReads(
+  deps: { throttle: Throttle; orders: OrdersService },
+  openPage: (projectId: string) => Promise<unknown>,
+) {
+  /** The order behind a buyer's link, with its lines, tickets, invoices and how to pay; undefined for a wrong link. */
+  async function orderByLink(projectId: string, code: string, token: string) {
+    if (!(await openPage(projectId))) return undefined;
+    const order = await deps.orders.findByBuyerToken(projectId, code, token);
+    if (!order) return undefined;
+    const [lines, tickets, settings, invoices] = await Promise.all([
+      deps.orders.linesOf([order.id]),
+      deps.orders.ticketsOf(order),
+      deps.orders.pageSettings(projectId),
+      deps.orders.invoicesOf([order.id]),
+    ]);
+    return {
+      order,
+      lines: lines.get(order.id) ?? [],
+      tickets,
+      bankDetails: settings.bankDetails,
+      invoices: invoices.get(order.id) ?? [],
+    };
+  }
+
+  return {
+    orderByLink,
+
+    /**
+     * An invoice of the order behind a buyer's link, or undefined (a wrong link, another order's
+     * invoice and a missing one look the same). PDFs per client address are throttled.
+     */
+    async invoiceByLink(projectId: string, code: string, token: string, invoiceId: string, clientIp: string) {
+      const found = await orderByLink(projectId, code, token);
+      const invoice = found?.invoices.find((i) => i.id === invoiceId);
+      if (!invoice) return undefined;
+      if (!(await deps.throttle.take([{ rule: invoiceDownloadRule, key: addressKey(clientIp) }]))) {
+        throw new AppError(
+          ErrorCode.RATE_LIMITED,
+          "Too many downloads from your network. Try again in an hour.",
+        );
+      }
+      return invoice;
+    },
+
+    /** The tax rate of a published project's ticket types without their own, for the checkout's totals. */
+    checkoutTaxRate: async (projectId: string) =>
+      (await deps.orders.pageSettings(projectId)).taxRateBasisPoints,
+  };
 }

@@ -7,17 +7,21 @@ import { areasWrittenUnder } from "../../shared/data-areas.js";
 import { newId } from "../../shared/ids.js";
 import { objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
-import { email, idText, optionalText, requiredText } from "../../shared/validation.js";
+import { email, idText, optionalMultilineText, optionalText, requiredText } from "../../shared/validation.js";
 import type { Actor } from "../access/actor.js";
 import { hashSecret } from "../accounts/sessions.service.js";
 import type { Attendee } from "../attendees/attendees.service.js";
 import { seatCounts, seatRefusal } from "../attendees/attendees-seats.js";
 import type { OrderTickets } from "../attendees/order-tickets.js";
+import type { InvoiceSource } from "../invoices/invoice-document.js";
+import type { Invoicing } from "../invoices/invoices.service.js";
+import { taxIncluded } from "../invoices/taxes.js";
+import { queueOrderMail } from "../ticket-mails/ticket-mails.service.js";
 import { isOnSale, orderableOnPage } from "../tickets/tickets.service.js";
 import { type OrderSettings, presentOrderSettings } from "./order-settings.js";
-import { conflict, type Order, presentOrder } from "./orders.model.js";
+import { conflict, type Order, presentLine, presentOrder } from "./orders.model.js";
 import { type OrderLineRow, type OrderRow, ordersRepository as repo } from "./orders.repository.js";
-import { providerForModes } from "./payment-providers.js";
+import { paymentProvider, providerForModes } from "./payment-providers.js";
 import { paymentAccountsRepository } from "./stripe/payment-accounts.repository.js";
 
 // Placing an order and the steps it shares with the rest of the orders service (claiming seats,
@@ -32,6 +36,9 @@ export const placeInput = z.object({
   buyerName: requiredText(200),
   buyerEmail: email,
   company: optionalText(200),
+  /** Whom to invoice: the postal address and VAT id printed on the invoice. */
+  billingAddress: optionalMultilineText(500),
+  vatId: optionalText(40),
   tickets: z
     .array(z.object({ ticketTypeId: idText, name: requiredText(200), email }))
     .min(1, "must name at least one ticket")
@@ -68,12 +75,27 @@ function newOrderCode(projectId: string): string {
  * the hold is aligned with it so a buyer still on Stripe's page keeps their seats (docs/payments.md).
  */
 const cardHoldMinutes = 30;
+/** What an invoice of `order` is made of, read inside the caller's transaction. */
+export async function invoiceSource(
+  trx: Tx,
+  settingsOf: (within: Db, projectId: string) => Promise<OrderSettings>,
+  order: Order,
+): Promise<InvoiceSource> {
+  const settings = await settingsOf(trx, order.projectId);
+  return {
+    order,
+    lines: (await repo.linesOf(trx, [order.id])).map(presentLine),
+    seller: settings.sellerDetails,
+    prefix: settings.invoicePrefix,
+    payment: paymentProvider(order.provider).title,
+  };
+}
 
 /** The expiry worker's and the checkout's batch: lapsed holds expired per statement round. */
 export const lapsedBatch = 50;
 
 /** The steps of orders that run inside a transaction, for the orders service. */
-export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets) {
+export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets, invoicing: Invoicing) {
   const areas = areasWrittenUnder("orders:write");
 
   async function settingsOf(within: Db, projectId: string): Promise<OrderSettings> {
@@ -137,6 +159,7 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets)
     const seats = new Map<string, number>();
     for (const t of data.tickets) seats.set(t.ticketTypeId, (seats.get(t.ticketTypeId) ?? 0) + 1);
     const counts = await claimSeats(trx, actor, projectId, seats);
+    const settings = await settingsOf(trx, projectId);
     const lines: OrderLineRow[] = [];
     const paidModes: TicketPaymentMode[] = [];
     let total = 0;
@@ -156,12 +179,17 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets)
         currencies.add(ticketType.currency);
       }
       total += price * quantity;
+      // The rate is frozen on the line with its tax: a rate changed later rewrites no sold order.
+      const rate =
+        ticketType.tax_rate_bp === null ? settings.taxRateBasisPoints : Number(ticketType.tax_rate_bp);
       lines.push({
         order_id: "",
         ticket_type_id: ticketTypeId,
         ticket_type_name: ticketType.name,
         quantity,
         unit_price_minor: price,
+        tax_rate_bp: rate,
+        tax_minor: taxIncluded(price * quantity, rate),
       });
     }
     if (currencies.size > 1)
@@ -173,7 +201,6 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets)
       throw badInput([
         { field: ["tickets"], message: "are paid in different ways: buy them in separate orders" },
       ]);
-    const settings = await settingsOf(trx, projectId);
     if (provider.name === "BANK_TRANSFER" && !settings.bankDetails) {
       throw conflict("This event does not take bank transfers yet; ask the organizer");
     }
@@ -202,6 +229,9 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets)
       hold_expires_at: holdExpiresAt,
       idempotency_key: data.idempotencyKey ?? null,
       buyer_token_hash: data.buyerToken ? hashSecret(data.buyerToken) : null,
+      buyer_company: data.company ?? null,
+      buyer_address: data.billingAddress ?? null,
+      buyer_vat_id: data.vatId ?? null,
       created_at: now,
       paid_at: provider.start === "paid" ? now : null,
       closed_at: null,
@@ -222,7 +252,15 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets)
       data.tickets.map((t) => ({ projectId, ...t, company: data.company })),
     );
     await changes.event(trx, actor, { ...objectEvent(projectId, "Order", id, "created"), row });
-    return { order: presentOrder(row), tickets: added, repeat: false };
+    const order = presentOrder(row);
+    // Paid by invoice: the invoice is what the buyer pays, so it is issued with the order.
+    if (provider.name === "INVOICE")
+      await invoicing.invoiceIn(trx, actor, await invoiceSource(trx, settingsOf, order));
+    // Nothing to pay online (free, at the door, by invoice): the order is confirmed now; a held
+    // one when it is paid (markOrderPaid).
+    const [first] = added;
+    if (provider.start !== "held" && first) await queueOrderMail(trx, projectId, id, first.id);
+    return { order, tickets: added, repeat: false };
   }
 
   return { settingsOf, expireIn, claimSeats, placeIn };

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { optionalMultilineText } from "../../shared/validation.js";
+import { taxRateInput } from "../invoices/taxes.js";
 import type { OrderSettingsRow } from "./orders.repository.js";
 
 /** A project's order settings. */
@@ -8,14 +9,26 @@ export interface OrderSettings {
   holdMinutes: number;
   /** What a buyer paying by bank transfer is shown (account holder, IBAN, BIC); null: not taken. */
   bankDetails: string | null;
+  /** The tax included in the prices of ticket types without a rate of their own (1900: 19 %). */
+  taxRateBasisPoints: number;
+  /** The seller as printed on invoices (name, address, VAT id); null: no invoices are issued. */
+  sellerDetails: string | null;
+  /** What invoice numbers start with: `INV-` gives INV-0001, INV-0002, … */
+  invoicePrefix: string;
 }
 
 /**
  * Fifteen minutes, as ticket shops hold a cart. An organizer taking bank transfers, which take days,
  * sets a longer hold (up to 14 days); a payment arriving after it lapsed is a late payment
- * (docs/payments.md).
+ * (docs/payments.md). No tax and no invoices until the organizer says who sells.
  */
-const defaultOrderSettings: OrderSettings = { holdMinutes: 15, bankDetails: null };
+const defaultOrderSettings: OrderSettings = {
+  holdMinutes: 15,
+  bankDetails: null,
+  taxRateBasisPoints: 0,
+  sellerDetails: null,
+  invoicePrefix: "INV-",
+};
 
 export const orderSettingsInput = z.object({
   holdMinutes: z
@@ -24,9 +37,23 @@ export const orderSettingsInput = z.object({
     .min(5, "must be at least 5 minutes")
     .max(20_160, "must be at most 20,160 minutes (14 days)"),
   bankDetails: optionalMultilineText(1_000),
+  taxRateBasisPoints: taxRateInput.optional(),
+  sellerDetails: optionalMultilineText(1_000),
+  // Letters, digits and separators only: the number is printed, filed and quoted on transfers.
+  invoicePrefix: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9/_-]{0,16}$/, "must be up to 16 letters, digits, '-', '_' or '/'")
+    .optional(),
 });
 
 export function presentOrderSettings(row: OrderSettingsRow | undefined): OrderSettings {
   if (!row) return { ...defaultOrderSettings };
-  return { holdMinutes: Number(row.hold_minutes), bankDetails: row.bank_details };
+  return {
+    holdMinutes: Number(row.hold_minutes),
+    bankDetails: row.bank_details,
+    taxRateBasisPoints: Number(row.tax_rate_bp),
+    sellerDetails: row.seller_details,
+    invoicePrefix: row.invoice_prefix,
+  };
 }

@@ -8,6 +8,7 @@ import { nodeLoader } from "../../graphql/nodes.js";
 import { requires } from "../../graphql/permissions.js";
 import { reads } from "../../graphql/selection.js";
 import { AttendeeRef } from "../attendees/attendees.graphql.js";
+import { InvoiceRef } from "../invoices/invoices.graphql.js";
 import { ProjectRef, projectIdOnly } from "../projects/projects.graphql.js";
 import { MoneyRef, TicketTypeRef } from "../tickets/tickets.graphql.js";
 import { maxTicketsPerOrder } from "./order-placement.js";
@@ -96,7 +97,14 @@ const OrderLineRef = builder.objectRef<OrderLine>("OrderLine").implement({
     ticketTypeName: t.exposeString("ticketTypeName", { description: "The ticket type's name when ordered." }),
     quantity: t.exposeInt("quantity", { description: "Tickets of this type." }),
     unitPriceMinor: t.exposeInt("unitPriceMinor", {
-      description: "Price per ticket in minor units of the order's currency, when ordered.",
+      description: "Price per ticket in minor units of the order's currency, when ordered; tax included.",
+    }),
+    taxRateBasisPoints: t.exposeInt("taxRateBasisPoints", {
+      description: "The tax rate the line was sold at, in basis points (1900 is 19 %).",
+    }),
+    taxMinor: t.exposeInt("taxMinor", {
+      description:
+        "The tax included in the line's amount (quantity × unit price), in minor units, rounded once per line.",
     }),
   }),
 });
@@ -171,6 +179,23 @@ export function defineOrderTypes(): void {
         nullable: true,
         description: "Its ticket types with quantities and unit prices.",
         resolve: (o, _args, c) => c.loaders.orderLines.load(o.id),
+      }),
+      tax: t.field({
+        type: MoneyRef,
+        nullable: true,
+        description: "The tax included in the total: the sum of its lines' tax.",
+        resolve: async (o, _args, c) => ({
+          amountMinor: (await c.loaders.orderLines.load(o.id)).reduce((sum, l) => sum + l.taxMinor, 0),
+          currency: o.currency,
+        }),
+      }),
+      invoices: t.field({
+        ...boundedList(maxTicketsPerOrder * 2),
+        type: [InvoiceRef],
+        nullable: true,
+        description:
+          "Its invoice and credit notes in number order, each with the URL of its PDF (empty until one is issued).",
+        resolve: (o, _args, c) => c.loaders.orderInvoices.load(o.id),
       }),
       tickets: t.field({
         extensions: {

@@ -9,6 +9,10 @@ export interface Order {
   code: string;
   buyerName: string;
   buyerEmail: string;
+  /** Whom to invoice, as given at checkout (null: not given). */
+  buyerCompany: string | null;
+  buyerAddress: string | null;
+  buyerVatId: string | null;
   state: OrderState;
   /** Minor units of `currency`, computed on the server from the ticket types' prices. */
   totalMinor: number;
@@ -30,7 +34,12 @@ export interface OrderLine {
   ticketTypeId: string;
   ticketTypeName: string;
   quantity: number;
+  /** Gross: the tax is included. */
   unitPriceMinor: number;
+  /** The tax rate the line was sold at, in basis points (1900: 19 %). */
+  taxRateBasisPoints: number;
+  /** The tax included in the line's gross (quantity × unit price), in minor units. */
+  taxMinor: number;
 }
 
 export function presentOrder(row: OrderRow): Order {
@@ -40,6 +49,9 @@ export function presentOrder(row: OrderRow): Order {
     code: row.code,
     buyerName: row.buyer_name,
     buyerEmail: row.buyer_email,
+    buyerCompany: row.buyer_company,
+    buyerAddress: row.buyer_address,
+    buyerVatId: row.buyer_vat_id,
     state: row.state,
     totalMinor: Number(row.total_minor),
     currency: row.currency,
@@ -60,6 +72,8 @@ export function presentLine(row: OrderLineRow): OrderLine {
     ticketTypeName: row.ticket_type_name,
     quantity: Number(row.quantity),
     unitPriceMinor: Number(row.unit_price_minor),
+    taxRateBasisPoints: Number(row.tax_rate_bp),
+    taxMinor: Number(row.tax_minor),
   };
 }
 

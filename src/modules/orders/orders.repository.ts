@@ -1,4 +1,4 @@
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { Db } from "../../db/database.js";
 import type { OrderLinesTable, OrderSettingsTable, OrderState, OrdersTable } from "../../db/schema.js";
 import { applyKeyset, type PageWindow } from "../../shared/pagination.js";
@@ -7,21 +7,57 @@ export type OrderRow = Selectable<OrdersTable>;
 export type OrderLineRow = Selectable<OrderLinesTable>;
 export type OrderSettingsRow = Selectable<OrderSettingsTable>;
 
-function ordersQuery(db: Db, projectId: string, state: OrderState | undefined) {
+/** Which orders a list shows: of one state, and matching a search of code, names and emails. */
+export interface OrderListFilter {
+  state?: OrderState | undefined;
+  search?: string | undefined;
+}
+
+// LIKE's wildcards in what a person typed match themselves: `_` in an email is not "any character".
+const likePattern = (text: string) => `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+function ordersQuery(db: Db, projectId: string, filter: OrderListFilter) {
   let q = db.selectFrom("orders").where("project_id", "=", projectId);
-  if (state) q = q.where("state", "=", state);
+  if (filter.state) q = q.where("state", "=", filter.state);
+  if (filter.search) {
+    const pattern = likePattern(filter.search);
+    const code = filter.search.toUpperCase();
+    // ESCAPE names the escape character on both engines (PostgreSQL's default, SQLite's none).
+    const like = (column: string) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
+    q = q.where((eb) =>
+      eb.or([
+        eb("orders.code", "=", code),
+        // The code without its project prefix, as a buyer quotes it from a bank statement.
+        eb("orders.code", "=", `${projectId}-${code}`),
+        like("orders.buyer_name"),
+        like("orders.buyer_email"),
+        eb.exists(
+          eb
+            .selectFrom("attendees")
+            .select("attendees.id")
+            .whereRef("attendees.order_id", "=", "orders.id")
+            .where((inner) => inner.or([like("attendees.name"), like("attendees.email")])),
+        ),
+      ]),
+    );
+  }
   return q;
 }
 
 /** SQL for orders, their lines and tickets, and the order settings; always scoped by project or by authorized ids. */
 export const ordersRepository = {
-  /** Orders by creation, of one state or all. */
-  list(db: Db, projectId: string, state: OrderState | undefined, window: PageWindow): Promise<OrderRow[]> {
-    return applyKeyset(ordersQuery(db, projectId, state).selectAll(), window, "created_at", "id").execute();
+  /** Orders by creation, of one state or all, matching the search when given. */
+  list(db: Db, projectId: string, filter: OrderListFilter, window: PageWindow): Promise<OrderRow[]> {
+    return applyKeyset(
+      ordersQuery(db, projectId, filter).selectAll("orders"),
+      window,
+      "created_at",
+      "id",
+    ).execute();
   },
 
-  async count(db: Db, projectId: string, state: OrderState | undefined): Promise<number> {
-    const row = await ordersQuery(db, projectId, state)
+  async count(db: Db, projectId: string, filter: OrderListFilter): Promise<number> {
+    const row = await ordersQuery(db, projectId, filter)
       .select((eb) => eb.fn.countAll().as("n"))
       .executeTakeFirstOrThrow();
     return Number(row.n);
@@ -145,6 +181,9 @@ export const ordersRepository = {
         oc.column("project_id").doUpdateSet({
           hold_minutes: row.hold_minutes,
           bank_details: row.bank_details,
+          tax_rate_bp: row.tax_rate_bp,
+          seller_details: row.seller_details,
+          invoice_prefix: row.invoice_prefix,
           updated_at: row.updated_at,
         }),
       )

@@ -10,11 +10,17 @@ import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import { type Actor, systemActor } from "../access/actor.js";
 import { assertPermission, orderVisible } from "../access/policy.js";
 import { writeRow } from "../access/row-access.js";
+import type { Email } from "../accounts/mailer.js";
 import { hashSecret } from "../accounts/sessions.service.js";
 import type { Attendee } from "../attendees/attendees.service.js";
 import type { OrderTickets } from "../attendees/order-tickets.js";
+import { invoicePdf } from "../invoices/invoice-pdf.js";
+import type { Invoice, Invoicing } from "../invoices/invoices.service.js";
+import { queueOrderMail } from "../ticket-mails/ticket-mails.service.js";
+import { orderConfirmationMail } from "./order-confirmation.js";
 import {
   createOrderSteps,
+  invoiceSource,
   lapsedBatch,
   type PlacedOrder,
   type PlaceOrderInput,
@@ -23,9 +29,17 @@ import {
 import { type OrderSettings, orderSettingsInput } from "./order-settings.js";
 import { conflict, type Order, type OrderLine, presentLine, presentOrder } from "./orders.model.js";
 import { ordersRepository as repo } from "./orders.repository.js";
+import { exportOrders, exportOrdersCsv } from "./orders-export.js";
+import { paymentProvider } from "./payment-providers.js";
 
 const listFilter = z.object({
   state: z.enum(["PENDING", "PAID", "EXPIRED", "CANCELLED", "REFUNDED"]).nullish(),
+  /** An order code, or part of a buyer's or ticket holder's name or email. */
+  search: z.string().trim().max(200, "must be at most 200 characters").nullish(),
+});
+const repoFilter = (filter: z.output<typeof listFilter>) => ({
+  state: filter.state ?? undefined,
+  search: filter.search || undefined,
 });
 const byId = z.object({ id: idText });
 
@@ -40,10 +54,13 @@ export function createOrdersService(
   access: AccessService,
   changes: ProjectChanges,
   tickets: OrderTickets,
+  invoicing: Invoicing,
+  /** Wakes this process's mail worker after a commit that queued a confirmation. */
+  mailQueued: () => void = () => {},
 ) {
   const writer = { db, access, changes };
   const areas = areasWrittenUnder("orders:write");
-  const { settingsOf, expireIn, claimSeats, placeIn } = createOrderSteps(changes, tickets);
+  const { settingsOf, expireIn, claimSeats, placeIn } = createOrderSteps(changes, tickets, invoicing);
 
   /**
    * Marks an order paid inside its transaction. A pending order within its hold keeps its seats. A
@@ -87,7 +104,11 @@ export function createOrdersService(
     };
     await repo.update(trx, projectId, id, patch);
     await changes.event(trx, actor, objectEvent(projectId, "Order", id, "paid"));
-    return presentOrder({ ...row, ...patch });
+    const paid = presentOrder({ ...row, ...patch });
+    await invoicing.invoiceIn(trx, actor, await invoiceSource(trx, settingsOf, paid));
+    // A kept order (at the door, by invoice) was confirmed when placed; its payment is not news to the buyer.
+    if (paymentProvider(row.provider).start !== "kept") await confirmIn(trx, projectId, id);
+    return paid;
   }
 
   async function cancelIn(trx: Tx, actor: Actor, projectId: string, id: string): Promise<Order> {
@@ -103,7 +124,16 @@ export function createOrdersService(
     const patch = { state: "CANCELLED" as const, hold_expires_at: null, closed_at: now, updated_at: now };
     await repo.update(trx, projectId, id, patch);
     await changes.event(trx, actor, objectEvent(projectId, "Order", id, "cancelled"));
-    return presentOrder({ ...row, ...patch });
+    const cancelled = presentOrder({ ...row, ...patch });
+    // An invoiced order cancelled: a credit note takes back what its invoice has not yet.
+    await invoicing.creditIn(trx, actor, await invoiceSource(trx, settingsOf, cancelled));
+    return cancelled;
+  }
+
+  /** Queues the buyer's confirmation in the transaction that paid the order (its first ticket names the row). */
+  async function confirmIn(trx: Tx, projectId: string, id: string) {
+    const [first] = await tickets.list(trx, projectId, id);
+    if (first) await queueOrderMail(trx, projectId, id, first.id);
   }
 
   /** A write of one order by id, behind orders:write (NOT_FOUND for an order out of reach). */
@@ -114,9 +144,17 @@ export function createOrdersService(
   ): Promise<Order> {
     const { id } = parseInput(byId, input);
     const located = await repo.locate(db, id);
-    return writeRow(writer, actor, located, "Order", "orders:write", orderVisible, (trx, projectId) =>
-      write(trx, projectId, id),
+    const order = await writeRow(
+      writer,
+      actor,
+      located,
+      "Order",
+      "orders:write",
+      orderVisible,
+      (trx, projectId) => write(trx, projectId, id),
     );
+    mailQueued();
+    return order;
   }
 
   return {
@@ -129,7 +167,15 @@ export function createOrdersService(
       const data = parseInput(placeInput, input);
       const found = await access.resolve(actor, data.projectId);
       if (!found) throw notFound("Project");
-      return changes.write(db, actor, found.projectId, (trx) => placeIn(trx, actor, data), areas);
+      const placed = await changes.write(
+        db,
+        actor,
+        found.projectId,
+        (trx) => placeIn(trx, actor, data),
+        areas,
+      );
+      mailQueued();
+      return placed;
     },
 
     /** Orders by creation, of one state or all (orders:read). */
@@ -139,16 +185,27 @@ export function createOrdersService(
       window: PageWindow,
     ): Promise<Page<Order>> {
       assertPermission(projectAccess, "orders:read");
-      const { state } = parseInput(listFilter, filter);
-      const rows = await repo.list(db, projectAccess.projectId, state ?? undefined, window);
+      const rows = await repo.list(
+        db,
+        projectAccess.projectId,
+        repoFilter(parseInput(listFilter, filter)),
+        window,
+      );
       return toPage(rows.map(presentOrder), window, (o) => [o.createdAt, o.id]);
     },
+
+    /** A filter's orders as CSV, streamed (orders:read). */
+    exportCsv: (projectAccess: ProjectAccess, filter: OrderFilter) =>
+      exportOrdersCsv(db, invoicing, projectAccess, repoFilter(parseInput(listFilter, filter))),
+
+    /** A filter's orders one by one, oldest first, for the CLI's JSON (orders:read). */
+    exportRows: (projectAccess: ProjectAccess, filter: OrderFilter) =>
+      exportOrders(db, invoicing, projectAccess, repoFilter(parseInput(listFilter, filter))),
 
     /** Total of `listOrders` for the same filter. */
     async countOrders(projectAccess: ProjectAccess, filter: OrderFilter): Promise<number> {
       assertPermission(projectAccess, "orders:read");
-      const { state } = parseInput(listFilter, filter);
-      return repo.count(db, projectAccess.projectId, state ?? undefined);
+      return repo.count(db, projectAccess.projectId, repoFilter(parseInput(listFilter, filter)));
     },
 
     /** An order, when the actor holds orders:read in its project. */
@@ -174,6 +231,49 @@ export function createOrdersService(
         lines.set(row.order_id, [...(lines.get(row.order_id) ?? []), presentLine(row)]);
       }
       return lines;
+    },
+
+    /** The invoices and credit notes of some orders by order id, in number order (the caller could read the orders). */
+    invoicesOf: (orderIds: readonly string[]): Promise<Map<string, Invoice[]>> =>
+      invoicing.ofOrders(orderIds),
+
+    /** An invoice or credit note when the actor holds orders:read in its project; else undefined, as a missing one. */
+    async findInvoice(actor: Actor, invoiceId: string): Promise<Invoice | undefined> {
+      const invoice = await invoicing.locate(invoiceId);
+      if (!invoice) return undefined;
+      const found = await access.resolve(actor, invoice.projectId);
+      return found && orderVisible(found) ? invoice : undefined;
+    },
+
+    /**
+     * The confirmation email of an order to its buyer (the mail worker, as the server), or undefined
+     * when it is no longer due: only a paid order, or a pending one whose seats are kept (at the
+     * door, by invoice), is confirmed.
+     */
+    async confirmationOf(
+      projectId: string,
+      orderId: string,
+      projectName: string,
+    ): Promise<Email | undefined> {
+      const row = (await repo.findByIds(db, [orderId]))[0];
+      if (!row || row.project_id !== projectId) return undefined;
+      const order = presentOrder(row);
+      const kept = order.state === "PENDING" && paymentProvider(order.provider).start === "kept";
+      if (order.state !== "PAID" && !kept) return undefined;
+      const [lines, held, invoices] = await Promise.all([
+        repo.linesOf(db, [orderId]),
+        tickets.list(db, projectId, orderId),
+        invoicing.ofOrders([orderId]),
+      ]);
+      const issued = invoices.get(orderId) ?? [];
+      const invoice = issued.findLast((i) => i.kind === "INVOICE");
+      return orderConfirmationMail({
+        order,
+        lines: lines.map(presentLine),
+        tickets: held,
+        projectName,
+        invoice: invoice ? { invoice, pdf: await invoicePdf(invoice.document) } : undefined,
+      });
     },
 
     /** The tickets of an order (the caller could read the order). */
@@ -244,22 +344,36 @@ export function createOrdersService(
     ): Promise<OrderSettings> {
       const found = await access.requirePermission(actor, projectId, "project:write");
       const data = parseInput(orderSettingsInput, input);
+      const before = await settingsOf(db, found.projectId);
+      const settings: OrderSettings = {
+        holdMinutes: data.holdMinutes,
+        bankDetails: data.bankDetails,
+        // Left out: kept as they are (an older form or client that does not know them).
+        taxRateBasisPoints: data.taxRateBasisPoints ?? before.taxRateBasisPoints,
+        sellerDetails: input.sellerDetails === undefined ? before.sellerDetails : data.sellerDetails,
+        invoicePrefix: data.invoicePrefix ?? before.invoicePrefix,
+      };
       const row = {
         project_id: found.projectId,
-        hold_minutes: data.holdMinutes,
-        bank_details: data.bankDetails,
+        hold_minutes: settings.holdMinutes,
+        bank_details: settings.bankDetails,
+        tax_rate_bp: settings.taxRateBasisPoints,
+        seller_details: settings.sellerDetails,
+        invoice_prefix: settings.invoicePrefix,
         updated_at: nowIso(),
       };
       await changes.write(db, actor, found.projectId, async (trx) => {
         await repo.upsertSettings(trx, row);
-        // Values, not only names: the hold and the bank details are what buyers are shown.
+        // Values, not only names: the hold, bank and seller details are what buyers are shown.
+        const { holdMinutes, bankDetails, taxRateBasisPoints, sellerDetails, invoicePrefix } = settings;
+        const values = { holdMinutes, bankDetails, taxRateBasisPoints, sellerDetails, invoicePrefix };
         await changes.event(trx, actor, {
           ...objectEvent(found.projectId, "OrderSettings", found.projectId, "updated"),
-          changed: ["holdMinutes", "bankDetails"],
-          values: { holdMinutes: data.holdMinutes, bankDetails: data.bankDetails },
+          changed: Object.keys(values),
+          values,
         });
       });
-      return data;
+      return settings;
     },
   };
 }

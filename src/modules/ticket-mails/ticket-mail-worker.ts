@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Db } from "../../db/database.js";
 import type { Logger } from "../../logger.js";
-import type { Mailer } from "../accounts/mailer.js";
+import type { Email, Mailer } from "../accounts/mailer.js";
 import { ticketMail } from "./ticket-mail.js";
 import { type ClaimedTicketMail, ticketMailsRepository as repo } from "./ticket-mails.repository.js";
 
@@ -23,6 +23,11 @@ export interface TicketMailWorkerDeps {
   logger: Logger;
   /** The most mails this process hands to the SMTP server per second. */
   perSecond: number;
+  /**
+   * The confirmation of an order to its buyer (modules/orders/order-confirmation.ts), or undefined
+   * when it is no longer due (the order was cancelled or expired meanwhile).
+   */
+  orderMail?: (projectId: string, orderId: string) => Promise<Email | undefined>;
 }
 
 /** What the worker needs of one queued mail: the attendee, their ticket type and the project's name. */
@@ -136,12 +141,32 @@ export class TicketMailWorker {
     }
   }
 
+  /** The email of one outbox row, or why it is skipped. */
+  private async emailOf(mail: ClaimedTicketMail): Promise<Email | string> {
+    if (mail.order_id) {
+      const email = await this.deps.orderMail?.(mail.project_id, mail.order_id);
+      return email ?? "order cancelled or expired";
+    }
+    const content = await mailContent(this.deps.db, mail.id);
+    if (content?.status !== "REGISTERED") return "registration cancelled";
+    return ticketMail({
+      attendee: { name: content.name, email: content.email, ticketCode: content.ticket_code },
+      projectName: content.project_name,
+      ticketType: {
+        name: content.ticket_name,
+        priceMinor: content.price_minor,
+        currency: content.currency,
+        paymentMode: content.payment_mode,
+      },
+    });
+  }
+
   private async sendOne(mail: ClaimedTicketMail, token: string): Promise<void> {
     const { db, mailer, logger } = this.deps;
     const attempts = mail.attempts + 1;
-    const content = await mailContent(db, mail.id);
-    if (content?.status !== "REGISTERED") {
-      await repo.settle(db, mail.id, token, { status: "SKIPPED", attempts, error: "registration cancelled" });
+    const email = await this.emailOf(mail);
+    if (typeof email === "string") {
+      await repo.settle(db, mail.id, token, { status: "SKIPPED", attempts, error: email });
       return;
     }
     if (!mailer.delivers) {
@@ -153,18 +178,7 @@ export class TicketMailWorker {
     if (wait > 0) await sleep(wait);
     this.lastSendAt = Date.now();
     try {
-      await mailer.send(
-        ticketMail({
-          attendee: { name: content.name, email: content.email, ticketCode: content.ticket_code },
-          projectName: content.project_name,
-          ticketType: {
-            name: content.ticket_name,
-            priceMinor: content.price_minor,
-            currency: content.currency,
-            paymentMode: content.payment_mode,
-          },
-        }),
-      );
+      await mailer.send(email);
       await repo.settle(db, mail.id, token, { status: "SENT", attempts, sentAt: new Date().toISOString() });
     } catch (error) {
       const delay = retryDelaysSeconds[attempts - 1];

@@ -8,6 +8,8 @@ export interface ClaimedTicketMail {
   id: string;
   project_id: string;
   attendee_id: string;
+  /** Set for an order's confirmation to its buyer. */
+  order_id: string | null;
   attempts: number;
 }
 
@@ -27,6 +29,28 @@ export const ticketMailsRepository = {
       }));
       await db.insertInto("ticket_mails").values(rows).execute();
     }
+  },
+
+  /** Queues an order's confirmation to its buyer, due now, inside the transaction that paid or placed it. */
+  async enqueueOrder(
+    db: Db,
+    projectId: string,
+    orderId: string,
+    attendeeId: string,
+    now: string,
+  ): Promise<void> {
+    await db
+      .insertInto("ticket_mails")
+      .values({
+        id: newId(),
+        project_id: projectId,
+        attendee_id: attendeeId,
+        order_id: orderId,
+        status: "PENDING",
+        next_attempt_at: now,
+        created_at: now,
+      })
+      .execute();
   },
 
   /**
@@ -52,7 +76,7 @@ export const ticketMailsRepository = {
       .execute();
     return db
       .selectFrom("ticket_mails")
-      .select(["id", "project_id", "attendee_id", "attempts"])
+      .select(["id", "project_id", "attendee_id", "order_id", "attempts"])
       .where("lease_token", "=", options.token)
       .where("status", "=", "PENDING")
       .orderBy("next_attempt_at")
@@ -113,6 +137,8 @@ export const ticketMailsRepository = {
       .select(["attendee_id", "status", "created_at", "sent_at", "last_error"])
       .where("project_id", "=", projectId)
       .where("attendee_id", "in", attendeeIds)
+      // An order's confirmation is the buyer's mail, not this attendee's ticket email.
+      .where("order_id", "is", null)
       .orderBy("created_at")
       .execute();
     const latest = new Map<string, LatestTicketMail>();
@@ -128,6 +154,7 @@ export const ticketMailsRepository = {
       .select("attendee_id")
       .where("project_id", "=", projectId)
       .where("attendee_id", "in", attendeeIds)
+      .where("order_id", "is", null)
       .where("status", "=", "PENDING")
       .execute();
     return new Set(rows.map((r) => r.attendee_id));

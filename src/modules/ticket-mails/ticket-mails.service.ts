@@ -13,6 +13,14 @@ export function queueTicketMails(trx: Db, projectId: string, attendeeIds: readon
   return repo.enqueue(trx, projectId, attendeeIds, nowIso());
 }
 
+/**
+ * Queues the confirmation of an order to its buyer (all its tickets, the invoice attached), inside
+ * the transaction that paid or placed it; `firstTicketId` is one of its tickets (the row's attendee).
+ */
+export function queueOrderMail(trx: Db, projectId: string, orderId: string, firstTicketId: string) {
+  return repo.enqueueOrder(trx, projectId, orderId, firstTicketId, nowIso());
+}
+
 /** The most attendees one "Resend ticket" request queues (the list's bulk action sends a page or two). */
 const maxPerRequest = 100;
 

@@ -84,6 +84,12 @@ export function defineTicketTypes(): void {
         description: "How a paid ticket is paid when registered for on the public event page.",
         resolve: (tt) => tt.paymentMode,
       }),
+      taxRateBasisPoints: t.exposeInt("taxRateBasisPoints", {
+        public: true,
+        nullable: true,
+        description:
+          "The tax included in the price, in basis points (1900 is 19 %); null: the project's default rate applies.",
+      }),
       onSale: t.boolean({
         public: true,
         description: "Whether the sales window is open now.",
@@ -198,6 +204,10 @@ export function defineTicketTypes(): void {
         type: TicketPaymentModeRef,
         description: "How a paid ticket is paid on the event page; omitted or null for NONE.",
       }),
+      taxRateBasisPoints: t.int({
+        description:
+          "The tax included in the price, in basis points (1900 is 19 %, 0 to 10000); null: the project's default rate.",
+      }),
     }),
   });
   const UpdateTicketTypeInput = builder.inputType("UpdateTicketTypeInput", {
@@ -214,6 +224,10 @@ export function defineTicketTypes(): void {
       paymentMode: t.field({
         type: TicketPaymentModeRef,
         description: "How a paid ticket is paid on the event page; null for NONE.",
+      }),
+      taxRateBasisPoints: t.int({
+        description:
+          "The tax included in the price, in basis points (1900 is 19 %, 0 to 10000); null: the project's default rate.",
       }),
     }),
   });

@@ -20,6 +20,7 @@ const ticketTypesWithIds = projectedQuery(
     "sales_start_at",
     "sales_end_at",
     "payment_mode",
+    "tax_rate_bp",
     "created_at",
     "updated_at",
   ]),

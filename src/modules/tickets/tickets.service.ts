@@ -19,6 +19,7 @@ import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { assertPermission, ticketTypeVisible as canSeeTicketType } from "../access/policy.js";
 import { createRow, patchFrom, resolveRowAccess, writeRow } from "../access/row-access.js";
+import { taxRateInput } from "../invoices/taxes.js";
 import { ticketsRepository as repo, type TicketTypeRow } from "./tickets.repository.js";
 
 /** A kind of ticket with its price and capacity; the sold count is loaded separately (`soldCounts`). */
@@ -36,6 +37,8 @@ export interface TicketType {
   salesEndAt: string | null;
   /** How a paid ticket is paid when registered for on the event page (NONE: not offered there). */
   paymentMode: TicketPaymentMode;
+  /** The tax included in the price, in basis points (1900: 19 %); null: the project's default rate. */
+  taxRateBasisPoints: number | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -53,6 +56,7 @@ export const ticketTypeFieldColumns = {
   quantity: "quantity",
   salesStartAt: "sales_start_at",
   salesEndAt: "sales_end_at",
+  taxRateBasisPoints: "tax_rate_bp",
 } as const;
 
 /** A ticket type as it leaves the service. */
@@ -68,6 +72,7 @@ function presentTicketType(row: TicketTypeRow): TicketType {
     salesStartAt: row.sales_start_at,
     salesEndAt: row.sales_end_at,
     paymentMode: row.payment_mode,
+    taxRateBasisPoints: row.tax_rate_bp === null ? null : Number(row.tax_rate_bp),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -138,6 +143,7 @@ const ticketTypeFields = {
   salesStartAt: dateTime.nullish(),
   salesEndAt: dateTime.nullish(),
   paymentMode: paymentMode.nullish(),
+  taxRateBasisPoints: taxRateInput.nullish(),
 };
 const createInput = z.object({ projectId: idText, ...ticketTypeFields });
 const updateInput = z
@@ -158,6 +164,7 @@ const updateInput = z
     salesStartAt: true,
     salesEndAt: true,
     paymentMode: true,
+    taxRateBasisPoints: true,
   });
 const deleteInput = z.object({ id });
 // From GraphQL arguments, where an omitted filter may be null (meaning the default).
@@ -291,6 +298,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
             sales_start_at: data.salesStartAt ?? null,
             sales_end_at: data.salesEndAt ?? null,
             payment_mode: data.paymentMode ?? "NONE",
+            tax_rate_bp: data.taxRateBasisPoints ?? null,
             created_at: now,
             updated_at: now,
           };

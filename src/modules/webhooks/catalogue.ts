@@ -45,6 +45,16 @@ export const eventCatalogue: readonly EventTypeInfo[] = [
     permission: "orders:read",
     description: "Money was sent back for an order (part or all of it; all of it frees its seats).",
   },
+  {
+    type: "invoice.issued",
+    permission: "orders:read",
+    description: "An order's invoice was issued (when paid, or when placed to be paid by invoice).",
+  },
+  {
+    type: "invoice.credited",
+    permission: "orders:read",
+    description: "A credit note was issued, taking back (part of) an order's invoice.",
+  },
   { type: "app.link.created", permission: undefined, description: "A project connected this app." },
   { type: "app.link.updated", permission: undefined, description: "A link's permissions changed." },
   { type: "app.link.revoked", permission: undefined, description: "A project disconnected this app." },

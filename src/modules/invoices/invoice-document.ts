@@ -1,0 +1,126 @@
+import type { InvoiceKind } from "../../db/schema.js";
+import type { Order, OrderLine } from "../orders/orders.model.js";
+import { taxIncluded } from "./taxes.js";
+
+/** One line of an invoice: gross is quantity × unit price; net and tax add up to it exactly. */
+export interface InvoiceLine {
+  ticketTypeId: string;
+  description: string;
+  quantity: number;
+  unitPriceMinor: number;
+  taxRateBasisPoints: number;
+  grossMinor: number;
+  taxMinor: number;
+  netMinor: number;
+}
+
+/** The tax of one rate over the whole document, as tax law asks an invoice to show it. */
+export interface TaxSummary {
+  rateBasisPoints: number;
+  netMinor: number;
+  taxMinor: number;
+}
+
+/**
+ * An invoice or credit note as issued: everything printed on it, frozen, so the PDF drawn from it
+ * today and in ten years is the same whatever changes in the settings or the order since.
+ */
+export interface InvoiceDocument {
+  kind: InvoiceKind;
+  number: string;
+  issuedAt: string;
+  /** The seller, as the organizer wrote it in Settings → Payments (name, address, VAT id). */
+  seller: string;
+  buyer: {
+    name: string;
+    email: string;
+    company: string | null;
+    address: string | null;
+    vatId: string | null;
+  };
+  orderCode: string;
+  /** How the order is paid, in words ("Bank transfer"). */
+  payment: string;
+  /** For a credit note: the invoice it corrects. */
+  correctsNumber: string | null;
+  currency: string;
+  /** Negative amounts on a credit note. */
+  lines: InvoiceLine[];
+  taxes: TaxSummary[];
+  netMinor: number;
+  taxMinor: number;
+  grossMinor: number;
+}
+
+/** What an invoice is made of, read by the orders service inside its transaction. */
+export interface InvoiceSource {
+  order: Order;
+  lines: readonly OrderLine[];
+  /** The seller's details; null: the organizer has not given them, and no invoice is issued. */
+  seller: string | null;
+  /** What invoice numbers start with. */
+  prefix: string;
+  payment: string;
+}
+
+/** Lines of an order as invoiced: the tax frozen on each order line, never computed again. */
+export function invoiceLines(lines: readonly OrderLine[]): InvoiceLine[] {
+  return lines.map((line) => {
+    const grossMinor = line.unitPriceMinor * line.quantity;
+    return {
+      ticketTypeId: line.ticketTypeId,
+      description: line.ticketTypeName,
+      quantity: line.quantity,
+      unitPriceMinor: line.unitPriceMinor,
+      taxRateBasisPoints: line.taxRateBasisPoints,
+      grossMinor,
+      taxMinor: line.taxMinor,
+      netMinor: grossMinor - line.taxMinor,
+    };
+  });
+}
+
+/**
+ * The lines of a credit note taking back `quantities` (ticket type → tickets) of an invoice's
+ * lines, negated. Taking back a whole line negates its amounts exactly; part of one computes the
+ * tax of the part the same way the line's was, so a full and a partial take-back agree to the cent.
+ */
+export function creditLines(invoiced: readonly InvoiceLine[], quantities: ReadonlyMap<string, number>) {
+  const lines: InvoiceLine[] = [];
+  for (const line of invoiced) {
+    const quantity = quantities.get(line.ticketTypeId) ?? 0;
+    if (quantity <= 0) continue;
+    const grossMinor = -line.unitPriceMinor * quantity;
+    const taxMinor =
+      quantity === line.quantity ? -line.taxMinor : taxIncluded(grossMinor, line.taxRateBasisPoints);
+    lines.push({ ...line, quantity: -quantity, grossMinor, taxMinor, netMinor: grossMinor - taxMinor });
+  }
+  return lines;
+}
+
+/** The document of `lines`: totals and the tax per rate, in the lines' order of first appearance. */
+export function composeDocument(
+  head: Omit<InvoiceDocument, "lines" | "taxes" | "netMinor" | "taxMinor" | "grossMinor">,
+  lines: InvoiceLine[],
+): InvoiceDocument {
+  const taxes = new Map<number, TaxSummary>();
+  for (const line of lines) {
+    const sum = taxes.get(line.taxRateBasisPoints) ?? {
+      rateBasisPoints: line.taxRateBasisPoints,
+      netMinor: 0,
+      taxMinor: 0,
+    };
+    sum.netMinor += line.netMinor;
+    sum.taxMinor += line.taxMinor;
+    taxes.set(line.taxRateBasisPoints, sum);
+  }
+  const total = (pick: (l: InvoiceLine) => number) => lines.reduce((s, l) => s + pick(l), 0);
+  return {
+    ...head,
+    lines,
+    taxes: [...taxes.values()],
+    netMinor: total((l) => l.netMinor),
+    taxMinor: total((l) => l.taxMinor),
+    grossMinor: total((l) => l.grossMinor),
+  };
+}
