@@ -7,6 +7,7 @@ import { registerDashboard } from "./dashboard/dashboard.js";
 import type { DatabaseHandle } from "./db/database.js";
 import { registerDocsRoutes } from "./docs/docs.routes.js";
 import { registerEventSite } from "./event-site/event-site.js";
+import { registerOAuthRoutes } from "./modules/oauth/oauth.routes.js";
 import { registerGraphQLRoutes } from "./graphql/http.js";
 import { registerCompression } from "./http/compression.js";
 import { FrontDoor } from "./http/front-door.js";
@@ -76,6 +77,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.addHook("onClose", async () => {
     stopPruning();
     await services.apps.flushUsage().catch(() => {});
+    await services.oauth.flushUse().catch(() => {});
     // Approval-request emails of an app widened a moment ago (they log their own failures).
     await services.updateRequests.settled();
   });
@@ -126,6 +128,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   startWebhooks(app, services, apiSchema);
   startTicketMails(app, services);
   startOrderExpiry(app, services);
+  await registerOAuthRoutes(app, services, logger);
   registerDocsRoutes(app);
   await registerEventSite(app);
   await registerDashboard(app);

@@ -9,6 +9,7 @@ import { createAccountService } from "./modules/accounts/account.service.js";
 import { createAuthService } from "./modules/accounts/auth.service.js";
 import { createMailer } from "./modules/accounts/mailer.js";
 import { createSessionsService } from "./modules/accounts/sessions.service.js";
+import { createOAuthService } from "./modules/oauth/oauth.service.js";
 import { createThrottle } from "./modules/accounts/throttle.js";
 import { createUsersService } from "./modules/accounts/users.service.js";
 import { createAgendaService } from "./modules/agenda/agenda.service.js";
@@ -71,6 +72,7 @@ export function createServices(
   const throttle = createThrottle({ redis: cluster.redis, keyPrefix: cluster.keyPrefix, logger });
   const updateRequests = createUpdateRequestNotifier({ db, config, mailer, throttle, logger });
   const apps = createAppsService(db, access, changes, config, logger, updateRequests);
+  const oauth = createOAuthService({ db, config, logger, access, changes, apps });
   const agenda = createAgendaService(db, access, changes);
   const tickets = createTicketsService(db, access, changes);
   const attendees = createAttendeesService(db, access, changes, undoCheckInOfCancelled);
@@ -104,6 +106,7 @@ export function createServices(
     attendeeFiles: createAttendeeImportService(db, database.engine, access, changes, ticketMails.announce),
     overview: createOverviewService(db),
     apps,
+    oauth,
     audit,
     updateRequests,
     webhooks: createWebhooksService(db, config, changes, apps, access),

@@ -3,6 +3,7 @@ import { registerApiTab } from "./api-tab.js";
 import { registerAppDetailsPages } from "./app-details.js";
 import { registerConnectPages } from "./connect.js";
 import { registerIntegrationsTab } from "./integrations-tab.js";
+import { registerOAuthConsentPage } from "./oauth-consent.js";
 import { registerWebhooksTab } from "./webhooks-tab.js";
 
 /** The developer side of the dashboard: API tab, app details, webhooks, connect page, Integrations tab. */
@@ -10,6 +11,7 @@ export function registerDeveloperPages(app: FastifyInstance): void {
   registerApiTab(app);
   registerAppDetailsPages(app);
   registerConnectPages(app);
+  registerOAuthConsentPage(app);
   registerIntegrationsTab(app);
   registerWebhooksTab(app);
 }
