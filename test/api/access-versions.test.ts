@@ -45,7 +45,8 @@ const otherTables: Record<string, string> = {
   public_registrations: "registrations' manage links: read on each request",
   attendee_imports: "an import's preview: read on each request",
   app_usage: "request counts per app and day",
-  oauth_clients: "client secrets and redirect URIs: read at each token or authorization request, remembered nowhere",
+  oauth_clients:
+    "client secrets and redirect URIs: read at each token or authorization request, remembered nowhere",
   oauth_codes: "authorization codes: read once, at their exchange",
   server_secrets: "signing secrets: read once at start-up",
   audit_events: "a record of what happened",
@@ -187,8 +188,16 @@ for (const engine of testEngines()) {
         [],
         [linked.id, home],
       );
-      await expectMoves(() => sql.run("update oauth_grants set scopes = '' where id = ?", grantId), [linked.id], [home]);
-      await expectMoves(() => sql.run("delete from oauth_tokens where grant_id = ?", grantId), [linked.id], [home]);
+      await expectMoves(
+        () => sql.run("update oauth_grants set scopes = '' where id = ?", grantId),
+        [linked.id],
+        [home],
+      );
+      await expectMoves(
+        () => sql.run("delete from oauth_tokens where grant_id = ?", grantId),
+        [linked.id],
+        [home],
+      );
       await expectMoves(
         () => sql.run("update oauth_grants set revoked_at = ? where id = ?", "2026-01-03", grantId),
         [linked.id],

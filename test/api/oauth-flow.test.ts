@@ -1,8 +1,8 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import * as oauth from "oauth4webapi";
-import { userActor } from "../helpers/factories.js";
 import { testEngines } from "../helpers/engines.js";
+import { userActor } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { appWithClient, discover, insecure, install } from "../helpers/oauth-install.js";
 import { serverPerSuite } from "../helpers/test-server.js";
@@ -49,8 +49,12 @@ for (const engine of testEngines()) {
       assert.equal(read.status, 200);
       assert.equal(read.body.data.project.id, setup.organizer.project.id);
       assert.equal(
-        (await gql(server.url, attendeesQuery, { token: tokens.access_token, variables: { id: setup.organizer.project.id } }))
-          .body.data.project.attendees.totalCount,
+        (
+          await gql(server.url, attendeesQuery, {
+            token: tokens.access_token,
+            variables: { id: setup.organizer.project.id },
+          })
+        ).body.data.project.attendees.totalCount,
         0,
       );
       // The app's home project is not the grant's: unseen, exactly like a missing project.
@@ -60,9 +64,13 @@ for (const engine of testEngines()) {
       });
       assert.equal(home.body.data.project, null);
       assert.equal(home.body.errors[0].extensions.code, "NOT_FOUND");
-      const viewer = await gql(server.url, "{ viewer { projects(first: 5) { totalCount edges { node { id } } } } }", {
-        token: tokens.access_token,
-      });
+      const viewer = await gql(
+        server.url,
+        "{ viewer { projects(first: 5) { totalCount edges { node { id } } } } }",
+        {
+          token: tokens.access_token,
+        },
+      );
       assert.deepEqual(viewer.body.data.viewer.projects, {
         totalCount: 1,
         edges: [{ node: { id: setup.organizer.project.id } }],
@@ -92,9 +100,18 @@ for (const engine of testEngines()) {
       );
       assert.notEqual(refreshed.refresh_token, tokens.refresh_token);
       const id = setup.organizer.project.id;
-      assert.equal((await gql(server.url, projectQuery, { token: refreshed.access_token, variables: { id } })).status, 200);
+      assert.equal(
+        (await gql(server.url, projectQuery, { token: refreshed.access_token, variables: { id } })).status,
+        200,
+      );
       // The old refresh token again: a copy exists somewhere, so every token of the grant ends.
-      const reused = oauth.refreshTokenGrantRequest(as, setup.client, auth, tokens.refresh_token ?? "", insecure);
+      const reused = oauth.refreshTokenGrantRequest(
+        as,
+        setup.client,
+        auth,
+        tokens.refresh_token ?? "",
+        insecure,
+      );
       assert.equal(
         await oauthError(reused.then((r) => oauth.processRefreshTokenResponse(as, setup.client, r))),
         "invalid_grant",
@@ -104,7 +121,13 @@ for (const engine of testEngines()) {
         assert.equal(refused.status, 401);
         assert.match(refused.headers.get("www-authenticate") ?? "", /invalid_token/);
       }
-      const newest = oauth.refreshTokenGrantRequest(as, setup.client, auth, refreshed.refresh_token ?? "", insecure);
+      const newest = oauth.refreshTokenGrantRequest(
+        as,
+        setup.client,
+        auth,
+        refreshed.refresh_token ?? "",
+        insecure,
+      );
       assert.equal(
         await oauthError(newest.then((r) => oauth.processRefreshTokenResponse(as, setup.client, r))),
         "invalid_grant",
@@ -122,7 +145,10 @@ for (const engine of testEngines()) {
         await oauth.revocationRequest(as, setup.client, auth, tokens.refresh_token ?? "", insecure),
       );
       const id = setup.organizer.project.id;
-      assert.equal((await gql(server.url, projectQuery, { token: tokens.access_token, variables: { id } })).status, 401);
+      assert.equal(
+        (await gql(server.url, projectQuery, { token: tokens.access_token, variables: { id } })).status,
+        401,
+      );
       // An unknown token is a success too (RFC 7009 §2.2).
       await oauth.processRevocationResponse(
         await oauth.revocationRequest(as, setup.client, auth, "evo_unknown", insecure),

@@ -10,7 +10,6 @@ import {
   callback,
   consent,
   discover,
-  insecure,
   install,
 } from "../helpers/oauth-install.js";
 import { type PlainSql, plainSql } from "../helpers/plain-sql.js";
@@ -19,7 +18,11 @@ import { startTestServer, type TestServer } from "../helpers/test-server.js";
 const projectQuery = `query ($id: ID!) { project(id: $id) { id } }`;
 
 /** POSTs a form to the token endpoint as any client library would, and answers status and JSON. */
-async function tokenRequest(baseUrl: string, form: Record<string, string>, headers: Record<string, string> = {}) {
+async function tokenRequest(
+  baseUrl: string,
+  form: Record<string, string>,
+  headers: Record<string, string> = {},
+) {
   const response = await fetch(`${baseUrl}/oauth/token`, {
     method: "POST",
     headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
@@ -154,7 +157,11 @@ for (const engine of testEngines()) {
     test("an expired code is refused", async () => {
       const setup = await appWithClient(server.services);
       const { code, verifier } = await codeFor(setup);
-      await sql.run("update oauth_codes set expires_at = ? where app_id = ?", "2020-01-01T00:00:00.000Z", setup.app.id);
+      await sql.run(
+        "update oauth_codes set expires_at = ? where app_id = ?",
+        "2020-01-01T00:00:00.000Z",
+        setup.app.id,
+      );
       assert.equal((await exchange(setup, { code, code_verifier: verifier })).body.error, "invalid_grant");
     });
 
@@ -176,7 +183,11 @@ for (const engine of testEngines()) {
       const id = setup.organizer.project.id;
       const token = tokens.access_token;
       assert.equal((await gql(other.url, projectQuery, { token, variables: { id } })).status, 200);
-      await sql.run("update oauth_grants set revoked_at = ? where app_id = ?", new Date().toISOString(), setup.app.id);
+      await sql.run(
+        "update oauth_grants set revoked_at = ? where app_id = ?",
+        new Date().toISOString(),
+        setup.app.id,
+      );
       // The database moved the project's version; the change feed or data_version tells the process.
       let status = 200;
       for (let i = 0; i < 50 && status === 200; i++) {
@@ -202,7 +213,9 @@ for (const engine of testEngines()) {
       });
       assert.equal((await repeated.json()).error, "invalid_request");
       const answers = await Promise.all(
-        Array.from({ length: 320 }, () => tokenRequest(server.url, { ...form, client_id: `c${Math.random()}` })),
+        Array.from({ length: 320 }, () =>
+          tokenRequest(server.url, { ...form, client_id: `c${Math.random()}` }),
+        ),
       );
       const throttled = answers.filter((a) => a.status === 429);
       assert.ok(throttled.length >= 15, `${throttled.length} throttled`);

@@ -31,7 +31,13 @@ export async function appWithClient(
   });
   assert.ok(secret);
   const organizer = await createOrganizer(services);
-  return { app, developerId: ownerId ?? "", secret, organizer, client: { client_id: app.id } as oauth.Client };
+  return {
+    app,
+    developerId: ownerId ?? "",
+    secret,
+    organizer,
+    client: { client_id: app.id } as oauth.Client,
+  };
 }
 
 /** An authorization request's parameters, with a fresh PKCE verifier and state. */

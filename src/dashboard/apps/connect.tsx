@@ -78,7 +78,9 @@ export function ConnectPage(props: {
   const blocked = !info.homeProjectVerified && !viewer?.isDeveloper;
   const cancel =
     route?.cancel ??
-    (info.app.redirectUrl ? backToApp(info.app.redirectUrl, { error: "access_denied", state: appState }) : "/");
+    (info.app.redirectUrl
+      ? backToApp(info.app.redirectUrl, { error: "access_denied", state: appState })
+      : "/");
   return (
     <Layout ctx={ctx} title={`Connect ${info.app.name}`} narrow>
       <div class="auth-card connect-card">
@@ -225,9 +227,9 @@ export function allowRedirectTo(reply: FastifyReply, url: string): void {
 
 /** Who is looking at a consent page: the projects they may connect, and whether the app is theirs. */
 export async function viewerOf(
-services: Services,
-request: FastifyRequest,
-appId: string,
+  services: Services,
+  request: FastifyRequest,
+  appId: string,
 ): Promise<Viewer | undefined> {
   const user = request.dashboard.session?.user;
   if (!user) return undefined;

@@ -4,6 +4,7 @@ import { registerAppDetailsPages } from "./app-details.js";
 import { registerConnectPages } from "./connect.js";
 import { registerIntegrationsTab } from "./integrations-tab.js";
 import { registerOAuthConsentPage } from "./oauth-consent.js";
+import { registerOAuthTab } from "./oauth-tab.js";
 import { registerWebhooksTab } from "./webhooks-tab.js";
 
 /** The developer side of the dashboard: API tab, app details, webhooks, connect page, Integrations tab. */
@@ -12,6 +13,7 @@ export function registerDeveloperPages(app: FastifyInstance): void {
   registerAppDetailsPages(app);
   registerConnectPages(app);
   registerOAuthConsentPage(app);
+  registerOAuthTab(app);
   registerIntegrationsTab(app);
   registerWebhooksTab(app);
 }

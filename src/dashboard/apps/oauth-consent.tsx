@@ -7,10 +7,10 @@ import {
 import { oauthPaths } from "../../modules/oauth/oauth.routes.js";
 import { actorOf, pageContext, redirectTo } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
+import { ForbiddenPage } from "../pages/errors.js";
 import { type FormState, formState } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
-import { ForbiddenPage } from "../pages/errors.js";
-import { allowRedirectTo, type ConsentRoute, ConnectPage, viewerOf } from "./connect.js";
+import { allowRedirectTo, ConnectPage, type ConsentRoute, viewerOf } from "./connect.js";
 
 /** The request's parameters as the Authorize form carries them back (hidden fields). */
 function hiddenFields(request: AuthorizationRequest, scopeAsked: boolean): Record<string, string> {

@@ -76,7 +76,12 @@ export async function up(db: Kysely<unknown>): Promise<void> {
         : "old.revoked_at is not new.revoked_at or old.scopes is not new.scopes or old.link_id is not new.link_id",
       projects: "select old.project_id union select new.project_id",
     },
-    { name: "oauth_grants_delete", on: "delete on oauth_grants", when: "", projects: "select old.project_id" },
+    {
+      name: "oauth_grants_delete",
+      on: "delete on oauth_grants",
+      when: "",
+      projects: "select old.project_id",
+    },
     {
       name: "oauth_tokens_delete",
       on: "delete on oauth_tokens",

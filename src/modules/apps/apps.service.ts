@@ -310,7 +310,9 @@ export function createAppsService(
     /** What the OAuth token endpoint needs of the app behind a client id: its home and permissions. */
     async clientApp(
       appId: string,
-    ): Promise<{ appId: string; homeProjectId: string; name: string; permissions: Permission[] } | undefined> {
+    ): Promise<
+      { appId: string; homeProjectId: string; name: string; permissions: Permission[] } | undefined
+    > {
       const row = await appsRepository.findById(db, appId);
       return (
         row && {

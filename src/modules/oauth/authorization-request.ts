@@ -26,7 +26,11 @@ export type AuthorizationCheck =
 const statePattern = /^[\x21-\x7e]{1,500}$/;
 
 /** The redirect URI with the answer's parameters (and `iss`, RFC 9207) added; its own query is kept. */
-export function redirectWith(redirectUri: string, issuer: string, answer: Record<string, string | undefined>) {
+export function redirectWith(
+  redirectUri: string,
+  issuer: string,
+  answer: Record<string, string | undefined>,
+) {
   const url = new URL(redirectUri);
   for (const [name, value] of Object.entries({ ...answer, iss: issuer }))
     if (value !== undefined) url.searchParams.set(name, value);
@@ -48,7 +52,8 @@ export function checkAuthorizationRequest(
   if (typeof redirectUri !== "string" || !registered.client.redirectUris.includes(redirectUri)) {
     return { kind: "refused", message: "The redirect_uri is not one this app registered." };
   }
-  const state = typeof params.state === "string" && statePattern.test(params.state) ? params.state : undefined;
+  const state =
+    typeof params.state === "string" && statePattern.test(params.state) ? params.state : undefined;
   const fail = (error: string, description: string) => ({
     kind: "redirect" as const,
     url: redirectWith(redirectUri, issuer, { error, error_description: description, state }),
@@ -57,7 +62,10 @@ export function checkAuthorizationRequest(
     return fail("invalid_request", "state must be at most 500 printable ASCII characters");
   }
   if (params.response_type !== "code") {
-    return fail("unsupported_response_type", "Only the authorization code flow (response_type=code) is offered");
+    return fail(
+      "unsupported_response_type",
+      "Only the authorization code flow (response_type=code) is offered",
+    );
   }
   if (params.code_challenge_method !== "S256" || typeof params.code_challenge !== "string") {
     return fail("invalid_request", "PKCE is required: code_challenge with code_challenge_method=S256");

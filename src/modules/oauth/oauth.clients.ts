@@ -1,6 +1,7 @@
 import { timingSafeEqual } from "node:crypto";
 import type { Db } from "../../db/database.js";
 import { inTransaction } from "../../db/transaction.js";
+import { badInput } from "../../errors.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { parseInput } from "../../shared/validation.js";
@@ -8,9 +9,9 @@ import type { Actor } from "../access/actor.js";
 import type { Permission } from "../access/permissions.js";
 import type { AppsService } from "../apps/apps.service.js";
 import { generateToken, hashToken, isWellFormedToken, oauthPrefixes, tokenLast4 } from "../apps/tokens.js";
-import { OAuthError } from "./oauth-error.js";
 import { clientInput } from "./oauth.inputs.js";
 import { type ClientRow, oauthRepository } from "./oauth.repository.js";
+import { OAuthError } from "./oauth-error.js";
 
 /** An app's OAuth client as its developers see it (the secret itself is never part of it). */
 export interface OAuthClient {
@@ -57,8 +58,8 @@ function basicCredentials(header: string): { id: string; secret: string } | unde
   const colon = decoded.indexOf(":");
   if (colon < 0) return undefined;
   try {
-    const unescape = (s: string) => decodeURIComponent(s.replace(/\+/g, " "));
-    return { id: unescape(decoded.slice(0, colon)), secret: unescape(decoded.slice(colon + 1)) };
+    const decode = (s: string) => decodeURIComponent(s.replace(/\+/g, " "));
+    return { id: decode(decoded.slice(0, colon)), secret: decode(decoded.slice(colon + 1)) };
   } catch {
     return undefined;
   }
@@ -119,7 +120,7 @@ export function clientOperations(db: Db, changes: ProjectChanges, apps: AppsServ
     async rotateClientSecret(actor: Actor, appId: string): Promise<{ client: OAuthClient; secret: string }> {
       const app = await apps.getApp(actor, appId);
       const existing = await oauthRepository.findClient(db, app.id);
-      if (!existing) throw new OAuthError("invalid_client", "Set a redirect URI first");
+      if (!existing) throw badInput([{ field: ["redirectUris"], message: "must be set before a secret" }]);
       const secret = generateToken(oauthPrefixes.secret);
       const row: ClientRow = {
         ...existing,

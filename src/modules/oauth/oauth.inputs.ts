@@ -4,7 +4,7 @@ import { appUrl, idText } from "../../shared/validation.js";
 // The input rules of the OAuth client settings, one place for the dashboard and the service.
 
 /** At most this many redirect URIs per app: each is compared on every authorization request. */
-export const maxRedirectUris = 10;
+const maxRedirectUris = 10;
 
 // A fragment never reaches the app's server, and RFC 6749 §3.1.2 forbids one.
 const redirectUri = appUrl.refine((v) => v === null || !v.includes("#"), {

@@ -200,10 +200,6 @@ export const oauthRepository = {
       "projectId" in where
         ? query.where("oauth_grants.project_id", "=", where.projectId)
         : query.where("oauth_grants.app_id", "=", where.appId);
-    return query
-      .orderBy("oauth_grants.created_at", "desc")
-      .orderBy("oauth_grants.id")
-      .limit(limit)
-      .execute();
+    return query.orderBy("oauth_grants.created_at", "desc").orderBy("oauth_grants.id").limit(limit).execute();
   },
 };

@@ -3,8 +3,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Logger } from "../../logger.js";
 import type { Services } from "../../services.js";
 import { addressKey } from "../../shared/client-address.js";
-import { throttleRules } from "../accounts/throttle.js";
 import { allPermissions } from "../access/permissions.js";
+import { throttleRules } from "../accounts/throttle.js";
 import { OAuthError, type OAuthErrorCode } from "./oauth-error.js";
 
 /** The token and revocation endpoints' bodies are a few hundred bytes; anything near this is garbage. */
@@ -25,9 +25,7 @@ function sendError(reply: FastifyReply, error: OAuthError, basicUsed: boolean) {
   const status = statusOf[error.code] ?? 400;
   // §5.2: a failed Basic authentication answers 401 with the scheme the client used.
   if (status === 401 && basicUsed) reply.header("www-authenticate", 'Basic realm="eventgraph"');
-  return noStore(reply)
-    .code(status)
-    .send({ error: error.code, error_description: error.description });
+  return noStore(reply).code(status).send({ error: error.code, error_description: error.description });
 }
 
 function noStore(reply: FastifyReply): FastifyReply {
@@ -79,7 +77,10 @@ export async function registerOAuthRoutes(app: FastifyInstance, services: Servic
     async function clientRequest(
       request: FastifyRequest,
       reply: FastifyReply,
-      work: (form: Record<string, unknown>, client: Awaited<ReturnType<typeof oauth.authenticateClient>>) => Promise<unknown>,
+      work: (
+        form: Record<string, unknown>,
+        client: Awaited<ReturnType<typeof oauth.authenticateClient>>,
+      ) => Promise<unknown>,
     ) {
       const authorization = request.headers.authorization;
       const basicUsed = authorization?.startsWith("Basic ") ?? false;
@@ -102,7 +103,9 @@ export async function registerOAuthRoutes(app: FastifyInstance, services: Servic
           clientSecret: form.client_secret,
         });
         const answer = await work(form, client);
-        return noStore(reply).code(200).send(answer ?? {});
+        return noStore(reply)
+          .code(200)
+          .send(answer ?? {});
       } catch (error) {
         if (error instanceof OAuthError) return sendError(reply, error, basicUsed);
         logger.error({ err: error }, "OAuth endpoint failed");

@@ -14,16 +14,16 @@ import type { AppsService, AuthenticatedApp } from "../apps/apps.service.js";
 import { generateToken, hashToken, isWellFormedToken, oauthPrefixes } from "../apps/tokens.js";
 import { type AuthorizationRequest, redirectWith } from "./authorization-request.js";
 import { GrantUsage } from "./grant-usage.js";
-import { type Grant, grantLists } from "./grants.js";
-import { OAuthError } from "./oauth-error.js";
+import { grantLists } from "./grants.js";
 import { type AuthenticatedClient, clientOperations } from "./oauth.clients.js";
 import { oauthRepository, type TokenRow } from "./oauth.repository.js";
+import { OAuthError } from "./oauth-error.js";
 import { verifierMatches } from "./pkce.js";
 
 /** How long an authorization code can be exchanged: RFC 9700 §4.2.1 asks for a short life. */
 const codeLifetimeMs = 60_000;
 /** An access token's life: the issue's hour. */
-export const accessTokenLifetimeSeconds = 3600;
+const accessTokenLifetimeSeconds = 3600;
 /** A refresh token's life; each use rotates it, so an app in use never reaches the end. */
 const refreshTokenLifetimeMs = 30 * 24 * 3600 * 1000;
 
@@ -36,8 +36,6 @@ export interface TokenResponse {
   scope: string;
   project_id: string;
 }
-
-export type { Grant };
 
 const invalidGrant = (why: string) => new OAuthError("invalid_grant", why);
 
@@ -212,11 +210,13 @@ export function createOAuthService(deps: {
         throw invalidGrant("The code was already used; the access it gave is revoked");
       }
       if (row.expires_at < nowIso()) throw invalidGrant("The code has expired");
-      if (redirectUri !== row.redirect_uri) throw invalidGrant("redirect_uri differs from the authorization request's");
+      if (redirectUri !== row.redirect_uri)
+        throw invalidGrant("redirect_uri differs from the authorization request's");
       if (typeof verifier !== "string" || !verifierMatches(verifier, row.code_challenge)) {
         throw invalidGrant("The code_verifier does not match the code_challenge");
       }
-      if (!(await oauthRepository.linkActive(db, row.link_id))) throw invalidGrant("The project's link was revoked");
+      if (!(await oauthRepository.linkActive(db, row.link_id)))
+        throw invalidGrant("The project's link was revoked");
       const grantId = newId();
       const { rows, answer } = newTokens(grantId, row.project_id, row.scopes, row.scopes);
       const outcome = await inTransaction(db, actor, async (trx) => {
@@ -257,7 +257,11 @@ export function createOAuthService(deps: {
      * presented again revokes the whole grant (RFC 9700 §4.14.2): either the app or a thief holds a
      * copy, and the server cannot tell which. `scope` may narrow the new access token only.
      */
-    async refresh(client: AuthenticatedClient, form: Record<string, unknown>, ip: string): Promise<TokenResponse> {
+    async refresh(
+      client: AuthenticatedClient,
+      form: Record<string, unknown>,
+      ip: string,
+    ): Promise<TokenResponse> {
       const presented = form.refresh_token;
       if (typeof presented !== "string" || !isWellFormedToken(presented, oauthPrefixes.refresh)) {
         throw invalidGrant("The refresh token is invalid");
@@ -265,7 +269,8 @@ export function createOAuthService(deps: {
       const tokenHash = hashToken(presented);
       const token = await oauthRepository.findToken(db, tokenHash);
       const grant = token && (await oauthRepository.findGrant(db, token.grant_id));
-      if (!token || !grant || grant.app_id !== client.appId) throw invalidGrant("The refresh token is invalid");
+      if (!token || !grant || grant.app_id !== client.appId)
+        throw invalidGrant("The refresh token is invalid");
       if (grant.revoked_at !== null) throw invalidGrant("The grant was revoked");
       const actor = clientActor(client, ip);
       if (token.used_at !== null) {
@@ -273,7 +278,8 @@ export function createOAuthService(deps: {
         throw invalidGrant("The refresh token was already used; the grant is revoked");
       }
       if (token.expires_at < nowIso()) throw invalidGrant("The refresh token has expired");
-      if (!(await oauthRepository.linkActive(db, grant.link_id))) throw invalidGrant("The project's link was revoked");
+      if (!(await oauthRepository.linkActive(db, grant.link_id)))
+        throw invalidGrant("The project's link was revoked");
       let scopes = grant.scopes;
       if (typeof form.scope === "string" && form.scope.trim() !== "") {
         const held = parsePermissions(grant.scopes);
@@ -306,7 +312,8 @@ export function createOAuthService(deps: {
     async revokeToken(client: AuthenticatedClient, form: Record<string, unknown>, ip: string): Promise<void> {
       const presented = form.token;
       if (typeof presented !== "string") throw new OAuthError("invalid_request", "token is required");
-      const token = presented.length <= 200 ? await oauthRepository.findToken(db, hashToken(presented)) : undefined;
+      const token =
+        presented.length <= 200 ? await oauthRepository.findToken(db, hashToken(presented)) : undefined;
       const grant = token && (await oauthRepository.findGrant(db, token.grant_id));
       if (!grant) return;
       if (grant.app_id !== client.appId) {
@@ -354,5 +361,3 @@ export function createOAuthService(deps: {
     },
   };
 }
-
-export type OAuthService = ReturnType<typeof createOAuthService>;
