@@ -75,6 +75,9 @@ for (const engine of testEngines()) {
         totalCount: 1,
         edges: [{ node: { id: setup.organizer.project.id } }],
       });
+      // The app's webhook deliveries span every project it reaches: not for a one-project token.
+      const hooks = await gql(server.url, "{ viewer { webhook { url } } }", { token: tokens.access_token });
+      assert.equal(hooks.body.errors[0].extensions.code, "FORBIDDEN");
     });
 
     test("a subset of the app's permissions may be asked for, and the token holds only that", async () => {

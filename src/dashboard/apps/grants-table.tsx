@@ -7,7 +7,6 @@ const endedBecause: Record<string, string> = {
   refresh_token_reused: "a used refresh token came back (possible theft)",
   code_reused: "its authorization code was used twice (possible theft)",
   revoked_by_client: "revoked by the app",
-  revoked_by_organizer: "revoked by an organizer",
 };
 
 function GrantStatus(props: { grant: Grant }) {

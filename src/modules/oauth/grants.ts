@@ -1,5 +1,4 @@
 import type { Db } from "../../db/database.js";
-import { notFound } from "../../errors.js";
 import type { AccessService } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { type Permission, parsePermissions } from "../access/permissions.js";
@@ -26,7 +25,7 @@ export interface Grant {
   revokedReason: string | null;
 }
 
-/** The grants lists of the dashboard (organizer and developer), and one grant for its Revoke. */
+/** The grants lists of the dashboard (organizer and developer). */
 export function grantLists(db: Db, access: AccessService, apps: AppsService, usage: GrantUsage) {
   function present(row: GrantListRow): Grant {
     const pending = usage.pendingLastUse(row.id);
@@ -56,16 +55,6 @@ export function grantLists(db: Db, access: AccessService, apps: AppsService, usa
     async grantsOfApp(actor: Actor, appId: string): Promise<Grant[]> {
       const app = await apps.getApp(actor, appId);
       return (await oauthRepository.listGrants(db, { appId: app.id }, listedGrants)).map(present);
-    },
-
-    /** A grant its project's managers may end; NOT_FOUND for anyone else. */
-    async grantFor(actor: Actor, grantId: string): Promise<{ id: string; projectId: string }> {
-      const grant = await oauthRepository.findGrant(db, grantId);
-      if (!grant) throw notFound("Grant");
-      const projectAccess = await access.resolve(actor, grant.project_id);
-      if (!projectAccess) throw notFound("Grant");
-      await access.requireAction(actor, grant.project_id, "integrations.manage");
-      return { id: grant.id, projectId: grant.project_id };
     },
   };
 }

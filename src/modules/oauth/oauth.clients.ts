@@ -65,6 +65,13 @@ function basicCredentials(header: string): { id: string; secret: string } | unde
   }
 }
 
+/** The client id a token request names (Basic header or form), to count its requests by; unchecked. */
+export function claimedClientId(authorization: string | undefined, formClientId: unknown): string {
+  const basic = authorization ? basicCredentials(authorization) : undefined;
+  const id = basic?.id ?? formClientId;
+  return typeof id === "string" ? id.slice(0, 100) : "";
+}
+
 /** Client registration (redirect URIs, the secret shown once) and client authentication. */
 export function clientOperations(db: Db, changes: ProjectChanges, apps: AppsService) {
   /** Writes the client row and its audit entry in the app's home project. */

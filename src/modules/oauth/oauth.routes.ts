@@ -5,6 +5,7 @@ import type { Services } from "../../services.js";
 import { addressKey } from "../../shared/client-address.js";
 import { allPermissions } from "../access/permissions.js";
 import { throttleRules } from "../accounts/throttle.js";
+import { claimedClientId } from "./oauth.clients.js";
 import { OAuthError, type OAuthErrorCode } from "./oauth-error.js";
 
 /** The token and revocation endpoints' bodies are a few hundred bytes; anything near this is garbage. */
@@ -86,7 +87,7 @@ export async function registerOAuthRoutes(app: FastifyInstance, services: Servic
       const basicUsed = authorization?.startsWith("Basic ") ?? false;
       try {
         const form = formOf(request);
-        const claimed = typeof form.client_id === "string" ? form.client_id.slice(0, 100) : "basic";
+        const claimed = claimedClientId(authorization, form.client_id);
         const allowed = await throttle.take([
           { rule: throttleRules.oauthTokenIp, key: addressKey(request.ip) },
           { rule: throttleRules.oauthTokenClient, key: claimed },

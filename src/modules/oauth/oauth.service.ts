@@ -322,12 +322,6 @@ export function createOAuthService(deps: {
       await revokeGrant(clientActor(client, ip), grant.id, "revoked_by_client");
     },
 
-    /** Ends a grant from the dashboard (an organizer of its project, or the app's developer). */
-    async revokeGrantAs(actor: Actor, grantId: string): Promise<void> {
-      const grant = await this.grantFor(actor, grantId);
-      await revokeGrant(actor, grant.id, "revoked_by_organizer");
-    },
-
     /**
      * The app and grant behind an OAuth access token, or UNAUTHENTICATED: malformed (no database
      * hit), unknown, expired, of a revoked grant or of a revoked link. The API remembers the answer as
