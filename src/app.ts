@@ -17,6 +17,7 @@ import { type Logger, lazyChildLogger } from "./logger.js";
 import { registerMetrics } from "./metrics/metrics.routes.js";
 import { schedulePruning } from "./modules/audit/audit.service.js";
 import { scheduleKeyPruning } from "./modules/idempotency/idempotency.service.js";
+import { registerOAuthRoutes } from "./modules/oauth/oauth.routes.js";
 import { OrderExpiryWorker } from "./modules/orders/order-expiry-worker.js";
 import { registerStripeWebhook } from "./modules/orders/stripe/stripe-webhook.route.js";
 import { TicketMailWorker } from "./modules/ticket-mails/ticket-mail-worker.js";
@@ -83,6 +84,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     stopPruning();
     stopKeyPruning();
     await services.apps.flushUsage().catch(() => {});
+    await services.oauth.flushUse().catch(() => {});
     // Approval-request emails of an app widened a moment ago (they log their own failures).
     await services.updateRequests.settled();
   });
@@ -135,6 +137,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   startLive(app, services);
   startTicketMails(app, services);
   startOrderExpiry(app, services);
+  await registerOAuthRoutes(app, services, logger);
   registerDocsRoutes(app);
   await registerStripeWebhook(app);
   await registerEventSite(app);

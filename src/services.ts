@@ -26,6 +26,7 @@ import { createDemoService } from "./modules/demo/demo.service.js";
 import { createEventPageService } from "./modules/event-page/event-page.service.js";
 import { createIdempotencyService } from "./modules/idempotency/idempotency.service.js";
 import { createInvoicing } from "./modules/invoices/invoices.service.js";
+import { createOAuthService } from "./modules/oauth/oauth.service.js";
 import { createOrdersService } from "./modules/orders/orders.service.js";
 import { createRefunds } from "./modules/orders/refunds.js";
 import { createStripeAccounts } from "./modules/orders/stripe/stripe-account.js";
@@ -91,6 +92,7 @@ export function createServices(
   const throttle = createThrottle({ redis: cluster.redis, keyPrefix: cluster.keyPrefix, logger });
   const updateRequests = createUpdateRequestNotifier({ db, config, mailer, throttle, logger });
   const apps = createAppsService(db, access, changes, config, logger, updateRequests);
+  const oauth = createOAuthService({ db, config, logger, access, changes, apps });
   const agenda = createAgendaService(db, access, changes);
   const tickets = createTicketsService(db, access, changes);
   const attendees = createAttendeesService(db, access, changes, undoCheckInOfCancelled);
@@ -158,6 +160,7 @@ export function createServices(
     attendeeFiles: createAttendeeImportService(db, database.engine, access, changes, ticketMails.announce),
     overview: createOverviewService(db),
     apps,
+    oauth,
     audit,
     updateRequests,
     // A run's lock outlives any request: its deadline, and a COMMIT under way at the deadline.

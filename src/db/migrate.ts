@@ -26,6 +26,7 @@ import * as orders from "./migrations/2026-11-28T20-00_orders.js";
 import * as overviewCounts from "./migrations/2026-11-28T21-00_overview-counts.js";
 import * as invoices from "./migrations/2026-11-29T00-10_invoices-invoices.js";
 import * as idempotencyKeys from "./migrations/2026-11-29T01-00_idempotency-keys-idempotency.js";
+import * as oauthGrants from "./migrations/2026-11-29T01-00_oauth-grants-oauth.js";
 import * as stripeRefunds from "./migrations/2026-11-29T01-00_stripe-refunds-stripe.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
@@ -58,6 +59,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-29T01-00_idempotency-keys-idempotency": idempotencyKeys,
   "2026-11-29T01-00_stripe-refunds-stripe": stripeRefunds,
   "2026-11-29T00-10_invoices-invoices": invoices,
+  "2026-11-29T01-00_oauth-grants-oauth": oauthGrants,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -27,6 +27,10 @@ export interface Database {
   apps: AppsTable;
   app_links: AppLinksTable;
   app_usage: AppUsageTable;
+  oauth_clients: OAuthClientsTable;
+  oauth_grants: OAuthGrantsTable;
+  oauth_codes: OAuthCodesTable;
+  oauth_tokens: OAuthTokensTable;
   server_secrets: ServerSecretsTable;
   audit_events: AuditEventsTable;
   event_page_settings: EventPageSettingsTable;
@@ -375,6 +379,58 @@ export interface AppLinksTable {
   permissions: string;
   revoked_at: string | null;
   revoked_by: string | null;
+}
+
+/** An app's OAuth client credentials: the secret's hash and the registered redirect URIs. */
+export interface OAuthClientsTable {
+  app_id: string;
+  secret_hash: string;
+  secret_last4: string;
+  secret_created_at: string;
+  /** Newline-separated absolute URLs, matched exactly. */
+  redirect_uris: string;
+}
+
+/** One consent through the OAuth flow: an app's access to one project, with its scopes. */
+export interface OAuthGrantsTable {
+  id: string;
+  app_id: string;
+  project_id: string;
+  /** The link the consent created or renewed; a revoked link ends the grant. */
+  link_id: string;
+  /** Space-separated permission names. */
+  scopes: string;
+  authorized_by: string | null;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+  revoked_reason: string | null;
+}
+
+/** An authorization code (its hash), single use, bound to client, redirect URI and PKCE challenge. */
+export interface OAuthCodesTable {
+  code_hash: string;
+  app_id: string;
+  project_id: string;
+  link_id: string;
+  authorized_by: string | null;
+  redirect_uri: string;
+  code_challenge: string;
+  scopes: string;
+  expires_at: string;
+  used_at: string | null;
+  grant_id: string | null;
+}
+
+/** An access or refresh token of a grant (its hash). */
+export interface OAuthTokensTable {
+  token_hash: string;
+  grant_id: string;
+  kind: "access" | "refresh";
+  scopes: string;
+  created_at: string;
+  expires_at: string;
+  used_at: string | null;
 }
 
 /** Requests per app and UTC day. */

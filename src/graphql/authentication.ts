@@ -2,7 +2,7 @@ import { AppError, ErrorCode } from "../errors.js";
 import { type Actor, publicActor } from "../modules/access/actor.js";
 import { Remembered } from "../modules/access/remembered.js";
 import type { AuthenticatedApp } from "../modules/apps/apps.service.js";
-import { hashToken } from "../modules/apps/tokens.js";
+import { hashToken, oauthPrefixes } from "../modules/apps/tokens.js";
 import type { Services } from "../services.js";
 
 const bearer = /^Bearer +([^\s]+) *$/i;
@@ -37,7 +37,11 @@ function authenticatedApp(services: Services, token: string): AuthenticatedApp |
   const remembered = rememberedApp(services, token);
   if (remembered.app) return remembered.app;
   const { key, epoch } = remembered;
-  return services.apps.authenticate(token).then((app) => {
+  // An OAuth access token (modules/oauth) is told by its prefix; it is remembered the same way.
+  const authenticated = token.startsWith(oauthPrefixes.access)
+    ? services.oauth.authenticate(token)
+    : services.apps.authenticate(token);
+  return authenticated.then((app) => {
     if (key) known(services).keep(key, epoch, { ...app });
     return app;
   });
@@ -60,7 +64,9 @@ function rememberedApp(
   const tokens = known(services);
   const epoch = tokens.now();
   const key = epoch === undefined ? undefined : hashToken(token);
-  const found = key ? tokens.recall(key, epoch) : undefined;
+  const recalled = key ? tokens.recall(key, epoch) : undefined;
+  // An OAuth access token remembered while live is not remembered past its expiry.
+  const found = recalled?.value.grant && recalled.value.grant.expiresAt <= Date.now() ? undefined : recalled;
   // A copy: each request binds its own origin and deadline to its actor object.
   return found ? { app: { ...found.value }, key, epoch } : { key, epoch };
 }

@@ -161,7 +161,7 @@ export function hitLane(deps: HitLaneDeps): HitLane {
    * route refuses or answers each time.
    */
   function operationOf(source: object, actor: Actor): Operation | null {
-    const view = actor.kind === "app" ? appView(actor.appId, actor.permissions) : publicView;
+    const view = actor.kind === "app" ? appView(actor.appId, actor.permissions, actor.grant) : publicView;
     const views = prepared.get(source) ?? new Map<string, Operation | null>();
     const known = views.get(view);
     if (known !== undefined) return known;

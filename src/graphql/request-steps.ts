@@ -58,6 +58,7 @@ export class RequestSteps {
     // An app's actor object is this request's own; the public actor is shared and writes nothing.
     if (actor.kind !== "app") return;
     this.services.apps.recordRequest(actor.appId);
+    if (actor.grant) this.services.oauth.recordUse(actor.grant.id);
     bindOrigin(actor, { via: "api", ip });
   }
 
@@ -94,7 +95,7 @@ export class RequestSteps {
     const cacheKey =
       analysis.operationType === "query" && !introspectionOnly
         ? responseCacheKey({
-            view: actor.kind === "app" ? appView(actor.appId, actor.permissions) : publicView,
+            view: actor.kind === "app" ? appView(actor.appId, actor.permissions, actor.grant) : publicView,
             query: params.query,
             operationName: params.operationName,
             variablesJson,

@@ -16,6 +16,9 @@ const accessTables: Record<string, readonly string[]> = {
   app_links: ["permissions", "revoked_at", "(insert)", "(delete)"],
   project_members: ["role", "(insert)", "(delete)"],
   users: ["email_verified_at", "(delete)"],
+  // An OAuth grant's revocation, scopes and link; its tokens' removal (migration 2026-11-29T01-00).
+  oauth_grants: ["revoked_at", "scopes", "link_id", "(delete)"],
+  oauth_tokens: ["(delete)"],
 };
 
 // Every other table, with the reason nothing remembered depends on it. A new table must be added to
@@ -42,6 +45,9 @@ const otherTables: Record<string, string> = {
   public_registrations: "registrations' manage links: read on each request",
   attendee_imports: "an import's preview: read on each request",
   app_usage: "request counts per app and day",
+  oauth_clients:
+    "client secrets and redirect URIs: read at each token or authorization request, remembered nowhere",
+  oauth_codes: "authorization codes: read once, at their exchange",
   server_secrets: "signing secrets: read once at start-up",
   audit_events: "a record of what happened",
   webhook_endpoints: "where events go; each delivery checks the link and permissions again",
@@ -155,6 +161,54 @@ for (const engine of testEngines()) {
         [home, bystander.id],
       );
       await expectMoves(() => sql.run("delete from apps where id = ?", app.id), [bystander.id]);
+    });
+
+    test("an OAuth grant's revocation, scopes and link, and its tokens' deletion move its project's version", async () => {
+      const { app, projectId: home } = await createApp(ctx.services, { permissions: ["agenda:read"] });
+      const { project: linked, ownerId } = await createProject(ctx.services);
+      const link = await ctx.services.apps.authorize(
+        { kind: "user", userId: ownerId },
+        { appId: app.id, projectId: linked.id },
+      );
+      const grantId = "00000000-0000-4000-8000-00000000feed";
+      await sql.run(
+        "insert into oauth_grants (id, app_id, project_id, link_id, scopes, created_at) values (?, ?, ?, ?, ?, ?)",
+        grantId,
+        app.id,
+        linked.id,
+        link.id,
+        "agenda:read",
+        "2026-01-01",
+      );
+      await sql.run(
+        "insert into oauth_tokens (token_hash, grant_id, kind, scopes, created_at, expires_at) values (?, ?, 'access', ?, ?, ?)",
+        "h",
+        grantId,
+        "agenda:read",
+        "2026-01-01",
+        "2099-01-01",
+      );
+      // Its use is not access: writing the last use must not evict the project's answers.
+      await expectMoves(
+        () => sql.run("update oauth_grants set last_used_at = ? where id = ?", "2026-01-02", grantId),
+        [],
+        [linked.id, home],
+      );
+      await expectMoves(
+        () => sql.run("update oauth_grants set scopes = '' where id = ?", grantId),
+        [linked.id],
+        [home],
+      );
+      await expectMoves(
+        () => sql.run("delete from oauth_tokens where grant_id = ?", grantId),
+        [linked.id],
+        [home],
+      );
+      await expectMoves(
+        () => sql.run("update oauth_grants set revoked_at = ? where id = ?", "2026-01-03", grantId),
+        [linked.id],
+      );
+      await expectMoves(() => sql.run("delete from oauth_grants where id = ?", grantId), [linked.id]);
     });
 
     test("a new app and a new link move their projects' versions", async () => {

@@ -3,6 +3,7 @@ import type { ComponentChildren } from "preact";
 import { httpStatusOf, notFound } from "../../errors.js";
 import type { App } from "../../modules/apps/apps.service.js";
 import type { Link } from "../../modules/apps/links.service.js";
+import type { Grant } from "../../modules/oauth/grants.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { formList, formValues, stateFromError } from "../form-data.js";
 import { loadProjectPage, type ProjectPageData } from "../pages/project-page.js";
@@ -21,11 +22,12 @@ import {
   TokenDialog,
   whenUtc,
 } from "./app-ui.js";
+import { GrantsTable } from "./grants-table.js";
 
 /** A request for one app page: the home project and the app in the address. */
 export type AppRequest = FastifyRequest<{ Params: { projectId: string; appId: string } }>;
 
-type AppTab = "settings" | "linked" | "webhooks";
+type AppTab = "settings" | "linked" | "webhooks" | "oauth";
 
 /** The app page around one of its tabs (Settings, Linked projects, Webhooks). */
 export function AppFrame(props: {
@@ -49,6 +51,7 @@ export function AppFrame(props: {
           { id: "settings", label: "Settings", href: path },
           { id: "linked", label: "Linked projects", href: `${path}/linked-projects` },
           { id: "webhooks", label: "Webhooks", href: `${path}/webhooks` },
+          { id: "oauth", label: "OAuth", href: `${path}/oauth` },
         ]}
       />
       <TabPanel id={props.tab}>{props.children}</TabPanel>
@@ -146,6 +149,7 @@ function LinkedProjectsTab(props: {
   data: ProjectPageData;
   app: App;
   links: Link[];
+  grants: Grant[];
   verified: boolean;
 }) {
   const { app, ctx } = props;
@@ -227,6 +231,12 @@ function LinkedProjectsTab(props: {
             </tr>
           ))}
         </DataTable>
+      )}
+      {props.grants.length === 0 ? null : (
+        <>
+          <h4 class="spaced">OAuth installs</h4>
+          <GrantsTable grants={props.grants} show="project" />
+        </>
       )}
     </AppFrame>
   );
@@ -313,9 +323,10 @@ export function registerAppDetailsPages(app: FastifyInstance): void {
 
   app.get("/b/:projectId/settings/api/apps/:appId/linked-projects", async (request: AppRequest, reply) => {
     const { data, found } = await load(request);
-    const [links, info] = await Promise.all([
+    const [links, info, grants] = await Promise.all([
       services.apps.listLinksForApp(data.actor, found.id),
       services.apps.connectInfo(found.id),
+      services.oauth.grantsOfApp(data.actor, found.id),
     ]);
     return sendPage(
       reply,
@@ -324,6 +335,7 @@ export function registerAppDetailsPages(app: FastifyInstance): void {
         data={data}
         app={found}
         links={links}
+        grants={grants}
         verified={info.homeProjectVerified}
       />,
     );

@@ -4,6 +4,7 @@ import { dashboardPolicy } from "../../http/security-headers.js";
 import type { Actor } from "../../modules/access/actor.js";
 import { can } from "../../modules/access/policy.js";
 import type { ConnectInfo } from "../../modules/apps/consent.js";
+import type { Services } from "../../services.js";
 import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
 import { Badge, EmptyState, Notice } from "../ui/components.js";
@@ -39,28 +40,47 @@ function backToApp(redirectUrl: string, answer: Record<string, string | undefine
 }
 
 /** Who is looking at the connect page, and what they may connect. */
-interface Viewer {
+export interface Viewer {
   /** Projects the organizer owns or administers, other than the app's home project. */
   projects: Option[];
   /** The app's own developer (a manager of its home project), previewing their link. */
   isDeveloper: boolean;
 }
 
-function ConnectPage(props: {
+/**
+ * Where the consent page posts and returns, when it serves the OAuth authorization endpoint
+ * (oauth-consent.tsx) rather than the connect link: the request's parameters ride in hidden fields.
+ */
+export interface ConsentRoute {
+  action: string;
+  /** This page's own address, for the way back through log in. */
+  here: string;
+  cancel: string;
+  hidden: Record<string, string>;
+  /** What the install's tokens will be limited to, when less than the app asks for. */
+  scopes: string[] | undefined;
+}
+
+/** The consent page, for the connect link and for the OAuth authorization endpoint. */
+export function ConnectPage(props: {
   ctx: PageContext;
   info: ConnectInfo;
   viewer: Viewer | undefined;
   state: FormState;
   appState: string | undefined;
+  route?: ConsentRoute;
 }) {
-  const { ctx, info, viewer, appState } = props;
-  const action = `/connect/${encodeURIComponent(info.app.id)}`;
+  const { ctx, info, viewer, appState, route } = props;
+  const action = route?.action ?? `/connect/${encodeURIComponent(info.app.id)}`;
   // The state rides along through log in and sign up (in `next`), back to this page.
-  const here = appState === undefined ? action : `${action}?state=${encodeURIComponent(appState)}`;
+  const here =
+    route?.here ?? (appState === undefined ? action : `${action}?state=${encodeURIComponent(appState)}`);
   const blocked = !info.homeProjectVerified && !viewer?.isDeveloper;
-  const cancel = info.app.redirectUrl
-    ? backToApp(info.app.redirectUrl, { error: "access_denied", state: appState })
-    : "/";
+  const cancel =
+    route?.cancel ??
+    (info.app.redirectUrl
+      ? backToApp(info.app.redirectUrl, { error: "access_denied", state: appState })
+      : "/");
   return (
     <Layout ctx={ctx} title={`Connect ${info.app.name}`} narrow>
       <div class="auth-card connect-card">
@@ -78,6 +98,12 @@ function ConnectPage(props: {
         ) : null}
         <h2>It will be able to</h2>
         <PermissionDescriptions permissions={info.permissions.map((p) => p.name)} />
+        {route?.scopes ? (
+          <p class="hint">
+            This install asks for access tokens limited to: <strong>{route.scopes.join(", ")}</strong>. They
+            last an hour and end at once when you revoke the app.
+          </p>
+        ) : null}
         <p class="hint">
           You can revoke its access at any time on the project's Integrations tab in the settings.
         </p>
@@ -114,7 +140,10 @@ function ConnectPage(props: {
             submit="Authorize"
             cancel={cancel}
           >
-            {appState === undefined ? null : <input type="hidden" name="state" value={appState} />}
+            {appState === undefined || route ? null : <input type="hidden" name="state" value={appState} />}
+            {Object.entries(route?.hidden ?? {}).map(([name, value]) => (
+              <input type="hidden" name={name} value={value} />
+            ))}
             {/* A re-approval from Integrations returns there, not to an app that asked for nothing. */}
             {props.state.values.review ? <input type="hidden" name="review" value="1" /> : null}
             {/* What this page showed: the grant is exactly this, or nothing (see apps.authorize). */}
@@ -129,7 +158,7 @@ function ConnectPage(props: {
             />
           </EditForm>
         )}
-        {info.app.redirectUrl && (blocked || !viewer || viewer.projects.length === 0) ? (
+        {(route || info.app.redirectUrl) && (blocked || !viewer || viewer.projects.length === 0) ? (
           <p class="auth-alt">
             <a href={cancel}>Cancel and go back to {info.app.name}</a>
           </p>
@@ -188,33 +217,41 @@ function AppIdentity(props: { info: ConnectInfo }) {
 
 /** Lets the Authorize form's redirect reach the app (see dashboardPolicy). */
 function allowRedirectToApp(reply: FastifyReply, info: ConnectInfo): void {
-  if (info.app.redirectUrl) {
-    reply.header("content-security-policy", dashboardPolicy([new URL(info.app.redirectUrl).origin]));
-  }
+  if (info.app.redirectUrl) allowRedirectTo(reply, info.app.redirectUrl);
+}
+
+/** Lets a form's redirect reach `url`'s origin (form-action of the page's policy). */
+export function allowRedirectTo(reply: FastifyReply, url: string): void {
+  reply.header("content-security-policy", dashboardPolicy([new URL(url).origin]));
+}
+
+/** Who is looking at a consent page: the projects they may connect, and whether the app is theirs. */
+export async function viewerOf(
+  services: Services,
+  request: FastifyRequest,
+  appId: string,
+): Promise<Viewer | undefined> {
+  const user = request.dashboard.session?.user;
+  if (!user) return undefined;
+  const actor: Actor = { kind: "user", userId: user.id };
+  // getApp answers only the managers of the app's home project: that is how the developer is known.
+  const own = await services.apps.getApp(actor, appId).catch((error: unknown) => {
+    if (error instanceof AppError && error.code === ErrorCode.NOT_FOUND) return undefined;
+    throw error;
+  });
+  const projects = (await services.projects.listForUser(user.id))
+    .filter((p) => can({ actor, role: p.role }, "integrations.manage") && p.id !== own?.projectId)
+    .map((p) => ({ value: p.id, label: `${p.name} (${p.id})` }));
+  return { projects, isDeveloper: own !== undefined };
 }
 
 /** The connect (consent) page behind each app's connect link, and its Authorize form. */
 export function registerConnectPages(app: FastifyInstance): void {
   const { services } = app;
 
-  async function viewerOf(request: FastifyRequest, appId: string): Promise<Viewer | undefined> {
-    const user = request.dashboard.session?.user;
-    if (!user) return undefined;
-    const actor: Actor = { kind: "user", userId: user.id };
-    // getApp answers only the managers of the app's home project: that is how the developer is known.
-    const own = await services.apps.getApp(actor, appId).catch((error: unknown) => {
-      if (error instanceof AppError && error.code === ErrorCode.NOT_FOUND) return undefined;
-      throw error;
-    });
-    const projects = (await services.projects.listForUser(user.id))
-      .filter((p) => can({ actor, role: p.role }, "integrations.manage") && p.id !== own?.projectId)
-      .map((p) => ({ value: p.id, label: `${p.name} (${p.id})` }));
-    return { projects, isDeveloper: own !== undefined };
-  }
-
   app.get("/connect/:appId", async (request: ConnectRequest, reply) => {
     const info = await services.apps.connectInfo(request.params.appId);
-    const viewer = await viewerOf(request, info.app.id);
+    const viewer = await viewerOf(services, request, info.app.id);
     const appState = stateOf(request.query.state);
     allowRedirectToApp(reply, info);
     // A review link from the Integrations tab preselects the project to re-approve.
@@ -271,7 +308,7 @@ export function registerConnectPages(app: FastifyInstance): void {
           : stateFromError(error, values);
       // Re-read: after a change of the app's permissions the page must show the new ones.
       const current = code === ErrorCode.CONFLICT ? await services.apps.connectInfo(info.app.id) : info;
-      const viewer = await viewerOf(request, info.app.id);
+      const viewer = await viewerOf(services, request, info.app.id);
       allowRedirectToApp(reply, current);
       return sendPage(
         reply,

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { can } from "../../modules/access/policy.js";
 import type { Integration } from "../../modules/apps/links.service.js";
+import type { Grant } from "../../modules/oauth/grants.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { loadProjectPage, type ProjectPageData } from "../pages/project-page.js";
 import { SettingsPage } from "../pages/settings.js";
@@ -9,6 +10,7 @@ import { Badge, EmptyState, Notice } from "../ui/components.js";
 import { Form } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
 import { PermissionChips, whenUtc } from "./app-ui.js";
+import { GrantsTable } from "./grants-table.js";
 
 type ProjectRequest = FastifyRequest<{ Params: { projectId: string } }>;
 type IntegrationRequest = FastifyRequest<{ Params: { projectId: string; appId: string } }>;
@@ -71,7 +73,12 @@ function IntegrationCard(props: {
   );
 }
 
-function IntegrationsTab(props: { ctx: PageContext; data: ProjectPageData; integrations: Integration[] }) {
+function IntegrationsTab(props: {
+  ctx: PageContext;
+  data: ProjectPageData;
+  integrations: Integration[];
+  grants: Grant[];
+}) {
   const { project, access } = props.data;
   return (
     <SettingsPage ctx={props.ctx} project={project} tab="integrations">
@@ -92,6 +99,16 @@ function IntegrationsTab(props: { ctx: PageContext; data: ProjectPageData; integ
           ))}
         </ul>
       )}
+      {props.grants.length === 0 ? null : (
+        <section aria-labelledby="grants-heading" class="spaced">
+          <h4 id="grants-heading">OAuth installs</h4>
+          <p class="muted small">
+            Apps installed through OAuth hold tokens for this project only, each valid for an hour and renewed
+            by the app. Revoking an app's access above ends its tokens at once.
+          </p>
+          <GrantsTable grants={props.grants} show="app" />
+        </section>
+      )}
       {can(access, "integrations.manage") ? null : (
         <Notice kind="info">Only the project's owners and admins can connect and revoke apps.</Notice>
       )}
@@ -105,10 +122,18 @@ export function registerIntegrationsTab(app: FastifyInstance): void {
 
   app.get("/b/:projectId/settings/integrations", async (request: ProjectRequest, reply) => {
     const data = await loadProjectPage(app, request);
-    const integrations = await services.apps.listIntegrations(data.actor, data.project.id);
+    const [integrations, grants] = await Promise.all([
+      services.apps.listIntegrations(data.actor, data.project.id),
+      services.oauth.grantsOfProject(data.actor, data.project.id),
+    ]);
     return sendPage(
       reply,
-      <IntegrationsTab ctx={pageContext(request, reply)} data={data} integrations={integrations} />,
+      <IntegrationsTab
+        ctx={pageContext(request, reply)}
+        data={data}
+        integrations={integrations}
+        grants={grants}
+      />,
     );
   });
 

@@ -11,14 +11,21 @@ export const publicView = "public";
 // by the requests that token makes, so it is serialized once, not on each of them.
 const serialized = new WeakMap<readonly Permission[], string>();
 
-/** The view key of an app: what it may see depends on the app and its granted permissions. */
-export function appView(appId: string, permissions: readonly Permission[]): string {
+/**
+ * The view key of an app: what it may see depends on the app and its granted permissions, and with
+ * an OAuth access token on the one project its grant reaches (the app's own token sees them all).
+ */
+export function appView(
+  appId: string,
+  permissions: readonly Permission[],
+  grant?: { projectId: string } | undefined,
+): string {
   let text = serialized.get(permissions);
   if (text === undefined) {
     text = serializePermissions(permissions);
     serialized.set(permissions, text);
   }
-  return `app:${appId}:${text}`;
+  return grant ? `app:${appId}@${grant.projectId}:${text}` : `app:${appId}:${text}`;
 }
 
 /** What identifies a cacheable response. */

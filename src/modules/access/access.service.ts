@@ -95,7 +95,7 @@ export function createAccessService(db: Db, clock: ChangeClock = noClock, rememb
     if (actor.kind !== "app") return (await resolveVersioned(actor, projectId)).access;
     const epoch = known.now();
     // The permissions are part of the key: a token remembered under an older set never matches.
-    const key = `${actor.appId}\n${actor.homeProjectId}\n${actor.permissions.join(",")}\n${projectId}`;
+    const key = `${actor.appId}\n${actor.homeProjectId}\n${actor.permissions.join(",")}\n${projectId}\n${actor.grant?.projectId ?? ""}`;
     const found = known.recall(key, epoch);
     if (found) {
       const a = found.value;
@@ -167,12 +167,15 @@ export function createAccessService(db: Db, clock: ChangeClock = noClock, rememb
   }
 
   // The home project grants the app's own set; a linked project the set consented to, narrowed
-  // to what the app still asks for (see effectiveLinkPermissions).
+  // to what the app still asks for (see effectiveLinkPermissions). An OAuth access token reaches its
+  // grant's one project only, with `permissions` already cut to its scopes; the authentication read
+  // that its grant and link are live.
   async function grantedToApp(
     actor: Extract<Actor, { kind: "app" }>,
     projectId: string,
   ): Promise<Set<Permission> | undefined> {
-    if (actor.homeProjectId === projectId) return new Set(actor.permissions);
+    if (actor.grant && actor.grant.projectId !== projectId) return undefined;
+    if (actor.homeProjectId === projectId && !actor.grant) return new Set(actor.permissions);
     const link = await db
       .selectFrom("app_links")
       .select("permissions")

@@ -17,6 +17,11 @@ export type Actor =
       homeProjectId: string;
       permissions: readonly Permission[];
       appName?: string;
+      /**
+       * Set when the app calls with an OAuth access token (modules/oauth): the grant reaches this one
+       * project only, and `permissions` is already narrowed to the token's scopes.
+       */
+      grant?: { id: string; projectId: string; expiresAt: number };
     }
   /** No credentials: only published projects and their public data. */
   | { kind: "public" }

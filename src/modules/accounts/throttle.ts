@@ -32,6 +32,10 @@ export const throttleRules = {
   // Checks of the current password on the account page (change email or password, delete): a stolen
   // session must not become an unlimited password oracle.
   reauthUser: { name: "reauth-user", limit: 5, windowMs: 15 * minutes },
+  // The OAuth token and revocation endpoints: a client refreshes about once an hour per grant, so
+  // these leave a busy app room while capping guesses at codes, secrets and refresh tokens.
+  oauthTokenIp: { name: "oauth-token-ip", limit: 300, windowMs: 15 * minutes },
+  oauthTokenClient: { name: "oauth-token-client", limit: 600, windowMs: 15 * minutes },
 } as const satisfies Record<string, ThrottleRule>;
 
 /** One counter to charge: a rule and the key it counts (an email, a client address). */

@@ -303,6 +303,7 @@ export const appsRepository = {
     appId: string,
     homeProjectId: string,
     window: PageWindow,
+    onlyProjectId?: string,
   ): Promise<ReachableRow[]> {
     const reachable = db
       .selectFrom("projects")
@@ -320,8 +321,9 @@ export const appsRepository = {
           .where("app_links.project_id", "<>", homeProjectId),
       )
       .as("reachable");
+    const rows = db.selectFrom(reachable).selectAll();
     return applyKeyset(
-      db.selectFrom(reachable).selectAll(),
+      onlyProjectId === undefined ? rows : rows.where("reachable.id", "=", onlyProjectId),
       window,
       "reachable.sort_key",
       "reachable.id",

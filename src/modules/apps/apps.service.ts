@@ -307,18 +307,43 @@ export function createAppsService(
       };
     },
 
+    /** What the OAuth token endpoint needs of the app behind a client id: its home and permissions. */
+    async clientApp(
+      appId: string,
+    ): Promise<
+      { appId: string; homeProjectId: string; name: string; permissions: Permission[] } | undefined
+    > {
+      const row = await appsRepository.findById(db, appId);
+      return (
+        row && {
+          appId: row.id,
+          homeProjectId: row.project_id,
+          name: row.name,
+          permissions: parsePermissions(row.permissions),
+        }
+      );
+    },
+
     /** The projects an app reaches (home, then active links by authorization time), keyset-paged. */
     async reachableProjects(
       actor: Extract<Actor, { kind: "app" }>,
       window: PageWindow,
     ): Promise<Page<Project>> {
-      const rows = await appsRepository.reachableProjects(db, actor.appId, actor.homeProjectId, window);
+      // An OAuth access token reaches its grant's project only (the link it rode on is live: authenticated).
+      const rows = await appsRepository.reachableProjects(
+        db,
+        actor.appId,
+        actor.homeProjectId,
+        window,
+        actor.grant?.projectId,
+      );
       const page = toPage(rows, window, (row) => [row.sort_key, row.id]);
       return { ...page, items: page.items.map(presentProject) };
     },
 
     /** How many projects the app reaches (home plus active links). */
-    countReachableProjects(actor: Extract<Actor, { kind: "app" }>): Promise<number> {
+    async countReachableProjects(actor: Extract<Actor, { kind: "app" }>): Promise<number> {
+      if (actor.grant) return 1;
       return appsRepository.countReachableProjects(db, actor.appId, actor.homeProjectId);
     },
 

@@ -12,7 +12,16 @@ export const tokenPrefix = "evg_";
 const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 const randomLength = 32;
 const checksumLength = 6;
-const tokenPattern = new RegExp(`^${tokenPrefix}[0-9A-Za-z]{${randomLength + checksumLength}}$`);
+/**
+ * The prefixes of the OAuth credentials (modules/oauth), in GitHub's manner (ghu_, ghr_): a scanner
+ * tells an hour-long access token from a refresh token or a client secret, and each kind is refused
+ * where another is expected without a database lookup.
+ */
+export const oauthPrefixes = { access: "evo_", refresh: "evr_", secret: "evs_", code: "evc_" } as const;
+
+type TokenPrefix = typeof tokenPrefix | (typeof oauthPrefixes)[keyof typeof oauthPrefixes];
+
+const bodyPattern = new RegExp(`^[0-9A-Za-z]{${randomLength + checksumLength}}$`);
 
 // 62^6 > 2^32, so six characters hold any CRC-32; left-padded with "0" to a fixed width.
 function checksumOf(randomPart: string): string {
@@ -25,18 +34,19 @@ function checksumOf(randomPart: string): string {
   return out;
 }
 
-/** A new token from the CSPRNG; shown to its owner once and never stored. */
-export function generateToken(): string {
+/** A new token from the CSPRNG (an app token unless another prefix is named); shown once, never stored. */
+export function generateToken(prefix: TokenPrefix = tokenPrefix): string {
   let randomPart = "";
   // randomInt draws without modulo bias, so every character is uniform over the 62.
   for (let i = 0; i < randomLength; i++) randomPart += alphabet[randomInt(alphabet.length)];
-  return `${tokenPrefix}${randomPart}${checksumOf(randomPart)}`;
+  return `${prefix}${randomPart}${checksumOf(randomPart)}`;
 }
 
 /** True when the token has the right prefix, length, alphabet and checksum (no database needed). */
-export function isWellFormedToken(token: string): boolean {
-  if (!tokenPattern.test(token)) return false;
-  const body = token.slice(tokenPrefix.length);
+export function isWellFormedToken(token: string, prefix: TokenPrefix = tokenPrefix): boolean {
+  if (!token.startsWith(prefix)) return false;
+  const body = token.slice(prefix.length);
+  if (!bodyPattern.test(body)) return false;
   return checksumOf(body.slice(0, randomLength)) === body.slice(randomLength);
 }
 

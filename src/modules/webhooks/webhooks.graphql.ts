@@ -1,3 +1,4 @@
+import { AppError, ErrorCode } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
 import { connectionTypes, toConnection } from "../../graphql/connections.js";
 import { atMost, boundedList } from "../../graphql/limits/list-bounds.js";
@@ -83,6 +84,17 @@ export function defineWebhookTypes(): void {
     }),
   });
 
+  // The endpoint and the deliveries are the app's across every project it reaches: an OAuth access
+  // token reaches one project only, so it reads neither (the app's own token does).
+  function refuseGrantToken(app: { grant?: unknown }): void {
+    if (app.grant) {
+      throw new AppError(
+        ErrorCode.FORBIDDEN,
+        "An OAuth access token reaches one project; read webhooks with the app's own token",
+      );
+    }
+  }
+
   builder.objectFields(ViewerRef, (t) => ({
     webhook: t.field({
       type: WebhookRef,
@@ -90,6 +102,7 @@ export function defineWebhookTypes(): void {
       description: "The app's webhook endpoint; null when none is set.",
       resolve: (app, _args, c) => {
         c.noCache();
+        refuseGrantToken(app);
         return c.services.webhooks.endpointForApp(app.appId);
       },
     }),
@@ -102,6 +115,7 @@ export function defineWebhookTypes(): void {
         },
         resolve: (app, args, c) => {
           c.noCache();
+          refuseGrantToken(app);
           const status = args.status ?? undefined;
           return toConnection(
             args,
