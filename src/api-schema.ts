@@ -11,6 +11,7 @@ import { defineAttendeeTypes } from "./modules/attendees/attendees.graphql.js";
 import { defineAuditTypes } from "./modules/audit/audit.graphql.js";
 import { defineCheckInTypes } from "./modules/checkins/checkins.graphql.js";
 import { defineEventPageTypes } from "./modules/event-page/event-page.graphql.js";
+import { defineDiscountCodeTypes } from "./modules/discount-codes/discount-codes.graphql.js";
 import { defineOrderTypes } from "./modules/orders/orders.graphql.js";
 import { defineProjectTypes } from "./modules/projects/projects.graphql.js";
 import { defineTicketTypes } from "./modules/tickets/tickets.graphql.js";
@@ -38,6 +39,7 @@ export function schema(): GraphQLSchema {
     defineAttendeeTypes();
     defineCheckInTypes();
     defineOrderTypes();
+    defineDiscountCodeTypes();
     defineAuditTypes();
     defineEventPageTypes();
     defineRateLimitField();

@@ -21,6 +21,7 @@ import { createAuditService } from "./modules/audit/audit.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
 import { createEventPageService } from "./modules/event-page/event-page.service.js";
+import { createDiscountCodesService } from "./modules/discount-codes/discount-codes.service.js";
 import { createOrdersService } from "./modules/orders/orders.service.js";
 import { createOverviewService } from "./modules/overview/overview.service.js";
 import { createInvitationsService } from "./modules/projects/invitations.service.js";
@@ -99,6 +100,7 @@ export function createServices(
     tickets,
     attendees,
     orders,
+    discountCodes: createDiscountCodesService(db, access, changes),
     checkins: createCheckinsService(db, access, changes),
     ticketMails,
     attendeeFiles: createAttendeeImportService(db, database.engine, access, changes, ticketMails.announce),

@@ -24,6 +24,7 @@ import * as ticketTypeNames from "./migrations/2026-11-28T12-00_ticket-type-name
 import * as registrationLinks from "./migrations/2026-11-28T18-00_registration-links.js";
 import * as orders from "./migrations/2026-11-28T20-00_orders.js";
 import * as overviewCounts from "./migrations/2026-11-28T21-00_overview-counts.js";
+import * as discountCodes from "./migrations/2026-11-29T00-10_discount-codes-codes.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
 // and the order is visible in review. Names sort by their timestamp prefix.
@@ -52,6 +53,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-28T18-00_registration-links": registrationLinks,
   "2026-11-28T20-00_orders": orders,
   "2026-11-28T21-00_overview-counts": overviewCounts,
+  "2026-11-29T00-10_discount-codes-codes": discountCodes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -13,6 +13,8 @@ import { hashSecret } from "../accounts/sessions.service.js";
 import type { Attendee } from "../attendees/attendees.service.js";
 import { seatCounts, seatRefusal } from "../attendees/attendees-seats.js";
 import type { OrderTickets } from "../attendees/order-tickets.js";
+import { claimUses, findCode, releaseUses } from "../discount-codes/code-redemption.js";
+import { covers, type DiscountCode, unitDiscount } from "../discount-codes/discount-codes.model.js";
 import { isOnSale, orderableOnPage } from "../tickets/tickets.service.js";
 import { type OrderSettings, presentOrderSettings } from "./order-settings.js";
 import { conflict, type Order, presentOrder } from "./orders.model.js";
@@ -41,6 +43,13 @@ export const placeInput = z.object({
     .optional(),
   /** The secret of the buyer's link to the order's page (only its hash is stored). */
   buyerToken: z.string().min(20).max(100).optional(),
+  /** A discount or access code, in any case; empty: none. */
+  discountCode: z
+    .string()
+    .trim()
+    .max(60, "is not a valid code for this event")
+    .nullish()
+    .transform((v) => v || undefined),
 });
 
 export type PlaceOrderInput = z.input<typeof placeInput>;
@@ -62,6 +71,33 @@ function newOrderCode(projectId: string): string {
   return `${projectId}-${random}`;
 }
 
+/**
+ * One line of an order: its ticket type at its price, less what the code takes off each ticket.
+ * Every amount of an order comes from here (the unit price, the discount, and so the total).
+ */
+function pricedLine(
+  ticketTypeId: string,
+  name: string,
+  unitPriceMinor: number,
+  quantity: number,
+  code: DiscountCode | undefined,
+): OrderLineRow {
+  return {
+    order_id: "",
+    ticket_type_id: ticketTypeId,
+    ticket_type_name: name,
+    quantity,
+    unit_price_minor: unitPriceMinor,
+    unit_discount_minor: unitDiscount(code, ticketTypeId, unitPriceMinor),
+  };
+}
+
+/** An order line as the code's use count reads it. */
+export const codedLine = (line: Pick<OrderLineRow, "ticket_type_id" | "quantity">) => ({
+  ticketTypeId: line.ticket_type_id,
+  quantity: Number(line.quantity),
+});
+
 /** The expiry worker's and the checkout's batch: lapsed holds expired per statement round. */
 export const lapsedBatch = 50;
 
@@ -73,6 +109,13 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets)
     return presentOrderSettings(await repo.findSettings(within, projectId));
   }
 
+  /** Gives back the code uses of an order that closes (cancelled, expired): its seats are free too. */
+  async function releaseCode(trx: Tx, row: OrderRow, now: string): Promise<void> {
+    if (!row.discount_code_id) return;
+    const lines = await repo.linesOf(trx, [row.id]);
+    await releaseUses(trx, row.project_id, row.discount_code_id, lines.map(codedLine), now);
+  }
+
   /**
    * Expires a pending order whose hold lapsed, inside the caller's transaction: its tickets are
    * cancelled (their seats were already uncounted) and it says so. Anything else is left alone.
@@ -81,6 +124,7 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets)
     const row = await repo.lock(trx, projectId, id);
     if (row?.state !== "PENDING" || row.hold_expires_at === null || row.hold_expires_at > now) return false;
     await tickets.cancel(trx, undefined, projectId, id, now);
+    await releaseCode(trx, row, now);
     await repo.update(trx, projectId, id, { state: "EXPIRED", closed_at: now, updated_at: now });
     await changes.event(trx, undefined, objectEvent(projectId, "Order", id, "expired"));
     return true;
@@ -130,9 +174,13 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets)
     const seats = new Map<string, number>();
     for (const t of data.tickets) seats.set(t.ticketTypeId, (seats.get(t.ticketTypeId) ?? 0) + 1);
     const counts = await claimSeats(trx, actor, projectId, seats);
+    const discountCode = data.discountCode
+      ? await findCode(trx, projectId, data.discountCode, now)
+      : undefined;
     const lines: OrderLineRow[] = [];
     const paidModes: TicketPaymentMode[] = [];
     let total = 0;
+    let discount = 0;
     const currencies = new Set<string>();
     for (const [ticketTypeId, quantity] of seats) {
       const { ticketType } = counts.get(ticketTypeId) ?? {};
@@ -143,20 +191,26 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets)
       ) {
         throw conflict(`"${ticketType.name}" is not on sale here`);
       }
-      const price = Number(ticketType.price_minor);
+      // A hidden type is offered only with a code that covers it; without one it is not there.
+      if (ticketType.hidden && !(discountCode && covers(discountCode, ticketTypeId)))
+        throw badInput([{ field: ["tickets"], message: "names a ticket type not found in this event" }]);
+      const line = pricedLine(
+        ticketTypeId,
+        ticketType.name,
+        Number(ticketType.price_minor),
+        quantity,
+        discountCode,
+      );
+      const price = line.unit_price_minor - line.unit_discount_minor;
       if (price > 0) {
         paidModes.push(ticketType.payment_mode);
         currencies.add(ticketType.currency);
       }
       total += price * quantity;
-      lines.push({
-        order_id: "",
-        ticket_type_id: ticketTypeId,
-        ticket_type_name: ticketType.name,
-        quantity,
-        unit_price_minor: price,
-      });
+      discount += line.unit_discount_minor * quantity;
+      lines.push(line);
     }
+    if (discountCode) await claimUses(trx, discountCode, lines.map(codedLine), now);
     if (currencies.size > 1)
       throw badInput([{ field: ["tickets"], message: "must all be priced in one currency" }]);
     if (total > maxAmountMinor)
@@ -196,6 +250,9 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets)
       paid_at: provider.start === "paid" ? now : null,
       closed_at: null,
       updated_at: now,
+      discount_code_id: discountCode?.id ?? null,
+      discount_code: discountCode?.code ?? null,
+      discount_minor: discount,
     };
     await repo.insert(
       trx,
@@ -212,5 +269,5 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets)
     return { order: presentOrder(row), tickets: added, repeat: false };
   }
 
-  return { settingsOf, expireIn, claimSeats, placeIn };
+  return { settingsOf, expireIn, claimSeats, placeIn, releaseCode };
 }

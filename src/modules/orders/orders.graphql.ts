@@ -52,7 +52,11 @@ const OrderLineRef = builder.objectRef<OrderLine>("OrderLine").implement({
     ticketTypeName: t.exposeString("ticketTypeName", { description: "The ticket type's name when ordered." }),
     quantity: t.exposeInt("quantity", { description: "Tickets of this type." }),
     unitPriceMinor: t.exposeInt("unitPriceMinor", {
-      description: "Price per ticket in minor units of the order's currency, when ordered.",
+      description:
+        "Price per ticket in minor units of the order's currency, when ordered, before any discount.",
+    }),
+    unitDiscountMinor: t.exposeInt("unitDiscountMinor", {
+      description: "What the order's discount code took off each ticket of this line (0 without one).",
     }),
   }),
 });
@@ -80,8 +84,19 @@ export function defineOrderTypes(): void {
       total: t.field({
         type: MoneyRef,
         nullable: true,
-        description: "What the order costs, computed from the ticket types' prices when it was placed.",
+        description:
+          "What the order costs, computed from the ticket types' prices when it was placed, less its code's discount.",
         resolve: (o) => ({ amountMinor: o.totalMinor, currency: o.currency }),
+      }),
+      discountCode: t.exposeString("discountCode", {
+        nullable: true,
+        description: "The discount or access code the order was placed with; null without one.",
+      }),
+      discount: t.field({
+        type: MoneyRef,
+        nullable: true,
+        description: "What the code took off in all; total is after it.",
+        resolve: (o) => ({ amountMinor: o.discountMinor, currency: o.currency }),
       }),
       provider: t.expose("provider", {
         type: PaymentProviderEnum,

@@ -21,6 +21,10 @@ export interface Order {
   paidAt: string | null;
   closedAt: string | null;
   updatedAt: string;
+  /** The discount or access code it was placed with, as the buyer's code read then; null: none. */
+  discountCode: string | null;
+  /** What the code took off in all (totalMinor is after it). */
+  discountMinor: number;
 }
 
 /** One ticket type of an order, priced as when the order was placed. */
@@ -29,6 +33,8 @@ export interface OrderLine {
   ticketTypeName: string;
   quantity: number;
   unitPriceMinor: number;
+  /** What the order's code took off each ticket of the line. */
+  unitDiscountMinor: number;
 }
 
 export function presentOrder(row: OrderRow): Order {
@@ -48,6 +54,8 @@ export function presentOrder(row: OrderRow): Order {
     paidAt: row.paid_at,
     closedAt: row.closed_at,
     updatedAt: row.updated_at,
+    discountCode: row.discount_code,
+    discountMinor: Number(row.discount_minor),
   };
 }
 
@@ -57,6 +65,7 @@ export function presentLine(row: OrderLineRow): OrderLine {
     ticketTypeName: row.ticket_type_name,
     quantity: Number(row.quantity),
     unitPriceMinor: Number(row.unit_price_minor),
+    unitDiscountMinor: Number(row.unit_discount_minor),
   };
 }
 

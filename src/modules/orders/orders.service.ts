@@ -13,7 +13,9 @@ import { writeRow } from "../access/row-access.js";
 import { hashSecret } from "../accounts/sessions.service.js";
 import type { Attendee } from "../attendees/attendees.service.js";
 import type { OrderTickets } from "../attendees/order-tickets.js";
+import { reclaimUses } from "../discount-codes/code-redemption.js";
 import {
+  codedLine,
   createOrderSteps,
   lapsedBatch,
   type PlacedOrder,
@@ -41,7 +43,7 @@ export function createOrdersService(
 ) {
   const writer = { db, access, changes };
   const areas = areasWrittenUnder("orders:write");
-  const { settingsOf, expireIn, claimSeats, placeIn } = createOrderSteps(changes, tickets);
+  const { settingsOf, expireIn, claimSeats, placeIn, releaseCode } = createOrderSteps(changes, tickets);
 
   /**
    * Marks an order paid inside its transaction. A pending order within its hold keeps its seats. A
@@ -73,6 +75,15 @@ export function createOrdersService(
           ["id"],
         );
       }
+      // A closed order gave back its code's uses: paying it counts them again, under the limit.
+      if (row.state === "EXPIRED" && row.discount_code_id) {
+        const lines = (await repo.linesOf(trx, [id])).map(codedLine);
+        if (!(await reclaimUses(trx, projectId, row.discount_code_id, lines, now)))
+          throw conflict(
+            "The order's discount code has been used up since: it cannot be paid; refund the payment",
+            ["id"],
+          );
+      }
       if (expiredAt) await tickets.reinstate(trx, actor, projectId, id, expiredAt, now);
     }
     await tickets.keep(trx, projectId, id, now);
@@ -98,6 +109,7 @@ export function createOrdersService(
     }
     const now = nowIso();
     await tickets.cancel(trx, actor, projectId, id, now);
+    await releaseCode(trx, row, now);
     const patch = { state: "CANCELLED" as const, hold_expires_at: null, closed_at: now, updated_at: now };
     await repo.update(trx, projectId, id, patch);
     await changes.event(trx, actor, objectEvent(projectId, "Order", id, "cancelled"));

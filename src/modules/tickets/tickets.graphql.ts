@@ -80,6 +80,12 @@ export function defineTicketTypes(): void {
         description: "How a paid ticket is paid when registered for on the public event page.",
         resolve: (tt) => tt.paymentMode,
       }),
+      hidden: t.exposeBoolean("hidden", {
+        ...requires("tickets:read"),
+        nullable: true,
+        description:
+          "Offered only to buyers holding a discount or access code that covers it; never listed publicly (tickets:read).",
+      }),
       onSale: t.boolean({
         public: true,
         description: "Whether the sales window is open now.",
@@ -194,6 +200,9 @@ export function defineTicketTypes(): void {
         type: TicketPaymentModeRef,
         description: "How a paid ticket is paid on the event page; omitted or null for NONE.",
       }),
+      hidden: t.boolean({
+        description: "Offered only with a code that covers it (an access code); default false.",
+      }),
     }),
   });
   const UpdateTicketTypeInput = builder.inputType("UpdateTicketTypeInput", {
@@ -211,6 +220,7 @@ export function defineTicketTypes(): void {
         type: TicketPaymentModeRef,
         description: "How a paid ticket is paid on the event page; null for NONE.",
       }),
+      hidden: t.boolean({ description: "Offered only with a code that covers it (an access code)." }),
     }),
   });
   const DeleteTicketTypeInput = builder.inputType("DeleteTicketTypeInput", {

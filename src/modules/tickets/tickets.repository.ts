@@ -20,6 +20,7 @@ const ticketTypesWithIds = projectedQuery(
     "sales_start_at",
     "sales_end_at",
     "payment_mode",
+    "hidden",
     "created_at",
     "updated_at",
   ]),
@@ -35,8 +36,10 @@ const ticketTypesWithIds = projectedQuery(
 function ticketTypesQuery(db: Db, projectId: string, onSaleAt: string | undefined) {
   let q = db.selectFrom("ticket_types").where("project_id", "=", projectId);
   if (onSaleAt !== undefined) {
-    // ISO-8601 UTC text sorts like time on both engines, so the window is compared as text.
+    // ISO-8601 UTC text sorts like time on both engines, so the window is compared as text. A
+    // hidden type is not on sale to the public: only a code that covers it offers it.
     q = q
+      .where("hidden", "=", 0)
       .where((eb) => eb.or([eb("sales_start_at", "is", null), eb("sales_start_at", "<=", onSaleAt)]))
       .where((eb) => eb.or([eb("sales_end_at", "is", null), eb("sales_end_at", ">", onSaleAt)]));
   }

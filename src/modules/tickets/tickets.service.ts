@@ -36,6 +36,8 @@ export interface TicketType {
   salesEndAt: string | null;
   /** How a paid ticket is paid when registered for on the event page (NONE: not offered there). */
   paymentMode: TicketPaymentMode;
+  /** Offered only to a buyer holding a code that covers it (an access code). */
+  hidden: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -68,6 +70,7 @@ function presentTicketType(row: TicketTypeRow): TicketType {
     salesStartAt: row.sales_start_at,
     salesEndAt: row.sales_end_at,
     paymentMode: row.payment_mode,
+    hidden: Boolean(row.hidden),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -137,6 +140,7 @@ const ticketTypeFields = {
   salesStartAt: dateTime.nullish(),
   salesEndAt: dateTime.nullish(),
   paymentMode: paymentMode.nullish(),
+  hidden: z.boolean().nullish(),
 };
 const createInput = z.object({ projectId: idText, ...ticketTypeFields });
 const updateInput = z
@@ -157,6 +161,7 @@ const updateInput = z
     salesStartAt: true,
     salesEndAt: true,
     paymentMode: true,
+    hidden: true,
   });
 const deleteInput = z.object({ id });
 // From GraphQL arguments, where an omitted filter may be null (meaning the default).
@@ -167,7 +172,7 @@ export type UpdateTicketTypeInput = z.input<typeof updateInput>;
 export type TicketTypeFilter = z.input<typeof listFilter>;
 
 const ticketTypeVisible = (access: ProjectAccess, row: TicketTypeRow) =>
-  canSeeTicketType(access, isOnSale(row));
+  canSeeTicketType(access, isOnSale(row) && !row.hidden);
 
 function checkSalesWindow(start: string | null | undefined, end: string | null | undefined): void {
   if (start && end && end <= start) {
@@ -290,6 +295,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
             sales_start_at: data.salesStartAt ?? null,
             sales_end_at: data.salesEndAt ?? null,
             payment_mode: data.paymentMode ?? "NONE",
+            hidden: data.hidden ? 1 : 0,
             created_at: now,
             updated_at: now,
           };
@@ -332,6 +338,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
         };
         // null means "as by default" like the create input, not a value of its own.
         if (data.paymentMode !== undefined) patch.payment_mode = data.paymentMode ?? "NONE";
+        if (data.hidden !== undefined) patch.hidden = data.hidden ? 1 : 0;
         if (data.name !== undefined && (await repo.nameTaken(trx, projectId, data.name, data.id))) {
           throw nameTaken(data.name);
         }
