@@ -20,8 +20,8 @@ import { createOrderTickets } from "./modules/attendees/order-tickets.js";
 import { createAuditService } from "./modules/audit/audit.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
-import { createEventPageService } from "./modules/event-page/event-page.service.js";
 import { createDiscountCodesService } from "./modules/discount-codes/discount-codes.service.js";
+import { createEventPageService } from "./modules/event-page/event-page.service.js";
 import { createOrdersService } from "./modules/orders/orders.service.js";
 import { createOverviewService } from "./modules/overview/overview.service.js";
 import { createInvitationsService } from "./modules/projects/invitations.service.js";
@@ -78,6 +78,7 @@ export function createServices(
   const ticketMails = createTicketMailsService(db, access, mailer);
   const orderTickets = createOrderTickets({ changes, onCancelled: undoCheckInOfCancelled });
   const orders = createOrdersService(db, access, changes, orderTickets);
+  const discountCodes = createDiscountCodesService(db, access, changes);
   return {
     config,
     logger,
@@ -100,7 +101,7 @@ export function createServices(
     tickets,
     attendees,
     orders,
-    discountCodes: createDiscountCodesService(db, access, changes),
+    discountCodes,
     checkins: createCheckinsService(db, access, changes),
     ticketMails,
     attendeeFiles: createAttendeeImportService(db, database.engine, access, changes, ticketMails.announce),
@@ -123,6 +124,7 @@ export function createServices(
       tickets,
       attendees,
       orders,
+      discountCodes,
     }),
   };
 }

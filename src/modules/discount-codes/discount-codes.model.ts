@@ -58,6 +58,17 @@ export function covers(code: Pick<DiscountCode, "ticketTypeIds">, ticketTypeId: 
   return code.ticketTypeIds === null || code.ticketTypeIds.includes(ticketTypeId);
 }
 
+/**
+ * Whether a code unlocks a hidden ticket type: only by naming it. A code for "every type" (a
+ * general 10% off) must not reveal the free speaker ticket to everyone who holds it.
+ */
+export function unlocks(
+  code: Pick<DiscountCode, "ticketTypeIds"> | undefined,
+  ticketTypeId: string,
+): boolean {
+  return code?.ticketTypeIds?.includes(ticketTypeId) ?? false;
+}
+
 /** Whether a code may be used at `at` (its validity window; the use limit is checked when claiming). */
 export function isValidAt(code: Pick<DiscountCode, "validFrom" | "validUntil">, at: string): boolean {
   return (

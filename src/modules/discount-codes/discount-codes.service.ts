@@ -16,6 +16,7 @@ import {
   codeKey,
   type DiscountCode,
   type DiscountCodeRow,
+  isValidAt,
   presentDiscountCode,
 } from "./discount-codes.model.js";
 import { discountCodesRepository as repo } from "./discount-codes.repository.js";
@@ -74,6 +75,10 @@ function checkTerms(data: z.output<typeof terms>): void {
     throw badInput([{ field: ["percentOff"], message: "is needed for a percentage code" }]);
   if (data.kind === "FIXED_AMOUNT" && !data.amountOffMinor)
     throw badInput([{ field: ["amountOffMinor"], message: "is needed for a fixed-amount code" }]);
+  if (data.kind === "ACCESS" && !data.ticketTypeIds?.length)
+    throw badInput([
+      { field: ["ticketTypeIds"], message: "must name the hidden ticket types an access code unlocks" },
+    ]);
   if (data.validFrom && data.validUntil && data.validUntil <= data.validFrom)
     throw badInput([{ field: ["validUntil"], message: "must be after validFrom" }]);
 }
@@ -245,6 +250,17 @@ export function createDiscountCodesService(db: Db, access: AccessService, change
       const row = await repo.locate(db, id);
       const found = await resolveRowAccess(access, actor, row, codesVisible);
       return row && found ? { item: presentDiscountCode(row), access: found } : undefined;
+    },
+
+    /**
+     * The code a visitor typed on a project's event page, when it works now (the page opened the
+     * project and throttles the lookups); undefined for any other.
+     */
+    async pageCode(projectId: string, text: string): Promise<DiscountCode | undefined> {
+      if (text.trim().length > 60) return undefined;
+      const row = await repo.findByKey(db, projectId, codeKey(text));
+      const code = row ? presentDiscountCode(row) : undefined;
+      return code && isValidAt(code, nowIso()) ? code : undefined;
     },
 
     /** Every code of a project (or batch) as CSV, oldest first, at most `maxExported` (tickets:write). */

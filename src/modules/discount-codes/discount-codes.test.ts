@@ -88,6 +88,7 @@ for (const engine of testEngines()) {
         });
       await rejectsWithFieldErrors(create({ percentOff: 101 }), ["percentOff"]);
       await rejectsWithFieldErrors(create({ percentOff: null }), ["percentOff"]);
+      await rejectsWithFieldErrors(create({ kind: "ACCESS" }), ["ticketTypeIds"]);
       await rejectsWithFieldErrors(create({ code: "=cmd|x" }), ["code"]);
       await rejectsWithFieldErrors(create({ code: "ab" }), ["code"]);
       await rejectsWithFieldErrors(create({ ticketTypeIds: ["00000000-0000-0000-0000-000000000000"] }), [
@@ -150,6 +151,17 @@ for (const engine of testEngines()) {
       assert.equal(await ctx.services.tickets.findTicketType(publicActor, speaker.id), undefined);
       await rejectsWithFieldErrors(
         ctx.services.orders.placeOrder(publicActor, order(project.id, speaker.id, 1)),
+        ["tickets"],
+      );
+      // A code for every ticket type does not unlock hidden ones: only a code naming them does.
+      await ctx.services.discountCodes.createDiscountCode(owner, {
+        projectId: project.id,
+        code: "ALL10",
+        kind: "PERCENTAGE",
+        percentOff: 10,
+      });
+      await rejectsWithFieldErrors(
+        ctx.services.orders.placeOrder(publicActor, order(project.id, speaker.id, 1, "ALL10")),
         ["tickets"],
       );
       await ctx.services.discountCodes.createDiscountCode(owner, {
@@ -253,7 +265,8 @@ for (const engine of testEngines()) {
         ctx.services.discountCodes.generateDiscountCodes(owner, {
           projectId: project.id,
           count: 1001,
-          kind: "ACCESS",
+          kind: "PERCENTAGE",
+          percentOff: 5,
         }),
         ["count"],
       );

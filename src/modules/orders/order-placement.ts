@@ -14,7 +14,7 @@ import type { Attendee } from "../attendees/attendees.service.js";
 import { seatCounts, seatRefusal } from "../attendees/attendees-seats.js";
 import type { OrderTickets } from "../attendees/order-tickets.js";
 import { claimUses, findCode, releaseUses } from "../discount-codes/code-redemption.js";
-import { covers, type DiscountCode, unitDiscount } from "../discount-codes/discount-codes.model.js";
+import { type DiscountCode, unitDiscount, unlocks } from "../discount-codes/discount-codes.model.js";
 import { isOnSale, orderableOnPage } from "../tickets/tickets.service.js";
 import { type OrderSettings, presentOrderSettings } from "./order-settings.js";
 import { conflict, type Order, presentOrder } from "./orders.model.js";
@@ -191,8 +191,8 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets)
       ) {
         throw conflict(`"${ticketType.name}" is not on sale here`);
       }
-      // A hidden type is offered only with a code that covers it; without one it is not there.
-      if (ticketType.hidden && !(discountCode && covers(discountCode, ticketTypeId)))
+      // A hidden type is offered only with a code that names it; without one it is not there.
+      if (ticketType.hidden && !unlocks(discountCode, ticketTypeId))
         throw badInput([{ field: ["tickets"], message: "names a ticket type not found in this event" }]);
       const line = pricedLine(
         ticketTypeId,

@@ -75,6 +75,22 @@ export const ticketsRepository = {
     return Number(row.n);
   },
 
+  /** The hidden ticket types among `ids` on sale at `at`. */
+  hiddenOnSale(db: Db, projectId: string, ids: readonly string[], at: string): Promise<TicketTypeRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return db
+      .selectFrom("ticket_types")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("hidden", "=", 1)
+      .where((eb) => eb.or([eb("sales_start_at", "is", null), eb("sales_start_at", "<=", at)]))
+      .where((eb) => eb.or([eb("sales_end_at", "is", null), eb("sales_end_at", ">", at)]))
+      .where("id", "in", [...ids])
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute();
+  },
+
   findById(db: Db, projectId: string, id: string): Promise<TicketTypeRow | undefined> {
     return db
       .selectFrom("ticket_types")

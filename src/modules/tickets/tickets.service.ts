@@ -255,6 +255,14 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
     },
 
     /** REGISTERED attendees per ticket type; every asked id is a key (0 when none). */
+    /**
+     * The hidden ticket types on sale among `ids` (those a code names), for the event page of a
+     * project it opened; the caller checked the code.
+     */
+    async unlockedBy(projectId: string, ids: readonly string[]): Promise<TicketType[]> {
+      return (await repo.hiddenOnSale(db, projectId, ids, nowIso())).map(presentTicketType);
+    },
+
     async soldCounts(ticketTypeIds: readonly string[]): Promise<Map<string, number>> {
       if (ticketTypeIds.length === 0) return new Map();
       const rows = await repo.soldCounts(db, ticketTypeIds);
