@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { Page } from "playwright-core";
+import { publicActor } from "../../src/modules/access/actor.js";
 import { describeInBrowser, screenshot } from "../helpers/browser.js";
 import { createProject, createTicketType, createUser, userActor } from "../helpers/factories.js";
 
@@ -90,6 +91,70 @@ describeInBrowser("registering with a discount or access code in Chromium", {}, 
       await page.getByRole("heading", { name: /^Order / }).waitFor();
       await page.getByText("Paid", { exact: true }).waitFor();
       await page.getByText("SPEAKERS: −€0.00").waitFor();
+    });
+  }
+});
+
+// The organizer's side: a code added by hand, a batch of 200 single-use codes generated and
+// downloaded as CSV, and each code's uses on the page after a buyer used one.
+describeInBrowser("managing discount codes in the dashboard in Chromium", {}, (fx) => {
+  for (const width of [390, 1280]) {
+    test(`adds a code, generates 200, sees the uses, downloads the CSV (${width} px)`, async () => {
+      const user = await createUser(fx.server.services);
+      const owner = userActor(user.id);
+      const { project } = await createProject(fx.server.services, {
+        ownerId: user.id,
+        input: { name: "Dash Conf", status: "PUBLISHED", timezone: "UTC" },
+      });
+      const free = await createTicketType(fx.server.services, owner, project.id, {
+        name: "Community",
+        priceMinor: 0,
+      });
+      const page = await fx.page(width, user);
+      await page.goto(`${fx.server.url}/b/${project.id}/tickets`);
+      await page.getByRole("link", { name: "Discount codes" }).click();
+      const add = page.getByRole("form", { name: "Add code" });
+      await add.getByLabel("Code").fill("Friends");
+      await add.getByLabel("Off each ticket").fill("250");
+      await add.getByRole("button", { name: "Add code" }).click();
+      await page.getByText(/Off each ticket must be/).waitFor();
+      await add.getByLabel("Off each ticket").fill("20");
+      await add.getByLabel("Uses in all").fill("5");
+      await add.getByRole("button", { name: "Add code" }).click();
+      await page.getByText("Code Friends added.").waitFor();
+
+      const generate = page.getByRole("form", { name: "Generate codes" });
+      await generate.getByLabel("How many").fill("200");
+      await generate.getByLabel("Prefix").fill("VIP-");
+      await generate.getByLabel("Batch name").fill("Sponsor A");
+      await generate.getByLabel("Kind").selectOption("FIXED_AMOUNT");
+      await generate.getByLabel("Off each ticket").fill("10.00");
+      await generate.getByRole("button", { name: "Generate codes" }).click();
+      await page.getByText("200 codes generated in the batch “Sponsor A”.").waitFor();
+      await page.getByText("200 codes in this batch").waitFor();
+      const download = page.waitForEvent("download");
+      await page.getByRole("link", { name: "Download CSV" }).click();
+      const csv = await (await download).createReadStream();
+      let text = "";
+      for await (const chunk of csv) text += String(chunk);
+      const rows = text.trim().split("\r\n");
+      assert.equal(rows.length, 201);
+      assert.match(rows[1] ?? "", /^VIP-[0-9A-Z]{10},FIXED_AMOUNT,,1000,1,0,/);
+
+      await fx.server.services.orders.placeOrder(publicActor, {
+        projectId: project.id,
+        buyerName: "Fay Friend",
+        buyerEmail: `fay-${width}@example.org`,
+        tickets: [{ ticketTypeId: free.id, name: "Fay Friend", email: `fay-${width}@example.org` }],
+        discountCode: "FRIENDS",
+      });
+      await page.goto(`${fx.server.url}/b/${project.id}/codes`);
+      await page
+        .getByRole("row", { name: /Friends/ })
+        .getByText("1 of 5")
+        .waitFor();
+      await assertFits(page, "the codes page");
+      await screenshot(page, `codes-page-${width}`);
     });
   }
 });
