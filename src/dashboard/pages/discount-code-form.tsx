@@ -8,7 +8,7 @@ import { CheckboxGroup, type FormState, SelectField, TextField } from "../ui/for
 // The terms of a discount code as a form: the fields "Add code" and "Generate codes" share, and
 // how their values become the service's input.
 
-export const kindOptions: { value: DiscountKind; label: string }[] = [
+const kindOptions: { value: DiscountKind; label: string }[] = [
   { value: "PERCENTAGE", label: "Percentage off each ticket" },
   { value: "FIXED_AMOUNT", label: "Amount off each ticket" },
   { value: "ACCESS", label: "Access code: unlocks hidden ticket types" },

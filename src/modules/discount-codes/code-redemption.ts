@@ -33,7 +33,7 @@ export async function findCode(trx: Tx, projectId: string, text: string, now: st
 }
 
 /** The tickets of an order a code applies to (the uses it counts). */
-export function usesIn(code: Pick<DiscountCode, "ticketTypeIds">, lines: readonly CodedLine[]): number {
+function usesIn(code: Pick<DiscountCode, "ticketTypeIds">, lines: readonly CodedLine[]): number {
   return lines.reduce((sum, line) => sum + (covers(code, line.ticketTypeId) ? line.quantity : 0), 0);
 }
 

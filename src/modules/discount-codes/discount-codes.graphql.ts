@@ -28,7 +28,7 @@ export function defineDiscountCodeTypes(): void {
   builder.node(DiscountCodeRef, {
     ...requires("tickets:write"),
     description:
-      "A discount or access code (docs/guides/discount-codes.md). Codes are secrets that change prices: every field but id needs tickets:write.",
+      "A discount or access code (the Discount codes guide). Codes are secrets that change prices: every field but id needs tickets:write.",
     id: { resolve: (d) => d.id },
     loadWithoutCache: nodeLoader((c, id) => c.services.discountCodes.findDiscountCode(c.actor, id)),
     fields: (t) => ({

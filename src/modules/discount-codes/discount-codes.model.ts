@@ -27,7 +27,7 @@ export interface DiscountCode {
 /** The comparison key of a code: what a buyer types, in any case, with its edges trimmed. */
 export const codeKey = (text: string): string => text.trim().toUpperCase();
 
-export function ticketTypeIdsOf(row: Pick<DiscountCodeRow, "ticket_type_ids">): string[] | null {
+function ticketTypeIdsOf(row: Pick<DiscountCodeRow, "ticket_type_ids">): string[] | null {
   if (row.ticket_type_ids === null) return null;
   const parsed: unknown = JSON.parse(row.ticket_type_ids);
   return Array.isArray(parsed) ? parsed.filter((id): id is string => typeof id === "string") : [];

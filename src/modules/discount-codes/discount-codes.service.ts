@@ -31,7 +31,7 @@ const codesVisible = (access: ProjectAccess) => access.permissions.has(permissio
 
 /** The most codes one bulk generation makes, and the most the CSV export holds. */
 export const maxGenerated = 1_000;
-export const maxExported = 10_000;
+const maxExported = 10_000;
 
 const codeText = z
   .string()

@@ -84,7 +84,7 @@ export function defineTicketTypes(): void {
         ...requires("tickets:read"),
         nullable: true,
         description:
-          "Offered only to buyers holding a discount or access code that covers it; never listed publicly (tickets:read).",
+          "Offered only to buyers holding a discount or access code that names it; never listed publicly (tickets:read).",
       }),
       onSale: t.boolean({
         public: true,
@@ -201,7 +201,7 @@ export function defineTicketTypes(): void {
         description: "How a paid ticket is paid on the event page; omitted or null for NONE.",
       }),
       hidden: t.boolean({
-        description: "Offered only with a code that covers it (an access code); default false.",
+        description: "Offered only with a code that names it (an access code); default false.",
       }),
     }),
   });
@@ -220,7 +220,7 @@ export function defineTicketTypes(): void {
         type: TicketPaymentModeRef,
         description: "How a paid ticket is paid on the event page; null for NONE.",
       }),
-      hidden: t.boolean({ description: "Offered only with a code that covers it (an access code)." }),
+      hidden: t.boolean({ description: "Offered only with a code that names it (an access code)." }),
     }),
   });
   const DeleteTicketTypeInput = builder.inputType("DeleteTicketTypeInput", {
