@@ -32,7 +32,10 @@ const auditedColumns = {
   Speaker: { table: "speakers", fields: { ...speakerFieldColumns, links: "links" } },
   Track: { table: "tracks", fields: trackFieldColumns },
   Room: { table: "rooms", fields: roomFieldColumns },
-  TicketType: { table: "ticket_types", fields: { ...ticketTypeFieldColumns, paymentMode: "payment_mode" } },
+  TicketType: {
+    table: "ticket_types",
+    fields: { ...ticketTypeFieldColumns, paymentMode: "payment_mode", hidden: "hidden" },
+  },
   Attendee: {
     table: "attendees",
     fields: {
