@@ -183,11 +183,12 @@ export function createDiscountCodesService(db: Db, access: AccessService, change
           const keys = new Set<string>();
           // A clash with an existing code (one in 2^50 per pair) is drawn again, never stored.
           while (keys.size < data.count) {
+            // Upper-cased before the check: a lower-case prefix must match the stored keys.
             const wanted = Array.from({ length: data.count - keys.size }, () =>
-              randomCode(data.prefix ?? ""),
+              codeKey(randomCode(data.prefix ?? "")),
             );
             const taken = await repo.takenKeys(trx, data.projectId, wanted);
-            for (const key of wanted) if (!taken.has(key)) keys.add(codeKey(key));
+            for (const key of wanted) if (!taken.has(key)) keys.add(key);
           }
           prepared.rows = [...keys]
             .slice(0, data.count)

@@ -271,5 +271,45 @@ for (const engine of testEngines()) {
         ["count"],
       );
     });
+
+    test("the event page counts code lookups per address: a script guessing codes stops at 120 an hour", async () => {
+      const { project, owner } = await event(ctx.services);
+      await ctx.services.discountCodes.createDiscountCode(owner, {
+        projectId: project.id,
+        code: "REAL-CODE",
+        kind: "PERCENTAGE",
+        percentOff: 10,
+      });
+      const page = await ctx.services.eventPage.openPage(project.id);
+      assert.ok(page);
+      const content = await ctx.services.eventPage.content(page.access);
+      const ip = `198.51.100.${Math.floor(Math.random() * 250)}`;
+      for (let i = 0; i < 120; i++) {
+        const tried = await ctx.services.eventPage.withCode(content, `GUESS${i}`, ip);
+        assert.equal(tried.error, "This code is not valid for this event.");
+      }
+      const blocked = await ctx.services.eventPage.withCode(content, "real-code", ip);
+      assert.equal(blocked.code, undefined);
+      assert.match(blocked.error ?? "", /Too many codes/);
+      const other = await ctx.services.eventPage.withCode(content, "real-code", "203.0.113.9");
+      assert.equal(other.code?.code, "REAL-CODE");
+    });
+
+    test("a batch of 1,000 codes is one bounded write", async (t) => {
+      const { project, owner } = await event(ctx.services);
+      const started = performance.now();
+      const codes = await ctx.services.discountCodes.generateDiscountCodes(owner, {
+        projectId: project.id,
+        count: 1000,
+        kind: "PERCENTAGE",
+        percentOff: 15,
+        maxUses: 1,
+      });
+      const ms = performance.now() - started;
+      t.diagnostic(`${engine.name}: 1,000 codes generated in ${Math.round(ms)} ms`);
+      assert.equal(codes.length, 1000);
+      const csv = await ctx.services.discountCodes.exportCsv(owner, project.id);
+      assert.equal(csv.trim().split("\r\n").length, 1001);
+    });
   });
 }
