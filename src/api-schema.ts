@@ -11,6 +11,7 @@ import { defineAttendeeTypes } from "./modules/attendees/attendees.graphql.js";
 import { defineAuditTypes } from "./modules/audit/audit.graphql.js";
 import { defineCheckInTypes } from "./modules/checkins/checkins.graphql.js";
 import { defineDoorCountTypes } from "./modules/checkins/door-counts.graphql.js";
+import { defineDiscountCodeTypes } from "./modules/discount-codes/discount-codes.graphql.js";
 import { defineEventPageTypes } from "./modules/event-page/event-page.graphql.js";
 import { defineLiveTypes } from "./modules/live/live.graphql.js";
 import { defineOrderTypes } from "./modules/orders/orders.graphql.js";
@@ -41,6 +42,7 @@ export function schema(): GraphQLSchema {
     defineCheckInTypes();
     defineDoorCountTypes();
     defineOrderTypes();
+    defineDiscountCodeTypes();
     defineAuditTypes();
     defineEventPageTypes();
     defineRateLimitField();

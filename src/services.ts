@@ -23,6 +23,7 @@ import { createOrderTickets } from "./modules/attendees/order-tickets.js";
 import { createAuditService } from "./modules/audit/audit.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
+import { createDiscountCodesService } from "./modules/discount-codes/discount-codes.service.js";
 import { createEventPageService } from "./modules/event-page/event-page.service.js";
 import { createIdempotencyService } from "./modules/idempotency/idempotency.service.js";
 import { createInvoicing } from "./modules/invoices/invoices.service.js";
@@ -119,6 +120,7 @@ export function createServices(
     refunds,
     logger,
   });
+  const discountCodes = createDiscountCodesService(db, access, changes);
   return {
     config,
     logger,
@@ -155,6 +157,7 @@ export function createServices(
     stripeAccounts,
     /** Stripe Checkout and Stripe's notifications. */
     stripe,
+    discountCodes,
     checkins: createCheckinsService(db, access, changes),
     ticketMails,
     attendeeFiles: createAttendeeImportService(db, database.engine, access, changes, ticketMails.announce),
@@ -180,6 +183,7 @@ export function createServices(
       tickets,
       attendees,
       orders,
+      discountCodes,
     }),
   };
 }

@@ -25,6 +25,7 @@ import { registerAttendeePages } from "./pages/attendees.js";
 import { registerAuditLogPages } from "./pages/audit-log.js";
 import { registerAuthPages } from "./pages/auth.js";
 import { registerCheckInPages } from "./pages/check-in.js";
+import { registerDiscountCodePages } from "./pages/discount-codes.js";
 import { ForbiddenPage, NotFoundPage, ServerErrorPage } from "./pages/errors.js";
 import { registerInvitationPages } from "./pages/invitation.js";
 import { registerMemberPages } from "./pages/members.js";
@@ -206,6 +207,7 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     registerTicketPages(dashboard);
     registerAttendeePages(dashboard);
     registerOrderPages(dashboard);
+    registerDiscountCodePages(dashboard);
     registerCheckInPages(dashboard);
     registerDeveloperPages(dashboard);
   });

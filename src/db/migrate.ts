@@ -24,6 +24,7 @@ import * as ticketTypeNames from "./migrations/2026-11-28T12-00_ticket-type-name
 import * as registrationLinks from "./migrations/2026-11-28T18-00_registration-links.js";
 import * as orders from "./migrations/2026-11-28T20-00_orders.js";
 import * as overviewCounts from "./migrations/2026-11-28T21-00_overview-counts.js";
+import * as discountCodes from "./migrations/2026-11-29T00-10_discount-codes-codes.js";
 import * as invoices from "./migrations/2026-11-29T00-10_invoices-invoices.js";
 import * as idempotencyKeys from "./migrations/2026-11-29T01-00_idempotency-keys-idempotency.js";
 import * as oauthGrants from "./migrations/2026-11-29T01-00_oauth-grants-oauth.js";
@@ -60,6 +61,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-29T01-00_stripe-refunds-stripe": stripeRefunds,
   "2026-11-29T00-10_invoices-invoices": invoices,
   "2026-11-29T01-00_oauth-grants-oauth": oauthGrants,
+  "2026-11-29T00-10_discount-codes-codes": discountCodes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -50,6 +50,7 @@ export interface Database {
   payment_notifications: PaymentNotificationsTable;
   invoices: InvoicesTable;
   invoice_counters: InvoiceCountersTable;
+  discount_codes: DiscountCodesTable;
 }
 
 export interface UsersTable {
@@ -222,6 +223,8 @@ export interface TicketTypesTable {
   payment_mode: Generated<TicketPaymentMode>;
   /** Tax rate in basis points (1900: 19 %) included in the price; null: the project's default. */
   tax_rate_bp: Generated<number | null>;
+  /** 1 or 0: offered only to a buyer holding a code that covers it (an access code). */
+  hidden: Generated<number>;
   created_at: string;
   updated_at: string;
 }
@@ -626,6 +629,12 @@ export interface OrdersTable {
   provider_payment_id: Generated<string | null>;
   /** Minor units refunded, refunds in flight included: never more than `total_minor`. */
   refunded_minor: Generated<number>;
+  /** The discount code the order was placed with (null: none, or deleted since). */
+  discount_code_id: Generated<string | null>;
+  /** The code as applied, kept when the code is deleted. */
+  discount_code: Generated<string | null>;
+  /** What the code took off the order in all, in minor units (total_minor is after it). */
+  discount_minor: Generated<number>;
 }
 
 /** One ticket type of an order, with its price frozen when the order was placed. */
@@ -640,6 +649,40 @@ export interface OrderLinesTable {
   tax_rate_bp: Generated<number>;
   /** The tax included in the line's gross amount (quantity × unit price), rounded to a minor unit. */
   tax_minor: Generated<number>;
+  /** What the order's code took off each ticket of the line, in minor units. */
+  unit_discount_minor: Generated<number>;
+}
+
+/** What a discount code does: an amount off each ticket it covers, or only unlocking hidden types. */
+export type DiscountKind = "PERCENTAGE" | "FIXED_AMOUNT" | "ACCESS";
+
+/** A discount or access code of a project (modules/discount-codes). */
+export interface DiscountCodesTable {
+  id: string;
+  project_id: string;
+  /** As the organizer wrote it. */
+  code: string;
+  /** Upper-cased: lookups ignore case; unique per project. */
+  code_key: string;
+  kind: DiscountKind;
+  /** 1..100 for PERCENTAGE; else null. */
+  percent_off: number | null;
+  /** Minor units off each ticket for FIXED_AMOUNT (never below zero); else null. */
+  amount_off_minor: number | null;
+  /** Tickets the code may be applied to in all; null: no limit. */
+  max_uses: number | null;
+  /** Tickets of one order the code may be applied to; null: no limit. */
+  max_per_order: number | null;
+  valid_from: string | null;
+  valid_until: string | null;
+  /** JSON array of the ticket type ids it covers; null: every ticket type. */
+  ticket_type_ids: string | null;
+  /** The label of the bulk generation that made it, or null. */
+  batch: string | null;
+  /** Tickets it was applied to, in orders not cancelled or expired. */
+  uses: Generated<number>;
+  created_at: string;
+  updated_at: string;
 }
 
 /** A project's order settings; a project without a row has the defaults. */

@@ -12,6 +12,7 @@ import type { EventPageService } from "../modules/event-page/event-page.service.
 import { agendaCalendar } from "./agenda-ics.js";
 import { EventPage, eventPaths, SpeakerPage } from "./event-page.js";
 import { type FormSigner, formSigner, signedFormValues } from "./form-token.js";
+import { orderPaths } from "./order-pages.js";
 import { registerOrderRoutes } from "./order-routes.js";
 import { PageCache } from "./page-cache.js";
 import { pageNumber, pageOf } from "./paging.js";
@@ -169,21 +170,31 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
           .send(body);
       }
 
-      site.get<ProjectParams & { Querystring: { page?: string } }>("/:projectId", (request, reply) => {
-        const number = pageNumber(request.query.page);
-        return cached(request, reply, "text/html; charset=utf-8", `page:${number}`, async (page) => {
-          const shown = pageOf(await events.content(page.access), number);
-          if (!shown) throw new AppError(ErrorCode.NOT_FOUND, "Page not found");
-          return html(
-            <EventPage
-              content={shown.content}
-              pager={shown.pager}
-              settings={page.settings}
-              url={absolute(eventPaths.page(page.access.projectId))}
-            />,
-          );
-        });
-      });
+      site.get<ProjectParams & { Querystring: { page?: string; code?: string } }>(
+        "/:projectId",
+        (request, reply) => {
+          // A shared code link (/e/<id>?code=…) opens the checkout with the code applied; the cached
+          // page itself never varies with a code.
+          const { code } = request.query;
+          if (typeof code === "string" && code.trim() && /^[A-Za-z0-9]{4}$/.test(request.params.projectId)) {
+            const target = `${orderPaths.choose(request.params.projectId)}?code=${encodeURIComponent(code.trim().slice(0, 60))}`;
+            return reply.code(303).header("referrer-policy", "no-referrer").header("location", target).send();
+          }
+          const number = pageNumber(request.query.page);
+          return cached(request, reply, "text/html; charset=utf-8", `page:${number}`, async (page) => {
+            const shown = pageOf(await events.content(page.access), number);
+            if (!shown) throw new AppError(ErrorCode.NOT_FOUND, "Page not found");
+            return html(
+              <EventPage
+                content={shown.content}
+                pager={shown.pager}
+                settings={page.settings}
+                url={absolute(eventPaths.page(page.access.projectId))}
+              />,
+            );
+          });
+        },
+      );
 
       site.get<{ Params: { projectId: string; speakerId: string } }>(
         "/:projectId/speakers/:speakerId",

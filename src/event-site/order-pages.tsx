@@ -1,6 +1,7 @@
 import { formatDateTime } from "../dashboard/time.js";
 import { FormError, type FormState, TextAreaField, TextField } from "../dashboard/ui/forms.js";
 import type { Attendee } from "../modules/attendees/attendees.service.js";
+import { type DiscountCode, unitDiscount } from "../modules/discount-codes/discount-codes.model.js";
 import type { EventContent, EventTicket } from "../modules/event-page/event-content.js";
 import type { EventPageSettings } from "../modules/event-page/event-page.service.js";
 import type { Invoice } from "../modules/invoices/invoices.service.js";
@@ -31,6 +32,47 @@ function priceOf(ticket: { priceMinor: number; currency: string }): string {
   return ticket.priceMinor === 0 ? "free" : formatMoney(ticket.priceMinor, ticket.currency);
 }
 
+/** A ticket's price with the visitor's code: the code's price, the list price struck through beside it. */
+function CodedPrice(props: { ticket: EventTicket; code: DiscountCode | undefined }) {
+  const { ticket } = props;
+  const off = unitDiscount(props.code, ticket.id, ticket.priceMinor);
+  if (off === 0) return <>{priceOf(ticket)}</>;
+  return (
+    <>
+      <s>{priceOf(ticket)}</s> {priceOf({ ...ticket, priceMinor: ticket.priceMinor - off })}
+    </>
+  );
+}
+
+/** What a code does, in the visitor's words. */
+function codeTerms(code: DiscountCode, currency: string): string {
+  switch (code.kind) {
+    case "PERCENTAGE":
+      return `${code.percentOff}% off`;
+    case "FIXED_AMOUNT":
+      return `${formatMoney(code.amountOffMinor ?? 0, currency)} off each ticket`;
+    case "ACCESS":
+      return "unlocks tickets";
+  }
+}
+
+/** The code field of step 1: type a code and apply it, or see the one applied. */
+function CodeField(props: { state: FormState; code: DiscountCode | undefined; currency: string }) {
+  return (
+    <div class="code-field">
+      <TextField name="code" label="Discount or access code" state={props.state} autocomplete="off" />
+      {props.code ? (
+        <p class="notice" role="status">
+          Code {props.code.code} applied: {codeTerms(props.code, props.currency)}.
+        </p>
+      ) : null}
+      <button type="submit" name="apply" value="1" class="button button-secondary">
+        Apply code
+      </button>
+    </div>
+  );
+}
+
 function TicketsError(props: { state: FormState }) {
   const error = props.state.errors.tickets;
   return error ? (
@@ -46,6 +88,7 @@ export function ChooseTicketsPage(props: {
   settings: EventPageSettings;
   state: FormState;
   url: string;
+  code?: DiscountCode | undefined;
 }) {
   const { project, tickets } = props.content;
   const sellable = tickets.filter((t) => t.orderable);
@@ -68,7 +111,7 @@ export function ChooseTicketsPage(props: {
         {sellable.map((ticket) => (
           <div class="field">
             <label for={`q-${ticket.id}`}>
-              {ticket.name} · {priceOf(ticket)}
+              {ticket.name} · <CodedPrice ticket={ticket} code={props.code} />
             </label>
             {ticket.remaining > 0 && open ? (
               <input
@@ -92,6 +135,7 @@ export function ChooseTicketsPage(props: {
             Continue
           </button>
         ) : null}
+        <CodeField state={props.state} code={props.code} currency={sellable[0]?.currency ?? "EUR"} />
       </form>
     </SiteLayout>
   );
@@ -107,10 +151,16 @@ export function OrderDetailsPage(props: {
   form: FormTicket;
   state: FormState;
   url: string;
+  code?: DiscountCode | undefined;
 }) {
   const { project } = props.content;
   const rows = props.chosen.flatMap(({ ticket, quantity }) => Array.from({ length: quantity }, () => ticket));
-  const total = props.chosen.reduce((sum, { ticket, quantity }) => sum + ticket.priceMinor * quantity, 0);
+  // A preview with the same price rule as the order; the server prices it all again when placing it.
+  const total = props.chosen.reduce(
+    (sum, { ticket, quantity }) =>
+      sum + (ticket.priceMinor - unitDiscount(props.code, ticket.id, ticket.priceMinor)) * quantity,
+    0,
+  );
   const currency = props.chosen[0]?.ticket.currency ?? "EUR";
   // The order computes the same per line (taxIncluded), so what is shown here is what is invoiced.
   const tax = props.chosen.reduce(
@@ -133,7 +183,7 @@ export function OrderDetailsPage(props: {
       <ul class="order-lines">
         {props.chosen.map(({ ticket, quantity }) => (
           <li>
-            {quantity} × {ticket.name} · {priceOf(ticket)}
+            {quantity} × {ticket.name} · <CodedPrice ticket={ticket} code={props.code} />
           </li>
         ))}
       </ul>
@@ -149,8 +199,14 @@ export function OrderDetailsPage(props: {
         {props.chosen.map(({ ticket, quantity }) => (
           <input type="hidden" name={`q.${ticket.id}`} value={String(quantity)} />
         ))}
+        {props.code ? <input type="hidden" name="code" value={props.code.code} /> : null}
         <FormError state={props.state} />
         <TicketsError state={props.state} />
+        {props.state.errors.discountCode ? (
+          <p class="notice notice-error" role="alert">
+            Code: {props.state.errors.discountCode}
+          </p>
+        ) : null}
         <TextField name="buyerName" label="Your name" state={props.state} required autocomplete="name" />
         <TextField
           name="buyerEmail"
@@ -247,6 +303,14 @@ export function OrderPage(props: {
           <dt>Payment</dt>
           <dd>{paymentProvider(order.provider).title}</dd>
         </div>
+        {order.discountCode ? (
+          <div>
+            <dt>Discount</dt>
+            <dd>
+              {order.discountCode}: −{formatMoney(order.discountMinor, order.currency)}
+            </dd>
+          </div>
+        ) : null}
         <div>
           <dt>Total</dt>
           <dd>
@@ -295,7 +359,7 @@ export function OrderPage(props: {
         {props.lines.map((line) => (
           <li>
             {line.quantity} × {line.ticketTypeName} ·{" "}
-            {line.unitPriceMinor === 0 ? "free" : formatMoney(line.unitPriceMinor, order.currency)}
+            {priceOf({ priceMinor: line.unitPriceMinor - line.unitDiscountMinor, currency: order.currency })}
             {line.taxMinor > 0
               ? ` (incl. ${formatTaxRate(line.taxRateBasisPoints)} tax: ${formatMoney(line.taxMinor, order.currency)})`
               : ""}

@@ -99,18 +99,36 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
     async (request, reply) => {
       const page = await opened(request.params.projectId);
       const projectId = page.access.projectId;
-      const content = await events.content(page.access);
       const values = formValues(request.query);
+      const { content, code, error } = await events.withCode(
+        await events.content(page.access),
+        values.code,
+        request.ip,
+      );
       const url = absolute(orderPaths.choose(projectId));
-      reply.header("cache-control", "private, no-cache");
-      const picked = Object.keys(values).some((name) => name.startsWith("q."));
-      const result = picked ? chosenTickets(content, values) : undefined;
+      // A code in the address is a secret of its holder: not for a shared cache or a Referer.
+      reply.header("cache-control", "private, no-cache").header("referrer-policy", "no-referrer");
+      const quantities = Object.entries(values).filter(([name]) => name.startsWith("q."));
+      // "Apply code" (or Enter in the code field with nothing chosen yet) shows the code's prices.
+      const applying =
+        values.apply !== undefined || (!!values.code && quantities.every(([, v]) => !Number(v)));
+      const result =
+        quantities.length > 0 && !applying && !error ? chosenTickets(content, values) : undefined;
       if (!result?.chosen) {
-        const state = result?.error ? { ...refused(result.error), values } : formState(values);
+        const base = result?.error ? { ...refused(result.error), values } : formState(values);
+        const state = error ? { ...base, errors: { ...base.errors, code: error } } : base;
         return send(
           reply,
-          html(<ChooseTicketsPage content={content} settings={page.settings} state={state} url={url} />),
-          result?.error ? 400 : 200,
+          html(
+            <ChooseTicketsPage
+              content={content}
+              settings={page.settings}
+              state={state}
+              url={url}
+              code={code}
+            />,
+          ),
+          result?.error || error ? 400 : 200,
         );
       }
       const form = signer.issue(projectId);
@@ -127,6 +145,7 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
             form={form}
             state={formState()}
             url={url}
+            code={code}
           />,
         ),
       );
@@ -137,7 +156,11 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
     const page = await opened(request.params.projectId);
     const projectId = page.access.projectId;
     const values = signedFormValues(signer, projectId, request.body, "ticket");
-    const content = await events.content(page.access);
+    const { content, code } = await events.withCode(
+      await events.content(page.access),
+      values.code,
+      request.ip,
+    );
     const chosen = chosenTickets(content, values).chosen ?? [];
     const count = chosen.reduce((sum, c) => sum + c.quantity, 0);
     const token = buyerToken(projectId, values.idempotencyKey);
@@ -158,6 +181,7 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
           })),
           idempotencyKey: values.idempotencyKey,
           buyerToken: token,
+          discountCode: values.code,
           honeypot: values[honeypotField],
         },
         request.ip,
@@ -183,6 +207,7 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
               settings={page.settings}
               state={refused(message)}
               url={url}
+              code={code}
             />,
           ),
           httpStatusOf(error),
@@ -203,6 +228,7 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
             }}
             state={state}
             url={absolute(orderPaths.choose(projectId))}
+            code={code}
           />,
         ),
         httpStatusOf(error),

@@ -57,6 +57,8 @@ const otherTables: Record<string, string> = {
   registration_links: "an event-page registration's manage links: read when opened",
   orders: "order data: the attendees area's version (orders:write bumps attendees and tickets)",
   order_lines: "an order's lines, written with the order",
+  discount_codes:
+    "prices, not access: the tickets area's version (tickets:write and orders:write bump it); read through a project access already checked",
   order_settings: "the hold length and bank details an order is placed with: read at checkout",
   idempotency_keys: "API mutations' Idempotency-Keys: read on each keyed mutation, remembered nowhere",
   payment_accounts: "a project's Stripe keys (encrypted): read when a checkout or refund calls Stripe",

@@ -59,6 +59,7 @@ describeInBrowser("every dashboard page at 360, 390 and 1280 px in Chromium", {}
         [`${base}/attendees/${attendee.id}`, "Edit attendee", "Save attendee"],
         [`${base}/check-in?q=grace`, "Check-in", "Check in Grace Hopper"],
         [`${base}/orders`, "Orders", null],
+        [`${base}/codes`, "Discount codes", "Add code"],
         ["/account", "Your account", "Delete my account"],
         [`${base}/settings`, "Settings", null],
         [`${base}/settings/api`, "Settings", null],

@@ -5,7 +5,7 @@ import type { AuditEntry } from "../../modules/audit/audit.visibility.js";
 import { invoiceDownloadRule, sendInvoicePdf } from "../../modules/invoices/invoice-reply.js";
 import type { Invoice } from "../../modules/invoices/invoices.service.js";
 import { formatTaxRate } from "../../modules/invoices/taxes.js";
-import type { Order, OrderLine } from "../../modules/orders/orders.model.js";
+import { type Order, type OrderLine, paidUnitMinor } from "../../modules/orders/orders.model.js";
 import { paymentProvider } from "../../modules/orders/payment-providers.js";
 import { formatMoney } from "../../shared/money.js";
 import { type PageContext, pageContext } from "../context.js";
@@ -46,12 +46,17 @@ function LinesTable(props: { order: Order; lines: OrderLine[] }) {
       ]}
     >
       {props.lines.map((line) => {
-        const gross = line.unitPriceMinor * line.quantity;
+        const gross = paidUnitMinor(line) * line.quantity;
         return (
           <tr>
-            <td>{line.ticketTypeName}</td>
+            <td>
+              {line.ticketTypeName}
+              {line.unitDiscountMinor > 0
+                ? ` (code ${props.order.discountCode}: −${money(line.unitDiscountMinor)} each)`
+                : ""}
+            </td>
             <td class="num">{line.quantity}</td>
-            <td class="num">{money(line.unitPriceMinor)}</td>
+            <td class="num">{money(paidUnitMinor(line))}</td>
             <td class="num">{formatTaxRate(line.taxRateBasisPoints)}</td>
             <td class="num">{money(gross - line.taxMinor)}</td>
             <td class="num">{money(line.taxMinor)}</td>

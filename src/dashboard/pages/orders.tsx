@@ -85,6 +85,9 @@ function OrderCard(props: {
         {order.buyerName} ({order.buyerEmail}) · {formatMoney(order.totalMinor, order.currency)} ·{" "}
         {paymentProvider(order.provider).title}
         {order.paymentReference ? ` · reference ${order.paymentReference}` : ""}
+        {order.discountCode
+          ? ` · code ${order.discountCode} (−${formatMoney(order.discountMinor, order.currency)})`
+          : ""}
       </p>
       <p class="muted">
         Placed {formatDateTime(order.createdAt, data.project.timezone)}

@@ -78,6 +78,21 @@ function TicketTypeFields(props: { state: FormState }) {
         state={props.state}
         hint="The tax included in the price. Empty: the project's rate (Settings → Payments)."
       />
+      <div class="checkbox">
+        <input
+          type="checkbox"
+          id="f-hidden"
+          name="hidden"
+          value="yes"
+          checked={props.state.values.hidden === "yes"}
+        />
+        <label for="f-hidden">
+          <span class="checkbox-label">Hidden</span>
+          <span class="hint">
+            Offered on the event page only with an access code that names it (speakers, sponsors).
+          </span>
+        </label>
+      </div>
     </>
   );
 }
@@ -93,7 +108,11 @@ function TicketsPage(props: {
   const base = `/b/${project.id}/tickets`;
   return (
     <ProjectLayout ctx={props.ctx} project={project} section="tickets" title="Tickets">
-      <PageHeading title="Ticket types" level={2} />
+      <PageHeading title="Ticket types" level={2}>
+        <a href={`/b/${project.id}/codes`} class="button button-secondary">
+          Discount codes
+        </a>
+      </PageHeading>
       {props.ticketTypes.length === 0 ? (
         <EmptyState title="No ticket types yet">
           <p>Create a ticket type (e.g. “Early bird”) to start registering attendees.</p>
@@ -117,6 +136,7 @@ function TicketsPage(props: {
               <tr>
                 <th scope="row">
                   {ticketType.name}
+                  {ticketType.hidden ? <span class="muted"> (hidden)</span> : null}
                   {ticketType.description ? <div class="muted small">{ticketType.description}</div> : null}
                 </th>
                 <td class="num">{formatMoney(ticketType.priceMinor, ticketType.currency)}</td>
@@ -214,6 +234,7 @@ function ticketTypeInput(values: Record<string, string>, timeZone: string) {
     salesEndAt: form.time("salesEndAt", false),
     paymentMode: paymentModes.find((mode) => mode === values.paymentMode) ?? "NONE",
     taxRateBasisPoints: taxText === "" ? null : percentToBasisPoints(taxText),
+    hidden: values.hidden === "yes",
   };
   form.done();
   return input;
@@ -309,6 +330,7 @@ export function registerTicketPages(app: FastifyInstance): void {
       salesEndAt: toLocalInput(ticketType.salesEndAt, zone),
       paymentMode: ticketType.paymentMode,
       taxRate: ticketType.taxRateBasisPoints === null ? "" : String(ticketType.taxRateBasisPoints / 100),
+      hidden: ticketType.hidden ? "yes" : "",
     };
     return sendPage(reply, await editPage(request, reply, data, ticketType, formState(values)));
   });

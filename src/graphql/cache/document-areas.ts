@@ -48,6 +48,11 @@ const typeAreas: Record<string, AreaMask> = {
   OrderConnection: areaBit.attendees,
   OrderEdge: areaBit.attendees,
   OrderLine: areaBit.attendees,
+  // A code's uses move with the orders placed with it (orders:write bumps tickets too).
+  DiscountCode: areaBit.tickets,
+  DiscountCodeConnection: areaBit.tickets,
+  DiscountCodeEdge: areaBit.tickets,
+  GeneratedDiscountCodes: areaBit.tickets,
 };
 
 // Fields computed from another area's rows than their type's.

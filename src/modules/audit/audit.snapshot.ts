@@ -32,7 +32,10 @@ const auditedColumns = {
   Speaker: { table: "speakers", fields: { ...speakerFieldColumns, links: "links" } },
   Track: { table: "tracks", fields: trackFieldColumns },
   Room: { table: "rooms", fields: roomFieldColumns },
-  TicketType: { table: "ticket_types", fields: { ...ticketTypeFieldColumns, paymentMode: "payment_mode" } },
+  TicketType: {
+    table: "ticket_types",
+    fields: { ...ticketTypeFieldColumns, paymentMode: "payment_mode", hidden: "hidden" },
+  },
   Attendee: {
     table: "attendees",
     fields: {
@@ -54,6 +57,23 @@ const auditedColumns = {
       currency: "currency",
       provider: "provider",
       holdExpiresAt: "hold_expires_at",
+      discountCode: "discount_code",
+      discountMinor: "discount_minor",
+    },
+  },
+  // Shown to owners and admins only (audit.visibility names no permission for it): a code is a secret.
+  DiscountCode: {
+    table: "discount_codes",
+    fields: {
+      code: "code",
+      kind: "kind",
+      percentOff: "percent_off",
+      amountOffMinor: "amount_off_minor",
+      maxUses: "max_uses",
+      maxPerOrder: "max_per_order",
+      validFrom: "valid_from",
+      validUntil: "valid_until",
+      batch: "batch",
     },
   },
 } as const satisfies Record<string, { table: string; fields: Record<string, string | readonly string[]> }>;
@@ -63,7 +83,7 @@ type Audited = keyof typeof auditedColumns;
 /** Amounts in minor units, each with the column naming its currency, so a reader sees 99.00 → 9,900.00. */
 const moneyFields: Partial<Record<Audited, Record<string, string>>> = {
   TicketType: { priceMinor: "currency" },
-  Order: { totalMinor: "currency" },
+  Order: { totalMinor: "currency", discountMinor: "currency" },
 };
 
 /**

@@ -23,11 +23,13 @@ import { hashSecret, randomSecret } from "../accounts/sessions.service.js";
 import type { Throttle, ThrottleRule } from "../accounts/throttle.js";
 import type { createAgendaService } from "../agenda/agenda.service.js";
 import type { Attendee, createAttendeesService } from "../attendees/attendees.service.js";
+import type { DiscountCodesService } from "../discount-codes/discount-codes.service.js";
 import type { OrdersService } from "../orders/orders.service.js";
 import type { createProjectsService } from "../projects/projects.service.js";
 import { type createTicketsService, registrableOnPage, type TicketType } from "../tickets/tickets.service.js";
 import { type EventContent, type HeldRegistration, loadEventContent } from "./event-content.js";
 import { eventPageRepository as repo } from "./event-page.repository.js";
+import { applyPageCode } from "./page-codes.js";
 import { type PageOrderInput, pageOrderReads, placePageOrder } from "./page-orders.js";
 import { registrationMail } from "./registration-mail.js";
 import { createSiteBudget } from "./site-budget.js";
@@ -109,6 +111,7 @@ export interface EventPageDeps {
   tickets: ReturnType<typeof createTicketsService>;
   attendees: ReturnType<typeof createAttendeesService>;
   orders: OrdersService;
+  discountCodes: DiscountCodesService;
 }
 
 function presentSettings(row: Awaited<ReturnType<typeof repo.findSettings>>): EventPageSettings {
@@ -339,6 +342,10 @@ export function createEventPageService(deps: EventPageDeps) {
       }
       return outcome;
     },
+
+    /** The content with a visitor's code applied (the hidden types it unlocks), or why it was not. */
+    withCode: (content: EventContent, code: string | undefined, clientIp: string) =>
+      applyPageCode(deps, content, code, clientIp),
 
     /** Places an order from the event page's checkout (page-orders.ts); undefined for a bot. */
     placeOrder: (input: PageOrderInput, clientIp: string) => placePageOrder(deps, openPage, input, clientIp),

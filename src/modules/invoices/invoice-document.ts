@@ -1,5 +1,5 @@
 import type { InvoiceKind } from "../../db/schema.js";
-import type { Order, OrderLine } from "../orders/orders.model.js";
+import { type Order, type OrderLine, paidUnitMinor } from "../orders/orders.model.js";
 import { taxIncluded } from "./taxes.js";
 
 /** One line of an invoice: gross is quantity × unit price; net and tax add up to it exactly. */
@@ -63,15 +63,22 @@ export interface InvoiceSource {
   payment: string;
 }
 
-/** Lines of an order as invoiced: the tax frozen on each order line, never computed again. */
-export function invoiceLines(lines: readonly OrderLine[]): InvoiceLine[] {
+/**
+ * Lines of an order as invoiced: the tax frozen on each order line, never computed again; the unit
+ * price is what was charged, after the order's discount code (the description names the code).
+ */
+export function invoiceLines(lines: readonly OrderLine[], discountCode: string | null = null): InvoiceLine[] {
   return lines.map((line) => {
-    const grossMinor = line.unitPriceMinor * line.quantity;
+    const unitPriceMinor = paidUnitMinor(line);
+    const grossMinor = unitPriceMinor * line.quantity;
     return {
       ticketTypeId: line.ticketTypeId,
-      description: line.ticketTypeName,
+      description:
+        line.unitDiscountMinor > 0 && discountCode
+          ? `${line.ticketTypeName} (code ${discountCode})`
+          : line.ticketTypeName,
       quantity: line.quantity,
-      unitPriceMinor: line.unitPriceMinor,
+      unitPriceMinor,
       taxRateBasisPoints: line.taxRateBasisPoints,
       grossMinor,
       taxMinor: line.taxMinor,

@@ -147,7 +147,14 @@ export function createInvoicing(db: Db, changes: ProjectChanges) {
       if (!source.seller || source.order.totalMinor === 0) return undefined;
       const issued = await issuedFor(trx, source);
       if (issued.some((i) => i.kind === "INVOICE")) return undefined;
-      return issue(trx, actor, source, "INVOICE", invoiceLines(source.lines), null);
+      return issue(
+        trx,
+        actor,
+        source,
+        "INVOICE",
+        invoiceLines(source.lines, source.order.discountCode),
+        null,
+      );
     },
 
     /**

@@ -4,7 +4,7 @@ import type { Attendee } from "../attendees/attendees.service.js";
 import type { Invoice } from "../invoices/invoices.service.js";
 import { formatTaxRate } from "../invoices/taxes.js";
 import { ticketAttachment } from "../ticket-mails/ticket-mail.js";
-import type { Order, OrderLine } from "./orders.model.js";
+import { type Order, type OrderLine, paidUnitMinor } from "./orders.model.js";
 import { paymentProvider } from "./payment-providers.js";
 
 /**
@@ -33,7 +33,7 @@ export function orderConfirmationMail(input: {
     "",
     ...input.lines.map(
       (line) =>
-        `${line.quantity} × ${line.ticketTypeName}: ${money(line.unitPriceMinor * line.quantity)}${
+        `${line.quantity} × ${line.ticketTypeName}: ${money(paidUnitMinor(line) * line.quantity)}${
           line.taxMinor > 0
             ? ` (incl. ${formatTaxRate(line.taxRateBasisPoints)} tax ${money(line.taxMinor)})`
             : ""

@@ -13,6 +13,8 @@ import { hashSecret } from "../accounts/sessions.service.js";
 import type { Attendee } from "../attendees/attendees.service.js";
 import { seatCounts, seatRefusal } from "../attendees/attendees-seats.js";
 import type { OrderTickets } from "../attendees/order-tickets.js";
+import { claimUses, findCode, releaseUses } from "../discount-codes/code-redemption.js";
+import { type DiscountCode, unitDiscount, unlocks } from "../discount-codes/discount-codes.model.js";
 import type { InvoiceSource } from "../invoices/invoice-document.js";
 import type { Invoicing } from "../invoices/invoices.service.js";
 import { taxIncluded } from "../invoices/taxes.js";
@@ -49,6 +51,13 @@ export const placeInput = z.object({
     .optional(),
   /** The secret of the buyer's link to the order's page (only its hash is stored). */
   buyerToken: z.string().min(20).max(100).optional(),
+  /** A discount or access code, in any case; empty: none. */
+  discountCode: z
+    .string()
+    .trim()
+    .max(60, "is not a valid code for this event")
+    .nullish()
+    .transform((v) => v || undefined),
 });
 
 export type PlaceOrderInput = z.input<typeof placeInput>;
@@ -91,6 +100,39 @@ export async function invoiceSource(
   };
 }
 
+/**
+ * One line of an order: its ticket type at its price, less what the code takes off each ticket, and
+ * the tax included in what is paid. Every amount of an order comes from here (the unit price, the
+ * discount, the tax, and so the total). The rate is frozen on the line: a rate changed later
+ * rewrites no sold order.
+ */
+function pricedLine(
+  ticketTypeId: string,
+  name: string,
+  unitPriceMinor: number,
+  quantity: number,
+  code: DiscountCode | undefined,
+  taxRateBasisPoints: number,
+): OrderLineRow {
+  const unitDiscountMinor = unitDiscount(code, ticketTypeId, unitPriceMinor);
+  return {
+    order_id: "",
+    ticket_type_id: ticketTypeId,
+    ticket_type_name: name,
+    quantity,
+    unit_price_minor: unitPriceMinor,
+    unit_discount_minor: unitDiscountMinor,
+    tax_rate_bp: taxRateBasisPoints,
+    tax_minor: taxIncluded((unitPriceMinor - unitDiscountMinor) * quantity, taxRateBasisPoints),
+  };
+}
+
+/** An order line as the code's use count reads it. */
+export const codedLine = (line: Pick<OrderLineRow, "ticket_type_id" | "quantity">) => ({
+  ticketTypeId: line.ticket_type_id,
+  quantity: Number(line.quantity),
+});
+
 /** The expiry worker's and the checkout's batch: lapsed holds expired per statement round. */
 export const lapsedBatch = 50;
 
@@ -102,6 +144,13 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets,
     return presentOrderSettings(await repo.findSettings(within, projectId));
   }
 
+  /** Gives back the code uses of an order that closes (cancelled, expired): its seats are free too. */
+  async function releaseCode(trx: Tx, row: OrderRow, now: string): Promise<void> {
+    if (!row.discount_code_id) return;
+    const lines = await repo.linesOf(trx, [row.id]);
+    await releaseUses(trx, row.project_id, row.discount_code_id, lines.map(codedLine), now);
+  }
+
   /**
    * Expires a pending order whose hold lapsed, inside the caller's transaction: its tickets are
    * cancelled (their seats were already uncounted) and it says so. Anything else is left alone.
@@ -110,6 +159,7 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets,
     const row = await repo.lock(trx, projectId, id);
     if (row?.state !== "PENDING" || row.hold_expires_at === null || row.hold_expires_at > now) return false;
     await tickets.cancel(trx, undefined, projectId, id, now);
+    await releaseCode(trx, row, now);
     await repo.update(trx, projectId, id, { state: "EXPIRED", closed_at: now, updated_at: now });
     await changes.event(trx, undefined, objectEvent(projectId, "Order", id, "expired"));
     return true;
@@ -160,9 +210,13 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets,
     for (const t of data.tickets) seats.set(t.ticketTypeId, (seats.get(t.ticketTypeId) ?? 0) + 1);
     const counts = await claimSeats(trx, actor, projectId, seats);
     const settings = await settingsOf(trx, projectId);
+    const discountCode = data.discountCode
+      ? await findCode(trx, projectId, data.discountCode, now)
+      : undefined;
     const lines: OrderLineRow[] = [];
     const paidModes: TicketPaymentMode[] = [];
     let total = 0;
+    let discount = 0;
     const currencies = new Set<string>();
     for (const [ticketTypeId, quantity] of seats) {
       const { ticketType } = counts.get(ticketTypeId) ?? {};
@@ -173,25 +227,27 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets,
       ) {
         throw conflict(`"${ticketType.name}" is not on sale here`);
       }
-      const price = Number(ticketType.price_minor);
+      // A hidden type is offered only with a code that names it; without one it is not there.
+      if (ticketType.hidden && !unlocks(discountCode, ticketTypeId))
+        throw badInput([{ field: ["tickets"], message: "names a ticket type not found in this event" }]);
+      const line = pricedLine(
+        ticketTypeId,
+        ticketType.name,
+        Number(ticketType.price_minor),
+        quantity,
+        discountCode,
+        ticketType.tax_rate_bp === null ? settings.taxRateBasisPoints : Number(ticketType.tax_rate_bp),
+      );
+      const price = line.unit_price_minor - line.unit_discount_minor;
       if (price > 0) {
         paidModes.push(ticketType.payment_mode);
         currencies.add(ticketType.currency);
       }
       total += price * quantity;
-      // The rate is frozen on the line with its tax: a rate changed later rewrites no sold order.
-      const rate =
-        ticketType.tax_rate_bp === null ? settings.taxRateBasisPoints : Number(ticketType.tax_rate_bp);
-      lines.push({
-        order_id: "",
-        ticket_type_id: ticketTypeId,
-        ticket_type_name: ticketType.name,
-        quantity,
-        unit_price_minor: price,
-        tax_rate_bp: rate,
-        tax_minor: taxIncluded(price * quantity, rate),
-      });
+      discount += line.unit_discount_minor * quantity;
+      lines.push(line);
     }
+    if (discountCode) await claimUses(trx, discountCode, lines.map(codedLine), now);
     if (currencies.size > 1)
       throw badInput([{ field: ["tickets"], message: "must all be priced in one currency" }]);
     if (total > maxAmountMinor)
@@ -239,6 +295,9 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets,
       provider_session_id: null,
       provider_payment_id: null,
       refunded_minor: 0,
+      discount_code_id: discountCode?.id ?? null,
+      discount_code: discountCode?.code ?? null,
+      discount_minor: discount,
     };
     await repo.insert(
       trx,
@@ -263,5 +322,5 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets,
     return { order, tickets: added, repeat: false };
   }
 
-  return { settingsOf, expireIn, claimSeats, placeIn };
+  return { settingsOf, expireIn, claimSeats, placeIn, releaseCode };
 }

@@ -97,14 +97,18 @@ const OrderLineRef = builder.objectRef<OrderLine>("OrderLine").implement({
     ticketTypeName: t.exposeString("ticketTypeName", { description: "The ticket type's name when ordered." }),
     quantity: t.exposeInt("quantity", { description: "Tickets of this type." }),
     unitPriceMinor: t.exposeInt("unitPriceMinor", {
-      description: "Price per ticket in minor units of the order's currency, when ordered; tax included.",
+      description:
+        "Price per ticket in minor units of the order's currency, when ordered, before any discount; tax included.",
+    }),
+    unitDiscountMinor: t.exposeInt("unitDiscountMinor", {
+      description: "What the order's discount code took off each ticket of this line (0 without one).",
     }),
     taxRateBasisPoints: t.exposeInt("taxRateBasisPoints", {
       description: "The tax rate the line was sold at, in basis points (1900 is 19 %).",
     }),
     taxMinor: t.exposeInt("taxMinor", {
       description:
-        "The tax included in the line's amount (quantity × unit price), in minor units, rounded once per line.",
+        "The tax included in the line's amount (quantity × (unit price − discount)), in minor units, rounded once per line.",
     }),
   }),
 });
@@ -132,7 +136,8 @@ export function defineOrderTypes(): void {
       total: t.field({
         type: MoneyRef,
         nullable: true,
-        description: "What the order costs, computed from the ticket types' prices when it was placed.",
+        description:
+          "What the order costs, computed from the ticket types' prices when it was placed, less its code's discount.",
         resolve: (o) => ({ amountMinor: o.totalMinor, currency: o.currency }),
       }),
       refunded: t.field({
@@ -147,6 +152,16 @@ export function defineOrderTypes(): void {
         nullable: true,
         description: "Money sent back for it, oldest first.",
         resolve: (o, _args, c) => c.loaders.orderRefunds.load(o.id),
+      }),
+      discountCode: t.exposeString("discountCode", {
+        nullable: true,
+        description: "The discount or access code the order was placed with; null without one.",
+      }),
+      discount: t.field({
+        type: MoneyRef,
+        nullable: true,
+        description: "What the code took off in all; total is after it.",
+        resolve: (o) => ({ amountMinor: o.discountMinor, currency: o.currency }),
       }),
       provider: t.expose("provider", {
         type: PaymentProviderEnum,

@@ -27,6 +27,10 @@ export interface Order {
   paidAt: string | null;
   closedAt: string | null;
   updatedAt: string;
+  /** The discount or access code it was placed with, as the buyer's code read then; null: none. */
+  discountCode: string | null;
+  /** What the code took off in all (totalMinor is after it). */
+  discountMinor: number;
 }
 
 /** One ticket type of an order, priced as when the order was placed. */
@@ -40,6 +44,8 @@ export interface OrderLine {
   taxRateBasisPoints: number;
   /** The tax included in the line's gross (quantity × unit price), in minor units. */
   taxMinor: number;
+  /** What the order's code took off each ticket of the line. */
+  unitDiscountMinor: number;
 }
 
 export function presentOrder(row: OrderRow): Order {
@@ -63,6 +69,8 @@ export function presentOrder(row: OrderRow): Order {
     paidAt: row.paid_at,
     closedAt: row.closed_at,
     updatedAt: row.updated_at,
+    discountCode: row.discount_code,
+    discountMinor: Number(row.discount_minor),
   };
 }
 
@@ -74,6 +82,7 @@ export function presentLine(row: OrderLineRow): OrderLine {
     unitPriceMinor: Number(row.unit_price_minor),
     taxRateBasisPoints: Number(row.tax_rate_bp),
     taxMinor: Number(row.tax_minor),
+    unitDiscountMinor: Number(row.unit_discount_minor),
   };
 }
 
@@ -81,3 +90,7 @@ export function presentLine(row: OrderLineRow): OrderLine {
 export function conflict(message: string, field: string[] = ["tickets"]): AppError {
   return new AppError(ErrorCode.CONFLICT, message, { fieldErrors: [{ field, message }] });
 }
+
+/** What one ticket of a line costs after the order's code: what invoices and receipts charge. */
+export const paidUnitMinor = (line: Pick<OrderLine, "unitPriceMinor" | "unitDiscountMinor">) =>
+  line.unitPriceMinor - line.unitDiscountMinor;

@@ -14,11 +14,13 @@ import type { Email } from "../accounts/mailer.js";
 import { hashSecret } from "../accounts/sessions.service.js";
 import type { Attendee } from "../attendees/attendees.service.js";
 import type { OrderTickets } from "../attendees/order-tickets.js";
+import { reclaimUses } from "../discount-codes/code-redemption.js";
 import { invoicePdf } from "../invoices/invoice-pdf.js";
 import type { Invoice, Invoicing } from "../invoices/invoices.service.js";
 import { queueOrderMail } from "../ticket-mails/ticket-mails.service.js";
 import { orderConfirmationMail } from "./order-confirmation.js";
 import {
+  codedLine,
   createOrderSteps,
   invoiceSource,
   lapsedBatch,
@@ -60,7 +62,11 @@ export function createOrdersService(
 ) {
   const writer = { db, access, changes };
   const areas = areasWrittenUnder("orders:write");
-  const { settingsOf, expireIn, claimSeats, placeIn } = createOrderSteps(changes, tickets, invoicing);
+  const { settingsOf, expireIn, claimSeats, placeIn, releaseCode } = createOrderSteps(
+    changes,
+    tickets,
+    invoicing,
+  );
 
   /**
    * Marks an order paid inside its transaction. A pending order within its hold keeps its seats. A
@@ -92,6 +98,15 @@ export function createOrdersService(
           ["id"],
         );
       }
+      // A closed order gave back its code's uses: paying it counts them again, under the limit.
+      if (row.state === "EXPIRED" && row.discount_code_id) {
+        const lines = (await repo.linesOf(trx, [id])).map(codedLine);
+        if (!(await reclaimUses(trx, projectId, row.discount_code_id, lines, now)))
+          throw conflict(
+            "The order's discount code has been used up since: it cannot be paid; refund the payment",
+            ["id"],
+          );
+      }
       if (expiredAt) await tickets.reinstate(trx, actor, projectId, id, expiredAt, now);
     }
     await tickets.keep(trx, projectId, id, now);
@@ -121,6 +136,7 @@ export function createOrdersService(
     }
     const now = nowIso();
     await tickets.cancel(trx, actor, projectId, id, now);
+    await releaseCode(trx, row, now);
     const patch = { state: "CANCELLED" as const, hold_expires_at: null, closed_at: now, updated_at: now };
     await repo.update(trx, projectId, id, patch);
     await changes.event(trx, actor, objectEvent(projectId, "Order", id, "cancelled"));

@@ -90,6 +90,12 @@ export function defineTicketTypes(): void {
         description:
           "The tax included in the price, in basis points (1900 is 19 %); null: the project's default rate applies.",
       }),
+      hidden: t.exposeBoolean("hidden", {
+        ...requires("tickets:read"),
+        nullable: true,
+        description:
+          "Offered only to buyers holding a discount or access code that names it; never listed publicly (tickets:read).",
+      }),
       onSale: t.boolean({
         public: true,
         description: "Whether the sales window is open now.",
@@ -208,6 +214,9 @@ export function defineTicketTypes(): void {
         description:
           "The tax included in the price, in basis points (1900 is 19 %, 0 to 10000); null: the project's default rate.",
       }),
+      hidden: t.boolean({
+        description: "Offered only with a code that names it (an access code); default false.",
+      }),
     }),
   });
   const UpdateTicketTypeInput = builder.inputType("UpdateTicketTypeInput", {
@@ -229,6 +238,7 @@ export function defineTicketTypes(): void {
         description:
           "The tax included in the price, in basis points (1900 is 19 %, 0 to 10000); null: the project's default rate.",
       }),
+      hidden: t.boolean({ description: "Offered only with a code that names it (an access code)." }),
     }),
   });
   const DeleteTicketTypeInput = builder.inputType("DeleteTicketTypeInput", {

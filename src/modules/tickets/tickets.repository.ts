@@ -21,6 +21,7 @@ const ticketTypesWithIds = projectedQuery(
     "sales_end_at",
     "payment_mode",
     "tax_rate_bp",
+    "hidden",
     "created_at",
     "updated_at",
   ]),
@@ -36,8 +37,10 @@ const ticketTypesWithIds = projectedQuery(
 function ticketTypesQuery(db: Db, projectId: string, onSaleAt: string | undefined) {
   let q = db.selectFrom("ticket_types").where("project_id", "=", projectId);
   if (onSaleAt !== undefined) {
-    // ISO-8601 UTC text sorts like time on both engines, so the window is compared as text.
+    // ISO-8601 UTC text sorts like time on both engines, so the window is compared as text. A
+    // hidden type is not on sale to the public: only a code that covers it offers it.
     q = q
+      .where("hidden", "=", 0)
       .where((eb) => eb.or([eb("sales_start_at", "is", null), eb("sales_start_at", "<=", onSaleAt)]))
       .where((eb) => eb.or([eb("sales_end_at", "is", null), eb("sales_end_at", ">", onSaleAt)]));
   }
@@ -71,6 +74,22 @@ export const ticketsRepository = {
       .select((eb) => eb.fn.countAll().as("n"))
       .executeTakeFirstOrThrow();
     return Number(row.n);
+  },
+
+  /** The hidden ticket types among `ids` on sale at `at`. */
+  hiddenOnSale(db: Db, projectId: string, ids: readonly string[], at: string): Promise<TicketTypeRow[]> {
+    if (ids.length === 0) return Promise.resolve([]);
+    return db
+      .selectFrom("ticket_types")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("hidden", "=", 1)
+      .where((eb) => eb.or([eb("sales_start_at", "is", null), eb("sales_start_at", "<=", at)]))
+      .where((eb) => eb.or([eb("sales_end_at", "is", null), eb("sales_end_at", ">", at)]))
+      .where("id", "in", [...ids])
+      .orderBy("created_at")
+      .orderBy("id")
+      .execute();
   },
 
   findById(db: Db, projectId: string, id: string): Promise<TicketTypeRow | undefined> {

@@ -39,6 +39,8 @@ export interface TicketType {
   paymentMode: TicketPaymentMode;
   /** The tax included in the price, in basis points (1900: 19 %); null: the project's default rate. */
   taxRateBasisPoints: number | null;
+  /** Offered only to a buyer holding a code that covers it (an access code). */
+  hidden: boolean;
   createdAt: string;
   updatedAt: string;
 }
@@ -73,6 +75,7 @@ function presentTicketType(row: TicketTypeRow): TicketType {
     salesEndAt: row.sales_end_at,
     paymentMode: row.payment_mode,
     taxRateBasisPoints: row.tax_rate_bp === null ? null : Number(row.tax_rate_bp),
+    hidden: Boolean(row.hidden),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -144,6 +147,7 @@ const ticketTypeFields = {
   salesEndAt: dateTime.nullish(),
   paymentMode: paymentMode.nullish(),
   taxRateBasisPoints: taxRateInput.nullish(),
+  hidden: z.boolean().nullish(),
 };
 const createInput = z.object({ projectId: idText, ...ticketTypeFields });
 const updateInput = z
@@ -165,6 +169,7 @@ const updateInput = z
     salesEndAt: true,
     paymentMode: true,
     taxRateBasisPoints: true,
+    hidden: true,
   });
 const deleteInput = z.object({ id });
 // From GraphQL arguments, where an omitted filter may be null (meaning the default).
@@ -175,7 +180,7 @@ export type UpdateTicketTypeInput = z.input<typeof updateInput>;
 export type TicketTypeFilter = z.input<typeof listFilter>;
 
 const ticketTypeVisible = (access: ProjectAccess, row: TicketTypeRow) =>
-  canSeeTicketType(access, isOnSale(row));
+  canSeeTicketType(access, isOnSale(row) && !row.hidden);
 
 function checkSalesWindow(start: string | null | undefined, end: string | null | undefined): void {
   if (start && end && end <= start) {
@@ -258,6 +263,14 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
     },
 
     /** REGISTERED attendees per ticket type; every asked id is a key (0 when none). */
+    /**
+     * The hidden ticket types on sale among `ids` (those a code names), for the event page of a
+     * project it opened; the caller checked the code.
+     */
+    async unlockedBy(projectId: string, ids: readonly string[]): Promise<TicketType[]> {
+      return (await repo.hiddenOnSale(db, projectId, ids, nowIso())).map(presentTicketType);
+    },
+
     async soldCounts(ticketTypeIds: readonly string[]): Promise<Map<string, number>> {
       if (ticketTypeIds.length === 0) return new Map();
       const rows = await repo.soldCounts(db, ticketTypeIds);
@@ -299,6 +312,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
             sales_end_at: data.salesEndAt ?? null,
             payment_mode: data.paymentMode ?? "NONE",
             tax_rate_bp: data.taxRateBasisPoints ?? null,
+            hidden: data.hidden ? 1 : 0,
             created_at: now,
             updated_at: now,
           };
@@ -341,6 +355,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
         };
         // null means "as by default" like the create input, not a value of its own.
         if (data.paymentMode !== undefined) patch.payment_mode = data.paymentMode ?? "NONE";
+        if (data.hidden !== undefined) patch.hidden = data.hidden ? 1 : 0;
         if (data.name !== undefined && (await repo.nameTaken(trx, projectId, data.name, data.id))) {
           throw nameTaken(data.name);
         }

@@ -87,5 +87,5 @@ export const defaultSelections: Readonly<Record<string, string>> = {
   Attendee:
     "id name email company status registeredAt cancelledAt ticketType { id } checkIn { checkedInAt undoneAt }",
   Order:
-    "id code state buyerName buyerEmail total { amountMinor currency } provider paymentReference holdExpiresAt createdAt paidAt closedAt lines { ticketTypeName quantity unitPriceMinor }",
+    "id code state buyerName buyerEmail total { amountMinor currency } provider paymentReference holdExpiresAt createdAt paidAt closedAt discountCode discount { amountMinor currency } lines { ticketTypeName quantity unitPriceMinor unitDiscountMinor }",
 };
