@@ -451,5 +451,18 @@ for (const engine of testEngines()) {
       assert.deepEqual([a.repeat, b.repeat].sort(), [false, true]);
       assert.equal(await sold(ctx.services, pass.id), 2);
     });
+
+    test("a project with orders can be deleted, its orders and lines with it", async () => {
+      const { project, owner, pass } = await bankTransferEvent(ctx.services);
+      await ctx.services.orders.placeOrder(publicActor, order(project.id, ticketsOf(pass.id, 2)));
+      await ctx.services.projects.delete(owner, project.id, project.id);
+      const left = await ctx.database.db
+        .selectFrom("order_lines")
+        .innerJoin("orders", "orders.id", "order_lines.order_id")
+        .select("orders.id")
+        .where("orders.project_id", "=", project.id)
+        .execute();
+      assert.deepEqual(left, []);
+    });
   });
 }
