@@ -17,19 +17,24 @@ import { createUpdateRequestNotifier } from "./modules/apps/update-requests.js";
 import { createAttendeesService } from "./modules/attendees/attendees.service.js";
 import { createAttendeeImportService } from "./modules/attendees/attendees-import.service.js";
 import { createOrderTickets } from "./modules/attendees/order-tickets.js";
-import { createAuditService } from "./modules/audit/audit.service.js";
+import { createAuditService, eraseFromAuditLog } from "./modules/audit/audit.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
-import { createEventPageService } from "./modules/event-page/event-page.service.js";
-import { createOrdersService } from "./modules/orders/orders.service.js";
+import { createEventPageService, forgetPublicRegistration } from "./modules/event-page/event-page.service.js";
+import { createOrdersService, eraseOrderBuyer } from "./modules/orders/orders.service.js";
 import { createOverviewService } from "./modules/overview/overview.service.js";
 import { createInvitationsService } from "./modules/projects/invitations.service.js";
 import { createMembersService, leaveAllProjects } from "./modules/projects/members.service.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
-import { createTicketMailsService } from "./modules/ticket-mails/ticket-mails.service.js";
+import {
+  createTicketMailsService,
+  forgetTicketMailsOf,
+} from "./modules/ticket-mails/ticket-mails.service.js";
 import { createTicketsService } from "./modules/tickets/tickets.service.js";
+import { eraseFromWebhookLogs } from "./modules/webhooks/erasure.js";
 import { createWebhooksService } from "./modules/webhooks/webhooks.service.js";
+import type { OnAttendeeErased } from "./shared/erasure.js";
 import { ProjectChanges } from "./shared/project-changes.js";
 
 /**
@@ -73,7 +78,15 @@ export function createServices(
   const apps = createAppsService(db, access, changes, config, logger, updateRequests);
   const agenda = createAgendaService(db, access, changes);
   const tickets = createTicketsService(db, access, changes);
-  const attendees = createAttendeesService(db, access, changes, undoCheckInOfCancelled);
+  // What an erasure takes out of each module's own tables, in the erasing transaction.
+  const onErased: OnAttendeeErased = async (trx, person) => {
+    await eraseFromAuditLog(trx, person);
+    await eraseFromWebhookLogs(trx, person);
+    await forgetTicketMailsOf(trx, person);
+    await eraseOrderBuyer(trx, person);
+    await forgetPublicRegistration(trx, person);
+  };
+  const attendees = createAttendeesService(db, access, changes, undoCheckInOfCancelled, onErased);
   const ticketMails = createTicketMailsService(db, access, mailer);
   const orderTickets = createOrderTickets({ changes, onCancelled: undoCheckInOfCancelled });
   const orders = createOrdersService(db, access, changes, orderTickets);
