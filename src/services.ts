@@ -20,15 +20,15 @@ import { createUpdateRequestNotifier } from "./modules/apps/update-requests.js";
 import { createAttendeesService } from "./modules/attendees/attendees.service.js";
 import { createAttendeeImportService } from "./modules/attendees/attendees-import.service.js";
 import { createOrderTickets } from "./modules/attendees/order-tickets.js";
-import { createAuditService } from "./modules/audit/audit.service.js";
+import { createAuditService, eraseFromAuditLog } from "./modules/audit/audit.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
 import { createDiscountCodesService } from "./modules/discount-codes/discount-codes.service.js";
-import { createEventPageService } from "./modules/event-page/event-page.service.js";
+import { createEventPageService, forgetPublicRegistration } from "./modules/event-page/event-page.service.js";
 import { createIdempotencyService } from "./modules/idempotency/idempotency.service.js";
 import { createInvoicing } from "./modules/invoices/invoices.service.js";
 import { createOAuthService } from "./modules/oauth/oauth.service.js";
-import { createOrdersService } from "./modules/orders/orders.service.js";
+import { createOrdersService, eraseOrderBuyer } from "./modules/orders/orders.service.js";
 import { createRefunds } from "./modules/orders/refunds.js";
 import { createStripeAccounts } from "./modules/orders/stripe/stripe-account.js";
 import { stripeGateway } from "./modules/orders/stripe/stripe-gateway.js";
@@ -38,10 +38,15 @@ import { createInvitationsService } from "./modules/projects/invitations.service
 import { createMembersService, leaveAllProjects } from "./modules/projects/members.service.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
-import { createTicketMailsService } from "./modules/ticket-mails/ticket-mails.service.js";
+import {
+  createTicketMailsService,
+  forgetTicketMailsOf,
+} from "./modules/ticket-mails/ticket-mails.service.js";
 import { createTicketsService } from "./modules/tickets/tickets.service.js";
+import { eraseFromWebhookLogs } from "./modules/webhooks/erasure.js";
 import { createWebhooksService } from "./modules/webhooks/webhooks.service.js";
 import { areaBit } from "./shared/data-areas.js";
+import type { OnAttendeeErased } from "./shared/erasure.js";
 import { liveRecorder } from "./shared/live/live-events.js";
 import { LiveHub } from "./shared/live/live-hub.js";
 import { ProjectChanges } from "./shared/project-changes.js";
@@ -96,7 +101,15 @@ export function createServices(
   const oauth = createOAuthService({ db, config, logger, access, changes, apps });
   const agenda = createAgendaService(db, access, changes);
   const tickets = createTicketsService(db, access, changes);
-  const attendees = createAttendeesService(db, access, changes, undoCheckInOfCancelled);
+  // What an erasure takes out of each module's own tables, in the erasing transaction.
+  const onErased: OnAttendeeErased = async (trx, person) => {
+    await eraseFromAuditLog(trx, person);
+    await eraseFromWebhookLogs(trx, person);
+    await forgetTicketMailsOf(trx, person);
+    await eraseOrderBuyer(trx, person);
+    await forgetPublicRegistration(trx, person);
+  };
+  const attendees = createAttendeesService(db, access, changes, undoCheckInOfCancelled, onErased);
   const ticketMails = createTicketMailsService(db, access, mailer);
   const orderTickets = createOrderTickets({ changes, onCancelled: undoCheckInOfCancelled });
   const invoicing = createInvoicing(db, changes);

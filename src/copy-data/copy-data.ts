@@ -169,7 +169,14 @@ export async function copyData(fromUrl: string, toUrl: string, options: CopyOpti
         const total = await source.count(table);
         for await (const batch of source.rows(table, columns)) {
           for (const row of batch) checksum.add(row);
-          await target.insert(table, columns, batch);
+          try {
+            await target.insert(table, columns, batch);
+          } catch (error) {
+            // A value the target's column refuses (SQLite stores any type in any column).
+            throw new CopyDataError(
+              `Cannot copy ${table}: ${(error as Error).message.split("\n")[0]}; the target is unchanged`,
+            );
+          }
           options.onProgress?.({ step: "copy", table, done: checksum.rows, total });
         }
         if (checksum.rows === 0) options.onProgress?.({ step: "copy", table, done: 0, total });

@@ -179,6 +179,12 @@ const cases: Case[] = [
     succeeded: (data) => assert.ok(data.cancelAttendee.attendee.id),
   },
   {
+    name: "eraseAttendee",
+    permission: "attendees:write",
+    query: (ids) => `mutation { eraseAttendee(input: {id: "${ids.attendee}"}) { attendee { id } } }`,
+    succeeded: (data) => assert.ok(data.eraseAttendee.attendee.id),
+  },
+  {
     name: "checkInAttendee",
     permission: "checkins:write",
     query: (ids) =>

@@ -57,6 +57,7 @@ describeInBrowser("every dashboard page at 360, 390 and 1280 px in Chromium", {}
         [`${base}/tickets/${ticketType.id}`, "Edit ticket type", "Save ticket type"],
         [`${base}/attendees`, "Attendees", "Register"],
         [`${base}/attendees/${attendee.id}`, "Edit attendee", "Save attendee"],
+        [`${base}/attendees/${attendee.id}/erase`, "personal data?", "Erase personal data"],
         [`${base}/check-in?q=grace`, "Check-in", "Check in Grace Hopper"],
         [`${base}/orders`, "Orders", null],
         [`${base}/codes`, "Discount codes", "Add code"],

@@ -202,6 +202,7 @@ const mutationInputs: Record<string, (ids: Ids) => string> = {
     `{projectId: "${ids.project}", name: "Lin", email: "lin-${Date.now()}@example.test", ticketTypeId: "${ids.ticket}"}`,
   updateAttendee: (ids) => `{id: "${ids.waiting}", name: "Lin"}`,
   cancelAttendee: (ids) => `{id: "${ids.waiting}"}`,
+  eraseAttendee: (ids) => `{id: "${ids.waiting}"}`,
   markOrderPaid: (ids) => `{id: "${ids.order}"}`,
   cancelOrder: (ids) => `{id: "${ids.order}"}`,
   checkInAttendee: (ids) => `{attendeeId: "${ids.waiting}"}`,

@@ -103,6 +103,46 @@ describe("eventgraph copy-data", () => {
   });
 
   const skip = postgresMissing();
+  test("a value PostgreSQL refuses stops the copy with one line naming the table, and the target stays empty", {
+    skip,
+  }, async () => {
+    const dir = temporaryFolder("eventgraph-copy-bad-");
+    const sourceUrl = `sqlite:${join(dir, "source.sqlite")}`;
+    const database = openDatabase(sourceUrl);
+    await migrateToLatest(database.db);
+    const services = createServices(
+      database,
+      loadConfig({ DATABASE_URL: sourceUrl }),
+      createLogger("silent"),
+    );
+    const demo = await services.demo.seed({ scale: 1, seed: 3 });
+    await database.close();
+    // SQLite keeps text in an INTEGER column; PostgreSQL's integer column refuses it.
+    const raw = new SQLite(join(dir, "source.sqlite"));
+    raw.prepare("update rooms set capacity = 'lots' where project_id = ?").run(demo.project.id);
+    raw.close();
+    const target = await throwawayPostgresDatabase(String(process.env.DATABASE_URL_POSTGRES), "copy_bad");
+    try {
+      const failed = await cli(["--from", sourceUrl, "--to", target.url]);
+      assert.equal(failed.code, 1);
+      const lines = failed.stderr.trim().split("\n");
+      assert.match(lines.at(-1) ?? "", /^error: Cannot copy rooms: .*integer.*; the target is unchanged$/);
+      assert.doesNotMatch(failed.stderr, stackLine);
+      const client = new pg.Client({ connectionString: target.url });
+      await client.connect();
+      try {
+        for (const table of ["projects", "users", "attendees", "rooms"]) {
+          const { rows } = await client.query<{ n: string }>(`select count(*) as n from ${table}`);
+          assert.equal(rows[0]?.n, "0", table);
+        }
+      } finally {
+        await client.end();
+      }
+    } finally {
+      await target.drop();
+    }
+  });
+
   test("moves the seeded demo from SQLite to PostgreSQL and back: a server on either target answers the same reads, ids, timestamps, versions and sequences kept; a target with data needs --force", {
     skip,
   }, async () => {

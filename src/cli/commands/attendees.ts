@@ -11,7 +11,7 @@ const printedProblems = 20;
 /** `eventgraph attendees …`: CSV import and export, with the dashboard's rules. */
 export const attendeesCommands: CommandGroup = {
   name: "attendees",
-  summary: "import and export attendees as CSV",
+  summary: "import and export attendees as CSV, erase one",
   commands: [
     {
       name: "import",
@@ -87,6 +87,32 @@ export const attendeesCommands: CommandGroup = {
           return count;
         });
         if (out) printResult(input.io, input.json, { out, rows }, `Wrote ${rows} attendees to ${out}.`);
+        return 0;
+      },
+    },
+    {
+      name: "erase",
+      summary: "Erases an attendee's personal data everywhere it is stored (GDPR Art. 17); cannot be undone.",
+      details:
+        "Name, email and company are replaced in the registration, the audit log's values, webhook payloads\n" +
+        "and logs, imported files and the orders they bought; the registration, its ticket and check-ins stay\n" +
+        "so counts add up. The audit log records the erasure; subscribed apps get attendee.erased.",
+      options: {
+        attendee: requiredFlag("ID", "the attendee's id (as in the dashboard's address)"),
+      },
+      async run(input) {
+        const { withServices } = await import("../context.js");
+        const { systemActor } = await import("../../modules/access/actor.js");
+        const id = input.requiredString("attendee");
+        const attendee = await withServices(input.io, (services) =>
+          services.attendees.eraseAttendee(systemActor, { id }),
+        );
+        printResult(
+          input.io,
+          input.json,
+          { id: attendee.id, erased: true },
+          `Erased attendee ${attendee.id}.`,
+        );
         return 0;
       },
     },

@@ -1,12 +1,14 @@
 import type { Attendee } from "../../modules/attendees/attendees.service.js";
 import type { LatestTicketMail } from "../../modules/ticket-mails/ticket-mails.repository.js";
 import type { TicketType } from "../../modules/tickets/tickets.service.js";
+import { isErasedEmail } from "../../shared/erasure.js";
 import { qrSvg } from "../../shared/qr.js";
 import type { PageContext } from "../context.js";
 import { optional } from "../form-data.js";
 import { formatDateTime } from "../time.js";
 import { EditForm, Form, type FormState, SelectField, SubmitButton, TextField } from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
+import { ErasurePanel } from "./attendee-erase.js";
 import type { ProjectPageData } from "./project-page.js";
 
 /** The inputs of an attendee, shared by "Register attendee" and its edit page. */
@@ -97,6 +99,7 @@ export function EditAttendeePage(props: {
         lastMail={props.lastMail}
         timezone={props.data.project.timezone}
       />
+      <ErasurePanel base={base} attendee={props.attendee} erased={isErasedEmail(props.attendee.email)} />
     </ProjectLayout>
   );
 }

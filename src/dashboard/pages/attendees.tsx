@@ -8,6 +8,7 @@ import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } fr
 import { type FormState, formState } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
 import { attendeeInput, EditAttendeePage, ticketMailFlash } from "./attendee-edit.js";
+import { EraseAttendeePage } from "./attendee-erase.js";
 import { BulkCancelPage } from "./attendees-bulk.js";
 import { registerAttendeeImportPages } from "./attendees-import.js";
 import { type AttendeeListView, AttendeesPage, type ListPosition, queryText } from "./attendees-list.js";
@@ -232,6 +233,26 @@ export function registerAttendeePages(app: FastifyInstance): void {
           kind: delivers && queued > 0 ? "success" : "error",
           text: ticketMailFlash(queued, delivers),
         },
+      };
+    },
+  });
+
+  // Erasure: a confirmation page first (it cannot be undone), then the POST that erases.
+  app.get("/b/:projectId/attendees/:attendeeId/erase", async (request: FormRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const attendee = await loadRow(data, attendeeRow, request.params);
+    return sendPage(
+      reply,
+      <EraseAttendeePage ctx={pageContext(request, reply)} data={data} attendee={attendee} />,
+    );
+  });
+
+  rowFormRoute(app, "/b/:projectId/attendees/:attendeeId/erase", attendeeRow, {
+    async submit({ data, row }) {
+      await services.attendees.eraseAttendee(data.actor, { id: row.id });
+      return {
+        to: attendeesPath(data),
+        flash: { kind: "success", text: "The attendee's personal data is erased." },
       };
     },
   });

@@ -1,6 +1,7 @@
-import type { Selectable } from "kysely";
+import { type Selectable, sql } from "kysely";
 import type { Db } from "../../db/database.js";
 import type { AttendeeImportsTable } from "../../db/schema.js";
+import { containing } from "../../shared/erasure.js";
 
 export type AttendeeImportRow = Selectable<AttendeeImportsTable>;
 type ImportProgress = Pick<AttendeeImportRow, "processed_rows" | "imported_rows" | "skipped_rows">;
@@ -65,5 +66,23 @@ export const attendeeImportsRepository = {
       .where("project_id", "=", projectId)
       .where("updated_at", "<", before)
       .execute();
+  },
+
+  /** The project's uploaded files that hold an address (erasure). */
+  mentioning(
+    trx: Db,
+    projectId: string,
+    email: string,
+  ): Promise<Pick<AttendeeImportRow, "id" | "content">[]> {
+    return trx
+      .selectFrom("attendee_imports")
+      .select(["id", "content"])
+      .where("project_id", "=", projectId)
+      .where(sql<boolean>`lower(content) like ${containing(email)} escape '\\'`)
+      .execute();
+  },
+
+  async replaceContent(trx: Db, id: string, content: string): Promise<void> {
+    await trx.updateTable("attendee_imports").set({ content }).where("id", "=", id).execute();
   },
 };

@@ -160,6 +160,10 @@ export function defineAttendeeTypes(): void {
     description: "The registration to cancel.",
     fields: (t) => ({ id: t.id({ required: true, description: "The attendee's global id." }) }),
   });
+  const EraseAttendeeInput = builder.inputType("EraseAttendeeInput", {
+    description: "The attendee whose personal data to erase.",
+    fields: (t) => ({ id: t.id({ required: true, description: "The attendee's global id." }) }),
+  });
   const payload = (name: string, what: string) => payloadType(name, "attendee", AttendeeRef, what);
   const attendeeWrite = { permission: "attendees:write", field: "attendee" } as const;
 
@@ -197,6 +201,15 @@ export function defineAttendeeTypes(): void {
       input: CancelAttendeeInput,
       write: (input, c) =>
         c.services.attendees.cancelAttendee(c.actor, { id: requiredLocal(input.id, "Attendee") }),
+    }),
+    eraseAttendee: inputMutation(t, {
+      ...attendeeWrite,
+      payload: payload("EraseAttendeePayload", "The result of eraseAttendee."),
+      description:
+        "Erases a person's personal data (GDPR Art. 17; idempotent, cannot be undone): name, email and company are replaced in the registration, the audit log's values, webhook payloads and logs, imported files and orders they bought. The registration, its ticket and check-ins stay, so counts add up; subscribed apps get attendee.erased.",
+      input: EraseAttendeeInput,
+      write: (input, c) =>
+        c.services.attendees.eraseAttendee(c.actor, { id: requiredLocal(input.id, "Attendee") }),
     }),
   }));
 }

@@ -4,7 +4,8 @@ import type { Db, Tx } from "../../db/database.js";
 import type { Columns } from "../../db/projection.js";
 import type { AttendeeStatus } from "../../db/schema.js";
 import { AppError, ErrorCode, notFound } from "../../errors.js";
-import { areasWrittenUnder } from "../../shared/data-areas.js";
+import { allAreas, areasWrittenUnder } from "../../shared/data-areas.js";
+import type { OnAttendeeErased } from "../../shared/erasure.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import { objectEvent, type ProjectChanges, updateEvent } from "../../shared/project-changes.js";
@@ -30,6 +31,7 @@ import {
 } from "./attendees.repository.js";
 import { claimSeat, claimSeatOnMove } from "./attendees-seats.js";
 import { cancelActiveRegistration, type OnAttendeeCancelled } from "./cancellation.js";
+import { eraseAttendeeIn } from "./erasure.js";
 import { generateTicketCode } from "./ticket-code.js";
 
 /** A registration: personal data, never public. */
@@ -170,6 +172,7 @@ export function createAttendeesService(
   access: AccessService,
   changes: ProjectChanges,
   onCancelled: OnAttendeeCancelled,
+  onErased: OnAttendeeErased,
 ) {
   const writer = { db, access, changes };
 
@@ -344,6 +347,29 @@ export function createAttendeesService(
         throw error;
       }
       return attendee;
+    },
+
+    /**
+     * Erases a person's registration and what every module stored of them (erasure.ts); idempotent.
+     * Every area is moved: the audit log and the orders they bought change too.
+     */
+    async eraseAttendee(actor: Actor, input: z.input<typeof cancelInput>): Promise<Attendee> {
+      const data = parseInput(cancelInput, input);
+      const current = await repo.locate(db, data.id);
+      const { projectId } = await requireRowPermission(
+        access,
+        actor,
+        current,
+        "Attendee",
+        "attendees:write",
+        attendeeVisible,
+      );
+      const erase = async (trx: Tx) => {
+        const row = await repo.lock(trx, projectId, data.id);
+        if (!row) throw notFound("Attendee");
+        return presentAttendee(await eraseAttendeeIn(trx, { changes, onErased }, actor, row));
+      };
+      return changes.write(db, actor, projectId, erase, allAreas);
     },
 
     /** Cancels a registration (idempotent): the row stays, its seat is freed, its check-in undone. */

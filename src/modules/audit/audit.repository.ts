@@ -2,6 +2,7 @@ import type { Selectable } from "kysely";
 import { sql } from "kysely";
 import { type Db, reusableQuery } from "../../db/database.js";
 import type { AuditEventsTable } from "../../db/schema.js";
+import { containing, type ErasedPerson } from "../../shared/erasure.js";
 import type { PageWindow } from "../../shared/pagination.js";
 
 export type AuditRow = Selectable<AuditEventsTable>;
@@ -130,6 +131,31 @@ export const auditRepository = {
   /** Removes the project's whole log (its deletion leaves only a tombstone without a project id). */
   async deleteForProject(db: Db, projectId: string): Promise<void> {
     await db.deleteFrom("audit_events").where("project_id", "=", projectId).execute();
+  },
+
+  /**
+   * The project's entries whose recorded values may name the person: those about their registration,
+   * and any whose values hold their address or name (a bulk action, an order).
+   */
+  async mentioning(trx: Db, person: ErasedPerson): Promise<Pick<AuditRow, "id" | "object_id" | "changes">[]> {
+    return trx
+      .selectFrom("audit_events")
+      .select(["id", "object_id", "changes"])
+      .where("project_id", "=", person.projectId)
+      .where("changes", "is not", null)
+      .where((eb) =>
+        eb.or([
+          eb("object_id", "=", person.attendeeId),
+          sql<boolean>`lower(changes) like ${containing(person.email)} escape '\\'`,
+          sql<boolean>`lower(changes) like ${containing(person.name)} escape '\\'`,
+        ]),
+      )
+      .execute();
+  },
+
+  /** Replaces an entry's recorded values (erasure); who did what, and when, stays. */
+  async replaceChanges(trx: Db, id: string, changes: string | null): Promise<void> {
+    await trx.updateTable("audit_events").set({ changes }).where("id", "=", id).execute();
   },
 
   /**

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Db, Tx } from "../../db/database.js";
 import type { Logger } from "../../logger.js";
+import { type ErasedPerson, withoutPerson } from "../../shared/erasure.js";
 import { newId } from "../../shared/ids.js";
 import {
   type Page,
@@ -312,4 +313,16 @@ export function schedulePruning(audit: AuditService, retentionDays: number, logg
     clearTimeout(first);
     clearInterval(every);
   };
+}
+
+/**
+ * Takes an erased attendee out of the project's audit log: each entry stays (who did what, when),
+ * its recorded values lose the person's name, address and (in entries about them) company.
+ */
+export async function eraseFromAuditLog(trx: Tx, person: ErasedPerson): Promise<void> {
+  for (const entry of await auditRepository.mentioning(trx, person)) {
+    if (entry.changes === null) continue;
+    const changes = withoutPerson(entry.changes, person, entry.object_id === person.attendeeId);
+    if (changes !== entry.changes) await auditRepository.replaceChanges(trx, entry.id, changes);
+  }
 }

@@ -94,4 +94,19 @@ export const eventPageRepository = {
   ) {
     await db.insertInto("registration_links").values(row).execute();
   },
+
+  /** An erased attendee's registration on the event page: no billing details, no manage link. */
+  async forgetRegistration(trx: Db, projectId: string, attendeeId: string): Promise<void> {
+    await trx
+      .updateTable("public_registrations")
+      .set({ billing_details: null })
+      .where("project_id", "=", projectId)
+      .where("attendee_id", "=", attendeeId)
+      .execute();
+    await trx
+      .deleteFrom("registration_links")
+      .where("project_id", "=", projectId)
+      .where("attendee_id", "=", attendeeId)
+      .execute();
+  },
 };

@@ -1,11 +1,12 @@
 import { z } from "zod";
 import type { Config } from "../../config.js";
-import type { Db } from "../../db/database.js";
+import type { Db, Tx } from "../../db/database.js";
 import type { CompanyField } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import { addressKey } from "../../shared/client-address.js";
 import { areasWrittenUnder, eventPageAreas, stampOf } from "../../shared/data-areas.js";
+import type { ErasedPerson } from "../../shared/erasure.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
@@ -377,3 +378,8 @@ export function createEventPageService(deps: EventPageDeps) {
 }
 
 export type EventPageService = ReturnType<typeof createEventPageService>;
+
+/** An erased attendee's event-page registration keeps no billing details and no manage link. */
+export function forgetPublicRegistration(trx: Tx, person: ErasedPerson): Promise<void> {
+  return repo.forgetRegistration(trx, person.projectId, person.attendeeId);
+}

@@ -1,6 +1,7 @@
 import { type Selectable, sql } from "kysely";
 import type { Db } from "../../db/database.js";
 import type { OrderLinesTable, OrderSettingsTable, OrderState, OrdersTable } from "../../db/schema.js";
+import { type ErasedPerson, erasedEmail, erasedName } from "../../shared/erasure.js";
 import { applyKeyset, type PageWindow } from "../../shared/pagination.js";
 
 export type OrderRow = Selectable<OrdersTable>;
@@ -187,6 +188,16 @@ export const ordersRepository = {
           updated_at: row.updated_at,
         }),
       )
+      .execute();
+  },
+
+  /** Replaces the buyer's name and address on the project's orders an erased attendee placed. */
+  async eraseBuyer(trx: Db, person: ErasedPerson): Promise<void> {
+    await trx
+      .updateTable("orders")
+      .set({ buyer_name: erasedName, buyer_email: erasedEmail(person.attendeeId) })
+      .where("project_id", "=", person.projectId)
+      .where(sql<boolean>`lower(buyer_email) = ${person.email.toLowerCase()}`)
       .execute();
   },
 };

@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Db, Tx } from "../../db/database.js";
 import { AppError, notFound } from "../../errors.js";
 import { areasWrittenUnder } from "../../shared/data-areas.js";
+import type { ErasedPerson } from "../../shared/erasure.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import { objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
@@ -395,3 +396,8 @@ export function createOrdersService(
 }
 
 export type OrdersService = ReturnType<typeof createOrdersService>;
+
+/** The orders an erased attendee placed keep their lines and sums, not the buyer's name and address. */
+export function eraseOrderBuyer(trx: Tx, person: ErasedPerson): Promise<void> {
+  return repo.eraseBuyer(trx, person);
+}

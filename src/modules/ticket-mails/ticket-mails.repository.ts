@@ -159,6 +159,26 @@ export const ticketMailsRepository = {
       .execute();
     return new Set(rows.map((r) => r.attendee_id));
   },
+
+  /**
+   * An erased attendee's ticket emails: a queued one is not sent (SKIPPED), and no stored error (a
+   * server's reply may quote the address) is kept.
+   */
+  async forgetAttendee(trx: Db, projectId: string, attendeeId: string): Promise<void> {
+    await trx
+      .updateTable("ticket_mails")
+      .set({ status: "SKIPPED", lease_until: null, lease_token: null })
+      .where("project_id", "=", projectId)
+      .where("attendee_id", "=", attendeeId)
+      .where("status", "=", "PENDING")
+      .execute();
+    await trx
+      .updateTable("ticket_mails")
+      .set({ last_error: null })
+      .where("project_id", "=", projectId)
+      .where("attendee_id", "=", attendeeId)
+      .execute();
+  },
 };
 
 /** An attendee's newest ticket email as the dashboard shows it. */

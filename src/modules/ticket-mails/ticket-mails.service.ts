@@ -1,4 +1,5 @@
-import type { Db } from "../../db/database.js";
+import type { Db, Tx } from "../../db/database.js";
+import type { ErasedPerson } from "../../shared/erasure.js";
 import { nowIso } from "../../shared/time.js";
 import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
@@ -78,4 +79,9 @@ export function createTicketMailsService(db: Db, access: AccessService, mailer: 
       return repo.latestOf(db, projectAccess.projectId, attendeeIds);
     },
   };
+}
+
+/** An erased attendee gets no ticket email, and no stored error keeps their address (wired by services.ts). */
+export function forgetTicketMailsOf(trx: Tx, person: ErasedPerson): Promise<void> {
+  return repo.forgetAttendee(trx, person.projectId, person.attendeeId);
 }

@@ -26,6 +26,12 @@ export const eventCatalogue: readonly EventTypeInfo[] = [
   { type: "attendee.registered", permission: "attendees:read", description: "An attendee registered." },
   { type: "attendee.updated", permission: "attendees:read", description: "An attendee's details changed." },
   { type: "attendee.cancelled", permission: "attendees:read", description: "A registration was cancelled." },
+  {
+    type: "attendee.erased",
+    permission: "attendees:read",
+    description:
+      "An attendee's personal data was erased (name, email and company replaced everywhere); delete your copy.",
+  },
   { type: "checkin.created", permission: "attendees:read", description: "An attendee was checked in." },
   { type: "checkin.undone", permission: "attendees:read", description: "A check-in was taken back." },
   { type: "order.created", permission: "orders:read", description: "An order was placed." },

@@ -6,6 +6,7 @@ import type {
   WebhookDeliveriesTable,
   WebhookEndpointsTable,
 } from "../../db/schema.js";
+import { containing, type ErasedPerson } from "../../shared/erasure.js";
 
 export type EndpointRow = WebhookEndpointsTable;
 export type DeliveryRow = Omit<WebhookDeliveriesTable, "seq"> & { seq: number | string };
@@ -298,5 +299,57 @@ export const webhooksRepository = {
       .where((eb) => eb.or([eb("m.role", "=", "OWNER"), eb("m.user_id", "=", app.created_by ?? "")]))
       .execute();
     return { name: app.name, projectId: app.project_id, emails: [...new Set(owners.map((o) => o.email))] };
+  },
+
+  /** The project's deliveries that may name an erased person: about them, or holding their address or name. */
+  deliveriesMentioning(
+    trx: Db,
+    person: ErasedPerson,
+  ): Promise<Pick<DeliveryRow, "id" | "object_id" | "payload" | "last_error">[]> {
+    return trx
+      .selectFrom("webhook_deliveries")
+      .select(["id", "object_id", "payload", "last_error"])
+      .where("project_id", "=", person.projectId)
+      .where((eb) =>
+        eb.or([
+          eb("object_id", "=", person.attendeeId),
+          sql<boolean>`lower(payload) like ${containing(person.email)} escape '\\'`,
+          sql<boolean>`lower(payload) like ${containing(person.name)} escape '\\'`,
+          sql<boolean>`lower(last_error) like ${containing(person.email)} escape '\\'`,
+        ]),
+      )
+      .execute();
+  },
+
+  /** Replaces a delivery's stored payload and error (erasure). */
+  async replaceDeliveryText(
+    trx: Db,
+    id: string,
+    text: Pick<DeliveryRow, "payload" | "last_error">,
+  ): Promise<void> {
+    await trx.updateTable("webhook_deliveries").set(text).where("id", "=", id).execute();
+  },
+
+  /**
+   * Drops the receivers' response bodies that may echo an erased person: those of deliveries about
+   * them, and any of the project's that hold their address or name.
+   */
+  async forgetResponsesMentioning(trx: Db, person: ErasedPerson): Promise<void> {
+    const projectDeliveries = trx
+      .selectFrom("webhook_deliveries")
+      .select("id")
+      .where("project_id", "=", person.projectId);
+    await trx
+      .updateTable("webhook_attempts")
+      .set({ response_body: null })
+      .where("delivery_id", "in", projectDeliveries)
+      .where((eb) =>
+        eb.or([
+          eb("delivery_id", "in", projectDeliveries.where("object_id", "=", person.attendeeId)),
+          sql<boolean>`lower(response_body) like ${containing(person.email)} escape '\\'`,
+          sql<boolean>`lower(response_body) like ${containing(person.name)} escape '\\'`,
+        ]),
+      )
+      .execute();
   },
 };
