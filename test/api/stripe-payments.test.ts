@@ -256,6 +256,46 @@ for (const engine of testEngines()) {
       assert.equal(stand.refunds.filter((r) => r.payment_intent === intent).length, 1);
     });
 
+    test("a second payment of a paid order and a payment of the wrong amount are refunded on their own", async () => {
+      const { project, pass, workshop, token } = await cardEvent(server.services, stand);
+      const order = await cardOrder(server.services, project.id, [pass.id]);
+      const first = sessionOf(stand, await server.services.stripe.checkoutUrl(order, links));
+      // Two tabs: the first session lapses at Stripe, the buyer gets a second, then both get paid.
+      first.status = "expired";
+      const second = sessionOf(stand, await server.services.stripe.checkoutUrl(order, links));
+      assert.notEqual(second.id, first.id);
+      first.status = "open";
+      assert.equal((await stand.pay(first.id)).status, 200);
+      assert.equal((await stand.pay(second.id)).status, 200);
+      const refundsOf = (sessionId: string) =>
+        stand.refunds.filter((r) => r.payment_intent === stand.sessions.get(sessionId)?.payment_intent);
+      assert.deepEqual([refundsOf(first.id).length, refundsOf(second.id).map((r) => r.amount)], [0, [24900]]);
+      const read = await gql(server.url, orderQuery, {
+        token,
+        variables: { id: globalId("Order", order.id) },
+      });
+      assert.equal(read.body.data.node.state, "PAID");
+      assert.equal(
+        read.body.data.node.refunded.amountMinor,
+        0,
+        "money it never kept is not the order's refund",
+      );
+
+      const cheap = await cardOrder(server.services, project.id, [workshop.id]);
+      const session = sessionOf(stand, await server.services.stripe.checkoutUrl(cheap, links));
+      session.amount_total = 100;
+      await stand.pay(session.id);
+      assert.deepEqual(
+        refundsOf(session.id).map((r) => r.amount),
+        [100],
+      );
+      const unpaid = await gql(server.url, orderQuery, {
+        token,
+        variables: { id: globalId("Order", cheap.id) },
+      });
+      assert.equal(unpaid.body.data.node.state, "PENDING");
+    });
+
     test("a refund Stripe did not answer stays reserved and is asked again with the same key, once", async () => {
       const receiver = await startReceiver();
       try {
