@@ -139,6 +139,19 @@ for (const engine of testEngines()) {
       assert.equal(audit.length, 1, "paid once, audited once");
     });
 
+    test("stores the keys sealed and audits only their hint", async () => {
+      const { project } = await cardEvent(server.services, stand);
+      const { db } = server.services.database;
+      const stored = JSON.stringify([
+        await db.selectFrom("payment_accounts").selectAll().where("project_id", "=", project.id).execute(),
+        await db.selectFrom("audit_events").selectAll().where("project_id", "=", project.id).execute(),
+      ]);
+      assert.ok(stored.includes(`sk_test_…${stand.secretKey.slice(-4)}`), "the hint is kept");
+      for (const secret of [stand.secretKey, stand.webhookSecret, stand.secretKey.slice(8, 24)]) {
+        assert.ok(!stored.includes(secret), "no key in the clear, whole or in part");
+      }
+    });
+
     test("refunds part, refuses more than is left, then refunds the rest through Stripe and frees the seats", async () => {
       const { project, pass, workshop, token } = await cardEvent(server.services, stand, 2);
       const order = await cardOrder(server.services, project.id, [pass.id, pass.id, workshop.id]);
