@@ -105,7 +105,7 @@ for (const engine of testEngines()) {
       // Signed by Stripe for another project's endpoint: that project has no such order.
       const elsewhere = await stand.deliver(other.project.id, event);
       assert.deepEqual([elsewhere.status, (elsewhere.json as { outcome: string }).outcome], [200, "ignored"]);
-      assert.equal((await stand.deliver("zzzz", event)).status, 404);
+      assert.equal((await stand.deliver("zzzz", event)).status, 400, "as a bad signature: nothing to learn");
       const still = await gql(server.url, orderQuery, {
         token,
         variables: { id: globalId("Order", order.id) },
@@ -137,6 +137,19 @@ for (const engine of testEngines()) {
         .where("action", "=", "order.paid")
         .execute();
       assert.equal(audit.length, 1, "paid once, audited once");
+    });
+
+    test("stores the keys sealed and audits only their hint", async () => {
+      const { project } = await cardEvent(server.services, stand);
+      const { db } = server.services.database;
+      const stored = JSON.stringify([
+        await db.selectFrom("payment_accounts").selectAll().where("project_id", "=", project.id).execute(),
+        await db.selectFrom("audit_events").selectAll().where("project_id", "=", project.id).execute(),
+      ]);
+      assert.ok(stored.includes(`sk_test_…${stand.secretKey.slice(-4)}`), "the hint is kept");
+      for (const secret of [stand.secretKey, stand.webhookSecret, stand.secretKey.slice(8, 24)]) {
+        assert.ok(!stored.includes(secret), "no key in the clear, whole or in part");
+      }
     });
 
     test("refunds part, refuses more than is left, then refunds the rest through Stripe and frees the seats", async () => {
@@ -254,6 +267,46 @@ for (const engine of testEngines()) {
       const repeated = await stand.deliver(project.id, JSON.stringify(late.event));
       assert.equal((repeated.json as { outcome: string }).outcome, "replayed");
       assert.equal(stand.refunds.filter((r) => r.payment_intent === intent).length, 1);
+    });
+
+    test("a second payment of a paid order and a payment of the wrong amount are refunded on their own", async () => {
+      const { project, pass, workshop, token } = await cardEvent(server.services, stand);
+      const order = await cardOrder(server.services, project.id, [pass.id]);
+      const first = sessionOf(stand, await server.services.stripe.checkoutUrl(order, links));
+      // Two tabs: the first session lapses at Stripe, the buyer gets a second, then both get paid.
+      first.status = "expired";
+      const second = sessionOf(stand, await server.services.stripe.checkoutUrl(order, links));
+      assert.notEqual(second.id, first.id);
+      first.status = "open";
+      assert.equal((await stand.pay(first.id)).status, 200);
+      assert.equal((await stand.pay(second.id)).status, 200);
+      const refundsOf = (sessionId: string) =>
+        stand.refunds.filter((r) => r.payment_intent === stand.sessions.get(sessionId)?.payment_intent);
+      assert.deepEqual([refundsOf(first.id).length, refundsOf(second.id).map((r) => r.amount)], [0, [24900]]);
+      const read = await gql(server.url, orderQuery, {
+        token,
+        variables: { id: globalId("Order", order.id) },
+      });
+      assert.equal(read.body.data.node.state, "PAID");
+      assert.equal(
+        read.body.data.node.refunded.amountMinor,
+        0,
+        "money it never kept is not the order's refund",
+      );
+
+      const cheap = await cardOrder(server.services, project.id, [workshop.id]);
+      const session = sessionOf(stand, await server.services.stripe.checkoutUrl(cheap, links));
+      session.amount_total = 100;
+      await stand.pay(session.id);
+      assert.deepEqual(
+        refundsOf(session.id).map((r) => r.amount),
+        [100],
+      );
+      const unpaid = await gql(server.url, orderQuery, {
+        token,
+        variables: { id: globalId("Order", cheap.id) },
+      });
+      assert.equal(unpaid.body.data.node.state, "PENDING");
     });
 
     test("a refund Stripe did not answer stays reserved and is asked again with the same key, once", async () => {

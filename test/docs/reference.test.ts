@@ -71,6 +71,9 @@ async function fixture(server: TestServer) {
     buyerEmail: "bea@example.test",
     tickets: [{ ticketTypeId: door.id, name: "Bea Buyer", email: `bea-${project.id}@example.test` }],
   });
+  // Paid and partly refunded, so the Refund type's fields are reachable.
+  await services.orders.markOrderPaid(systemActor, { id: placed.order.id });
+  await services.refunds.refundOrder(systemActor, { id: placed.order.id, amountMinor: 100 });
   return {
     project: project.id,
     room: globalId("Room", room.id),
@@ -205,6 +208,7 @@ const mutationInputs: Record<string, (ids: Ids) => string> = {
   eraseAttendee: (ids) => `{id: "${ids.waiting}"}`,
   markOrderPaid: (ids) => `{id: "${ids.order}"}`,
   cancelOrder: (ids) => `{id: "${ids.order}"}`,
+  refundOrder: (ids) => `{id: "${ids.order}", amountMinor: 1}`,
   checkInAttendee: (ids) => `{attendeeId: "${ids.waiting}"}`,
   undoCheckIn: (ids) => `{attendeeId: "${ids.checkedIn}"}`,
   // No ticket has this code: the answer is the outcome UNKNOWN_CODE, not an error.

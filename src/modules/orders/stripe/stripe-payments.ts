@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import type { Stripe } from "stripe";
 import type { Db } from "../../../db/database.js";
-import { AppError, ErrorCode, notFound } from "../../../errors.js";
+import { AppError, ErrorCode } from "../../../errors.js";
 import type { Logger } from "../../../logger.js";
 import { areasWrittenUnder } from "../../../shared/data-areas.js";
 import type { ProjectChanges } from "../../../shared/project-changes.js";
@@ -205,9 +205,11 @@ export function createStripePayments(deps: {
       const secrets = /^[A-Za-z0-9]{4}$/.test(projectId)
         ? await deps.accounts.secretsOf(projectId)
         : undefined;
-      if (!secrets) throw notFound("Payment account");
       let event: Stripe.Event;
       try {
+        // A project without keys answers as a bad signature does: project ids are enumerable, and
+        // whether one exists or takes cards is not for an unsigned caller to learn.
+        if (!secrets) throw new Error("no webhook secret");
         event = gateway.verify(rawBody, signature ?? "", secrets.webhookSecret);
       } catch {
         throw new AppError(ErrorCode.BAD_REQUEST, "The notification's Stripe-Signature does not verify");

@@ -8,7 +8,7 @@ const maxNotificationBytes = 256 * 1024;
  * `POST /payments/stripe/<project id>`: the endpoint an organizer gives Stripe (Settings →
  * Payments shows it). The body is kept as the exact text Stripe signed: the signature covers its
  * bytes, so it must be checked before anything parses it. 200 for an event applied, replayed or
- * ignored (Stripe stops sending it), 400 for a bad signature, 404 for a project without keys,
+ * ignored (Stripe stops sending it), 400 for a bad signature or a project without keys,
  * 503 when a refund it asked for could not reach Stripe (Stripe sends it again).
  */
 export async function registerStripeWebhook(app: FastifyInstance): Promise<void> {
