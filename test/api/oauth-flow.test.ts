@@ -4,7 +4,15 @@ import * as oauth from "oauth4webapi";
 import { testEngines } from "../helpers/engines.js";
 import { userActor } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { appWithClient, discover, insecure, install } from "../helpers/oauth-install.js";
+import { HttpClient } from "../helpers/http-client.js";
+import { logIn } from "../helpers/log-in.js";
+import {
+  appWithClient,
+  authorizationRequest,
+  discover,
+  insecure,
+  install,
+} from "../helpers/oauth-install.js";
 import { serverPerSuite } from "../helpers/test-server.js";
 
 const projectQuery = `query ($id: ID!) { project(id: $id) { id name sessions(first: 1) { totalCount } } }`;
@@ -78,6 +86,25 @@ for (const engine of testEngines()) {
       // The app's webhook deliveries span every project it reaches: not for a one-project token.
       const hooks = await gql(server.url, "{ viewer { webhook { url } } }", { token: tokens.access_token });
       assert.equal(hooks.body.errors[0].extensions.code, "FORBIDDEN");
+    });
+
+    test("an organizer who is logged out logs in and comes back to the same authorization request", async () => {
+      const setup = await appWithClient(server.services);
+      const { params } = await authorizationRequest(setup.app.id, { scope: "agenda:read" });
+      const anonymous = new HttpClient(server.url);
+      const page = await anonymous.get(`/oauth/authorize?${new URLSearchParams(params)}`);
+      assert.equal(page.status, 200);
+      const next = /href="\/login\?next=([^"]+)"/.exec(page.body)?.[1];
+      assert.ok(next, "the page offers to log in");
+      const back = decodeURIComponent(next.replace(/&amp;/g, "&"));
+      const browser = await logIn(server.url, setup.organizer.user.email, {
+        next: `?next=${encodeURIComponent(back)}`,
+      });
+      const consentPage = await browser.get(back);
+      assert.equal(consentPage.status, 200);
+      assert.equal(browser.formValue("code_challenge"), params.code_challenge);
+      assert.equal(browser.formValue("state"), params.state);
+      assert.equal(browser.formValue("scope"), "agenda:read");
     });
 
     test("a subset of the app's permissions may be asked for, and the token holds only that", async () => {

@@ -165,6 +165,32 @@ for (const engine of testEngines()) {
       assert.equal((await exchange(setup, { code, code_verifier: verifier })).body.error, "invalid_grant");
     });
 
+    test("an access token past its hour is refused, and the refresh token still renews it", async () => {
+      const setup = await appWithClient(server.services);
+      const { tokens } = await install(server.url, setup);
+      const id = setup.organizer.project.id;
+      await sql.run(
+        "update oauth_tokens set expires_at = ? where kind = 'access' and grant_id in (select id from oauth_grants where app_id = ?)",
+        new Date(Date.now() - 1000).toISOString(),
+        setup.app.id,
+      );
+      // The other process has never seen the token: it reads the expiry from the database.
+      const expired = await gql(other.url, projectQuery, { token: tokens.access_token, variables: { id } });
+      assert.equal(expired.status, 401);
+      const renewed = await tokenRequest(server.url, {
+        grant_type: "refresh_token",
+        refresh_token: tokens.refresh_token ?? "",
+        client_id: setup.app.id,
+        client_secret: setup.secret,
+      });
+      assert.equal(renewed.status, 200);
+      const read = await gql(other.url, projectQuery, {
+        token: renewed.body.access_token,
+        variables: { id },
+      });
+      assert.equal(read.status, 200);
+    });
+
     test("a token used after its link was revoked by another process is refused", async () => {
       const setup = await appWithClient(server.services);
       const { tokens } = await install(server.url, setup);

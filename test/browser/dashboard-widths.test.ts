@@ -68,6 +68,7 @@ describeInBrowser("every dashboard page at 360, 390 and 1280 px in Chromium", {}
         [`${base}/settings/members`, "Settings", null],
         [`${base}/settings/api/apps/${app.id}`, "Door App", null],
         [`${base}/settings/api/apps/${app.id}/linked-projects`, "Door App", null],
+        [`${base}/settings/api/apps/${app.id}/oauth`, "Door App", "Save and create client secret"],
         [`/connect/${app.id}`, "Door App", null],
       ];
       for (const [path, heading, button] of pages) {

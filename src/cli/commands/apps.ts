@@ -4,6 +4,7 @@ import { allPermissions } from "../../modules/access/permissions.js";
 import type { AppWithToken } from "../../modules/apps/apps.service.js";
 import { type CommandGroup, type CommandInput, requiredFlag } from "../command.js";
 import { printResult } from "../output.js";
+import { oauthClientCommand } from "./oauth-client.js";
 import { webhookCommands } from "./webhooks.js";
 
 /**
@@ -268,5 +269,6 @@ export const appsCommands: CommandGroup = {
       },
     },
     ...webhookCommands,
+    oauthClientCommand,
   ],
 };
