@@ -311,5 +311,23 @@ for (const engine of testEngines()) {
       const csv = await ctx.services.discountCodes.exportCsv(owner, project.id);
       assert.equal(csv.trim().split("\r\n").length, 1001);
     });
+
+    test("deleting a code keeps its orders' code and discount; cancelling such an order still works", async () => {
+      const { project, owner, pass } = await event(ctx.services);
+      const code = await ctx.services.discountCodes.createDiscountCode(owner, {
+        projectId: project.id,
+        code: "GONE",
+        kind: "FIXED_AMOUNT",
+        amountOffMinor: 500,
+      });
+      const placed = await ctx.services.orders.placeOrder(publicActor, order(project.id, pass.id, 1, "gone"));
+      await ctx.services.discountCodes.deleteDiscountCode(owner, { id: code.id });
+      const [kept] = (await ctx.services.orders.ordersByIds([placed.order.id])).values();
+      assert.equal(kept?.discountCode, "GONE");
+      assert.equal(kept?.discountMinor, 500);
+      // Cancelling the order of a deleted code gives nothing back, and fails on nothing.
+      await ctx.services.orders.cancelOrder(owner, { id: placed.order.id });
+      assert.equal(await ctx.services.discountCodes.findDiscountCode(owner, code.id), undefined);
+    });
   });
 }
