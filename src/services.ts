@@ -20,6 +20,7 @@ import { createOrderTickets } from "./modules/attendees/order-tickets.js";
 import { createAuditService } from "./modules/audit/audit.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
+import { createTestProjectsService } from "./modules/demo/test-projects.js";
 import { createEventPageService } from "./modules/event-page/event-page.service.js";
 import { createIdempotencyService } from "./modules/idempotency/idempotency.service.js";
 import { createOrdersService } from "./modules/orders/orders.service.js";
@@ -78,6 +79,7 @@ export function createServices(
   const ticketMails = createTicketMailsService(db, access, mailer);
   const orderTickets = createOrderTickets({ changes, onCancelled: undoCheckInOfCancelled });
   const orders = createOrdersService(db, access, changes, orderTickets);
+  const members = createMembersService(db, access, changes);
   return {
     config,
     logger,
@@ -94,7 +96,7 @@ export function createServices(
     auth: createAuthService({ db, config, users, sessions, mailer, throttle }),
     account: createAccountService({ db, config, users, sessions, mailer, throttle, leaveAllProjects }),
     projects,
-    members: createMembersService(db, access, changes),
+    members,
     invitations: createInvitationsService({ db, access, mailer, config, throttle, changes }),
     agenda,
     tickets,
@@ -111,6 +113,7 @@ export function createServices(
     idempotency: createIdempotencyService(db, { lockMs: config.limits.requestTimeoutMs + 30_000, logger }),
     webhooks: createWebhooksService(db, config, changes, apps, access),
     demo: createDemoService(db, { users, projects, apps, changes }),
+    testProjects: createTestProjectsService(db, { access, projects, members, apps, changes }),
     eventPage: createEventPageService({
       db,
       config,

@@ -25,6 +25,7 @@ import * as registrationLinks from "./migrations/2026-11-28T18-00_registration-l
 import * as orders from "./migrations/2026-11-28T20-00_orders.js";
 import * as overviewCounts from "./migrations/2026-11-28T21-00_overview-counts.js";
 import * as idempotencyKeys from "./migrations/2026-11-29T01-00_idempotency-keys-idempotency.js";
+import * as testProjects from "./migrations/2026-11-29T02-00_test-projects-idempotency.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
 // and the order is visible in review. Names sort by their timestamp prefix.
@@ -54,6 +55,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-28T20-00_orders": orders,
   "2026-11-28T21-00_overview-counts": overviewCounts,
   "2026-11-29T01-00_idempotency-keys-idempotency": idempotencyKeys,
+  "2026-11-29T02-00_test-projects-idempotency": testProjects,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
