@@ -32,6 +32,7 @@ import { registerOrderPages } from "./pages/orders.js";
 import { registerProjectPages } from "./pages/projects.js";
 import { registerSettingsPages } from "./pages/settings.js";
 import { registerSpeakerPages } from "./pages/speakers.js";
+import { registerTestProjectPages } from "./pages/test-projects.js";
 import { registerTicketPages } from "./pages/tickets.js";
 import { sendPage } from "./ui/render.js";
 
@@ -195,6 +196,7 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     registerAuthPages(dashboard);
     registerAccountPages(dashboard);
     registerProjectPages(dashboard);
+    registerTestProjectPages(dashboard);
     registerSettingsPages(dashboard);
     registerAuditLogPages(dashboard);
     registerMemberPages(dashboard);
