@@ -15,6 +15,11 @@ describeInBrowser("test projects in the dashboard (Chromium)", {}, (fx) => {
   for (const width of widths) {
     test(`creates, marks and resets a test project at ${width} px`, async () => {
       const page = await fx.page(width, fx.developer);
+      // Offered on the projects list and on a real project's API tab (the developer's pages).
+      const real = await fx.server.services.projects.create(fx.developer.id, { name: "Real event" });
+      await page.goto(`${fx.server.url}/b/${real.id}/settings/api`);
+      assert.ok(await page.getByRole("button", { name: "New test project" }).isVisible());
+      await fitsWidth(page, "the API tab");
       await page.goto(`${fx.server.url}/`);
       await page.getByRole("button", { name: "New test project" }).click();
       // The token, shown once, over the projects list.
