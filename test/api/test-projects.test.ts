@@ -5,6 +5,7 @@ import { testEngines } from "../helpers/engines.js";
 import { createProject, createUser, userActor } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { serverPerSuite, type TestServer } from "../helpers/test-server.js";
+import { startReceiver } from "../helpers/webhook-receiver.js";
 
 // Issue 41, test projects: a developer's project of demo data, marked TEST, never published,
 // reset to its initial data; its tokens and API work as on any project.
@@ -24,7 +25,7 @@ async function rowCount(server: TestServer, table: "attendees" | "sessions" | "t
 
 for (const engine of testEngines()) {
   describe(`test projects (${engine.name})`, () => {
-    const server = serverPerSuite(engine);
+    const server = serverPerSuite(engine, { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" });
 
     test("a test project is never published: the service refuses it, and so does the database", async () => {
       const developer = await createUser(server.services);
@@ -118,6 +119,27 @@ for (const engine of testEngines()) {
         server.services.testProjects.reset(userActor(stranger.id), project.id),
         /not found/,
       );
+    });
+
+    test("webhooks of its app are delivered as on any project", async () => {
+      const receiver = await startReceiver();
+      try {
+        const developer = await createUser(server.services);
+        const { project, token, appId } = await server.services.testProjects.create(developer.id);
+        await server.services.webhooks.configure(userActor(developer.id), {
+          appId,
+          url: receiver.url,
+          events: ["track.created"],
+        });
+        await gql(server.url, createTrack, {
+          token,
+          variables: { input: { projectId: project.id, name: "Hooked" } },
+        });
+        const [delivered] = await receiver.waitFor(1, { timeoutMs: 20_000 });
+        assert.equal(delivered?.json.type, "track.created");
+      } finally {
+        await receiver.close();
+      }
     });
 
     test("the CLI creates one (token shown once) and resets it", async () => {
