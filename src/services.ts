@@ -23,6 +23,7 @@ import { createOrderTickets } from "./modules/attendees/order-tickets.js";
 import { createAuditService, eraseFromAuditLog } from "./modules/audit/audit.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
+import { createTestProjectsService } from "./modules/demo/test-projects.js";
 import { createDiscountCodesService } from "./modules/discount-codes/discount-codes.service.js";
 import { createEventPageService, forgetPublicRegistration } from "./modules/event-page/event-page.service.js";
 import { createIdempotencyService } from "./modules/idempotency/idempotency.service.js";
@@ -134,6 +135,7 @@ export function createServices(
     logger,
   });
   const discountCodes = createDiscountCodesService(db, access, changes);
+  const members = createMembersService(db, access, changes);
   return {
     config,
     logger,
@@ -158,7 +160,7 @@ export function createServices(
     },
     account: createAccountService({ db, config, users, sessions, mailer, throttle, leaveAllProjects }),
     projects,
-    members: createMembersService(db, access, changes),
+    members,
     invitations: createInvitationsService({ db, access, mailer, config, throttle, changes }),
     agenda,
     tickets,
@@ -183,6 +185,7 @@ export function createServices(
     idempotency: createIdempotencyService(db, { lockMs: config.limits.requestTimeoutMs + 30_000, logger }),
     webhooks: createWebhooksService(db, config, changes, apps, access),
     demo: createDemoService(db, { users, projects, apps, changes }),
+    testProjects: createTestProjectsService(db, { access, projects, members, apps, changes }),
     eventPage: createEventPageService({
       db,
       config,

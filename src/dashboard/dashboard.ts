@@ -34,6 +34,7 @@ import { registerProjectPages } from "./pages/projects.js";
 import { registerSettingsPages } from "./pages/settings.js";
 import { registerSingleSignOnPages } from "./pages/single-sign-on.js";
 import { registerSpeakerPages } from "./pages/speakers.js";
+import { registerTestProjectPages } from "./pages/test-projects.js";
 import { registerTicketPages } from "./pages/tickets.js";
 import { sendPage } from "./ui/render.js";
 
@@ -198,6 +199,7 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     registerSingleSignOnPages(dashboard);
     registerAccountPages(dashboard);
     registerProjectPages(dashboard);
+    registerTestProjectPages(dashboard);
     registerSettingsPages(dashboard);
     registerAuditLogPages(dashboard);
     registerMemberPages(dashboard);

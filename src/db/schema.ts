@@ -107,6 +107,10 @@ export interface ProjectsTable {
   venue_country: string | null;
   website: string | null;
   status: ProjectStatus;
+  /** 1 for a developer's test project (demo data, never published, never counted); 0 otherwise. */
+  is_test: Generated<number>;
+  /** The demo generator's seed of a test project, which a reset generates again; null otherwise. */
+  test_seed: number | null;
   created_at: string;
   updated_at: string;
   // Also in the table until the next release drops them, read and written by nothing of this one:

@@ -1,8 +1,10 @@
 import type { FastifyReply } from "fastify";
 
-// What a browser app may read of an answer: the budget, the validator and the id to quote.
+// What a browser app may read of an answer: the budget, the validator, the id to quote, and
+// whether a keyed mutation's answer was replayed (idempotency.ts).
 const exposedHeaders = [
   "etag",
+  "idempotent-replayed",
   "retry-after",
   "x-request-id",
   "ratelimit",

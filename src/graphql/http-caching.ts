@@ -87,8 +87,12 @@ export function registerPreflight(scope: FastifyInstance, url: string): void {
   scope.options(url, (_request, reply) =>
     new AnswerHeaders()
       .set("access-control-allow-methods", "GET, POST, OPTIONS")
-      // If-None-Match: a browser app revalidates an introspection answer it keeps itself.
-      .set("access-control-allow-headers", "authorization, content-type, accept, if-none-match")
+      // If-None-Match: a browser app revalidates an introspection answer it keeps itself;
+      // Idempotency-Key: it retries a mutation safely (idempotency.ts).
+      .set(
+        "access-control-allow-headers",
+        "authorization, content-type, accept, if-none-match, idempotency-key",
+      )
       .set("access-control-max-age", "86400")
       .set("vary", "origin")
       .applyTo(reply)

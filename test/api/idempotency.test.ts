@@ -118,6 +118,22 @@ for (const engine of testEngines()) {
       }
     });
 
+    test("a browser app may send the key and read whether the answer was replayed (CORS)", async () => {
+      const preflight = await fetch(`${server.url}/api/graphql`, {
+        method: "OPTIONS",
+        headers: {
+          origin: "https://app.example",
+          "access-control-request-method": "POST",
+          "access-control-request-headers": "authorization, content-type, idempotency-key",
+        },
+      });
+      assert.equal(preflight.status, 204);
+      assert.match(preflight.headers.get("access-control-allow-headers") ?? "", /\bidempotency-key\b/);
+      const { token, request } = await trackWriter(server);
+      const answer = await post(server.url, token, request("Cors"), { "idempotency-key": randomUUID() });
+      assert.match(answer.headers.get("access-control-expose-headers") ?? "", /\bidempotent-replayed\b/);
+    });
+
     test("ignores a key on a query: nothing is stored and nothing is replayed", async () => {
       const { token, projectId } = await trackWriter(server);
       const key = randomUUID();

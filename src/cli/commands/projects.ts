@@ -42,5 +42,57 @@ export const projectsCommands: CommandGroup = {
         return 0;
       },
     },
+    {
+      name: "create-test",
+      summary:
+        "Creates a test project for a developer: demo data, never published, an app with every permission.",
+      options: {
+        owner: requiredFlag("E", "email of the developer's account"),
+      },
+      async run(input) {
+        const { withServices } = await import("../context.js");
+        const { created, baseUrl } = await withServices(input.io, async (services, config) => {
+          const owner = await services.users.findByEmail(input.requiredString("owner"));
+          if (!owner) throw notFound("User");
+          const { systemActor } = await import("../../modules/access/actor.js");
+          return {
+            created: await services.testProjects.create(owner.id, systemActor),
+            baseUrl: config.baseUrl,
+          };
+        });
+        const { project, token, appId } = created;
+        printResult(
+          input.io,
+          input.json,
+          { id: project.id, name: project.name, isTest: true, appId, token },
+          [
+            `Created TEST project ${project.id} "${project.name}": ${baseUrl}/b/${project.id}`,
+            `API token of its "Test app" (every permission; shown once): ${token}`,
+          ].join("\n"),
+        );
+        return 0;
+      },
+    },
+    {
+      name: "reset-test",
+      summary: "Resets a test project's agenda, tickets and attendees to its initial demo data.",
+      options: {
+        project: requiredFlag("ID", "the test project's 4-character id"),
+      },
+      async run(input) {
+        const { withServices } = await import("../context.js");
+        const project = await withServices(input.io, async (services) => {
+          const { systemActor } = await import("../../modules/access/actor.js");
+          return services.testProjects.reset(systemActor, input.requiredString("project"));
+        });
+        printResult(
+          input.io,
+          input.json,
+          { id: project.id, reset: true },
+          `Reset TEST project ${project.id} to its initial demo data`,
+        );
+        return 0;
+      },
+    },
   ],
 };

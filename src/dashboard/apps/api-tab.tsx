@@ -6,6 +6,7 @@ import { type PageContext, pageContext } from "../context.js";
 import { formList, formValues, optional, stateFromError } from "../form-data.js";
 import { loadProjectPage, type ProjectPageData } from "../pages/project-page.js";
 import { SettingsPage } from "../pages/settings.js";
+import { NewTestProjectButton } from "../pages/test-projects.js";
 import { DataTable, EmptyState, Notice } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
@@ -71,6 +72,12 @@ function ApiTab(props: {
         <a href="/graphql/reference/">API reference</a> and try queries in the{" "}
         <a href="/graphql/explorer/">explorer</a>.
       </p>
+      {project.isTest ? null : (
+        <div class="tab-lead">
+          <p>To build and try an app without touching this event's data, make a test project of demo data.</p>
+          <NewTestProjectButton csrf={props.ctx.csrf} />
+        </div>
+      )}
       {props.apps.length === 0 ? (
         <EmptyState title="No apps yet">
           <p>Create an app to get an API token for this project and a link other organizers can connect.</p>

@@ -1,8 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { ComponentChildren } from "preact";
 import type { MemberRole } from "../../db/schema.js";
 import { AppError, ErrorCode, httpStatusOf } from "../../errors.js";
 import type { ProjectOverview } from "../../modules/overview/overview.service.js";
 import type { Project } from "../../modules/projects/projects.service.js";
+import { TokenDialog } from "../apps/app-ui.js";
 import { actorOf, type PageContext, pageContext, redirectTo, requireUser } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
 import { formatDateTime } from "../time.js";
@@ -12,6 +14,7 @@ import { Layout, PageHeading, ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
 import { OverviewFigures, StatusButtons } from "./overview-figures.js";
 import { ProjectFields, projectInputFromForm } from "./project-form.js";
+import { NewTestProjectButton, ResetTestProjectPanel } from "./test-projects.js";
 
 const statusTone = { DRAFT: "neutral", PUBLISHED: "success", ARCHIVED: "warning" } as const;
 
@@ -19,10 +22,16 @@ function venueLine(project: Project): string {
   return [project.venue.name, project.venue.city, project.venue.country].filter(Boolean).join(", ");
 }
 
-function ProjectsPage(props: { ctx: PageContext; projects: (Project & { role: MemberRole })[] }) {
+/** The projects list; `children` (a dialog over it) follow the list. */
+function ProjectsPage(props: {
+  ctx: PageContext;
+  projects: (Project & { role: MemberRole })[];
+  children?: ComponentChildren;
+}) {
   return (
     <Layout ctx={props.ctx} title="Projects">
       <PageHeading title="Projects">
+        <NewTestProjectButton csrf={props.ctx.csrf} />
         <a class="button button-primary" href="/projects/new">
           New project
         </a>
@@ -51,6 +60,7 @@ function ProjectsPage(props: { ctx: PageContext; projects: (Project & { role: Me
               </div>
               <div class="card-meta">
                 <Badge tone={statusTone[project.status]}>{project.status.toLowerCase()}</Badge>
+                {project.isTest ? <Badge tone="warning">TEST</Badge> : null}
                 <span class="muted">{project.role.toLowerCase()}</span>
                 <code class="project-id">{project.id}</code>
               </div>
@@ -58,6 +68,7 @@ function ProjectsPage(props: { ctx: PageContext; projects: (Project & { role: Me
           ))}
         </ul>
       )}
+      {props.children}
     </Layout>
   );
 }
@@ -114,7 +125,11 @@ function OverviewPage(props: {
         ]}
       />
       {project.description ? <p class="description">{project.description}</p> : null}
-      {props.canPublish ? (
+      {props.canPublish && project.isTest ? (
+        <ResetTestProjectPanel projectId={project.id} csrf={props.ctx.csrf} />
+      ) : null}
+      {/* A test project is never published: it has no status buttons. */}
+      {props.canPublish && !project.isTest ? (
         <StatusButtons
           projectId={project.id}
           status={project.status}
@@ -192,6 +207,30 @@ export function registerProjectPages(app: FastifyInstance): void {
         httpStatusOf(error),
       );
     }
+  });
+
+  // A test project in one step (modules/demo/test-projects.ts); its token is shown once, in a
+  // dialog over the projects list, whose OK leads to the new project.
+  app.post("/projects/test", async (request, reply) => {
+    const user = requireUser(request);
+    // As for any project: an account nobody can reach by email does not get to make them.
+    if (!user.emailVerified) {
+      throw new AppError(ErrorCode.FORBIDDEN, "Confirm your email address before creating a project.");
+    }
+    const created = await services.testProjects.create(user.id, actorOf(request));
+    const projects = await services.projects.listForUser(user.id);
+    return sendPage(
+      reply,
+      <ProjectsPage ctx={pageContext(request, reply)} projects={projects}>
+        <TokenDialog
+          token={created.token}
+          appName={`Test app of ${created.project.name}`}
+          closeTo={`/b/${created.project.id}`}
+          pageUrl="/projects"
+        />
+      </ProjectsPage>,
+      201,
+    );
   });
 
   app.get<{ Params: { projectId: string } }>("/b/:projectId", async (request, reply) => {

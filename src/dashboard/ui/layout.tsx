@@ -123,7 +123,7 @@ const statusTone = { DRAFT: "neutral", PUBLISHED: "success", ARCHIVED: "warning"
 /** The frame of a project's pages: its name, status and section navigation. */
 export function ProjectLayout(props: {
   ctx: PageContext;
-  project: { id: string; name: string; status: "DRAFT" | "PUBLISHED" | "ARCHIVED" };
+  project: { id: string; name: string; status: "DRAFT" | "PUBLISHED" | "ARCHIVED"; isTest?: boolean };
   section: ProjectSection;
   title: string;
   children: ComponentChildren;
@@ -138,7 +138,14 @@ export function ProjectLayout(props: {
         <div class="project-title">
           <h1>{project.name}</h1>
           <Badge tone={statusTone[project.status]}>{project.status.toLowerCase()}</Badge>
+          {project.isTest ? <Badge tone="warning">TEST</Badge> : null}
         </div>
+        {project.isTest ? (
+          <p class="test-banner" role="note">
+            <strong>Test project.</strong> Demo data to build and try apps against: it is never published and
+            never counted. Reset it to its demo data from the <a href={`/b/${project.id}`}>Overview</a>.
+          </p>
+        ) : null}
         <nav class="project-nav" aria-label="Project">
           {sections.map((s) => (
             <a

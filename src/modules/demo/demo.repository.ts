@@ -10,6 +10,7 @@ import type {
   TicketTypesTable,
   TracksTable,
 } from "../../db/schema.js";
+import type { DemoDataset } from "./demo.generator.js";
 
 // Bound parameters per statement: SQLite allows 32,766, PostgreSQL 65,535. Large multi-row inserts
 // are what makes 200,000 attendees take seconds rather than minutes.
@@ -22,13 +23,21 @@ async function insertInBatches<R extends object>(
   rows: readonly R[],
   insert: (trx: Tx, batch: R[]) => Promise<unknown>,
 ): Promise<void> {
+  if (!rows[0]) return;
+  // Bare, not ProjectChanges.write: the demo seeder fills a new database before anything serves or caches it.
+  await db.transaction().execute((trx) => insertBatches(trx, rows, insert));
+}
+
+/** Inserts `rows` in multi-row statements within `trx`. */
+async function insertBatches<R extends object>(
+  trx: Tx,
+  rows: readonly R[],
+  insert: (trx: Tx, batch: R[]) => Promise<unknown>,
+): Promise<void> {
   const first = rows[0];
   if (!first) return;
   const size = Math.max(1, Math.floor(maxParameters / Object.keys(first).length));
-  // Bare, not ProjectChanges.write: the demo seeder fills a new database before anything serves or caches it.
-  await db.transaction().execute(async (trx) => {
-    for (let i = 0; i < rows.length; i += size) await insert(trx, rows.slice(i, i + size));
-  });
+  for (let i = 0; i < rows.length; i += size) await insert(trx, rows.slice(i, i + size));
 }
 
 /** Bulk SQL for the demo generator: batched multi-row inserts, one transaction per table. */
@@ -49,4 +58,39 @@ export const demoRepository = {
     insertInBatches(db, rows, (trx, batch) => trx.insertInto("attendees").values(batch).execute()),
   insertCheckIns: (db: Db, rows: Insertable<CheckInsTable>[]) =>
     insertInBatches(db, rows, (trx, batch) => trx.insertInto("check_ins").values(batch).execute()),
+
+  /**
+   * Inserts a whole conference within `trx` (a test project's reset, in its ProjectChanges write),
+   * parents before children.
+   */
+  async insertAll(trx: Tx, data: DemoDataset): Promise<void> {
+    await insertBatches(trx, data.tracks, (t, batch) => t.insertInto("tracks").values(batch).execute());
+    await insertBatches(trx, data.rooms, (t, batch) => t.insertInto("rooms").values(batch).execute());
+    await insertBatches(trx, data.speakers, (t, batch) => t.insertInto("speakers").values(batch).execute());
+    await insertBatches(trx, data.sessions, (t, batch) => t.insertInto("sessions").values(batch).execute());
+    await insertBatches(trx, data.sessionSpeakers, (t, batch) =>
+      t.insertInto("session_speakers").values(batch).execute(),
+    );
+    await insertBatches(trx, data.ticketTypes, (t, batch) =>
+      t.insertInto("ticket_types").values(batch).execute(),
+    );
+    await insertBatches(trx, data.attendees, (t, batch) => t.insertInto("attendees").values(batch).execute());
+    await insertBatches(trx, data.checkIns, (t, batch) => t.insertInto("check_ins").values(batch).execute());
+  },
+
+  /**
+   * Deletes a project's event data, children before parents (attendees take their check-ins, mails
+   * and manage links with them; orders their lines; sessions their speakers), and leaves the
+   * project, its members, apps, links and webhooks as they are: a test project's reset.
+   */
+  async deleteEventData(trx: Tx, projectId: string): Promise<void> {
+    await trx.deleteFrom("attendees").where("project_id", "=", projectId).execute();
+    await trx.deleteFrom("orders").where("project_id", "=", projectId).execute();
+    await trx.deleteFrom("attendee_imports").where("project_id", "=", projectId).execute();
+    await trx.deleteFrom("sessions").where("project_id", "=", projectId).execute();
+    await trx.deleteFrom("speakers").where("project_id", "=", projectId).execute();
+    await trx.deleteFrom("tracks").where("project_id", "=", projectId).execute();
+    await trx.deleteFrom("rooms").where("project_id", "=", projectId).execute();
+    await trx.deleteFrom("ticket_types").where("project_id", "=", projectId).execute();
+  },
 };

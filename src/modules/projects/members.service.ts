@@ -116,3 +116,5 @@ export function createMembersService(db: Db, access: AccessService, changes: Pro
     },
   };
 }
+
+export type MembersService = ReturnType<typeof createMembersService>;

@@ -90,6 +90,11 @@ export function defineProjectTypes(): void {
         description: "Draft, published or archived.",
         resolve: (p) => p.status,
       }),
+      isTest: t.exposeBoolean("isTest", {
+        public: true,
+        description:
+          "Whether this is a developer's test project: demo data, never published, never counted in an organizer's figures. Reset it to its demo data from the dashboard or the CLI.",
+      }),
       createdAt: t.expose("createdAt", {
         public: true,
         type: "DateTime",

@@ -27,6 +27,8 @@ const projectColumns = everyColumn<ProjectRow>()([
   "venue_country",
   "website",
   "status",
+  "is_test",
+  "test_seed",
   "created_at",
   "updated_at",
 ]);
@@ -116,7 +118,11 @@ export const projectsRepository = {
     await db.insertInto("project_versions").values({ project_id: row.id }).execute();
   },
 
-  async update(db: Db, id: string, changes: Partial<Omit<ProjectRow, "id" | "created_at">>): Promise<void> {
+  async update(
+    db: Db,
+    id: string,
+    changes: Partial<Omit<ProjectRow, "id" | "created_at" | "is_test" | "test_seed">>,
+  ): Promise<void> {
     await db.updateTable("projects").set(changes).where("id", "=", id).execute();
   },
 

@@ -38,6 +38,10 @@ export interface Project {
   venue: { name: string | null; address: string | null; city: string | null; country: string | null };
   website: string | null;
   status: ProjectStatus;
+  /** A developer's test project: demo data, never published, never counted (docs/guides/12-test-projects.md). */
+  isTest: boolean;
+  /** The demo generator's seed of a test project (its reset generates it again); null otherwise. */
+  testSeed: number | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -58,6 +62,8 @@ export function presentProject(row: ProjectRow): Project {
     },
     website: row.website,
     status: row.status,
+    isTest: row.is_test !== 0,
+    testSeed: row.test_seed,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -103,6 +109,16 @@ export type UpdateProjectInput = z.input<typeof updateInput>;
 
 const maxIdAttempts = 20;
 
+/**
+ * The one rule that a test project is never published, said as a user error; the database refuses
+ * it too (migration 2026-11-29T02-00_test-projects), whatever path writes the status.
+ */
+function refusePublishingTest(status: ProjectStatus | undefined): void {
+  if (status === "PUBLISHED") {
+    throw badInput([{ field: ["status"], message: "A test project is never published" }]);
+  }
+}
+
 function checkDates(startsAt: string | null | undefined, endsAt: string | null | undefined): void {
   if (startsAt && endsAt && endsAt < startsAt) {
     throw badInput([{ field: ["endsAt"], message: "must not be before startsAt" }]);
@@ -120,8 +136,11 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
       ownerUserId: string,
       input: CreateProjectInput,
       actor: Actor = { kind: "user", userId: ownerUserId },
+      /** A test project's demo seed: the project is then a test project, for good. */
+      test?: { seed: number },
     ): Promise<Project> {
       const data = parseInput(createInput, input);
+      if (test) refusePublishingTest(data.status);
       checkDates(data.startsAt, data.endsAt);
       if (!(await usersRepository.findById(db, ownerUserId))) throw notFound("User");
       const now = nowIso();
@@ -140,6 +159,8 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
           venue_country: data.venue?.country ?? null,
           website: data.website ?? null,
           status: data.status,
+          is_test: test ? 1 : 0,
+          test_seed: test?.seed ?? null,
           created_at: now,
           updated_at: now,
         };
@@ -224,7 +245,10 @@ export function createProjectsService(db: Db, access: AccessService, changes: Pr
         if (data.startsAt !== undefined) patch.starts_at = data.startsAt;
         if (data.endsAt !== undefined) patch.ends_at = data.endsAt;
         if (data.website !== undefined) patch.website = data.website;
-        if (data.status !== undefined) patch.status = data.status;
+        if (data.status !== undefined) {
+          if (current.is_test) refusePublishingTest(data.status);
+          patch.status = data.status;
+        }
         if (data.venue !== undefined) {
           const venue = data.venue ?? {};
           if (venue.name !== undefined || data.venue === null) patch.venue_name = venue.name ?? null;
