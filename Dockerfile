@@ -25,6 +25,12 @@ COPY --from=build --chown=node:node /app/package.json ./
 COPY --from=build --chown=node:node /app/node_modules ./node_modules
 COPY --from=build --chown=node:node /app/dist ./dist
 COPY --from=build --chown=node:node /app/bin ./bin
+# What the server reads at run time beside dist/ (the pages' stylesheets and scripts, the guides):
+# without them it stops at start with ENOENT.
+COPY --from=build --chown=node:node /app/src/dashboard/assets ./src/dashboard/assets
+COPY --from=build --chown=node:node /app/src/event-site/assets ./src/event-site/assets
+COPY --from=build --chown=node:node /app/src/docs/assets ./src/docs/assets
+COPY --from=build --chown=node:node /app/docs/guides ./docs/guides
 USER node
 VOLUME ["/data"]
 EXPOSE 4000

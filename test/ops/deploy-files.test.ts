@@ -152,7 +152,7 @@ describe("the container files", () => {
     assert.equal(ignores(dockerignore, "src"), false);
   });
 
-  test("the runtime stage has pg_dump and pg_restore (postgresql-client), runs as node, and ships no compiler", () => {
+  test("the runtime stage has pg_dump and pg_restore (postgresql-client), the files read at run time, runs as node, and ships no compiler", () => {
     const stages = dockerStages(read("Dockerfile"));
     assert.ok(stages.length >= 2, "a build stage and a runtime stage");
     const runtime = stages.at(-1) ?? "";
@@ -160,6 +160,13 @@ describe("the container files", () => {
     assert.match(runtime, /rm -rf \/var\/lib\/apt\/lists/);
     assert.match(runtime, /^USER node$/m);
     assert.doesNotMatch(runtime, /\b(g\+\+|make|python3)\b/, "build tools belong to the build stage");
+    // The files the server reads at run time from outside dist/ (assets.ts, site-layout.tsx, docs.routes.ts).
+    for (const folder of ["src/dashboard/assets", "src/event-site/assets", "src/docs/assets", "docs/guides"])
+      assert.match(
+        runtime,
+        new RegExp(`^COPY --from=build \\S+ /app/${folder} `, "m"),
+        `${folder} is not in the image`,
+      );
   });
 
   test("compose gives every Eventgraph process SMTP_URL (required) and passes single sign-on through", () => {

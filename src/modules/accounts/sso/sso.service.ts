@@ -12,7 +12,6 @@ import { sessionsRepository } from "../sessions.repository.js";
 import type { SessionClient, SessionsService } from "../sessions.service.js";
 import { randomSecret } from "../sessions.service.js";
 import { type UserRow, usersRepository } from "../users.repository.js";
-import { presentUser, type User } from "../users.service.js";
 import type { ProviderIdentity } from "./oidc-client.js";
 
 const unverifiedMessage =
@@ -90,10 +89,7 @@ export function createSsoService(deps: { db: Db; sessions: SessionsService; logg
      * Finds (or creates) the account of the provider's verified email and starts a session for it.
      * Refused (FORBIDDEN) when the provider sends no email or does not say it is verified.
      */
-    async logIn(
-      identity: ProviderIdentity,
-      client: SessionClient,
-    ): Promise<{ cookieValue: string; user: User }> {
+    async logIn(identity: ProviderIdentity, client: SessionClient): Promise<{ cookieValue: string }> {
       if (!identity.emailVerified) throw new AppError(ErrorCode.FORBIDDEN, unverifiedMessage);
       const parsed = z.object({ email: emailRule }).safeParse({ email: identity.email });
       if (!parsed.success) throw new AppError(ErrorCode.FORBIDDEN, noEmailMessage);
@@ -104,11 +100,7 @@ export function createSsoService(deps: { db: Db; sessions: SessionsService; logg
         (await usersRepository.findByEmail(db, address));
       if (!row) throw new AppError(ErrorCode.CONFLICT, "The account changed during log-in. Try again.");
       if (!row.email_verified_at) await claim(row);
-      const { cookieValue } = await sessions.start(row.id, client);
-      return {
-        cookieValue,
-        user: presentUser({ ...row, email_verified_at: row.email_verified_at ?? nowIso() }),
-      };
+      return sessions.start(row.id, client);
     },
   };
 }
