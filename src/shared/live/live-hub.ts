@@ -135,6 +135,9 @@ export class LiveHub {
   publish(event: LiveEvent): void {
     const streams = this.byProject.get(event.projectId);
     if (!streams) return;
+    // One signal object for every stream: the streams that share a view execute it once
+    // (graphql/streams/stream-route.ts).
+    const signal: LiveSignal = { projectId: event.projectId, event };
     for (const stream of streams) {
       const listening = stream.listening;
       if (!listening?.types.has(event.type) || stream.ended) continue;
@@ -143,7 +146,7 @@ export class LiveHub {
         end(stream, slowSubscriber());
         continue;
       }
-      stream.queue.push({ projectId: event.projectId, event });
+      stream.queue.push(signal);
       stream.wake?.();
     }
   }
