@@ -32,8 +32,8 @@ import { createTicketMailsService } from "./modules/ticket-mails/ticket-mails.se
 import { createTicketsService } from "./modules/tickets/tickets.service.js";
 import { createWebhooksService } from "./modules/webhooks/webhooks.service.js";
 import { areaBit } from "./shared/data-areas.js";
-import { liveRecorder } from "./shared/live/live-events.js";
 import { LiveHub } from "./shared/live/live-hub.js";
+import { liveRecorder } from "./shared/live/live-recorder.js";
 import { ProjectChanges } from "./shared/project-changes.js";
 
 /**

@@ -22,7 +22,7 @@ export const streamPath = "/api/graphql/stream";
  * Bytes a stream's response may hold unsent (the client not reading) before the stream is cut with
  * SLOW_SUBSCRIBER: a stalled phone costs this much memory at most, not the whole event history.
  */
-export const maxUnsentBytes = 256 * 1024;
+const maxUnsentBytes = 256 * 1024;
 
 /** What a stream's request carries from the request steps into graphql-sse's callbacks. */
 interface Prepared {

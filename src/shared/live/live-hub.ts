@@ -37,7 +37,7 @@ interface Stream {
 }
 
 /** Signals a stream may hold unread before it is cut as too slow (SLOW_SUBSCRIBER). */
-export const maxQueuedSignals = 256;
+const maxQueuedSignals = 256;
 /** How often every stream's credentials are read afresh even when nothing announced a change. */
 const recheckEveryMs = 30_000;
 
