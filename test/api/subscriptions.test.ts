@@ -13,6 +13,15 @@ for (const engine of testEngines()) {
   describe(`subscriptions over SSE (${engine.name})`, () => {
     const server = serverPerSuite(engine, { STREAMS_PER_APP: "3" });
 
+    /** Waits until the server has forgotten every stream its clients closed. */
+    async function closed() {
+      const deadline = Date.now() + 5_000;
+      while (server.services.live.size > 0) {
+        assert.ok(Date.now() < deadline, "closed streams were not forgotten");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+
     test("refuses a caller without a token, and one without the permission, before any event", async () => {
       const door = await doorProject(server, ["agenda:read"]);
       const anonymous = subscribe(server.url, undefined, checkIns, { p: door.projectId });
@@ -51,16 +60,41 @@ for (const engine of testEngines()) {
       await server.services.checkins.checkIn(door.owner, { attendeeId: door.attendee.id });
       // A second check-in changes nothing, so it is no event.
       await server.services.checkins.checkIn(door.owner, { attendeeId: door.attendee.id });
-      await server.services.checkins.undoCheckIn(door.owner, { attendeeId: door.attendee.id });
+      // The attendee is read when the event is sent: wait for it before taking the check-in back.
       assert.deepEqual((await stream.nth(1)).data, {
         checkInChanged: { change: "CHECKED_IN", attendee: { name: "Ada", checkedIn: true } },
       });
+      await server.services.checkins.undoCheckIn(door.owner, { attendeeId: door.attendee.id });
       assert.deepEqual((await stream.nth(2)).data, {
         checkInChanged: { change: "UNDONE", attendee: { name: "Ada", checkedIn: false } },
       });
       await new Promise((resolve) => setTimeout(resolve, 100));
       assert.equal(stream.results.length, 2);
       stream.dispose();
+    });
+
+    test("reads an event once for all the streams of one app and operation", async () => {
+      /** Statements from a check-in's commit until `count` streams have its result. */
+      async function statementsFor(count: number): Promise<number> {
+        const door = await doorProject(server, ["attendees:read"]);
+        const open = Array.from({ length: count }, () =>
+          subscribe(server.url, door.token, checkIns, { p: door.projectId }),
+        );
+        await listening(server.services, door.projectId, count);
+        const { checkins } = server.services;
+        let committed = 0;
+        const off = server.services.changes.subscribe(() => {
+          committed = server.statements.length;
+        });
+        await checkins.checkIn(door.owner, { attendeeId: door.attendee.id });
+        off();
+        for (const stream of open) await stream.nth(1);
+        const read = server.statements.length - committed;
+        for (const stream of open) stream.dispose();
+        await closed();
+        return read;
+      }
+      assert.equal(await statementsFor(3), await statementsFor(1));
     });
 
     test("never delivers the event of a write that rolled back", async () => {
@@ -131,11 +165,7 @@ for (const engine of testEngines()) {
       const fourth = subscribe(server.url, door.token, checkIns, { p: door.projectId });
       assert.equal(refusedStatus((await fourth.ended).error), 429);
       for (const stream of open) stream.dispose();
-      const deadline = Date.now() + 5_000;
-      while (server.services.live.size > 0) {
-        assert.ok(Date.now() < deadline, "closed streams were not forgotten");
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await closed();
     });
 
     test("cuts a subscriber that falls behind instead of buffering for it", async () => {
