@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { runCliInProcess } from "../helpers/cli.js";
+import { delayingProxy } from "../helpers/delaying-proxy.js";
 import { testEngines } from "../helpers/engines.js";
 import { type Child, startServerProcess } from "../helpers/processes.js";
 import { doorProject, refusedStatus, subscribe } from "../helpers/subscriptions.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { createTestContext } from "../helpers/test-services.js";
+import { ownDatabase } from "../helpers/throwaway-database.js";
 
 const checkIns = `subscription ($p: ID!) { checkInChanged(projectId: $p) { change attendee { name } } }`;
 const postgres = testEngines().find((engine) => engine.name === "postgres");
@@ -72,6 +75,40 @@ describe("subscriptions across two processes on one PostgreSQL database", {
     assert.equal(stream.results.at(-1)?.errors?.[0]?.extensions?.code, "UNAUTHENTICATED");
     const again = subscribe(b.url, door.token, checkIns, { p: door.projectId });
     assert.equal(refusedStatus((await again.ended).error), 401);
+  });
+});
+
+// A process that cannot hear the others could not end a stream revoked elsewhere: it fails closed.
+describe("a process that loses its change feed", {
+  skip: postgres ? false : "needs DATABASE_URL_POSTGRES",
+}, () => {
+  let server: TestServer;
+  let proxy: { url: string; close(): void } | undefined;
+  let drop = async () => {};
+  before(async () => {
+    if (!postgres) return;
+    const own = await ownDatabase(postgres, "live-feed");
+    drop = own.drop;
+    const direct = own.engine.newDatabaseUrl();
+    await (await createTestContext(own.engine)).close();
+    proxy = await delayingProxy(direct, 0);
+    const through = proxy.url;
+    server = await startTestServer({ name: "postgres", newDatabaseUrl: () => through });
+  });
+  after(async () => {
+    await server?.close();
+    proxy?.close();
+    await drop();
+  });
+
+  test("ends every stream, saying so, and opens no new one", async () => {
+    const door = await doorProject(server, ["attendees:read"]);
+    const stream = await subscribedAt(server.url, door.token, door.projectId);
+    proxy?.close();
+    await stream.ended;
+    assert.equal(stream.results.at(-1)?.errors?.[0]?.extensions?.code, "SERVICE_UNAVAILABLE");
+    const again = subscribe(server.url, door.token, checkIns, { p: door.projectId });
+    assert.equal(refusedStatus((await again.ended).error), 503);
   });
 });
 

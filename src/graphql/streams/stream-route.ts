@@ -132,6 +132,14 @@ export function registerStreamRoute(
         );
       }
       steps.admit(actor, request.ip);
+      // A process that cannot hear the others (its change feed lost) could not end a stream whose
+      // access is revoked elsewhere: it opens none until it hears again (the hub ended the others).
+      if (services.database.changeFeed && services.database.externalWrites() === undefined) {
+        throw new Refusal(
+          ErrorCode.SERVICE_UNAVAILABLE,
+          "The server is reconnecting to the database's change feed; subscribe again in a moment",
+        );
+      }
       const { operation, paid } = await steps.preparePaid(exchange.headers, params, actor, request.ip);
       if (operation.analysis.operationType !== "subscription") {
         throw new Refusal(

@@ -56,6 +56,8 @@ export class LiveHub {
   private readonly perApp = new Map<string, number>();
   private readonly perIp = new Map<string, number>();
   private readonly rechecking = new Set<string>();
+  /** Projects whose access changed again while their streams were being checked. */
+  private readonly recheckAgain = new Set<string>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly limits: { streamsPerApp: number; streamsPerIp: number }) {
@@ -152,12 +154,18 @@ export class LiveHub {
   }
 
   /**
-   * The project's access area changed: every stream of it asks again whether it may listen, once at
-   * a time per project (a burst of changes costs one round), and ends if not.
+   * The project's access area changed: every stream of it asks again whether it may listen, one
+   * round at a time per project, and ends if not. A change during a round starts one more round
+   * after it (that round may have read the credentials before the change): a burst of changes
+   * costs two rounds, and none is missed.
    */
   accessChanged(projectId: string): void {
     const streams = this.byProject.get(projectId);
-    if (!streams || this.rechecking.has(projectId)) return;
+    if (!streams) return;
+    if (this.rechecking.has(projectId)) {
+      this.recheckAgain.add(projectId);
+      return;
+    }
     this.rechecking.add(projectId);
     const checks = [...streams].map((stream) =>
       stream
@@ -167,7 +175,10 @@ export class LiveHub {
           end(stream, error instanceof AppError ? error : new AppError(ErrorCode.FORBIDDEN, "Access ended"));
         }),
     );
-    void Promise.all(checks).finally(() => this.rechecking.delete(projectId));
+    void Promise.all(checks).finally(() => {
+      this.rechecking.delete(projectId);
+      if (this.recheckAgain.delete(projectId)) this.accessChanged(projectId);
+    });
   }
 
   /** Every project's streams check their access (a write the process could not attribute). */
