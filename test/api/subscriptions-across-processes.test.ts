@@ -125,6 +125,19 @@ describe("a token rotated by the CLI on SQLite", () => {
   });
   after(async () => server?.close());
 
+  test("a shutdown ends open streams at once, saying so", async () => {
+    const sqlite = testEngines().find((engine) => engine.name === "sqlite");
+    if (!sqlite) throw new Error("SQLite is always tested");
+    const closing = await startTestServer(sqlite);
+    const door = await doorProject(closing, ["attendees:read"]);
+    const stream = await subscribedAt(closing.url, door.token, door.projectId);
+    const started = Date.now();
+    await closing.close();
+    assert.ok(Date.now() - started < 2_000, `the shutdown took ${Date.now() - started} ms`);
+    await stream.ended;
+    assert.equal(stream.results.at(-1)?.errors?.[0]?.extensions?.code, "SERVICE_UNAVAILABLE");
+  });
+
   test("ends the stream within a second", async () => {
     const door = await doorProject(server, ["attendees:read"]);
     const stream = await subscribedAt(server.url, door.token, door.projectId);

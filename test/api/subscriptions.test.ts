@@ -51,6 +51,31 @@ for (const engine of testEngines()) {
       assert.equal(refusedStatus((await query.ended).error), 400);
       const garbage = subscribe(server.url, door.token, "subscription { nope(");
       assert.equal(refusedStatus((await garbage.ended).error), 400);
+      const badVariables = subscribe(server.url, door.token, checkIns, { p: { $ne: 1 } });
+      assert.equal(refusedStatus((await badVariables.ended).error), 400);
+      const injected = subscribe(server.url, door.token, checkIns, { p: "' or 1=1 --" });
+      assert.equal((await injected.nth(1)).errors?.[0]?.extensions?.code, "NOT_FOUND");
+      const notJson = await fetch(`${server.url}/api/graphql/stream`, {
+        method: "POST",
+        headers: {
+          accept: "text/event-stream",
+          "content-type": "text/plain",
+          authorization: `Bearer ${door.token}`,
+        },
+        body: "subscription { x }",
+      });
+      assert.equal(notJson.status, 415);
+      const noStream = await fetch(`${server.url}/api/graphql/stream`, {
+        method: "POST",
+        headers: {
+          accept: "application/json",
+          "content-type": "application/json",
+          authorization: `Bearer ${door.token}`,
+        },
+        body: JSON.stringify({ query: checkIns, variables: { p: door.projectId } }),
+      });
+      assert.equal(noStream.status, 406);
+      assert.equal(server.services.live.size, 0);
     });
 
     test("delivers a check-in and its undoing after each commit, read back with the caller's access", async () => {
