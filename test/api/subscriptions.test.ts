@@ -1,12 +1,14 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { testEngines } from "../helpers/engines.js";
+import { createSession } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { doorProject, listening, refusedStatus, subscribe } from "../helpers/subscriptions.js";
 import { serverPerSuite } from "../helpers/test-server.js";
 
 const checkIns = `subscription ($p: ID!) { checkInChanged(projectId: $p) { change attendee { name checkedIn } } }`;
 const attendees = `subscription ($p: ID!) { attendeeChanged(projectId: $p) { change attendee { name status } } }`;
+const sessions = `subscription ($p: ID!) { sessionChanged(projectId: $p) { change session { title } } }`;
 const counts = `subscription ($p: ID!) { doorCounts(projectId: $p) { expected checkedIn } }`;
 
 for (const engine of testEngines()) {
@@ -149,6 +151,26 @@ for (const engine of testEngines()) {
       });
       await new Promise((resolve) => setTimeout(resolve, 100));
       assert.equal(stream.results.length, 1);
+      stream.dispose();
+    });
+
+    test("follows the agenda's sessions, drafts included, with agenda:read", async () => {
+      const without = await doorProject(server, ["attendees:read"]);
+      const refused = subscribe(server.url, without.token, sessions, { p: without.projectId });
+      assert.equal((await refused.nth(1)).errors?.[0]?.extensions?.code, "FORBIDDEN");
+      const door = await doorProject(server, ["agenda:read"]);
+      const stream = subscribe(server.url, door.token, sessions, { p: door.projectId });
+      await listening(server.services, door.projectId);
+      const session = await createSession(server.services, door.owner, door.projectId, { title: "Keynote" });
+      assert.deepEqual((await stream.nth(1)).data, {
+        sessionChanged: { change: "CREATED", session: { title: "Keynote" } },
+      });
+      await server.services.agenda.updateSession(door.owner, { id: session.id, title: "Opening keynote" });
+      assert.deepEqual((await stream.nth(2)).data, {
+        sessionChanged: { change: "UPDATED", session: { title: "Opening keynote" } },
+      });
+      await server.services.agenda.deleteSession(door.owner, { id: session.id });
+      assert.deepEqual((await stream.nth(3)).data, { sessionChanged: { change: "DELETED", session: null } });
       stream.dispose();
     });
 

@@ -5,20 +5,25 @@ export interface LiveEvent {
   projectId: string;
   /** A type of the event catalogue (`checkin.created`, `attendee.cancelled`). */
   type: string;
-  /** The row id of the object (an attendee for every type carried today). */
+  /** The row id of the object: an attendee, or a session for `session.*`. */
   objectId: string;
 }
 
-/**
- * The event types subscriptions carry. Every one is about an attendee (a check-in event names the
- * attendee checked in), so a subscriber reads the object back through the attendee loader.
- */
-export const liveEventTypes: ReadonlySet<string> = new Set([
+/** The event types about attendees (a check-in event names the attendee checked in): counters move with them. */
+export const attendeeEventTypes: ReadonlySet<string> = new Set([
   "attendee.registered",
   "attendee.updated",
   "attendee.cancelled",
   "checkin.created",
   "checkin.undone",
+]);
+
+/** The event types subscriptions carry: the attendees' and the sessions'. */
+export const liveEventTypes: ReadonlySet<string> = new Set([
+  ...attendeeEventTypes,
+  "session.created",
+  "session.updated",
+  "session.deleted",
 ]);
 
 /**
