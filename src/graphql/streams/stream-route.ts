@@ -150,8 +150,8 @@ export function registerStreamRoute(
       await steps.charge(exchange.headers, actor, operation, request.ip, paid);
       const make = () => createContext(services, actor, request.id);
       let context = make();
-      // One context object for the stream's life whose state is replaced after each event: graphql-js
-      // hands every event the context it subscribed with, and its loaders would serve old rows.
+      // One context object for the stream's life whose state is replaced before each event's
+      // execution (`renew`): kept whole, its loaders and resolved access would serve old rows.
       const stream = new Proxy({} as GraphQLContext, { get: (_target, key) => Reflect.get(context, key) });
       const shareKey = responseCacheKey({
         view: appView(actor.appId, actor.permissions),
@@ -174,8 +174,8 @@ export function registerStreamRoute(
         void body?.return();
       });
     } catch (error) {
-      if (error instanceof AppError && !(error instanceof Refusal))
-        return refuse(exchange, Refusal.from(error));
+      // A domain refusal (too many streams: RATE_LIMITED) answers like a step's.
+      if (error instanceof AppError) return refuse(exchange, Refusal.from(error));
       if (error instanceof Refusal) return refuse(exchange, error);
       throw error;
     }
