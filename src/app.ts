@@ -127,6 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     database,
     cache: services.responseCache,
     cluster: deps.cluster,
+    live: services.live,
     logger,
   });
   registerHealthRoutes(app, database, () => deps.cluster?.readiness());

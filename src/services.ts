@@ -48,8 +48,8 @@ import { eraseFromWebhookLogs } from "./modules/webhooks/erasure.js";
 import { createWebhooksService } from "./modules/webhooks/webhooks.service.js";
 import { areaBit } from "./shared/data-areas.js";
 import type { OnAttendeeErased } from "./shared/erasure.js";
-import { liveRecorder } from "./shared/live/live-events.js";
 import { LiveHub } from "./shared/live/live-hub.js";
+import { liveRecorder } from "./shared/live/live-recorder.js";
 import { ProjectChanges } from "./shared/project-changes.js";
 
 /**
