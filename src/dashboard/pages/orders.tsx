@@ -123,7 +123,7 @@ export function registerOrderPages(app: FastifyInstance): void {
       reply,
       <ProjectLayout ctx={ctx} project={data.project} section="orders" title="Orders">
         <h2>Orders</h2>
-        <form method="get" action={path} class="search-form filter-form" aria-label="Search orders">
+        <form method="get" action={path} class="search-form filter-form" aria-label="Find orders">
           {state ? <input type="hidden" name="state" value={state} /> : null}
           <div class="field">
             <label for="orders-q">Search orders</label>
