@@ -25,7 +25,7 @@ export const orderStateLabels = {
 } as const;
 
 /** The dashboard address of an invoice's PDF. */
-export const invoicePath = (projectId: string, invoice: Invoice) =>
+const invoicePath = (projectId: string, invoice: Invoice) =>
   `/b/${projectId}/orders/${invoice.orderId}/invoices/${invoice.id}.pdf`;
 
 function LinesTable(props: { order: Order; lines: OrderLine[] }) {
