@@ -247,6 +247,31 @@ for (const engine of testEngines()) {
       assert.equal((await ctx.services.orders.invoicesOf([placed.order.id])).get(placed.order.id)?.length, 3);
     });
 
+    test("an order paid by invoice is invoiced when placed, and paying it later issues no second one", async () => {
+      const event = await taxedEvent(ctx.services);
+      const invoiced = await createTicketType(ctx.services, event.owner, event.project.id, {
+        name: "Invoiced pass",
+        priceMinor: 11_900,
+        quantity: 10,
+        paymentMode: "INVOICE",
+      });
+      const placed = await ctx.services.orders.placeOrder(publicActor, {
+        projectId: event.project.id,
+        buyerName: "Ivo Invoice",
+        buyerEmail: uniqueEmail("buyer"),
+        tickets: [ticket(invoiced.id)],
+      });
+      assert.equal(placed.order.state, "PENDING");
+      const issued = () =>
+        ctx.services.orders.invoicesOf([placed.order.id]).then((m) => m.get(placed.order.id) ?? []);
+      assert.deepEqual(
+        (await issued()).map((i) => [i.kind, i.totalMinor, i.document.payment]),
+        [["INVOICE", 11_900, "Paid by invoice"]],
+      );
+      await ctx.services.orders.markOrderPaid(event.owner, { id: placed.order.id });
+      assert.equal((await issued()).length, 1);
+    });
+
     test("50 orders paid at once get 50 distinct invoice numbers without a gap", async () => {
       const event = await taxedEvent(ctx.services);
       const orders = [];
