@@ -97,6 +97,8 @@ describeInBrowser("invoices in Chromium", {}, (fx) => {
       ]) {
         assert.ok(organizerPdf.includes(expected), `the invoice shows ${expected}:\n${organizerPdf}`);
       }
+      await organizer.getByRole("button", { name: "Resend confirmation" }).click();
+      await organizer.getByText(`The confirmation of ${code} is on its way`).waitFor();
       const csv = await organizer.request.get(`${fx.server.url}/b/${project.id}/orders/export.csv`);
       const csvText = await csv.text();
       assert.match(csvText, /^code,state,buyer_name,/);

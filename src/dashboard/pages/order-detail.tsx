@@ -12,6 +12,7 @@ import { type PageContext, pageContext } from "../context.js";
 import { type FormRequest, loadRow, type RowLookup } from "../form-route.js";
 import { formatDateTime } from "../time.js";
 import { Badge, DataTable, Facts } from "../ui/components.js";
+import { Form, SubmitButton } from "../ui/forms.js";
 import { ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
 import { loadProjectPage, type ProjectPageData } from "./project-page.js";
@@ -130,6 +131,16 @@ function OrderDetail(props: {
           ["Closed", when(order.closedAt)],
         ]}
       />
+      {order.state === "PAID" ||
+      (order.state === "PENDING" && paymentProvider(order.provider).start === "kept") ? (
+        <Form
+          action={`/b/${data.project.id}/orders/${order.id}/resend`}
+          csrf={props.ctx.csrf}
+          label={`Resend the confirmation of ${order.code}`}
+        >
+          <SubmitButton variant="secondary">Resend confirmation</SubmitButton>
+        </Form>
+      ) : null}
       <h3>Invoices</h3>
       {props.invoices.length === 0 ? (
         <p class="muted">

@@ -173,6 +173,19 @@ export function registerOrderPages(app: FastifyInstance): void {
     },
   });
 
+  rowFormRoute(app, "/b/:projectId/orders/:orderId/resend", orderRow, {
+    async submit({ data, row }) {
+      const order = await services.orders.resendConfirmation(data.actor, { id: row.id });
+      return {
+        to: `/b/${data.project.id}/orders/${order.id}`,
+        flash: {
+          kind: "success",
+          text: `The confirmation of ${order.code} is on its way to ${order.buyerEmail}.`,
+        },
+      };
+    },
+  });
+
   rowFormRoute(app, "/b/:projectId/orders/:orderId/cancel", orderRow, {
     async submit({ data, row }) {
       const order = await services.orders.cancelOrder(data.actor, { id: row.id });
