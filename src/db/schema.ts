@@ -770,7 +770,7 @@ export interface InvoicesTable {
 }
 
 /** The last invoice sequence number issued in a project. */
-export interface InvoiceCountersTable {
+interface InvoiceCountersTable {
   project_id: string;
   last_sequence: number;
 }
