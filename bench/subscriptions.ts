@@ -1,8 +1,6 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import http from "node:http";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { loadConfig } from "../src/config.js";
 import { openDatabase } from "../src/db/database.js";
 import { migrateToLatest } from "../src/db/migrate.js";
@@ -11,6 +9,7 @@ import { createLogger } from "../src/logger.js";
 import { systemActor } from "../src/modules/access/actor.js";
 import { createServices } from "../src/services.js";
 import { startEventgraph } from "./processes.js";
+import { benchDatabase } from "./throwaway-database.js";
 
 /**
  * `npm run bench -- --subscriptions [streams] [check-ins] [postgres://…]`: opens `streams` (1,000)
@@ -29,21 +28,8 @@ const subscription =
   "subscription ($p: ID!) { checkInChanged(projectId: $p) { attendee { checkIn { checkedInAt } } } }";
 const checkIn = `mutation($input: CheckInAttendeeInput!) { checkInAttendee(input: $input) { userErrors { message } } }`;
 
-const directory = mkdtempSync(join(tmpdir(), "eventgraph-bench-subscriptions-"));
-const postgresName = `eventgraph_bench_subscriptions_${process.pid}`;
-async function onPostgresServer(statement: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: postgresServer });
-  await admin.connect();
-  await admin.query(statement);
-  await admin.end();
-}
-let databaseUrl = `sqlite:${join(directory, "db.sqlite")}`;
-if (postgresServer) {
-  await onPostgresServer(`create database "${postgresName}"`);
-  const url = new URL(postgresServer);
-  url.pathname = `/${postgresName}`;
-  databaseUrl = url.toString();
-}
+const benchDb = await benchDatabase("subscriptions", postgresServer);
+const databaseUrl = benchDb.url;
 const env = {
   DATABASE_URL: databaseUrl,
   LOG_LEVEL: "warn",
@@ -206,6 +192,5 @@ try {
 } finally {
   for (const request of open) request.destroy();
   await server.stop();
-  rmSync(directory, { recursive: true, force: true });
-  if (postgresServer) await onPostgresServer(`drop database if exists "${postgresName}" with (force)`);
+  await benchDb.drop();
 }
