@@ -2,14 +2,11 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { sql } from "kysely";
-import pg from "pg";
 import { testEngines } from "../../test/helpers/engines.js";
-import { createApp, createProject, createTicketType } from "../../test/helpers/factories.js";
+import { createProject } from "../../test/helpers/factories.js";
 import { gql } from "../../test/helpers/graphql.js";
-import { startTestServer } from "../../test/helpers/test-server.js";
+import { lockDrill, registerMutation } from "../../test/helpers/locked-registration.js";
 import { createTestContext } from "../../test/helpers/test-services.js";
-import { globalId } from "../graphql/ids.js";
-import { systemActor } from "../modules/access/actor.js";
 import { StatementTimeoutError } from "./availability.js";
 
 const postgres = testEngines().find((engine) => engine.name === "postgres");
@@ -93,27 +90,13 @@ describe("PostgreSQL timeouts below the request deadline", {
 
   test("a request cut off while its statement waits on a lock leaves no statement behind holding a connection", async () => {
     if (!postgres) return;
-    const server = await startTestServer(postgres, { REQUEST_TIMEOUT_MS: "500" });
-    const blocker = new pg.Client({ connectionString: postgres.newDatabaseUrl() });
-    await blocker.connect();
+    const drill = await lockDrill(postgres, { REQUEST_TIMEOUT_MS: "500" });
+    const { server, token, blocker } = drill;
     try {
-      const { project } = await createProject(server.services);
-      const ticket = await createTicketType(server.services, systemActor, project.id);
-      const { token } = await createApp(server.services, {
-        projectId: project.id,
-        permissions: ["attendees:write"],
-      });
       // Another transaction holds the ticket type's row, which a registration locks to count seats.
-      await blocker.query("begin");
-      await blocker.query("select id from ticket_types where id = $1 for update", [ticket.id]);
-      const register = `mutation($input: RegisterAttendeeInput!) { registerAttendee(input: $input) { attendee { id } } }`;
-      const input = {
-        projectId: project.id,
-        name: "Waiting Wendy",
-        email: "wendy@example.test",
-        ticketTypeId: globalId("TicketType", ticket.id),
-      };
-      const answer = await gql(server.url, register, { token, variables: { input } });
+      await drill.lock();
+      const input = drill.input("Waiting Wendy", "wendy@example.test");
+      const answer = await gql(server.url, registerMutation, { token, variables: { input } });
       // The same answer whichever fires first, PostgreSQL's cancel or the request's own deadline.
       assert.equal(answer.status, 503, JSON.stringify(answer.body));
       assert.equal(answer.body.errors[0].extensions.code, "TIMEOUT");
@@ -133,9 +116,7 @@ describe("PostgreSQL timeouts below the request deadline", {
       while ((await waitingOnLock()) > 0 && performance.now() < until) await sleep(50);
       assert.equal(await waitingOnLock(), 0);
     } finally {
-      await blocker.query("rollback").catch(() => {});
-      await blocker.end();
-      await server.close();
+      await drill.close();
     }
   });
 });

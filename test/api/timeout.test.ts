@@ -8,6 +8,7 @@ import { changeArrives, feedListens } from "../helpers/change-feed.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp, createProject, createPublishedProject, createTicketType } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
+import { lockDrill, registerMutation } from "../helpers/locked-registration.js";
 import { startTestServer } from "../helpers/test-server.js";
 import { fastPathOff } from "../helpers/test-services.js";
 
@@ -18,48 +19,32 @@ const postgres = testEngines().find((engine) => engine.name === "postgres");
 describe("request timeout (postgres)", { skip: postgres ? false : "needs DATABASE_URL_POSTGRES" }, () => {
   test("cuts off a write that runs too long with TIMEOUT and rolls its changes back", async () => {
     if (!postgres) return;
-    const server = await startTestServer(postgres, { REQUEST_TIMEOUT_MS: "300" });
-    const blocker = new pg.Client({ connectionString: postgres.newDatabaseUrl() });
-    await blocker.connect();
+    const drill = await lockDrill(postgres, { REQUEST_TIMEOUT_MS: "300" });
+    const { server, token } = drill;
     try {
-      const { project } = await createProject(server.services);
-      const ticket = await createTicketType(server.services, systemActor, project.id);
-      const { token } = await createApp(server.services, {
-        projectId: project.id,
-        permissions: ["attendees:write"],
-      });
-      const register = `mutation($input: RegisterAttendeeInput!) { registerAttendee(input: $input) { attendee { id } userErrors { field message } } }`;
-      const input = {
-        projectId: project.id,
-        name: "Late Larry",
-        email: "larry@example.test",
-        ticketTypeId: globalId("TicketType", ticket.id),
-      };
-
+      const input = drill.input("Late Larry", "larry@example.test");
       // Another transaction holds the ticket type's row, which a registration locks to count seats.
-      await blocker.query("begin");
-      await blocker.query("select id from ticket_types where id = $1 for update", [ticket.id]);
-      const cutOff = await gql(server.url, register, { token, variables: { input } });
+      await drill.lock();
+      const cutOff = await gql(server.url, registerMutation, { token, variables: { input } });
       assert.equal(cutOff.status, 503);
       assert.equal(cutOff.body.errors[0].extensions.code, "TIMEOUT");
       assert.match(cutOff.body.errors[0].message, /rolled back/);
 
       // The registration goes on once the lock is gone, and must roll back rather than commit.
-      await blocker.query("rollback");
+      await drill.release();
       await sleep(300);
       const rows = await server.database.db
         .selectFrom("attendees")
         .select("id")
-        .where("project_id", "=", project.id)
+        .where("project_id", "=", drill.projectId)
         .execute();
       assert.deepEqual(rows, []);
       // The same email registers fine now: the first attempt left nothing behind.
-      const retry = await gql(server.url, register, { token, variables: { input } });
+      const retry = await gql(server.url, registerMutation, { token, variables: { input } });
       assert.deepEqual(retry.body.data.registerAttendee.userErrors, []);
       assert.ok(retry.body.data.registerAttendee.attendee.id);
     } finally {
-      await blocker.end();
-      await server.close();
+      await drill.close();
     }
   });
 
