@@ -15,8 +15,8 @@ import { FrontDoor } from "./http/front-door.js";
 import { registerHealthRoutes } from "./http/health.routes.js";
 import { type Logger, lazyChildLogger } from "./logger.js";
 import { registerMetrics } from "./metrics/metrics.routes.js";
-import { schedulePruning } from "./modules/audit/audit.service.js";
-import { scheduleKeyPruning } from "./modules/idempotency/idempotency.service.js";
+import { auditPruneEveryMs } from "./modules/audit/audit.service.js";
+import { keyPruneEveryMs } from "./modules/idempotency/idempotency.service.js";
 import { registerOAuthRoutes } from "./modules/oauth/oauth.routes.js";
 import { OrderExpiryWorker } from "./modules/orders/order-expiry-worker.js";
 import { registerStripeWebhook } from "./modules/orders/stripe/stripe-webhook.route.js";
@@ -25,6 +25,7 @@ import { WebhookDispatcher } from "./modules/webhooks/dispatcher.js";
 import { ObjectRenderer } from "./modules/webhooks/render.js";
 import { createServices, type Services } from "./services.js";
 import { areaBit } from "./shared/data-areas.js";
+import { schedulePeriodic } from "./shared/periodic.js";
 
 export interface AppDeps {
   config: Config;
@@ -78,8 +79,18 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.decorate("services", services);
   // Runs after in-flight requests finished and before the caller closes the database, so the
   // request counts still in memory are written. A failure is already logged by the recorder.
-  const stopPruning = schedulePruning(services.audit, config.auditRetentionDays, logger);
-  const stopKeyPruning = scheduleKeyPruning(services.idempotency, logger);
+  const stopPruning = schedulePeriodic(
+    "audit log pruning",
+    () => services.audit.prune(config.auditRetentionDays),
+    auditPruneEveryMs,
+    logger,
+  );
+  const stopKeyPruning = schedulePeriodic(
+    "idempotency key pruning",
+    () => services.idempotency.prune(),
+    keyPruneEveryMs,
+    logger,
+  );
   app.addHook("onClose", async () => {
     stopPruning();
     stopKeyPruning();

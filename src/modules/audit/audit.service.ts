@@ -291,29 +291,8 @@ function csvRow(cells: string[]): string[] {
   return cells.map(spreadsheetSafe);
 }
 
-const pruneEveryMs = 60 * 60 * 1000;
-const firstPruneAfterMs = 60 * 1000;
-
-/**
- * Prunes the log a minute after start and then hourly, on every server process (pruning is
- * idempotent, so processes need not agree who does it). Returns the function that stops it.
- */
-export function schedulePruning(audit: AuditService, retentionDays: number, logger: Logger): () => void {
-  const run = () => {
-    audit
-      .prune(retentionDays)
-      .catch((error: unknown) => logger.warn({ err: error }, "audit log pruning failed"));
-  };
-  const first = setTimeout(run, firstPruneAfterMs);
-  const every = setInterval(run, pruneEveryMs);
-  // Timers never keep the process alive on their own (tests, the CLI).
-  first.unref();
-  every.unref();
-  return () => {
-    clearTimeout(first);
-    clearInterval(every);
-  };
-}
+/** How often every server process prunes the log past its retention (app.ts). */
+export const auditPruneEveryMs = 60 * 60 * 1000;
 
 /**
  * Takes an erased attendee out of the project's audit log: each entry stays (who did what, when),

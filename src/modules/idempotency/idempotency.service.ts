@@ -135,27 +135,5 @@ export function createIdempotencyService(
 export type IdempotencyService = ReturnType<typeof createIdempotencyService>;
 
 const pruneBatch = 1_000;
-const pruneEveryMs = 10 * 60 * 1000;
-const firstPruneAfterMs = 60 * 1000;
-
-/**
- * Prunes expired keys a minute after start and then every ten minutes, on every server process
- * (deleting expired rows is idempotent, so processes need not agree who does it). Returns the
- * function that stops it.
- */
-export function scheduleKeyPruning(idempotency: IdempotencyService, logger: Logger): () => void {
-  const run = () => {
-    idempotency
-      .prune()
-      .catch((error: unknown) => logger.warn({ err: error }, "idempotency key pruning failed"));
-  };
-  const first = setTimeout(run, firstPruneAfterMs);
-  const every = setInterval(run, pruneEveryMs);
-  // Timers never keep the process alive on their own (tests, the CLI).
-  first.unref();
-  every.unref();
-  return () => {
-    clearTimeout(first);
-    clearInterval(every);
-  };
-}
+/** How often every server process prunes expired keys (app.ts). */
+export const keyPruneEveryMs = 10 * 60 * 1000;
