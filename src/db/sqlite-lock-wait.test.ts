@@ -65,9 +65,10 @@ test(
     whileLockedElsewhere(async (database, other) => {
       other.exec("insert into t values (2)");
       const ticks = await ticksWhileWaiting(other, () => insert(database, 1));
-      // 300 ms of 5 ms ticks; a wait inside SQLite would have let none through (and the other
-      // connection could not have committed, so the write would have failed after 5 s).
-      assert.ok(ticks >= 20, `the loop ran ${ticks} times while the write waited`);
+      // 300 ms of 5 ms ticks (a loaded host lets fewer through); a wait inside SQLite would have let
+      // none through (and the other connection could not have committed, so the write would have
+      // failed after 5 s).
+      assert.ok(ticks >= 5, `the loop ran ${ticks} times while the write waited`);
       assert.deepEqual(await valuesIn(database), [1, 2]);
     }),
 );
@@ -85,8 +86,8 @@ test(
       );
       const reused = await ticksWhileWaiting(other, () => insertReused(database.db, 2));
       // Each waited 300 ms; a wait inside SQLite would have let no tick through.
-      assert.ok(viaKysely >= 20, `the loop ran ${viaKysely} times while a Kysely write waited`);
-      assert.ok(reused >= 20, `the loop ran ${reused} times while a reused statement's write waited`);
+      assert.ok(viaKysely >= 5, `the loop ran ${viaKysely} times while a Kysely write waited`);
+      assert.ok(reused >= 5, `the loop ran ${reused} times while a reused statement's write waited`);
       assert.deepEqual(await valuesIn(database), [1, 2]);
     }),
 );

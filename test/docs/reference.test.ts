@@ -74,6 +74,12 @@ async function fixture(server: TestServer) {
   // Paid and partly refunded, so the Refund type's fields are reachable.
   await services.orders.markOrderPaid(systemActor, { id: placed.order.id });
   await services.refunds.refundOrder(systemActor, { id: placed.order.id, amountMinor: 100 });
+  const code = await services.discountCodes.createDiscountCode(systemActor, {
+    projectId: project.id,
+    code: "REFERENCE",
+    kind: "PERCENTAGE",
+    percentOff: 10,
+  });
   return {
     project: project.id,
     room: globalId("Room", room.id),
@@ -85,6 +91,7 @@ async function fixture(server: TestServer) {
     checkedIn: globalId("Attendee", checkedIn.id),
     waiting: globalId("Attendee", waiting.id),
     order: globalId("Order", placed.order.id),
+    discountCode: globalId("DiscountCode", code.id),
   };
 }
 
@@ -209,6 +216,9 @@ const mutationInputs: Record<string, (ids: Ids) => string> = {
   markOrderPaid: (ids) => `{id: "${ids.order}"}`,
   cancelOrder: (ids) => `{id: "${ids.order}"}`,
   refundOrder: (ids) => `{id: "${ids.order}", amountMinor: 1}`,
+  createDiscountCode: (ids) => `{projectId: "${ids.project}", code: "NEW10", kind: PERCENTAGE, percentOff: 10}`,
+  generateDiscountCodes: (ids) => `{projectId: "${ids.project}", count: 2, kind: ACCESS}`,
+  deleteDiscountCode: (ids) => `{id: "${ids.discountCode}"}`,
   checkInAttendee: (ids) => `{attendeeId: "${ids.waiting}"}`,
   undoCheckIn: (ids) => `{attendeeId: "${ids.checkedIn}"}`,
   // No ticket has this code: the answer is the outcome UNKNOWN_CODE, not an error.

@@ -89,7 +89,7 @@ function TicketTypeFields(props: { state: FormState }) {
         <label for="f-hidden">
           <span class="checkbox-label">Hidden</span>
           <span class="hint">
-            Offered on the event page only with an access code that names it (speakers, sponsors).
+            Offered on the event page only with an access code for it (speakers, sponsors).
           </span>
         </label>
       </div>

@@ -174,11 +174,18 @@ for (const engine of testEngines()) {
     test("one address is slowed after 60 registrations an hour", async () => {
       const e = await event({ priceMinor: 0, quantity: 1000 });
       const ip = `10.77.${Math.floor(Math.random() * 250)}.1`;
-      const results = await Promise.allSettled(Array.from({ length: 65 }, () => e.register(e.submit(), ip)));
-      const limited = results.filter(
-        (r) => r.status === "rejected" && (r.reason as AppError).code === "RATE_LIMITED",
-      );
-      assert.equal(limited.length, 5);
+      // One after another: the count is what is tested, and 65 at once on a loaded host can run past
+      // the pool's wait (BUSY), which is no registration and no refusal by the budget either.
+      const codes: (string | undefined)[] = [];
+      for (let i = 0; i < 65; i++) {
+        codes.push(
+          await e.register(e.submit(), ip).then(
+            () => undefined,
+            (error: AppError) => error.code,
+          ),
+        );
+      }
+      assert.deepEqual(codes.slice(60), Array(5).fill("RATE_LIMITED"));
       assert.equal((await e.attendees()).length, 60);
     });
 
