@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../../db/database.js";
+import { inTransaction } from "../../db/transaction.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
@@ -114,43 +115,37 @@ export function createMessagesService(
       const projectId = found.projectId;
       const due = await sendAt(projectId, data);
       const id = newId();
-      const recipients = await changes.write(
-        db,
-        actor,
-        projectId,
-        async (trx) => {
-          const ids = (
-            await recipientsQuery(trx, projectId, data.filter)
-              .limit(maxRecipients + 1)
-              .execute()
-          ).map((r) => r.id);
-          if (ids.length === 0)
-            throw new AppError(ErrorCode.BAD_USER_INPUT, "No attendee matches this filter");
-          if (ids.length > maxRecipients)
-            throw new AppError(
-              ErrorCode.BAD_USER_INPUT,
-              `A message reaches at most ${maxRecipients} attendees`,
-            );
-          const created = nowIso();
-          await repo.insert(trx, {
-            id,
-            project_id: projectId,
-            subject: data.subject,
-            body: data.body ?? "",
-            filter: JSON.stringify(data.filter satisfies MessageFilter),
-            send_at: due,
-            created_at: created,
-          });
-          await repo.enqueue(trx, projectId, id, ids, due, created);
-          await changes.event(trx, actor, {
-            ...objectEvent(projectId, "Message", id, "created"),
-            values: { subject: data.subject, recipients: ids.length, sendAt: due },
-          });
-          return ids.length;
-        },
-        // No cached answer reads messages: the write bumps no area's version.
-        0,
-      );
+      // No cached answer reads messages, so the write bumps no area's version: a transaction that
+      // records its event (the audit log) as members' writes do, rather than changes.write.
+      const recipients = await inTransaction(db, actor, async (trx) => {
+        const ids = (
+          await recipientsQuery(trx, projectId, data.filter)
+            .limit(maxRecipients + 1)
+            .execute()
+        ).map((r) => r.id);
+        if (ids.length === 0) throw new AppError(ErrorCode.BAD_USER_INPUT, "No attendee matches this filter");
+        if (ids.length > maxRecipients)
+          throw new AppError(
+            ErrorCode.BAD_USER_INPUT,
+            `A message reaches at most ${maxRecipients} attendees`,
+          );
+        const created = nowIso();
+        await repo.insert(trx, {
+          id,
+          project_id: projectId,
+          subject: data.subject,
+          body: data.body ?? "",
+          filter: JSON.stringify(data.filter satisfies MessageFilter),
+          send_at: due,
+          created_at: created,
+        });
+        await repo.enqueue(trx, projectId, id, ids, due, created);
+        await changes.event(trx, actor, {
+          ...objectEvent(projectId, "Message", id, "created"),
+          values: { subject: data.subject, recipients: ids.length, sendAt: due },
+        });
+        return ids.length;
+      });
       announce();
       return { id, recipients, sendAt: due };
     },
