@@ -15,7 +15,7 @@ export function unknownPlaceholders(text: string): string[] {
 }
 
 /** `text` with each placeholder replaced by the recipient's value (plain text: nothing is interpreted). */
-export function fillIn(text: string, values: RecipientValues): string {
+function fillIn(text: string, values: RecipientValues): string {
   return text.replace(placeholderPattern, (whole, name: string) =>
     name in values ? values[name as Placeholder] : whole,
   );

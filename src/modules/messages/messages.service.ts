@@ -19,7 +19,7 @@ import { messageMail, placeholders, type RecipientValues, unknownPlaceholders } 
 import { messagesRepository as repo } from "./messages.repository.js";
 
 /** The most recipients one message reaches: a bigger event sends two messages with filters. */
-export const maxRecipients = 20_000;
+const maxRecipients = 20_000;
 
 const when = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("now") }),
@@ -165,6 +165,3 @@ export function createMessagesService(
     },
   };
 }
-
-/** The messages service as services.ts builds it. */
-export type MessagesService = ReturnType<typeof createMessagesService>;
