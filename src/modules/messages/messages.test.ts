@@ -13,6 +13,7 @@ import { createTestContext, type TestContext } from "../../../test/helpers/test-
 import { ownDatabase } from "../../../test/helpers/throwaway-database.js";
 import { createMailer } from "../accounts/mailer.js";
 import { TicketMailWorker } from "../ticket-mails/ticket-mail-worker.js";
+import { ticketMailsRepository as repo } from "../ticket-mails/ticket-mails.repository.js";
 
 for (const engine of testEngines()) {
   describe(`messages to attendees (${engine.name})`, () => {
@@ -151,6 +152,37 @@ for (const engine of testEngines()) {
       assert.ok(Date.parse(adaSentAt) >= Date.parse(at), "not sent before its time");
       assert.equal((await mailbox.latest(ada.email)).subject, "Later");
       assert.equal(mailbox.to(bob.email).filter((m) => m.subject === "Later").length, 0);
+    });
+
+    test("a process that dies holding a claim loses no mail, and none goes out twice", async () => {
+      const { project, owner, ada } = await event();
+      const sent = await ctx.services.messages.send(owner, {
+        projectId: project.id,
+        subject: "Once",
+        body: "Only once, {{name}}",
+        filter: { checkedIn: false },
+      });
+      // A process claims the mails under a short lease, then dies before sending any.
+      const now = new Date();
+      const claimed = await repo.claim(ctx.database.db, {
+        now: now.toISOString(),
+        leaseUntil: new Date(now.getTime() + 1_000).toISOString(),
+        token: "dead-process",
+        limit: 100,
+      });
+      assert.ok(claimed.some((m) => m.message_id === sent.id));
+      await sendUntil(async () =>
+        (await statusesOf(project.id, sent.id, owner)).every((s) => s.endsWith("SENT")),
+      );
+      assert.deepEqual(await statusesOf(project.id, sent.id, owner), ["Ada:SENT", "Cy:SENT"]);
+      // The dead process's late report changes nothing: the lease is no longer its own.
+      const first = claimed.find((m) => m.message_id === sent.id);
+      if (first)
+        await repo.settle(ctx.database.db, first.id, "dead-process", { status: "FAILED", attempts: 1 });
+      assert.deepEqual(await statusesOf(project.id, sent.id, owner), ["Ada:SENT", "Cy:SENT"]);
+      // A second worker started afterwards finds nothing left to send.
+      await sendUntil(async () => true);
+      assert.equal(mailbox.to(ada.email).filter((m) => m.subject === "Once").length, 1);
     });
 
     test("a reminder falls due the set time before the event starts; without a start it is refused", async () => {
