@@ -84,6 +84,14 @@ describeInBrowser("messages to attendees in Chromium", { mailbox: true }, (fx) =
       assert.deepEqual(await row.locator("td.num").allTextContents(), ["1", "0", "0", "0"]);
       await assertFits(page, "the list of messages");
       await screenshot(page, `messages-${width}`);
+
+      // The message is kept with its recipients: Sam sent, the body as written.
+      await page.getByRole("link", { name: "Speaker briefing for {{name}}" }).click();
+      // A located row, not a role: on a phone the table's rows are laid out as cards.
+      const samRow = page.locator("tr", { hasText: "Sam <b>Speaker</b>" });
+      await samRow.getByText("Sent", { exact: true }).waitFor();
+      await page.getByText("your code is {{ticketCode}}.").waitFor();
+      await assertFits(page, "a message's recipients");
     });
   }
 });

@@ -88,7 +88,9 @@ function MessagesPage(props: {
         >
           {props.messages.map((m) => (
             <tr>
-              <th scope="row">{m.subject}</th>
+              <th scope="row">
+                <a href={`${base}/${m.id}`}>{m.subject}</a>
+              </th>
               <td>{formatDateTime(m.send_at, tz)}</td>
               <td class="num">{m.counts.SENT}</td>
               <td class="num">{m.counts.PENDING}</td>
@@ -205,6 +207,41 @@ function MessagesPage(props: {
   );
 }
 
+/** A message as it was written (not filled in), and each recipient with their mail's status. */
+function MessagePage(props: {
+  ctx: PageContext;
+  data: ProjectPageData;
+  message: Awaited<ReturnType<FastifyInstance["services"]["messages"]["get"]>>;
+}) {
+  const { project } = props.data;
+  const { message } = props;
+  const tz = project.timezone;
+  return (
+    <ProjectLayout ctx={props.ctx} project={project} section="attendees" title={message.subject}>
+      <p>
+        <a href={`/b/${project.id}/messages`}>All messages</a>
+      </p>
+      <PageHeading title={message.subject} level={2} />
+      <p class="muted">Sends {formatDateTime(message.send_at, tz)}.</p>
+      <pre class="message-preview">{message.body}</pre>
+      <DataTable caption="Recipients" showCaption columns={["Attendee", "Status", "Sent", "Reason"]}>
+        {message.recipients.map((r) => (
+          <tr>
+            <th scope="row">
+              <a href={`/b/${project.id}/attendees/${r.id}`}>{r.name}</a>
+            </th>
+            <td>{statusLabel[r.status]}</td>
+            <td>{r.sent_at ? formatDateTime(r.sent_at, tz) : ""}</td>
+            <td class="muted">{r.last_error ?? ""}</td>
+          </tr>
+        ))}
+      </DataTable>
+    </ProjectLayout>
+  );
+}
+
+const statusLabel = { PENDING: "Waiting", SENT: "Sent", FAILED: "Failed", SKIPPED: "Skipped" } as const;
+
 /** Messages to attendees: the list with counts, compose, preview, send now or schedule. */
 export function registerMessagePages(app: FastifyInstance): void {
   const { services } = app;
@@ -235,6 +272,12 @@ export function registerMessagePages(app: FastifyInstance): void {
   app.get("/b/:projectId/messages", async (request: FormRequest, reply) => {
     const data = await loadProjectPage(app, request);
     return sendPage(reply, await page(request, reply, data, formState({ when: "now" })));
+  });
+
+  app.get("/b/:projectId/messages/:messageId", async (request: FormRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const message = await services.messages.get(data.actor, data.project.id, request.params.messageId ?? "");
+    return sendPage(reply, <MessagePage ctx={pageContext(request, reply)} data={data} message={message} />);
   });
 
   // The preview changes nothing: the same page again, the form kept and the mail shown above it
