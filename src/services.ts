@@ -28,6 +28,7 @@ import { createDiscountCodesService } from "./modules/discount-codes/discount-co
 import { createEventPageService, forgetPublicRegistration } from "./modules/event-page/event-page.service.js";
 import { createIdempotencyService } from "./modules/idempotency/idempotency.service.js";
 import { createInvoicing } from "./modules/invoices/invoices.service.js";
+import { createMessagesService } from "./modules/messages/messages.service.js";
 import { createOAuthService } from "./modules/oauth/oauth.service.js";
 import { createOrdersService, eraseOrderBuyer } from "./modules/orders/orders.service.js";
 import { createRefunds } from "./modules/orders/refunds.js";
@@ -175,6 +176,8 @@ export function createServices(
     discountCodes,
     checkins: createCheckinsService(db, access, changes),
     ticketMails,
+    /** The organizer's messages to attendees, sent through the ticket-mail outbox. */
+    messages: createMessagesService(db, access, changes, ticketMails.announce),
     attendeeFiles: createAttendeeImportService(db, database.engine, access, changes, ticketMails.announce),
     overview: createOverviewService(db),
     apps,

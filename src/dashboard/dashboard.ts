@@ -29,6 +29,7 @@ import { registerDiscountCodePages } from "./pages/discount-codes.js";
 import { ForbiddenPage, NotFoundPage, ServerErrorPage } from "./pages/errors.js";
 import { registerInvitationPages } from "./pages/invitation.js";
 import { registerMemberPages } from "./pages/members.js";
+import { registerMessagePages } from "./pages/messages.js";
 import { registerOrderPages } from "./pages/orders.js";
 import { registerProjectPages } from "./pages/projects.js";
 import { registerSettingsPages } from "./pages/settings.js";
@@ -210,6 +211,7 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     registerAttendeePages(dashboard);
     registerOrderPages(dashboard);
     registerDiscountCodePages(dashboard);
+    registerMessagePages(dashboard);
     registerCheckInPages(dashboard);
     registerDeveloperPages(dashboard);
   });

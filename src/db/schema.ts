@@ -51,6 +51,7 @@ export interface Database {
   invoices: InvoicesTable;
   invoice_counters: InvoiceCountersTable;
   discount_codes: DiscountCodesTable;
+  messages: MessagesTable;
 }
 
 export interface UsersTable {
@@ -577,6 +578,8 @@ interface TicketMailsTable {
   attendee_id: string;
   /** Set for an order's confirmation to its buyer (about all its tickets); null for one ticket's email. */
   order_id: Generated<string | null>;
+  /** Set for one recipient of an organizer's message (modules/messages); null for a ticket email. */
+  message_id: Generated<string | null>;
   status: TicketMailStatus;
   attempts: Generated<number>;
   next_attempt_at: string;
@@ -773,4 +776,17 @@ export interface InvoicesTable {
 interface InvoiceCountersTable {
   project_id: string;
   last_sequence: number;
+}
+
+/** An organizer's message to attendees (see migrations/2026-11-29T03-00_messages-messages.ts). */
+export interface MessagesTable {
+  id: string;
+  project_id: string;
+  subject: string;
+  body: string;
+  /** The recipients' filter as JSON (modules/messages/message-filter.ts). */
+  filter: string;
+  /** When its mails fall due: its creation for "send now". */
+  send_at: string;
+  created_at: string;
 }

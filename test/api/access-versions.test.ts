@@ -54,6 +54,7 @@ const otherTables: Record<string, string> = {
   webhook_deliveries: "the delivery queue",
   webhook_attempts: "the delivery log",
   ticket_mails: "the ticket email outbox",
+  messages: "organizers' messages to attendees: read by the dashboard and the mail worker, never by an app",
   registration_links: "an event-page registration's manage links: read when opened",
   orders: "order data: the attendees area's version (orders:write bumps attendees and tickets)",
   order_lines: "an order's lines, written with the order",

@@ -168,6 +168,9 @@ export function AttendeesPage(props: {
           <div class="page-heading page-heading-wrap">
             <h2 id="attendees-heading">Attendees</h2>
             <div class="page-actions">
+              <a class="button button-secondary" href={`/b/${project.id}/messages`}>
+                Messages
+              </a>
               <a class="button button-secondary" href={`${base}/import`}>
                 Import CSV
               </a>

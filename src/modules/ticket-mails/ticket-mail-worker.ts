@@ -2,7 +2,9 @@ import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { Db } from "../../db/database.js";
 import type { Logger } from "../../logger.js";
+import { isErasedEmail } from "../../shared/erasure.js";
 import type { Email, Mailer } from "../accounts/mailer.js";
+import { messageMail } from "../messages/message-mail.js";
 import { ticketMail } from "./ticket-mail.js";
 import { type ClaimedTicketMail, ticketMailsRepository as repo } from "./ticket-mails.repository.js";
 
@@ -46,6 +48,28 @@ async function mailContent(db: Db, id: string) {
       "t.price_minor",
       "t.currency",
       "t.payment_mode",
+      "p.name as project_name",
+    ])
+    .where("m.id", "=", id)
+    .executeTakeFirst();
+}
+
+/** One recipient's message: its text, the attendee and the project's name. */
+async function messageContent(db: Db, id: string) {
+  return db
+    .selectFrom("ticket_mails as m")
+    .innerJoin("messages as g", "g.id", "m.message_id")
+    .innerJoin("attendees as a", "a.id", "m.attendee_id")
+    .innerJoin("ticket_types as t", "t.id", "a.ticket_type_id")
+    .innerJoin("projects as p", "p.id", "m.project_id")
+    .select([
+      "g.subject",
+      "g.body",
+      "a.name",
+      "a.email",
+      "a.ticket_code",
+      "a.status",
+      "t.name as ticket_name",
       "p.name as project_name",
     ])
     .where("m.id", "=", id)
@@ -146,6 +170,19 @@ export class TicketMailWorker {
     if (mail.order_id) {
       const email = await this.deps.orderMail?.(mail.project_id, mail.order_id);
       return email ?? "order cancelled or expired";
+    }
+    if (mail.message_id) {
+      const message = await messageContent(this.deps.db, mail.id);
+      // Checked again at sending: a message scheduled for next week must not reach someone who
+      // cancelled or was erased meanwhile.
+      if (message?.status !== "REGISTERED") return "registration cancelled";
+      if (isErasedEmail(message.email)) return "attendee erased";
+      return messageMail(message, message.email, {
+        name: message.name,
+        ticketCode: message.ticket_code,
+        ticketType: message.ticket_name,
+        event: message.project_name,
+      });
     }
     const content = await mailContent(this.deps.db, mail.id);
     if (content?.status !== "REGISTERED") return "registration cancelled";

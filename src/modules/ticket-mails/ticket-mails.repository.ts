@@ -10,6 +10,8 @@ export interface ClaimedTicketMail {
   attendee_id: string;
   /** Set for an order's confirmation to its buyer. */
   order_id: string | null;
+  /** Set for one recipient of an organizer's message (modules/messages). */
+  message_id: string | null;
   attempts: number;
 }
 
@@ -88,7 +90,7 @@ export const ticketMailsRepository = {
       .execute();
     return db
       .selectFrom("ticket_mails")
-      .select(["id", "project_id", "attendee_id", "order_id", "attempts"])
+      .select(["id", "project_id", "attendee_id", "order_id", "message_id", "attempts"])
       .where("lease_token", "=", options.token)
       .where("status", "=", "PENDING")
       .orderBy("next_attempt_at")
@@ -149,8 +151,9 @@ export const ticketMailsRepository = {
       .select(["attendee_id", "status", "created_at", "sent_at", "last_error"])
       .where("project_id", "=", projectId)
       .where("attendee_id", "in", attendeeIds)
-      // An order's confirmation is the buyer's mail, not this attendee's ticket email.
+      // An order's confirmation is the buyer's mail, and a message is no ticket email.
       .where("order_id", "is", null)
+      .where("message_id", "is", null)
       .orderBy("created_at")
       .execute();
     const latest = new Map<string, LatestTicketMail>();
@@ -167,6 +170,7 @@ export const ticketMailsRepository = {
       .where("project_id", "=", projectId)
       .where("attendee_id", "in", attendeeIds)
       .where("order_id", "is", null)
+      .where("message_id", "is", null)
       .where("status", "=", "PENDING")
       .execute();
     return new Set(rows.map((r) => r.attendee_id));
