@@ -39,6 +39,7 @@ import { createInvitationsService } from "./modules/projects/invitations.service
 import { createMembersService, leaveAllProjects } from "./modules/projects/members.service.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
+import { createQuestionsService, eraseAnswers } from "./modules/questions/questions.service.js";
 import {
   createTicketMailsService,
   forgetTicketMailsOf,
@@ -109,6 +110,7 @@ export function createServices(
     await forgetTicketMailsOf(trx, person);
     await eraseOrderBuyer(trx, person);
     await forgetPublicRegistration(trx, person);
+    await eraseAnswers(trx, person);
   };
   const attendees = createAttendeesService(db, access, changes, undoCheckInOfCancelled, onErased);
   const ticketMails = createTicketMailsService(db, access, mailer);
@@ -135,6 +137,7 @@ export function createServices(
     logger,
   });
   const discountCodes = createDiscountCodesService(db, access, changes);
+  const questions = createQuestionsService(db, access, changes);
   const members = createMembersService(db, access, changes);
   return {
     config,
@@ -173,6 +176,7 @@ export function createServices(
     /** Stripe Checkout and Stripe's notifications. */
     stripe,
     discountCodes,
+    questions,
     checkins: createCheckinsService(db, access, changes),
     ticketMails,
     attendeeFiles: createAttendeeImportService(db, database.engine, access, changes, ticketMails.announce),
