@@ -178,7 +178,10 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
           await changes.event(
             trx,
             actor,
-            updateEvent(projectId, "RegistrationQuestion", data.id, data, { before: { ...before }, after: { ...after } }),
+            updateEvent(projectId, "RegistrationQuestion", data.id, data, {
+              before: { ...before },
+              after: { ...after },
+            }),
           );
           return presentQuestion(after);
         },
