@@ -63,7 +63,7 @@ export function presentQuestion(row: QuestionRow): Question {
 }
 
 /** Whether a question is asked of a holder of this ticket type. */
-export function isAskedFor(question: Question, ticketTypeId: string): boolean {
+function isAskedFor(question: Question, ticketTypeId: string): boolean {
   return question.ticketTypeIds === null || question.ticketTypeIds.includes(ticketTypeId);
 }
 
@@ -83,10 +83,7 @@ function isCountry(code: string): boolean {
  * choices deduplicated in the question's order), or an error message. `undefined`, null, "" and an
  * empty list mean "no answer": the caller decides whether that is allowed (`required`).
  */
-export function parseAnswer(
-  question: Question,
-  raw: unknown,
-): { value: AnswerValue | null } | { error: string } {
+function parseAnswer(question: Question, raw: unknown): { value: AnswerValue | null } | { error: string } {
   if (raw === undefined || raw === null) return { value: null };
   const text = typeof raw === "string" ? raw.trim() : undefined;
   if (text === "" || (Array.isArray(raw) && raw.length === 0)) return { value: null };
@@ -170,11 +167,4 @@ export function validateAnswers(
     else answers.set(question.id, parsed.value);
   }
   return { answers, errors };
-}
-
-/** An answer as one line of text: the CSV cell and the attendee page. */
-export function answerText(value: AnswerValue): string {
-  if (Array.isArray(value)) return value.join("; ");
-  if (typeof value === "boolean") return value ? "yes" : "no";
-  return String(value);
 }

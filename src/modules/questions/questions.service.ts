@@ -339,5 +339,3 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
 export async function eraseAnswers(trx: Tx, person: ErasedPerson): Promise<void> {
   await repo.deleteAnswersOf(trx, person.attendeeId);
 }
-
-export type QuestionsService = ReturnType<typeof createQuestionsService>;
