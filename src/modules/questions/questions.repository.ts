@@ -91,6 +91,22 @@ export const questionsRepository = {
       .execute();
   },
 
+  /**
+   * Unscoped: the answers of attendees the caller already read (the API's `Attendee.answers`), with
+   * their questions, in each project's question order.
+   */
+  answersWithQuestions(db: Db, attendeeIds: readonly string[]) {
+    return db
+      .selectFrom("attendee_answers as a")
+      .innerJoin("registration_questions as q", "q.id", "a.question_id")
+      .selectAll("q")
+      .select(["a.attendee_id", "a.value"])
+      .where("a.attendee_id", "in", attendeeIds)
+      .orderBy("q.position")
+      .orderBy("q.id")
+      .execute();
+  },
+
   /** Sets (or, for null, removes) one attendee's answers to the named questions. */
   async saveAnswers(
     db: Db,

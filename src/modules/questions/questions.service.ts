@@ -272,6 +272,22 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
     },
 
     /**
+     * Answers by attendee, for attendees the caller has already read (the API's loader batches a
+     * page's into one statement); the rows carry their project, so no cross-project mix is possible.
+     */
+    async answersByAttendeeIds(attendeeIds: readonly string[]): Promise<Map<string, Answer[]>> {
+      const result = new Map<string, Answer[]>();
+      if (attendeeIds.length === 0) return result;
+      for (const row of await repo.answersWithQuestions(db, attendeeIds)) {
+        const { attendee_id, value, ...question } = row;
+        const list = result.get(attendee_id) ?? [];
+        list.push({ question: presentQuestion(question), value: JSON.parse(value) as AnswerValue });
+        result.set(attendee_id, list);
+      }
+      return result;
+    },
+
+    /**
      * Stores a new registration's answers inside its transaction, after the one check
      * (`validateAnswers`) every way in uses; throws BAD_USER_INPUT listing each bad answer.
      */
