@@ -17,7 +17,7 @@ const create = `mutation C($input: CreateRegistrationQuestionInput!) {
   createRegistrationQuestion(input: $input) { question { id label } userErrors { field message code } }
 }`;
 const setAnswers = `mutation S($input: SetAttendeeAnswersInput!) {
-  setAttendeeAnswers(input: $input) { attendeeAnswers { answers { text choices } } userErrors { field message code } }
+  setAttendeeAnswers(input: $input) { attendee { answers { text choices } } userErrors { field message code } }
 }`;
 
 for (const engine of testEngines()) {
@@ -75,7 +75,7 @@ for (const engine of testEngines()) {
         token: attendeesApp,
         variables: { input: { attendeeId, answers: [{ questionId, choices: ["B", "A"] }] } },
       });
-      assert.deepEqual(saved.body.data.setAttendeeAnswers.attendeeAnswers.answers, [
+      assert.deepEqual(saved.body.data.setAttendeeAnswers.attendee.answers, [
         { text: "A; B", choices: ["A", "B"] },
       ]);
       const read = await gql(server.url, answersQuery, {

@@ -1,3 +1,4 @@
+import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
 import { globalId, referenceLocal, requiredLocal } from "../../graphql/ids.js";
 import { boundedList } from "../../graphql/limits/list-bounds.js";
@@ -138,20 +139,6 @@ export function defineQuestionTypes(): void {
     description: "The question to delete, with every answer to it.",
     fields: (t) => ({ id: t.id({ required: true, description: "The question's global id." }) }),
   });
-  const AnswersRef = builder.objectRef<{ answers: Answer[] }>("AttendeeAnswers");
-  AnswersRef.implement({
-    inheritsAccess: true,
-    description: "An attendee's answers after a change.",
-    fields: (t) => ({
-      answers: t.field({
-        ...boundedList(maxQuestions),
-        type: [AnswerRef],
-        description: "All their answers.",
-        resolve: (a) => a.answers,
-      }),
-    }),
-  });
-
   builder.mutationFields((t) => ({
     createRegistrationQuestion: inputMutation(t, {
       permission: "tickets:write",
@@ -191,21 +178,21 @@ export function defineQuestionTypes(): void {
       input: SetAnswersInput,
       payload: payloadType(
         "SetAttendeeAnswersPayload",
-        "attendeeAnswers",
-        AnswersRef,
+        "attendee",
+        AttendeeRef,
         "The result of setAttendeeAnswers.",
       ),
-      field: "attendeeAnswers",
+      field: "attendee",
       write: async (input, c) => {
         const answers: Record<string, unknown> = {};
         for (const a of input.answers.slice(0, maxQuestions + 1))
           answers[referenceLocal(a.questionId, "RegistrationQuestion")] = a.choices ?? a.value ?? null;
-        return {
-          answers: await c.services.questions.setAnswers(c.actor, {
-            attendeeId: requiredLocal(input.attendeeId, "Attendee"),
-            answers,
-          }),
-        };
+        const attendeeId = requiredLocal(input.attendeeId, "Attendee");
+        await c.services.questions.setAnswers(c.actor, { attendeeId, answers });
+        // The attendee as the caller now reads it (attendees:read decides what they see of it).
+        const found = await c.services.attendees.findAttendee(c.actor, attendeeId);
+        if (!found) throw notFound("Attendee");
+        return found.item;
       },
     }),
   }));
