@@ -254,11 +254,6 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
       return questionsOf(db, projectAccess.projectId);
     },
 
-    /** The questions a registration for one ticket type asks, for a page that opened the project. */
-    async questionsForRegistration(projectId: string): Promise<Question[]> {
-      return questionsOf(db, projectId);
-    },
-
     /**
      * The answers of some attendees (attendees:read), in the question order, in one query: the
      * API's `Attendee.answers` loads a page's at once.
@@ -285,21 +280,6 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
         result.set(attendee_id, list);
       }
       return result;
-    },
-
-    /**
-     * Stores a new registration's answers inside its transaction, after the one check
-     * (`validateAnswers`) every way in uses; throws BAD_USER_INPUT listing each bad answer.
-     */
-    async saveRegistrationAnswers(
-      trx: Tx,
-      registration: { projectId: string; attendeeId: string; ticketTypeId: string },
-      raw: Readonly<Record<string, unknown>>,
-    ): Promise<void> {
-      const questions = await questionsOf(trx, registration.projectId);
-      const { answers, errors } = validateAnswers(questions, registration.ticketTypeId, raw);
-      if (errors.length > 0) throw badInput(errors);
-      await repo.saveAnswers(trx, registration.projectId, registration.attendeeId, answers, nowIso());
     },
 
     /**
