@@ -285,7 +285,7 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
     /**
      * The organizer changes some of an attendee's answers (attendees:write): only the named
      * questions change, null clears one, and a required question cannot be cleared. Audited with
-     * the question labels and new values.
+     * the labels of the questions changed, not their values.
      */
     async setAnswers(
       actor: Actor,
@@ -322,7 +322,8 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
           await changes.event(trx, actor, {
             ...objectEvent(projectId, "Attendee", attendeeId, "answers_updated"),
             changed: ["answers"],
-            values: Object.fromEntries([...answers].map(([id, value]) => [labels.get(id) ?? id, value])),
+            // The questions, not the answers: an answer is free text erasure could not find in the log.
+            values: { questions: [...answers.keys()].map((id) => labels.get(id) ?? id) },
           });
           return (await loadAnswers(trx, projectId, [attendeeId])).get(attendeeId) ?? [];
         },
