@@ -16,6 +16,7 @@ import { defineEventPageTypes } from "./modules/event-page/event-page.graphql.js
 import { defineLiveTypes } from "./modules/live/live.graphql.js";
 import { defineOrderTypes } from "./modules/orders/orders.graphql.js";
 import { defineProjectTypes } from "./modules/projects/projects.graphql.js";
+import { defineQuestionTypes } from "./modules/questions/questions.graphql.js";
 import { defineTicketTypes } from "./modules/tickets/tickets.graphql.js";
 import { defineWebhookTypes } from "./modules/webhooks/webhooks.graphql.js";
 
@@ -43,6 +44,7 @@ export function schema(): GraphQLSchema {
     defineDoorCountTypes();
     defineOrderTypes();
     defineDiscountCodeTypes();
+    defineQuestionTypes();
     defineAuditTypes();
     defineEventPageTypes();
     defineRateLimitField();

@@ -40,6 +40,7 @@ import { createInvitationsService } from "./modules/projects/invitations.service
 import { createMembersService, leaveAllProjects } from "./modules/projects/members.service.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
+import { createQuestionsService, eraseAnswers } from "./modules/questions/questions.service.js";
 import {
   createTicketMailsService,
   forgetTicketMailsOf,
@@ -110,6 +111,7 @@ export function createServices(
     await forgetTicketMailsOf(trx, person);
     await eraseOrderBuyer(trx, person);
     await forgetPublicRegistration(trx, person);
+    await eraseAnswers(trx, person);
   };
   const attendees = createAttendeesService(db, access, changes, undoCheckInOfCancelled, onErased);
   const ticketMails = createTicketMailsService(db, access, mailer);
@@ -136,6 +138,7 @@ export function createServices(
     logger,
   });
   const discountCodes = createDiscountCodesService(db, access, changes);
+  const questions = createQuestionsService(db, access, changes);
   const members = createMembersService(db, access, changes);
   return {
     config,
@@ -174,6 +177,7 @@ export function createServices(
     /** Stripe Checkout and Stripe's notifications. */
     stripe,
     discountCodes,
+    questions,
     checkins: createCheckinsService(db, access, changes),
     ticketMails,
     /** The organizer's messages to attendees, sent through the ticket-mail outbox. */

@@ -52,6 +52,8 @@ export interface Database {
   invoice_counters: InvoiceCountersTable;
   discount_codes: DiscountCodesTable;
   messages: MessagesTable;
+  registration_questions: RegistrationQuestionsTable;
+  attendee_answers: AttendeeAnswersTable;
 }
 
 export interface UsersTable {
@@ -789,4 +791,42 @@ export interface MessagesTable {
   /** When its mails fall due: its creation for "send now". */
   send_at: string;
   created_at: string;
+}
+
+/** What a registration question asks for (modules/questions). */
+export type QuestionKind =
+  | "SHORT_TEXT"
+  | "LONG_TEXT"
+  | "ONE_CHOICE"
+  | "SEVERAL_CHOICES"
+  | "YES_NO"
+  | "NUMBER"
+  | "DATE"
+  | "COUNTRY";
+
+/** A question a project asks at registration (modules/questions). */
+export interface RegistrationQuestionsTable {
+  id: string;
+  project_id: string;
+  label: string;
+  kind: QuestionKind;
+  /** 1: an answer is needed to register. */
+  required: number;
+  /** JSON array of the choices of ONE_CHOICE and SEVERAL_CHOICES; else null. */
+  options: string | null;
+  /** JSON array of the ticket type ids it is asked for; null: every ticket type. */
+  ticket_type_ids: string | null;
+  /** The organizer's order, ascending. */
+  position: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** One attendee's answer to one question; `value` is JSON (string, number, boolean or string[]). */
+export interface AttendeeAnswersTable {
+  attendee_id: string;
+  question_id: string;
+  project_id: string;
+  value: string;
+  updated_at: string;
 }

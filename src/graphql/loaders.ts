@@ -99,6 +99,8 @@ const makers = {
     new DataLoader(fromMap((ids: readonly string[]) => refunds.refundsOf(ids), [])),
   orderInvoices: ({ orders }: Services) =>
     new DataLoader(fromMap((ids: readonly string[]) => orders.invoicesOf(ids), [])),
+  answers: ({ questions }: Services) =>
+    new DataLoader(fromMap((ids: readonly string[]) => questions.answersByAttendeeIds(ids), [])),
   checkInHistory: ({ checkins }: Services) =>
     new DataLoader(fromMap((ids: readonly string[]) => checkins.historyByAttendeeIds([...ids]), [])),
 };

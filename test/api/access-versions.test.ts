@@ -67,6 +67,9 @@ const otherTables: Record<string, string> = {
   payment_notifications: "provider event ids already applied: read by the webhook receiver only",
   invoices: "invoices as issued, written with the order under orders:write (the attendees area)",
   invoice_counters: "the last invoice number per project, taken in the issuing transaction",
+  registration_questions:
+    "what a registration asks, not who may see it: the tickets area's version (tickets:write bumps it)",
+  attendee_answers: "attendees' answers: the attendees area's version, written under attendees:write",
   kysely_migration: "the migrator's",
   kysely_migration_lock: "the migrator's",
 };

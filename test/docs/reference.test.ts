@@ -216,7 +216,8 @@ const mutationInputs: Record<string, (ids: Ids) => string> = {
   markOrderPaid: (ids) => `{id: "${ids.order}"}`,
   cancelOrder: (ids) => `{id: "${ids.order}"}`,
   refundOrder: (ids) => `{id: "${ids.order}", amountMinor: 1}`,
-  createDiscountCode: (ids) => `{projectId: "${ids.project}", code: "NEW10", kind: PERCENTAGE, percentOff: 10}`,
+  createDiscountCode: (ids) =>
+    `{projectId: "${ids.project}", code: "NEW10", kind: PERCENTAGE, percentOff: 10}`,
   generateDiscountCodes: (ids) => `{projectId: "${ids.project}", count: 2, kind: ACCESS}`,
   deleteDiscountCode: (ids) => `{id: "${ids.discountCode}"}`,
   checkInAttendee: (ids) => `{attendeeId: "${ids.waiting}"}`,
