@@ -80,6 +80,15 @@ async function fixture(server: TestServer) {
     kind: "PERCENTAGE",
     percentOff: 10,
   });
+  const question = await services.questions.createQuestion(systemActor, {
+    projectId: project.id,
+    label: "Dietary needs",
+    kind: "SHORT_TEXT",
+  });
+  await services.questions.setAnswers(systemActor, {
+    attendeeId: checkedIn.id,
+    answers: { [question.id]: "Vegetarian" },
+  });
   return {
     project: project.id,
     room: globalId("Room", room.id),
@@ -92,6 +101,7 @@ async function fixture(server: TestServer) {
     waiting: globalId("Attendee", waiting.id),
     order: globalId("Order", placed.order.id),
     discountCode: globalId("DiscountCode", code.id),
+    question: globalId("RegistrationQuestion", question.id),
   };
 }
 
@@ -220,6 +230,11 @@ const mutationInputs: Record<string, (ids: Ids) => string> = {
     `{projectId: "${ids.project}", code: "NEW10", kind: PERCENTAGE, percentOff: 10}`,
   generateDiscountCodes: (ids) => `{projectId: "${ids.project}", count: 2, kind: ACCESS}`,
   deleteDiscountCode: (ids) => `{id: "${ids.discountCode}"}`,
+  createRegistrationQuestion: (ids) =>
+    `{projectId: "${ids.project}", label: "T-shirt size", kind: SHORT_TEXT}`,
+  deleteRegistrationQuestion: (ids) => `{id: "${ids.question}"}`,
+  setAttendeeAnswers: (ids) =>
+    `{attendeeId: "${ids.checkedIn}", answers: [{questionId: "${ids.question}", value: "Vegan"}]}`,
   checkInAttendee: (ids) => `{attendeeId: "${ids.waiting}"}`,
   undoCheckIn: (ids) => `{attendeeId: "${ids.checkedIn}"}`,
   // No ticket has this code: the answer is the outcome UNKNOWN_CODE, not an error.
