@@ -122,6 +122,7 @@ export function createServices(
     access,
     changes,
     tickets: orderTickets,
+    invoicing,
     accounts: stripeAccounts,
     gateway,
   });

@@ -12,6 +12,9 @@ import type { Actor } from "../access/actor.js";
 import { orderVisible } from "../access/policy.js";
 import { requireRowPermission, writeRow } from "../access/row-access.js";
 import type { OrderTickets } from "../attendees/order-tickets.js";
+import type { Invoicing } from "../invoices/invoices.service.js";
+import { invoiceSource } from "./order-placement.js";
+import { presentOrderSettings } from "./order-settings.js";
 import { conflict, type Order, presentOrder } from "./orders.model.js";
 import { type OrderRow, ordersRepository as orders } from "./orders.repository.js";
 import { type RefundRow, refundsRepository as repo } from "./refunds.repository.js";
@@ -61,6 +64,9 @@ function refundableOf(row: Pick<OrderRow, "paid_at" | "total_minor" | "refunded_
  * Refunds (docs/payments.md): an organizer or app refunds part or all of a paid order; a Stripe
  * order's refund goes through Stripe's Refunds API, any other is recorded as sent back by hand.
  *
+ * A refund that takes back the whole order issues a credit note for its invoice in the transaction
+ * that settles it, the way a cancellation does.
+ *
  * A Stripe refund takes three steps so that no crash and no race sends back more than was paid:
  * the amount is reserved under the order's lock (`refunded_minor` grows, a PENDING row is written),
  * Stripe is asked after the commit with the row's id as Idempotency-Key, and the answer settles the
@@ -72,12 +78,15 @@ export function createRefunds(deps: {
   access: AccessService;
   changes: ProjectChanges;
   tickets: OrderTickets;
+  invoicing: Invoicing;
   accounts: StripeAccounts;
   gateway: StripeGateway;
 }) {
   const { db, access, changes, tickets } = deps;
   const writer = { db, access, changes };
   const areas = areasWrittenUnder("orders:write");
+  const settingsOf = async (within: Db, projectId: string) =>
+    presentOrderSettings(await orders.findSettings(within, projectId));
 
   /** Marks a refund made, inside a transaction: a full refund of a paid order closes it and frees its seats. */
   async function settleIn(
@@ -100,6 +109,9 @@ export function createRefunds(deps: {
       const patch = { state: "REFUNDED" as const, closed_at: now, updated_at: now };
       await orders.update(trx, refund.project_id, order.id, patch);
       after = { ...order, ...patch };
+      // The order is taken back in full: so is what its invoice has not been credited yet. A
+      // partial refund names an amount, not tickets, so it gets no credit note (docs/payments.md).
+      await deps.invoicing.creditIn(trx, actor, await invoiceSource(trx, settingsOf, presentOrder(after)));
     }
     await changes.event(trx, actor, {
       ...objectEvent(refund.project_id, "Order", order.id, "refunded"),
