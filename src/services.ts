@@ -200,6 +200,7 @@ export function createServices(
       tickets,
       attendees,
       orders,
+      refunds,
       discountCodes,
     }),
   };
