@@ -1,9 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import pg from "pg";
 import { loadConfig } from "../src/config.js";
 import { openDatabase } from "../src/db/database.js";
 import { migrateToLatest } from "../src/db/migrate.js";
@@ -12,6 +10,7 @@ import { createLogger } from "../src/logger.js";
 import { systemActor } from "../src/modules/access/actor.js";
 import { createServices } from "../src/services.js";
 import { startEventgraph } from "./processes.js";
+import { benchDatabase } from "./throwaway-database.js";
 
 /**
  * `npm run bench -- --webhooks`: 1,000 check-ins through the API with no subscriber, then 1,000 with
@@ -28,22 +27,8 @@ const postgresServer = process.argv[3];
 const concurrency = 20;
 const checkIn = `mutation($input: CheckInAttendeeInput!) { checkInAttendee(input: $input) { userErrors { message } } }`;
 
-const directory = mkdtempSync(join(tmpdir(), "eventgraph-bench-webhooks-"));
-const postgresName = `eventgraph_bench_webhooks_${process.pid}`;
-/** Runs one statement on the PostgreSQL server's own database (creating or dropping the bench's). */
-async function onPostgresServer(statement: string): Promise<void> {
-  const admin = new pg.Client({ connectionString: postgresServer });
-  await admin.connect();
-  await admin.query(statement);
-  await admin.end();
-}
-let databaseUrl = `sqlite:${join(directory, "db.sqlite")}`;
-if (postgresServer) {
-  await onPostgresServer(`create database "${postgresName}"`);
-  const url = new URL(postgresServer);
-  url.pathname = `/${postgresName}`;
-  databaseUrl = url.toString();
-}
+const benchDb = await benchDatabase("webhooks", postgresServer);
+const databaseUrl = benchDb.url;
 const env = { DATABASE_URL: databaseUrl, WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true", LOG_LEVEL: "warn" };
 
 async function withServices<T>(
@@ -165,6 +150,5 @@ try {
 } finally {
   await server.stop();
   receiver.close();
-  rmSync(directory, { recursive: true, force: true });
-  if (postgresServer) await onPostgresServer(`drop database if exists "${postgresName}" with (force)`);
+  await benchDb.drop();
 }

@@ -127,6 +127,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     database,
     cache: services.responseCache,
     cluster: deps.cluster,
+    live: services.live,
     logger,
   });
   registerHealthRoutes(app, database, () => deps.cluster?.readiness());
@@ -169,7 +170,7 @@ function startWebhooks(app: FastifyInstance, services: Services, apiSchema: Grap
 }
 
 /**
- * Subscriptions hear other processes through the database (docs/guides/12-subscriptions.md): on
+ * Subscriptions hear other processes through the database (docs/guides/14-subscriptions.md): on
  * PostgreSQL their events and access changes through the change feed, and a lost feed ends every
  * stream (it fails closed); on SQLite, which has no push channel, `data_version` is read every
  * 250 ms while streams are open, and any other connection's commit (the CLI revoking a link) makes

@@ -38,7 +38,7 @@ export interface Config {
     maxBodyBytes: number;
     /** Longest an API operation may run before it is cut off (TIMEOUT) and its writes rolled back. */
     requestTimeoutMs: number;
-    /** Open subscription streams at most, per app and per client IP, on each process (docs/guides/12-subscriptions.md). */
+    /** Open subscription streams at most, per app and per client IP, on each process (docs/guides/14-subscriptions.md). */
     streamsPerApp: number;
     streamsPerIp: number;
   };

@@ -48,8 +48,8 @@ import { eraseFromWebhookLogs } from "./modules/webhooks/erasure.js";
 import { createWebhooksService } from "./modules/webhooks/webhooks.service.js";
 import { areaBit } from "./shared/data-areas.js";
 import type { OnAttendeeErased } from "./shared/erasure.js";
-import { liveRecorder } from "./shared/live/live-events.js";
 import { LiveHub } from "./shared/live/live-hub.js";
+import { liveRecorder } from "./shared/live/live-recorder.js";
 import { ProjectChanges } from "./shared/project-changes.js";
 
 /**
@@ -81,7 +81,7 @@ export function createServices(
   // This process's own writes evict at once, after their commit; other processes' arrive through the
   // database (app.ts: PostgreSQL's change feed; SQLite's data_version, read by the cache's epoch).
   changes.subscribe((projectId, areas) => responseCache.invalidateProject(projectId, areas));
-  // Subscriptions (docs/guides/12-subscriptions.md): a write's events reach this process's streams
+  // Subscriptions (docs/guides/14-subscriptions.md): a write's events reach this process's streams
   // after its commit, and other processes' through the change feed (app.ts); a change of a
   // project's access makes its streams check that they still may listen.
   const live = new LiveHub(config.limits);

@@ -1,7 +1,7 @@
 // A complete Eventgraph app that installs through OAuth 2.0 (authorization code with PKCE), calls
 // the API with the access token, refreshes it before it expires (each refresh token is used once:
 // the new one replaces it), and notices when an organizer revoked it. It keeps its installs in
-// memory; a real app keeps them in its database, encrypted. See docs/guides/oauth.md.
+// memory; a real app keeps them in its database, encrypted. See docs/guides/15-oauth.md.
 //
 //   EVENTGRAPH_URL=https://events.example.com CLIENT_ID=... CLIENT_SECRET=evs_... \
 //   REDIRECT_URI=http://127.0.0.1:8090/callback PORT=8090 node app.mjs

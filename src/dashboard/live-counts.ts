@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { AppError, ErrorCode } from "../errors.js";
 import { type Actor, bindOrigin } from "../modules/access/actor.js";
-import { liveEventTypes } from "../shared/live/live-events.js";
+import { attendeeEventTypes } from "../shared/live/live-events.js";
 import { sessionClient, sessionCookie } from "./context.js";
 import type { ProjectPageData } from "./pages/project-page.js";
 
@@ -50,7 +50,7 @@ export async function streamDoorCounts<Counts>(
   res.write("retry: 5000\n\n");
   const signals = live.listen(request.id, {
     projectId,
-    types: liveEventTypes,
+    types: attendeeEventTypes,
     coalesce: true,
     stillAllowed: async (caller) => {
       await checkins.doorCounts(caller as Actor, projectId);

@@ -5,8 +5,9 @@ import { type AreaMask, allAreas } from "../shared/data-areas.js";
 import { decodeLiveEvent, type LiveEvent } from "../shared/live/live-events.js";
 
 /**
- * The channel the projects trigger announces on (migration 2026-11-24T17-00_change-notifications).
- * @internal exported for the tests, which send a marker through it to know the feed has caught up.
+ * The channel the projects trigger announces on (migration 2026-11-24T17-00_change-notifications);
+ * live events ride on it too (shared/live/live-recorder.ts), and the tests send markers through it
+ * to know the feed has caught up.
  */
 export const channel = "eventgraph_project_changes";
 

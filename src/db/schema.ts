@@ -772,7 +772,7 @@ export interface InvoicesTable {
 }
 
 /** The last invoice sequence number issued in a project. */
-export interface InvoiceCountersTable {
+interface InvoiceCountersTable {
   project_id: string;
   last_sequence: number;
 }

@@ -147,7 +147,7 @@ export function registerGraphQLRoutes(
         if (operation.introspectionOnly) return await introspection.answer(exchange, actor, operation, paid);
         const budget = await steps.charge(exchange.headers, actor, operation, request.ip, paid);
         // Charged as any request: a replay or a refused key costs the operation's points, so a
-        // retry loop is never free (docs/guides/11-idempotency.md).
+        // retry loop is never free (docs/guides/12-idempotency.md).
         const keyed = idempotencyKeyOf(request, actor, operation);
         if (keyed) {
           // A mutation is never answered from the cache, however long it waited for a slot.

@@ -10,7 +10,7 @@ import { type Exchange, Refusal, sendRaw } from "./http-answers.js";
 import { graphqlResponse, json } from "./http-params.js";
 
 // The Idempotency-Key header of the IETF httpapi draft on `POST /api/graphql` mutations
-// (docs/guides/11-idempotency.md): the same key and body within 24 hours answer the first answer
+// (docs/guides/12-idempotency.md): the same key and body within 24 hours answer the first answer
 // again (`Idempotent-Replayed: true`) without running; another body answers 422, a second request
 // while the first runs 409. Queries change nothing, so a key on a query is ignored.
 

@@ -22,6 +22,8 @@ interface Source {
   database: DatabaseHandle;
   cache: ResponseCache;
   cluster: Cluster | undefined;
+  /** Open subscription streams (shared/live/live-hub.ts). */
+  live: { readonly size: number };
 }
 
 // Every app built in this process (one in production, several in a test run): gauges add them up.
@@ -81,6 +83,14 @@ function defineGauges(): void {
           sum((s) => s.database.poolStats()?.[state] ?? 0),
         );
       }
+    },
+  });
+  new Gauge({
+    name: "eventgraph_subscription_streams",
+    help: "Subscription streams and dashboard live counters open now",
+    registers: [metricsRegistry],
+    collect() {
+      this.set(sum((s) => s.live.size));
     },
   });
   new Gauge({
@@ -173,6 +183,7 @@ export async function registerMetrics(
     database: DatabaseHandle;
     cache: ResponseCache;
     cluster: Cluster | undefined;
+    live: { readonly size: number };
     logger: Logger;
   },
 ): Promise<ResponseObserver | undefined> {
@@ -182,7 +193,12 @@ export async function registerMetrics(
   collectProcessMetrics();
   if (!gaugesDefined) defineGauges();
   gaugesDefined = true;
-  const source: Source = { database: deps.database, cache: deps.cache, cluster: deps.cluster };
+  const source: Source = {
+    database: deps.database,
+    cache: deps.cache,
+    cluster: deps.cluster,
+    live: deps.live,
+  };
   sources.add(source);
 
   const observe = responseObserver();

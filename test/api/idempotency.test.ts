@@ -6,7 +6,7 @@ import { createApp } from "../helpers/factories.js";
 import { serverPerSuite, type TestServer } from "../helpers/test-server.js";
 
 // Issue 41, safe retries: Idempotency-Key (IETF httpapi draft) on API mutations.
-// docs/guides/11-idempotency.md describes what these tests hold the server to.
+// docs/guides/12-idempotency.md describes what these tests hold the server to.
 
 const createTrack = `mutation($input: CreateTrackInput!) { createTrack(input: $input) { track { id name } userErrors { message } } }`;
 

@@ -13,6 +13,11 @@ const utf8 = (mail: ReceivedMail): ReceivedMail => ({
   text: Buffer.from(mail.text, "latin1").toString("utf8"),
 });
 
+async function waitUntil(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 50));
+  assert.ok(done(), "in time");
+}
+
 for (const engine of testEngines()) {
   describe(`order confirmation email (${engine.name})`, () => {
     const { server, mailbox } = serverWithMailboxPerSuite(engine);
@@ -65,6 +70,13 @@ for (const engine of testEngines()) {
       // Paid twice, confirmed once.
       await new Promise((resolve) => setTimeout(resolve, 500));
       assert.equal(mailbox.to(buyerEmail).length, 1);
+      // "Resend confirmation" sends one more; an app or member without orders:write cannot.
+      await assert.rejects(
+        server.services.orders.resendConfirmation(publicActor, { id: placed.order.id }),
+        /not found/i,
+      );
+      await server.services.orders.resendConfirmation(owner, { id: placed.order.id });
+      await waitUntil(() => mailbox.to(buyerEmail).length === 2);
     });
 
     test("a free order is confirmed when placed, without an invoice", async () => {

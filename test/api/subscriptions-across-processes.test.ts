@@ -1,10 +1,13 @@
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { runCliInProcess } from "../helpers/cli.js";
+import { delayingProxy } from "../helpers/delaying-proxy.js";
 import { testEngines } from "../helpers/engines.js";
 import { type Child, startServerProcess } from "../helpers/processes.js";
 import { doorProject, refusedStatus, subscribe } from "../helpers/subscriptions.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
+import { createTestContext } from "../helpers/test-services.js";
+import { ownDatabase } from "../helpers/throwaway-database.js";
 
 const checkIns = `subscription ($p: ID!) { checkInChanged(projectId: $p) { change attendee { name } } }`;
 const postgres = testEngines().find((engine) => engine.name === "postgres");
@@ -75,6 +78,40 @@ describe("subscriptions across two processes on one PostgreSQL database", {
   });
 });
 
+// A process that cannot hear the others could not end a stream revoked elsewhere: it fails closed.
+describe("a process that loses its change feed", {
+  skip: postgres ? false : "needs DATABASE_URL_POSTGRES",
+}, () => {
+  let server: TestServer;
+  let proxy: { url: string; close(): void } | undefined;
+  let drop = async () => {};
+  before(async () => {
+    if (!postgres) return;
+    const own = await ownDatabase(postgres, "live-feed");
+    drop = own.drop;
+    const direct = own.engine.newDatabaseUrl();
+    await (await createTestContext(own.engine)).close();
+    proxy = await delayingProxy(direct, 0);
+    const through = proxy.url;
+    server = await startTestServer({ name: "postgres", newDatabaseUrl: () => through });
+  });
+  after(async () => {
+    await server?.close();
+    proxy?.close();
+    await drop();
+  });
+
+  test("ends every stream, saying so, and opens no new one", async () => {
+    const door = await doorProject(server, ["attendees:read"]);
+    const stream = await subscribedAt(server.url, door.token, door.projectId);
+    proxy?.close();
+    await stream.ended;
+    assert.equal(stream.results.at(-1)?.errors?.[0]?.extensions?.code, "SERVICE_UNAVAILABLE");
+    const again = subscribe(server.url, door.token, checkIns, { p: door.projectId });
+    assert.equal(refusedStatus((await again.ended).error), 503);
+  });
+});
+
 // SQLite has no push channel: the server reads data_version while streams are open, so the CLI (a
 // connection of its own) rotating a token ends the stream as fast.
 describe("a token rotated by the CLI on SQLite", () => {
@@ -87,6 +124,19 @@ describe("a token rotated by the CLI on SQLite", () => {
     server = await startTestServer(sqlite, { DATABASE_URL: url });
   });
   after(async () => server?.close());
+
+  test("a shutdown ends open streams at once, saying so", async () => {
+    const sqlite = testEngines().find((engine) => engine.name === "sqlite");
+    if (!sqlite) throw new Error("SQLite is always tested");
+    const closing = await startTestServer(sqlite);
+    const door = await doorProject(closing, ["attendees:read"]);
+    const stream = await subscribedAt(closing.url, door.token, door.projectId);
+    const started = Date.now();
+    await closing.close();
+    assert.ok(Date.now() - started < 2_000, `the shutdown took ${Date.now() - started} ms`);
+    await stream.ended;
+    assert.equal(stream.results.at(-1)?.errors?.[0]?.extensions?.code, "SERVICE_UNAVAILABLE");
+  });
 
   test("ends the stream within a second", async () => {
     const door = await doorProject(server, ["attendees:read"]);

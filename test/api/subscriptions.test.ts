@@ -1,17 +1,28 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { testEngines } from "../helpers/engines.js";
+import { createSession } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { doorProject, listening, refusedStatus, subscribe } from "../helpers/subscriptions.js";
 import { serverPerSuite } from "../helpers/test-server.js";
 
 const checkIns = `subscription ($p: ID!) { checkInChanged(projectId: $p) { change attendee { name checkedIn } } }`;
 const attendees = `subscription ($p: ID!) { attendeeChanged(projectId: $p) { change attendee { name status } } }`;
+const sessions = `subscription ($p: ID!) { sessionChanged(projectId: $p) { change session { title } } }`;
 const counts = `subscription ($p: ID!) { doorCounts(projectId: $p) { expected checkedIn } }`;
 
 for (const engine of testEngines()) {
   describe(`subscriptions over SSE (${engine.name})`, () => {
     const server = serverPerSuite(engine, { STREAMS_PER_APP: "3" });
+
+    /** Waits until the server has forgotten every stream its clients closed. */
+    async function closed() {
+      const deadline = Date.now() + 5_000;
+      while (server.services.live.size > 0) {
+        assert.ok(Date.now() < deadline, "closed streams were not forgotten");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
 
     test("refuses a caller without a token, and one without the permission, before any event", async () => {
       const door = await doorProject(server, ["agenda:read"]);
@@ -42,6 +53,31 @@ for (const engine of testEngines()) {
       assert.equal(refusedStatus((await query.ended).error), 400);
       const garbage = subscribe(server.url, door.token, "subscription { nope(");
       assert.equal(refusedStatus((await garbage.ended).error), 400);
+      const badVariables = subscribe(server.url, door.token, checkIns, { p: { $ne: 1 } });
+      assert.equal(refusedStatus((await badVariables.ended).error), 400);
+      const injected = subscribe(server.url, door.token, checkIns, { p: "' or 1=1 --" });
+      assert.equal((await injected.nth(1)).errors?.[0]?.extensions?.code, "NOT_FOUND");
+      const notJson = await fetch(`${server.url}/api/graphql/stream`, {
+        method: "POST",
+        headers: {
+          accept: "text/event-stream",
+          "content-type": "text/plain",
+          authorization: `Bearer ${door.token}`,
+        },
+        body: "subscription { x }",
+      });
+      assert.equal(notJson.status, 415);
+      const noStream = await fetch(`${server.url}/api/graphql/stream`, {
+        method: "POST",
+        headers: {
+          accept: "application/json",
+          "content-type": "application/json",
+          authorization: `Bearer ${door.token}`,
+        },
+        body: JSON.stringify({ query: checkIns, variables: { p: door.projectId } }),
+      });
+      assert.equal(noStream.status, 406);
+      assert.equal(server.services.live.size, 0);
     });
 
     test("delivers a check-in and its undoing after each commit, read back with the caller's access", async () => {
@@ -51,16 +87,46 @@ for (const engine of testEngines()) {
       await server.services.checkins.checkIn(door.owner, { attendeeId: door.attendee.id });
       // A second check-in changes nothing, so it is no event.
       await server.services.checkins.checkIn(door.owner, { attendeeId: door.attendee.id });
-      await server.services.checkins.undoCheckIn(door.owner, { attendeeId: door.attendee.id });
+      // The attendee is read when the event is sent: wait for it before taking the check-in back.
       assert.deepEqual((await stream.nth(1)).data, {
         checkInChanged: { change: "CHECKED_IN", attendee: { name: "Ada", checkedIn: true } },
       });
+      await server.services.checkins.undoCheckIn(door.owner, { attendeeId: door.attendee.id });
       assert.deepEqual((await stream.nth(2)).data, {
         checkInChanged: { change: "UNDONE", attendee: { name: "Ada", checkedIn: false } },
       });
       await new Promise((resolve) => setTimeout(resolve, 100));
       assert.equal(stream.results.length, 2);
       stream.dispose();
+    });
+
+    test("reads an event once for all the streams of one app and operation", async () => {
+      /** Reads of attendees and check-ins from a check-in's commit until `count` streams have its result. */
+      async function statementsFor(count: number): Promise<number> {
+        const door = await doorProject(server, ["attendees:read"]);
+        const open = Array.from({ length: count }, () =>
+          subscribe(server.url, door.token, checkIns, { p: door.projectId }),
+        );
+        await listening(server.services, door.projectId, count);
+        const { checkins } = server.services;
+        let committed = 0;
+        const off = server.services.changes.subscribe(() => {
+          committed = server.statements.length;
+        });
+        await checkins.checkIn(door.owner, { attendeeId: door.attendee.id });
+        off();
+        for (const stream of open) await stream.nth(1);
+        // What the event's execution reads (background work, a fence, may add other statements).
+        const read = server.statements
+          .slice(committed)
+          .filter((sql) => /from "(attendees|check_ins)"/.test(sql)).length;
+        for (const stream of open) stream.dispose();
+        await closed();
+        return read;
+      }
+      const one = await statementsFor(1);
+      assert.ok(one > 0, "the event's reads were not seen");
+      assert.equal(await statementsFor(3), one);
     });
 
     test("never delivers the event of a write that rolled back", async () => {
@@ -85,6 +151,26 @@ for (const engine of testEngines()) {
       });
       await new Promise((resolve) => setTimeout(resolve, 100));
       assert.equal(stream.results.length, 1);
+      stream.dispose();
+    });
+
+    test("follows the agenda's sessions, drafts included, with agenda:read", async () => {
+      const without = await doorProject(server, ["attendees:read"]);
+      const refused = subscribe(server.url, without.token, sessions, { p: without.projectId });
+      assert.equal((await refused.nth(1)).errors?.[0]?.extensions?.code, "FORBIDDEN");
+      const door = await doorProject(server, ["agenda:read"]);
+      const stream = subscribe(server.url, door.token, sessions, { p: door.projectId });
+      await listening(server.services, door.projectId);
+      const session = await createSession(server.services, door.owner, door.projectId, { title: "Keynote" });
+      assert.deepEqual((await stream.nth(1)).data, {
+        sessionChanged: { change: "CREATED", session: { title: "Keynote" } },
+      });
+      await server.services.agenda.updateSession(door.owner, { id: session.id, title: "Opening keynote" });
+      assert.deepEqual((await stream.nth(2)).data, {
+        sessionChanged: { change: "UPDATED", session: { title: "Opening keynote" } },
+      });
+      await server.services.agenda.deleteSession(door.owner, { id: session.id });
+      assert.deepEqual((await stream.nth(3)).data, { sessionChanged: { change: "DELETED", session: null } });
       stream.dispose();
     });
 
@@ -131,11 +217,7 @@ for (const engine of testEngines()) {
       const fourth = subscribe(server.url, door.token, checkIns, { p: door.projectId });
       assert.equal(refusedStatus((await fourth.ended).error), 429);
       for (const stream of open) stream.dispose();
-      const deadline = Date.now() + 5_000;
-      while (server.services.live.size > 0) {
-        assert.ok(Date.now() < deadline, "closed streams were not forgotten");
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      await closed();
     });
 
     test("cuts a subscriber that falls behind instead of buffering for it", async () => {

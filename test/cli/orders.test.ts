@@ -81,5 +81,51 @@ for (const engine of testEngines()) {
       const rest = await eventgraph(["orders", "refund", "--order", order.id], env);
       assert.match(rest.stdout, /€99\.00 refunded in all \(REFUNDED\)/);
     });
+
+    test("exports a project's orders as CSV or JSON with their tax and invoice numbers; refuses a bad format", async () => {
+      const { project, owner } = await createPublishedProject(ctx.services);
+      await ctx.services.orders.updateSettings(owner, project.id, {
+        holdMinutes: 15,
+        bankDetails: "IBAN DE02",
+        taxRateBasisPoints: 1_900,
+        sellerDetails: "CLI Conf GmbH",
+      });
+      const pass = await createTicketType(ctx.services, owner, project.id, {
+        priceMinor: 11_900,
+        paymentMode: "BANK_TRANSFER",
+      });
+      const placed = await ctx.services.orders.placeOrder(publicActor, {
+        projectId: project.id,
+        buyerName: "=cmd|' /C calc'!A0",
+        buyerEmail: uniqueEmail("buyer"),
+        tickets: [{ ticketTypeId: pass.id, name: "Ann", email: uniqueEmail() }],
+      });
+      await ctx.services.orders.markOrderPaid(owner, { id: placed.order.id });
+      const json = await eventgraph(["orders", "export", "--project", project.id, "--format", "json"], env);
+      assert.equal(json.code, 0, json.stderr);
+      const { orders } = JSON.parse(json.stdout);
+      assert.deepEqual(
+        orders.map(
+          (o: { code: string; state: string; totalMinor: number; taxMinor: number; invoices: string }) => [
+            o.code,
+            o.state,
+            o.totalMinor,
+            o.taxMinor,
+            o.invoices,
+          ],
+        ),
+        [[placed.order.code, "PAID", 11_900, 1_900, "INV-0001"]],
+      );
+      const csv = await eventgraph(["orders", "export", "--project", project.id], env);
+      assert.equal(csv.code, 0, csv.stderr);
+      const [header, row] = csv.stdout.trim().split("\n");
+      assert.match(header ?? "", /^code,state,buyer_name,buyer_email,/);
+      // A name a spreadsheet would run as a formula is defused.
+      assert.ok(row?.includes(`${placed.order.code},PAID,'=cmd|' /C calc'!A0,`), row);
+      assert.equal(
+        (await eventgraph(["orders", "export", "--project", project.id, "--format", "xml"], env)).code,
+        2,
+      );
+    });
   });
 }

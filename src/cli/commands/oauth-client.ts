@@ -8,7 +8,7 @@ export const oauthClientCommand: Command = {
   details:
     "--redirect-uris takes absolute URLs separated by commas, matched exactly at /oauth/authorize.\n" +
     "The secret (evs_…) is printed only when the client is first set up or with --rotate-secret;\n" +
-    "a rotation ends the old secret at once. See docs/guides/oauth.md.",
+    "a rotation ends the old secret at once. See docs/guides/15-oauth.md.",
   options: {
     app: requiredFlag("A", "the app's id"),
     "redirect-uris": {

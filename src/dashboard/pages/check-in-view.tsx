@@ -50,6 +50,13 @@ export function doorAnswer(result: DoorResult, timeZone: string, ticketTypes: Ti
     }
     case "CANCELLED":
       return { outcome: result.outcome, ok: false, title: "Registration cancelled", detail: who };
+    case "UNPAID":
+      return {
+        outcome: result.outcome,
+        ok: false,
+        title: "Not paid: not admitted",
+        detail: `${who} · the order awaits payment. Mark it paid in Orders first.`,
+      };
     case "OTHER_EVENT":
       return {
         outcome: result.outcome,

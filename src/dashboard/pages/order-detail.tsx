@@ -12,6 +12,7 @@ import { type PageContext, pageContext } from "../context.js";
 import { type FormRequest, loadRow, type RowLookup } from "../form-route.js";
 import { formatDateTime } from "../time.js";
 import { Badge, DataTable, Facts } from "../ui/components.js";
+import { Form, SubmitButton } from "../ui/forms.js";
 import { ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
 import { loadProjectPage, type ProjectPageData } from "./project-page.js";
@@ -26,7 +27,7 @@ export const orderStateLabels = {
 } as const;
 
 /** The dashboard address of an invoice's PDF. */
-export const invoicePath = (projectId: string, invoice: Invoice) =>
+const invoicePath = (projectId: string, invoice: Invoice) =>
   `/b/${projectId}/orders/${invoice.orderId}/invoices/${invoice.id}.pdf`;
 
 function LinesTable(props: { order: Order; lines: OrderLine[] }) {
@@ -136,6 +137,16 @@ function OrderDetail(props: {
           ["Closed", when(order.closedAt)],
         ]}
       />
+      {order.state === "PAID" ||
+      (order.state === "PENDING" && paymentProvider(order.provider).start === "kept") ? (
+        <Form
+          action={`/b/${data.project.id}/orders/${order.id}/resend`}
+          csrf={props.ctx.csrf}
+          label={`Resend the confirmation of ${order.code}`}
+        >
+          <SubmitButton variant="secondary">Resend confirmation</SubmitButton>
+        </Form>
+      ) : null}
       <h3>Invoices</h3>
       {props.invoices.length === 0 ? (
         <p class="muted">

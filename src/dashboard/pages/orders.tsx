@@ -192,7 +192,7 @@ export function registerOrderPages(app: FastifyInstance): void {
       reply,
       <ProjectLayout ctx={ctx} project={data.project} section="orders" title="Orders">
         <h2>Orders</h2>
-        <form method="get" action={path} class="search-form filter-form" aria-label="Search orders">
+        <form method="get" action={path} class="search-form filter-form" aria-label="Find orders">
           {state ? <input type="hidden" name="state" value={state} /> : null}
           <div class="field">
             <label for="orders-q">Search orders</label>
@@ -268,6 +268,19 @@ export function registerOrderPages(app: FastifyInstance): void {
           problem && problem.field[0] === "amountMinor" ? `amount ${problem.message}` : error.message;
         return { to, flash: { kind: "error", text: `Order ${row.code} not refunded: ${text}.` } };
       }
+    },
+  });
+
+  rowFormRoute(app, "/b/:projectId/orders/:orderId/resend", orderRow, {
+    async submit({ data, row }) {
+      const order = await services.orders.resendConfirmation(data.actor, { id: row.id });
+      return {
+        to: `/b/${data.project.id}/orders/${order.id}`,
+        flash: {
+          kind: "success",
+          text: `The confirmation of ${order.code} is on its way to ${order.buyerEmail}.`,
+        },
+      };
     },
   });
 

@@ -94,6 +94,22 @@ export function OverviewFigures(props: {
             ) : null}
           </dd>
         </div>
+        {o.orders ? (
+          <>
+            <div class="stat">
+              <dt>Paid orders</dt>
+              <dd>
+                {o.orders.paid} <span class="muted">{moneyText(o.orders.paidAmounts)}</span>
+              </dd>
+            </div>
+            <div class="stat">
+              <dt>Orders awaiting payment</dt>
+              <dd>
+                {o.orders.pending} <span class="muted">{moneyText(o.orders.pendingAmounts)}</span>
+              </dd>
+            </div>
+          </>
+        ) : null}
         <div class="stat" data-live-counts={props.liveUrl}>
           <dt>Checked in</dt>
           <dd>

@@ -4,7 +4,7 @@ import { actorOf, redirectTo } from "../context.js";
 import { formValues } from "../form-data.js";
 import { Form, SubmitButton } from "../ui/forms.js";
 
-// Test projects (issue 41, docs/guides/12-test-projects.md): made in one step from the projects
+// Test projects (issue 41, docs/guides/13-test-projects.md): made in one step from the projects
 // list, reset from the Overview. The service (modules/demo/test-projects.ts) holds the rules.
 
 /** The projects list's button that makes a test project (a POST: it creates one). */

@@ -1,12 +1,13 @@
 import type { ServerResponse } from "node:http";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { type GraphQLSchema, subscribe } from "graphql";
+import { createSourceEventStream, type ExecutionResult, execute, type GraphQLSchema } from "graphql";
 import { createHandler } from "graphql-sse";
 import { AppError, ErrorCode } from "../../errors.js";
 import type { Actor } from "../../modules/access/actor.js";
 import type { Services } from "../../services.js";
-import { slowSubscriber } from "../../shared/live/live-hub.js";
+import { type LiveSignal, slowSubscriber } from "../../shared/live/live-hub.js";
 import { AnswerHeaders } from "../answer-headers.js";
+import { appView, canonicalJson, responseCacheKey } from "../cache/cache-key.js";
 import { createContext, type GraphQLContext } from "../context.js";
 import { formatError } from "../errors.js";
 import type { Operation } from "../execution.js";
@@ -21,7 +22,7 @@ export const streamPath = "/api/graphql/stream";
  * Bytes a stream's response may hold unsent (the client not reading) before the stream is cut with
  * SLOW_SUBSCRIBER: a stalled phone costs this much memory at most, not the whole event history.
  */
-export const maxUnsentBytes = 256 * 1024;
+const maxUnsentBytes = 256 * 1024;
 
 /** What a stream's request carries from the request steps into graphql-sse's callbacks. */
 interface Prepared {
@@ -29,7 +30,13 @@ interface Prepared {
   operation: Operation;
   context: GraphQLContext;
   renew(): void;
+  /** Streams with the same key get the same result for an event: the caller's view and the operation. */
+  shareKey: string;
 }
+
+// The result of each event per share key, computed by the first stream to ask. A signal is one
+// object for all the streams it reaches (LiveHub.publish), so the entry goes with the last of them.
+const sharedResults = new WeakMap<LiveSignal, Map<string, Promise<ExecutionResult>>>();
 
 /**
  * `POST /api/graphql/stream`: a subscription over Server-Sent Events (graphql-sse). The request goes
@@ -51,27 +58,55 @@ export function registerStreamRoute(
     schema,
     // Validated (and remembered) by the request steps already.
     validate: () => [],
-    subscribe: (args) => subscribe(args),
     // No reservations: each subscription is its own request ("distinct connections mode").
     authenticate: () => null,
-    onSubscribe: (req) => {
-      const { operation, context } = req.context;
-      return {
+    // The subscription runs here rather than through graphql-js's `subscribe`, which executes the
+    // selection once per stream and event: a thousand lobby screens of one app would read the same
+    // attendee a thousand times per check-in. Each event is executed once per share key instead.
+    onSubscribe: async (req) => {
+      const { operation, context, renew, shareKey } = req.context;
+      const args = {
         schema,
         document: operation.prepared.document,
         operationName: operation.params.operationName,
         variableValues: operation.variables,
-        contextValue: context as unknown as Record<PropertyKey, unknown>,
+        contextValue: context,
       };
-    },
-    onNext: (_ctx, req, result) => {
-      // The next event reads with fresh loaders and access, as a new request would.
-      req.context.renew();
-      if (!result.errors) return result;
-      const errors = result.errors.map((error) => formatError(error, req.raw.id, logger));
-      return { ...result, errors } as unknown as typeof result;
+      const source = await createSourceEventStream(args);
+      // Refused before it listens (no such project, a permission lacking): its one result. graphql-sse
+      // takes an object for a result only with a `data` member.
+      if (!(Symbol.asyncIterator in source)) return { data: null, ...formatted(source, req.raw.id) };
+      const signals = source as AsyncIterableIterator<LiveSignal>;
+      const resultOf = (signal: LiveSignal): Promise<ExecutionResult> => {
+        const results = sharedResults.get(signal) ?? new Map<string, Promise<ExecutionResult>>();
+        sharedResults.set(signal, results);
+        let result = results.get(shareKey);
+        if (!result) {
+          // Each event reads with fresh loaders and access, as a new request would.
+          renew();
+          result = Promise.resolve(execute({ ...args, rootValue: signal })).then((r) =>
+            formatted(r, req.raw.id),
+          );
+          results.set(shareKey, result);
+        }
+        return result;
+      };
+      return (async function* results() {
+        try {
+          for await (const signal of signals) yield await resultOf(signal);
+        } finally {
+          await signals.return?.();
+        }
+      })();
     },
   });
+
+  /** A result with its errors as the API shows them (codes kept, internal ones masked and logged). */
+  function formatted(result: ExecutionResult, requestId: string): ExecutionResult {
+    if (!result.errors) return result;
+    const errors = result.errors.map((error) => formatError(error, requestId, logger));
+    return { ...result, errors } as unknown as ExecutionResult;
+  }
 
   scope.route({ method: "POST", url: streamPath, compress: false, handler: open });
 
@@ -97,6 +132,14 @@ export function registerStreamRoute(
         );
       }
       steps.admit(actor, request.ip);
+      // A process that cannot hear the others (its change feed lost) could not end a stream whose
+      // access is revoked elsewhere: it opens none until it hears again (the hub ended the others).
+      if (services.database.changeFeed && services.database.externalWrites() === undefined) {
+        throw new Refusal(
+          ErrorCode.SERVICE_UNAVAILABLE,
+          "The server is reconnecting to the database's change feed; subscribe again in a moment",
+        );
+      }
       const { operation, paid } = await steps.preparePaid(exchange.headers, params, actor, request.ip);
       if (operation.analysis.operationType !== "subscription") {
         throw new Refusal(
@@ -107,10 +150,16 @@ export function registerStreamRoute(
       await steps.charge(exchange.headers, actor, operation, request.ip, paid);
       const make = () => createContext(services, actor, request.id);
       let context = make();
-      // One context object for the stream's life whose state is replaced after each event: graphql-js
-      // hands every event the context it subscribed with, and its loaders would serve old rows.
+      // One context object for the stream's life whose state is replaced before each event's
+      // execution (`renew`): kept whole, its loaders and resolved access would serve old rows.
       const stream = new Proxy({} as GraphQLContext, { get: (_target, key) => Reflect.get(context, key) });
-      prepared = { actor, operation, context: stream, renew: () => (context = make()) };
+      const shareKey = responseCacheKey({
+        view: appView(actor.appId, actor.permissions),
+        query: params.query,
+        operationName: params.operationName,
+        variablesJson: canonicalJson(params.variables),
+      });
+      prepared = { actor, operation, context: stream, renew: () => (context = make()), shareKey };
       const header = request.headers.authorization;
       // A refused token ends the stream with the same code and words a request would get.
       const reauthenticate = () =>
@@ -125,8 +174,8 @@ export function registerStreamRoute(
         void body?.return();
       });
     } catch (error) {
-      if (error instanceof AppError && !(error instanceof Refusal))
-        return refuse(exchange, Refusal.from(error));
+      // A domain refusal (too many streams: RATE_LIMITED) answers like a step's.
+      if (error instanceof AppError) return refuse(exchange, Refusal.from(error));
       if (error instanceof Refusal) return refuse(exchange, error);
       throw error;
     }

@@ -106,6 +106,10 @@ export function defineCheckInTypes(): void {
       CHECKED_IN: { description: "Checked in now." },
       ALREADY_CHECKED_IN: { description: "Was already checked in; checkIn says since when." },
       CANCELLED: { description: "The registration is cancelled: do not let them in on this ticket." },
+      UNPAID: {
+        description:
+          "The ticket's order awaits payment (e.g. a bank transfer not yet received): not admitted until the order is marked paid.",
+      },
       OTHER_EVENT: { description: "A ticket of another event." },
       UNKNOWN_CODE: { description: "No ticket has this code (or it is not a ticket code at all)." },
     } as const,

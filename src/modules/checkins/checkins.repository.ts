@@ -68,7 +68,10 @@ const insertUnlessActive = reusableQuery(
           ])
           .where("project_id", "=", projectId)
           .where("id", "=", attendeeId)
-          .where("status", "<>", sql.lit("CANCELLED")),
+          .where("status", "<>", sql.lit("CANCELLED"))
+          // A ticket still held by an unpaid order is not admitted (kept orders, paid at the door or
+          // by invoice, hold nothing and are).
+          .where("held_until", "is", null),
       )
       .onConflict((oc) => oc.column("attendee_id").where("undone_at", "is", null).doNothing())
       .returning(checkInColumns),

@@ -62,7 +62,13 @@ const byCodeInput = z.object({
 export type CheckInByCodeInput = z.input<typeof byCodeInput>;
 
 /** What the door tells the person scanning: each answer is an expected outcome, not an error. */
-type DoorOutcome = "CHECKED_IN" | "ALREADY_CHECKED_IN" | "CANCELLED" | "OTHER_EVENT" | "UNKNOWN_CODE";
+type DoorOutcome =
+  | "CHECKED_IN"
+  | "ALREADY_CHECKED_IN"
+  | "CANCELLED"
+  | "UNPAID"
+  | "OTHER_EVENT"
+  | "UNKNOWN_CODE";
 
 /** The answer to a scanned or typed ticket code. `attendee` only when the ticket is of this event. */
 export interface DoorResult {
@@ -184,6 +190,14 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
             },
           ]);
         }
+        if (attendee.held_until !== null) {
+          throw badInput([
+            {
+              field: ["attendeeId"],
+              message: "holds a ticket of an order not paid yet: mark the order paid first",
+            },
+          ]);
+        }
         // Checking in again answers the existing check-in: no new event, and nothing changed.
         if (made) await changes.event(trx, actor, checkinEvent(projectId, attendee, "created"));
         else changes.unchanged(trx);
@@ -218,6 +232,9 @@ export function createCheckinsService(db: Db, access: AccessService, changes: Pr
           if (!attendee) return { outcome: "UNKNOWN_CODE", attendee: null, checkIn: null };
           if (attendee.status === "CANCELLED") {
             return { outcome: "CANCELLED", attendee: presentAttendee(attendee), checkIn: null };
+          }
+          if (attendee.held_until !== null) {
+            return { outcome: "UNPAID", attendee: presentAttendee(attendee), checkIn: null };
           }
           // A scan of someone already in answers the existing check-in and is no new event.
           if (made) await changes.event(trx, actor, checkinEvent(projectId, attendee, "created"));

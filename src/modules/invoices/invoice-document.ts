@@ -15,7 +15,7 @@ export interface InvoiceLine {
 }
 
 /** The tax of one rate over the whole document, as tax law asks an invoice to show it. */
-export interface TaxSummary {
+interface TaxSummary {
   rateBasisPoints: number;
   netMinor: number;
   taxMinor: number;

@@ -8,6 +8,7 @@ import { testContextPerSuite } from "../../../test/helpers/test-services.js";
 import type { Services } from "../../services.js";
 import { publicActor } from "../access/actor.js";
 import { invoicePdf } from "./invoice-pdf.js";
+import { createInvoicing } from "./invoices.service.js";
 import { taxIncluded } from "./taxes.js";
 
 const seller = "Eventgraph Test GmbH\nMusterstraße 1, 10115 Berlin\nVAT id DE123456789";
@@ -229,6 +230,70 @@ for (const engine of testEngines()) {
       const [invoice] = (await ctx.services.orders.invoicesOf([paid.order.id])).get(paid.order.id) ?? [];
       assert.ok(invoice);
       assert.deepEqual(await invoicePdf(invoice.document), await invoicePdf(invoice.document));
+    });
+
+    test("credits part of an invoice, then the rest, never more than is left (the refund's path)", async () => {
+      const event = await taxedEvent(ctx.services);
+      const placed = await place(event, 3, 0);
+      await ctx.services.orders.markOrderPaid(event.owner, { id: placed.order.id });
+      const invoicing = createInvoicing(ctx.database.db, ctx.services.changes);
+      const found = await ctx.services.orders.findOrder(event.owner, placed.order.id);
+      assert.ok(found);
+      const source = {
+        order: found.item,
+        lines: (await ctx.services.orders.linesOf([placed.order.id])).get(placed.order.id) ?? [],
+        seller,
+        prefix: "INV-2026-",
+        payment: "Bank transfer",
+      };
+      const credit = (quantities?: Map<string, number>) =>
+        ctx.services.changes.write(ctx.database.db, event.owner, event.project.id, (trx) =>
+          invoicing.creditIn(trx, event.owner, source, quantities),
+        );
+      const one = await credit(new Map([[event.pass.id, 1]]));
+      // 249.00 at 19 %: 209.24 net, 39.76 tax, as a line of one would be.
+      assert.deepEqual([one?.totalMinor, one?.document.taxMinor], [-24_900, -3_976]);
+      await assert.rejects(credit(new Map([[event.pass.id, 3]])), /Only 2 such tickets/);
+      const rest = await credit();
+      // What is left of the line's 119.27 tax (3 × 249.00 = 747.00 gross), to the cent.
+      assert.deepEqual([rest?.totalMinor, rest?.document.taxMinor], [-49_800, -11_927 + 3_976]);
+      assert.equal(await credit(), undefined, "nothing is left to credit");
+      const numbers = (
+        (await ctx.services.orders.invoicesOf([placed.order.id])).get(placed.order.id) ?? []
+      ).map((i) => [i.kind, i.number]);
+      assert.deepEqual(numbers, [
+        ["INVOICE", "INV-2026-0001"],
+        ["CREDIT_NOTE", "INV-2026-0002"],
+        ["CREDIT_NOTE", "INV-2026-0003"],
+      ]);
+      // Cancelling now issues no third note: the invoice is taken back in full.
+      await ctx.services.orders.cancelOrder(event.owner, { id: placed.order.id });
+      assert.equal((await ctx.services.orders.invoicesOf([placed.order.id])).get(placed.order.id)?.length, 3);
+    });
+
+    test("an order paid by invoice is invoiced when placed, and paying it later issues no second one", async () => {
+      const event = await taxedEvent(ctx.services);
+      const invoiced = await createTicketType(ctx.services, event.owner, event.project.id, {
+        name: "Invoiced pass",
+        priceMinor: 11_900,
+        quantity: 10,
+        paymentMode: "INVOICE",
+      });
+      const placed = await ctx.services.orders.placeOrder(publicActor, {
+        projectId: event.project.id,
+        buyerName: "Ivo Invoice",
+        buyerEmail: uniqueEmail("buyer"),
+        tickets: [ticket(invoiced.id)],
+      });
+      assert.equal(placed.order.state, "PENDING");
+      const issued = () =>
+        ctx.services.orders.invoicesOf([placed.order.id]).then((m) => m.get(placed.order.id) ?? []);
+      assert.deepEqual(
+        (await issued()).map((i) => [i.kind, i.totalMinor, i.document.payment]),
+        [["INVOICE", 11_900, "Paid by invoice"]],
+      );
+      await ctx.services.orders.markOrderPaid(event.owner, { id: placed.order.id });
+      assert.equal((await issued()).length, 1);
     });
 
     test("50 orders paid at once get 50 distinct invoice numbers without a gap", async () => {

@@ -4,7 +4,7 @@ import { z } from "zod";
 // tax is taken out of each line, never added on top, so what the event page shows is what is paid.
 
 /** The largest tax rate accepted, in basis points (100 %). */
-export const maxTaxRateBasisPoints = 10_000;
+const maxTaxRateBasisPoints = 10_000;
 
 /**
  * The tax included in `grossMinor` at `rateBasisPoints` (1900: 19 %), in whole minor units: the net

@@ -1,10 +1,14 @@
 import { builder } from "../../graphql/builder.js";
 import type { GraphQLContext } from "../../graphql/context.js";
+import { globalId } from "../../graphql/ids.js";
 import { boundedList } from "../../graphql/limits/list-bounds.js";
 import { requires } from "../../graphql/permissions.js";
+import { attendeeEventTypes } from "../../shared/live/live-events.js";
 import type { LiveSignal } from "../../shared/live/live-hub.js";
 import type { Actor } from "../access/actor.js";
 import type { Permission } from "../access/permissions.js";
+import type { Session } from "../agenda/agenda.service.js";
+import { SessionRef } from "../agenda/agenda-refs.graphql.js";
 import { AttendeeRef } from "../attendees/attendees.graphql.js";
 import type { Attendee } from "../attendees/attendees.service.js";
 import {
@@ -14,10 +18,11 @@ import {
   maxDoorCounts,
 } from "../checkins/door-counts.graphql.js";
 
-/** One event about an attendee, as a subscription delivers it. */
+/** One event about an attendee (or a session, for `sessionChanged`), as a subscription delivers it. */
 interface AttendeeEvent {
   projectId: string;
   type: string;
+  /** The row id of the object: an attendee's, or a session's. */
   attendeeId: string;
 }
 
@@ -27,7 +32,11 @@ const attendeeChanges = {
   "attendee.cancelled": "CANCELLED",
 } as const;
 const checkInChanges = { "checkin.created": "CHECKED_IN", "checkin.undone": "UNDONE" } as const;
-const everyChange = new Set([...Object.keys(attendeeChanges), ...Object.keys(checkInChanges)]);
+const sessionChanges = {
+  "session.created": "CREATED",
+  "session.updated": "UPDATED",
+  "session.deleted": "DELETED",
+} as const;
 
 /**
  * Starts listening to a project's events for the stream this subscription opened (the request's
@@ -62,6 +71,14 @@ function eventOf(signal: LiveSignal): AttendeeEvent {
 /** Reads the attendee an event is about, as `node(id:)` does: with the caller's access now. */
 async function attendeeOf(c: GraphQLContext, event: AttendeeEvent): Promise<Attendee | null> {
   const found = await c.services.attendees.findAttendee(c.actor, event.attendeeId);
+  if (!found) return null;
+  c.rememberAccess(found.access);
+  return found.item;
+}
+
+/** Reads the session an event is about, as `node(id:)` does; null once deleted. */
+async function sessionOf(c: GraphQLContext, event: AttendeeEvent): Promise<Session | null> {
+  const found = await c.services.agenda.findSession(c.actor, event.attendeeId);
   if (!found) return null;
   c.rememberAccess(found.access);
   return found.item;
@@ -119,6 +136,36 @@ export function defineLiveTypes(): void {
     }),
   });
 
+  const SessionChangeEnum = builder.enumType("SessionChange", {
+    description: "What happened to a session of the agenda.",
+    values: {
+      CREATED: { description: "Created (session.created)." },
+      UPDATED: { description: "Changed: its time, room, status, speakers… (session.updated)." },
+      DELETED: { description: "Deleted (session.deleted); `session` is then null." },
+    } as const,
+  });
+  const SessionEventRef = builder.objectRef<AttendeeEvent>("SessionEvent").implement({
+    inheritsAccess: true,
+    description: "A session created, changed or deleted; read back when it is delivered.",
+    fields: (t) => ({
+      change: t.field({
+        type: SessionChangeEnum,
+        description: "What happened.",
+        resolve: (e) => sessionChanges[e.type as keyof typeof sessionChanges],
+      }),
+      sessionId: t.id({
+        description: "Global id of the session (a deleted one too).",
+        resolve: (e) => globalId("Session", e.attendeeId),
+      }),
+      session: t.field({
+        type: SessionRef,
+        nullable: true,
+        description: "The session as it is when the event is delivered; null once deleted.",
+        resolve: (e, _args, c) => sessionOf(c, e),
+      }),
+    }),
+  });
+
   builder.subscriptionType({
     description: `Live events over Server-Sent Events (POST /api/graphql/stream, the GraphQL over SSE protocol). Each field needs what the matching query needs; a stream ends when that access ends.`,
     fields: (t) => ({
@@ -142,6 +189,17 @@ export function defineLiveTypes(): void {
           listen(c, String(args.projectId), "attendees:read", new Set(Object.keys(checkInChanges))),
         resolve: (signal: LiveSignal) => eventOf(signal),
       }),
+      sessionChanged: t.field({
+        ...requires("agenda:read"),
+        type: SessionEventRef,
+        nullable: true,
+        description:
+          "Each session created, changed or deleted in the project, drafts included, after its commit (as the session.* webhooks).",
+        args: { projectId: t.arg.id({ required: true, description: "The 4-character Project ID." }) },
+        subscribe: (_root, args, c) =>
+          listen(c, String(args.projectId), "agenda:read", new Set(Object.keys(sessionChanges))),
+        resolve: (signal: LiveSignal) => eventOf(signal),
+      }),
       doorCounts: t.field({
         extensions: {
           ...requires(doorCountsPermission).extensions,
@@ -153,7 +211,7 @@ export function defineLiveTypes(): void {
           "The project's door counts (as Project.doorCounts) at once, then again after each registration, cancellation or check-in; a burst is one update.",
         args: { projectId: t.arg.id({ required: true, description: "The 4-character Project ID." }) },
         subscribe: (_root, args, c) =>
-          listen(c, String(args.projectId), doorCountsPermission, everyChange, true),
+          listen(c, String(args.projectId), doorCountsPermission, attendeeEventTypes, true),
         resolve: (signal: LiveSignal, _args, c) => doorCountsOf(c, signal.projectId),
       }),
     }),

@@ -22,14 +22,18 @@ function ordersQuery(db: Db, projectId: string, filter: OrderListFilter) {
   if (filter.state) q = q.where("state", "=", filter.state);
   if (filter.search) {
     const pattern = likePattern(filter.search);
-    const code = filter.search.toUpperCase();
+    // A code as typed, with its random part in any case: the project part is case-sensitive.
+    const typed = /^([A-Za-z0-9]{4})-([A-Za-z0-9]+)$/.exec(filter.search);
+    const codes = [
+      typed ? `${typed[1]}-${typed[2]?.toUpperCase()}` : filter.search,
+      // The code without its project prefix, as a buyer quotes it from a bank statement.
+      `${projectId}-${filter.search.toUpperCase()}`,
+    ];
     // ESCAPE names the escape character on both engines (PostgreSQL's default, SQLite's none).
     const like = (column: string) => sql<boolean>`lower(${sql.ref(column)}) like ${pattern} escape '\\'`;
     q = q.where((eb) =>
       eb.or([
-        eb("orders.code", "=", code),
-        // The code without its project prefix, as a buyer quotes it from a bank statement.
-        eb("orders.code", "=", `${projectId}-${code}`),
+        eb("orders.code", "in", codes),
         like("orders.buyer_name"),
         like("orders.buyer_email"),
         eb.exists(

@@ -18,7 +18,7 @@ import type { OrderTickets } from "../attendees/order-tickets.js";
 import { reclaimUses } from "../discount-codes/code-redemption.js";
 import { invoicePdf } from "../invoices/invoice-pdf.js";
 import type { Invoice, Invoicing } from "../invoices/invoices.service.js";
-import { queueOrderMail } from "../ticket-mails/ticket-mails.service.js";
+import { queueOrderMail, requeueOrderMail } from "../ticket-mails/ticket-mails.service.js";
 import { orderConfirmationMail } from "./order-confirmation.js";
 import {
   codedLine,
@@ -291,6 +291,24 @@ export function createOrdersService(
         projectName,
         invoice: invoice ? { invoice, pdf: await invoicePdf(invoice.document) } : undefined,
       });
+    },
+
+    /**
+     * Sends the buyer's confirmation again (orders:write): a paid order, or a pending one whose seats
+     * are kept; CONFLICT for any other. Nothing is queued while one still waits to be sent.
+     */
+    async resendConfirmation(actor: Actor, input: z.input<typeof byId>): Promise<Order> {
+      const { id } = parseInput(byId, input);
+      const located = await repo.locate(db, id);
+      const found = located ? await access.resolve(actor, located.project_id) : undefined;
+      if (!located || !found || !orderVisible(found)) throw notFound("Order");
+      assertPermission(found, "orders:write");
+      const order = presentOrder(located);
+      const kept = order.state === "PENDING" && paymentProvider(order.provider).start === "kept";
+      if (order.state !== "PAID" && !kept) throw conflict("Only a paid order is confirmed", ["id"]);
+      const [first] = await tickets.list(db, order.projectId, order.id);
+      if (first && (await requeueOrderMail(db, order.projectId, order.id, first.id))) mailQueued();
+      return order;
     },
 
     /** The tickets of an order (the caller could read the order). */

@@ -29,6 +29,21 @@ export const overviewRepository = {
       .execute();
   },
 
+  /** Orders awaiting payment and paid, counted and summed per currency and provider (one statement). */
+  orderTotals(db: Db, projectId: string) {
+    return db
+      .selectFrom("orders")
+      .select(["state", "currency", "provider"])
+      .select((eb) => [
+        eb.fn.countAll<string | number>().as("n"),
+        eb.fn.sum<string | number>("total_minor").as("total"),
+      ])
+      .where("project_id", "=", projectId)
+      .where("state", "in", ["PENDING", "PAID"])
+      .groupBy(["state", "currency", "provider"])
+      .execute();
+  },
+
   /** REGISTERED attendees of the project with an active check-in. */
   async checkedInCount(db: Db, projectId: string): Promise<number> {
     const row = await db

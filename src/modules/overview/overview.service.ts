@@ -53,6 +53,11 @@ export interface ProjectOverview {
   dueAtDoor: number;
   dueByInvoice: number;
   checkedIn: number;
+  /**
+   * Orders counted apart by whether they are paid (their amounts as frozen when placed), for a
+   * reader holding orders:read; null otherwise.
+   */
+  orders: { paid: number; paidAmounts: Money[]; pending: number; pendingAmounts: Money[] } | null;
   /** Registrations per local day, cumulative, from the first registration (last 180 days at most). */
   registrationsOverTime: ChartPoint[];
   /** Check-ins per 15 minutes, one chart per event day that has any (local times). */
@@ -148,14 +153,44 @@ export function createOverviewService(db: Db) {
       for (const t of types) {
         const sold = Number(t.sold);
         add(revenue, t.currency, sold * t.price_minor);
-        // Eventgraph records no payments: "at the door" is taken when the person is let in, and an
-        // invoice stays due (nothing tells it was paid); other tickets were sold by the organizer.
+        // "At the door" is taken when the person is let in, and an invoice stays due (nothing tells
+        // it was paid); bank transfers are paid when their orders are (added below); other tickets
+        // were sold by the organizer.
         const settled =
-          t.payment_mode === "AT_DOOR" ? Number(t.checked_in) : t.payment_mode === "INVOICE" ? 0 : sold;
+          t.payment_mode === "AT_DOOR"
+            ? Number(t.checked_in)
+            : t.payment_mode === "INVOICE" || t.payment_mode === "BANK_TRANSFER"
+              ? 0
+              : sold;
         add(paid, t.currency, settled * t.price_minor);
         if (t.price_minor > 0 && t.payment_mode === "AT_DOOR") dueAtDoor += sold - settled;
         if (t.price_minor > 0 && t.payment_mode === "INVOICE") dueByInvoice += sold;
       }
+      const orderRows = await repo.orderTotals(db, projectId);
+      const paidAmounts = new Map<string, number>();
+      const pendingAmounts = new Map<string, number>();
+      let paidOrders = 0;
+      let pendingOrders = 0;
+      for (const row of orderRows) {
+        const total = Number(row.total ?? 0);
+        if (row.state === "PAID") {
+          paidOrders += Number(row.n);
+          add(paidAmounts, row.currency, total);
+          // A bank transfer is paid when its order is: the one way of paying the loop above leaves out.
+          if (row.provider === "BANK_TRANSFER") add(paid, row.currency, total);
+        } else {
+          pendingOrders += Number(row.n);
+          add(pendingAmounts, row.currency, total);
+        }
+      }
+      const orders = access.permissions.has("orders:read")
+        ? {
+            paid: paidOrders,
+            paidAmounts: moneyList(paidAmounts),
+            pending: pendingOrders,
+            pendingAmounts: moneyList(pendingAmounts),
+          }
+        : null;
       const due = new Map(
         [...revenue].map(([currency, minor]) => [currency, minor - (paid.get(currency) ?? 0)]),
       );
@@ -175,6 +210,7 @@ export function createOverviewService(db: Db) {
         dueAtDoor,
         dueByInvoice,
         checkedIn: await repo.checkedInCount(db, projectId),
+        orders,
         registrationsOverTime: registrationsByDay(
           await repo.registrationsPerHour(db, projectId),
           project.timezone,

@@ -38,7 +38,7 @@ export interface Project {
   venue: { name: string | null; address: string | null; city: string | null; country: string | null };
   website: string | null;
   status: ProjectStatus;
-  /** A developer's test project: demo data, never published, never counted (docs/guides/12-test-projects.md). */
+  /** A developer's test project: demo data, never published, never counted (docs/guides/13-test-projects.md). */
   isTest: boolean;
   /** The demo generator's seed of a test project (its reset generates it again); null otherwise. */
   testSeed: number | null;

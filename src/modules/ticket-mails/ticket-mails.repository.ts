@@ -53,6 +53,18 @@ export const ticketMailsRepository = {
       .execute();
   },
 
+  /** Whether an order's confirmation waits to be sent. */
+  async orderPending(db: Db, projectId: string, orderId: string): Promise<boolean> {
+    const row = await db
+      .selectFrom("ticket_mails")
+      .select("id")
+      .where("project_id", "=", projectId)
+      .where("order_id", "=", orderId)
+      .where("status", "=", "PENDING")
+      .executeTakeFirst();
+    return row !== undefined;
+  },
+
   /**
    * Leases up to `limit` due rows to `token` and returns them. The outer lease condition is
    * checked again on the locked row, so two processes claiming at once never both get a row.

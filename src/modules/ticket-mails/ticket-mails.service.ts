@@ -22,6 +22,16 @@ export function queueOrderMail(trx: Db, projectId: string, orderId: string, firs
   return repo.enqueueOrder(trx, projectId, orderId, firstTicketId, nowIso());
 }
 
+/**
+ * Queues an order's confirmation again ("Resend confirmation"), unless one already waits: repeated
+ * clicks or a script cannot pile mails on the buyer's inbox. Answers whether one was queued.
+ */
+export async function requeueOrderMail(db: Db, projectId: string, orderId: string, firstTicketId: string) {
+  if (await repo.orderPending(db, projectId, orderId)) return false;
+  await repo.enqueueOrder(db, projectId, orderId, firstTicketId, nowIso());
+  return true;
+}
+
 /** The most attendees one "Resend ticket" request queues (the list's bulk action sends a page or two). */
 const maxPerRequest = 100;
 

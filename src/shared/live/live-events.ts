@@ -1,22 +1,16 @@
-import { sql } from "kysely";
-import type { Tx } from "../../db/database.js";
-import { afterCommit } from "../../db/transaction.js";
-import type { DomainEvent } from "../project-changes.js";
+// Imports nothing of the database: the change feed (db/change-feed.ts) decodes these payloads.
 
 /** A committed change a live screen follows: what happened to which object of which project. */
 export interface LiveEvent {
   projectId: string;
   /** A type of the event catalogue (`checkin.created`, `attendee.cancelled`). */
   type: string;
-  /** The row id of the object (an attendee for every type carried today). */
+  /** The row id of the object: an attendee, or a session for `session.*`. */
   objectId: string;
 }
 
-/**
- * The event types subscriptions carry. Every one is about an attendee (a check-in event names the
- * attendee checked in), so a subscriber reads the object back through the attendee loader.
- */
-export const liveEventTypes: ReadonlySet<string> = new Set([
+/** The event types about attendees (a check-in event names the attendee checked in): counters move with them. */
+export const attendeeEventTypes: ReadonlySet<string> = new Set([
   "attendee.registered",
   "attendee.updated",
   "attendee.cancelled",
@@ -24,11 +18,19 @@ export const liveEventTypes: ReadonlySet<string> = new Set([
   "checkin.undone",
 ]);
 
+/** The event types subscriptions carry: the attendees' and the sessions'. */
+export const liveEventTypes: ReadonlySet<string> = new Set([
+  ...attendeeEventTypes,
+  "session.created",
+  "session.updated",
+  "session.deleted",
+]);
+
 /**
  * What marks a live event on the change feed's channel (db/change-feed.ts), before
  * `<project> <type> <object id>`; project changes are `<project>:<areas>` and fences `fence:…`.
  */
-export const livePrefix = "live:";
+const livePrefix = "live:";
 
 /** The notification payload of an event (ids and type names hold no spaces). */
 export function encodeLiveEvent(event: LiveEvent): string {
@@ -41,24 +43,4 @@ export function decodeLiveEvent(payload: string): LiveEvent | undefined {
   const [projectId, type, objectId] = payload.slice(livePrefix.length).split(" ");
   if (!projectId || !type || !objectId || !liveEventTypes.has(type)) return undefined;
   return { projectId, type, objectId };
-}
-
-/**
- * The recorder (ProjectChanges.addRecorder) that makes a write's events reach subscribers: this
- * process's after the commit (`afterCommit`, never for a rolled-back write), and on PostgreSQL every
- * other process's through the change feed's channel. NOTIFY is transactional: PostgreSQL sends it at
- * the commit and drops it with a rollback, so the other processes hear it after the commit or never,
- * in commit order, on the connection that already carries the project changes.
- */
-export function liveRecorder(
-  engine: "sqlite" | "postgres",
-  channel: string,
-  publish: (event: LiveEvent) => void,
-) {
-  return async (trx: Tx, _actor: object | undefined, event: DomainEvent): Promise<void> => {
-    if (!liveEventTypes.has(event.type)) return;
-    const live: LiveEvent = { projectId: event.projectId, type: event.type, objectId: event.object.id };
-    afterCommit(trx, () => publish(live));
-    if (engine === "postgres") await sql`select pg_notify(${channel}, ${encodeLiveEvent(live)})`.execute(trx);
-  };
 }

@@ -37,7 +37,7 @@ interface Stream {
 }
 
 /** Signals a stream may hold unread before it is cut as too slow (SLOW_SUBSCRIBER). */
-export const maxQueuedSignals = 256;
+const maxQueuedSignals = 256;
 /** How often every stream's credentials are read afresh even when nothing announced a change. */
 const recheckEveryMs = 30_000;
 
@@ -56,6 +56,8 @@ export class LiveHub {
   private readonly perApp = new Map<string, number>();
   private readonly perIp = new Map<string, number>();
   private readonly rechecking = new Set<string>();
+  /** Projects whose access changed again while their streams were being checked. */
+  private readonly recheckAgain = new Set<string>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(private readonly limits: { streamsPerApp: number; streamsPerIp: number }) {
@@ -135,6 +137,9 @@ export class LiveHub {
   publish(event: LiveEvent): void {
     const streams = this.byProject.get(event.projectId);
     if (!streams) return;
+    // One signal object for every stream: the streams that share a view execute it once
+    // (graphql/streams/stream-route.ts).
+    const signal: LiveSignal = { projectId: event.projectId, event };
     for (const stream of streams) {
       const listening = stream.listening;
       if (!listening?.types.has(event.type) || stream.ended) continue;
@@ -143,18 +148,24 @@ export class LiveHub {
         end(stream, slowSubscriber());
         continue;
       }
-      stream.queue.push({ projectId: event.projectId, event });
+      stream.queue.push(signal);
       stream.wake?.();
     }
   }
 
   /**
-   * The project's access area changed: every stream of it asks again whether it may listen, once at
-   * a time per project (a burst of changes costs one round), and ends if not.
+   * The project's access area changed: every stream of it asks again whether it may listen, one
+   * round at a time per project, and ends if not. A change during a round starts one more round
+   * after it (that round may have read the credentials before the change): a burst of changes
+   * costs two rounds, and none is missed.
    */
   accessChanged(projectId: string): void {
     const streams = this.byProject.get(projectId);
-    if (!streams || this.rechecking.has(projectId)) return;
+    if (!streams) return;
+    if (this.rechecking.has(projectId)) {
+      this.recheckAgain.add(projectId);
+      return;
+    }
     this.rechecking.add(projectId);
     const checks = [...streams].map((stream) =>
       stream
@@ -164,7 +175,10 @@ export class LiveHub {
           end(stream, error instanceof AppError ? error : new AppError(ErrorCode.FORBIDDEN, "Access ended"));
         }),
     );
-    void Promise.all(checks).finally(() => this.rechecking.delete(projectId));
+    void Promise.all(checks).finally(() => {
+      this.rechecking.delete(projectId);
+      if (this.recheckAgain.delete(projectId)) this.accessChanged(projectId);
+    });
   }
 
   /** Every project's streams check their access (a write the process could not attribute). */
