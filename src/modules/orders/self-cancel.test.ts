@@ -101,6 +101,24 @@ for (const engine of testEngines()) {
       );
     });
 
+    test("the Overview's paid revenue is net of refunds, counted in SQL", async () => {
+      const event = await shop(ctx.services, null);
+      const partly = await paidOrder(event, 1);
+      const fully = await paidOrder(event, 1);
+      await ctx.services.refunds.refundOrder(event.owner, { id: partly.id, amountMinor: 2_500 });
+      await ctx.services.refunds.refundOrder(event.owner, { id: fully.id });
+      const access = await ctx.services.access.require(event.owner, event.project.id);
+      const overview = await ctx.services.overview.overview(access, {
+        timezone: "Europe/Berlin",
+        startsAt: null,
+        endsAt: null,
+      });
+      assert.deepEqual(overview.orders?.paid, 1);
+      assert.deepEqual(overview.orders?.paidAmounts, [{ currency: "EUR", minor: 7_500 }]);
+      // Bank transfers count as taken through their orders: net of refunds too.
+      assert.deepEqual(overview.paid, [{ currency: "EUR", minor: 7_500 }]);
+    });
+
     test("two cancels racing refund once", async () => {
       const event = await shop(ctx.services, inHours(24));
       const order = await paidOrder(event, 1);
