@@ -6,6 +6,7 @@ import { ResponseCache } from "./graphql/cache/response-cache.js";
 import { createRateLimiter } from "./graphql/limits/rate-limiter.js";
 import type { Logger } from "./logger.js";
 import { createAccessService } from "./modules/access/access.service.js";
+import type { Actor } from "./modules/access/actor.js";
 import { createAccountService } from "./modules/accounts/account.service.js";
 import { createAuthService } from "./modules/accounts/auth.service.js";
 import { createMailer } from "./modules/accounts/mailer.js";
@@ -29,6 +30,7 @@ import { createEventPageService, forgetPublicRegistration } from "./modules/even
 import { createIdempotencyService } from "./modules/idempotency/idempotency.service.js";
 import { createInvoicing } from "./modules/invoices/invoices.service.js";
 import { createOAuthService } from "./modules/oauth/oauth.service.js";
+import { importBankStatement } from "./modules/orders/bank-statement.js";
 import { createOrdersService, eraseOrderBuyer } from "./modules/orders/orders.service.js";
 import { createRefunds } from "./modules/orders/refunds.js";
 import { createStripeAccounts } from "./modules/orders/stripe/stripe-account.js";
@@ -169,6 +171,9 @@ export function createServices(
     orders,
     /** Refunds of orders, through their provider or recorded as made by hand. */
     refunds,
+    /** A CSV bank statement matched to pending bank-transfer orders (dry run, or marking them paid). */
+    importBankStatement: (actor: Actor, input: { projectId: string; csv: string; dryRun: boolean }) =>
+      importBankStatement({ db, access, orders }, actor, input),
     /** A project's Stripe keys (Settings → Payments). */
     stripeAccounts,
     /** Stripe Checkout and Stripe's notifications. */
