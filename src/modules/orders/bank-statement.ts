@@ -8,7 +8,7 @@ import { ordersRepository } from "./orders.repository.js";
 import type { OrdersService } from "./orders.service.js";
 
 /** What became of one row of a bank statement. */
-export type StatementOutcome =
+type StatementOutcome =
   /** A pending bank-transfer order with this reference and amount: marked paid (or would be, on a dry run). */
   | "MATCHED"
   /** Its order is paid already (an earlier import, or marked by hand): nothing changes. */
