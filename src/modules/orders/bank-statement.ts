@@ -33,7 +33,7 @@ export interface StatementRow {
  * units of a two-decimal currency; null when it is not one. The last separator followed by one or
  * two digits is the decimal one; any other is a thousands separator.
  */
-export function parseStatementAmount(text: string): number | null {
+function parseStatementAmount(text: string): number | null {
   const cleaned = text.replace(/[^\d.,+-]/g, "");
   const match = /^([+-]?)([\d.,]*?)(?:[.,](\d{1,2}))?$/.exec(cleaned);
   if (!match?.[2] && !match?.[3]) return null;
