@@ -6,6 +6,7 @@ import { ResponseCache } from "./graphql/cache/response-cache.js";
 import { createRateLimiter } from "./graphql/limits/rate-limiter.js";
 import type { Logger } from "./logger.js";
 import { createAccessService } from "./modules/access/access.service.js";
+import type { Actor } from "./modules/access/actor.js";
 import { createAccountService } from "./modules/accounts/account.service.js";
 import { createAuthService } from "./modules/accounts/auth.service.js";
 import { createMailer } from "./modules/accounts/mailer.js";
@@ -30,6 +31,7 @@ import { createIdempotencyService } from "./modules/idempotency/idempotency.serv
 import { createInvoicing } from "./modules/invoices/invoices.service.js";
 import { createMessagesService } from "./modules/messages/messages.service.js";
 import { createOAuthService } from "./modules/oauth/oauth.service.js";
+import { importBankStatement } from "./modules/orders/bank-statement.js";
 import { createOrdersService, eraseOrderBuyer } from "./modules/orders/orders.service.js";
 import { createRefunds } from "./modules/orders/refunds.js";
 import { createStripeAccounts } from "./modules/orders/stripe/stripe-account.js";
@@ -125,6 +127,7 @@ export function createServices(
     access,
     changes,
     tickets: orderTickets,
+    invoicing,
     accounts: stripeAccounts,
     gateway,
   });
@@ -172,6 +175,9 @@ export function createServices(
     orders,
     /** Refunds of orders, through their provider or recorded as made by hand. */
     refunds,
+    /** A CSV bank statement matched to pending bank-transfer orders (dry run, or marking them paid). */
+    importBankStatement: (actor: Actor, input: { projectId: string; csv: string; dryRun: boolean }) =>
+      importBankStatement({ db, access, orders }, actor, input),
     /** A project's Stripe keys (Settings → Payments). */
     stripeAccounts,
     /** Stripe Checkout and Stripe's notifications. */
@@ -206,6 +212,7 @@ export function createServices(
       tickets,
       attendees,
       orders,
+      refunds,
       discountCodes,
     }),
   };

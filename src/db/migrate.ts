@@ -33,6 +33,7 @@ import * as orderLinesDeferredCheck from "./migrations/2026-11-29T02-00_order-li
 import * as testProjects from "./migrations/2026-11-29T02-00_test-projects-idempotency.js";
 import * as messages from "./migrations/2026-11-29T03-00_messages-messages.js";
 import * as registrationQuestions from "./migrations/2026-11-29T03-00_registration-questions-questions.js";
+import * as selfCancel from "./migrations/2026-11-29T03-00_self-cancel-selfcancel.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
 // and the order is visible in review. Names sort by their timestamp prefix.
@@ -67,6 +68,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-29T01-00_oauth-grants-oauth": oauthGrants,
   "2026-11-29T00-10_discount-codes-codes": discountCodes,
   "2026-11-29T02-00_order-lines-deferred-check": orderLinesDeferredCheck,
+  "2026-11-29T03-00_self-cancel-selfcancel": selfCancel,
   "2026-11-29T02-00_test-projects-idempotency": testProjects,
   "2026-11-29T03-00_messages-messages": messages,
   "2026-11-29T03-00_registration-questions-questions": registrationQuestions,

@@ -706,6 +706,8 @@ export interface OrderSettingsTable {
   seller_details: Generated<string | null>;
   /** What invoice numbers start with (`INV-2026-`): the number is the prefix and a 4-digit sequence. */
   invoice_prefix: Generated<string>;
+  /** Until when buyers may cancel their own paid order for a refund (ISO instant); null: they may not. */
+  self_cancel_until: Generated<string | null>;
   updated_at: string;
 }
 

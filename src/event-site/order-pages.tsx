@@ -11,6 +11,7 @@ import { paymentProvider } from "../modules/orders/payment-providers.js";
 import { formatMoney } from "../shared/money.js";
 import { eventPaths } from "./event-page.js";
 import type { FormTicket } from "./form-token.js";
+import { type CancelOutcome, SelfCancel } from "./order-cancel.js";
 import { honeypotField } from "./registration-pages.js";
 import { SiteLayout } from "./site-layout.js";
 
@@ -276,6 +277,9 @@ export function OrderPage(props: {
   payAction: string;
   /** Stripe could not be reached when the buyer was to be sent there. */
   paymentFailed: boolean;
+  cancelUntil: string | null;
+  cancelAction: string;
+  cancelOutcome: CancelOutcome;
 }) {
   const { order, content } = props;
   const { project } = content;
@@ -353,6 +357,13 @@ export function OrderPage(props: {
           </form>
         </section>
       ) : null}
+      <SelfCancel
+        order={order}
+        until={props.cancelUntil}
+        timezone={project.timezone}
+        action={props.cancelAction}
+        outcome={props.cancelOutcome}
+      />
       {order.refundedMinor > 0 ? <p>Refunded: {formatMoney(order.refundedMinor, order.currency)}.</p> : null}
       <h2>Tickets</h2>
       <ul class="order-lines">

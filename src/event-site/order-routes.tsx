@@ -249,7 +249,7 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
     if (!found) throw new AppError(ErrorCode.NOT_FOUND, "Order not found");
     const page = await opened(projectId);
     const content = await events.content(page.access);
-    const query = request.query as { payment?: string };
+    const query = request.query as { payment?: string; cancel?: string };
     const base = orderPaths.order(projectId, code, token);
     reply.header("content-security-policy", checkoutPolicy);
     return send(
@@ -262,6 +262,8 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
           url={absolute(`/e/${projectId}`)}
           payAction={`${base}/pay`}
           paymentFailed={query.payment === "failed"}
+          cancelAction={`${base}/cancel`}
+          cancelOutcome={query.cancel === "done" || query.cancel === "refused" ? query.cancel : undefined}
         />,
       ),
     );
@@ -279,6 +281,26 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
       .code(303)
       .header("location", await payOrOrderPage(found.order, link))
       .send();
+  });
+
+  // "Cancel the order" on the order page: the buyer's own refund, while the organizer allows it.
+  site.post<OrderParams>("/:projectId/orders/:code/:token/cancel", async (request, reply) => {
+    reply.header("referrer-policy", "no-referrer").header("cache-control", "no-store");
+    const { projectId, code, token } = request.params;
+    if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) throw new AppError(ErrorCode.NOT_FOUND, "Order not found");
+    const link = orderPaths.order(projectId, code, token);
+    // Without the box ticked (a stray or forged post without it) nothing is cancelled.
+    if (formValues(request.body).confirm !== "yes") return reply.code(303).header("location", link).send();
+    let outcome = "done";
+    try {
+      if (!(await events.cancelOrderByLink(projectId, code, token)))
+        throw new AppError(ErrorCode.NOT_FOUND, "Order not found");
+    } catch (error) {
+      // A refusal or a provider without an answer: the page says so; the order is as it was or refunding.
+      if (!(error instanceof AppError) || error.code === ErrorCode.NOT_FOUND) throw error;
+      outcome = "refused";
+    }
+    return reply.code(303).header("location", `${link}?cancel=${outcome}`).send();
   });
 
   // The PDF of one of the order's invoices, behind the same secret link as the order's page.

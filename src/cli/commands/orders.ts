@@ -146,6 +146,49 @@ export const ordersCommands: CommandGroup = {
         return 0;
       },
     },
+    {
+      name: "import-statement",
+      summary:
+        "Matches a CSV bank statement's payment references and amounts to pending bank-transfer orders; marks them paid only with --apply.",
+      options: {
+        project: { type: "string", placeholder: "ID", required: true, description: "the project's id" },
+        file: {
+          type: "string",
+          placeholder: "F",
+          required: true,
+          description: "the statement as CSV with a header; an Amount (Betrag, …) column",
+        },
+        apply: { type: "boolean", description: "mark the matched orders paid (without it: a dry run)" },
+      },
+      async run(input) {
+        const { readFile, stat } = await import("node:fs/promises");
+        const { withServices } = await import("../context.js");
+        const { systemActor } = await import("../../modules/access/actor.js");
+        const { maxImportBytes } = await import("../../modules/attendees/attendees-csv.js");
+        const { badInput } = await import("../../errors.js");
+        const path = input.requiredString("file");
+        if ((await stat(path)).size > maxImportBytes) {
+          throw badInput([{ field: ["file"], message: `is larger than ${maxImportBytes / 1024 / 1024} MB` }]);
+        }
+        const csv = await readFile(path, "utf8");
+        const dryRun = !input.flag("apply");
+        const rows = await withServices(input.io, (services) =>
+          services.importBankStatement(systemActor, {
+            projectId: input.requiredString("project"),
+            csv,
+            dryRun,
+          }),
+        );
+        const count = (outcome: string) => rows.filter((r) => r.outcome === outcome).length;
+        const lines = rows.map(
+          (r) =>
+            `line ${r.line}: ${r.outcome}${r.orderCode ? ` ${r.orderCode}` : ""}${r.message ? ` (${r.message})` : ""}`,
+        );
+        const summary = `${dryRun ? "Dry run: would mark" : "Marked"} ${count("MATCHED")} paid; ${count("ALREADY_PAID")} already paid, ${count("AMOUNT_MISMATCH")} amount mismatch, ${count("REFUSED")} refused, ${count("UNMATCHED")} unmatched.`;
+        printResult(input.io, input.json, { dryRun, rows }, [...lines, summary].join("\n"));
+        return 0;
+      },
+    },
   ],
 };
 

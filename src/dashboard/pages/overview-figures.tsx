@@ -97,7 +97,7 @@ export function OverviewFigures(props: {
         {o.orders ? (
           <>
             <div class="stat">
-              <dt>Paid orders</dt>
+              <dt>Paid orders (net of refunds)</dt>
               <dd>
                 {o.orders.paid} <span class="muted">{moneyText(o.orders.paidAmounts)}</span>
               </dd>

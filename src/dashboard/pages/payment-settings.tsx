@@ -4,10 +4,16 @@ import type { OrderSettings } from "../../modules/orders/order-settings.js";
 import type { StripeAccountStatus } from "../../modules/orders/stripe/stripe-account.js";
 import { actorOf, type PageContext, redirectTo } from "../context.js";
 import { formValues, percentToBasisPoints } from "../form-data.js";
+import { readLocalTimes, toLocalInput } from "../time.js";
 import { Form, formState, SubmitButton, TextAreaField, TextField } from "../ui/forms.js";
 
 /** What the Payments panel shows: the order settings, whether Stripe's keys are set, and the webhook's address. */
-export type PaymentSettingsView = OrderSettings & { stripe: StripeAccountStatus; stripeWebhookUrl: string };
+export type PaymentSettingsView = OrderSettings & {
+  stripe: StripeAccountStatus;
+  stripeWebhookUrl: string;
+  /** The project's zone: the self-cancel deadline is entered and shown in it. */
+  timezone: string;
+};
 
 /**
  * Card payments: the Stripe keys (write-only: a saved key is shown as its hint, never again in
@@ -78,6 +84,7 @@ export function PaymentsPanel(props: { ctx: PageContext; projectId: string; sett
     taxRate: String(props.settings.taxRateBasisPoints / 100),
     sellerDetails: props.settings.sellerDetails ?? "",
     invoicePrefix: props.settings.invoicePrefix,
+    selfCancelUntil: toLocalInput(props.settings.selfCancelUntil, props.settings.timezone),
   });
   return (
     <section class="panel" aria-labelledby="payments-heading">
@@ -125,6 +132,13 @@ export function PaymentsPanel(props: { ctx: PageContext; projectId: string; sett
           state={state}
           hint="Invoice and credit-note numbers are this prefix and a running number without gaps: INV-2026- gives INV-2026-0001."
         />
+        <TextField
+          name="selfCancelUntil"
+          label={`Buyers may cancel paid orders until (${props.settings.timezone} time)`}
+          type="datetime-local"
+          state={state}
+          hint="Until then a buyer can cancel their paid order from its page and is refunded in full (a card payment through Stripe; a bank transfer you send back). Empty: buyers cannot cancel."
+        />
         <div class="form-actions">
           <SubmitButton>Save payment settings</SubmitButton>
         </div>
@@ -142,12 +156,15 @@ export function registerPaymentSettings(app: FastifyInstance): void {
     const holdText = values.holdMinutes?.trim() ?? "";
     const taxText = values.taxRate?.trim().replace(",", ".") ?? "";
     try {
+      const project = await app.services.projects.get(actorOf(request), request.params.projectId);
+      const { selfCancelUntil } = readLocalTimes(values, ["selfCancelUntil"], project.timezone);
       await app.services.orders.updateSettings(actorOf(request), request.params.projectId, {
         holdMinutes: /^\d{1,6}$/.test(holdText) ? Number(holdText) : Number.NaN,
         bankDetails: values.bankDetails,
         taxRateBasisPoints: percentToBasisPoints(taxText),
         sellerDetails: values.sellerDetails ?? null,
         invoicePrefix: values.invoicePrefix ?? "",
+        selfCancelUntil,
       });
     } catch (error) {
       if (!isUserError(error)) throw error;

@@ -190,6 +190,7 @@ export function registerSettingsPages(app: FastifyInstance): void {
       ...(await services.orders.settings(actor, access.projectId)),
       stripe: await services.stripeAccounts.status(actor, access.projectId),
       stripeWebhookUrl: `${services.config.baseUrl}/payments/stripe/${access.projectId}`,
+      timezone: project.timezone,
     };
     return sendPage(
       reply,

@@ -47,8 +47,9 @@ export interface ParsedCsv {
  * `maxImportRows` rows or `maxImportColumns` columns, and text that is not CSV, with BAD_USER_INPUT
  * naming the line.
  */
-export async function parseAttendeeCsv(text: string): Promise<ParsedCsv> {
+export async function parseAttendeeCsv(text: string, delimiter = ","): Promise<ParsedCsv> {
   const parser = parse({
+    delimiter,
     bom: true,
     trim: true,
     skip_empty_lines: true,

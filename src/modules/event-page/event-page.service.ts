@@ -26,6 +26,7 @@ import type { createAgendaService } from "../agenda/agenda.service.js";
 import type { Attendee, createAttendeesService } from "../attendees/attendees.service.js";
 import type { DiscountCodesService } from "../discount-codes/discount-codes.service.js";
 import type { OrdersService } from "../orders/orders.service.js";
+import type { Refunds } from "../orders/refunds.js";
 import type { createProjectsService } from "../projects/projects.service.js";
 import { type createTicketsService, registrableOnPage, type TicketType } from "../tickets/tickets.service.js";
 import { type EventContent, type HeldRegistration, loadEventContent } from "./event-content.js";
@@ -112,6 +113,7 @@ export interface EventPageDeps {
   tickets: ReturnType<typeof createTicketsService>;
   attendees: ReturnType<typeof createAttendeesService>;
   orders: OrdersService;
+  refunds: Refunds;
   discountCodes: DiscountCodesService;
 }
 

@@ -1,11 +1,13 @@
 import type { CompanyField } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { addressKey } from "../../shared/client-address.js";
+import { nowIso } from "../../shared/time.js";
 import { publicActor } from "../access/actor.js";
 import type { Throttle, ThrottleRule } from "../accounts/throttle.js";
 import { invoiceDownloadRule } from "../invoices/invoice-reply.js";
 import type { PlacedOrder, PlaceOrderInput } from "../orders/order-placement.js";
 import type { OrdersService } from "../orders/orders.service.js";
+import type { Refunds } from "../orders/refunds.js";
 
 /**
  * Orders from one client address per hour: as generous as registrations (a company orders from
@@ -55,7 +57,7 @@ export async function placePageOrder(
 
 /** The buyer's side of an order on the event page: its page behind the link, its invoices, the checkout's tax. */
 export function pageOrderReads(
-  deps: { throttle: Throttle; orders: OrdersService },
+  deps: { throttle: Throttle; orders: OrdersService; refunds: Refunds },
   openPage: (projectId: string) => Promise<unknown>,
 ) {
   /** The order behind a buyer's link, with its lines, tickets, invoices and how to pay; undefined for a wrong link. */
@@ -69,17 +71,30 @@ export function pageOrderReads(
       deps.orders.pageSettings(projectId),
       deps.orders.invoicesOf([order.id]),
     ]);
+    // Offered while the organizer allows it; the refund checks again under the order's lock.
+    const cancelUntil =
+      order.state === "PAID" && settings.selfCancelUntil !== null && settings.selfCancelUntil > nowIso()
+        ? settings.selfCancelUntil
+        : null;
     return {
       order,
       lines: lines.get(order.id) ?? [],
       tickets,
       bankDetails: settings.bankDetails,
       invoices: invoices.get(order.id) ?? [],
+      cancelUntil,
     };
   }
 
   return {
     orderByLink,
+
+    /** The buyer cancels the paid order behind their link for a refund (refunds.ts); undefined for a wrong link. */
+    async cancelOrderByLink(projectId: string, code: string, token: string) {
+      const found = await orderByLink(projectId, code, token);
+      if (!found) return undefined;
+      return deps.refunds.cancelByBuyer(projectId, found.order.id);
+    },
 
     /**
      * An invoice of the order behind a buyer's link, or undefined (a wrong link, another order's

@@ -196,6 +196,30 @@ for (const engine of testEngines()) {
       );
     });
 
+    test("a refund that takes back the whole order issues one credit note; a partial one none", async () => {
+      const event = await taxedEvent(ctx.services);
+      const placed = await place(event, 2, 1);
+      await ctx.services.orders.markOrderPaid(event.owner, { id: placed.order.id });
+      const kinds = async () =>
+        ((await ctx.services.orders.invoicesOf([placed.order.id])).get(placed.order.id) ?? []).map((i) => [
+          i.kind,
+          i.number,
+          i.totalMinor,
+        ]);
+      // An amount names no tickets: what a partial refund takes back of the invoice is not known.
+      await ctx.services.refunds.refundOrder(event.owner, { id: placed.order.id, amountMinor: 800 });
+      assert.deepEqual(await kinds(), [["INVOICE", "INV-2026-0001", 50_800]]);
+      const refunded = await ctx.services.refunds.refundOrder(event.owner, { id: placed.order.id });
+      assert.equal(refunded.state, "REFUNDED");
+      assert.deepEqual(await kinds(), [
+        ["INVOICE", "INV-2026-0001", 50_800],
+        ["CREDIT_NOTE", "INV-2026-0002", -50_800],
+      ]);
+      // Cancelling the refunded order afterwards finds nothing left to credit.
+      await ctx.services.orders.cancelOrder(event.owner, { id: placed.order.id });
+      assert.equal((await kinds()).length, 2);
+    });
+
     test("a cancelled unpaid order gets no credit note, and the PDF of a document is the same every time", async () => {
       const event = await taxedEvent(ctx.services);
       const placed = await place(event, 1, 0);

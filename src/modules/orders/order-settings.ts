@@ -15,6 +15,8 @@ export interface OrderSettings {
   sellerDetails: string | null;
   /** What invoice numbers start with: `INV-` gives INV-0001, INV-0002, … */
   invoicePrefix: string;
+  /** Until when a buyer may cancel their own paid order for a refund (ISO instant); null: never. */
+  selfCancelUntil: string | null;
 }
 
 /**
@@ -28,6 +30,7 @@ const defaultOrderSettings: OrderSettings = {
   taxRateBasisPoints: 0,
   sellerDetails: null,
   invoicePrefix: "INV-",
+  selfCancelUntil: null,
 };
 
 export const orderSettingsInput = z.object({
@@ -45,6 +48,8 @@ export const orderSettingsInput = z.object({
     .trim()
     .regex(/^[A-Za-z0-9/_-]{0,16}$/, "must be up to 16 letters, digits, '-', '_' or '/'")
     .optional(),
+  // An instant with its offset, so the deadline means the same whatever the server's zone.
+  selfCancelUntil: z.string().datetime({ offset: true, message: "must be a date and time" }).nullish(),
 });
 
 export function presentOrderSettings(row: OrderSettingsRow | undefined): OrderSettings {
@@ -55,5 +60,6 @@ export function presentOrderSettings(row: OrderSettingsRow | undefined): OrderSe
     taxRateBasisPoints: Number(row.tax_rate_bp),
     sellerDetails: row.seller_details,
     invoicePrefix: row.invoice_prefix,
+    selfCancelUntil: row.self_cancel_until,
   };
 }

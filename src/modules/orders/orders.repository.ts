@@ -189,6 +189,7 @@ export const ordersRepository = {
           tax_rate_bp: row.tax_rate_bp,
           seller_details: row.seller_details,
           invoice_prefix: row.invoice_prefix,
+          self_cancel_until: row.self_cancel_until,
           updated_at: row.updated_at,
         }),
       )

@@ -387,6 +387,10 @@ export function createOrdersService(
         taxRateBasisPoints: data.taxRateBasisPoints ?? before.taxRateBasisPoints,
         sellerDetails: input.sellerDetails === undefined ? before.sellerDetails : data.sellerDetails,
         invoicePrefix: data.invoicePrefix ?? before.invoicePrefix,
+        selfCancelUntil:
+          data.selfCancelUntil === undefined
+            ? before.selfCancelUntil
+            : data.selfCancelUntil && new Date(data.selfCancelUntil).toISOString(),
       };
       const row = {
         project_id: found.projectId,
@@ -395,13 +399,13 @@ export function createOrdersService(
         tax_rate_bp: settings.taxRateBasisPoints,
         seller_details: settings.sellerDetails,
         invoice_prefix: settings.invoicePrefix,
+        self_cancel_until: settings.selfCancelUntil,
         updated_at: nowIso(),
       };
       await changes.write(db, actor, found.projectId, async (trx) => {
         await repo.upsertSettings(trx, row);
         // Values, not only names: the hold, bank and seller details are what buyers are shown.
-        const { holdMinutes, bankDetails, taxRateBasisPoints, sellerDetails, invoicePrefix } = settings;
-        const values = { holdMinutes, bankDetails, taxRateBasisPoints, sellerDetails, invoicePrefix };
+        const values = { ...settings };
         await changes.event(trx, actor, {
           ...objectEvent(found.projectId, "OrderSettings", found.projectId, "updated"),
           changed: Object.keys(values),

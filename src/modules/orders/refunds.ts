@@ -8,10 +8,13 @@ import { objectEvent, type ProjectChanges } from "../../shared/project-changes.j
 import { nowIso } from "../../shared/time.js";
 import { idText, parseInput } from "../../shared/validation.js";
 import type { AccessService } from "../access/access.service.js";
-import type { Actor } from "../access/actor.js";
+import { type Actor, publicActor } from "../access/actor.js";
 import { orderVisible } from "../access/policy.js";
 import { requireRowPermission, writeRow } from "../access/row-access.js";
 import type { OrderTickets } from "../attendees/order-tickets.js";
+import type { Invoicing } from "../invoices/invoices.service.js";
+import { invoiceSource } from "./order-placement.js";
+import { presentOrderSettings } from "./order-settings.js";
 import { conflict, type Order, presentOrder } from "./orders.model.js";
 import { type OrderRow, ordersRepository as orders } from "./orders.repository.js";
 import { type RefundRow, refundsRepository as repo } from "./refunds.repository.js";
@@ -61,6 +64,9 @@ function refundableOf(row: Pick<OrderRow, "paid_at" | "total_minor" | "refunded_
  * Refunds (docs/payments.md): an organizer or app refunds part or all of a paid order; a Stripe
  * order's refund goes through Stripe's Refunds API, any other is recorded as sent back by hand.
  *
+ * A refund that takes back the whole order issues a credit note for its invoice in the transaction
+ * that settles it, the way a cancellation does.
+ *
  * A Stripe refund takes three steps so that no crash and no race sends back more than was paid:
  * the amount is reserved under the order's lock (`refunded_minor` grows, a PENDING row is written),
  * Stripe is asked after the commit with the row's id as Idempotency-Key, and the answer settles the
@@ -72,12 +78,15 @@ export function createRefunds(deps: {
   access: AccessService;
   changes: ProjectChanges;
   tickets: OrderTickets;
+  invoicing: Invoicing;
   accounts: StripeAccounts;
   gateway: StripeGateway;
 }) {
   const { db, access, changes, tickets } = deps;
   const writer = { db, access, changes };
   const areas = areasWrittenUnder("orders:write");
+  const settingsOf = async (within: Db, projectId: string) =>
+    presentOrderSettings(await orders.findSettings(within, projectId));
 
   /** Marks a refund made, inside a transaction: a full refund of a paid order closes it and frees its seats. */
   async function settleIn(
@@ -100,6 +109,9 @@ export function createRefunds(deps: {
       const patch = { state: "REFUNDED" as const, closed_at: now, updated_at: now };
       await orders.update(trx, refund.project_id, order.id, patch);
       after = { ...order, ...patch };
+      // The order is taken back in full: so is what its invoice has not been credited yet. A
+      // partial refund names an amount, not tickets, so it gets no credit note (docs/payments.md).
+      await deps.invoicing.creditIn(trx, actor, await invoiceSource(trx, settingsOf, presentOrder(after)));
     }
     await changes.event(trx, actor, {
       ...objectEvent(refund.project_id, "Order", order.id, "refunded"),
@@ -107,6 +119,52 @@ export function createRefunds(deps: {
       values: { refundId: refund.id, amountMinor: Number(refund.amount_minor), reason: refund.reason },
     });
     return presentOrder(after);
+  }
+
+  /**
+   * Reserves a refund of `amountMinor` (default: all that is left) under the order's lock, never more
+   * than is left; money paid outside Eventgraph is recorded as sent back at once (settled here).
+   */
+  async function reserveIn(
+    trx: Tx,
+    actor: Actor | undefined,
+    projectId: string,
+    id: string,
+    amountMinor: number | null | undefined,
+  ): Promise<{ refund: RefundRow; order: Order | undefined }> {
+    const row = await orders.lock(trx, projectId, id);
+    if (!row) throw notFound("Order");
+    const refundable = refundableOf(row);
+    if (refundable === 0) {
+      throw conflict(
+        row.paid_at === null ? "Only a paid order can be refunded" : "The order is refunded in full already",
+        ["id"],
+      );
+    }
+    const amount = amountMinor ?? refundable;
+    if (amount > refundable) throw conflict(`At most ${refundable} can be refunded`, ["amountMinor"]);
+    const now = nowIso();
+    const refund: RefundRow = {
+      id: newId(),
+      project_id: projectId,
+      order_id: id,
+      amount_minor: amount,
+      state: "PENDING",
+      reason: "REQUESTED",
+      provider_payment_id: row.provider === "STRIPE" ? row.provider_payment_id : null,
+      provider_refund_id: null,
+      created_at: now,
+      updated_at: now,
+    };
+    await repo.insert(trx, refund);
+    await orders.update(trx, projectId, id, {
+      refunded_minor: Number(row.refunded_minor) + amount,
+      updated_at: now,
+    });
+    // Money paid outside Eventgraph goes back the same way: the refund is recorded as made.
+    if (refund.provider_payment_id === null)
+      return { refund, order: await settleIn(trx, actor, refund, null) };
+    return { refund, order: undefined };
   }
 
   /** Gives a refund's reserved amount back after the provider refused it for good. */
@@ -184,43 +242,36 @@ export function createRefunds(deps: {
         "Order",
         "orders:write",
         orderVisible,
-        async (trx, projectId) => {
+        (trx, projectId) => reserveIn(trx, actor, projectId, id, amountMinor),
+      );
+      return reserved.order ?? execute(actor, reserved.refund);
+    },
+
+    /**
+     * The buyer cancels their own paid order from its page (the caller matched the buyer's secret
+     * link): while the organizer allows it (Settings → Payments, until a deadline), everything not
+     * refunded yet is refunded through the organizer's path, which cancels the tickets, frees the
+     * seats and credits the invoice. Checked under the order's lock, so a deadline passing or an
+     * organizer's refund racing is decided once.
+     */
+    async cancelByBuyer(projectId: string, id: string): Promise<Order> {
+      const actor = publicActor;
+      await this.retryPending(actor, projectId, id);
+      const reserved = await changes.write(
+        db,
+        actor,
+        projectId,
+        async (trx) => {
           const row = await orders.lock(trx, projectId, id);
           if (!row) throw notFound("Order");
-          const refundable = refundableOf(row);
-          if (refundable === 0) {
-            throw conflict(
-              row.paid_at === null
-                ? "Only a paid order can be refunded"
-                : "The order is refunded in full already",
-              ["id"],
-            );
+          const { selfCancelUntil } = await settingsOf(trx, projectId);
+          if (selfCancelUntil === null || selfCancelUntil <= nowIso()) {
+            throw conflict("The organizer does not allow cancelling this order any more", ["id"]);
           }
-          const amount = amountMinor ?? refundable;
-          if (amount > refundable) throw conflict(`At most ${refundable} can be refunded`, ["amountMinor"]);
-          const now = nowIso();
-          const refund: RefundRow = {
-            id: newId(),
-            project_id: projectId,
-            order_id: id,
-            amount_minor: amount,
-            state: "PENDING",
-            reason: "REQUESTED",
-            provider_payment_id: row.provider === "STRIPE" ? row.provider_payment_id : null,
-            provider_refund_id: null,
-            created_at: now,
-            updated_at: now,
-          };
-          await repo.insert(trx, refund);
-          await orders.update(trx, projectId, id, {
-            refunded_minor: Number(row.refunded_minor) + amount,
-            updated_at: now,
-          });
-          // Money paid outside Eventgraph goes back the same way: the refund is recorded as made.
-          if (refund.provider_payment_id === null)
-            return { refund, order: await settleIn(trx, actor, refund, null) };
-          return { refund, order: undefined };
+          if (row.state !== "PAID") throw conflict("Only a paid order can be cancelled here", ["id"]);
+          return reserveIn(trx, actor, projectId, id, null);
         },
+        areas,
       );
       return reserved.order ?? execute(actor, reserved.refund);
     },

@@ -1,3 +1,4 @@
+import { sql } from "kysely";
 import type { Db } from "../../db/database.js";
 
 /**
@@ -36,7 +37,8 @@ export const overviewRepository = {
       .select(["state", "currency", "provider"])
       .select((eb) => [
         eb.fn.countAll<string | number>().as("n"),
-        eb.fn.sum<string | number>("total_minor").as("total"),
+        // Net of refunds (a fully refunded order is REFUNDED and left out): what the organizer keeps.
+        eb.fn.sum<string | number>(sql<number>`total_minor - refunded_minor`).as("total"),
       ])
       .where("project_id", "=", projectId)
       .where("state", "in", ["PENDING", "PAID"])

@@ -54,8 +54,8 @@ export interface ProjectOverview {
   dueByInvoice: number;
   checkedIn: number;
   /**
-   * Orders counted apart by whether they are paid (their amounts as frozen when placed), for a
-   * reader holding orders:read; null otherwise.
+   * Orders counted apart by whether they are paid (their amounts as frozen when placed, less what
+   * was refunded of them), for a reader holding orders:read; null otherwise.
    */
   orders: { paid: number; paidAmounts: Money[]; pending: number; pendingAmounts: Money[] } | null;
   /** Registrations per local day, cumulative, from the first registration (last 180 days at most). */
