@@ -24,16 +24,16 @@ import * as ticketTypeNames from "./migrations/2026-11-28T12-00_ticket-type-name
 import * as registrationLinks from "./migrations/2026-11-28T18-00_registration-links.js";
 import * as orders from "./migrations/2026-11-28T20-00_orders.js";
 import * as overviewCounts from "./migrations/2026-11-28T21-00_overview-counts.js";
-import * as discountCodes from "./migrations/2026-11-29T00-10_discount-codes-codes.js";
-import * as invoices from "./migrations/2026-11-29T00-10_invoices-invoices.js";
-import * as idempotencyKeys from "./migrations/2026-11-29T01-00_idempotency-keys-idempotency.js";
-import * as oauthGrants from "./migrations/2026-11-29T01-00_oauth-grants-oauth.js";
-import * as stripeRefunds from "./migrations/2026-11-29T01-00_stripe-refunds-stripe.js";
+import * as invoices from "./migrations/2026-11-29T00-10_invoices.js";
+import * as discountCodes from "./migrations/2026-11-29T00-20_discount-codes.js";
+import * as idempotencyKeys from "./migrations/2026-11-29T01-00_idempotency-keys.js";
+import * as oauthGrants from "./migrations/2026-11-29T01-10_oauth-grants.js";
+import * as stripeRefunds from "./migrations/2026-11-29T01-20_stripe-refunds.js";
 import * as orderLinesDeferredCheck from "./migrations/2026-11-29T02-00_order-lines-deferred-check.js";
-import * as testProjects from "./migrations/2026-11-29T02-00_test-projects-idempotency.js";
-import * as messages from "./migrations/2026-11-29T03-00_messages-messages.js";
-import * as registrationQuestions from "./migrations/2026-11-29T03-00_registration-questions-questions.js";
-import * as selfCancel from "./migrations/2026-11-29T03-00_self-cancel-selfcancel.js";
+import * as testProjects from "./migrations/2026-11-29T02-10_test-projects.js";
+import * as messages from "./migrations/2026-11-29T03-00_messages.js";
+import * as registrationQuestions from "./migrations/2026-11-29T03-10_registration-questions.js";
+import * as selfCancel from "./migrations/2026-11-29T03-20_self-cancel.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
 // and the order is visible in review. Names sort by their timestamp prefix.
@@ -62,16 +62,16 @@ const migrations: Record<string, Migration> = {
   "2026-11-28T18-00_registration-links": registrationLinks,
   "2026-11-28T20-00_orders": orders,
   "2026-11-28T21-00_overview-counts": overviewCounts,
-  "2026-11-29T01-00_idempotency-keys-idempotency": idempotencyKeys,
-  "2026-11-29T01-00_stripe-refunds-stripe": stripeRefunds,
-  "2026-11-29T00-10_invoices-invoices": invoices,
-  "2026-11-29T01-00_oauth-grants-oauth": oauthGrants,
-  "2026-11-29T00-10_discount-codes-codes": discountCodes,
+  "2026-11-29T00-10_invoices": invoices,
+  "2026-11-29T00-20_discount-codes": discountCodes,
+  "2026-11-29T01-00_idempotency-keys": idempotencyKeys,
+  "2026-11-29T01-10_oauth-grants": oauthGrants,
+  "2026-11-29T01-20_stripe-refunds": stripeRefunds,
   "2026-11-29T02-00_order-lines-deferred-check": orderLinesDeferredCheck,
-  "2026-11-29T03-00_self-cancel-selfcancel": selfCancel,
-  "2026-11-29T02-00_test-projects-idempotency": testProjects,
-  "2026-11-29T03-00_messages-messages": messages,
-  "2026-11-29T03-00_registration-questions-questions": registrationQuestions,
+  "2026-11-29T02-10_test-projects": testProjects,
+  "2026-11-29T03-00_messages": messages,
+  "2026-11-29T03-10_registration-questions": registrationQuestions,
+  "2026-11-29T03-20_self-cancel": selfCancel,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -759,7 +759,7 @@ interface PaymentNotificationsTable {
 /** INVOICE for an order's payment; CREDIT_NOTE takes back (part of) an invoice. */
 export type InvoiceKind = "INVOICE" | "CREDIT_NOTE";
 
-/** An invoice or credit note as issued, never changed (see migrations/2026-11-29T00-10_invoices-invoices.ts). */
+/** An invoice or credit note as issued, never changed (see migrations/2026-11-29T00-10_invoices.ts). */
 export interface InvoicesTable {
   id: string;
   project_id: string;
@@ -782,7 +782,7 @@ interface InvoiceCountersTable {
   last_sequence: number;
 }
 
-/** An organizer's message to attendees (see migrations/2026-11-29T03-00_messages-messages.ts). */
+/** An organizer's message to attendees (see migrations/2026-11-29T03-00_messages.ts). */
 export interface MessagesTable {
   id: string;
   project_id: string;
