@@ -285,8 +285,6 @@ export function createAuditService(db: Db, access: AccessService, logger: Logger
   };
 }
 
-export type AuditService = ReturnType<typeof createAuditService>;
-
 function csvRow(cells: string[]): string[] {
   return cells.map(spreadsheetSafe);
 }

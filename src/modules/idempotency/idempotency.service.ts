@@ -132,8 +132,6 @@ export function createIdempotencyService(
   };
 }
 
-export type IdempotencyService = ReturnType<typeof createIdempotencyService>;
-
 const pruneBatch = 1_000;
 /** How often every server process prunes expired keys (app.ts). */
 export const keyPruneEveryMs = 10 * 60 * 1000;
