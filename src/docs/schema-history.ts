@@ -231,7 +231,10 @@ function typeDeprecation(schema: GraphQLSchema, target: GraphQLNamedType): strin
 }
 
 /**
- * Checks every step of schema.graphql's history, and the working tree against HEAD.
+ * Checks every step of schema.graphql along main's own line (a merge is one step against what main
+ * had before it: a breaking change a branch brings in shows there), and the working tree against
+ * HEAD. A branch's own steps are not checked: a type added and taken out again before the branch
+ * landed was never served.
  * @internal Exported for the breaking-change check in schema.test.ts (knip --production).
  */
 export async function historyViolations(
@@ -241,7 +244,7 @@ export async function historyViolations(
   const violations: Violation[] = [];
   let checked = 0;
   const seen = new Set<string>();
-  for (const revision of schemaRevisions({ root })) {
+  for (const revision of schemaRevisions({ root, firstParent: true })) {
     if (!revision.before) continue;
     const key = `${revision.before}..${revision.after}`;
     if (seen.has(key)) continue;

@@ -71,7 +71,12 @@ async function fixture(server: TestServer) {
     buyerEmail: "bea@example.test",
     tickets: [{ ticketTypeId: door.id, name: "Bea Buyer", email: `bea-${project.id}@example.test` }],
   });
-  // Paid and partly refunded, so the Refund type's fields are reachable.
+  // Paid (with seller details, so it is invoiced) and partly refunded, so the Invoice and Refund
+  // types' fields are reachable.
+  await services.orders.updateSettings(systemActor, project.id, {
+    holdMinutes: 15,
+    sellerDetails: "Reference GmbH",
+  });
   await services.orders.markOrderPaid(systemActor, { id: placed.order.id });
   await services.refunds.refundOrder(systemActor, { id: placed.order.id, amountMinor: 100 });
   const code = await services.discountCodes.createDiscountCode(systemActor, {
@@ -228,7 +233,7 @@ const mutationInputs: Record<string, (ids: Ids) => string> = {
   refundOrder: (ids) => `{id: "${ids.order}", amountMinor: 1}`,
   createDiscountCode: (ids) =>
     `{projectId: "${ids.project}", code: "NEW10", kind: PERCENTAGE, percentOff: 10}`,
-  generateDiscountCodes: (ids) => `{projectId: "${ids.project}", count: 2, kind: ACCESS}`,
+  generateDiscountCodes: (ids) => `{projectId: "${ids.project}", count: 2, kind: PERCENTAGE, percentOff: 5}`,
   deleteDiscountCode: (ids) => `{id: "${ids.discountCode}"}`,
   createRegistrationQuestion: (ids) =>
     `{projectId: "${ids.project}", label: "T-shirt size", kind: SHORT_TEXT}`,
@@ -240,6 +245,9 @@ const mutationInputs: Record<string, (ids: Ids) => string> = {
   // No ticket has this code: the answer is the outcome UNKNOWN_CODE, not an error.
   checkInByTicketCode: (ids) => `{projectId: "${ids.project}", ticketCode: "0000-0000-0000-0000"}`,
 };
+
+/** Mutations of a row that only their own permission can read. */
+const unreadableWithoutPermission = new Set(["deleteDiscountCode"]);
 
 // biome-ignore lint/suspicious/noExplicitAny: GraphQL error objects from the response body
 type ResponseError = any;
@@ -449,7 +457,9 @@ for (const engine of testEngines()) {
               ? "userErrors { message }"
               : isLeafType(getNamedType(f.type))
                 ? f.name
-                : `${f.name} { id }`,
+                : "id" in (getNamedType(f.type) as GraphQLObjectType).getFields()
+                  ? `${f.name} { id }`
+                  : `${f.name} { __typename }`,
           )
           .join(" ");
         const input = mutationInputs[field.name];
@@ -467,12 +477,18 @@ for (const engine of testEngines()) {
             token: lacking,
           },
         );
-        assert.equal(
-          refused.body.errors?.[0]?.extensions?.code,
-          "FORBIDDEN",
-          `${field.name} without ${permission}`,
-        );
-        assert.equal(refused.body.errors?.[0]?.extensions?.requiredPermission, permission);
+        // A row the caller cannot even read is NOT_FOUND (modules/access/row-access.ts): discount
+        // codes are secrets read only with tickets:write.
+        if (unreadableWithoutPermission.has(field.name)) {
+          assert.equal(refused.body.errors?.[0]?.extensions?.code, "NOT_FOUND", field.name);
+        } else {
+          assert.equal(
+            refused.body.errors?.[0]?.extensions?.code,
+            "FORBIDDEN",
+            `${field.name} without ${permission}`,
+          );
+          assert.equal(refused.body.errors?.[0]?.extensions?.requiredPermission, permission);
+        }
 
         const holdingIds = await fixture(server);
         const { token: holding } = await createApp(server.services, {
