@@ -31,6 +31,7 @@ import * as oauthGrants from "./migrations/2026-11-29T01-00_oauth-grants-oauth.j
 import * as stripeRefunds from "./migrations/2026-11-29T01-00_stripe-refunds-stripe.js";
 import * as orderLinesDeferredCheck from "./migrations/2026-11-29T02-00_order-lines-deferred-check.js";
 import * as testProjects from "./migrations/2026-11-29T02-00_test-projects-idempotency.js";
+import * as bulkOperations from "./migrations/2026-11-29T03-00_bulk-operations-bulk.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
 // and the order is visible in review. Names sort by their timestamp prefix.
@@ -66,6 +67,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-29T00-10_discount-codes-codes": discountCodes,
   "2026-11-29T02-00_order-lines-deferred-check": orderLinesDeferredCheck,
   "2026-11-29T02-00_test-projects-idempotency": testProjects,
+  "2026-11-29T03-00_bulk-operations-bulk": bulkOperations,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
