@@ -186,7 +186,7 @@ export function createServices(
     idempotency: createIdempotencyService(db, { lockMs: config.limits.requestTimeoutMs + 30_000, logger }),
     webhooks: createWebhooksService(db, config, changes, apps, access),
     /** Apps' bulk queries (the runner that executes them starts with the app: app.ts). */
-    bulk: createBulkService({ db, access, baseUrl: config.baseUrl }),
+    bulk: createBulkService({ db, access, baseUrl: () => config.baseUrl }),
     demo: createDemoService(db, { users, projects, apps, changes }),
     testProjects: createTestProjectsService(db, { access, projects, members, apps, changes }),
     eventPage: createEventPageService({

@@ -35,7 +35,12 @@ export function bulkDirectory(databaseUrl: string): string {
 type AppActor = Extract<Actor, { kind: "app" }>;
 
 /** Bulk operations for apps: start, read, cancel, and the signed links to their files. */
-export function createBulkService(deps: { db: Db; access: AccessService; baseUrl: string }) {
+export function createBulkService(deps: {
+  db: Db;
+  access: AccessService;
+  /** Read when a link is made: tests learn the server's address once it listens. */
+  baseUrl: () => string;
+}) {
   const { db, access } = deps;
   // Told when an operation was started here, so this process's runner looks for work at once.
   const started = new Set<() => void>();
@@ -64,7 +69,7 @@ export function createBulkService(deps: { db: Db; access: AccessService; baseUrl
     let url: string | null = null;
     if (row.status === "COMPLETED" && row.expires_at) {
       const expires = Math.min(Date.now() + linkMs, Date.parse(row.expires_at));
-      url = `${deps.baseUrl}/api/bulk/${row.id}.jsonl?expires=${expires}&token=${await sign(row.id, expires)}`;
+      url = `${deps.baseUrl()}/api/bulk/${row.id}.jsonl?expires=${expires}&token=${await sign(row.id, expires)}`;
     }
     return {
       id: row.id,
