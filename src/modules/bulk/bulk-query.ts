@@ -13,7 +13,7 @@ import { AppError, ErrorCode } from "../../errors.js";
 const bulkConnections = new Set(["attendees", "orders", "sessions"]);
 
 /** Rows read per page: the connections' own maximum, so a page costs what an app's request may. */
-export const bulkPageSize = 100;
+const bulkPageSize = 100;
 
 /** A bulk query made ready to run page by page: the document, and where its rows are in an answer. */
 export interface BulkPlan {

@@ -8,7 +8,7 @@ import type { Logger } from "../../logger.js";
 import { newId } from "../../shared/ids.js";
 import type { Actor } from "../access/actor.js";
 import { parsePermissions } from "../access/permissions.js";
-import { appsRepository } from "../apps/apps.repository.js";
+import { appLookup } from "../apps/app-lookup.js";
 import { type BulkRow, bulkRepository } from "./bulk.repository.js";
 import { type BulkPlan, planBulkQuery } from "./bulk-query.js";
 
@@ -27,8 +27,12 @@ const leaseMs = 30_000;
  */
 const renewEveryMs = 500;
 /** How long finished files are kept. */
-export const bulkFileDays = 7;
-/** Why a job left RUNNING by a process that died is failed rather than resumed. */
+const bulkFileDays = 7;
+/**
+ * What a job left RUNNING by a process that died says: it is failed rather than resumed, since the
+ * rows read before the restart may have changed, and a file made of two moments would look like one.
+ * @internal Exported for its tests.
+ */
 export const abandonedReason =
   "The server process running this operation stopped before it finished; start it again";
 
@@ -187,12 +191,12 @@ export class BulkRunner {
 
 /** The app as its token would present it now; undefined once it is deleted. */
 async function appActor(db: Db, appId: string): Promise<Actor | undefined> {
-  const app = await appsRepository.findById(db, appId);
+  const app = await appLookup.standing(db, appId);
   if (!app) return undefined;
   return {
     kind: "app",
     appId,
-    homeProjectId: app.project_id,
+    homeProjectId: app.projectId,
     permissions: parsePermissions(app.permissions),
     appName: app.name,
   };
