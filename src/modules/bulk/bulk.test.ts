@@ -93,6 +93,8 @@ for (const engine of testEngines()) {
         (await gql(server.url, current, { token, variables: { projectId } })).body.data.currentBulkOperation,
         null,
       );
+      const nothingOpen = await gql(server.url, cancel, { token, variables: { projectId } });
+      assert.equal(nothingOpen.body.errors?.[0]?.extensions?.code, "NOT_FOUND");
     });
 
     test("fails with the API's reason when a page reads fields beyond the app's permissions", async () => {
