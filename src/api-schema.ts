@@ -9,6 +9,7 @@ import { defineViewerTypes } from "./modules/apps/apps.graphql.js";
 import { definePermissionFields } from "./modules/apps/permissions.graphql.js";
 import { defineAttendeeTypes } from "./modules/attendees/attendees.graphql.js";
 import { defineAuditTypes } from "./modules/audit/audit.graphql.js";
+import { defineBulkTypes } from "./modules/bulk/bulk.graphql.js";
 import { defineCheckInTypes } from "./modules/checkins/checkins.graphql.js";
 import { defineDoorCountTypes } from "./modules/checkins/door-counts.graphql.js";
 import { defineDiscountCodeTypes } from "./modules/discount-codes/discount-codes.graphql.js";
@@ -50,6 +51,7 @@ export function schema(): GraphQLSchema {
     defineRateLimitField();
     defineWebhookTypes();
     defineLiveTypes();
+    defineBulkTypes();
     // Fails here, at assembly, when a field of a project-scoped type declares no access.
     const assembled = assertAccessDeclared(builder.toSchema({ sortSchema: true }));
     built = describeAccess(enforcePermissions(synchronousNodeIds(inlineEdgeNodes(assembled))));

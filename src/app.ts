@@ -1,5 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from "fastify";
-import type { GraphQLSchema } from "graphql";
+import { execute, type GraphQLSchema, validate } from "graphql";
 import { schema } from "./api-schema.js";
 import type { Cluster } from "./cluster/cluster.js";
 import type { Config } from "./config.js";
@@ -8,6 +8,7 @@ import type { DatabaseHandle } from "./db/database.js";
 import { registerDocsRoutes } from "./docs/docs.routes.js";
 import { AppError, ErrorCode } from "./errors.js";
 import { registerEventSite } from "./event-site/event-site.js";
+import { createContext } from "./graphql/context.js";
 import { registerGraphQLRoutes } from "./graphql/http.js";
 import { registerInvoiceDownload } from "./graphql/invoice-download.js";
 import { registerCompression } from "./http/compression.js";
@@ -16,6 +17,9 @@ import { registerHealthRoutes } from "./http/health.routes.js";
 import { type Logger, lazyChildLogger } from "./logger.js";
 import { registerMetrics } from "./metrics/metrics.routes.js";
 import { auditPruneEveryMs } from "./modules/audit/audit.service.js";
+import { BulkRunner } from "./modules/bulk/bulk.runner.js";
+import { bulkDirectory } from "./modules/bulk/bulk.service.js";
+import { registerBulkDownload } from "./modules/bulk/bulk-download.route.js";
 import { keyPruneEveryMs } from "./modules/idempotency/idempotency.service.js";
 import { registerOAuthRoutes } from "./modules/oauth/oauth.routes.js";
 import { OrderExpiryWorker } from "./modules/orders/order-expiry-worker.js";
@@ -146,6 +150,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerGraphQLRoutes(app, services, apiSchema, { door, observe });
   registerInvoiceDownload(app, services);
   startWebhooks(app, services, apiSchema);
+  startBulkOperations(app, services, apiSchema);
   startLive(app, services);
   startTicketMails(app, services);
   startOrderExpiry(app, services);
@@ -177,6 +182,49 @@ function startWebhooks(app: FastifyInstance, services: Services, apiSchema: Grap
   app.addHook("preClose", async () => {
     unsubscribe();
     await dispatcher.stop();
+  });
+}
+
+/**
+ * Bulk operations run in every server process: a start here wakes this process's runner, and each
+ * runner also polls, so jobs started elsewhere, leases of dead processes and expired files are seen.
+ * Each page executes against the API schema as the app, exactly as its request would.
+ */
+function startBulkOperations(app: FastifyInstance, services: Services, apiSchema: GraphQLSchema): void {
+  const directory = bulkDirectory(services.config.databaseUrl);
+  registerBulkDownload(app, services.bulk, directory);
+  let pages = 0;
+  const runner = new BulkRunner({
+    db: services.database.db,
+    directory,
+    logger: services.logger,
+    onFinished: (row) =>
+      services.webhooks.notifyApp(row.app_id, row.project_id, "bulk_operation.finished", {
+        id: row.id,
+        projectId: row.project_id,
+        status: row.status,
+        objectCount: row.object_count,
+        errorMessage: row.error,
+      }),
+    // Validated again at each page: a job started before an upgrade may meet a changed schema.
+    execute: (actor, document, variables) => {
+      const errors = validate(apiSchema, document, undefined, { maxErrors: 1 });
+      if (errors.length > 0) return Promise.resolve({ errors });
+      return Promise.resolve(
+        execute({
+          schema: apiSchema,
+          document,
+          variableValues: variables,
+          contextValue: createContext(services, actor, `bulk-${++pages}`),
+        }),
+      );
+    },
+  });
+  const unsubscribe = services.bulk.onStarted(() => runner.wake());
+  app.addHook("onReady", async () => runner.start());
+  app.addHook("preClose", async () => {
+    unsubscribe();
+    await runner.stop();
   });
 }
 

@@ -22,6 +22,7 @@ import { createAttendeesService } from "./modules/attendees/attendees.service.js
 import { createAttendeeImportService } from "./modules/attendees/attendees-import.service.js";
 import { createOrderTickets } from "./modules/attendees/order-tickets.js";
 import { createAuditService, eraseFromAuditLog } from "./modules/audit/audit.service.js";
+import { createBulkService } from "./modules/bulk/bulk.service.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
 import { createTestProjectsService } from "./modules/demo/test-projects.js";
@@ -197,6 +198,8 @@ export function createServices(
     // A run's lock outlives any request: its deadline, and a COMMIT under way at the deadline.
     idempotency: createIdempotencyService(db, { lockMs: config.limits.requestTimeoutMs + 30_000, logger }),
     webhooks: createWebhooksService(db, config, changes, apps, access),
+    /** Apps' bulk queries (the runner that executes them starts with the app: app.ts). */
+    bulk: createBulkService({ db, access, baseUrl: () => config.baseUrl }),
     demo: createDemoService(db, { users, projects, apps, changes }),
     testProjects: createTestProjectsService(db, { access, projects, members, apps, changes }),
     eventPage: createEventPageService({

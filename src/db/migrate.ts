@@ -34,6 +34,7 @@ import * as testProjects from "./migrations/2026-11-29T02-10_test-projects.js";
 import * as messages from "./migrations/2026-11-29T03-00_messages.js";
 import * as registrationQuestions from "./migrations/2026-11-29T03-10_registration-questions.js";
 import * as selfCancel from "./migrations/2026-11-29T03-20_self-cancel.js";
+import * as bulkOperations from "./migrations/2026-11-29T03-30_bulk-operations.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
 // and the order is visible in review. Names sort by their timestamp prefix.
@@ -72,6 +73,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-29T03-00_messages": messages,
   "2026-11-29T03-10_registration-questions": registrationQuestions,
   "2026-11-29T03-20_self-cancel": selfCancel,
+  "2026-11-29T03-30_bulk-operations": bulkOperations,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -37,6 +37,7 @@ export interface Database {
   public_registrations: PublicRegistrationsTable;
   registration_links: RegistrationLinksTable;
   idempotency_keys: IdempotencyKeysTable;
+  bulk_operations: BulkOperationsTable;
   attendee_imports: AttendeeImportsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -831,4 +832,24 @@ export interface AttendeeAnswersTable {
   project_id: string;
   value: string;
   updated_at: string;
+}
+
+/** An app's bulk query over a project (modules/bulk): its state, lease and result file's lifetime. */
+export interface BulkOperationsTable {
+  id: string;
+  app_id: string;
+  project_id: string;
+  /** The GraphQL document as the app sent it (validated when started). */
+  query: string;
+  status: "CREATED" | "RUNNING" | "COMPLETED" | "FAILED" | "CANCELED" | "EXPIRED";
+  object_count: number;
+  /** Why a FAILED job failed, for the app (never a stack). */
+  error: string | null;
+  /** The process holding the job, and until when its lease holds (renewed each page). */
+  lease_owner: string | null;
+  lease_until: string | null;
+  created_at: string;
+  finished_at: string | null;
+  /** When the COMPLETED file is pruned (7 days after finishing). */
+  expires_at: string | null;
 }

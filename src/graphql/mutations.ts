@@ -34,7 +34,7 @@ type Payload<Name extends string, T> = { [K in Name]: T | null } & { userErrors:
  * Runs a service write and shapes its outcome as a payload. User errors (per `errorTable`: validation
  * failures, conflicts) become `userErrors`; NOT_FOUND, FORBIDDEN and the rest stay top-level errors.
  */
-async function runMutation<Name extends string, T>(
+export async function runMutation<Name extends string, T>(
   name: Name,
   write: () => Promise<T>,
 ): Promise<Payload<Name, T>> {

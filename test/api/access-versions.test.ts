@@ -62,6 +62,8 @@ const otherTables: Record<string, string> = {
     "prices, not access: the tickets area's version (tickets:write and orders:write bump it); read through a project access already checked",
   order_settings: "the hold length and bank details an order is placed with: read at checkout",
   idempotency_keys: "API mutations' Idempotency-Keys: read on each keyed mutation, remembered nowhere",
+  bulk_operations:
+    "apps' bulk queries: the job decides nothing; each page re-resolves the app's access through its link",
   payment_accounts: "a project's Stripe keys (encrypted): read when a checkout or refund calls Stripe",
   order_refunds: "an order's refunds, written with the order",
   payment_notifications: "provider event ids already applied: read by the webhook receiver only",

@@ -16,6 +16,11 @@ export const appLookup = {
     const linked = await Promise.all(apps.map((app) => appsRepository.activeLinkedProjectIds(db, app.id)));
     return [...new Set(linked.flat())];
   },
+  /** The app's home project, requested permissions and name, or undefined when it is gone. */
+  async standing(db: Db, appId: string) {
+    const app = await appsRepository.findById(db, appId);
+    return app && { projectId: app.project_id, permissions: app.permissions, name: app.name };
+  },
   /** The id of the app's active link to a project, or undefined (its home project has none). */
   async activeLinkId(db: Db, appId: string, projectId: string): Promise<string | undefined> {
     return (await appsRepository.findActiveLink(db, appId, projectId))?.id;

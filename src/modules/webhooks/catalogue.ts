@@ -64,6 +64,11 @@ export const eventCatalogue: readonly EventTypeInfo[] = [
   { type: "app.link.created", permission: undefined, description: "A project connected this app." },
   { type: "app.link.updated", permission: undefined, description: "A link's permissions changed." },
   { type: "app.link.revoked", permission: undefined, description: "A project disconnected this app." },
+  {
+    type: "bulk_operation.finished",
+    permission: undefined,
+    description: "A bulk operation this app started completed, failed or was cancelled (only to that app).",
+  },
 ];
 
 const byType = new Map(eventCatalogue.map((e) => [e.type, e]));

@@ -13,7 +13,7 @@ import type { AccessService } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import type { AppsService } from "../apps/apps.service.js";
 import { eventCatalogue, eventTypeInfo } from "./catalogue.js";
-import { pendingDelivery, recordDeliveries } from "./outbox.js";
+import { pendingDelivery, queueKey, recordDeliveries } from "./outbox.js";
 import { mayStillReceive } from "./receiving.js";
 import { generateSecret, secretLastFour } from "./signing.js";
 import { BlockedAddressError, checkEndpointUrl } from "./ssrf.js";
@@ -350,6 +350,22 @@ export function createWebhooksService(
       changes.announce(app.projectId);
       queued();
       return count;
+    },
+
+    /**
+     * Queues an event about the app's own doing (`bulk_operation.finished`) to that app alone, when
+     * its endpoint subscribes to it; its body is fixed now, as a ping's.
+     */
+    async notifyApp(appId: string, projectId: string, type: string, data: Record<string, unknown>) {
+      const endpoint = await repo.findEndpoint(db, appId);
+      if (!endpoint?.events.split(" ").includes(type)) return;
+      const payload = JSON.stringify({ type, timestamp: nowIso(), data });
+      const about = { app_id: appId, project_id: projectId, event_type: type, object_typename: "App" };
+      const row = pendingDelivery({ ...about, object_id: appId, changed: null, payload });
+      // Bare: as a ping's, this delivery row is outbox state that no access decision reads.
+      await db.transaction().execute((trx) => repo.insertDeliveries(trx, projectId, [row]));
+      changes.announce(projectId);
+      queued([queueKey(appId, projectId)]);
     },
 
     /** Queues a signed `ping` to the endpoint (the dashboard's Send test event). */
