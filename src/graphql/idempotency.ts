@@ -1,4 +1,5 @@
 import { createHash } from "node:crypto";
+import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyReply, FastifyRequest } from "fastify";
 import { ErrorCode } from "../errors.js";
 import type { Actor } from "../modules/access/actor.js";
@@ -13,6 +14,10 @@ import { graphqlResponse, json } from "./http-params.js";
 // (docs/guides/12-idempotency.md): the same key and body within 24 hours answer the first answer
 // again (`Idempotent-Replayed: true`) without running; another body answers 422, a second request
 // while the first runs 409. Queries change nothing, so a key on a query is ignored.
+
+/** How long a repeat waits for a run under way to finish, and how often it looks. */
+const maxWaitMs = 1_000;
+const waitStepMs = 50;
 
 /** The draft's header, and the one this API adds to a replayed answer. */
 const keyHeader = "idempotency-key";
@@ -84,7 +89,13 @@ export async function answerOnce(
     retryAfterSeconds = allowance.retryAfterSeconds;
     return allowance.allowed;
   };
-  const claim = await services.idempotency.claim(scope, key, fingerprint, admitNew);
+  let claim = await services.idempotency.claim(scope, key, fingerprint, admitNew);
+  // A run stores its answer just after the answer went out: a repeat sent the moment that answer
+  // arrived waits for it (up to a second) rather than hearing 409 for a run that is over.
+  for (let waited = 0; claim.outcome === "in-progress" && waited < maxWaitMs; waited += waitStepMs) {
+    await sleep(waitStepMs);
+    claim = await services.idempotency.claim(scope, key, fingerprint, admitNew);
+  }
   if (claim.outcome === "mismatch") {
     throw new Refusal(
       ErrorCode.IDEMPOTENCY_KEY_REUSED,

@@ -246,6 +246,12 @@ const mutationInputs: Record<string, (ids: Ids) => string> = {
   checkInByTicketCode: (ids) => `{projectId: "${ids.project}", ticketCode: "0000-0000-0000-0000"}`,
 };
 
+/**
+ * Mutations with no permission of their own: a bulk query's every page runs as the app at that
+ * moment (src/modules/bulk/bulk.graphql.ts), so its fields are checked as a request's are.
+ */
+const ungatedMutations = new Set(["bulkOperationRunQuery", "bulkOperationCancel"]);
+
 /** Mutations of a row that only their own permission can read. */
 const unreadableWithoutPermission = new Set(["deleteDiscountCode"]);
 
@@ -442,11 +448,12 @@ for (const engine of testEngines()) {
       const mutation = schema().getMutationType() as GraphQLObjectType;
       const fields = Object.values(mutation.getFields());
       assert.deepEqual(
-        fields.map((f) => f.name).filter((name) => !mutationInputs[name]),
+        fields.map((f) => f.name).filter((name) => !mutationInputs[name] && !ungatedMutations.has(name)),
         [],
         "every mutation has an input in this test",
       );
       for (const field of fields) {
+        if (ungatedMutations.has(field.name)) continue;
         const permission = declaredPermission(field, mutation);
         assert.ok(permission, `${field.name} declares a permission`);
         assert.equal(page.get(`Mutation.${field.name}`), permission);
