@@ -93,7 +93,9 @@ for (const engine of testEngines()) {
       release?.();
       const second = await startServerProcess(serverEnv(), { timeoutMs: 60_000 });
       children.push(second.child);
-      const requests = await receiver.waitFor(2, { timeoutMs: 40_000 });
+      // The lease (2 × the send timeout + 10 s) must lapse first; a CI host running the suite beside
+      // this drill has been seen to take well past 40 s for the new server to start and claim.
+      const requests = await receiver.waitFor(2, { timeoutMs: 90_000 });
       assert.equal(requests[1]?.headers["webhook-id"], held?.headers["webhook-id"]);
       for (let i = 0; i < 100; i++) {
         const [delivery] = await deliveriesOf(ctx, app.id);
