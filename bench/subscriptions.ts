@@ -6,10 +6,9 @@ import { openDatabase } from "../src/db/database.js";
 import { migrateToLatest } from "../src/db/migrate.js";
 import { globalId } from "../src/graphql/ids.js";
 import { createLogger } from "../src/logger.js";
-import { systemActor } from "../src/modules/access/actor.js";
 import { createServices } from "../src/services.js";
 import { startEventgraph } from "./processes.js";
-import { benchDatabase } from "./throwaway-database.js";
+import { benchDatabase, seedCheckInEvent } from "./throwaway-database.js";
 
 /**
  * `npm run bench -- --subscriptions [streams] [check-ins] [postgres://…]`: opens `streams` (1,000)
@@ -45,36 +44,9 @@ const seeded = await (async () => {
   try {
     await migrateToLatest(database.db);
     const services = createServices(database, config, createLogger("silent"));
-    const user = await services.users.create({
-      email: "bench@example.test",
-      name: "Bench",
-      password: "bench bench bench",
-    });
-    const project = await services.projects.create(user.id, { name: "Subscription bench", timezone: "UTC" });
-    const ticketType = await services.tickets.createTicketType(systemActor, {
-      projectId: project.id,
-      name: "Standard",
-      priceMinor: 0,
-      currency: "EUR",
-      quantity: checkIns,
-    });
-    const { token } = await services.apps.createApp(systemActor, {
-      projectId: project.id,
-      name: "Bench screen",
-      permissions: ["attendees:read", "checkins:write"],
-    });
-    const attendees: string[] = [];
-    for (let i = 0; i < checkIns; i++) {
-      const attendee = await services.attendees.registerAttendee(systemActor, {
-        projectId: project.id,
-        ticketTypeId: ticketType.id,
-        name: `Guest ${i}`,
-        email: `guest-${i}@example.test`,
-      });
-      attendees.push(attendee.id);
-    }
+    const event = await seedCheckInEvent(services, "Subscription bench", checkIns);
     services.live.stop();
-    return { projectId: project.id, token, attendees };
+    return { projectId: event.projectId, token: event.token, attendees: event.attendees };
   } finally {
     await database.close();
   }

@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
+import { systemActor } from "../src/modules/access/actor.js";
+import type { Services } from "../src/services.js";
 
 /**
  * A database of its own for one bench run: a SQLite file in a temporary folder, or, given a
@@ -34,4 +36,40 @@ export async function benchDatabase(
       if (postgresServer) await onPostgresServer(`drop database if exists "${postgresName}" with (force)`);
     },
   };
+}
+
+/**
+ * A project with one free ticket type of `attendees` seats, all registered, and an app of its own
+ * that reads attendees and checks them in: what the live benches check in, one after another.
+ */
+export async function seedCheckInEvent(services: Services, name: string, attendees: number) {
+  const user = await services.users.create({
+    email: "bench@example.test",
+    name: "Bench",
+    password: "bench bench bench",
+  });
+  const project = await services.projects.create(user.id, { name, timezone: "UTC" });
+  const ticketType = await services.tickets.createTicketType(systemActor, {
+    projectId: project.id,
+    name: "Standard",
+    priceMinor: 0,
+    currency: "EUR",
+    quantity: attendees,
+  });
+  const { app, token } = await services.apps.createApp(systemActor, {
+    projectId: project.id,
+    name: `${name} app`,
+    permissions: ["attendees:read", "checkins:write"],
+  });
+  const ids: string[] = [];
+  for (let i = 0; i < attendees; i++) {
+    const attendee = await services.attendees.registerAttendee(systemActor, {
+      projectId: project.id,
+      ticketTypeId: ticketType.id,
+      name: `Guest ${i}`,
+      email: `guest-${i}@example.test`,
+    });
+    ids.push(attendee.id);
+  }
+  return { projectId: project.id, appId: app.id, token, attendees: ids };
 }

@@ -10,7 +10,7 @@ import { createLogger } from "../src/logger.js";
 import { systemActor } from "../src/modules/access/actor.js";
 import { createServices } from "../src/services.js";
 import { startEventgraph } from "./processes.js";
-import { benchDatabase } from "./throwaway-database.js";
+import { benchDatabase, seedCheckInEvent } from "./throwaway-database.js";
 
 /**
  * `npm run bench -- --webhooks`: 1,000 check-ins through the API with no subscriber, then 1,000 with
@@ -45,35 +45,8 @@ async function withServices<T>(
 }
 
 const seeded = await withServices(async (services) => {
-  const user = await services.users.create({
-    email: "bench@example.test",
-    name: "Bench",
-    password: "bench bench bench",
-  });
-  const project = await services.projects.create(user.id, { name: "Webhook bench", timezone: "UTC" });
-  const ticketType = await services.tickets.createTicketType(systemActor, {
-    projectId: project.id,
-    name: "Standard",
-    priceMinor: 0,
-    currency: "EUR",
-    quantity: checkIns * 2,
-  });
-  const { app, token } = await services.apps.createApp(systemActor, {
-    projectId: project.id,
-    name: "Bench receiver",
-    permissions: ["attendees:read", "checkins:write"],
-  });
-  const attendees: string[] = [];
-  for (let i = 0; i < checkIns * 2; i++) {
-    const attendee = await services.attendees.registerAttendee(systemActor, {
-      projectId: project.id,
-      ticketTypeId: ticketType.id,
-      name: `Guest ${i}`,
-      email: `guest-${i}@example.test`,
-    });
-    attendees.push(attendee.id);
-  }
-  return { appId: app.id, token, attendees };
+  const event = await seedCheckInEvent(services, "Webhook bench", checkIns * 2);
+  return { appId: event.appId, token: event.token, attendees: event.attendees };
 });
 
 const receipts: { receivedAt: number; committedAt: number }[] = [];
