@@ -75,16 +75,6 @@ export const discountCodesRepository = {
   },
 
   /** Which of `ids` are ticket types of the project (a code may name only those). */
-  async ticketTypesOf(db: Db, projectId: string, ids: readonly string[]): Promise<Set<string>> {
-    const rows = await db
-      .selectFrom("ticket_types")
-      .select("id")
-      .where("project_id", "=", projectId)
-      .where("id", "in", [...ids])
-      .execute();
-    return new Set(rows.map((r) => r.id));
-  },
-
   async delete(db: Db, projectId: string, id: string): Promise<void> {
     await db.deleteFrom("discount_codes").where("project_id", "=", projectId).where("id", "=", id).execute();
   },

@@ -1,7 +1,7 @@
 import { randomInt } from "node:crypto";
 import { z } from "zod";
 import { isUniqueViolation } from "../../db/constraint-errors.js";
-import type { Db, Tx } from "../../db/database.js";
+import type { Db } from "../../db/database.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
@@ -12,6 +12,7 @@ import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { assertPermission } from "../access/policy.js";
 import { createRow, resolveRowAccess, writeRow } from "../access/row-access.js";
+import { requireTicketTypesOf } from "../tickets/tickets.service.js";
 import {
   codeKey,
   type DiscountCode,
@@ -121,14 +122,6 @@ const codeTaken = (code: string) =>
 export function createDiscountCodesService(db: Db, access: AccessService, changes: ProjectChanges) {
   const writer = { db, access, changes };
 
-  /** Checks that every ticket type a code names is one of the project's. */
-  async function checkTicketTypes(trx: Tx, projectId: string, ids: readonly string[] | null | undefined) {
-    if (!ids?.length) return;
-    const found = await repo.ticketTypesOf(trx, projectId, ids);
-    if (found.size !== new Set(ids).size)
-      throw badInput([{ field: ["ticketTypeIds"], message: "names a ticket type not found in this event" }]);
-  }
-
   return {
     /** Creates one code (tickets:write); codes are unique per project whatever their case. */
     async createDiscountCode(actor: Actor, input: CreateDiscountCodeInput): Promise<DiscountCode> {
@@ -143,7 +136,7 @@ export function createDiscountCodesService(db: Db, access: AccessService, change
           return rowOf(data.projectId, data.code, data, null);
         },
         async (trx, prepared) => {
-          await checkTicketTypes(trx, prepared.project_id, createInput.parse(input).ticketTypeIds);
+          await requireTicketTypesOf(trx, prepared.project_id, createInput.parse(input).ticketTypeIds);
           if (await repo.findByKey(trx, prepared.project_id, prepared.code_key))
             throw codeTaken(prepared.code);
           try {
@@ -179,7 +172,7 @@ export function createDiscountCodesService(db: Db, access: AccessService, change
         },
         async (trx, prepared) => {
           const { data, batch } = prepared;
-          await checkTicketTypes(trx, data.projectId, data.ticketTypeIds);
+          await requireTicketTypesOf(trx, data.projectId, data.ticketTypeIds);
           const keys = new Set<string>();
           // A clash with an existing code (one in 2^50 per pair) is drawn again, never stored.
           while (keys.size < data.count) {

@@ -69,17 +69,6 @@ export const questionsRepository = {
   },
 
   /** Which of `ids` are ticket types of the project. */
-  async ticketTypesOf(db: Db, projectId: string, ids: readonly string[]): Promise<Set<string>> {
-    if (ids.length === 0) return new Set();
-    const rows = await db
-      .selectFrom("ticket_types")
-      .select("id")
-      .where("project_id", "=", projectId)
-      .where("id", "in", ids)
-      .execute();
-    return new Set(rows.map((r) => r.id));
-  },
-
   /** The answers of some attendees of a project (one query for a page of attendees). */
   answersOf(db: Db, projectId: string, attendeeIds: readonly string[]): Promise<AttendeeAnswersTable[]> {
     if (attendeeIds.length === 0) return Promise.resolve([]);

@@ -10,6 +10,7 @@ import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { assertPermission, attendeeVisible } from "../access/policy.js";
 import { createRow, writeRow } from "../access/row-access.js";
+import { requireTicketTypesOf } from "../tickets/tickets.service.js";
 import {
   type Answer,
   type AnswerValue,
@@ -61,13 +62,6 @@ function checkOptions(kind: string, options: readonly string[] | null | undefine
 /** Registration questions (tickets:write to manage) and attendees' answers (attendees:*). */
 export function createQuestionsService(db: Db, access: AccessService, changes: ProjectChanges) {
   const writer = { db, access, changes };
-
-  async function checkTicketTypes(trx: Tx, projectId: string, ids: readonly string[] | null | undefined) {
-    if (!ids?.length) return;
-    const found = await repo.ticketTypesOf(trx, projectId, ids);
-    if (found.size !== new Set(ids).size)
-      throw badInput([{ field: ["ticketTypeIds"], message: "names a ticket type not found in this event" }]);
-  }
 
   /** The questions of a project, in order, without a permission check: for callers that checked. */
   async function questionsOf(db: Db, projectId: string): Promise<Question[]> {
@@ -126,7 +120,7 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
           return prepared;
         },
         async (trx, prepared) => {
-          await checkTicketTypes(
+          await requireTicketTypesOf(
             trx,
             prepared.project_id,
             prepared.ticket_type_ids ? JSON.parse(prepared.ticket_type_ids) : null,
@@ -168,7 +162,7 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
           if (data.required !== undefined) patch.required = data.required ? 1 : 0;
           if (data.options !== undefined) patch.options = checkOptions(before.kind, data.options);
           if (data.ticketTypeIds !== undefined) {
-            await checkTicketTypes(trx, projectId, data.ticketTypeIds);
+            await requireTicketTypesOf(trx, projectId, data.ticketTypeIds);
             patch.ticket_type_ids = data.ticketTypeIds?.length
               ? JSON.stringify([...new Set(data.ticketTypeIds)])
               : null;

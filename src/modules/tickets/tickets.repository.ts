@@ -127,6 +127,17 @@ export const ticketsRepository = {
   },
 
   /** Another ticket type of the project with this name, compared as the unique index does (lower()). */
+  /** Which of `ids` are ticket types of the project. */
+  async idsIn(db: Db, projectId: string, ids: readonly string[]): Promise<Set<string>> {
+    const rows = await db
+      .selectFrom("ticket_types")
+      .select("id")
+      .where("project_id", "=", projectId)
+      .where("id", "in", [...ids])
+      .execute();
+    return new Set(rows.map((r) => r.id));
+  },
+
   async nameTaken(db: Db, projectId: string, name: string, exceptId?: string): Promise<boolean> {
     let query = db
       .selectFrom("ticket_types")

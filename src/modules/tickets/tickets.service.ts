@@ -397,3 +397,15 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
     },
   };
 }
+
+/** Refuses ticket type ids that are not all the project's (what a code or a question applies to). */
+export async function requireTicketTypesOf(
+  trx: Tx,
+  projectId: string,
+  ids: readonly string[] | null | undefined,
+): Promise<void> {
+  if (!ids?.length) return;
+  const found = await repo.idsIn(trx, projectId, ids);
+  if (found.size !== new Set(ids).size)
+    throw badInput([{ field: ["ticketTypeIds"], message: "names a ticket type not found in this event" }]);
+}
