@@ -11,15 +11,13 @@ import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import { type Actor, systemActor } from "../access/actor.js";
 import { assertPermission, orderVisible } from "../access/policy.js";
 import { writeRow } from "../access/row-access.js";
-import type { Email } from "../accounts/mailer.js";
 import { hashSecret } from "../accounts/sessions.service.js";
 import type { Attendee } from "../attendees/attendees.service.js";
 import type { OrderTickets } from "../attendees/order-tickets.js";
 import { reclaimUses } from "../discount-codes/code-redemption.js";
-import { invoicePdf } from "../invoices/invoice-pdf.js";
 import type { Invoice, Invoicing } from "../invoices/invoices.service.js";
-import { queueOrderMail, requeueOrderMail } from "../ticket-mails/ticket-mails.service.js";
-import { orderConfirmationMail } from "./order-confirmation.js";
+import { queueOrderMail } from "../ticket-mails/ticket-mails.service.js";
+import { orderConfirmations } from "./order-confirmation.js";
 import {
   codedLine,
   createOrderSteps,
@@ -262,54 +260,7 @@ export function createOrdersService(
       return found && orderVisible(found) ? invoice : undefined;
     },
 
-    /**
-     * The confirmation email of an order to its buyer (the mail worker, as the server), or undefined
-     * when it is no longer due: only a paid order, or a pending one whose seats are kept (at the
-     * door, by invoice), is confirmed.
-     */
-    async confirmationOf(
-      projectId: string,
-      orderId: string,
-      projectName: string,
-    ): Promise<Email | undefined> {
-      const row = (await repo.findByIds(db, [orderId]))[0];
-      if (!row || row.project_id !== projectId) return undefined;
-      const order = presentOrder(row);
-      const kept = order.state === "PENDING" && paymentProvider(order.provider).start === "kept";
-      if (order.state !== "PAID" && !kept) return undefined;
-      const [lines, held, invoices] = await Promise.all([
-        repo.linesOf(db, [orderId]),
-        tickets.list(db, projectId, orderId),
-        invoicing.ofOrders([orderId]),
-      ]);
-      const issued = invoices.get(orderId) ?? [];
-      const invoice = issued.findLast((i) => i.kind === "INVOICE");
-      return orderConfirmationMail({
-        order,
-        lines: lines.map(presentLine),
-        tickets: held,
-        projectName,
-        invoice: invoice ? { invoice, pdf: await invoicePdf(invoice.document) } : undefined,
-      });
-    },
-
-    /**
-     * Sends the buyer's confirmation again (orders:write): a paid order, or a pending one whose seats
-     * are kept; CONFLICT for any other. Nothing is queued while one still waits to be sent.
-     */
-    async resendConfirmation(actor: Actor, input: z.input<typeof byId>): Promise<Order> {
-      const { id } = parseInput(byId, input);
-      const located = await repo.locate(db, id);
-      const found = located ? await access.resolve(actor, located.project_id) : undefined;
-      if (!located || !found || !orderVisible(found)) throw notFound("Order");
-      assertPermission(found, "orders:write");
-      const order = presentOrder(located);
-      const kept = order.state === "PENDING" && paymentProvider(order.provider).start === "kept";
-      if (order.state !== "PAID" && !kept) throw conflict("Only a paid order is confirmed", ["id"]);
-      const [first] = await tickets.list(db, order.projectId, order.id);
-      if (first && (await requeueOrderMail(db, order.projectId, order.id, first.id))) mailQueued();
-      return order;
-    },
+    ...orderConfirmations({ db, access, tickets, invoicing, mailQueued }),
 
     /** The tickets of an order (the caller could read the order). */
     ticketsOf: (order: Order): Promise<Attendee[]> => tickets.list(db, order.projectId, order.id),
