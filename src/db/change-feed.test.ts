@@ -8,7 +8,7 @@ import { watchConnections } from "../../test/helpers/connection-watch.js";
 import { delayingProxy } from "../../test/helpers/delaying-proxy.js";
 import { testEngines } from "../../test/helpers/engines.js";
 import { ownDatabase } from "../../test/helpers/throwaway-database.js";
-import { ChangeFeed, channel } from "./change-feed.js";
+import { ChangeFeed, changeFeedApplicationName, channel } from "./change-feed.js";
 
 const postgres = testEngines().find((engine) => engine.name === "postgres");
 
@@ -22,6 +22,24 @@ async function listening(feed: ChangeFeed): Promise<void> {
 }
 
 /** Another process with a change feed that listens; prints "listening" once it does. */
+/** Waits (up to 10 s) until no change feed listens on the database any more. */
+async function noListenerLeft(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (let i = 0; i < 100; i++) {
+      const { rows } = await client.query<{ n: string }>(
+        "select count(*) as n from pg_stat_activity where datname = current_database() and starts_with(application_name, $1)",
+        [changeFeedApplicationName],
+      );
+      if (Number(rows[0]?.n) === 0) return;
+      await sleep(100);
+    }
+  } finally {
+    await client.end();
+  }
+}
+
 function listenerProcess(url: string): Promise<ChildProcess> {
   const script = `
     const { ChangeFeed } = await import(${JSON.stringify(new URL("./change-feed.js", import.meta.url).href)});
@@ -107,6 +125,8 @@ describe("the change feed's fence (heardEverywhere)", {
       child.kill("SIGKILL");
       await writer.close();
       await impatient.close();
+      // The killed listener's backend ends a moment later: the next test must not find it listening.
+      await noListenerLeft(url);
     }
   });
 
