@@ -57,31 +57,51 @@ if (process.env.CI === "true" && !process.env.DATABASE_URL_POSTGRES) {
   process.exit(1);
 }
 
-// Each run gets a fresh PostgreSQL database on the server DATABASE_URL_POSTGRES names, dropped at the
-// end: runs never see each other's rows (or migrations of another branch), and CI starts clean.
+// Each run gets fresh PostgreSQL databases on the server DATABASE_URL_POSTGRES names, dropped at the
+// end: runs never see each other's rows (or migrations of another branch), and CI starts clean. Each
+// worker process gets a database of its own (copied from one migrated template): files in one worker
+// run one after another, but servers in two workers sharing a database would take each other's
+// work (a webhook dispatcher claimed another file's deliveries and sent them under its own rules).
 let dropDatabase = async () => {};
+/** The database of each worker, by its entry file's index (one entry per worker). */
+let workerDatabase = () => undefined;
 if (process.env.DATABASE_URL_POSTGRES) {
   const { default: pg } = await import("pg");
   const { openDatabase } = await import("../dist/src/db/database.js");
   const { migrateToLatest } = await import("../dist/src/db/migrate.js");
   const serverUrl = process.env.DATABASE_URL_POSTGRES;
-  const name = `eventgraph_test_${Date.now().toString(36)}_${process.pid}`;
+  const prefix = `eventgraph_test_${Date.now().toString(36)}_${process.pid}`;
+  const created = [];
   const admin = new pg.Client({ connectionString: serverUrl });
   await admin.connect();
-  await admin.query(`create database "${name}"`);
-  await admin.end();
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  process.env.DATABASE_URL_POSTGRES = url.toString();
+  const urlOf = (name) => {
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    return url.toString();
+  };
+  await admin.query(`create database "${prefix}"`);
+  created.push(prefix);
   // Migrate once before the files run in parallel: concurrent first-time migrations race on
   // PostgreSQL's catalog even with Kysely's lock table.
-  const database = openDatabase(url.toString());
+  const database = openDatabase(urlOf(prefix));
   await migrateToLatest(database.db);
   await database.close();
+  process.env.DATABASE_URL_POSTGRES = urlOf(prefix);
+  const copies = new Map();
+  workerDatabase = async (key) => {
+    if (!copies.has(key)) {
+      const name = `${prefix}_${key}`;
+      await admin.query(`create database "${name}" template "${prefix}"`);
+      created.push(name);
+      copies.set(key, urlOf(name));
+    }
+    return copies.get(key);
+  };
   dropDatabase = async () => {
+    await admin.end().catch(() => {});
     const client = new pg.Client({ connectionString: serverUrl });
     await client.connect();
-    await client.query(`drop database if exists "${name}" with (force)`);
+    for (const name of created) await client.query(`drop database if exists "${name}" with (force)`);
     await client.end();
   };
 } else {
@@ -129,17 +149,20 @@ const groups = [
 ].filter((group) => group.files.length > 0);
 
 /** Runs one group's files in its workers under node:test; resolves to its exit status. */
-function runGroup(group) {
+async function runGroup(group) {
   const queue = join(logDir, group.name);
   mkdirSync(queue);
   writeFileSync(join(queue, "files.json"), JSON.stringify(group.files));
   // node:test runs files: one small file per worker, each only loading the worker.
   const worker = pathToFileURL(join(import.meta.dirname, "test-worker.mjs")).href;
-  const entries = Array.from({ length: group.workers }, (_, index) => {
+  const entries = [];
+  for (let index = 0; index < group.workers; index++) {
     const entry = join(queue, `worker-${index + 1}.mjs`);
-    writeFileSync(entry, `import ${JSON.stringify(worker)};\n`);
-    return entry;
-  });
+    const database = await workerDatabase(`${group.name}_${index + 1}`);
+    const setDatabase = database ? `process.env.DATABASE_URL_POSTGRES = ${JSON.stringify(database)};\n` : "";
+    writeFileSync(entry, `${setDatabase}await import(${JSON.stringify(worker)});\n`);
+    entries.push(entry);
+  }
   const child = spawn(
     process.execPath,
     [
