@@ -202,9 +202,12 @@ export function createStripePayments(deps: {
       rawBody: string,
       signature: string | undefined,
     ): Promise<NotificationOutcome> {
-      const secrets = /^[A-Za-z0-9]{4}$/.test(projectId)
-        ? await deps.accounts.secretsOf(projectId)
-        : undefined;
+      // Only a header shaped as Stripe signs (`t=…,v1=…`) costs a read and a decryption: an unsigned
+      // flood is refused before the database.
+      const signed =
+        signature !== undefined && /(^|,)t=\d+(,|$)/.test(signature) && /(^|,)v1=/.test(signature);
+      const secrets =
+        signed && /^[A-Za-z0-9]{4}$/.test(projectId) ? await deps.accounts.secretsOf(projectId) : undefined;
       let event: Stripe.Event;
       try {
         // A project without keys answers as a bad signature does: project ids are enumerable, and
