@@ -1,0 +1,108 @@
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { after, before, describe, test } from "node:test";
+import { bulkProject } from "../../../test/helpers/bulk-project.js";
+import { testEngines } from "../../../test/helpers/engines.js";
+import { createApp } from "../../../test/helpers/factories.js";
+import { gql } from "../../../test/helpers/graphql.js";
+import { startTestServer, type TestServer } from "../../../test/helpers/test-server.js";
+import { abandonedReason, bulkFilePath } from "./bulk.runner.js";
+import { bulkDirectory } from "./bulk.service.js";
+
+// Enough rows that a job runs for a while (several pages), so a cancel or a revocation sent at
+// once lands while it runs. Its pace is measured apart (bench/check/bulk-operations.test.ts).
+const attendees = 10_000;
+const cancel = `mutation ($projectId: ID!) {
+  bulkOperationCancel(projectId: $projectId) { bulkOperation { id status } userErrors { message code } } }`;
+
+for (const engine of testEngines()) {
+  describe(`a bulk operation while it runs over ${attendees} attendees (${engine.name})`, () => {
+    let server: TestServer;
+    let bulk: Awaited<ReturnType<typeof bulkProject>>;
+    let projectId: string;
+    let token: string;
+    before(async () => {
+      server = await startTestServer(engine);
+      bulk = await bulkProject(server, attendees);
+      ({ projectId, token } = bulk);
+    });
+    after(async () => {
+      await server.close();
+    });
+    test("one open operation per app and project; a cancel stops it and leaves no file", async () => {
+      assert.deepEqual((await bulk.start(token)).body.data.bulkOperationRunQuery.userErrors, []);
+      const second = (await bulk.start(token)).body.data.bulkOperationRunQuery;
+      assert.equal(second.bulkOperation, null);
+      assert.equal(second.userErrors[0].code, "CONFLICT");
+      // At once: 10,000 rows take a hundred pages, so the cancel lands while the job runs (or waits).
+      const cancelled = await gql(server.url, cancel, { token, variables: { projectId } });
+      const operation = cancelled.body.data.bulkOperationCancel.bulkOperation;
+      assert.equal(operation.status, "CANCELED");
+      const after = await bulk.until(token, bulk.ended);
+      assert.equal(after.status, "CANCELED");
+      const directory = bulkDirectory(server.config.databaseUrl);
+      // The runner sees the cancel at its next lease renewal (every 500 ms) and removes its file; a
+      // job that wrote its last page first renames it, finds its row cancelled, and removes it then.
+      const anyFile = () =>
+        existsSync(bulkFilePath(directory, operation.id)) ||
+        existsSync(`${bulkFilePath(directory, operation.id)}.partial`);
+      for (let waited = 0; waited < 3_000 && anyFile(); waited += 50) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      assert.equal(existsSync(bulkFilePath(directory, operation.id)), false);
+      assert.equal(existsSync(`${bulkFilePath(directory, operation.id)}.partial`), false);
+    });
+
+    test("stops with the reason when the project revokes the app's link mid-run", async () => {
+      const other = await createApp(server.services, { permissions: ["attendees:read"] });
+      await server.services.apps.authorize(bulk.organizer, { appId: other.app.id, projectId });
+      assert.deepEqual((await bulk.start(other.token)).body.data.bulkOperationRunQuery.userErrors, []);
+      // At once: 10,000 rows take a hundred pages, so the revocation lands while the job runs.
+      await server.services.apps.revokeLink(bulk.organizer, { appId: other.app.id, projectId });
+      const row = await server.database.db
+        .selectFrom("bulk_operations")
+        .selectAll()
+        .where("app_id", "=", other.app.id)
+        .executeTakeFirstOrThrow();
+      for (
+        let waited = 0;
+        waited < 10_000 && (row.status === "RUNNING" || row.status === "CREATED");
+        waited += 20
+      ) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        Object.assign(
+          row,
+          await server.database.db
+            .selectFrom("bulk_operations")
+            .selectAll()
+            .where("id", "=", row.id)
+            .executeTakeFirstOrThrow(),
+        );
+      }
+      assert.equal(row.status, "FAILED");
+      assert.equal(row.error, "Project not found");
+      assert.ok(row.object_count < attendees, String(row.object_count));
+      // And the app can no longer read it at all.
+      const answer = await gql(server.url, bulk.current, { token: other.token, variables: { projectId } });
+      assert.equal(answer.body.errors?.[0]?.extensions?.code, "NOT_FOUND");
+    });
+
+    test("fails, with a reason, a job left RUNNING by a process that died", async () => {
+      const { db } = server.database;
+      const dead = await createApp(server.services, { projectId, permissions: ["attendees:read"] });
+      assert.deepEqual((await bulk.start(dead.token)).body.data.bulkOperationRunQuery.userErrors, []);
+      await bulk.until(dead.token, bulk.ended);
+      await db
+        .updateTable("bulk_operations")
+        .set({ status: "RUNNING", lease_owner: "a dead process", lease_until: "2000-01-01T00:00:00.000Z" })
+        .where("app_id", "=", dead.app.id)
+        .execute();
+      // Any start wakes the runner, which first fails abandoned jobs.
+      assert.deepEqual((await bulk.start(token)).body.data.bulkOperationRunQuery.userErrors, []);
+      const operation = await bulk.until(dead.token, bulk.ended);
+      assert.equal(operation.status, "FAILED");
+      assert.equal(operation.errorMessage, abandonedReason);
+      await bulk.until(token, bulk.ended);
+    });
+  });
+}
