@@ -37,6 +37,11 @@ export const ErrorCode = {
    * the IETF Idempotency-Key draft.
    */
   IDEMPOTENCY_KEY_REUSED: "IDEMPOTENCY_KEY_REUSED",
+  /**
+   * The first request with this Idempotency-Key committed its change, but its server process stopped
+   * before the answer was stored (graphql/idempotency.ts): HTTP 409, and it is not run again.
+   */
+  IDEMPOTENCY_ANSWER_LOST: "IDEMPOTENCY_ANSWER_LOST",
   /** The caller's points for the hour are spent. */
   RATE_LIMITED: "RATE_LIMITED",
   /** The request body is larger than MAX_BODY_BYTES. */
@@ -115,6 +120,7 @@ export const errorTable: Readonly<Record<ErrorCode, ErrorMeaning>> = {
   QUERY_TOO_COMPLEX: { status: 400, userError: false },
   IDEMPOTENCY_KEY_IN_USE: { status: 409, userError: false },
   IDEMPOTENCY_KEY_REUSED: { status: 422, userError: false },
+  IDEMPOTENCY_ANSWER_LOST: { status: 409, userError: false },
   RATE_LIMITED: { status: 429, userError: false },
   PAYLOAD_TOO_LARGE: { status: 413, userError: false },
   TIMEOUT: { status: 503, userError: false },

@@ -273,6 +273,11 @@ export interface IdempotencyKeysTable {
   media: string | null;
   /** The stored answer's bytes (UTF-8 JSON), replayed as they are. */
   body: string | null;
+  /**
+   * When a transaction of the first request committed (set inside it): a run that changed
+   * something is never run again, even when its answer was lost with its process.
+   */
+  committed_at: string | null;
   created_at: string;
   expires_at: string;
 }

@@ -27,6 +27,19 @@ export function bindDeadline(actor: object, deadline: Deadline): void {
   deadlines.set(actor, deadline);
 }
 
+// What each transaction of a request writes besides its work, by the request's actor (see bindCommitMark).
+const commitMarks = new WeakMap<object, (trx: Tx) => Promise<void>>();
+
+/**
+ * Has every transaction that `actor`'s request runs through `inTransaction` also run `mark` inside it,
+ * after its work: a record that the request changed something commits with the change or not at all.
+ * An Idempotency-Key's run marks its key (graphql/idempotency.ts), so a retry after a crash between
+ * COMMIT and the stored answer is told so instead of running the mutation a second time.
+ */
+export function bindCommitMark(actor: object, mark: (trx: Tx) => Promise<void>): void {
+  commitMarks.set(actor, mark);
+}
+
 // What to do once a transaction of `inTransaction` has committed, by its handle (see afterCommit).
 const commitActions = new WeakMap<Tx, (() => void)[]>();
 
@@ -55,12 +68,14 @@ export async function inTransaction<T>(
     const actions: (() => void)[] = [];
     let commit: Promise<void> | undefined;
     const deadline = actor ? deadlines.get(actor) : undefined;
+    const mark = actor ? commitMarks.get(actor) : undefined;
     try {
       const committed = await db.transaction().execute(async (trx) => {
         commitActions.set(trx, actions);
         let result: T;
         try {
           result = await work(trx);
+          if (mark) await mark(trx);
         } catch (error) {
           failedIn(trx, error);
           throw error;

@@ -152,7 +152,7 @@ export function registerGraphQLRoutes(
         if (keyed) {
           // A mutation is never answered from the cache, however long it waited for a slot.
           const once = () => executor.run(exchange, actor, operation, budget, async () => false);
-          return await answerOnce(services, exchange, keyed, once);
+          return await answerOnce(services, exchange, actor, keyed, once);
         }
         // A reply is thenable (it settles once sent), so the cache answers with a boolean: awaiting an
         // async function that returns a reply yields undefined, which once sent every hit on to execute.

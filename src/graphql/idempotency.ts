@@ -1,6 +1,7 @@
 import { createHash } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyReply, FastifyRequest } from "fastify";
+import { bindCommitMark } from "../db/transaction.js";
 import { ErrorCode } from "../errors.js";
 import type { Actor } from "../modules/access/actor.js";
 import type { StoredAnswer } from "../modules/idempotency/idempotency.service.js";
@@ -71,11 +72,12 @@ export function idempotencyKeyOf(
  * Runs `execute` once per key: the first request runs it and its answer is kept; a repeat gets
  * that answer; a conflicting or concurrent one is refused. An answer of 5xx is not kept: the
  * mutation's changes were rolled back (a timeout, the database gone), so the key is released for
- * the retry.
+ * the retry, unless one of its transactions had committed.
  */
 export async function answerOnce(
   services: Services,
   exchange: Exchange,
+  actor: Actor,
   { scope, key, fingerprint }: IdempotencyKey,
   execute: () => Promise<FastifyReply>,
 ): Promise<FastifyReply> {
@@ -117,8 +119,18 @@ export async function answerOnce(
       { retryAfterSeconds },
     );
   }
+  if (claim.outcome === "answer-lost") {
+    throw new Refusal(
+      ErrorCode.IDEMPOTENCY_ANSWER_LOST,
+      "The first request with this Idempotency-Key made its changes, but its answer was not kept (its " +
+        "server stopped or failed first); it is not run again. Read what it wrote to learn its outcome",
+    );
+  }
   if (claim.outcome === "replay") return replay(exchange, claim.answer);
   const { run } = claim;
+  // Each write of the run marks the key inside its own transaction: if the process dies after a
+  // COMMIT and before the answer is stored, the retry is told so rather than run the mutation again.
+  bindCommitMark(actor, (trx) => services.idempotency.markCommitted(trx, run));
   let kept: StoredAnswer | undefined;
   exchange.keep = (status, body) => {
     exchange.keep = undefined;

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { randomUUID } from "node:crypto";
 import { describe, test } from "node:test";
+import { inTransaction } from "../../src/db/transaction.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp } from "../helpers/factories.js";
 import { serverPerSuite, type TestServer } from "../helpers/test-server.js";
@@ -167,7 +168,7 @@ for (const engine of testEngines()) {
       const crashed = (lockedUntil: string) =>
         db
           .updateTable("idempotency_keys")
-          .set({ status: null, media: null, body: null, locked_until: lockedUntil })
+          .set({ status: null, media: null, body: null, locked_until: lockedUntil, committed_at: null })
           .where("key", "=", key)
           .execute();
       await crashed(new Date(Date.now() + 60_000).toISOString());
@@ -182,6 +183,50 @@ for (const engine of testEngines()) {
       const replayed = await post(server.url, token, request("Crash"), { "idempotency-key": key });
       assert.equal(replayed.text, retried.text);
       assert.equal(replayed.headers.get("idempotent-replayed"), "true");
+    });
+
+    test("a run whose process died after its write committed is never run again: 409 IDEMPOTENCY_ANSWER_LOST", async () => {
+      const { token, projectId, request } = await trackWriter(server);
+      const { db } = server.database;
+      const rowOf = (key: string) =>
+        db.selectFrom("idempotency_keys").selectAll().where("key", "=", key).executeTakeFirstOrThrow();
+      // The mark is written by the write's own transaction: a mutation that changed nothing has none.
+      const refusedKey = randomUUID();
+      const refused = await post(server.url, token, request(" "), { "idempotency-key": refusedKey });
+      assert.match(refused.text, /userErrors":\[\{/);
+      assert.equal((await rowOf(refusedKey)).committed_at, null);
+      const key = randomUUID();
+      assert.equal((await post(server.url, token, request("Once"), { "idempotency-key": key })).status, 200);
+      assert.notEqual((await rowOf(key)).committed_at, null);
+      // What a process killed between that COMMIT and storing the answer leaves: the mark, no answer,
+      // and a lock that has ended.
+      await db
+        .updateTable("idempotency_keys")
+        .set({ status: null, media: null, body: null, locked_until: new Date(Date.now() - 1).toISOString() })
+        .where("key", "=", key)
+        .execute();
+      for (let attempt = 0; attempt < 2; attempt++) {
+        const retried = await post(server.url, token, request("Once"), { "idempotency-key": key });
+        assert.equal(retried.status, 409, retried.text);
+        assert.equal(codeOf(retried.text), "IDEMPOTENCY_ANSWER_LOST");
+      }
+      assert.deepEqual(await tracksOf(server, projectId), ["Once"]);
+    });
+
+    test("a run answered 5xx releases its key only if none of its writes committed", async () => {
+      const { idempotency } = server.services;
+      const { db } = server.database;
+      const admit = async () => true;
+      for (const committed of [false, true]) {
+        const key = randomUUID();
+        const claim = await idempotency.claim("app:5xx", key, "body", admit);
+        assert.equal(claim.outcome, "run");
+        if (claim.outcome !== "run") return;
+        if (committed) await inTransaction(db, undefined, (trx) => idempotency.markCommitted(trx, claim.run));
+        await idempotency.finish(claim.run, undefined);
+        const retry = await idempotency.claim("app:5xx", key, "body", admit);
+        assert.equal(retry.outcome, committed ? "answer-lost" : "run", `committed: ${committed}`);
+      }
     });
 
     test("keys expire after 24 hours: pruned by the job, and an expired key runs anew", async () => {

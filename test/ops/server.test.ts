@@ -260,7 +260,10 @@ describe("server start-up and shutdown (compiled, as a child process)", () => {
         proxy.close(() => resolve());
         for (const s of sockets) s.destroy();
       });
-      const body = (await readyzUntil(503)) as { status: string; database: { status: string; detail: string } };
+      const body = (await readyzUntil(503)) as {
+        status: string;
+        database: { status: string; detail: string };
+      };
       assert.equal(body.status, "unavailable");
       assert.equal(body.database.status, "unavailable");
       assert.ok(!body.database.detail.includes(String(port)), "/readyz names the database address");

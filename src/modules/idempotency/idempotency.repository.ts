@@ -1,5 +1,5 @@
 import type { Selectable } from "kysely";
-import type { Db } from "../../db/database.js";
+import type { Db, Tx } from "../../db/database.js";
 import type { IdempotencyKeysTable } from "../../db/schema.js";
 
 export type IdempotencyRow = Selectable<IdempotencyKeysTable>;
@@ -44,8 +44,8 @@ export const idempotencyRepository = {
   },
 
   /**
-   * Takes over a run whose lock ended without an answer (its process died): true when this call
-   * took it. The condition is in the statement, so of two processes at most one takes it.
+   * Takes over a run whose lock ended without an answer (its process died) before it changed
+   * anything: true when this call took it. The condition is in the statement, so of two processes at most one takes it.
    */
   async takeOver(db: Db, scope: string, key: string, now: string, lockedUntil: string): Promise<boolean> {
     const taken = await db
@@ -54,6 +54,7 @@ export const idempotencyRepository = {
       .where("scope", "=", scope)
       .where("key", "=", key)
       .where("status", "is", null)
+      .where("committed_at", "is", null)
       .where("locked_until", "<=", now)
       .returning("key")
       .executeTakeFirst();
@@ -80,14 +81,42 @@ export const idempotencyRepository = {
     return done !== undefined;
   },
 
-  /** Deletes the key of a run that left nothing to replay, if this run still holds its lock. */
+  /**
+   * Records, inside a write's transaction, that the run holding the lock changed something; it
+   * commits or rolls back with the write.
+   */
+  async markCommitted(trx: Tx, scope: string, key: string, lockedUntil: string, now: string): Promise<void> {
+    await trx
+      .updateTable("idempotency_keys")
+      .set({ committed_at: now })
+      .where("scope", "=", scope)
+      .where("key", "=", key)
+      .where("locked_until", "=", lockedUntil)
+      .where("committed_at", "is", null)
+      .execute();
+  },
+
+  /**
+   * Ends a run that left nothing to replay, if it still holds its lock: a run that changed nothing
+   * releases its key for the retry; one that committed a change only unlocks it, so the retry hears
+   * that the answer was lost instead of running again.
+   */
   async release(db: Db, scope: string, key: string, lockedUntil: string): Promise<void> {
+    const held = db
+      .updateTable("idempotency_keys")
+      .set({ locked_until: null })
+      .where("scope", "=", scope)
+      .where("key", "=", key)
+      .where("status", "is", null)
+      .where("locked_until", "=", lockedUntil);
+    await held.where("committed_at", "is not", null).execute();
     await db
       .deleteFrom("idempotency_keys")
       .where("scope", "=", scope)
       .where("key", "=", key)
       .where("status", "is", null)
       .where("locked_until", "=", lockedUntil)
+      .where("committed_at", "is", null)
       .execute();
   },
 

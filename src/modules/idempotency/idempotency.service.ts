@@ -1,4 +1,4 @@
-import type { Db } from "../../db/database.js";
+import type { Db, Tx } from "../../db/database.js";
 import type { Logger } from "../../logger.js";
 import { idempotencyRepository as repo } from "./idempotency.repository.js";
 
@@ -29,14 +29,17 @@ export type KeyClaim =
   /** The key was used with another request body (422). */
   | { outcome: "mismatch" }
   /** A new key past the caller's allowance of new keys (429): nothing stored. */
-  | { outcome: "over-allowance" };
+  | { outcome: "over-allowance" }
+  /** The first request committed its change, and its process stopped before storing the answer (409). */
+  | { outcome: "answer-lost" };
 
 /**
  * Idempotency keys of API mutations, kept in the database so that every process shares one lock
  * per key. A key is claimed by inserting its row (one statement: of any number of concurrent
  * requests, in any processes, one inserts it); the run then stores its answer, or deletes the row
  * when it leaves nothing to replay. A process that dies mid-run leaves a lock that ends after
- * `lockMs`, after which the next request with the key runs it.
+ * `lockMs`; the next request with the key then runs it, unless the dead run had committed a change
+ * (`markCommitted`, inside that change's transaction): running it again would do it twice.
  */
 export function createIdempotencyService(
   db: Db,
@@ -93,6 +96,7 @@ export function createIdempotencyService(
           return { outcome: "replay", answer: { status: row.status, media: row.media, body: row.body } };
         }
         if (row.locked_until !== null && row.locked_until > iso(at)) return { outcome: "in-progress" };
+        if (row.committed_at !== null) return { outcome: "answer-lost" };
         // The run that held it ended without an answer or a release: its process died.
         if (await repo.takeOver(db, scope, key, iso(at), lockedUntil)) {
           logger.warn({ scope }, "idempotency key taken over after its lock ended");
@@ -103,9 +107,14 @@ export function createIdempotencyService(
       return { outcome: "in-progress" };
     },
 
+    /** Records inside a write's transaction that `run` changed something (db/transaction.ts, bindCommitMark). */
+    async markCommitted(trx: Tx, run: KeyRun): Promise<void> {
+      await repo.markCommitted(trx, run.scope, run.key, run.lockedUntil, iso(now()));
+    },
+
     /**
-     * Ends a run: its answer is stored for replay, or with none (nothing was done: a timeout rolled
-     * back, the database went away) the key is released for the client's retry.
+     * Ends a run: its answer is stored for replay, or with none (a timeout rolled back, the database
+     * went away) the key is released for the client's retry, unless the run had committed a change.
      */
     async finish(run: KeyRun, answer: StoredAnswer | undefined): Promise<void> {
       if (!answer) {
