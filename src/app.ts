@@ -146,10 +146,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger,
   });
   registerHealthRoutes(app, database, () => deps.cluster?.readiness());
+  // Every version's schema is built here, once, before the first request (VersionedSteps).
+  registerGraphQLRoutes(app, services, schema, { door, observe });
   const apiSchema = schema();
-  registerGraphQLRoutes(app, services, apiSchema, { door, observe });
   registerInvoiceDownload(app, services);
-  startWebhooks(app, services, apiSchema);
+  startWebhooks(app, services);
   startBulkOperations(app, services, apiSchema);
   startLive(app, services);
   startTicketMails(app, services);
@@ -166,9 +167,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
  * Webhook delivery runs in every server process: each write that queued a delivery wakes the dispatcher,
  * which stops claiming at shutdown and lets the requests in flight finish (results recorded).
  */
-function startWebhooks(app: FastifyInstance, services: Services, apiSchema: GraphQLSchema): void {
-  const renderer = new ObjectRenderer(apiSchema, services);
-  services.webhooks.useSelectionCheck((typename, selection) => renderer.check(typename, selection));
+function startWebhooks(app: FastifyInstance, services: Services): void {
+  const renderer = new ObjectRenderer(schema, services);
+  services.webhooks.useSelectionCheck((version, typename, selection) =>
+    renderer.check(version, typename, selection),
+  );
   const dispatcher = new WebhookDispatcher({
     database: services.database,
     config: services.config,

@@ -17,6 +17,11 @@ export interface VersionChange {
   description: string;
   /** Turns a freshly built schema of this version back into the previous version's, in place. */
   undo(schema: GraphQLSchema): void;
+  /**
+   * A selection on `typename` written for this version, as the previous version spells it: the
+   * webhook payloads' default selections are written for the newest version (webhooks/catalogue.ts).
+   */
+  undoSelection(typename: string, selection: string): string;
 }
 
 /** A dated version: its name is its release date. */
@@ -44,6 +49,18 @@ function renamedField(typeName: string, from: string, to: string, description: s
       const entries = Object.entries(fields).map(([name, f]) => [name === to ? from : name, f] as const);
       for (const name of Object.keys(fields)) delete fields[name];
       for (const [name, f] of entries.sort(([a], [b]) => a.localeCompare(b))) fields[name] = f;
+    },
+    // Only the selection's own fields are of `typeName`: a default selection names nested fields
+    // of other types inside braces, which it leaves alone.
+    undoSelection(typename, selection) {
+      if (typename !== typeName) return selection;
+      let depth = 0;
+      return selection.replace(/[{}]|\w+/g, (token) => {
+        if (token === "{") depth++;
+        else if (token === "}") depth--;
+        else if (depth === 0 && token === to) return from;
+        return token;
+      });
     },
   };
 }
@@ -112,6 +129,15 @@ export function servedVersions(now: Date): ApiVersion[] {
  */
 export function snapshotFile(version: ApiVersion): string {
   return version === apiVersions[0] ? "schema.graphql" : `schema.${version.name}.graphql`;
+}
+
+/** A selection written for the newest version, as `version` spells it. */
+export function selectionIn(version: ApiVersion, typename: string, selection: string): string {
+  let text = selection;
+  for (const newer of [...versionsAfter(version)].reverse()) {
+    for (const change of [...newer.changes].reverse()) text = change.undoSelection(typename, text);
+  }
+  return text;
 }
 
 /** The version a request is served in, or why none is. */
