@@ -279,7 +279,7 @@ export async function historyViolations(
     checked++;
     const today = new Date().toISOString();
     for (const message of await unannouncedBreakingChanges(head, workingTree, today)) {
-      violations.push({ where: `working tree (${file})`, message });
+      violations.push({ where: "working tree", message });
     }
   }
   return { checked, violations };

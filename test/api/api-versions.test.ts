@@ -180,7 +180,7 @@ for (const engine of testEngines()) {
       for (const [version, file] of [
         [oldVersion, "schema.graphql"],
         [newVersion, `schema.${newVersion}.graphql`],
-      ]) {
+      ] as const) {
         const answer = await gql(server.url, query, { headers: { "eventgraph-version": version } });
         assert.equal(answer.status, 200, JSON.stringify(answer.body.errors));
         const schema = buildClientSchema(answer.body.data as IntrospectionQuery);
@@ -212,7 +212,7 @@ for (const engine of testEngines()) {
           await configure();
           await createTicketType(server.services, owner, projectId, { name: "Standard", quantity: 120 });
           const [delivery] = await receiver.waitFor(1, { filter: (r) => r.json.data.projectId === projectId });
-          assert.equal(delivery?.json.data.object[field], 120, version);
+          assert.equal(delivery?.json.data.object[field], 120, `${version}: ${JSON.stringify(delivery?.json.data.object)}`);
           assert.equal(Object.hasOwn(delivery?.json.data.object ?? {}, other), false);
         }
       } finally {
