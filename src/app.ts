@@ -1,5 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from "fastify";
-import { execute, type GraphQLSchema, validate } from "graphql";
+import { execute, validate } from "graphql";
 import { schema } from "./api-schema.js";
 import type { Cluster } from "./cluster/cluster.js";
 import type { Config } from "./config.js";
@@ -11,6 +11,7 @@ import { registerEventSite } from "./event-site/event-site.js";
 import { createContext } from "./graphql/context.js";
 import { registerGraphQLRoutes } from "./graphql/http.js";
 import { registerInvoiceDownload } from "./graphql/invoice-download.js";
+import { chooseVersion } from "./graphql/versions/api-versions.js";
 import { registerCompression } from "./http/compression.js";
 import { FrontDoor } from "./http/front-door.js";
 import { registerHealthRoutes } from "./http/health.routes.js";
@@ -148,10 +149,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   registerHealthRoutes(app, database, () => deps.cluster?.readiness());
   // Every version's schema is built here, once, before the first request (VersionedSteps).
   registerGraphQLRoutes(app, services, schema, { door, observe });
-  const apiSchema = schema();
   registerInvoiceDownload(app, services);
   startWebhooks(app, services);
-  startBulkOperations(app, services, apiSchema);
+  startBulkOperations(app, services);
   startLive(app, services);
   startTicketMails(app, services);
   startOrderExpiry(app, services);
@@ -191,9 +191,10 @@ function startWebhooks(app: FastifyInstance, services: Services): void {
 /**
  * Bulk operations run in every server process: a start here wakes this process's runner, and each
  * runner also polls, so jobs started elsewhere, leases of dead processes and expired files are seen.
- * Each page executes against the API schema as the app, exactly as its request would.
+ * Each page executes against the API schema of the app's pinned version as the app, exactly as its
+ * request without a version header would.
  */
-function startBulkOperations(app: FastifyInstance, services: Services, apiSchema: GraphQLSchema): void {
+function startBulkOperations(app: FastifyInstance, services: Services): void {
   const directory = bulkDirectory(services.config.databaseUrl);
   registerBulkDownload(app, services.bulk, directory);
   let pages = 0;
@@ -210,7 +211,14 @@ function startBulkOperations(app: FastifyInstance, services: Services, apiSchema
         errorMessage: row.error,
       }),
     // Validated again at each page: a job started before an upgrade may meet a changed schema.
+    // A page runs in the API version the app is pinned to, as its requests without a header do.
     execute: (actor, document, variables) => {
+      const pinned = chooseVersion(
+        undefined,
+        actor.kind === "app" ? actor.apiVersion : undefined,
+        new Date(),
+      );
+      const apiSchema = schema(pinned.ok ? pinned.version : undefined);
       const errors = validate(apiSchema, document, undefined, { maxErrors: 1 });
       if (errors.length > 0) return Promise.resolve({ errors });
       return Promise.resolve(

@@ -1,7 +1,13 @@
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { printedSchema, schema } from "../api-schema.js";
-import { type ApiVersion, findVersion, isServed, latestVersion, servedVersions } from "../graphql/versions/api-versions.js";
+import {
+  type ApiVersion,
+  findVersion,
+  isServed,
+  latestVersion,
+  servedVersions,
+} from "../graphql/versions/api-versions.js";
 import { StoredBody } from "../http/compression.js";
 import { docsPolicy, setPageSecurityHeaders } from "../http/security-headers.js";
 import { AssetFolder } from "./asset-folder.js";
@@ -54,7 +60,10 @@ export function registerDocsRoutes(app: FastifyInstance): void {
     return version && isServed(version, new Date()) ? version : undefined;
   };
   const noSuchVersion = (reply: FastifyReply) =>
-    html(reply.code(404), docsPage({ title: "Not found", current: "", body: "<h1>No such API version</h1>" }));
+    html(
+      reply.code(404),
+      docsPage({ title: "Not found", current: "", body: "<h1>No such API version</h1>" }),
+    );
 
   app.get("/graphql/reference", (_request, reply) => reply.redirect("/graphql/reference/", 301));
   app.get("/graphql/reference/", (request: Versioned, reply) => {

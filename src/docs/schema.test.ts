@@ -58,10 +58,7 @@ describe("schema.graphql and a snapshot per API version", () => {
     const old = schema(first).getType("TicketType");
     const newest = schema().getType("TicketType");
     assert.ok(old && newest && "getFields" in old && "getFields" in newest);
-    assert.deepEqual(
-      [Boolean(old.getFields().quantity), Boolean(old.getFields().capacity)],
-      [true, false],
-    );
+    assert.deepEqual([Boolean(old.getFields().quantity), Boolean(old.getFields().capacity)], [true, false]);
     assert.deepEqual(
       [Boolean(newest.getFields().quantity), Boolean(newest.getFields().capacity)],
       [false, true],

@@ -43,11 +43,11 @@ import { permissionsLacking } from "./limits/analyze-operation.js";
 import { operationLimitsFrom } from "./limits/operation-limits.js";
 import { pointsForCost } from "./limits/rate-limiter.js";
 import { RequestSteps } from "./request-steps.js";
+import { storedAnswerParts } from "./stored-answer.js";
+import { registerStreamRoute, streamPath } from "./streams/stream-route.js";
 import { type ApiVersion, versionHeader } from "./versions/api-versions.js";
 import { announceVersion } from "./versions/deprecations.js";
 import { VersionedSteps } from "./versions/versioned-steps.js";
-import { storedAnswerParts } from "./stored-answer.js";
-import { registerStreamRoute, streamPath } from "./streams/stream-route.js";
 
 /**
  * Registers `POST /api/graphql` (and GET for queries) serving the schema of each API version

@@ -149,7 +149,10 @@ for (const engine of testEngines()) {
         () => sql.run("update apps set permissions = 'agenda:read attendees:read' where id = ?", app.id),
         both,
       );
-      await expectMoves(() => sql.run("update apps set api_version = '2026-09-01' where id = ?", app.id), both);
+      await expectMoves(
+        () => sql.run("update apps set api_version = '2026-09-01' where id = ?", app.id),
+        both,
+      );
       // Its use is not access: the usage counters must not evict every answer of its projects.
       await expectMoves(
         () => sql.run("update apps set last_used_at = ? where id = ?", "2026-01-01", app.id),

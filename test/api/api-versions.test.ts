@@ -33,7 +33,10 @@ for (const engine of testEngines()) {
     /** An app reading tickets, with one ticket type of 120 in its home project. */
     async function appWithTickets(apiVersion?: string) {
       const made = await createApp(server.services, { permissions: ["tickets:read"], apiVersion });
-      await createTicketType(server.services, systemActor, made.projectId, { name: "Standard", quantity: 120 });
+      await createTicketType(server.services, systemActor, made.projectId, {
+        name: "Standard",
+        quantity: 120,
+      });
       return { ...made, variables: { id: made.projectId } };
     }
 
@@ -82,9 +85,13 @@ for (const engine of testEngines()) {
       assert.equal(answer.headers.get("eventgraph-version"), oldVersion);
       assert.equal(answer.headers.get("deprecation"), epochOf(newVersion));
       assert.equal(answer.headers.get("sunset"), "Wed, 01 Dec 2027 00:00:00 GMT");
-      assert.match(answer.headers.get("link") ?? "", /<\/graphql\/reference\/guides\/versioning>; rel="deprecation"/);
+      assert.match(
+        answer.headers.get("link") ?? "",
+        /<\/graphql\/reference\/guides\/versioning>; rel="deprecation"/,
+      );
       const exposed = answer.headers.get("access-control-expose-headers") ?? "";
-      for (const name of ["eventgraph-version", "deprecation", "sunset", "link"]) assert.ok(exposed.includes(name));
+      for (const name of ["eventgraph-version", "deprecation", "sunset", "link"])
+        assert.ok(exposed.includes(name));
       const renamed = await gql(server.url, tickets("capacity"), { token, variables });
       assert.equal(renamed.body.errors[0].extensions.code, "GRAPHQL_VALIDATION_FAILED");
       assert.match(renamed.body.errors[0].message, /Cannot query field "capacity" on type "TicketType"/);
@@ -133,7 +140,9 @@ for (const engine of testEngines()) {
       for (const version of [oldVersion, newVersion]) {
         const answers = [];
         for (let i = 0; i < 3; i++) {
-          answers.push(await gql(server.url, query, { token, variables, headers: { "eventgraph-version": version } }));
+          answers.push(
+            await gql(server.url, query, { token, variables, headers: { "eventgraph-version": version } }),
+          );
         }
         assert.deepEqual(
           answers.map((a) => [a.headers.get("eventgraph-version"), a.body.extensions.cached]),
@@ -168,7 +177,11 @@ for (const engine of testEngines()) {
         [oldVersion, oldVersion],
         [newVersion, newVersion],
       ] as const) {
-        const answer = await gql(server.url, query, { token, variables, headers: { "eventgraph-version": version } });
+        const answer = await gql(server.url, query, {
+          token,
+          variables,
+          headers: { "eventgraph-version": version },
+        });
         assert.equal(answer.body.data.project.ticketTypes.totalCount, 1);
         assert.equal(answer.headers.get("deprecation"), epochOf(since));
         assert.equal(answer.headers.get("sunset"), "Tue, 01 Jun 2027 00:00:00 GMT");
@@ -185,7 +198,10 @@ for (const engine of testEngines()) {
         assert.equal(answer.status, 200, JSON.stringify(answer.body.errors));
         const schema = buildClientSchema(answer.body.data as IntrospectionQuery);
         const printed = `${printSchema(lexicographicSortSchema(schema))}\n`;
-        assert.ok(printed === readFileSync(join(repositoryRoot, file), "utf8"), `${version} differs from ${file}`);
+        assert.ok(
+          printed === readFileSync(join(repositoryRoot, file), "utf8"),
+          `${version} differs from ${file}`,
+        );
       }
     });
 
@@ -208,11 +224,19 @@ for (const engine of testEngines()) {
               events: ["ticket_type.created"],
               fragments,
             });
-          await assert.rejects(configure({ "ticket_type.created": `id ${other}` }), { code: "BAD_USER_INPUT" });
+          await assert.rejects(configure({ "ticket_type.created": `id ${other}` }), {
+            code: "BAD_USER_INPUT",
+          });
           await configure();
           await createTicketType(server.services, owner, projectId, { name: "Standard", quantity: 120 });
-          const [delivery] = await receiver.waitFor(1, { filter: (r) => r.json.data.projectId === projectId });
-          assert.equal(delivery?.json.data.object[field], 120, `${version}: ${JSON.stringify(delivery?.json.data.object)}`);
+          const [delivery] = await receiver.waitFor(1, {
+            filter: (r) => r.json.data.projectId === projectId,
+          });
+          assert.equal(
+            delivery?.json.data.object[field],
+            120,
+            `${version}: ${JSON.stringify(delivery?.json.data.object)}`,
+          );
           assert.equal(Object.hasOwn(delivery?.json.data.object ?? {}, other), false);
         }
       } finally {

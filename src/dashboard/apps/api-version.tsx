@@ -21,7 +21,10 @@ function versionLabel(name: string, sunset: string | undefined): string {
  */
 export function ApiVersionPanel(props: { app: App; csrf: string }) {
   const { app } = props;
-  const options = servedVersions(new Date()).map((v) => ({ value: v.name, label: versionLabel(v.name, sunsetOf(v)) }));
+  const options = servedVersions(new Date()).map((v) => ({
+    value: v.name,
+    label: versionLabel(v.name, sunsetOf(v)),
+  }));
   return (
     <section class="panel spaced narrow-panel" aria-labelledby="api-version-heading">
       <h4 id="api-version-heading">API version</h4>
@@ -61,7 +64,10 @@ export function registerApiVersionRoute(
       await app.services.apps.updateApp(data.actor, { id: found.id, apiVersion: chosen });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      return redirectTo(request, reply, appPath(found), { kind: "error", text: `API version: ${error.message}` });
+      return redirectTo(request, reply, appPath(found), {
+        kind: "error",
+        text: `API version: ${error.message}`,
+      });
     }
     return redirectTo(request, reply, appPath(found), {
       kind: "success",

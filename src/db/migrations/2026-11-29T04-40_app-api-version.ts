@@ -19,7 +19,9 @@ const bump = `update project_versions set project_version = project_version + 1 
 async function triggerOn(db: Kysely<unknown>, columns: readonly string[]): Promise<void> {
   const postgres = await isPostgres(db);
   const name = "access_version_apps_update";
-  const when = columns.map((c) => `old.${c} ${postgres ? "is distinct from" : "is not"} new.${c}`).join(" or ");
+  const when = columns
+    .map((c) => `old.${c} ${postgres ? "is distinct from" : "is not"} new.${c}`)
+    .join(" or ");
   if (postgres) {
     await sql.raw(`drop trigger if exists ${name} on apps`).execute(db);
     await sql

@@ -14,7 +14,12 @@ export type View = string & { readonly view: unique symbol };
 /** The caller of a request, as far as its answers depend on it. */
 export type Caller =
   | { kind: "public" }
-  | { kind: "app"; appId: string; permissions: readonly Permission[]; grant?: { projectId: string } | undefined };
+  | {
+      kind: "app";
+      appId: string;
+      permissions: readonly Permission[];
+      grant?: { projectId: string } | undefined;
+    };
 
 // The serialized form of each permission list seen: an app's list is read with its token and shared
 // by the requests that token makes, so it is serialized once, not on each of them.
@@ -33,7 +38,9 @@ export function callerView(version: string, caller: Caller): View {
     text = serializePermissions(permissions);
     serialized.set(permissions, text);
   }
-  return (grant ? `${version} app:${appId}@${grant.projectId}:${text}` : `${version} app:${appId}:${text}`) as View;
+  return (
+    grant ? `${version} app:${appId}@${grant.projectId}:${text}` : `${version} app:${appId}:${text}`
+  ) as View;
 }
 
 /** What identifies a cacheable response. */

@@ -5,6 +5,7 @@ import { callerView, responseCacheKey } from "./cache-key.js";
 
 const publicView = callerView("2026-09-01", { kind: "public" });
 const appView = (appId: string) => callerView("2026-09-01", { kind: "app", appId, permissions: [] });
+
 import { ResponseCache } from "./response-cache.js";
 
 const query = `query Q($id: ID!) { project(id: $id) { name } }`;
@@ -58,7 +59,10 @@ describe("response cache", () => {
     const agenda = areaBit.project | areaBit.agenda;
     const people = areaBit.project | areaBit.attendees | areaBit.checkins;
     const agendaKey = keyFor("AAAA");
-    const peopleKey = keyFor("AAAA", callerView("2026-09-01", { kind: "app", appId: "x", permissions: ["attendees:read"] }));
+    const peopleKey = keyFor(
+      "AAAA",
+      callerView("2026-09-01", { kind: "app", appId: "x", permissions: ["attendees:read"] }),
+    );
     cache.store(agendaKey, body("agenda"), ["AAAA"], cache.begin(), { areas: agenda });
     cache.store(peopleKey, body("people"), ["AAAA"], cache.begin(), { areas: people });
     const mark = cache.begin();

@@ -7,7 +7,7 @@ import { type GraphQLSchema, isObjectType } from "graphql";
 // snapshots (`snapshotFile`) and the schema-history check hold every version to that.
 
 /** One breaking change a version made, and how the version before it still looks. */
-export interface VersionChange {
+interface VersionChange {
   /**
    * The schema coordinate (`Type.field`) of the previous version that this change takes away: a
    * request of the previous version that selects it is told so (Deprecation, Sunset).

@@ -34,7 +34,8 @@ export function deprecationOf(
   // Taken away by a newer version: deprecated from that version's release on.
   const changed = new Map<string, string>();
   for (const newer of versionsAfter(version)) {
-    for (const change of newer.changes) if (!changed.has(change.coordinate)) changed.set(change.coordinate, newer.name);
+    for (const change of newer.changes)
+      if (!changed.has(change.coordinate)) changed.set(change.coordinate, newer.name);
   }
   let found: Deprecation | undefined;
   const note = (since: string, sunset: string | undefined) => {

@@ -37,7 +37,12 @@ const apiVersion = z.string().refine(
     const version = findVersion(name);
     return version !== undefined && isServed(version, new Date());
   },
-  { error: () => `must be one of ${servedVersions(new Date()).map((v) => v.name).join(", ")}` },
+  {
+    error: () =>
+      `must be one of ${servedVersions(new Date())
+        .map((v) => v.name)
+        .join(", ")}`,
+  },
 );
 
 export const createInput = z.object({
