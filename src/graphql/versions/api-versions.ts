@@ -126,6 +126,7 @@ export function servedVersions(now: Date): ApiVersion[] {
 /**
  * The file the schema of `version` is committed to. The first version keeps the name the single
  * schema had, so its history (and the check that it never changed incompatibly) runs on unbroken.
+ * @internal Exported for scripts/print-schema.mjs and the schema tests (knip --production).
  */
 export function snapshotFile(version: ApiVersion): string {
   return version === apiVersions[0] ? "schema.graphql" : `schema.${version.name}.graphql`;
