@@ -24,12 +24,12 @@ describeInBrowser("an app's API version on its Settings tab, in Chromium at 390 
       assert.equal(await versionOf(), "2026-12-01");
       const page = await fx.page(width, user);
       await page.goto(`${fx.server.url}/b/${project.id}/settings/api/apps/${app.id}`);
-      const select = page.getByLabel("API version", { exact: true });
+      const select = page.getByRole("combobox", { name: "API version" });
       assert.equal(await select.inputValue(), "2026-12-01");
       await select.selectOption("2026-09-01");
       await page.getByRole("button", { name: "Save version" }).click();
       await page.getByText("Requests without a version header are now answered in 2026-09-01.").waitFor();
-      assert.equal(await page.getByLabel("API version", { exact: true }).inputValue(), "2026-09-01");
+      assert.equal(await page.getByRole("combobox", { name: "API version" }).inputValue(), "2026-09-01");
       assert.equal(await versionOf(), "2026-09-01");
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       assert.ok(overflow <= 0, `the Settings tab is ${overflow} px wider than the ${width} px window`);
