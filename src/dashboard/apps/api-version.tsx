@@ -12,7 +12,7 @@ type AppRequest = FastifyRequest<{ Params: { projectId: string; appId: string } 
 
 /** The label of a version in the select: when it stops being answered, or that it is the newest. */
 function versionLabel(name: string, sunset: string | undefined): string {
-  return sunset ? `${name} (answered until ${sunset})` : `${name} (newest)`;
+  return sunset ? `${name} (until ${sunset})` : `${name} (newest)`;
 }
 
 /**
