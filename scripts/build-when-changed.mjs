@@ -34,7 +34,13 @@ export function buildIsStale(inputs, outputs) {
 }
 
 /** What every build reads besides its own folder's sources. */
-export const buildFiles = ["schema.graphql", "tsconfig.json", "package.json", "package-lock.json"];
+export const buildFiles = [
+  "schema.graphql",
+  "schema.2026-12-01.graphql",
+  "tsconfig.json",
+  "package.json",
+  "package-lock.json",
+];
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const inputs = [

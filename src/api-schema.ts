@@ -1,9 +1,10 @@
-import { type GraphQLSchema, lexicographicSortSchema, printSchema } from "graphql";
+import { assertValidSchema, type GraphQLSchema, lexicographicSortSchema, printSchema } from "graphql";
 import { assertAccessDeclared, describeAccess } from "./graphql/access-declarations.js";
 import { builder, synchronousNodeIds } from "./graphql/builder.js";
 import { inlineEdgeNodes } from "./graphql/connections.js";
 import { enforcePermissions } from "./graphql/permissions.js";
 import { defineRateLimitField } from "./graphql/rate-limit.graphql.js";
+import { type ApiVersion, latestVersion, versionsAfter } from "./graphql/versions/api-versions.js";
 import { defineAgendaTypes } from "./modules/agenda/agenda.graphql.js";
 import { defineViewerTypes } from "./modules/apps/apps.graphql.js";
 import { definePermissionFields } from "./modules/apps/permissions.graphql.js";
@@ -25,41 +26,57 @@ import { defineWebhookTypes } from "./modules/webhooks/webhooks.graphql.js";
 // above src/graphql/ (the builder, permissions, limits and transport every module uses) so that
 // layer never imports a module's types; scripts/lint-imports.mjs keeps it that way.
 
-let built: GraphQLSchema | undefined;
+const built = new Map<ApiVersion, GraphQLSchema>();
+let defined = false;
 
 /**
- * The API schema, assembled once per process from each module's types (the builder is a singleton,
- * so the modules' definitions must run exactly once), refused unless every field of a project-scoped
- * type declares its access, with permission guards applied and printed in descriptions, and edge
- * nodes and node ids read without a resolver call or a promise.
+ * The API schema of `version` (the newest by default), assembled once per version and process from
+ * each module's types (the builder is a singleton, so the modules' definitions run exactly once; each
+ * version is its own `toSchema`, so no type object is shared between versions), with the breaking
+ * changes of every newer version undone (graphql/versions/api-versions.ts), refused unless every
+ * field of a project-scoped type declares its access, with permission guards applied and printed in
+ * descriptions, and edge nodes and node ids read without a resolver call or a promise.
  */
-export function schema(): GraphQLSchema {
-  if (!built) {
-    defineProjectTypes();
-    definePermissionFields();
-    defineViewerTypes();
-    defineAgendaTypes();
-    defineTicketTypes();
-    defineAttendeeTypes();
-    defineCheckInTypes();
-    defineDoorCountTypes();
-    defineOrderTypes();
-    defineDiscountCodeTypes();
-    defineQuestionTypes();
-    defineAuditTypes();
-    defineEventPageTypes();
-    defineRateLimitField();
-    defineWebhookTypes();
-    defineLiveTypes();
-    defineBulkTypes();
+export function schema(version: ApiVersion = latestVersion): GraphQLSchema {
+  let found = built.get(version);
+  if (!found) {
+    defineOnce();
+    const fresh = builder.toSchema({ sortSchema: true });
+    for (const newer of [...versionsAfter(version)].reverse()) {
+      for (const change of [...newer.changes].reverse()) change.undo(fresh);
+    }
+    assertValidSchema(fresh);
     // Fails here, at assembly, when a field of a project-scoped type declares no access.
-    const assembled = assertAccessDeclared(builder.toSchema({ sortSchema: true }));
-    built = describeAccess(enforcePermissions(synchronousNodeIds(inlineEdgeNodes(assembled))));
+    const assembled = assertAccessDeclared(fresh);
+    found = describeAccess(enforcePermissions(synchronousNodeIds(inlineEdgeNodes(assembled))));
+    built.set(version, found);
   }
-  return built;
+  return found;
 }
 
-/** The schema as sorted SDL, as committed in `schema.graphql`. */
-export function printedSchema(): string {
-  return `${printSchema(lexicographicSortSchema(schema()))}\n`;
+function defineOnce(): void {
+  if (defined) return;
+  defined = true;
+  defineProjectTypes();
+  definePermissionFields();
+  defineViewerTypes();
+  defineAgendaTypes();
+  defineTicketTypes();
+  defineAttendeeTypes();
+  defineCheckInTypes();
+  defineDoorCountTypes();
+  defineOrderTypes();
+  defineDiscountCodeTypes();
+  defineQuestionTypes();
+  defineAuditTypes();
+  defineEventPageTypes();
+  defineRateLimitField();
+  defineWebhookTypes();
+  defineLiveTypes();
+  defineBulkTypes();
+}
+
+/** The schema of `version` as sorted SDL, as committed in its snapshot file (`snapshotFile`). */
+export function printedSchema(version: ApiVersion = latestVersion): string {
+  return `${printSchema(lexicographicSortSchema(schema(version)))}\n`;
 }

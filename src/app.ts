@@ -1,5 +1,5 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply } from "fastify";
-import { execute, type GraphQLSchema, validate } from "graphql";
+import { execute, validate } from "graphql";
 import { schema } from "./api-schema.js";
 import type { Cluster } from "./cluster/cluster.js";
 import type { Config } from "./config.js";
@@ -11,6 +11,7 @@ import { registerEventSite } from "./event-site/event-site.js";
 import { createContext } from "./graphql/context.js";
 import { registerGraphQLRoutes } from "./graphql/http.js";
 import { registerInvoiceDownload } from "./graphql/invoice-download.js";
+import { chooseVersion } from "./graphql/versions/api-versions.js";
 import { registerCompression } from "./http/compression.js";
 import { FrontDoor } from "./http/front-door.js";
 import { registerHealthRoutes } from "./http/health.routes.js";
@@ -146,11 +147,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     logger,
   });
   registerHealthRoutes(app, database, () => deps.cluster?.readiness());
-  const apiSchema = schema();
-  registerGraphQLRoutes(app, services, apiSchema, { door, observe });
+  // Every version's schema is built here, once, before the first request (VersionedSteps).
+  registerGraphQLRoutes(app, services, schema, { door, observe });
   registerInvoiceDownload(app, services);
-  startWebhooks(app, services, apiSchema);
-  startBulkOperations(app, services, apiSchema);
+  startWebhooks(app, services);
+  startBulkOperations(app, services);
   startLive(app, services);
   startTicketMails(app, services);
   startOrderExpiry(app, services);
@@ -166,9 +167,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
  * Webhook delivery runs in every server process: each write that queued a delivery wakes the dispatcher,
  * which stops claiming at shutdown and lets the requests in flight finish (results recorded).
  */
-function startWebhooks(app: FastifyInstance, services: Services, apiSchema: GraphQLSchema): void {
-  const renderer = new ObjectRenderer(apiSchema, services);
-  services.webhooks.useSelectionCheck((typename, selection) => renderer.check(typename, selection));
+function startWebhooks(app: FastifyInstance, services: Services): void {
+  const renderer = new ObjectRenderer(schema, services);
+  services.webhooks.useSelectionCheck((version, typename, selection) =>
+    renderer.check(version, typename, selection),
+  );
   const dispatcher = new WebhookDispatcher({
     database: services.database,
     config: services.config,
@@ -188,9 +191,10 @@ function startWebhooks(app: FastifyInstance, services: Services, apiSchema: Grap
 /**
  * Bulk operations run in every server process: a start here wakes this process's runner, and each
  * runner also polls, so jobs started elsewhere, leases of dead processes and expired files are seen.
- * Each page executes against the API schema as the app, exactly as its request would.
+ * Each page executes against the API schema of the app's pinned version as the app, exactly as its
+ * request without a version header would.
  */
-function startBulkOperations(app: FastifyInstance, services: Services, apiSchema: GraphQLSchema): void {
+function startBulkOperations(app: FastifyInstance, services: Services): void {
   const directory = bulkDirectory(services.config.databaseUrl);
   registerBulkDownload(app, services.bulk, directory);
   let pages = 0;
@@ -207,7 +211,14 @@ function startBulkOperations(app: FastifyInstance, services: Services, apiSchema
         errorMessage: row.error,
       }),
     // Validated again at each page: a job started before an upgrade may meet a changed schema.
+    // A page runs in the API version the app is pinned to, as its requests without a header do.
     execute: (actor, document, variables) => {
+      const pinned = chooseVersion(
+        undefined,
+        actor.kind === "app" ? actor.apiVersion : undefined,
+        new Date(),
+      );
+      const apiSchema = schema(pinned.ok ? pinned.version : undefined);
       const errors = validate(apiSchema, document, undefined, { maxErrors: 1 });
       if (errors.length > 0) return Promise.resolve({ errors });
       return Promise.resolve(

@@ -5,14 +5,14 @@ import { createProject } from "../../test/helpers/factories.js";
 import { redisTestUrl, uniqueRedisPrefix } from "../../test/helpers/redis.js";
 import { redisMissing } from "../../test/helpers/requirements.js";
 import { createTestContext, type TestContext } from "../../test/helpers/test-services.js";
-import { responseCacheKey } from "../graphql/cache/cache-key.js";
+import { callerView, responseCacheKey } from "../graphql/cache/cache-key.js";
 import { systemActor } from "../modules/access/actor.js";
 import { createServices, type Services } from "../services.js";
 import { type Cluster, connectCluster } from "./cluster.js";
 
 function cacheProject(services: Services, projectId: string): string {
   const key = responseCacheKey({
-    view: "public",
+    view: callerView("2026-09-01", { kind: "public" }),
     query: "{ project { name } }",
     variables: { id: projectId },
   });

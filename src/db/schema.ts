@@ -383,6 +383,8 @@ export interface AppsTable {
   website_url: string | null;
   /** The app's privacy policy, linked on the consent page. */
   privacy_url: string | null;
+  /** The API version its requests are answered in when they name none (graphql/versions/). */
+  api_version: Generated<string>;
 }
 
 export interface AppLinksTable {

@@ -1,6 +1,13 @@
 import { join } from "node:path";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { printedSchema, schema } from "../api-schema.js";
+import {
+  type ApiVersion,
+  findVersion,
+  isServed,
+  latestVersion,
+  servedVersions,
+} from "../graphql/versions/api-versions.js";
 import { StoredBody } from "../http/compression.js";
 import { docsPolicy, setPageSecurityHeaders } from "../http/security-headers.js";
 import { AssetFolder } from "./asset-folder.js";
@@ -41,17 +48,43 @@ export function registerDocsRoutes(app: FastifyInstance): void {
   const guides = loadGuides(join(repositoryRoot, "docs", "guides"));
   const docsAssets = new AssetFolder(join(repositoryRoot, "src", "docs", "assets"));
   const explorerAssets = new AssetFolder(join(repositoryRoot, "dist", "explorer"));
-  let reference: StoredBody | undefined;
+  // One reference page per API version, built on its first request.
+  const references = new Map<ApiVersion, StoredBody>();
   let changelog: StoredBody | undefined;
+  type Versioned = FastifyRequest<{ Querystring: { version?: string } }>;
+  /** The version `?version=` names (the newest when absent), or undefined when none is served by that name. */
+  const versionAsked = (request: Versioned) => {
+    const name = request.query.version;
+    if (name === undefined) return latestVersion;
+    const version = findVersion(name);
+    return version && isServed(version, new Date()) ? version : undefined;
+  };
+  const noSuchVersion = (reply: FastifyReply) =>
+    html(
+      reply.code(404),
+      docsPage({ title: "Not found", current: "", body: "<h1>No such API version</h1>" }),
+    );
 
   app.get("/graphql/reference", (_request, reply) => reply.redirect("/graphql/reference/", 301));
-  app.get("/graphql/reference/", (request, reply) => {
-    reference ??= new StoredBody(Buffer.from(referencePage(schema())));
-    return storedHtml(request, reply, reference);
+  app.get("/graphql/reference/", (request: Versioned, reply) => {
+    const version = versionAsked(request);
+    if (!version) return noSuchVersion(reply);
+    let page = references.get(version);
+    if (!page) {
+      const versions = servedVersions(new Date()).map((v) => v.name);
+      page = new StoredBody(Buffer.from(referencePage(schema(version), { version: version.name, versions })));
+      references.set(version, page);
+    }
+    return storedHtml(request, reply, page);
   });
-  app.get("/graphql/reference/schema.graphql", (_request, reply) =>
-    reply.header("cache-control", "no-cache").type("text/plain; charset=utf-8").send(printedSchema()),
-  );
+  app.get("/graphql/reference/schema.graphql", (request: Versioned, reply) => {
+    const version = versionAsked(request);
+    if (!version) return noSuchVersion(reply);
+    return reply
+      .header("cache-control", "no-cache")
+      .type("text/plain; charset=utf-8")
+      .send(printedSchema(version));
+  });
   app.get("/graphql/reference/changelog", (request, reply) => {
     changelog ??= new StoredBody(Buffer.from(changelogPage(readChangelogFile(), deprecations(schema()))));
     return storedHtml(request, reply, changelog);
@@ -87,7 +120,12 @@ export function registerDocsRoutes(app: FastifyInstance): void {
         bodyClass: "explorer-page",
         styles: [explorerAssets.url("/graphql/explorer/assets/", "explorer.css")],
         scripts: [explorerAssets.url("/graphql/explorer/assets/", "explorer.js")],
-        body: `<div id="explorer" class="explorer-root"><noscript>The explorer needs JavaScript.</noscript></div>`,
+        // The versions the explorer offers, newest first (a JSON list of YYYY-MM-DD names: nothing to escape).
+        body: `<div id="explorer" class="explorer-root" data-versions='${JSON.stringify(
+          servedVersions(new Date())
+            .map((v) => v.name)
+            .reverse(),
+        )}'><noscript>The explorer needs JavaScript.</noscript></div>`,
       }),
     );
   });

@@ -194,7 +194,10 @@ export function deprecations(schema: GraphQLSchema): Deprecation[] {
 }
 
 /** The field reference page, generated from the live schema. */
-export function referencePage(schema: GraphQLSchema): string {
+export function referencePage(
+  schema: GraphQLSchema,
+  { version, versions }: { version: string; versions: readonly string[] },
+): string {
   const types = documentedTypes(schema);
   const index = types
     .map(
@@ -204,7 +207,18 @@ export function referencePage(schema: GraphQLSchema): string {
         )}</a> <span class="kind">${kindOf(t)}</span></li>`,
     )
     .join("");
+  const versionLinks = [...versions]
+    .reverse()
+    .map((name, index) => {
+      const label = index === 0 ? `${name} (newest)` : name;
+      const href = `/graphql/reference/?version=${name}`;
+      return name === version
+        ? `<li><a href="${href}" aria-current="page">${label}</a></li>`
+        : `<li><a href="${href}">${label}</a></li>`;
+    })
+    .join("");
   const body = `<h1>GraphQL API reference</h1>
+<nav class="api-versions" aria-label="API versions"><p>API version ${escapeHtml(version)}; choose another:</p><ul>${versionLinks}</ul></nav>
 <p>Every type and field of <code>POST /api/graphql</code>, generated from the running schema. Each field shows the
 permission an app needs to read it, or <span class="permission public">public</span> when it needs none (a
 project's public fields are visible to anyone for a published project), or <span class="permission public">as its
@@ -212,7 +226,9 @@ parent</span> for a value inside another object (a venue, a price), as visible a
 description ends with the same rule, as <code>schema.graphql</code> does. Start with the
 <a href="/graphql/reference/guides/getting-started">getting-started guide</a>, try queries in the
 <a href="/graphql/explorer/">explorer</a>, and see the <a href="/graphql/reference/changelog">changelog</a> for
-changes and deprecations. The schema as SDL: <a href="/graphql/reference/schema.graphql">schema.graphql</a>.
+changes and deprecations, and the <a href="/graphql/reference/guides/versioning">versioning guide</a> for what
+each version changed. Send <code>Eventgraph-Version: ${escapeHtml(version)}</code> to be answered in this version.
+The schema as SDL: <a href="/graphql/reference/schema.graphql?version=${escapeHtml(version)}">schema.graphql</a>.
 Every mutation may carry an <code>Idempotency-Key</code> header, so that a retry never runs it twice: see the
 <a href="/graphql/reference/guides/idempotency">idempotency guide</a>.</p>
 <div class="reference">

@@ -14,7 +14,8 @@ import {
 } from "graphql";
 
 /**
- * The committed schema file, relative to the repository root.
+ * The committed schema file of the first API version, relative to the repository root; each later
+ * version has its own (`snapshotFile` in graphql/versions/api-versions.ts), checked the same way.
  * @internal Exported for its tests only (knip --production checks that nothing else uses it).
  */
 export const schemaFile = "schema.graphql";
@@ -85,8 +86,11 @@ function hasGitHistory(root = repositoryRoot): boolean {
  * `firstParent` keeps only main's own line: what the changelog shows.
  * @internal Exported for the breaking-change check in schema.test.ts (knip --production).
  */
-export function schemaRevisions(options: { root?: string; firstParent?: boolean } = {}): SchemaRevision[] {
+export function schemaRevisions(
+  options: { root?: string; firstParent?: boolean; file?: string } = {},
+): SchemaRevision[] {
   const root = options.root ?? repositoryRoot;
+  const file = options.file ?? schemaFile;
   const out = git(
     [
       "log",
@@ -98,7 +102,7 @@ export function schemaRevisions(options: { root?: string; firstParent?: boolean 
       "--format=commit%x09%H%x09%cI%x09%s",
       "HEAD",
       "--",
-      schemaFile,
+      file,
     ],
     root,
   );
@@ -112,7 +116,7 @@ export function schemaRevisions(options: { root?: string; firstParent?: boolean 
       // :<old mode> <new mode> <old blob> <new blob> <status>\t<path>
       const [meta = "", path] = line.split("\t");
       const [, , before = "", after = "", status = ""] = meta.split(" ");
-      if (path !== schemaFile || status === "D") continue;
+      if (path !== file || status === "D") continue;
       revisions.push({ ...current, before: /^0+$/.test(before) ? undefined : before, after });
     }
   }
@@ -124,10 +128,10 @@ function readBlob(blob: string, root = repositoryRoot): string {
   return git(["cat-file", "blob", blob], root);
 }
 
-/** The schema.graphql committed at HEAD, or undefined when HEAD has none. */
-function committedSchema(root = repositoryRoot): string | undefined {
+/** The schema file committed at HEAD, or undefined when HEAD has none. */
+function committedSchema(root: string, file: string): string | undefined {
   try {
-    return git(["show", `HEAD:${schemaFile}`], root);
+    return git(["show", `HEAD:${file}`], root);
   } catch {
     return undefined;
   }
@@ -144,6 +148,15 @@ async function schemaChanges(before: string, after: string): Promise<SchemaChang
       path: change.path,
     }))
     .sort((a, b) => order[a.criticality] - order[b.criticality]);
+}
+
+/**
+ * The breaking changes from one schema to another (one API version's to the next's), with the
+ * schema coordinate each concerns.
+ * @internal Exported for the check in schema.test.ts that a version declares its breaking changes.
+ */
+export async function breakingChanges(before: string, after: string): Promise<SchemaChange[]> {
+  return (await schemaChanges(before, after)).filter((change) => change.criticality === "BREAKING");
 }
 
 /**
@@ -231,20 +244,22 @@ function typeDeprecation(schema: GraphQLSchema, target: GraphQLNamedType): strin
 }
 
 /**
- * Checks every step of schema.graphql along main's own line (a merge is one step against what main
- * had before it: a breaking change a branch brings in shows there), and the working tree against
- * HEAD. A branch's own steps are not checked: a type added and taken out again before the branch
- * landed was never served.
+ * Checks every step of one version's schema file (schema.graphql by default) along main's own line
+ * (a merge is one step against what main had before it: a breaking change a branch brings in shows
+ * there), and the working tree against HEAD. A branch's own steps are not checked: a type added and
+ * taken out again before the branch landed was never served. A version's file starts as a new file,
+ * with no step to check: what it changed against the version before is checked in schema.test.ts.
  * @internal Exported for the breaking-change check in schema.test.ts (knip --production).
  */
 export async function historyViolations(
   root = repositoryRoot,
   workingTree?: string,
+  file = schemaFile,
 ): Promise<{ checked: number; violations: Violation[] }> {
   const violations: Violation[] = [];
   let checked = 0;
   const seen = new Set<string>();
-  for (const revision of schemaRevisions({ root, firstParent: true })) {
+  for (const revision of schemaRevisions({ root, firstParent: true, file })) {
     if (!revision.before) continue;
     const key = `${revision.before}..${revision.after}`;
     if (seen.has(key)) continue;
@@ -259,7 +274,7 @@ export async function historyViolations(
       violations.push({ where: `${revision.commit.slice(0, 10)} ${revision.subject}`, message });
     }
   }
-  const head = committedSchema(root);
+  const head = committedSchema(root, file);
   if (head && workingTree !== undefined && head !== workingTree) {
     checked++;
     const today = new Date().toISOString();

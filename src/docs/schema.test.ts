@@ -6,7 +6,9 @@ import { describe, test } from "node:test";
 import { isEnumType, isInputObjectType, isInterfaceType, isObjectType } from "graphql";
 import { temporaryFolder } from "../../test/helpers/temporary.js";
 import { printedSchema, schema } from "../api-schema.js";
+import { apiVersions, snapshotFile } from "../graphql/versions/api-versions.js";
 import {
+  breakingChanges,
   historyViolations,
   removalDate,
   repositoryRoot,
@@ -23,12 +25,43 @@ type Venue { city: String }
 enum Status { DRAFT PUBLISHED OLD @deprecated(reason: "Never used. Removal after 2026-01-01.") }
 `;
 
-describe("schema.graphql", () => {
-  test("matches the schema the code builds", () => {
-    const committed = readFileSync(join(repositoryRoot, schemaFile), "utf8");
-    assert.ok(
-      committed === printedSchema(),
-      "schema.graphql differs from the code's schema: run `npm run build && node scripts/print-schema.mjs` and commit schema.graphql",
+describe("schema.graphql and a snapshot per API version", () => {
+  test("each version's snapshot matches the schema the code builds for it", () => {
+    assert.equal(snapshotFile(apiVersions[0] as (typeof apiVersions)[number]), schemaFile);
+    for (const version of apiVersions) {
+      const file = snapshotFile(version);
+      const committed = readFileSync(join(repositoryRoot, file), "utf8");
+      assert.ok(
+        committed === printedSchema(version),
+        `${file} differs from the code's schema of ${version.name}: run \`npm run build && node scripts/print-schema.mjs\` and commit it`,
+      );
+    }
+  });
+
+  test("a version changes incompatibly exactly what it declares against the version before it", async () => {
+    for (let i = 1; i < apiVersions.length; i++) {
+      const [older, newer] = [apiVersions[i - 1], apiVersions[i]] as const;
+      if (!older || !newer) continue;
+      const changes = await breakingChanges(printedSchema(older), printedSchema(newer));
+      const paths = [...new Set(changes.map((change) => change.path))].sort();
+      assert.deepEqual(
+        paths,
+        newer.changes.map((change) => change.coordinate).sort(),
+        `${newer.name} must declare each breaking change against ${older.name} (api-versions.ts)`,
+      );
+    }
+  });
+
+  test("the first version still has the field the newest renamed, under its old name", () => {
+    const [first] = apiVersions;
+    assert.ok(first);
+    const old = schema(first).getType("TicketType");
+    const newest = schema().getType("TicketType");
+    assert.ok(old && newest && "getFields" in old && "getFields" in newest);
+    assert.deepEqual([Boolean(old.getFields().quantity), Boolean(old.getFields().capacity)], [true, false]);
+    assert.deepEqual(
+      [Boolean(newest.getFields().quantity), Boolean(newest.getFields().capacity)],
+      [false, true],
     );
   });
 
@@ -63,10 +96,13 @@ describe("schema.graphql", () => {
     assert.deepEqual(missing, [], 'end each deprecation reason with "Removal after YYYY-MM-DD."');
   });
 
-  test("has no breaking change in its git history that was not deprecated first", async () => {
-    const workingTree = readFileSync(join(repositoryRoot, schemaFile), "utf8");
-    const { violations } = await historyViolations(repositoryRoot, workingTree);
-    assert.deepEqual(violations, []);
+  test("has no breaking change in any version's git history that was not deprecated first", async () => {
+    for (const version of apiVersions) {
+      const file = snapshotFile(version);
+      const workingTree = readFileSync(join(repositoryRoot, file), "utf8");
+      const { violations } = await historyViolations(repositoryRoot, workingTree, file);
+      assert.deepEqual(violations, [], `${file} (${version.name})`);
+    }
   });
 
   test("shows its history in the changelog, newest first", async () => {

@@ -1,9 +1,14 @@
 import type { FastifyReply } from "fastify";
 
-// What a browser app may read of an answer: the budget, the validator, the id to quote, and
-// whether a keyed mutation's answer was replayed (idempotency.ts).
+// What a browser app may read of an answer: the budget, the validator, the id to quote, whether a
+// keyed mutation's answer was replayed (idempotency.ts), and the API version that answered with
+// what of the request is going away (versions/deprecations.ts).
 const exposedHeaders = [
   "etag",
+  "eventgraph-version",
+  "deprecation",
+  "sunset",
+  "link",
   "idempotent-replayed",
   "retry-after",
   "x-request-id",
@@ -34,7 +39,7 @@ export class AnswerHeaders {
     "access-control-expose-headers",
     exposedHeaders,
     "vary",
-    "accept, accept-encoding, authorization",
+    "accept, accept-encoding, authorization, eventgraph-version",
   ];
 
   /** Sets `name` (lower case) to `value`, replacing the value it had. */

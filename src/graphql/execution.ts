@@ -15,6 +15,8 @@ import { applyCaching, sendNotModified } from "./http-caching.js";
 import { extensionsTail } from "./http-extensions.js";
 import type { GraphQLParams } from "./http-params.js";
 import type { OperationAnalysis } from "./limits/analyze-operation.js";
+import type { ApiVersion } from "./versions/api-versions.js";
+import type { Deprecation } from "./versions/deprecations.js";
 
 // Executing an admitted operation for POST/GET /api/graphql (http.ts): the execution slots, single
 // flight, the request timeout, and storing a clean answer in the response cache.
@@ -257,6 +259,10 @@ export interface Operation {
   introspectionOnly: boolean;
   /** The data areas a query reads: its answer is evicted only by writes to them. */
   areas: AreaMask;
+  /** The API version it is answered in. */
+  version: ApiVersion;
+  /** What it uses that is going away in that version (announced in Deprecation and Sunset). */
+  deprecation: Deprecation | undefined;
 }
 
 /**

@@ -14,7 +14,6 @@ import type { Services } from "../services.js";
 import { describeOperation, inOperationSpan, recordErrorCode } from "../telemetry/spans.js";
 import { AnswerHeaders } from "./answer-headers.js";
 import { rememberedCaller } from "./authentication.js";
-import { appView, publicView } from "./cache/cache-key.js";
 import { stillCurrent } from "./cache/freshness.js";
 import type { CachedAnswer } from "./cache/response-cache.js";
 import type { Operation } from "./execution.js";
@@ -22,6 +21,8 @@ import { internalError, Refusal, refusalAnswer, writeInTwo, writeWhole } from ".
 import { isJsonContentType, type MediaType, negotiate, paramsOf } from "./http-params.js";
 import type { RequestSteps } from "./request-steps.js";
 import { storedAnswerParts } from "./stored-answer.js";
+import { announceVersion } from "./versions/deprecations.js";
+import type { VersionedSteps } from "./versions/versioned-steps.js";
 
 /**
  * The hit lane: `POST /api/graphql` requests that the response cache answers, served before
@@ -41,7 +42,8 @@ import { storedAnswerParts } from "./stored-answer.js";
 export interface HitLaneDeps {
   config: Config;
   services: Services;
-  steps: RequestSteps;
+  /** The request steps of each API version, and the choice of a request's version. */
+  versions: VersionedSteps;
   logger: Logger;
   /** The JSON parser's remembered bodies (src/http/json-body.ts). */
   rememberedBody: (text: string) => object | undefined;
@@ -67,7 +69,7 @@ export interface HitLane {
 }
 
 export function hitLane(deps: HitLaneDeps): HitLane {
-  const { services, steps, logger } = deps;
+  const { services, versions, logger } = deps;
   const ipOf = clientAddress(deps.config.trustProxy);
   const maxBytes = Math.min(maxBodyBytes, deps.config.limits.maxBodyBytes);
   // The lines Fastify writes for each request at LOG_LEVEL=info, written alike; a logger per
@@ -132,12 +134,15 @@ export function hitLane(deps: HitLaneDeps): HitLane {
     const source = deps.rememberedBody(body.toString("utf8"));
     if (!media || source === undefined) return false;
     const actor = rememberedCaller(services, request.headers.authorization);
-    const operation = actor && operationOf(source, actor);
-    if (!actor || !operation) return false;
+    // A version the header names but the server does not answer is the route's to refuse.
+    const steps = actor && versions.choose(request.headers, actor);
+    if (!actor || !steps || steps instanceof Refusal) return false;
+    const operation = operationOf(source, actor, steps);
+    if (!operation) return false;
     const hit = operation.cacheKey ? services.responseCache.peek(operation.cacheKey) : undefined;
     if (!hit || !(await current(hit))) return false;
     services.responseCache.countLaneHit();
-    await answer(request, response, media, actor, operation, hit, arrival);
+    await answer(request, response, media, actor, operation, hit, arrival, steps);
     return true;
   }
 
@@ -153,15 +158,16 @@ export function hitLane(deps: HitLaneDeps): HitLane {
 
   /**
    * The operation of a remembered body for a caller, prepared once per view: the parser hands out
-   * the same frozen object for the same text, and the view (public, or an app with its permission
-   * list) is the response cache's own, so an app given other permissions prepares anew. Preparing
+   * the same frozen object for the same text, and the view (the API version, and public or an app
+   * with its permission list) is the response cache's own, so an app given other permissions, or
+   * asking in another version, prepares anew. Preparing
    * again on every hit (the document's analysis, the variables' canonical JSON, a new cache key that
    * the cache's lookup hashed again) was about a tenth of the lane's own work. Null: a body the lane
    * does not answer (a dry run, malformed parameters, an operation the limits refuse), which the
    * route refuses or answers each time.
    */
-  function operationOf(source: object, actor: Actor): Operation | null {
-    const view = actor.kind === "app" ? appView(actor.appId, actor.permissions, actor.grant) : publicView;
+  function operationOf(source: object, actor: Actor, steps: RequestSteps): Operation | null {
+    const view = steps.view(actor);
     const views = prepared.get(source) ?? new Map<string, Operation | null>();
     const known = views.get(view);
     if (known !== undefined) return known;
@@ -189,8 +195,10 @@ export function hitLane(deps: HitLaneDeps): HitLane {
     operation: Operation,
     hit: CachedAnswer,
     { id, at }: Arrival,
+    steps: RequestSteps,
   ): Promise<void> {
     const headers = new AnswerHeaders();
+    announceVersion(headers, operation.version, operation.deprecation);
     const finish = () => {
       const last = deps.lastHeaderFields(id);
       for (let i = 0; i < last.length; i += 2) headers.set(last[i] as string, last[i + 1] as string);

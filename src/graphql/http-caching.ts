@@ -88,10 +88,11 @@ export function registerPreflight(scope: FastifyInstance, url: string): void {
     new AnswerHeaders()
       .set("access-control-allow-methods", "GET, POST, OPTIONS")
       // If-None-Match: a browser app revalidates an introspection answer it keeps itself;
-      // Idempotency-Key: it retries a mutation safely (idempotency.ts).
+      // Idempotency-Key: it retries a mutation safely (idempotency.ts); Eventgraph-Version: it
+      // chooses the API version (versions/).
       .set(
         "access-control-allow-headers",
-        "authorization, content-type, accept, if-none-match, idempotency-key",
+        "authorization, content-type, accept, if-none-match, idempotency-key, eventgraph-version",
       )
       .set("access-control-max-age", "86400")
       .set("vary", "origin")

@@ -45,21 +45,37 @@ import { pointsForCost } from "./limits/rate-limiter.js";
 import { RequestSteps } from "./request-steps.js";
 import { storedAnswerParts } from "./stored-answer.js";
 import { registerStreamRoute, streamPath } from "./streams/stream-route.js";
+import { type ApiVersion, versionHeader } from "./versions/api-versions.js";
+import { announceVersion } from "./versions/deprecations.js";
+import { VersionedSteps } from "./versions/versioned-steps.js";
 
-/** Registers `POST /api/graphql` (and GET for queries) serving `schema`, following the GraphQL-over-HTTP spec. */
+/**
+ * Registers `POST /api/graphql` (and GET for queries) serving the schema of each API version
+ * (`schemaOf`, built once per version), following the GraphQL-over-HTTP spec.
+ */
 export function registerGraphQLRoutes(
   app: FastifyInstance,
   services: Services,
-  schema: GraphQLSchema,
+  schemaOf: (version: ApiVersion) => GraphQLSchema,
   /** Where the hit lane goes, and the metrics it records in. */
   { door, observe }: { door: FrontDoor; observe: ResponseObserver | undefined },
 ): void {
   const { config } = services;
   const limits = operationLimitsFrom(config);
-  const documents = new DocumentCache(schema, limits, { jit: config.fastPaths.jit });
-  const executor = createExecutor(services, documents);
-  const steps = new RequestSteps(services, schema, documents, limits);
-  const introspection = introspectionResponder(steps, new IntrospectionAnswers(schema, services.logger));
+  // Per version: its documents (parsed and validated against its schema), executor and
+  // introspection answers. The response cache is shared: its keys carry the version (cache-key.ts).
+  const runtimes = new Map<RequestSteps, Runtime>();
+  const versions = new VersionedSteps((version) => {
+    const schema = schemaOf(version);
+    const documents = new DocumentCache(schema, limits, { jit: config.fastPaths.jit });
+    const steps = new RequestSteps(version, services, schema, documents, limits);
+    runtimes.set(steps, {
+      executor: createExecutor(services, documents),
+      introspection: introspectionResponder(steps, new IntrospectionAnswers(schema, services.logger)),
+    });
+    return steps;
+  });
+  const runtimeOf = (steps: RequestSteps) => runtimes.get(steps) as Runtime;
   let lane: HitLane | undefined;
 
   app.register(async (scope) => {
@@ -73,7 +89,7 @@ export function registerGraphQLRoutes(
     // anything else on untouched (hit-lane.ts); guarded by test/api/hit-lane.test.ts and
     // hit-lane-edges.test.ts. Off, every request goes through the route.
     if (config.fastPaths["hit-lane"]) {
-      lane = hitLane({ config, services, steps, logger, rememberedBody, observe, lastHeaderFields });
+      lane = hitLane({ config, services, versions, logger, rememberedBody, observe, lastHeaderFields });
       door.use(lane.serve);
     }
     // Malformed JSON or an oversized body never reach the handler; answer them in the GraphQL error
@@ -105,7 +121,7 @@ export function registerGraphQLRoutes(
 
     registerPreflight(scope, "/api/graphql");
     scope.route({ method: ["GET", "POST"], url: "/api/graphql", compress: false, handler: handle });
-    registerStreamRoute(scope, services, schema, steps);
+    registerStreamRoute(scope, services, schemaOf, versions);
   });
 
   // The checklist of one request. Each step either hands its result to the next or refuses the
@@ -120,9 +136,13 @@ export function registerGraphQLRoutes(
     return inOperationSpan(request.id, async (span) => {
       try {
         const params = readRequest(request);
-        const actor = await steps.authenticate(request.headers.authorization);
+        const actor = await versions.any.authenticate(request.headers.authorization);
+        const steps = versions.for(request.headers, actor);
+        const { executor, introspection } = runtimeOf(steps);
+        exchange.headers.set(versionHeader, steps.version.name);
         steps.admit(actor, request.ip);
         const { operation, paid } = await steps.preparePaid(exchange.headers, params, actor, request.ip);
+        announceVersion(exchange.headers, operation.version, operation.deprecation);
         request.graphqlOperationType =
           params.extensions?.dryRun === true ? "dry_run" : operation.analysis.operationType;
         if (operation.analysis.operationType === "subscription") {
@@ -143,7 +163,7 @@ export function registerGraphQLRoutes(
           operationName: params.operationName,
           cost: operation.analysis.cost,
         });
-        if (params.extensions?.dryRun === true) return await answerDryRun(exchange, actor, operation);
+        if (params.extensions?.dryRun === true) return await answerDryRun(exchange, actor, operation, steps);
         if (operation.introspectionOnly) return await introspection.answer(exchange, actor, operation, paid);
         const budget = await steps.charge(exchange.headers, actor, operation, request.ip, paid);
         // Charged as any request: a replay or a refused key costs the operation's points, so a
@@ -189,10 +209,15 @@ export function registerGraphQLRoutes(
    * A dry run is measured but not executed, and costs only the validation of a document the server
    * had not prepared before (`preparePaid` took it).
    */
-  async function answerDryRun(exchange: Exchange, actor: Actor, operation: Operation): Promise<FastifyReply> {
+  async function answerDryRun(
+    exchange: Exchange,
+    actor: Actor,
+    operation: Operation,
+    steps: RequestSteps,
+  ): Promise<FastifyReply> {
     const { analysis } = operation;
     const points = operation.introspectionOnly
-      ? introspection.points(operation, exchange.request.headers["if-none-match"])
+      ? runtimeOf(steps).introspection.points(operation, exchange.request.headers["if-none-match"])
       : pointsForCost(analysis.cost);
     const [key, limit] = steps.budgetOf(actor, exchange.request.ip);
     const budget = await services.rateLimiter.peek(key, limit);
@@ -239,4 +264,10 @@ export function registerGraphQLRoutes(
     else sendNotModified(exchange);
     return true;
   }
+}
+
+/** What a version needs beside its request steps. */
+interface Runtime {
+  executor: ReturnType<typeof createExecutor>;
+  introspection: ReturnType<typeof introspectionResponder>;
 }

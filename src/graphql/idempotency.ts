@@ -43,7 +43,7 @@ export interface IdempotencyKey {
 export function idempotencyKeyOf(
   request: FastifyRequest,
   actor: Actor,
-  { analysis, params }: Operation,
+  { analysis, params, version }: Operation,
 ): IdempotencyKey | undefined {
   const header = request.headers[keyHeader];
   if (header === undefined || analysis.operationType !== "mutation") return undefined;
@@ -60,10 +60,17 @@ export function idempotencyKeyOf(
     );
   }
   // The same body: the same document, operation and variables (their key order and the JSON's
-  // whitespace aside). The project a mutation writes is in its input, so a key reused for another
-  // project is another body.
+  // whitespace aside), in the same API version, whose answer may be shaped otherwise. The project a
+  // mutation writes is in its input, so a key reused for another project is another body.
   const fingerprint = createHash("sha256")
-    .update(JSON.stringify([params.query, params.operationName ?? null, canonicalJson(params.variables)]))
+    .update(
+      JSON.stringify([
+        version.name,
+        params.query,
+        params.operationName ?? null,
+        canonicalJson(params.variables),
+      ]),
+    )
     .digest("base64url");
   return { scope: `app:${actor.appId}`, key, fingerprint };
 }

@@ -5,7 +5,7 @@ import type { Services } from "../services.js";
 import { allAreas } from "../shared/data-areas.js";
 import type { AnswerHeaders } from "./answer-headers.js";
 import { authenticate } from "./authentication.js";
-import { appView, canonicalJson, publicView, responseCacheKey } from "./cache/cache-key.js";
+import { callerView, canonicalJson, responseCacheKey, type View } from "./cache/cache-key.js";
 import { areasReadBy } from "./cache/document-areas.js";
 import type { RequestBudget } from "./context.js";
 import type { DocumentCache } from "./documents.js";
@@ -18,15 +18,20 @@ import { isIntrospectionOnly } from "./introspection/introspection-only.js";
 import type { OperationAnalysis } from "./limits/analyze-operation.js";
 import { assertWithinLimits, type OperationLimits } from "./limits/operation-limits.js";
 import { pointsForCost, type RateLimitState, type RequestAllowance } from "./limits/rate-limiter.js";
+import type { ApiVersion } from "./versions/api-versions.js";
+import { deprecationOf } from "./versions/deprecations.js";
 
 /**
  * The steps every API request goes through, whichever way it came in (the Fastify route, or the
  * hit lane that answers stored answers before Fastify: hit-lane.ts): who calls, what the operation
  * is and whether it is within the limits, and what it costs the caller's budget. Each step either
- * returns its result or throws a Refusal, whose HTTP status comes from the error table.
+ * returns its result or throws a Refusal, whose HTTP status comes from the error table. There is one
+ * per API version, with that version's schema and documents.
  */
 export class RequestSteps {
   constructor(
+    /** The API version these steps answer in. */
+    readonly version: ApiVersion,
     private readonly services: Services,
     private readonly schema: GraphQLSchema,
     private readonly documents: DocumentCache,
@@ -62,6 +67,11 @@ export class RequestSteps {
     bindOrigin(actor, { via: "api", ip });
   }
 
+  /** The caller's view in this version: the part of a cache key that says who asks, and in which version. */
+  view(actor: Actor): View {
+    return callerView(this.version.name, actor.kind === "app" ? actor : { kind: "public" });
+  }
+
   /** Parses, validates and measures the operation, and refuses it past the limits. */
   prepare(params: GraphQLParams, actor: Actor): Operation {
     const { documents, limits } = this;
@@ -95,14 +105,26 @@ export class RequestSteps {
     const cacheKey =
       analysis.operationType === "query" && !introspectionOnly
         ? responseCacheKey({
-            view: actor.kind === "app" ? appView(actor.appId, actor.permissions, actor.grant) : publicView,
+            view: this.view(actor),
             query: params.query,
             operationName: params.operationName,
             variablesJson,
           })
         : undefined;
     const areas = cacheKey ? areasReadBy(this.schema, prepared.prepared.document) : allAreas;
-    return { params, prepared: prepared.prepared, analysis, variables, cacheKey, areas, introspectionOnly };
+    const { version, schema } = this;
+    const deprecation = deprecationOf(version, schema, prepared.prepared.document);
+    return {
+      params,
+      prepared: prepared.prepared,
+      analysis,
+      variables,
+      cacheKey,
+      areas,
+      introspectionOnly,
+      version,
+      deprecation,
+    };
   }
 
   /**

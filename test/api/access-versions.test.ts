@@ -12,7 +12,8 @@ import { createTestContext, type TestContext } from "../helpers/test-services.js
 // access are all checked against it (docs/runtime.md). `(insert)` and `(delete)` stand for the row.
 const accessTables: Record<string, readonly string[]> = {
   projects: ["status", "(delete)"],
-  apps: ["project_id", "permissions", "token_hash", "(insert)", "(delete)"],
+  // api_version: the pinned API version, remembered with the token (migration 2026-11-29T04-40).
+  apps: ["project_id", "permissions", "token_hash", "api_version", "(insert)", "(delete)"],
   app_links: ["permissions", "revoked_at", "(insert)", "(delete)"],
   project_members: ["role", "(insert)", "(delete)"],
   users: ["email_verified_at", "(delete)"],
@@ -146,6 +147,10 @@ for (const engine of testEngines()) {
       ]);
       await expectMoves(
         () => sql.run("update apps set permissions = 'agenda:read attendees:read' where id = ?", app.id),
+        both,
+      );
+      await expectMoves(
+        () => sql.run("update apps set api_version = '2026-09-01' where id = ?", app.id),
         both,
       );
       // Its use is not access: the usage counters must not evict every answer of its projects.

@@ -201,7 +201,7 @@ for (const engine of testEngines()) {
       for (const answer of answers) {
         assert.equal(answer.headers["access-control-allow-origin"], "*");
         assert.match(String(answer.headers["access-control-expose-headers"]), /ratelimit/);
-        assert.equal(answer.headers.vary, "accept, accept-encoding, authorization");
+        assert.equal(answer.headers.vary, "accept, accept-encoding, authorization, eventgraph-version");
       }
       // The dashboard is not opened up: no CORS header on its pages.
       const page = await raw(server, "/login", { headers: { origin: "https://app.example" } });

@@ -132,7 +132,8 @@ for (const engine of testEngines()) {
     });
 
     test("with a token the app pays and the address does not; a bad token pays nothing", async () => {
-      const { app, token } = await createApp(server.services, { name: "Codegen" });
+      // Pinned to the version the public asks in (the oldest): each version keeps its own answers.
+      const { app, token } = await createApp(server.services, { name: "Codegen", apiVersion: "2026-09-01" });
       const appBudget = async () =>
         (await server.services.rateLimiter.peek(`app:${app.id}`, server.config.limits.appPointsPerHour))
           .remaining;

@@ -133,9 +133,9 @@ const cases: Case[] = [
     name: "ticket counts",
     permission: "tickets:read",
     query: (ids) =>
-      `{ project(id: "${ids.project}") { ticketTypes(onSaleOnly: false) { edges { node { quantity sold remaining } } } } }`,
+      `{ project(id: "${ids.project}") { ticketTypes(onSaleOnly: false) { edges { node { capacity sold remaining } } } } }`,
     succeeded: (data) =>
-      assert.deepEqual(data.project.ticketTypes.edges[0].node, { quantity: 100, sold: 1, remaining: 99 }),
+      assert.deepEqual(data.project.ticketTypes.edges[0].node, { capacity: 100, sold: 1, remaining: 99 }),
   },
   {
     name: "createTicketType",

@@ -18,7 +18,7 @@ const publicQueries = [
 const appQueries = [
   `query($id: ID!) { project(id: $id) { attendees(first: 50) { totalCount edges { node { id name ticketType { name sold } checkedIn checkIn { checkedInAt } checkIns { checkedInAt } } } } } }`,
   `query($id: ID!) { project(id: $id) { attendees(first: 50, status: REGISTERED, search: "ann") { totalCount edges { node { id } } } } }`,
-  `query($id: ID!) { project(id: $id) { ticketTypes(first: 20, onSaleOnly: false) { totalCount edges { node { name quantity sold remaining available } } } } }`,
+  `query($id: ID!) { project(id: $id) { ticketTypes(first: 20, onSaleOnly: false) { totalCount edges { node { name capacity sold remaining available } } } } }`,
   `query($id: ID!) { project(id: $id) { speakers(first: 20, includeUnpublished: true) { totalCount edges { node { name } } } } }`,
   `{ viewer { name permissions projects(first: 10) { totalCount edges { node { id } } } } }`,
 ];

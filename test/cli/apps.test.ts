@@ -8,6 +8,7 @@ import { onlyJson, runCliBinary, runCliInProcess, stackLine } from "../helpers/c
 import { testEngines } from "../helpers/engines.js";
 import {
   addMember,
+  createApp,
   createAttendee,
   createProject,
   createTicketType,
@@ -67,7 +68,7 @@ describe("eventgraph apps: usage", () => {
       create:
         "--project ID --name N --permissions a,b [--description D] [--redirect-url URL] [--website-url URL] [--privacy-url URL]",
       update:
-        "--app A [--name N] [--description D] [--permissions a,b] [--redirect-url URL] [--website-url URL] [--privacy-url URL]",
+        "--app A [--name N] [--description D] [--permissions a,b] [--redirect-url URL] [--website-url URL] [--privacy-url URL] [--api-version V]",
       link: "--app A --project ID --as E",
       revoke: "--app A --project ID",
       "rotate-token": "--app A",
@@ -256,6 +257,25 @@ for (const engine of testEngines()) {
       assert.deepEqual(body.data.viewer.permissions, ["ATTENDEES_READ", "CHECKINS_WRITE"]);
       assert.equal(body.data.viewer.name, "Badge printer");
       assert.deepEqual(body.data.project, { id: project.id, attendees: { totalCount: 0 } });
+    });
+
+    test("apps update --api-version pins the version the app's next request is answered in, and refuses an unknown one", async () => {
+      const { project } = await developerProject();
+      const { app, token } = await createApp(server.services, { projectId: project.id });
+      const refused = await runCliInProcess(
+        ["apps", "update", "--app", app.id, "--api-version", "2020-01-01"],
+        env,
+      );
+      assert.equal(refused.code, 1);
+      assert.match(refused.stderr, /must be one of 2026-09-01, 2026-12-01/);
+      const pinned = await runCliInProcess(
+        ["apps", "update", "--app", app.id, "--api-version", "2026-09-01", "--json"],
+        env,
+      );
+      assert.equal(pinned.code, 0, pinned.stderr);
+      assert.equal(onlyJson(pinned.stdout).apiVersion, "2026-09-01");
+      const answer = await gql(server.url, "{ __typename }", { token });
+      assert.equal(answer.headers.get("eventgraph-version"), "2026-09-01");
     });
 
     test("apps create without --json prints the token exactly once with a shown-once warning", async () => {

@@ -44,7 +44,14 @@ export async function createProject(
 /** A new app (with its one-time token) in a new (or the given) project, created by the project's owner. */
 export async function createApp(
   services: Services,
-  options: { projectId?: string; ownerId?: string; name?: string; permissions?: Permission[] } = {},
+  options: {
+    projectId?: string;
+    ownerId?: string;
+    name?: string;
+    permissions?: Permission[];
+    /** The API version it is pinned to (the newest when absent). */
+    apiVersion?: string;
+  } = {},
 ) {
   const home = options.projectId
     ? { projectId: options.projectId, ownerId: options.ownerId }
@@ -54,6 +61,7 @@ export async function createApp(
     projectId: home.projectId,
     name: options.name ?? "Schedule Sync",
     permissions: options.permissions ?? ["agenda:read"],
+    apiVersion: options.apiVersion,
   });
   return { app, token, projectId: home.projectId, ownerId: home.ownerId };
 }

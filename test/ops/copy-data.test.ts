@@ -26,7 +26,7 @@ const reads = [
   `query($id: ID!) { project(id: $id) { allSessions(first: 100) { totalCount pageInfo { endCursor hasNextPage }
      edges { node { id title status startsAt endsAt capacity room { id } track { id } speakers { id name } } } } } }`,
   `query($id: ID!) { project(id: $id) { allSpeakers(first: 100) { totalCount edges { node { id name company links { url } } } } } }`,
-  `query($id: ID!) { project(id: $id) { allTicketTypes(first: 100) { edges { node { id name price { amountMinor currency } quantity sold remaining } } } } }`,
+  `query($id: ID!) { project(id: $id) { allTicketTypes(first: 100) { edges { node { id name price { amountMinor currency } capacity sold remaining } } } } }`,
   `query($id: ID!) { project(id: $id) { attendees(first: 100) { totalCount pageInfo { endCursor hasNextPage }
      edges { node { id name email company status registeredAt ticketCode checkedIn ticketType { id } checkIn { checkedInAt source } } } } } }`,
   `query($id: ID!) { project(id: $id) { attendees(last: 50, status: CANCELLED) { totalCount edges { node { id cancelledAt } } } } }`,

@@ -124,9 +124,10 @@ export const appsCommands: CommandGroup = {
     },
     {
       name: "update",
-      summary: "Changes an app's name, description, permissions or install-flow URLs.",
+      summary: "Changes an app's name, description, permissions, install-flow URLs or API version.",
       details:
         'Only the flags given change; an empty value (--redirect-url "") clears a URL or the description.\n' +
+        "--api-version pins the version its requests without an Eventgraph-Version header are answered in.\n" +
         "Removing a permission takes effect at once everywhere; an added one waits for each linked\n" +
         "project's owners or admins to approve it (they are emailed and see a badge on Integrations).",
       options: {
@@ -139,6 +140,11 @@ export const appsCommands: CommandGroup = {
           description: "the full new list, separated by commas",
         },
         ...urlOptions,
+        "api-version": {
+          type: "string",
+          placeholder: "V",
+          description: "the API version (YYYY-MM-DD) its requests are answered in",
+        },
       },
       async run(input) {
         const permissions = input.string("permissions") === undefined ? undefined : permissionNames(input);
@@ -151,6 +157,7 @@ export const appsCommands: CommandGroup = {
             description: input.string("description"),
             permissions,
             ...urlInput(input),
+            apiVersion: input.string("api-version"),
           });
           // The approval emails go out in the background: finish them before the database closes.
           await services.updateRequests.settled();
@@ -166,9 +173,11 @@ export const appsCommands: CommandGroup = {
             redirectUrl: app.redirectUrl,
             websiteUrl: app.websiteUrl,
             privacyPolicyUrl: app.privacyPolicyUrl,
+            apiVersion: app.apiVersion,
           },
           [
             `Updated app "${app.name}" (${app.id})`,
+            `  API version:    ${app.apiVersion}`,
             `  Permissions:    ${listOrNone(app.permissions)}`,
             `  Redirect URL:   ${app.redirectUrl ?? "none"}`,
             `  Website:        ${app.websiteUrl ?? "none"}`,

@@ -13,6 +13,7 @@ import { Badge, DataTable, EmptyState, Facts, Notice, TabPanel, Tabs } from "../
 import { Form, FormError, type FormState, formState, SubmitButton } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
 import { appPath } from "./api-tab.js";
+import { ApiVersionPanel, registerApiVersionRoute } from "./api-version.js";
 import {
   AppFields,
   appUrlsFromForm,
@@ -111,6 +112,7 @@ function SettingsTab(props: {
           </div>
         </Form>
       </section>
+      <ApiVersionPanel app={app} csrf={ctx.csrf} />
       <section class="panel spaced narrow-panel" aria-labelledby="token-heading">
         <h4 id="token-heading">API token</h4>
         <p>
@@ -258,6 +260,7 @@ export function registerAppDetailsPages(app: FastifyInstance): void {
   const { services } = app;
 
   const load = (request: AppRequest) => loadAppPage(app, request);
+  registerApiVersionRoute(app, load);
 
   /** The Settings tab of `shown`: its saved values, unless a refused form's state is given. */
   function settingsTab(

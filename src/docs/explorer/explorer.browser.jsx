@@ -44,6 +44,8 @@ function summarize(response, body) {
     retryAfter: header("retry-after"),
     cached: extensions.cached,
     requestId: header("x-request-id"),
+    version: header("eventgraph-version"),
+    sunset: header("sunset"),
   };
 }
 
@@ -55,6 +57,8 @@ function StatusLine({ summary }) {
       </output>
     );
   const parts = [`HTTP ${summary.status}`];
+  if (summary.version !== undefined) parts.push(`version ${summary.version}`);
+  if (summary.sunset !== undefined) parts.push(`uses fields going away on ${summary.sunset}`);
   parts.push(summary.cost === undefined ? "cost: not reported" : `cost: ${summary.cost}`);
   if (summary.remaining !== undefined) {
     parts.push(`rate limit: ${summary.remaining} of ${summary.limit ?? "?"} points left`);
@@ -74,8 +78,16 @@ function StatusLine({ summary }) {
   );
 }
 
+// The API versions the server answers, newest first, and the one to open: the page names them
+// (docs.routes.ts); `?version=` in the address chooses one.
+const root = document.getElementById("explorer");
+const versions = JSON.parse(root?.dataset.versions ?? "[]");
+const askedVersion = new URLSearchParams(location.search).get("version");
+const firstVersion = versions.includes(askedVersion) ? askedVersion : (versions[0] ?? "");
+
 function Explorer() {
   const [token, setToken] = useState(storedToken);
+  const [version, setVersion] = useState(firstVersion);
   const [summary, setSummary] = useState(undefined);
 
   const fetcher = useCallback(
@@ -85,6 +97,8 @@ function Explorer() {
         accept: "application/graphql-response+json, application/json",
       };
       if (token.trim()) headers.authorization = `Bearer ${token.trim()}`;
+      // Each version is its own schema: a new fetcher makes GraphiQL introspect it again.
+      if (version) headers["eventgraph-version"] = version;
       const response = await fetch("/api/graphql", {
         method: "POST",
         headers,
@@ -101,7 +115,7 @@ function Explorer() {
       if (!String(params.query ?? "").includes("__schema")) setSummary(summarize(response, body));
       return body;
     },
-    [token],
+    [token, version],
   );
 
   const onToken = (event) => {
@@ -129,6 +143,16 @@ function Explorer() {
             spellCheck={false}
           />
         </label>
+        <label>
+          API version{" "}
+          <select name="version" value={version} onChange={(event) => setVersion(event.target.value)}>
+            {versions.map((name, index) => (
+              <option key={name} value={name}>
+                {index === 0 ? `${name} (newest)` : name}
+              </option>
+            ))}
+          </select>
+        </label>
         <StatusLine summary={summary} />
       </div>
       <div className="explorer-graphiql">
@@ -154,5 +178,4 @@ query Project($id: ID! = "AbC1") {
 // A link can carry a query to open (`/graphql/explorer/?query=...`), e.g. from the guides.
 const linkedQuery = new URLSearchParams(location.search).get("query") ?? undefined;
 
-const root = document.getElementById("explorer");
 if (root) createRoot(root).render(<Explorer />);

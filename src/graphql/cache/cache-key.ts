@@ -4,34 +4,49 @@ import { type Permission, serializePermissions } from "../../modules/access/perm
 // cache itself, which only stores under a key and never builds one; the HTTP handler builds keys
 // here and computes `canonicalJson` once per request for the key and the document analysis.
 
-/** The view key of a request without a token. */
-export const publicView = "public";
+/**
+ * Who asks and in which API version they are answered: the first part of every cache key and of the
+ * hit lane's prepared operations. Only `callerView` makes one, so no key can leave the version out:
+ * an answer of one version is never served for another (their fields differ).
+ */
+export type View = string & { readonly view: unique symbol };
+
+/** The caller of a request, as far as its answers depend on it. */
+export type Caller =
+  | { kind: "public" }
+  | {
+      kind: "app";
+      appId: string;
+      permissions: readonly Permission[];
+      grant?: { projectId: string } | undefined;
+    };
 
 // The serialized form of each permission list seen: an app's list is read with its token and shared
 // by the requests that token makes, so it is serialized once, not on each of them.
 const serialized = new WeakMap<readonly Permission[], string>();
 
 /**
- * The view key of an app: what it may see depends on the app and its granted permissions, and with
- * an OAuth access token on the one project its grant reaches (the app's own token sees them all).
+ * The view of `caller` in `version` (an API version's name): public, or the app with its granted
+ * permissions, and with an OAuth access token the one project its grant reaches (the app's own token
+ * sees them all).
  */
-export function appView(
-  appId: string,
-  permissions: readonly Permission[],
-  grant?: { projectId: string } | undefined,
-): string {
+export function callerView(version: string, caller: Caller): View {
+  if (caller.kind === "public") return `${version} public` as View;
+  const { appId, permissions, grant } = caller;
   let text = serialized.get(permissions);
   if (text === undefined) {
     text = serializePermissions(permissions);
     serialized.set(permissions, text);
   }
-  return grant ? `app:${appId}@${grant.projectId}:${text}` : `app:${appId}:${text}`;
+  return (
+    grant ? `${version} app:${appId}@${grant.projectId}:${text}` : `${version} app:${appId}:${text}`
+  ) as View;
 }
 
 /** What identifies a cacheable response. */
 export interface CacheKeyInput {
-  /** `publicView` or `appView(…)`. */
-  view: string;
+  /** `callerView(…)`: the caller and the API version. */
+  view: View;
   /** The document text exactly as received. */
   query: string;
   operationName?: string | null | undefined;
@@ -43,8 +58,8 @@ export interface CacheKeyInput {
 /**
  * The cache key: view, operation name, variables (key order ignored) and document text, joined.
  * The parts are kept as they are rather than hashed: a key costs its length in the byte budget,
- * while a SHA-256 per request was a measurable share of a cache hit. A NUL cannot occur in a view
- * or an operation name and is escaped in JSON, so the document text, last, cannot make two keys collide.
+ * while a SHA-256 per request was a measurable share of a cache hit. A NUL cannot occur in a view (a version
+ * name, a space, the caller) or an operation name and is escaped in JSON, so the document text, last, cannot make two keys collide.
  */
 export function responseCacheKey(input: CacheKeyInput): string {
   const variables = input.variablesJson ?? canonicalJson(input.variables);

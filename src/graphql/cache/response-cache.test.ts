@@ -1,7 +1,11 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { areaBit } from "../../shared/data-areas.js";
-import { appView, publicView, responseCacheKey } from "./cache-key.js";
+import { callerView, responseCacheKey } from "./cache-key.js";
+
+const publicView = callerView("2026-09-01", { kind: "public" });
+const appView = (appId: string) => callerView("2026-09-01", { kind: "app", appId, permissions: [] });
+
 import { ResponseCache } from "./response-cache.js";
 
 const query = `query Q($id: ID!) { project(id: $id) { name } }`;
@@ -37,12 +41,12 @@ describe("response cache", () => {
     const mark = cache.begin();
     cache.store(keyFor("AAAA"), body("a"), ["AAAA"], mark);
     cache.store(keyFor("BBBB"), body("b"), ["BBBB"], mark);
-    cache.store(keyFor("AAAA", appView("x", [])), body("ab"), ["AAAA", "BBBB"], mark);
+    cache.store(keyFor("AAAA", appView("x")), body("ab"), ["AAAA", "BBBB"], mark);
     cache.store(keyFor("CCCC"), body("c"), ["CCCC"], mark);
     cache.invalidateProject("BBBB");
     assert.deepEqual(cache.get(keyFor("AAAA")), body("a"));
     assert.equal(cache.get(keyFor("BBBB")), undefined);
-    assert.equal(cache.get(keyFor("AAAA", appView("x", []))), undefined);
+    assert.equal(cache.get(keyFor("AAAA", appView("x"))), undefined);
     assert.deepEqual(cache.get(keyFor("CCCC")), body("c"));
     assert.equal(cache.stats().entries, 2);
     cache.invalidateProject("AAAA");
@@ -55,7 +59,10 @@ describe("response cache", () => {
     const agenda = areaBit.project | areaBit.agenda;
     const people = areaBit.project | areaBit.attendees | areaBit.checkins;
     const agendaKey = keyFor("AAAA");
-    const peopleKey = keyFor("AAAA", "app:x:attendees:read");
+    const peopleKey = keyFor(
+      "AAAA",
+      callerView("2026-09-01", { kind: "app", appId: "x", permissions: ["attendees:read"] }),
+    );
     cache.store(agendaKey, body("agenda"), ["AAAA"], cache.begin(), { areas: agenda });
     cache.store(peopleKey, body("people"), ["AAAA"], cache.begin(), { areas: people });
     const mark = cache.begin();

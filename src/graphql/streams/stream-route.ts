@@ -7,13 +7,15 @@ import type { Actor } from "../../modules/access/actor.js";
 import type { Services } from "../../services.js";
 import { type LiveSignal, slowSubscriber } from "../../shared/live/live-hub.js";
 import { AnswerHeaders } from "../answer-headers.js";
-import { appView, canonicalJson, responseCacheKey } from "../cache/cache-key.js";
+import { canonicalJson, responseCacheKey } from "../cache/cache-key.js";
 import { createContext, type GraphQLContext } from "../context.js";
 import { formatError } from "../errors.js";
 import type { Operation } from "../execution.js";
 import { type Exchange, internalError, notJsonBody, Refusal, refuse } from "../http-answers.js";
 import { graphqlResponse, isJsonContentType, readParams } from "../http-params.js";
-import type { RequestSteps } from "../request-steps.js";
+import { type ApiVersion, latestVersion } from "../versions/api-versions.js";
+import { announceVersion } from "../versions/deprecations.js";
+import type { VersionedSteps } from "../versions/versioned-steps.js";
 
 /** Where subscriptions are served: the GraphQL over SSE protocol, "distinct connections" mode. */
 export const streamPath = "/api/graphql/stream";
@@ -49,13 +51,14 @@ const sharedResults = new WeakMap<LiveSignal, Map<string, Promise<ExecutionResul
 export function registerStreamRoute(
   scope: FastifyInstance,
   services: Services,
-  schema: GraphQLSchema,
-  steps: RequestSteps,
+  schemaOf: (version: ApiVersion) => GraphQLSchema,
+  versions: VersionedSteps,
 ): void {
   const { live, logger } = services;
   // graphql-sse types a context as a plain record; ours is the GraphQLContext of `Prepared`.
   const handler = createHandler<FastifyRequest, Prepared, Record<PropertyKey, unknown>>({
-    schema,
+    // Only for graphql-sse's own checks: each stream executes in its request's version (below).
+    schema: schemaOf(latestVersion),
     // Validated (and remembered) by the request steps already.
     validate: () => [],
     // No reservations: each subscription is its own request ("distinct connections mode").
@@ -66,7 +69,7 @@ export function registerStreamRoute(
     onSubscribe: async (req) => {
       const { operation, context, renew, shareKey } = req.context;
       const args = {
-        schema,
+        schema: schemaOf(operation.version),
         document: operation.prepared.document,
         operationName: operation.params.operationName,
         variableValues: operation.variables,
@@ -124,13 +127,14 @@ export function registerStreamRoute(
       if (!isJsonContentType(request.headers["content-type"])) throw notJsonBody();
       const params = readParams(request);
       if (params instanceof AppError) throw Refusal.from(params);
-      const actor = await steps.authenticate(request.headers.authorization);
+      const actor = await versions.any.authenticate(request.headers.authorization);
       if (actor.kind !== "app") {
         throw new Refusal(
           ErrorCode.UNAUTHENTICATED,
           "Subscriptions need an app's token (Authorization: Bearer)",
         );
       }
+      const steps = versions.for(request.headers, actor);
       steps.admit(actor, request.ip);
       // A process that cannot hear the others (its change feed lost) could not end a stream whose
       // access is revoked elsewhere: it opens none until it hears again (the hub ended the others).
@@ -141,6 +145,7 @@ export function registerStreamRoute(
         );
       }
       const { operation, paid } = await steps.preparePaid(exchange.headers, params, actor, request.ip);
+      announceVersion(exchange.headers, operation.version, operation.deprecation);
       if (operation.analysis.operationType !== "subscription") {
         throw new Refusal(
           ErrorCode.BAD_REQUEST,
@@ -154,7 +159,7 @@ export function registerStreamRoute(
       // execution (`renew`): kept whole, its loaders and resolved access would serve old rows.
       const stream = new Proxy({} as GraphQLContext, { get: (_target, key) => Reflect.get(context, key) });
       const shareKey = responseCacheKey({
-        view: appView(actor.appId, actor.permissions),
+        view: steps.view(actor),
         query: params.query,
         operationName: params.operationName,
         variablesJson: canonicalJson(params.variables),

@@ -22,6 +22,8 @@ export type Actor =
        * project only, and `permissions` is already narrowed to the token's scopes.
        */
       grant?: { id: string; projectId: string; expiresAt: number };
+      /** The API version the app is pinned to (`apps.api_version`), when it was read. */
+      apiVersion?: string;
     }
   /** No credentials: only published projects and their public data. */
   | { kind: "public" }

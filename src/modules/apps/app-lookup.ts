@@ -19,7 +19,14 @@ export const appLookup = {
   /** The app's home project, requested permissions and name, or undefined when it is gone. */
   async standing(db: Db, appId: string) {
     const app = await appsRepository.findById(db, appId);
-    return app && { projectId: app.project_id, permissions: app.permissions, name: app.name };
+    return (
+      app && {
+        projectId: app.project_id,
+        permissions: app.permissions,
+        name: app.name,
+        apiVersion: app.api_version,
+      }
+    );
   },
   /** The id of the app's active link to a project, or undefined (its home project has none). */
   async activeLinkId(db: Db, appId: string, projectId: string): Promise<string | undefined> {

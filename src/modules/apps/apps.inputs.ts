@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { findVersion, isServed, servedVersions } from "../../graphql/versions/api-versions.js";
 import { appUrl, idText, optionalMultilineText, requiredText } from "../../shared/validation.js";
 import {
   allPermissions,
@@ -30,6 +31,20 @@ const id = z.string({ error: "is required" }).min(1, "is required").pipe(idText)
 const redirectUrl = appUrl.refine((v) => v === null || !v.includes("#"), {
   message: "must not contain a #fragment",
 });
+// A pin to a version that is not served would answer the app in another one without telling it.
+const apiVersion = z.string().refine(
+  (name) => {
+    const version = findVersion(name);
+    return version !== undefined && isServed(version, new Date());
+  },
+  {
+    error: () =>
+      `must be one of ${servedVersions(new Date())
+        .map((v) => v.name)
+        .join(", ")}`,
+  },
+);
+
 export const createInput = z.object({
   projectId: id,
   name: requiredText(100),
@@ -38,6 +53,7 @@ export const createInput = z.object({
   redirectUrl: redirectUrl.optional(),
   websiteUrl: appUrl.optional(),
   privacyPolicyUrl: appUrl.optional(),
+  apiVersion: apiVersion.optional(),
 });
 export const updateInput = z.object({
   id,
@@ -47,6 +63,7 @@ export const updateInput = z.object({
   redirectUrl: redirectUrl.optional(),
   websiteUrl: appUrl.optional(),
   privacyPolicyUrl: appUrl.optional(),
+  apiVersion: apiVersion.optional(),
 });
 export const appRef = z.object({ id });
 export const linkRef = z.object({ appId: id, projectId: id });

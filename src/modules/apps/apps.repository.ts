@@ -38,7 +38,7 @@ const tokenOwner = reusableQuery(
   (db, tokenHash: string) =>
     db
       .selectFrom("apps")
-      .select(["id", "project_id", "name", "permissions"])
+      .select(["id", "project_id", "name", "permissions", "api_version"])
       .where("token_hash", "=", tokenHash),
   [""] as const,
 );
@@ -68,7 +68,7 @@ export const appsRepository = {
   async findTokenOwner(
     db: Db,
     tokenHash: string,
-  ): Promise<Pick<AppRow, "id" | "project_id" | "name" | "permissions"> | undefined> {
+  ): Promise<Pick<AppRow, "id" | "project_id" | "name" | "permissions" | "api_version"> | undefined> {
     return (await tokenOwner(db, tokenHash))[0];
   },
 

@@ -3,6 +3,7 @@ import type { Config } from "../../config.js";
 import type { Db } from "../../db/database.js";
 import { inTransaction } from "../../db/transaction.js";
 import { AppError, ErrorCode, notFound } from "../../errors.js";
+import { latestVersion } from "../../graphql/versions/api-versions.js";
 import type { Logger } from "../../logger.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
@@ -50,6 +51,8 @@ export interface App {
   websiteUrl: string | null;
   /** The app's privacy policy, linked on the consent page. */
   privacyPolicyUrl: string | null;
+  /** The API version its requests are answered in when they name none (Eventgraph-Version). */
+  apiVersion: string;
 }
 
 function creatorOf(
@@ -134,6 +137,7 @@ export function createAppsService(
       redirectUrl: row.redirect_url,
       websiteUrl: row.website_url,
       privacyPolicyUrl: row.privacy_url,
+      apiVersion: row.api_version,
     }));
   }
 
@@ -179,6 +183,8 @@ export function createAppsService(
         redirect_url: data.redirectUrl ?? null,
         website_url: data.websiteUrl ?? null,
         privacy_url: data.privacyPolicyUrl ?? null,
+        // A new app is built against the newest version; it moves to a later one when it chooses.
+        api_version: data.apiVersion ?? latestVersion.name,
       };
       await inTransaction(db, actor, async (trx) => {
         await appsRepository.insert(trx, row);
@@ -210,6 +216,7 @@ export function createAppsService(
         if (data.redirectUrl !== undefined) patch.redirect_url = data.redirectUrl;
         if (data.websiteUrl !== undefined) patch.website_url = data.websiteUrl;
         if (data.privacyPolicyUrl !== undefined) patch.privacy_url = data.privacyPolicyUrl;
+        if (data.apiVersion !== undefined) patch.api_version = data.apiVersion;
         await appsRepository.update(trx, data.id, patch);
         const updated = await appsRepository.findById(trx, data.id);
         if (!updated) throw notFound("App");
@@ -304,6 +311,7 @@ export function createAppsService(
         homeProjectId: row.project_id,
         permissions: parsePermissions(row.permissions),
         appName: row.name,
+        apiVersion: row.api_version,
       };
     },
 

@@ -199,6 +199,8 @@ async function appActor(db: Db, appId: string): Promise<Actor | undefined> {
     homeProjectId: app.projectId,
     permissions: parsePermissions(app.permissions),
     appName: app.name,
+    // Pages run in the version the app is pinned to (app.ts, startBulkOperations).
+    apiVersion: app.apiVersion,
   };
 }
 

@@ -30,6 +30,7 @@ export interface AccessTokenOwner {
   home_project_id: string;
   app_name: string;
   app_permissions: string;
+  app_api_version: string;
 }
 
 /** SQL for OAuth clients, codes, grants and tokens; nothing else touches these tables. */
@@ -159,6 +160,7 @@ export const oauthRepository = {
         "apps.project_id as home_project_id",
         "apps.name as app_name",
         "apps.permissions as app_permissions",
+        "apps.api_version as app_api_version",
       ])
       .where("oauth_tokens.token_hash", "=", tokenHash)
       .where("oauth_tokens.kind", "=", "access")

@@ -341,6 +341,7 @@ export function createOAuthService(deps: {
         permissions: parsePermissions(owner.app_permissions).filter((p) => scopes.has(p)),
         appName: owner.app_name,
         grant: { id: owner.grant_id, projectId: owner.project_id, expiresAt },
+        apiVersion: owner.app_api_version,
       };
     },
 

@@ -107,7 +107,8 @@ export function defineTicketTypes(): void {
         resolve: (tt, _args, c) =>
           onSale(tt) && c.loaders.soldCount.load(tt.id).then((sold) => sold < tt.quantity),
       }),
-      quantity: t.exposeInt("quantity", {
+      // Named `quantity` until version 2026-12-01 (graphql/versions/api-versions.ts).
+      capacity: t.exposeInt("quantity", {
         public: true,
         ...requires("tickets:read"),
         nullable: true,

@@ -86,7 +86,9 @@ export function mayReceive(type: string, permissions: ReadonlySet<Permission>): 
 
 /**
  * What `data.object` holds when an app set no fragment for the type: the fields a receiver needs to
- * act without calling back, with the same names and global ids as the GraphQL type.
+ * act without calling back, with the same names and global ids as the GraphQL type. Written for the
+ * newest API version; an app pinned to an older one gets them as that version spells them
+ * (`selectionIn`, graphql/versions/api-versions.ts).
  */
 export const defaultSelections: Readonly<Record<string, string>> = {
   Project: "id name description timezone startsAt endsAt status website updatedAt",
@@ -94,7 +96,7 @@ export const defaultSelections: Readonly<Record<string, string>> = {
   Speaker: "id name bio company jobTitle photoUrl",
   Track: "id name color",
   Room: "id name capacity",
-  TicketType: "id name description price { amountMinor currency } quantity salesStartAt salesEndAt",
+  TicketType: "id name description price { amountMinor currency } capacity salesStartAt salesEndAt",
   Attendee:
     "id name email company status registeredAt cancelledAt ticketType { id } checkIn { checkedInAt undoneAt }",
   Order:

@@ -130,7 +130,7 @@ for (const engine of testEngines()) {
         logger: services.logger,
         access: services.access,
         mailer: services.mailer,
-        renderer: new ObjectRenderer(schema(), services),
+        renderer: new ObjectRenderer(schema, services),
       });
       second.start();
       const unsubscribe = services.webhooks.onQueued(() => second.wake());

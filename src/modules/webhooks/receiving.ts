@@ -19,6 +19,8 @@ export async function receivingApp(db: Db, access: AccessService, delivery: Deli
     homeProjectId: app.project_id,
     permissions: parsePermissions(app.permissions),
     appName: app.name,
+    // Payloads are rendered in the version the app is pinned to (render.ts).
+    apiVersion: app.api_version,
   };
   if (delivery.object_typename === "AppLink") {
     const link = await repo.findLink(db, delivery.object_id);

@@ -2,6 +2,7 @@ import { type DocumentNode, execute, type GraphQLSchema, parse, validate } from 
 import { LRUCache } from "lru-cache";
 import { createContext } from "../../graphql/context.js";
 import { globalId } from "../../graphql/ids.js";
+import { type ApiVersion, chooseVersion, selectionIn } from "../../graphql/versions/api-versions.js";
 import type { Services } from "../../services.js";
 import type { Actor } from "../access/actor.js";
 import { defaultSelections } from "./catalogue.js";
@@ -15,34 +16,38 @@ const maxSelectionLength = 2000;
  * Turns an event's object into `data.object` through the API itself: `node(id)` with the app's
  * selection (its fragment for the type, or the default), executed as the app with what the
  * project's link grants. The payload therefore has exactly the GraphQL field names, global ids and
- * permission rules of the API, and nothing an API call could not have read.
+ * permission rules of the API, and nothing an API call could not have read. It renders in the
+ * API version the app is pinned to, so a payload changes shape only when the app moves its pin.
  */
 export class ObjectRenderer {
   private readonly documents = new LRUCache<string, DocumentNode | string>({ max: 500 });
 
   constructor(
-    private readonly schema: GraphQLSchema,
+    private readonly schemaOf: (version: ApiVersion) => GraphQLSchema,
     private readonly services: Services,
   ) {}
 
-  /** The parsed document for a selection on `typename`, or the validation message. */
-  document(typename: string, selection: string): DocumentNode | string {
-    const key = `${typename}\u0000${selection}`;
+  /** The parsed document for a selection on `typename` in `version`, or the validation message. */
+  document(version: ApiVersion, typename: string, selection: string): DocumentNode | string {
+    const key = `${version.name}\u0000${typename}\u0000${selection}`;
     let cached = this.documents.get(key);
     if (cached === undefined) {
-      cached = this.compile(typename, selection);
+      cached = this.compile(this.schemaOf(version), typename, selection);
       this.documents.set(key, cached);
     }
     return cached;
   }
 
-  /** Checks an app's selection for a type before it is saved; answers the problem or undefined. */
-  check(typename: string, selection: string): string | undefined {
-    const result = this.document(typename, selection);
+  /**
+   * Checks an app's selection for a type before it is saved, in the version the app is pinned to;
+   * answers the problem or undefined.
+   */
+  check(pinned: string, typename: string, selection: string): string | undefined {
+    const result = this.document(versionOf(pinned), typename, selection);
     return typeof result === "string" ? result : undefined;
   }
 
-  private compile(typename: string, selection: string): DocumentNode | string {
+  private compile(schema: GraphQLSchema, typename: string, selection: string): DocumentNode | string {
     if (selection.length > maxSelectionLength) return `must be at most ${maxSelectionLength} characters`;
     // A selection only, wrapped here: the app cannot add operations, variables or directives elsewhere.
     if (!balanced(selection)) return "must have balanced braces";
@@ -56,7 +61,7 @@ export class ObjectRenderer {
       return `is not a valid selection: ${(error as Error).message}`;
     }
     if (document.definitions.length !== 2) return "must be a selection of fields only";
-    const errors = validate(this.schema, document);
+    const errors = validate(schema, document);
     if (errors.length > 0) return errors.map((e) => e.message).join("; ");
     return document;
   }
@@ -68,12 +73,14 @@ export class ObjectRenderer {
     id: string,
     selection: string | undefined,
   ): Promise<RenderedObject> {
-    const fields = selection ?? defaultSelections[typename];
+    const version = versionOf(actor.kind === "app" ? actor.apiVersion : undefined);
+    const defaults = defaultSelections[typename];
+    const fields = selection ?? (defaults && selectionIn(version, typename, defaults));
     if (!fields) return { ok: true, object: { id: globalId(typename, id) } };
-    const document = this.document(typename, fields);
+    const document = this.document(version, typename, fields);
     if (typeof document === "string") return { ok: false, error: `The fragment ${document}` };
     const result = await execute({
-      schema: this.schema,
+      schema: this.schemaOf(version),
       document,
       contextValue: createContext(this.services, actor, `webhook-${id}`),
       variableValues: { id: globalId(typename, id) },
@@ -83,6 +90,13 @@ export class ObjectRenderer {
     if (!node) return { ok: true, object: { id: globalId(typename, id) } };
     return { ok: true, object: node };
   }
+}
+
+/** The version an app's pin answers in, as its API requests without the header are answered. */
+function versionOf(pinned: string | undefined): ApiVersion {
+  const choice = chooseVersion(undefined, pinned, new Date());
+  if (!choice.ok) throw new Error(choice.message);
+  return choice.version;
 }
 
 function balanced(text: string): boolean {

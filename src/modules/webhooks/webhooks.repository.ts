@@ -122,7 +122,7 @@ export const webhooksRepository = {
   findApp(db: Db, appId: string) {
     return db
       .selectFrom("apps")
-      .select(["id", "project_id", "name", "permissions"])
+      .select(["id", "project_id", "name", "permissions", "api_version"])
       .where("id", "=", appId)
       .executeTakeFirst();
   },

@@ -87,8 +87,11 @@ const configureInput = z.object({
   rotateSecret: z.boolean().optional(),
 });
 
-/** Checks a selection for a GraphQL type; set by the app once the schema exists (ObjectRenderer.check). */
-type SelectionCheck = (typename: string, selection: string) => string | undefined;
+/**
+ * Checks a selection for a GraphQL type in the app's pinned API version; set by the app once the
+ * schemas exist (ObjectRenderer.check).
+ */
+type SelectionCheck = (apiVersion: string, typename: string, selection: string) => string | undefined;
 
 const typenameOf: Record<string, string> = {
   project: "Project",
@@ -207,7 +210,7 @@ export function createWebhooksService(
       input: z.input<typeof configureInput>,
     ): Promise<{ endpoint: WebhookEndpoint; secret: string | undefined }> {
       const data = parseInput(configureInput, input);
-      await managedApp(actor, data.appId);
+      const app = await managedApp(actor, data.appId);
       let url: URL;
       try {
         url = checkEndpointUrl(data.url, config.webhooks.allowPrivateNetworks);
@@ -222,7 +225,7 @@ export function createWebhooksService(
         if (!trimmed) continue;
         const typename = objectTypeOf(type);
         if (!typename) throw badInput([{ field: ["fragments", type], message: "takes no fragment" }]);
-        const problem = checkSelection?.(typename, trimmed);
+        const problem = checkSelection?.(app.apiVersion, typename, trimmed);
         if (problem) throw badInput([{ field: ["fragments", type], message: problem }]);
         fragments[type] = trimmed;
       }
