@@ -12,6 +12,7 @@ import { defineAuditTypes } from "./modules/audit/audit.graphql.js";
 import { defineBulkTypes } from "./modules/bulk/bulk.graphql.js";
 import { defineCheckInTypes } from "./modules/checkins/checkins.graphql.js";
 import { defineDoorCountTypes } from "./modules/checkins/door-counts.graphql.js";
+import { defineTestProjectTypes } from "./modules/demo/test-projects.graphql.js";
 import { defineDiscountCodeTypes } from "./modules/discount-codes/discount-codes.graphql.js";
 import { defineEventPageTypes } from "./modules/event-page/event-page.graphql.js";
 import { defineLiveTypes } from "./modules/live/live.graphql.js";
@@ -52,6 +53,7 @@ export function schema(): GraphQLSchema {
     defineWebhookTypes();
     defineLiveTypes();
     defineBulkTypes();
+    defineTestProjectTypes();
     // Fails here, at assembly, when a field of a project-scoped type declares no access.
     const assembled = assertAccessDeclared(builder.toSchema({ sortSchema: true }));
     built = describeAccess(enforcePermissions(synchronousNodeIds(inlineEdgeNodes(assembled))));
