@@ -4,9 +4,10 @@ import { inputMutation, payloadType } from "../../graphql/mutations.js";
 import { ProjectRef } from "../projects/projects.graphql.js";
 import type { CreatedTestProject } from "./test-projects.js";
 
-// Each call generates a demo conference (about 2,000 attendees and 60 sessions): 2,000 points, so
-// an app's hourly budget (10,000 by default) makes at most five an hour, whatever it sends at once.
-const testProjectCost = 2_000;
+// Each call generates a demo conference (about 2,000 attendees and 60 sessions), a second of work:
+// 200 of the rate limit's points (cost / 100), so an app's hourly budget (10,000 by default) makes
+// at most 50 an hour, whatever it sends at once. Within MAX_QUERY_COST (50,000) with room to spare.
+const testProjectCost = 20_000;
 
 const CreatedTestProjectRef = builder.objectRef<CreatedTestProject>("CreatedTestProject").implement({
   description: "A new test project and the token of its Test app, shown this once.",

@@ -93,7 +93,7 @@ export function createTestProjectsService(
   }
 
   // Counted before the project is made: a burst of parallel calls may pass together, but each call
-  // costs 2,000 points of the app's hourly budget (test-projects.graphql.ts), which bounds them.
+  // costs 200 points of the app's hourly budget (test-projects.graphql.ts), which bounds them.
   async function assertBelowLimit(userId: string): Promise<void> {
     const owned = (await projectsRepository.listForUser(db, userId)).filter(
       (p) => p.is_test && p.role === "OWNER",
@@ -120,11 +120,14 @@ export function createTestProjectsService(
       if (actor.kind === "user") return this.create(actor.userId, actor, now, name);
       if (actor.kind !== "app")
         throw refused("Only a signed-in developer or an app can create a test project");
-      const developerId = await developerOf(actor);
-      const created = await this.create(developerId, actor, now, name);
-      // The developer (its owner) links the calling app, as a partner installs their app on a
-      // development store: the app's own token then reaches the sandbox it made.
-      const developer = bindOrigin({ kind: "user" as const, userId: developerId }, originOf(actor));
+      // The developer acts, through the app's request: they own the project and its Test app, and
+      // link the calling app, as a partner installs their app on a development store, so the app's
+      // own token reaches the sandbox it made.
+      const developer = bindOrigin(
+        { kind: "user" as const, userId: await developerOf(actor) },
+        originOf(actor),
+      );
+      const created = await this.create(developer.userId, developer, now, name);
       await deps.apps.authorize(developer, { appId: actor.appId, projectId: created.project.id });
       return created;
     },
