@@ -49,6 +49,23 @@ for (const engine of testEngines()) {
         server.services.apps.authorize(userActor(ownerId), { appId, projectId: real.id }),
         /belongs to a test project/,
       );
+      // Whatever path writes a link, the database refuses it.
+      await assert.rejects(
+        server.database.db
+          .insertInto("app_links")
+          .values({
+            id: crypto.randomUUID(),
+            app_id: appId,
+            project_id: real.id,
+            authorized_by: null,
+            authorized_at: new Date().toISOString(),
+            permissions: "agenda:read",
+            revoked_at: null,
+            revoked_by: null,
+          })
+          .execute(),
+        /app_links_test_app_stays_home/,
+      );
       const reached = await gql(server.url, read, { token, variables: { id: real.id } });
       assert.equal(codeOf(reached.body), "NOT_FOUND");
       const { body } = await gql(server.url, read, { token, variables: { id: project.id } });
