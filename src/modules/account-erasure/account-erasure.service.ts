@@ -4,12 +4,11 @@ import { AppError, ErrorCode, notFound } from "../../errors.js";
 import type { ErasedAccount } from "../../shared/erasure.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import type { Actor } from "../access/actor.js";
-import { usersRepository } from "../accounts/users.repository.js";
+import { userLookup } from "../accounts/users.service.js";
 import { eraseAccountFromAuditLog, recordAccountErasure } from "../audit/account-erasure.js";
-import { oauthRepository } from "../oauth/oauth.repository.js";
-import { invitationsRepository } from "../projects/invitations.repository.js";
+import { forgetAuthorizer } from "../oauth/erasure.js";
 import { leaveAllProjects } from "../projects/members.service.js";
-import { projectsRepository } from "../projects/projects.repository.js";
+import { projectLookup } from "../projects/project-lookup.js";
 import type { ProjectsService } from "../projects/projects.service.js";
 
 /** What an erasure did, as the CLI prints it. */
@@ -40,21 +39,16 @@ export function createAccountErasure(deps: { db: Db; changes: ProjectChanges; pr
   const { db, changes } = deps;
 
   async function soleOwnerships(userId: string) {
-    const owned = (await projectsRepository.listForUser(db, userId)).filter((p) => p.role === "OWNER");
-    const sole = [];
-    for (const project of owned) {
-      if ((await projectsRepository.countOwners(db, project.id)) <= 1) sole.push(project);
-    }
-    return sole;
+    return (await projectLookup.memberships(db, userId)).filter((p) => p.role === "OWNER" && p.owners <= 1);
   }
 
   return {
     /** Erases the account `userId` for `actor` (the operator, or the user themselves). */
     async erase(actor: Actor, userId: string): Promise<AccountErasure> {
-      const user = await usersRepository.findById(db, userId);
+      const user = await userLookup.byId(db, userId);
       if (!user) throw notFound("User");
       const sole = await soleOwnerships(userId);
-      const real = sole.filter((p) => !p.is_test);
+      const real = sole.filter((p) => !p.isTest);
       if (real.length > 0) {
         const names = real.map((p) => `“${p.name}” (${p.id})`).join(", ");
         throw new AppError(
@@ -67,7 +61,7 @@ export function createAccountErasure(deps: { db: Db; changes: ProjectChanges; pr
 
       const account: ErasedAccount = { userId, name: user.name, email: user.email };
       const projectIds = await inTransaction(db, actor, async (trx) => {
-        const memberships = await projectsRepository.listForUser(trx, userId);
+        const memberships = await projectLookup.memberships(trx, userId);
         // Under each project's membership lock; refuses if they became a sole owner meanwhile.
         await leaveAllProjects(trx, userId);
         for (const project of memberships) {
@@ -80,12 +74,12 @@ export function createAccountErasure(deps: { db: Db; changes: ProjectChanges; pr
         }
         const ids = memberships.map((p) => p.id);
         await changes.record(trx, ...ids);
-        await invitationsRepository.deleteAddressedTo(trx, user.email_normalized);
-        await oauthRepository.forgetAuthorizer(trx, userId);
+        await projectLookup.forgetInvitationsTo(trx, user.email_normalized);
+        await forgetAuthorizer(trx, userId);
         await recordAccountErasure(trx, actor, userId);
         // Last: the entries above, written under their address when they erase themselves, too.
         await eraseAccountFromAuditLog(trx, account, ids);
-        await usersRepository.delete(trx, userId);
+        await userLookup.delete(trx, userId);
         return ids;
       });
       await changes.announceRecorded(...projectIds);
@@ -93,5 +87,3 @@ export function createAccountErasure(deps: { db: Db; changes: ProjectChanges; pr
     },
   };
 }
-
-export type AccountErasureService = ReturnType<typeof createAccountErasure>;

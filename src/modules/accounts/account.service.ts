@@ -1,7 +1,5 @@
 import { z } from "zod";
 import { isUniqueViolation } from "../../db/constraint-errors.js";
-import type { Tx } from "../../db/database.js";
-import { inTransaction } from "../../db/transaction.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { nowIso } from "../../shared/time.js";
 import { email, parseInput, requiredText } from "../../shared/validation.js";

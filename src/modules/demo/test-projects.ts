@@ -7,10 +7,10 @@ import { optionalText, parseInput } from "../../shared/validation.js";
 import type { AccessService } from "../access/access.service.js";
 import { type Actor, bindOrigin, originOf, systemActor } from "../access/actor.js";
 import { allPermissions } from "../access/permissions.js";
-import { appsRepository } from "../apps/apps.repository.js";
+import { appLookup } from "../apps/app-lookup.js";
 import type { AppsService } from "../apps/apps.service.js";
 import type { MembersService } from "../projects/members.service.js";
-import { projectsRepository } from "../projects/projects.repository.js";
+import { projectLookup } from "../projects/project-lookup.js";
 import type { Project, ProjectsService } from "../projects/projects.service.js";
 import { demoProjectInput, generateDemo } from "./demo.generator.js";
 import { demoRepository } from "./demo.repository.js";
@@ -23,7 +23,7 @@ const testScale = 1;
  * Most test projects one developer owns: each holds a demo conference (thousands of rows), so an
  * app or a script in a loop must not fill the database with them. Delete one to make another.
  */
-export const maxTestProjectsPerDeveloper = 10;
+const maxTestProjectsPerDeveloper = 10;
 
 const createInput = z.object({ name: optionalText(80) });
 
@@ -78,12 +78,11 @@ export function createTestProjectsService(
     if (actor.grant)
       throw refused("An OAuth access token acts for one organizer's project and cannot create test projects");
     await deps.access.requirePermission(actor, actor.homeProjectId, "project:write");
-    const home = await projectsRepository.findById(db, actor.homeProjectId);
-    if (!home) throw notFound("Project");
-    if (home.is_test) throw refused("A test project's token cannot create projects");
-    const app = await appsRepository.findById(db, actor.appId);
-    const developer = app?.created_by ?? null;
-    const role = developer && (await projectsRepository.findMember(db, home.id, developer))?.role;
+    const homeIsTest = await projectLookup.isTest(db, actor.homeProjectId);
+    if (homeIsTest === undefined) throw notFound("Project");
+    if (homeIsTest) throw refused("A test project's token cannot create projects");
+    const developer = await appLookup.creator(db, actor.appId);
+    const role = developer && (await projectLookup.role(db, actor.homeProjectId, developer));
     if (!developer || (role !== "OWNER" && role !== "ADMIN")) {
       throw refused(
         "The person who created this app no longer manages its home project, so it has no developer to create a test project for",
@@ -95,9 +94,7 @@ export function createTestProjectsService(
   // Counted before the project is made: a burst of parallel calls may pass together, but each call
   // costs 200 points of the app's hourly budget (test-projects.graphql.ts), which bounds them.
   async function assertBelowLimit(userId: string): Promise<void> {
-    const owned = (await projectsRepository.listForUser(db, userId)).filter(
-      (p) => p.is_test && p.role === "OWNER",
-    );
+    const owned = (await projectLookup.memberships(db, userId)).filter((p) => p.isTest && p.role === "OWNER");
     if (owned.length >= maxTestProjectsPerDeveloper) {
       throw new AppError(
         ErrorCode.CONFLICT,
