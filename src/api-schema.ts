@@ -13,6 +13,7 @@ import { defineAuditTypes } from "./modules/audit/audit.graphql.js";
 import { defineBulkTypes } from "./modules/bulk/bulk.graphql.js";
 import { defineCheckInTypes } from "./modules/checkins/checkins.graphql.js";
 import { defineDoorCountTypes } from "./modules/checkins/door-counts.graphql.js";
+import { defineTestProjectTypes } from "./modules/demo/test-projects.graphql.js";
 import { defineDiscountCodeTypes } from "./modules/discount-codes/discount-codes.graphql.js";
 import { defineEventPageTypes } from "./modules/event-page/event-page.graphql.js";
 import { defineLiveTypes } from "./modules/live/live.graphql.js";
@@ -74,6 +75,7 @@ function defineOnce(): void {
   defineWebhookTypes();
   defineLiveTypes();
   defineBulkTypes();
+  defineTestProjectTypes();
 }
 
 /** The schema of `version` as sorted SDL, as committed in its snapshot file (`snapshotFile`). */

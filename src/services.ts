@@ -7,6 +7,7 @@ import { createRateLimiter } from "./graphql/limits/rate-limiter.js";
 import type { Logger } from "./logger.js";
 import { createAccessService } from "./modules/access/access.service.js";
 import type { Actor } from "./modules/access/actor.js";
+import { createAccountErasure } from "./modules/account-erasure/account-erasure.service.js";
 import { createAccountService } from "./modules/accounts/account.service.js";
 import { createAuthService } from "./modules/accounts/auth.service.js";
 import { createMailer } from "./modules/accounts/mailer.js";
@@ -40,7 +41,7 @@ import { stripeGateway } from "./modules/orders/stripe/stripe-gateway.js";
 import { createStripePayments } from "./modules/orders/stripe/stripe-payments.js";
 import { createOverviewService } from "./modules/overview/overview.service.js";
 import { createInvitationsService } from "./modules/projects/invitations.service.js";
-import { createMembersService, leaveAllProjects } from "./modules/projects/members.service.js";
+import { createMembersService } from "./modules/projects/members.service.js";
 import { projectsRepository } from "./modules/projects/projects.repository.js";
 import { createProjectsService } from "./modules/projects/projects.service.js";
 import { createQuestionsService, eraseAnswers } from "./modules/questions/questions.service.js";
@@ -144,6 +145,7 @@ export function createServices(
   const discountCodes = createDiscountCodesService(db, access, changes);
   const questions = createQuestionsService(db, access, changes);
   const members = createMembersService(db, access, changes);
+  const accountErasure = createAccountErasure({ db, changes, projects });
   return {
     config,
     logger,
@@ -166,7 +168,16 @@ export function createServices(
       client: createOidcClient(config.oidc, () => `${config.baseUrl}/login/oidc/callback`),
       service: createSsoService({ db, sessions, logger }),
     },
-    account: createAccountService({ db, config, users, sessions, mailer, throttle, leaveAllProjects }),
+    account: createAccountService({
+      db,
+      config,
+      users,
+      sessions,
+      mailer,
+      throttle,
+      eraseAccount: accountErasure.erase,
+    }),
+    accountErasure,
     projects,
     members,
     invitations: createInvitationsService({ db, access, mailer, config, throttle, changes }),

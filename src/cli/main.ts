@@ -7,6 +7,7 @@ import {
   parseCommandArgs,
   UsageError,
 } from "./command.js";
+import { accountsCommands } from "./commands/accounts.js";
 import { appsCommands } from "./commands/apps.js";
 import { attendeesCommands } from "./commands/attendees.js";
 import { backupCommand, restoreCommand } from "./commands/backup.js";
@@ -30,6 +31,7 @@ const table: (Command | CommandGroup)[] = [
   copyDataCommand,
   demoCommand,
   usersCommands,
+  accountsCommands,
   projectsCommands,
   appsCommands,
   attendeesCommands,

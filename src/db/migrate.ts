@@ -36,6 +36,7 @@ import * as registrationQuestions from "./migrations/2026-11-29T03-10_registrati
 import * as selfCancel from "./migrations/2026-11-29T03-20_self-cancel.js";
 import * as bulkOperations from "./migrations/2026-11-29T03-30_bulk-operations.js";
 import * as appApiVersion from "./migrations/2026-11-29T04-40_app-api-version.js";
+import * as testProjectLinks from "./migrations/2026-11-29T05-00_test-project-links.js";
 import * as idempotencyCommitted from "./migrations/2026-11-29T05-10_idempotency-committed.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
@@ -77,6 +78,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-29T03-20_self-cancel": selfCancel,
   "2026-11-29T03-30_bulk-operations": bulkOperations,
   "2026-11-29T04-40_app-api-version": appApiVersion,
+  "2026-11-29T05-00_test-project-links": testProjectLinks,
   "2026-11-29T05-10_idempotency-committed": idempotencyCommitted,
 };
 

@@ -70,14 +70,17 @@ export function inputMutation<Name extends string, T, Input>(
     payload: ObjectRef<Types, Payload<Name, T>>;
     field: Name;
     write: (input: Input, context: GraphQLContext) => Promise<T>;
+    /** What one call costs, in the rate limit's points, when it does far more work than a row's write. */
+    cost?: number;
   },
 ) {
   // Pothos cannot resolve the shapes of generic refs; seen as refs of unknown they need none,
   // while `options` keeps the input's and the payload's types for callers.
   const input: InputObjectRef<Types, unknown> = options.input;
   const payload: ObjectRef<Types, unknown> = options.payload;
+  const { extensions } = requires(options.permission);
   return t.field({
-    ...requires(options.permission),
+    extensions: options.cost === undefined ? extensions : { ...extensions, cost: { value: options.cost } },
     type: payload,
     description: options.description,
     args: {

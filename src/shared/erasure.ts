@@ -42,11 +42,49 @@ export function containing(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/**
+ * Someone's personal text as it may be stored, and what replaces it once they are erased: an
+ * attendee (attendeeText) or a whole account (accountText).
+ */
+export interface ErasedText {
+  name: string;
+  email: string;
+  company: string | null;
+  nameAfter: string;
+  emailAfter: string;
+}
+
+/** What an erased attendee's text becomes. */
+export function attendeeText(person: ErasedPerson): ErasedText {
+  return { ...person, nameAfter: erasedName, emailAfter: erasedEmail(person.attendeeId) };
+}
+
+/** An erased account (a user: organizer or developer), as the modules find it in their tables. */
+export interface ErasedAccount {
+  userId: string;
+  name: string;
+  email: string;
+}
+
+/** What an erased account's name becomes wherever it was recorded (the audit log's actor). */
+export const erasedUserName = "Erased user";
+
+/** What an erased account's text becomes: a name and an address that name no one. */
+export function accountText(account: ErasedAccount): ErasedText {
+  return {
+    name: account.name,
+    email: account.email,
+    company: null,
+    nameAfter: erasedUserName,
+    emailAfter: `erased-user-${account.userId}@erased.invalid`,
+  };
+}
+
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /** Replaces the person's address anywhere in `text` (any case) with their erased address. */
-function withoutEmail(text: string, person: ErasedPerson): string {
-  return text.replace(new RegExp(escapeRegExp(person.email), "gi"), erasedEmail(person.attendeeId));
+function withoutEmail(text: string, person: ErasedText): string {
+  return text.replace(new RegExp(escapeRegExp(person.email), "gi"), person.emailAfter);
 }
 
 /**
@@ -55,13 +93,13 @@ function withoutEmail(text: string, person: ErasedPerson): string {
  * wherever it appears. Other values are left alone: a name is matched whole, so "Ana" does not touch
  * "Banana". Text that is not JSON has the address and the whole name replaced as plain text.
  */
-export function withoutPerson(json: string, person: ErasedPerson, aboutThem: boolean): string {
+export function withoutPerson(json: string, person: ErasedText, aboutThem: boolean): string {
   const replace = (value: unknown): unknown => {
     if (typeof value === "string") {
-      if (value === person.name) return erasedName;
+      if (value === person.name) return person.nameAfter;
       // A full name of several words inside a longer text ("Ana Lima <…>") is theirs too.
       if (person.name.includes(" ") && value.includes(person.name)) {
-        return withoutEmail(value.replaceAll(person.name, erasedName), person);
+        return withoutEmail(value.replaceAll(person.name, person.nameAfter), person);
       }
       if (aboutThem && person.company !== null && value === person.company) return null;
       return withoutEmail(value, person);
@@ -75,7 +113,7 @@ export function withoutPerson(json: string, person: ErasedPerson, aboutThem: boo
   try {
     return JSON.stringify(replace(JSON.parse(json)));
   } catch {
-    return withoutEmail(json, person).replaceAll(person.name, erasedName);
+    return withoutEmail(json, person).replaceAll(person.name, person.nameAfter);
   }
 }
 
@@ -84,14 +122,14 @@ export function withoutPerson(json: string, person: ErasedPerson, aboutThem: boo
  * address and their name are replaced and their company removed (the other lines, other people's,
  * stay as they were).
  */
-export function linesWithoutPerson(text: string, person: ErasedPerson): string {
+export function linesWithoutPerson(text: string, person: ErasedText): string {
   const email = person.email.toLowerCase();
   const company = person.company;
   return text
     .split("\n")
     .map((line) => {
       if (!line.toLowerCase().includes(email)) return line;
-      const erased = withoutEmail(line, person).replaceAll(person.name, erasedName);
+      const erased = withoutEmail(line, person).replaceAll(person.name, person.nameAfter);
       return company ? erased.replaceAll(company, "") : erased;
     })
     .join("\n");

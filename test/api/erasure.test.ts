@@ -6,7 +6,7 @@ import { onlyJson, runCliInProcess } from "../helpers/cli.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp, createPublishedProject, createTicketType } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { type PlainSql, plainSql } from "../helpers/plain-sql.js";
+import { findEverywhere, type PlainSql, plainSql } from "../helpers/plain-sql.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 import { createTestContext } from "../helpers/test-services.js";
 import { ownDatabase } from "../helpers/throwaway-database.js";
@@ -25,33 +25,6 @@ const figures = `query ($id: ID!) { project(id: $id) {
   attendees(first: 10) { totalCount edges { node { id name email } } }
   allTicketTypes(first: 10) { edges { node { sold remaining } } }
 } }`;
-
-/** Every text value in the database that contains `needle` (any case): `table.column` per hit. */
-async function findEverywhere(sql: PlainSql, engine: string, needle: string): Promise<string[]> {
-  const pattern = `%${needle.toLowerCase()}%`;
-  const columns =
-    engine === "sqlite"
-      ? await sql.all<{ t: string; c: string }>(
-          `select m.name as t, p.name as c from sqlite_master m join pragma_table_info(m.name) p
-           where m.type = 'table'`,
-        )
-      : await sql.all<{ t: string; c: string }>(
-          `select table_name as t, column_name as c from information_schema.columns
-           where table_schema = current_schema() and data_type in ('text', 'character varying')`,
-        );
-  const hits: string[] = [];
-  for (const { t, c } of columns) {
-    // SQLite keeps any type in any column: every value stored as text is searched.
-    const where =
-      engine === "sqlite" ? `typeof("${c}") = 'text' and lower("${c}") like ?` : `lower("${c}") like ?`;
-    const [row] = await sql.all<{ n: number | string }>(
-      `select count(*) as n from "${t}" where ${where}`,
-      pattern,
-    );
-    if (Number(row?.n) > 0) hits.push(`${t}.${c}`);
-  }
-  return hits;
-}
 
 for (const engine of testEngines()) {
   describe(`erasing an attendee (${engine.name})`, () => {

@@ -39,3 +39,30 @@ export async function plainSql(databaseUrl: string): Promise<PlainSql> {
     close: () => client.end(),
   };
 }
+
+/** Every text value in the database that contains `needle` (any case): `table.column` per hit. */
+export async function findEverywhere(sql: PlainSql, engine: string, needle: string): Promise<string[]> {
+  const pattern = `%${needle.toLowerCase()}%`;
+  const columns =
+    engine === "sqlite"
+      ? await sql.all<{ t: string; c: string }>(
+          `select m.name as t, p.name as c from sqlite_master m join pragma_table_info(m.name) p
+           where m.type = 'table'`,
+        )
+      : await sql.all<{ t: string; c: string }>(
+          `select table_name as t, column_name as c from information_schema.columns
+           where table_schema = current_schema() and data_type in ('text', 'character varying')`,
+        );
+  const hits: string[] = [];
+  for (const { t, c } of columns) {
+    // SQLite keeps any type in any column: every value stored as text is searched.
+    const where =
+      engine === "sqlite" ? `typeof("${c}") = 'text' and lower("${c}") like ?` : `lower("${c}") like ?`;
+    const [row] = await sql.all<{ n: number | string }>(
+      `select count(*) as n from "${t}" where ${where}`,
+      pattern,
+    );
+    if (Number(row?.n) > 0) hits.push(`${t}.${c}`);
+  }
+  return hits;
+}

@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { AppError, ErrorCode, httpStatusOf } from "../../errors.js";
 import type { SessionInfo } from "../../modules/accounts/sessions.service.js";
 import {
+  actorOf,
   clearSessionCookie,
   type PageContext,
   pageContext,
@@ -184,9 +185,10 @@ function AccountPage(props: { ctx: PageContext; data: AccountData; section?: Sec
       <section class="panel spaced danger-zone" aria-labelledby="delete-heading">
         <h2 id="delete-heading">Delete account</h2>
         <p>
-          Deleting your account removes you from every project and ends your sessions. Projects where you are
-          the only owner must get another owner (or be deleted) first. Apps you created stay with their
-          projects.
+          Deleting your account erases your name and email everywhere Eventgraph stored them: you leave every
+          project, your sessions end, test projects only you own are deleted, and the audit log keeps what you
+          did under "Erased user". Projects where you are the only owner must get another owner (or be
+          deleted) first. Apps you created stay with their projects.
         </p>
         <PasswordConfirmedForm
           action="/account/delete"
@@ -334,14 +336,21 @@ export function registerAccountPages(app: FastifyInstance): void {
     const user = requireUser(request);
     const values = formValues(request.body);
     try {
-      await services.account.deleteAccount(user.id, { currentPassword: values.currentPassword ?? "" });
+      await services.account.deleteAccount(
+        user.id,
+        { currentPassword: values.currentPassword ?? "" },
+        actorOf(request),
+      );
     } catch (error) {
       // A sole owner's refusal names the projects that need another owner first.
       return render(request, reply, { section: "delete", error, values: {} });
     }
     if (request.cookies[sessionCookie]) clearSessionCookie(request, reply);
     request.dashboard.session = undefined;
-    return redirectTo(request, reply, "/login", { kind: "success", text: "Your account was deleted." });
+    return redirectTo(request, reply, "/login", {
+      kind: "success",
+      text: "Your account was deleted and your personal data erased.",
+    });
   });
 
   // Opened from the email: works whether or not this browser is logged in.

@@ -1,10 +1,9 @@
 import { z } from "zod";
 import { isUniqueViolation } from "../../db/constraint-errors.js";
-import type { Tx } from "../../db/database.js";
-import { inTransaction } from "../../db/transaction.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import { nowIso } from "../../shared/time.js";
 import { email, parseInput, requiredText } from "../../shared/validation.js";
+import type { Actor } from "../access/actor.js";
 import type { AccountFlowDeps } from "./auth.service.js";
 import { issueEmailToken, redeemEmailToken } from "./email-links.js";
 import { emailTokensRepository } from "./email-tokens.repository.js";
@@ -29,8 +28,8 @@ const deleteInput = z.object({ currentPassword: z.string().max(200) });
  */
 export function createAccountService(
   deps: AccountFlowDeps & {
-    /** Ends the user's memberships inside the deletion's transaction; refuses for a sole owner. */
-    leaveAllProjects: (trx: Tx, userId: string) => Promise<void>;
+    /** Erases the account (modules/account-erasure); refuses while they solely own a project. */
+    eraseAccount: (actor: Actor, userId: string) => Promise<unknown>;
   },
 ) {
   const { db, config, users, sessions, mailer, throttle } = deps;
@@ -150,17 +149,19 @@ export function createAccountService(
     },
 
     /**
-     * Deletes the account after checking the password. Refused (CONFLICT, naming the projects) while
-     * the user is the only owner of a project; otherwise their memberships, sessions and links end in
-     * the same transaction. Apps they created stay with their projects (created_by becomes null).
+     * Deletes the account after checking the password: erases it, as the operator's
+     * `eventgraph accounts erase` does. Refused (CONFLICT, naming the projects) while the user is
+     * the only owner of a real project.
      */
-    async deleteAccount(userId: string, input: { currentPassword: string }): Promise<void> {
+    async deleteAccount(
+      userId: string,
+      input: { currentPassword: string },
+      /** The user, bound to their request's origin (the audit log records where they erased from). */
+      actor: Actor = { kind: "user", userId },
+    ): Promise<void> {
       const data = parseInput(deleteInput, input);
       await checkPassword(userId, data.currentPassword);
-      await inTransaction(db, undefined, async (trx) => {
-        await deps.leaveAllProjects(trx, userId);
-        await usersRepository.delete(trx, userId);
-      });
+      await deps.eraseAccount(actor, userId);
     },
   };
 }

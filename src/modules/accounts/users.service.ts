@@ -34,6 +34,11 @@ export function presentUser(row: UserRow): User {
  */
 export const userLookup = {
   byId: (db: Db, id: string): Promise<UserRow | undefined> => usersRepository.findById(db, id),
+  /**
+   * Deletes an account's row (its erasure's last step, modules/account-erasure): sessions, email
+   * links and memberships go with it (ON DELETE CASCADE).
+   */
+  delete: (db: Db, id: string): Promise<void> => usersRepository.delete(db, id),
   byEmail: (db: Db, address: string): Promise<UserRow | undefined> =>
     usersRepository.findByEmail(db, address),
 };

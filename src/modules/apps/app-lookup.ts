@@ -28,6 +28,10 @@ export const appLookup = {
       }
     );
   },
+  /** Who created the app (its developer), or null when the operator did or they are gone. */
+  async creator(db: Db, appId: string): Promise<string | null> {
+    return (await appsRepository.findById(db, appId))?.created_by ?? null;
+  },
   /** The id of the app's active link to a project, or undefined (its home project has none). */
   async activeLinkId(db: Db, appId: string, projectId: string): Promise<string | undefined> {
     return (await appsRepository.findActiveLink(db, appId, projectId))?.id;

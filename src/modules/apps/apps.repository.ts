@@ -121,6 +121,16 @@ export const appsRepository = {
   },
 
   /** True when one of the project's owners has verified their email. */
+  /** Whether the project is a developer's test project (projects.is_test). */
+  async isTestProject(db: Db, projectId: string): Promise<boolean> {
+    const row = await db
+      .selectFrom("projects")
+      .select("is_test")
+      .where("id", "=", projectId)
+      .executeTakeFirst();
+    return row !== undefined && row.is_test !== 0;
+  },
+
   async hasVerifiedOwner(db: Db, projectId: string): Promise<boolean> {
     const row = await db
       .selectFrom("project_members")

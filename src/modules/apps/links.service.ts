@@ -114,6 +114,15 @@ export function linkOperations({ db, access, changes, loadManagedApp, usageOf }:
           { field: ["projectId"], message: "is the app's home project, which the app can always reach" },
         ]);
       }
+      // A test project's app stays in its sandbox: its token must never reach another project.
+      if (await appsRepository.isTestProject(db, app.project_id)) {
+        throw badInput([
+          {
+            field: ["appId"],
+            message: "belongs to a test project and cannot be connected to other projects",
+          },
+        ]);
+      }
       // An unverified developer could impersonate a well-known app by name; until an owner of the
       // home project verifies their email, only that project's own team may connect the app.
       const developerVerified = await appsRepository.hasVerifiedOwner(db, app.project_id);

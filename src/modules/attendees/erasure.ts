@@ -1,5 +1,6 @@
 import type { Tx } from "../../db/database.js";
 import {
+  attendeeText,
   type ErasedPerson,
   erasedEmail,
   erasedName,
@@ -50,7 +51,7 @@ export async function eraseAttendeeIn(
   await repo.update(trx, row.project_id, row.id, patch);
   for (const file of await imports.mentioning(trx, row.project_id, row.email)) {
     if (file.content !== null)
-      await imports.replaceContent(trx, file.id, linesWithoutPerson(file.content, person));
+      await imports.replaceContent(trx, file.id, linesWithoutPerson(file.content, attendeeText(person)));
   }
   await deps.onErased(trx, person);
   await deps.changes.event(trx, actor, {

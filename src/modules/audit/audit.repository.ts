@@ -2,7 +2,7 @@ import type { Selectable } from "kysely";
 import { sql } from "kysely";
 import { type Db, reusableQuery } from "../../db/database.js";
 import type { AuditEventsTable } from "../../db/schema.js";
-import { containing, type ErasedPerson } from "../../shared/erasure.js";
+import { containing, type ErasedAccount, type ErasedPerson } from "../../shared/erasure.js";
 import type { PageWindow } from "../../shared/pagination.js";
 
 export type AuditRow = Selectable<AuditEventsTable>;
@@ -150,6 +150,44 @@ export const auditRepository = {
           sql<boolean>`lower(changes) like ${containing(person.name)} escape '\\'`,
         ]),
       )
+      .execute();
+  },
+
+  /**
+   * Entries, in any project, whose recorded values may name an erased account: any holding their
+   * address, and those holding their name in the projects they belonged to or written by them.
+   */
+  async mentioningAccount(
+    trx: Db,
+    account: ErasedAccount,
+    projectIds: readonly string[],
+  ): Promise<Pick<AuditRow, "id" | "changes">[]> {
+    return trx
+      .selectFrom("audit_events")
+      .select(["id", "changes"])
+      .where("changes", "is not", null)
+      .where((eb) =>
+        eb.or([
+          sql<boolean>`lower(changes) like ${containing(account.email)} escape '\\'`,
+          eb.and([
+            eb.or([
+              eb("actor_id", "=", account.userId),
+              ...(projectIds.length > 0 ? [eb("project_id", "in", projectIds)] : []),
+            ]),
+            sql<boolean>`lower(changes) like ${containing(account.name)} escape '\\'`,
+          ]),
+        ]),
+      )
+      .execute();
+  },
+
+  /** Makes an erased user's entries name no one: the label becomes `label`, the address goes. */
+  async forgetUser(trx: Db, userId: string, label: string): Promise<void> {
+    await trx
+      .updateTable("audit_events")
+      .set({ actor_label: label, ip: null })
+      .where("actor_kind", "=", "user")
+      .where("actor_id", "=", userId)
       .execute();
   },
 

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db, Tx } from "../../db/database.js";
 import type { Logger } from "../../logger.js";
-import { type ErasedPerson, withoutPerson } from "../../shared/erasure.js";
+import { attendeeText, type ErasedPerson, withoutPerson } from "../../shared/erasure.js";
 import { newId } from "../../shared/ids.js";
 import {
   type Page,
@@ -299,7 +299,7 @@ export const auditPruneEveryMs = 60 * 60 * 1000;
 export async function eraseFromAuditLog(trx: Tx, person: ErasedPerson): Promise<void> {
   for (const entry of await auditRepository.mentioning(trx, person)) {
     if (entry.changes === null) continue;
-    const changes = withoutPerson(entry.changes, person, entry.object_id === person.attendeeId);
+    const changes = withoutPerson(entry.changes, attendeeText(person), entry.object_id === person.attendeeId);
     if (changes !== entry.changes) await auditRepository.replaceChanges(trx, entry.id, changes);
   }
 }

@@ -79,6 +79,23 @@ export const oauthRepository = {
     await db.deleteFrom("oauth_codes").where("expires_at", "<", before).execute();
   },
 
+  /**
+   * Forgets that an erased user authorized grants and codes (these columns have no foreign key to
+   * set them null): the grants stay, they are the project's.
+   */
+  async forgetAuthorizer(db: Db, userId: string): Promise<void> {
+    await db
+      .updateTable("oauth_grants")
+      .set({ authorized_by: null })
+      .where("authorized_by", "=", userId)
+      .execute();
+    await db
+      .updateTable("oauth_codes")
+      .set({ authorized_by: null })
+      .where("authorized_by", "=", userId)
+      .execute();
+  },
+
   async insertGrant(db: Db, row: GrantRow): Promise<void> {
     await db.insertInto("oauth_grants").values(row).execute();
   },

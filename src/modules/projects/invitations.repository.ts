@@ -65,6 +65,11 @@ export const invitationsRepository = {
   },
 
   /** Spends an invitation; the conditional update makes a double click count once. */
+  /** Deletes every invitation addressed to an erased account's address, in any project. */
+  async deleteAddressedTo(db: Db, emailNormalized: string): Promise<void> {
+    await db.deleteFrom("project_invitations").where("email_normalized", "=", emailNormalized).execute();
+  },
+
   async markAccepted(db: Db, id: string, userId: string, now: string): Promise<boolean> {
     const result = await db
       .updateTable("project_invitations")
