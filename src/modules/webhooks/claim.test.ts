@@ -74,7 +74,11 @@ for (const engine of testEngines()) {
         assert.equal(row.lease_token, "t");
         assert.equal(row.attempts, (row.payload === null ? 0 : 1) + 1);
       }
-      assert.deepEqual(await claim(app.id, 32), [], "every object's head is now leased: a second claim takes nothing");
+      assert.deepEqual(
+        await claim(app.id, 32),
+        [],
+        "every object's head is now leased: a second claim takes nothing",
+      );
       // The first attempt of d is answered: d's next event is its head now.
       await context.database.db
         .updateTable("webhook_deliveries")

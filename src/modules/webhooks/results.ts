@@ -51,7 +51,8 @@ export class ResultWriter {
     // Each endpoint's health is what its latest answer says.
     const latest = new Map<string, { appId: string; ok: boolean; at: string }>();
     for (const { health } of outcomes)
-      if (health) latest.set(health.endpoint.app_id, { appId: health.endpoint.app_id, ok: health.ok, at: nowIso() });
+      if (health)
+        latest.set(health.endpoint.app_id, { appId: health.endpoint.app_id, ok: health.ok, at: nowIso() });
     try {
       recorded = await retrying(() =>
         repo.finishAttempts(
