@@ -30,7 +30,7 @@ const postgresServer = process.argv.find((arg) => arg.startsWith("postgres"));
 // `node dist/bench/webhooks.js 1000` for a quick try with a smaller import.
 const importRows = Number(process.argv.find((arg) => /^\d+$/.test(arg)) ?? 10_000);
 const checkInRate = 200;
-const checkInSeconds = 10;
+const checkInSeconds = Number(process.env.BENCH_CHECK_IN_SECONDS ?? 10);
 const answerMs = 50;
 const inFlight = process.env.WEBHOOK_MAX_IN_FLIGHT ?? "32";
 const checkIn = `mutation($input: CheckInAttendeeInput!) { checkInAttendee(input: $input) { userErrors { message } } }`;
@@ -89,7 +89,6 @@ await services.webhooks.configure(systemActor, {
   events: ["attendee.registered", "checkin.created"],
 });
 
-const server = await startEventgraph(env);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (sorted: number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
@@ -102,8 +101,10 @@ async function receiptsOf(type: string, count: number) {
   return of();
 }
 
+let server: Awaited<ReturnType<typeof startEventgraph>> | undefined;
 try {
-  // 1. The import.
+  // 1. The import, before the server starts: its events wait in the outbox, and the server's
+  // dispatcher sends them from its start, so the rate measured is the dispatcher's, not the import's.
   const rows = Array.from({ length: importRows }, (_, i) => `Person ${i},p${i}@example.org,Standard`);
   const parsed = await parseAttendeeCsv(`name,email,ticket type\n${rows.join("\n")}`);
   const importStarted = Date.now();
@@ -112,12 +113,15 @@ try {
     sendTickets: false,
   });
   const importSeconds = (Date.now() - importStarted) / 1000;
-  console.error(`imported ${importRows} rows in ${importSeconds} s; ${receipts.length} events received so far`);
+  console.error(`imported ${importRows} rows in ${importSeconds} s`);
+  const serverStarted = Date.now();
+  server = await startEventgraph(env);
+  const ready = Date.now();
   const registered = await receiptsOf("attendee.registered", importRows);
   const first = Math.min(...registered.map((r) => r.receivedAt));
   const last = Math.max(...registered.map((r) => r.receivedAt));
 
-  console.error(`all delivered ${(last - importStarted) / 1000} s after the import's start`);
+  console.error(`all delivered ${(last - ready) / 1000} s after the server was ready`);
   // 2. Check-ins at a steady rate, each request sent on time whatever the earlier ones are doing.
   const attendees = await database.db
     .selectFrom("attendees")
@@ -131,16 +135,21 @@ try {
     attendees.map(async ({ id }, i) => {
       const at = started + (i * 1000) / checkInRate;
       await sleep(Math.max(0, at - performance.now()));
-      const response = await fetch(`${server.url}/api/graphql`, {
-        method: "POST",
-        headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
-        body: JSON.stringify({
-          query: checkIn,
-          variables: { input: { attendeeId: globalId("Attendee", id) } },
-        }),
-      });
-      const answer = (await response.json()) as { errors?: unknown[] };
-      if (response.status !== 200 || answer.errors) failures.push(JSON.stringify(answer));
+      try {
+        const response = await fetch(`${server?.url}/api/graphql`, {
+          method: "POST",
+          headers: { "content-type": "application/json", authorization: `Bearer ${token}` },
+          body: JSON.stringify({
+            query: checkIn,
+            variables: { input: { attendeeId: globalId("Attendee", id) } },
+          }),
+        });
+        const answer = (await response.json()) as { errors?: unknown[] };
+        if (response.status !== 200 || answer.errors) failures.push(JSON.stringify(answer));
+      } catch (error) {
+        // A refused or dropped connection is a failed check-in, not the end of the drill.
+        failures.push(String(error));
+      }
     }),
   );
   const checkedIn = attendees.length - failures.length;
@@ -156,7 +165,8 @@ try {
       rows: importRows,
       importSeconds: Math.round(importSeconds * 10) / 10,
       delivered: registered.length,
-      allDeliveredSecondsAfterStart: Math.round((last - importStarted) / 100) / 10,
+      serverStartSeconds: Math.round((ready - serverStarted) / 100) / 10,
+      allDeliveredSecondsAfterReady: Math.round((last - ready) / 100) / 10,
       eventsPerSecond: Math.round(registered.length / ((last - first) / 1000)),
     },
     steady: {
@@ -173,7 +183,7 @@ try {
   console.log(JSON.stringify(result, null, 2));
   if (failures.length > 0) console.error(`first failed check-in: ${failures[0]}`);
 } finally {
-  await server.stop();
+  await server?.stop();
   receiver.close();
   await database.close();
   await benchDb.drop();
