@@ -180,7 +180,7 @@ function startWebhooks(app: FastifyInstance, services: Services): void {
     mailer: services.mailer,
     renderer,
   });
-  const unsubscribe = services.webhooks.onQueued((queues) => dispatcher.wake(queues));
+  const unsubscribe = services.webhooks.onQueued((apps) => dispatcher.wake(apps));
   app.addHook("onReady", async () => dispatcher.start());
   app.addHook("preClose", async () => {
     unsubscribe();

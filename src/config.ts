@@ -50,6 +50,8 @@ export interface Config {
     retryDelaysSeconds: number[];
     /** How long a receiver has to answer one request. */
     timeoutMs: number;
+    /** Requests one process sends to one endpoint at once (different objects in parallel). */
+    maxInFlight: number;
   };
   /** Connection limits of the HTTP server (docs/security.md). */
   http: {
@@ -192,6 +194,8 @@ const envSchema = z.object({
     .regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, "must be seconds separated by commas, e.g. 5,30,120")
     .default("5,30,120,600,1800,3600,10800,21600,43200"),
   WEBHOOK_TIMEOUT_MS: positiveInt(10_000),
+  // Each request holds a socket and a rendered payload: a bound, so one app cannot take a process's sockets.
+  WEBHOOK_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(256).default(8),
   OIDC_ISSUER: oidcIssuer.optional(),
   OIDC_CLIENT_ID: z.string().max(500).optional(),
   OIDC_CLIENT_SECRET: z.string().max(2000).optional(),
@@ -318,6 +322,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
         e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === "true" || e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === "1",
       retryDelaysSeconds: e.WEBHOOK_RETRY_DELAYS.split(",").map((d) => Number(d.trim())),
       timeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      maxInFlight: e.WEBHOOK_MAX_IN_FLIGHT,
     },
     http: {
       bodyTimeoutMs: e.BODY_TIMEOUT_MS,

@@ -8,9 +8,10 @@ import { createTestContext, type TestContext } from "../helpers/test-services.js
 import { startReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
 
 const createTrack = `mutation($input: CreateTrackInput!) { createTrack(input: $input) { track { id } userErrors { message } } }`;
+const updateTrack = `mutation($input: UpdateTrackInput!) { updateTrack(input: $input) { track { id } userErrors { message } } }`;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** An app with agenda:write and an endpoint subscribed to track.created, and its token. */
+/** An app with agenda:write and an endpoint subscribed to track.created and .updated, and its token. */
 async function trackApp(ctx: TestContext, receiver: WebhookReceiver) {
   const { app, projectId, ownerId } = await createApp(ctx.services, {
     permissions: ["agenda:read", "agenda:write"],
@@ -20,7 +21,7 @@ async function trackApp(ctx: TestContext, receiver: WebhookReceiver) {
   await ctx.services.webhooks.configure(owner, {
     appId: app.id,
     url: receiver.url,
-    events: ["track.created"],
+    events: ["track.created", "track.updated"],
   });
   return { app, projectId, owner, token };
 }
@@ -28,7 +29,7 @@ async function trackApp(ctx: TestContext, receiver: WebhookReceiver) {
 async function deliveriesOf(ctx: TestContext, appId: string) {
   return ctx.database.db
     .selectFrom("webhook_deliveries")
-    .select(["id", "seq", "status", "attempts"])
+    .select(["id", "seq", "status", "attempts", "object_id"])
     .where("app_id", "=", appId)
     .orderBy("seq")
     .execute();
@@ -110,7 +111,7 @@ for (const engine of testEngines()) {
     // SQLite has one writer, so one process per database file: a drill for PostgreSQL only (not a
     // skip, which CI refuses, but a test SQLite never declares).
     if (engine.name !== "sqlite")
-      test("two servers on one database never send the same delivery twice, first attempts in commit order", async () => {
+      test("two servers on one database never send the same delivery twice, each object's first attempts in commit order", async () => {
         receiver.received.length = 0;
         const { app, projectId, token } = await trackApp(ctx, receiver);
         // Every third request fails, some answers are slow: retries (1 s) and claims overlap.
@@ -130,17 +131,32 @@ for (const engine of testEngines()) {
           startServerProcess(env, { timeoutMs: 60_000 }),
         ]);
         children.push(...servers.map((s) => s.child));
-        const answers = await Promise.all(
-          Array.from({ length: 60 }, (_, i) =>
-            gql(servers[i % 2]?.url ?? "", createTrack, {
-              token,
-              variables: { input: { projectId, name: `T${i}` } },
-            }),
+        const serverUrl = (i: number) => servers[i % 2]?.url ?? "";
+        const created = await Promise.all(
+          Array.from({ length: 20 }, (_, i) =>
+            gql(serverUrl(i), createTrack, { token, variables: { input: { projectId, name: `T${i}` } } }),
           ),
         );
-        // Each track created is one delivery (a loaded host may answer some writes BUSY).
-        const events = answers.filter((a) => a.body.data?.createTrack?.track).length;
-        assert.ok(events >= 30, `${events} of 60 tracks created`);
+        // Each track is renamed twice, through one server then the other, while the others are too.
+        const tracks = created
+          .map((a) => a.body.data?.createTrack?.track?.id)
+          .filter((id) => id !== undefined);
+        const renamed = await Promise.all(
+          tracks.map(async (id, i) => {
+            let renames = 0;
+            for (const round of [1, 2]) {
+              const answer = await gql(serverUrl(i + round), updateTrack, {
+                token,
+                variables: { input: { id, name: `T${i} (${round})` } },
+              });
+              if (answer.body.data?.updateTrack?.track) renames++;
+            }
+            return renames;
+          }),
+        );
+        // Each write is one delivery (a loaded host may answer some writes BUSY).
+        const events = tracks.length + renamed.reduce((sum, n) => sum + n, 0);
+        assert.ok(tracks.length >= 10, `${tracks.length} of 20 tracks created`);
         let rows = await deliveriesOf(ctx, app.id);
         for (let i = 0; i < 1200 && rows.some((r) => r.status !== "DELIVERED"); i++) {
           await sleep(100);
@@ -152,7 +168,7 @@ for (const engine of testEngines()) {
           [],
           `every delivery ends DELIVERED; attempts: ${JSON.stringify(await attemptsOf(ctx, app.id))}`,
         );
-        const requests = receiver.received.filter((r) => r.json.type === "track.created");
+        const requests = receiver.received.filter((r) => r.json.type.startsWith("track."));
         // Every delivery reached the receiver and was accepted, and none was sent beyond its recorded
         // attempts (a second server sending a claimed delivery would be). An attempt may fail before
         // its request arrives (a connection error counts as an attempt), so arrivals can be fewer.
@@ -169,22 +185,28 @@ for (const engine of testEngines()) {
             `delivery ${row.id}: more requests than attempts`,
           );
         }
-        // First attempts go out in commit order. Only those that were answered surely arrived (one that
-        // failed on its connection may never have reached the receiver), so the order is checked on them.
+        // Each object's first attempts go out in commit order. Only those that were answered surely
+        // arrived (one that failed on its connection may never have reached the receiver), so the
+        // order is checked on them.
         const answered = new Set(
           (await attemptsOf(ctx, app.id))
             .filter((a) => a.attempt === 1 && a.response_status !== null)
             .map((a) => a.delivery_id),
         );
-        const firstArrival = rows
-          .filter((r) => answered.has(r.id))
-          .map((r) => requests.findIndex((q) => q.headers["webhook-id"] === r.id));
-        assert.ok(firstArrival.length >= events / 2, `${firstArrival.length} first attempts answered`);
-        assert.deepEqual(
-          firstArrival,
-          [...firstArrival].sort((a, b) => a - b),
-          "first attempts arrive in commit order",
-        );
+        const arrivals = new Map<string, number[]>();
+        for (const row of rows.filter((r) => answered.has(r.id)))
+          arrivals.set(row.object_id, [
+            ...(arrivals.get(row.object_id) ?? []),
+            requests.findIndex((q) => q.headers["webhook-id"] === row.id),
+          ]);
+        const checked = [...arrivals.values()].flat().length;
+        assert.ok(checked >= events / 2, `${checked} first attempts answered`);
+        for (const [object, order] of arrivals)
+          assert.deepEqual(
+            order,
+            [...order].sort((a, b) => a - b),
+            `the events of ${object} arrive in commit order`,
+          );
         await Promise.all(
           servers.map(async (s) => {
             s.child.process.kill("SIGTERM");

@@ -6,33 +6,22 @@ import { webhookDeliveries, webhookDeliveryDuration, webhookQueueDepth } from ".
 import { nowIso } from "../../shared/time.js";
 import type { AccessService } from "../access/access.service.js";
 import type { Mailer } from "../accounts/mailer.js";
-import { type ClaimedUnit, claimDeliveries } from "./claim.repository.js";
-import { disableIfFailing } from "./endpoint-health.js";
-import { queueKey } from "./outbox.js";
+import { claimDeliveries, pendingApps } from "./claim.repository.js";
 import { renderPayload } from "./payload.js";
 import { mayStillReceive } from "./receiving.js";
 import type { ObjectRenderer } from "./render.js";
+import { type Outcome, ResultWriter } from "./results.js";
 import { send } from "./sender.js";
 import { signatureHeader } from "./signing.js";
-import {
-  type AttemptResult,
-  type DeliveryRow,
-  type EndpointRow,
-  webhooksRepository as repo,
-} from "./webhooks.repository.js";
+import { type DeliveryRow, type EndpointRow, webhooksRepository as repo } from "./webhooks.repository.js";
 
-/** How many requests one process sends at once, in all and to one endpoint. */
-const maxInFlight = 32;
-const maxInFlightPerEndpoint = 4;
-/**
- * The most first attempts of one app + project claimed together and sent one after another: one
- * claim per run instead of per delivery, and the next payload rendered while one is in flight.
- */
-const runLength = 20;
-/** How many deliveries of a run are read and rendered ahead of the one being sent. */
-const prepareAhead = 3;
 /** How often an idle dispatcher looks for work nobody told it about. */
 const idlePollMs = 5_000;
+/**
+ * How soon a dispatcher looks again when a due delivery waits behind an earlier one of its object
+ * that another process is sending (that process's end does not wake this one).
+ */
+const heldPollMs = 250;
 /** The delivery log keeps 30 days. */
 const retentionMs = 30 * 24 * 60 * 60 * 1000;
 
@@ -46,27 +35,30 @@ export interface DispatcherDeps {
 }
 
 /**
- * Sends the outbox's deliveries. Each round claims due deliveries in a short transaction (a lease
- * with a random token, `FOR UPDATE SKIP LOCKED` on PostgreSQL): runs of one queue's first attempts
- * and single retries (claim.repository.ts). It sends them outside any transaction, a run's one
- * after another, then records each result only if the lease is still this round's. A lease outlives the request
- * timeout by a wide margin, so no other process takes a delivery over while it is being sent; a
- * process killed mid-send leaves a lease that expires, and another process (or the restarted one)
- * sends the delivery again with the same `webhook-id`.
+ * Sends the outbox's deliveries. Each round looks at every app with pending deliveries and, for
+ * each whose endpoint has free slots (`WEBHOOK_MAX_IN_FLIGHT` requests at once per process),
+ * claims as many as it has room for in one statement (a lease with a random token; `FOR UPDATE
+ * SKIP LOCKED` on PostgreSQL): the heads of different objects, each object's events one at a time
+ * in commit order (claim.repository.ts). Each claimed delivery is sent at once, outside any
+ * transaction, and its result recorded only if the lease is still its own (results.ts: results
+ * answered together share a transaction). An app's slots are its own: a slow or failing endpoint
+ * fills only its own slots, and another app's deliveries are claimed and sent beside it.
+ * A lease outlives the request timeout by a wide margin, so no other process takes a delivery over
+ * while it is being sent; a process killed mid-send leaves a lease that expires, and another
+ * process (or the restarted one) sends the delivery again with the same `webhook-id`.
  */
 export class WebhookDispatcher {
+  /** Requests in flight per app (its one endpoint). */
   private readonly inFlight = new Map<string, number>();
-  /** The queues (queueKey) whose head a run of this process holds, with how many runs. */
-  private readonly held = new Map<string, number>();
-  private total = 0;
   private timer: NodeJS.Timeout | undefined;
   private running = false;
   private again = false;
   private stopped = false;
   private readonly leaseMs: number;
-  /** When the next pending delivery falls due, as read after the last round. */
+  /** When the next pending delivery falls due, as read after the last round that claimed nothing. */
   private nextDueAt: number | undefined;
   private readonly sending = new Set<Promise<void>>();
+  private readonly results: ResultWriter;
   private lastPurge = 0;
   private lastCount = 0;
 
@@ -74,6 +66,8 @@ export class WebhookDispatcher {
     // The send is bounded by the timeout; the margin covers the address lookup, rendering and the
     // retried bookkeeping. Short enough that a killed process's deliveries go out within a minute.
     this.leaseMs = deps.config.webhooks.timeoutMs * 2 + 10_000;
+    // A stored result may free an object's next event: look for it.
+    this.results = new ResultWriter(deps, () => this.wake());
   }
 
   /** Starts polling; `wake` makes it look at once (after a local write queued deliveries). */
@@ -83,14 +77,14 @@ export class WebhookDispatcher {
   }
 
   /**
-   * Looks for due deliveries now. `queues` (app + project keys, see queueKey) are what a local
-   * write just queued: when a run of this process holds every one of them, nothing there is
-   * claimable, and the run's end looks again, so the claim is skipped (in a burst, every check-in's
-   * commit would otherwise cost an empty claim).
+   * Looks for due deliveries now. `apps` are those a local write just queued for: when every one
+   * of their endpoints has all its slots taken here, nothing of theirs is claimable, and the end of
+   * a request looks again, so the claim is skipped (in a burst, every write's commit would
+   * otherwise cost an empty claim).
    */
-  wake(queues?: readonly string[]): void {
+  wake(apps?: readonly string[]): void {
     if (this.stopped) return;
-    if (queues && queues.length > 0 && queues.every((queue) => this.held.has(queue))) return;
+    if (apps && apps.length > 0 && apps.every((app) => this.room(app) <= 0)) return;
     if (this.running) {
       this.again = true;
       return;
@@ -98,36 +92,46 @@ export class WebhookDispatcher {
     void this.round();
   }
 
-  /** Stops claiming and waits for the requests in flight (their results are recorded). */
+  /** Stops claiming and waits for the requests in flight and their results. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
     await Promise.allSettled([...this.sending]);
+    await this.results.flushed();
   }
 
-  // This process's writes that queued deliveries wake the dispatcher (WebhooksService.onQueued); a
-  // timer covers the next due retry, and an idle poll the deliveries queued by other processes (the
-  // CLI, other server processes) and the leases of killed processes.
+  private room(appId: string): number {
+    return this.deps.config.webhooks.maxInFlight - (this.inFlight.get(appId) ?? 0);
+  }
+
+  // This process's writes that queued deliveries wake the dispatcher (WebhooksService.onQueued), and
+  // so do stored results; a timer covers the next due retry, and an idle poll the deliveries queued
+  // by other processes (the CLI, other server processes) and the leases of killed processes.
   private schedule(): void {
     clearTimeout(this.timer);
     if (this.stopped) return;
     const untilDue = this.nextDueAt === undefined ? idlePollMs : this.nextDueAt - Date.now();
-    // Due but not claimed: it waits behind an earlier delivery being sent. When that one is ours,
-    // its end wakes us; otherwise another process holds it, and a short poll finds when it is done.
-    const delay = untilDue > 0 ? Math.min(idlePollMs, untilDue) : this.total > 0 ? idlePollMs : 250;
+    // Due but not claimed: held by an earlier event of its object, or its endpoint's slots are full.
+    // Ours end with a wake; another process's do not, so a short poll finds when they are done.
+    const delay = untilDue > 0 ? Math.min(idlePollMs, untilDue) : heldPollMs;
     this.timer = setTimeout(() => this.wake(), delay);
     this.timer.unref();
   }
 
   private async round(): Promise<void> {
     this.running = true;
+    let claimed = false;
     try {
       do {
         this.again = false;
-        await this.claimAndSend();
+        if (await this.claimAndSend()) claimed = true;
       } while (this.again && !this.stopped);
-      const due = await repo.nextDue(this.deps.database.db);
-      this.nextDueAt = due === undefined ? undefined : Date.parse(due);
+      // Requests in flight wake the dispatcher when they end: the due date matters only when idle.
+      if (claimed) this.nextDueAt = undefined;
+      else {
+        const due = await repo.nextDue(this.deps.database.db);
+        this.nextDueAt = due === undefined ? undefined : Date.parse(due);
+      }
       if (Date.now() - this.lastCount > 5_000) {
         this.lastCount = Date.now();
         webhookQueueDepth.set(await repo.pendingCount(this.deps.database.db));
@@ -145,146 +149,59 @@ export class WebhookDispatcher {
     }
   }
 
-  private async claimAndSend(): Promise<void> {
-    const free = maxInFlight - this.total;
-    if (free <= 0) return;
-    const room = new Map([...this.inFlight].map(([app, n]) => [app, maxInFlightPerEndpoint - n]));
-    const now = new Date();
-    const token = randomUUID();
-    const units = await claimDeliveries(this.deps.database.db, this.deps.database.engine, {
-      now: now.toISOString(),
-      leaseUntil: new Date(now.getTime() + this.leaseMs).toISOString(),
-      token,
-      limit: free,
-      room,
-      perEndpoint: maxInFlightPerEndpoint,
-      runLength,
-    });
-    for (const unit of units) this.track(unit, token, now.getTime());
-    if (units.length > 0) this.again = true;
+  /** One claim per app with free slots; answers whether anything was claimed. */
+  private async claimAndSend(): Promise<boolean> {
+    let claimed = false;
+    for (const appId of await pendingApps(this.deps.database.db)) {
+      if (this.stopped) break;
+      const room = this.room(appId);
+      if (room <= 0) continue;
+      const now = new Date();
+      const token = randomUUID();
+      const rows = await claimDeliveries(this.deps.database.db, this.deps.database.engine, {
+        appId,
+        now: now.toISOString(),
+        leaseUntil: new Date(now.getTime() + this.leaseMs).toISOString(),
+        token,
+        room,
+      });
+      if (rows.length === 0) continue;
+      claimed = true;
+      // Read once for the claim, just before the sends: a removal or disabling since stops them.
+      const endpoint = await repo.findEndpoint(this.deps.database.db, appId);
+      for (const row of rows) this.track(row, token, endpoint);
+    }
+    return claimed;
   }
 
-  // A run counts as one request in flight: its deliveries go one after another.
-  private track(unit: ClaimedUnit, token: string, claimedAt: number): void {
-    const first = unit[0];
-    if (!first) return;
-    const appId = first.app_id;
-    const queue = queueKey(first.app_id, first.project_id);
-    this.total++;
+  private track(delivery: DeliveryRow, token: string, endpoint: EndpointRow | undefined): void {
+    const appId = delivery.app_id;
     this.inFlight.set(appId, (this.inFlight.get(appId) ?? 0) + 1);
-    this.held.set(queue, (this.held.get(queue) ?? 0) + 1);
-    const work = this.sendRun(unit, token, claimedAt)
-      .catch((error) => this.deps.logger.error({ err: error }, "Webhook delivery failed"))
+    const work = this.deliver(delivery, token, endpoint)
+      .catch((error) =>
+        // Its lease runs out and it is tried again then; other objects do not wait for it.
+        this.deps.logger.error({ err: error, deliveryId: delivery.id }, "Webhook delivery failed"),
+      )
       .finally(() => {
-        this.total--;
-        decrement(this.inFlight, appId);
-        decrement(this.held, queue);
+        const left = (this.inFlight.get(appId) ?? 1) - 1;
+        if (left > 0) this.inFlight.set(appId, left);
+        else this.inFlight.delete(appId);
         this.sending.delete(work);
-        this.wake();
       });
     this.sending.add(work);
   }
 
-  /**
-   * Sends a unit's deliveries in order. The next one's payload is rendered while one is in flight,
-   * and each result is recorded while the next is sent (results in order, one after another), so
-   * neither is on the serial path. A send starts only while a timeout's worth of lease is left
-   * after it (the lease must outlive every request, or another process could send it at the same
-   * time); past that, or when the dispatcher stops, the rest is given back untouched.
-   */
-  private async sendRun(unit: ClaimedUnit, token: string, claimedAt: number): Promise<void> {
-    // Up to `prepareAhead` deliveries are read and rendered while earlier ones are in flight.
-    const prepared = new Map<number, Promise<Prepared>>();
-    const prepareFrom = (from: number) => {
-      for (let j = from; j < Math.min(unit.length, from + prepareAhead); j++) {
-        const delivery = unit[j];
-        if (prepared.has(j) || !delivery) continue;
-        const preparing = this.prepare(delivery);
-        preparing.catch(() => undefined); // awaited below; this only keeps an early failure from being unhandled
-        prepared.set(j, preparing);
-      }
-    };
-    // Results wait here while one transaction writes those before them: in a burst a run's results
-    // share commits instead of each taking its own.
-    const waiting: Outcome[] = [];
-    let writing: Promise<void> | undefined;
-    const write = async () => {
-      while (waiting.length > 0) await this.record(waiting.splice(0), token);
-    };
-    try {
-      for (const [i, delivery] of unit.entries()) {
-        if (i > 0 && (this.stopped || Date.now() - claimedAt > this.deps.config.webhooks.timeoutMs)) {
-          await Promise.allSettled(prepared.values());
-          for (const rest of unit.slice(i)) await this.release(rest, token);
-          return;
-        }
-        prepareFrom(i);
-        const preparing = prepared.get(i) as Promise<Prepared>;
-        prepared.delete(i);
-        try {
-          waiting.push(await this.attempt(delivery, await preparing));
-          writing ??= write().finally(() => {
-            writing = undefined;
-          });
-        } catch (error) {
-          // Its lease runs out and it is tried again then; the later ones do not wait for it.
-          this.deps.logger.error({ err: error, deliveryId: delivery.id }, "Webhook delivery failed");
-        }
-      }
-    } finally {
-      await writing;
-      await write();
-    }
-  }
-
-  /** Writes results in order; a result not written keeps its lease, and the delivery goes again after it. */
-  private async record(outcomes: Outcome[], token: string): Promise<void> {
-    let recorded: Set<string>;
-    try {
-      // The endpoint's health is what its latest answer says.
-      const latest = outcomes.findLast((o) => o.health)?.health;
-      const health = latest && { appId: latest.endpoint.app_id, ok: latest.ok, at: nowIso() };
-      recorded = await retrying(() =>
-        repo.finishAttempts(
-          this.deps.database.db,
-          token,
-          outcomes.map((o) => o.result),
-          health,
-        ),
-      );
-    } catch (error) {
-      this.deps.logger.error({ err: error }, "Webhook results not recorded");
-      return;
-    }
-    for (const { result, health } of outcomes) {
-      if (!recorded.has(result.deliveryId)) {
-        this.deps.logger.warn(
-          { deliveryId: result.deliveryId },
-          "Webhook lease lost before its result was recorded",
-        );
-        continue;
-      }
-      if (health && !health.ok) await disableIfFailing(this.deps, health.endpoint);
-    }
-  }
-
-  /** Gives a claimed delivery back untouched (its attempt number is restored). */
-  private async release(delivery: DeliveryRow, token: string): Promise<void> {
-    await this.deps.database.db
-      .updateTable("webhook_deliveries")
-      .set({ lease_token: null, locked_until: null, attempts: delivery.attempts - 1 })
-      .where("id", "=", delivery.id)
-      .where("lease_token", "=", token)
-      .execute();
+  /** Renders (or reuses) a delivery's body, sends it, and hands the result to the writer. */
+  private async deliver(delivery: DeliveryRow, token: string, endpoint: EndpointRow | undefined) {
+    const outcome = await this.attempt(delivery, token, await this.prepare(delivery, endpoint));
+    this.results.add(outcome);
   }
 
   /**
-   * A delivery's endpoint and body (stored at its first attempt, or rendered now as the app;
-   * undefined when the app may no longer receive the event). Read shortly before the send, as before
-   * runs: a removal or disabling since stops it.
+   * A delivery's body: stored at its first attempt, or rendered now as the app; undefined when the
+   * app may no longer receive the event.
    */
-  private async prepare(delivery: DeliveryRow): Promise<Prepared> {
-    const endpoint = await repo.findEndpoint(this.deps.database.db, delivery.app_id);
+  private async prepare(delivery: DeliveryRow, endpoint: EndpointRow | undefined): Promise<Prepared> {
     if (!endpoint || endpoint.disabled_at) return { endpoint, payload: delivery.payload ?? undefined };
     // A stored body (a retry, a redelivery) was rendered under the access of its first attempt:
     // sent again only while the app may still receive the event.
@@ -296,9 +213,13 @@ export class WebhookDispatcher {
   }
 
   /** One attempt of one delivery; resolves once the request has its answer, with the result to record. */
-  private async attempt(delivery: DeliveryRow, { endpoint, payload }: Prepared): Promise<Outcome> {
+  private async attempt(
+    delivery: DeliveryRow,
+    token: string,
+    { endpoint, payload }: Prepared,
+  ): Promise<Outcome> {
     const unsent = (status: "CANCELLED" | "FAILED", reason: string): Outcome => ({
-      result: { deliveryId: delivery.id, patch: { status, last_error: reason } },
+      result: { deliveryId: delivery.id, token, patch: { status, last_error: reason } },
     });
     if (!endpoint) return unsent("CANCELLED", "The app's webhook endpoint was removed");
     // Kept as FAILED, so "Redeliver all failed" sends the backlog once the endpoint is enabled again.
@@ -324,6 +245,7 @@ export class WebhookDispatcher {
     const outcome = await send(url, headers, payload, {
       timeoutMs: this.deps.config.webhooks.timeoutMs,
       allowPrivateNetworks: this.deps.config.webhooks.allowPrivateNetworks,
+      connections: this.deps.config.webhooks.maxInFlight,
     });
     const ok = outcome.status !== undefined && outcome.status >= 200 && outcome.status < 300;
     const delays = this.deps.config.webhooks.retryDelaysSeconds;
@@ -340,6 +262,7 @@ export class WebhookDispatcher {
     return {
       result: {
         deliveryId: delivery.id,
+        token,
         patch: {
           status,
           payload,
@@ -366,32 +289,8 @@ export class WebhookDispatcher {
   }
 }
 
-/** Runs `work` again after transient database errors (a lost connection, a serialization failure). */
-async function retrying<T>(work: () => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (attempt >= 5) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt));
-    }
-  }
-}
-
-/** What an attempt needs, read and rendered ahead of it. */
+/** What an attempt needs, read and rendered just before it. */
 interface Prepared {
   endpoint: EndpointRow | undefined;
   payload: string | undefined;
-}
-
-/** An attempt's result, and what it says of its endpoint's health when a request was sent. */
-interface Outcome {
-  result: AttemptResult;
-  health?: { endpoint: EndpointRow; ok: boolean };
-}
-
-function decrement(counts: Map<string, number>, key: string): void {
-  const left = (counts.get(key) ?? 1) - 1;
-  if (left > 0) counts.set(key, left);
-  else counts.delete(key);
 }

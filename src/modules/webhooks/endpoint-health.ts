@@ -9,7 +9,7 @@ import { type EndpointRow, webhooksRepository as repo } from "./webhooks.reposit
 const disableAfterMs = 3 * 24 * 60 * 60 * 1000;
 
 /** What disabling an endpoint needs. */
-interface HealthDeps {
+export interface HealthDeps {
   database: DatabaseHandle;
   config: Config;
   logger: Logger;

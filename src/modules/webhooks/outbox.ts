@@ -21,7 +21,7 @@ function permissionsOf(subscriber: SubscriberRow) {
  * in the write's own transaction, so a committed change always has its deliveries and a rolled-back
  * one never does. Who receives it is decided here, with the permissions each project's link grants
  * at commit time; the dispatcher checks again before each attempt (a revocation stops it at once).
- * Returns the queues (queueKey) it added to.
+ * Returns the apps it queued deliveries for.
  */
 export async function recordDeliveries(trx: Tx, event: DomainEvent): Promise<string[]> {
   if (!eventTypeInfo(event.type)) return [];
@@ -49,12 +49,7 @@ export async function recordDeliveries(trx: Tx, event: DomainEvent): Promise<str
     }),
   );
   await repo.insertDeliveries(trx, event.projectId, rows);
-  return rows.map((row) => queueKey(row.app_id, row.project_id));
-}
-
-/** The key of one app + project queue: its first attempts go out in commit order. */
-export function queueKey(appId: string, projectId: string): string {
-  return `${appId} ${projectId}`;
+  return rows.map((row) => row.app_id);
 }
 
 /** A new delivery row waiting for its first attempt, due now: what it is about, the rest fixed. */

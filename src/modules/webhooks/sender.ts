@@ -15,8 +15,6 @@ export interface SendOutcome {
 }
 
 const maxBodyBytes = 4096;
-/** The dispatcher sends at most 4 requests at once to one endpoint. */
-const maxConnectionsPerPool = 4;
 const idleConnectionMs = 4_000;
 
 /**
@@ -29,7 +27,7 @@ export async function send(
   url: URL,
   headers: Record<string, string>,
   body: string,
-  options: { timeoutMs: number; allowPrivateNetworks: boolean },
+  options: { timeoutMs: number; allowPrivateNetworks: boolean; connections: number },
 ): Promise<SendOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -43,7 +41,7 @@ export async function send(
     if (lookupOptions.all) callback(null, [pinned]);
     else callback(null, pinned.address, pinned.family);
   };
-  const agent = poolFor(url, pinned.address);
+  const agent = poolFor(url, pinned.address, options.connections);
   const deadline = started + options.timeoutMs;
   const first = await post(url, headers, body, pinnedLookup, agent, options.timeoutMs, options.timeoutMs);
   // The receiver closed the idle kept-alive connection as this request went out: nothing was
@@ -61,15 +59,16 @@ export async function send(
  * pooled connection only after its own address check answered that same address, so every request
  * still goes to an address checked for it, and a DNS answer that changes gets a pool of its own
  * (after its check). An idle connection closes after 4 s, before Node's default 5 s server
- * keep-alive would close it under a request.
+ * keep-alive would close it under a request. A pool opens as many connections as the dispatcher
+ * sends requests at once to one endpoint (`connections`, WEBHOOK_MAX_IN_FLIGHT).
  */
 const pools = new LRUCache<string, http.Agent>({ max: 500 });
 
-function poolFor(url: URL, address: string): http.Agent {
+function poolFor(url: URL, address: string, connections: number): http.Agent {
   const key = `${url.protocol}//${url.host} ${address}`;
   let agent = pools.get(key);
   if (!agent) {
-    const options = { keepAlive: true, maxSockets: maxConnectionsPerPool, timeout: idleConnectionMs };
+    const options = { keepAlive: true, maxSockets: connections, timeout: idleConnectionMs };
     agent = url.protocol === "https:" ? new https.Agent(options) : new http.Agent(options);
     pools.set(key, agent);
   }

@@ -76,7 +76,7 @@ describe("webhook SSRF rules", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
     try {
-      const options = { timeoutMs: 2000, allowPrivateNetworks: true };
+      const options = { timeoutMs: 2000, allowPrivateNetworks: true, connections: 4 };
       const redirected = await send(new URL(`http://127.0.0.1:${port}/in`), {}, "{}", options);
       assert.equal(redirected.status, 302, "a redirect is an answer, not followed");
       assert.equal(hits, 1);
@@ -99,7 +99,7 @@ describe("webhook SSRF rules", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const { port } = server.address() as AddressInfo;
     try {
-      const options = { timeoutMs: 2000, allowPrivateNetworks: true };
+      const options = { timeoutMs: 2000, allowPrivateNetworks: true, connections: 4 };
       const url = new URL(`http://127.0.0.1:${port}/in`);
       assert.equal((await send(url, {}, "{}", options)).status, 204);
       assert.equal((await send(url, {}, "{}", options)).status, 204);
@@ -122,6 +122,7 @@ describe("webhook SSRF rules", () => {
       const outcome = await send(new URL(`http://127.0.0.1:${port}/in`), {}, "{}", {
         timeoutMs: 200,
         allowPrivateNetworks: true,
+        connections: 4,
       });
       assert.equal(outcome.status, undefined);
       assert.match(outcome.error ?? "", /No answer within 200 ms/);

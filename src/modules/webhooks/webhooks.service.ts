@@ -13,7 +13,7 @@ import type { AccessService } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import type { AppsService } from "../apps/apps.service.js";
 import { eventCatalogue, eventTypeInfo } from "./catalogue.js";
-import { pendingDelivery, queueKey, recordDeliveries } from "./outbox.js";
+import { pendingDelivery, recordDeliveries } from "./outbox.js";
 import { mayStillReceive } from "./receiving.js";
 import { generateSecret, secretLastFour } from "./signing.js";
 import { BlockedAddressError, checkEndpointUrl } from "./ssrf.js";
@@ -167,17 +167,17 @@ export function createWebhooksService(
 ) {
   // This process's dispatcher, told once queued deliveries are committed. Only then: waking it
   // after every write cost each write a claim transaction and a due-date read (four statements).
-  // A redelivery or a ping names no queue: it may be claimable even where a run holds the head.
-  const queuedListeners = new Set<(queues: readonly string[]) => void>();
-  const queued = (queues: readonly string[] = []) => {
-    for (const listener of queuedListeners) listener(queues);
+  // A redelivery or a ping names no app: the dispatcher looks whatever its endpoints' slots.
+  const queuedListeners = new Set<(apps: readonly string[]) => void>();
+  const queued = (apps: readonly string[] = []) => {
+    for (const listener of queuedListeners) listener(apps);
   };
   changes.addRecorder(async (trx, _actor, event) => {
     // Deliveries hold rendered personal data of the project (no foreign key removes them): they go
     // with it, in its deletion's transaction.
     if (event.type === "project.deleted") await repo.deleteForProject(trx, event.projectId);
-    const queues = await recordDeliveries(trx, event);
-    if (queues.length > 0) afterCommit(trx, () => queued(queues));
+    const apps = await recordDeliveries(trx, event);
+    if (apps.length > 0) afterCommit(trx, () => queued(apps));
   });
   let checkSelection: SelectionCheck | undefined;
 
@@ -192,10 +192,10 @@ export function createWebhooksService(
     },
 
     /**
-     * Calls `listener` whenever this process queued deliveries (committed), with the queues of
-     * first attempts (see queueKey; none for redeliveries and pings); returns its remover.
+     * Calls `listener` whenever this process queued deliveries (committed), with the apps they are
+     * for (none for redeliveries and pings); returns its remover.
      */
-    onQueued(listener: (queues: readonly string[]) => void): () => void {
+    onQueued(listener: (apps: readonly string[]) => void): () => void {
       queuedListeners.add(listener);
       return () => queuedListeners.delete(listener);
     },
@@ -368,7 +368,7 @@ export function createWebhooksService(
       // Bare: as a ping's, this delivery row is outbox state that no access decision reads.
       await db.transaction().execute((trx) => repo.insertDeliveries(trx, projectId, [row]));
       changes.announce(projectId);
-      queued([queueKey(appId, projectId)]);
+      queued([appId]);
     },
 
     /** Queues a signed `ping` to the endpoint (the dashboard's Send test event). */
