@@ -12,6 +12,8 @@ export interface InvoiceLine {
   grossMinor: number;
   taxMinor: number;
   netMinor: number;
+  /** The price was entered net, its tax added per ticket (absent on documents issued before). */
+  pricesNet?: boolean;
 }
 
 /** The tax of one rate over the whole document, as tax law asks an invoice to show it. */
@@ -83,6 +85,7 @@ export function invoiceLines(lines: readonly OrderLine[], discountCode: string |
       grossMinor,
       taxMinor: line.taxMinor,
       netMinor: grossMinor - line.taxMinor,
+      pricesNet: line.pricesNet,
     };
   });
 }
@@ -98,8 +101,13 @@ export function creditLines(invoiced: readonly InvoiceLine[], quantities: Readon
     const quantity = quantities.get(line.ticketTypeId) ?? 0;
     if (quantity <= 0) continue;
     const grossMinor = -line.unitPriceMinor * quantity;
+    // A net line's tax was added per ticket, so its tickets' share is exact.
     const taxMinor =
-      quantity === line.quantity ? -line.taxMinor : taxIncluded(grossMinor, line.taxRateBasisPoints);
+      quantity === line.quantity
+        ? -line.taxMinor
+        : line.pricesNet
+          ? -(line.taxMinor / line.quantity) * quantity
+          : taxIncluded(grossMinor, line.taxRateBasisPoints);
     lines.push({ ...line, quantity: -quantity, grossMinor, taxMinor, netMinor: grossMinor - taxMinor });
   }
   return lines;
