@@ -101,8 +101,9 @@ export function invoicePdf(doc: InvoiceDocument): Promise<Buffer> {
     y = row(
       [
         printable(line.description),
-        String(line.quantity),
-        money(line.pricesNet ? line.netMinor / line.quantity : line.unitPriceMinor),
+        // An amount taken back (a partial refund's credit) has no tickets and no unit price.
+        line.quantity === 0 ? "" : String(line.quantity),
+        line.quantity === 0 ? "" : money(line.pricesNet ? line.netMinor / line.quantity : line.unitPriceMinor),
         formatTaxRate(line.taxRateBasisPoints),
         money(line.netMinor),
         money(line.taxMinor),
