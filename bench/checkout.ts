@@ -73,7 +73,9 @@ const hidden = (html: string, name: string) =>
 async function checkout(n: number): Promise<number> {
   const address = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
   const headers = { "x-forwarded-for": address };
-  const form = await fetch(`${server.url}/e/${seeded.projectId}/order?q.${seeded.ticketTypeId}=1`, { headers });
+  const form = await fetch(`${server.url}/e/${seeded.projectId}/order?q.${seeded.ticketTypeId}=1`, {
+    headers,
+  });
   const html = await form.text();
   if (form.status !== 200) throw new Error(`step 2 answered ${form.status}: ${html.slice(0, 300)}`);
   const body = new URLSearchParams({

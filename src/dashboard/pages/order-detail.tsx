@@ -5,7 +5,12 @@ import type { AuditEntry } from "../../modules/audit/audit.visibility.js";
 import { invoiceDownloadRule, sendInvoicePdf } from "../../modules/invoices/invoice-reply.js";
 import type { Invoice } from "../../modules/invoices/invoices.service.js";
 import { formatTaxRate } from "../../modules/invoices/taxes.js";
-import { type Order, type OrderLine, paidUnitMinor, shownUnitMinor } from "../../modules/orders/orders.model.js";
+import {
+  type Order,
+  type OrderLine,
+  paidUnitMinor,
+  shownUnitMinor,
+} from "../../modules/orders/orders.model.js";
 import { paymentProvider } from "../../modules/orders/payment-providers.js";
 import { formatMoney } from "../../shared/money.js";
 import { type PageContext, pageContext } from "../context.js";

@@ -21,7 +21,12 @@ const outcomeLabels: Record<StatementOutcome, string> = {
 
 function StatementLayout(props: { ctx: PageContext; data: ProjectPageData; children: unknown }) {
   return (
-    <ProjectLayout ctx={props.ctx} project={props.data.project} section="orders" title="Import bank statement">
+    <ProjectLayout
+      ctx={props.ctx}
+      project={props.data.project}
+      section="orders"
+      title="Import bank statement"
+    >
       <p>
         <a href={`/b/${props.data.project.id}/orders`}>← Orders</a>
       </p>

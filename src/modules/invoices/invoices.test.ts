@@ -200,7 +200,8 @@ for (const engine of testEngines()) {
       const event = await taxedEvent(ctx.services);
       const placed = await place(event, 2, 1);
       await ctx.services.orders.markOrderPaid(event.owner, { id: placed.order.id });
-      const issued = async () => (await ctx.services.orders.invoicesOf([placed.order.id])).get(placed.order.id) ?? [];
+      const issued = async () =>
+        (await ctx.services.orders.invoicesOf([placed.order.id])).get(placed.order.id) ?? [];
       const kinds = async () => (await issued()).map((i) => [i.kind, i.number, i.totalMinor]);
       // €8.00 of €508.00 back: split over the lines as the invoice splits its gross (498 : 10), each
       // share's tax at its line's rate; the last line takes the rounding.

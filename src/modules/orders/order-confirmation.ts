@@ -15,9 +15,9 @@ import { ticketAttachment } from "../ticket-mails/ticket-mail.js";
 import { requeueOrderMail } from "../ticket-mails/ticket-mails.service.js";
 import {
   conflict,
+  linePriceWords,
   type Order,
   type OrderLine,
-  linePriceWords,
   presentLine,
   presentOrder,
 } from "./orders.model.js";
@@ -48,9 +48,7 @@ function orderConfirmationMail(input: {
       ? `thank you for your order ${order.code} for ${projectName}. It is paid.`
       : `thank you for your order ${order.code} for ${projectName}. ${paymentProvider(order.provider).title}.`,
     "",
-    ...input.lines.map(
-      (line) => `${line.quantity} × ${line.ticketTypeName}: ${linePriceWords(line, money)}`,
-    ),
+    ...input.lines.map((line) => `${line.quantity} × ${line.ticketTypeName}: ${linePriceWords(line, money)}`),
     `Total: ${money(order.totalMinor)}${tax > 0 ? ` (incl. tax ${money(tax)})` : ""}`,
     ...(order.paymentReference && !paid ? [`Payment reference: ${order.paymentReference}`] : []),
     "",
