@@ -7,6 +7,7 @@ import { join } from "node:path";
  *   --event-loop   the event-loop drill (bench/event-loop.ts)
  *   --soak         the soak: steady mixed reads and writes for 30 minutes (bench/soak.ts)
  *   --webhooks     webhook delivery: 1,000 check-ins with a local receiver subscribed (bench/webhooks.ts)
+ *   --checkout     the event page's checkout: orders per second and p99, SQLite or PostgreSQL (bench/checkout.ts)
  *   --subscriptions  1,000 open subscription streams: memory per stream, commit-to-subscriber latency (bench/subscriptions.ts)
  *   --allocation   bytes allocated and promoted per request, from V8's GC trace (bench/allocation.ts)
  *   --instructions machine instructions per request, counted by valgrind (bench/instructions.ts)
@@ -15,6 +16,7 @@ const modes: Record<string, string> = {
   "--event-loop": "event-loop.js",
   "--soak": "soak.js",
   "--webhooks": "webhooks.js",
+  "--checkout": "checkout.js",
   "--subscriptions": "subscriptions.js",
   "--allocation": "allocation.js",
   "--instructions": "instructions.js",

@@ -37,6 +37,7 @@ import * as selfCancel from "./migrations/2026-11-29T03-20_self-cancel.js";
 import * as bulkOperations from "./migrations/2026-11-29T03-30_bulk-operations.js";
 import * as webhookObjectOrder from "./migrations/2026-11-29T04-30_webhook-object-order.js";
 import * as appApiVersion from "./migrations/2026-11-29T04-40_app-api-version.js";
+import * as pricesNet from "./migrations/2026-11-29T04-50_prices-net.js";
 import * as testProjectLinks from "./migrations/2026-11-29T05-00_test-project-links.js";
 import * as idempotencyCommitted from "./migrations/2026-11-29T05-10_idempotency-committed.js";
 
@@ -80,6 +81,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-29T03-30_bulk-operations": bulkOperations,
   "2026-11-29T04-30_webhook-object-order": webhookObjectOrder,
   "2026-11-29T04-40_app-api-version": appApiVersion,
+  "2026-11-29T04-50_prices-net": pricesNet,
   "2026-11-29T05-00_test-project-links": testProjectLinks,
   "2026-11-29T05-10_idempotency-committed": idempotencyCommitted,
 };

@@ -668,6 +668,8 @@ export interface OrderLinesTable {
   tax_minor: Generated<number>;
   /** What the order's code took off each ticket of the line, in minor units. */
   unit_discount_minor: Generated<number>;
+  /** 1: the price was entered net and the tax added per ticket; 0: entered gross, tax included. */
+  prices_net: Generated<number>;
 }
 
 /** What a discount code does: an amount off each ticket it covers, or only unlocking hidden types. */
@@ -716,6 +718,8 @@ export interface OrderSettingsTable {
   invoice_prefix: Generated<string>;
   /** Until when buyers may cancel their own paid order for a refund (ISO instant); null: they may not. */
   self_cancel_until: Generated<string | null>;
+  /** 1: ticket prices are entered net and tax is added on top; 0 (default): entered gross. */
+  prices_net: Generated<number>;
   updated_at: string;
 }
 

@@ -5,8 +5,8 @@ import { type DiscountCode, unitDiscount } from "../modules/discount-codes/disco
 import type { EventContent, EventTicket } from "../modules/event-page/event-content.js";
 import type { EventPageSettings } from "../modules/event-page/event-page.service.js";
 import type { Invoice } from "../modules/invoices/invoices.service.js";
-import { formatTaxRate, taxIncluded } from "../modules/invoices/taxes.js";
-import type { Order, OrderLine } from "../modules/orders/orders.model.js";
+import { priceLine } from "../modules/invoices/taxes.js";
+import { linePriceWords, type Order, type OrderLine } from "../modules/orders/orders.model.js";
 import { paymentProvider } from "../modules/orders/payment-providers.js";
 import { formatMoney } from "../shared/money.js";
 import { eventPaths } from "./event-page.js";
@@ -146,8 +146,8 @@ export function ChooseTicketsPage(props: {
 export function OrderDetailsPage(props: {
   content: EventContent;
   settings: EventPageSettings;
-  /** The project's tax rate, for ticket types without their own. */
-  taxRate: number;
+  /** The project's tax rate (for ticket types without their own) and whether prices are entered net. */
+  tax: { rateBasisPoints: number; pricesNet: boolean };
   chosen: { ticket: EventTicket; quantity: number }[];
   form: FormTicket;
   state: FormState;
@@ -156,19 +156,22 @@ export function OrderDetailsPage(props: {
 }) {
   const { project } = props.content;
   const rows = props.chosen.flatMap(({ ticket, quantity }) => Array.from({ length: quantity }, () => ticket));
-  // A preview with the same price rule as the order; the server prices it all again when placing it.
-  const total = props.chosen.reduce(
-    (sum, { ticket, quantity }) =>
-      sum + (ticket.priceMinor - unitDiscount(props.code, ticket.id, ticket.priceMinor)) * quantity,
-    0,
-  );
+  // A preview with the order's price rule (priceLine), so what is shown here is what is invoiced;
+  // the server prices it all again when placing it.
+  const { pricesNet } = props.tax;
+  const priced = props.chosen.map(({ ticket, quantity }) => ({
+    quantity,
+    ...priceLine({
+      unitPriceMinor: ticket.priceMinor,
+      unitDiscountMinor: unitDiscount(props.code, ticket.id, ticket.priceMinor),
+      quantity,
+      rateBasisPoints: ticket.taxRateBasisPoints ?? props.tax.rateBasisPoints,
+      pricesNet,
+    }),
+  }));
+  const total = priced.reduce((sum, l) => sum + (l.unitPriceMinor - l.unitDiscountMinor) * l.quantity, 0);
+  const tax = priced.reduce((sum, l) => sum + l.taxMinor, 0);
   const currency = props.chosen[0]?.ticket.currency ?? "EUR";
-  // The order computes the same per line (taxIncluded), so what is shown here is what is invoiced.
-  const tax = props.chosen.reduce(
-    (sum, { ticket, quantity }) =>
-      sum + taxIncluded(ticket.priceMinor * quantity, ticket.taxRateBasisPoints ?? props.taxRate),
-    0,
-  );
   const company = props.settings.companyField;
   return (
     <SiteLayout
@@ -185,6 +188,7 @@ export function OrderDetailsPage(props: {
         {props.chosen.map(({ ticket, quantity }) => (
           <li>
             {quantity} × {ticket.name} · <CodedPrice ticket={ticket} code={props.code} />
+            {pricesNet && ticket.priceMinor > 0 ? " plus tax" : ""}
           </li>
         ))}
       </ul>
@@ -370,10 +374,7 @@ export function OrderPage(props: {
         {props.lines.map((line) => (
           <li>
             {line.quantity} × {line.ticketTypeName} ·{" "}
-            {priceOf({ priceMinor: line.unitPriceMinor - line.unitDiscountMinor, currency: order.currency })}
-            {line.taxMinor > 0
-              ? ` (incl. ${formatTaxRate(line.taxRateBasisPoints)} tax: ${formatMoney(line.taxMinor, order.currency)})`
-              : ""}
+            {linePriceWords(line, (minor) => formatMoney(minor, order.currency))}
           </li>
         ))}
       </ul>

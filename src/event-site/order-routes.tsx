@@ -133,14 +133,14 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
       }
       const form = signer.issue(projectId);
       reply.header("content-security-policy", checkoutPolicy);
-      const taxRate = await events.checkoutTaxRate(projectId);
+      const tax = await events.checkoutTax(projectId);
       return send(
         reply,
         html(
           <OrderDetailsPage
             content={content}
             settings={page.settings}
-            taxRate={taxRate}
+            tax={tax}
             chosen={result.chosen}
             form={form}
             state={formState()}
@@ -219,7 +219,7 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
           <OrderDetailsPage
             content={content}
             settings={page.settings}
-            taxRate={await events.checkoutTaxRate(projectId)}
+            tax={await events.checkoutTax(projectId)}
             chosen={chosen}
             form={{
               idempotencyKey: values.idempotencyKey ?? "",

@@ -1,6 +1,5 @@
-import multipart from "@fastify/multipart";
 import type { FastifyInstance } from "fastify";
-import { type AppError, badInput, isUserError } from "../../errors.js";
+import { type AppError, isUserError } from "../../errors.js";
 import {
   type ImportMapping,
   importFieldLabels,
@@ -11,6 +10,7 @@ import {
 } from "../../modules/attendees/attendees-csv.js";
 import type { AttendeeImport, ImportOutcome } from "../../modules/attendees/attendees-import.service.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
+import { csvUploadRoutes, uploadedFile } from "../csv-upload.js";
 import { formValues } from "../form-data.js";
 import type { FormRequest } from "../form-route.js";
 import { DataTable, Facts, Notice } from "../ui/components.js";
@@ -235,31 +235,10 @@ export function registerAttendeeImportPages(app: FastifyInstance): void {
     return sendPage(reply, <UploadPage ctx={pageContext(request, reply)} data={data} />);
   });
 
-  // Multipart only for the upload: no other dashboard route accepts files.
-  app.register(async (upload) => {
-    await upload.register(multipart, {
-      attachFieldsToBody: "keyValues",
-      limits: { fileSize: maxImportBytes, files: 1, fields: 4, parts: 5 },
-      async onFile(part) {
-        try {
-          const content = await part.toBuffer();
-          (part as unknown as { value: unknown }).value = { fileName: part.filename, content };
-        } catch (error) {
-          if ((error as { code?: string }).code === "FST_REQ_FILE_TOO_LARGE") {
-            throw badInput([
-              { field: ["file"], message: `is larger than ${maxImportBytes / 1024 / 1024} MB` },
-            ]);
-          }
-          throw error;
-        }
-      },
-    });
+  csvUploadRoutes(app, (upload) => {
     upload.post("/b/:projectId/attendees/import", async (request: FormRequest, reply) => {
       const data = await loadProjectPage(app, request);
-      const file = (request.body as Record<string, unknown> | undefined)?.file as
-        | { fileName: string; content: Buffer }
-        | undefined;
-      if (!file?.content) throw badInput([{ field: ["file"], message: "is missing: choose a CSV file" }]);
+      const file = uploadedFile(request);
       const created = await services.attendeeFiles.upload(
         data.actor,
         data.project.id,

@@ -5,7 +5,12 @@ import type { AuditEntry } from "../../modules/audit/audit.visibility.js";
 import { invoiceDownloadRule, sendInvoicePdf } from "../../modules/invoices/invoice-reply.js";
 import type { Invoice } from "../../modules/invoices/invoices.service.js";
 import { formatTaxRate } from "../../modules/invoices/taxes.js";
-import { type Order, type OrderLine, paidUnitMinor } from "../../modules/orders/orders.model.js";
+import {
+  type Order,
+  type OrderLine,
+  paidUnitMinor,
+  shownUnitMinor,
+} from "../../modules/orders/orders.model.js";
 import { paymentProvider } from "../../modules/orders/payment-providers.js";
 import { formatMoney } from "../../shared/money.js";
 import { type PageContext, pageContext } from "../context.js";
@@ -39,7 +44,7 @@ function LinesTable(props: { order: Order; lines: OrderLine[] }) {
       columns={[
         "Ticket type",
         { label: "Qty", numeric: true },
-        { label: "Unit price", numeric: true },
+        { label: props.lines.some((l) => l.pricesNet) ? "Unit price (net)" : "Unit price", numeric: true },
         { label: "Tax rate", numeric: true },
         { label: "Net", numeric: true },
         { label: "Tax", numeric: true },
@@ -57,7 +62,7 @@ function LinesTable(props: { order: Order; lines: OrderLine[] }) {
                 : ""}
             </td>
             <td class="num">{line.quantity}</td>
-            <td class="num">{money(paidUnitMinor(line))}</td>
+            <td class="num">{money(shownUnitMinor(line))}</td>
             <td class="num">{formatTaxRate(line.taxRateBasisPoints)}</td>
             <td class="num">{money(gross - line.taxMinor)}</td>
             <td class="num">{money(line.taxMinor)}</td>

@@ -15,6 +15,7 @@ import { Form, formState, SubmitButton, TextField } from "../ui/forms.js";
 import { ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
 import { orderStateLabels, registerOrderDetail } from "./order-detail.js";
+import { registerStatementImport } from "./orders-statement.js";
 import { loadProjectPage, type ProjectPageData } from "./project-page.js";
 
 const states: readonly OrderState[] = ["PENDING", "PAID", "EXPIRED", "CANCELLED", "REFUNDED"];
@@ -206,7 +207,8 @@ export function registerOrderPages(app: FastifyInstance): void {
         <p>
           <a href={`${path}/export.csv${query ? `?${query}` : ""}`} download>
             Export CSV
-          </a>
+          </a>{" "}
+          · <a href={`${path}/statement`}>Import bank statement</a>
         </p>
         {page.items.length === 0 ? (
           <EmptyState title="No orders">
@@ -237,6 +239,7 @@ export function registerOrderPages(app: FastifyInstance): void {
   });
 
   registerOrderDetail(app, orderRow);
+  registerStatementImport(app);
 
   rowFormRoute(app, "/b/:projectId/orders/:orderId/paid", orderRow, {
     async submit({ data, row }) {

@@ -5,7 +5,7 @@ import type { StripeAccountStatus } from "../../modules/orders/stripe/stripe-acc
 import { actorOf, type PageContext, redirectTo } from "../context.js";
 import { formValues, percentToBasisPoints } from "../form-data.js";
 import { readLocalTimes, toLocalInput } from "../time.js";
-import { Form, formState, SubmitButton, TextAreaField, TextField } from "../ui/forms.js";
+import { Form, formState, SelectField, SubmitButton, TextAreaField, TextField } from "../ui/forms.js";
 
 /** What the Payments panel shows: the order settings, whether Stripe's keys are set, and the webhook's address. */
 export type PaymentSettingsView = OrderSettings & {
@@ -82,6 +82,7 @@ export function PaymentsPanel(props: { ctx: PageContext; projectId: string; sett
     holdMinutes: String(props.settings.holdMinutes),
     bankDetails: props.settings.bankDetails ?? "",
     taxRate: String(props.settings.taxRateBasisPoints / 100),
+    pricesEntered: props.settings.pricesNet ? "net" : "gross",
     sellerDetails: props.settings.sellerDetails ?? "",
     invoicePrefix: props.settings.invoicePrefix,
     selfCancelUntil: toLocalInput(props.settings.selfCancelUntil, props.settings.timezone),
@@ -117,7 +118,17 @@ export function PaymentsPanel(props: { ctx: PageContext; projectId: string; sett
           type="number"
           min="0"
           step="0.01"
-          hint="Included in every ticket price (prices are gross), unless a ticket type sets its own. 0: no tax."
+          hint="The tax of every ticket price, unless a ticket type sets its own. 0: no tax."
+        />
+        <SelectField
+          name="pricesEntered"
+          label="Ticket prices are entered"
+          state={state}
+          options={[
+            { value: "gross", label: "Gross: the tax is included" },
+            { value: "net", label: "Net: the tax is added on top" },
+          ]}
+          hint="Net suits events sold to businesses: a €100.00 ticket at 19% costs €119.00. Orders already placed keep their prices."
         />
         <TextAreaField
           name="sellerDetails"
@@ -165,6 +176,8 @@ export function registerPaymentSettings(app: FastifyInstance): void {
         sellerDetails: values.sellerDetails ?? null,
         invoicePrefix: values.invoicePrefix ?? "",
         selfCancelUntil,
+        // Absent (an older form): kept as it is.
+        pricesNet: values.pricesEntered === undefined ? undefined : values.pricesEntered === "net",
       });
     } catch (error) {
       if (!isUserError(error)) throw error;

@@ -113,8 +113,10 @@ export function pageOrderReads(
       return invoice;
     },
 
-    /** The tax rate of a published project's ticket types without their own, for the checkout's totals. */
-    checkoutTaxRate: async (projectId: string) =>
-      (await deps.orders.pageSettings(projectId)).taxRateBasisPoints,
+    /** A published project's tax rate (of ticket types without their own) and whether prices are net, for the checkout's totals. */
+    checkoutTax: async (projectId: string) => {
+      const settings = await deps.orders.pageSettings(projectId);
+      return { rateBasisPoints: settings.taxRateBasisPoints, pricesNet: settings.pricesNet };
+    },
   };
 }

@@ -2,7 +2,10 @@ import type { InvoiceKind } from "../../db/schema.js";
 import { type Order, type OrderLine, paidUnitMinor } from "../orders/orders.model.js";
 import { taxIncluded } from "./taxes.js";
 
-/** One line of an invoice: gross is quantity × unit price; net and tax add up to it exactly. */
+/**
+ * One line of an invoice: gross is quantity × unit price; net and tax add up to it exactly. A credit
+ * note's line taking back an amount (a partial refund) has quantity 0 and only the amounts.
+ */
 export interface InvoiceLine {
   ticketTypeId: string;
   description: string;
@@ -12,6 +15,8 @@ export interface InvoiceLine {
   grossMinor: number;
   taxMinor: number;
   netMinor: number;
+  /** The price was entered net, its tax added per ticket (absent on documents issued before). */
+  pricesNet?: boolean;
 }
 
 /** The tax of one rate over the whole document, as tax law asks an invoice to show it. */
@@ -83,26 +88,73 @@ export function invoiceLines(lines: readonly OrderLine[], discountCode: string |
       grossMinor,
       taxMinor: line.taxMinor,
       netMinor: grossMinor - line.taxMinor,
+      pricesNet: line.pricesNet,
     };
   });
 }
 
 /**
  * The lines of a credit note taking back `quantities` (ticket type → tickets) of an invoice's
- * lines, negated. Taking back a whole line negates its amounts exactly; part of one computes the
- * tax of the part the same way the line's was, so a full and a partial take-back agree to the cent.
+ * lines, negated. Taking back what is left of a line negates its amounts exactly (less what amount
+ * credits took already); part of one computes the tax of the part the same way the line's was, so
+ * a full and a partial take-back agree to the cent.
  */
 export function creditLines(invoiced: readonly InvoiceLine[], quantities: ReadonlyMap<string, number>) {
   const lines: InvoiceLine[] = [];
   for (const line of invoiced) {
     const quantity = quantities.get(line.ticketTypeId) ?? 0;
     if (quantity <= 0) continue;
+    if (quantity === line.quantity) {
+      lines.push({
+        ...line,
+        quantity: -quantity,
+        grossMinor: -line.grossMinor,
+        taxMinor: -line.taxMinor,
+        netMinor: -line.netMinor,
+      });
+      continue;
+    }
     const grossMinor = -line.unitPriceMinor * quantity;
-    const taxMinor =
-      quantity === line.quantity ? -line.taxMinor : taxIncluded(grossMinor, line.taxRateBasisPoints);
+    // A net line's tax was added per ticket, so its tickets' share is exact.
+    const taxMinor = line.pricesNet
+      ? -(line.taxMinor / line.quantity) * quantity
+      : taxIncluded(grossMinor, line.taxRateBasisPoints);
     lines.push({ ...line, quantity: -quantity, grossMinor, taxMinor, netMinor: grossMinor - taxMinor });
   }
   return lines;
+}
+
+/**
+ * The lines of a credit note taking back `amountMinor` (a partial refund: money, not tickets) of an
+ * invoice's open lines, negated: one line per invoice line, in proportion to what is left of each,
+ * the last taking the rounding, each with the tax included in its share at its rate. So the tax
+ * credited follows the invoice's split between rates, and the credit notes of an order never take
+ * back more than its invoice, nor a different tax.
+ */
+export function amountCreditLines(open: readonly InvoiceLine[], amountMinor: number): InvoiceLine[] {
+  const lines = open.filter((l) => l.grossMinor > 0);
+  const openGross = lines.reduce((sum, l) => sum + l.grossMinor, 0);
+  let left = Math.min(amountMinor, openGross);
+  const credited: InvoiceLine[] = [];
+  lines.forEach((line, i) => {
+    const share =
+      i === lines.length - 1
+        ? left
+        : Math.min(line.grossMinor, Math.floor((amountMinor * line.grossMinor) / openGross), left);
+    left -= share;
+    if (share <= 0) return;
+    const taxMinor = taxIncluded(-share, line.taxRateBasisPoints);
+    credited.push({
+      ...line,
+      description: `Refund: ${line.description}`,
+      quantity: 0,
+      unitPriceMinor: 0,
+      grossMinor: -share,
+      taxMinor,
+      netMinor: -share - taxMinor,
+    });
+  });
+  return credited;
 }
 
 /** The document of `lines`: totals and the tax per rate, in the lines' order of first appearance. */

@@ -68,7 +68,13 @@ export function invoicePdf(doc: InvoiceDocument): Promise<Buffer> {
   const columns = [
     { label: "Description", x: left, w: 165, align: "left" as const },
     { label: "Qty", x: 215, w: 35, align: "right" as const },
-    { label: "Unit price", x: 250, w: 65, align: "right" as const },
+    // Prices entered net print the net unit price, as the organizer set it.
+    {
+      label: doc.lines.some((l) => l.pricesNet) ? "Unit net" : "Unit price",
+      x: 250,
+      w: 65,
+      align: "right" as const,
+    },
     { label: "Tax", x: 315, w: 40, align: "right" as const },
     { label: "Net", x: 355, w: 60, align: "right" as const },
     { label: "Tax amount", x: 415, w: 60, align: "right" as const },
@@ -100,8 +106,11 @@ export function invoicePdf(doc: InvoiceDocument): Promise<Buffer> {
     y = row(
       [
         printable(line.description),
-        String(line.quantity),
-        money(line.unitPriceMinor),
+        // An amount taken back (a partial refund's credit) has no tickets and no unit price.
+        line.quantity === 0 ? "" : String(line.quantity),
+        line.quantity === 0
+          ? ""
+          : money(line.pricesNet ? line.netMinor / line.quantity : line.unitPriceMinor),
         formatTaxRate(line.taxRateBasisPoints),
         money(line.netMinor),
         money(line.taxMinor),

@@ -6,6 +6,7 @@ import { nowIso } from "../../shared/time.js";
 import type { Actor } from "../access/actor.js";
 import { conflict } from "../orders/orders.model.js";
 import {
+  amountCreditLines,
   composeDocument,
   creditLines,
   type InvoiceDocument,
@@ -178,6 +179,24 @@ export function createInvoicing(db: Db, changes: ProjectChanges) {
         }
       }
       const lines = creditLines(open.lines, wanted);
+      if (lines.length === 0) return undefined;
+      return issue(trx, actor, source, "CREDIT_NOTE", lines, open.invoice.number);
+    },
+
+    /**
+     * Issues a credit note taking back `amountMinor` of what the order's invoice has not yet taken
+     * back (a partial refund), split over its lines (amountCreditLines), inside the caller's
+     * transaction. Nothing when the order has no invoice or nothing of it is left.
+     */
+    async creditAmountIn(
+      trx: Tx,
+      actor: Actor | undefined,
+      source: InvoiceSource,
+      amountMinor: number,
+    ): Promise<Invoice | undefined> {
+      const open = uncredited(await issuedFor(trx, source));
+      if (!open) return undefined;
+      const lines = amountCreditLines(open.lines, amountMinor);
       if (lines.length === 0) return undefined;
       return issue(trx, actor, source, "CREDIT_NOTE", lines, open.invoice.number);
     },

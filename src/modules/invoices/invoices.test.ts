@@ -196,28 +196,48 @@ for (const engine of testEngines()) {
       );
     });
 
-    test("a refund that takes back the whole order issues one credit note; a partial one none", async () => {
+    test("a partial refund issues a credit note for its amount, the refund of the rest one for what is left", async () => {
       const event = await taxedEvent(ctx.services);
       const placed = await place(event, 2, 1);
       await ctx.services.orders.markOrderPaid(event.owner, { id: placed.order.id });
-      const kinds = async () =>
-        ((await ctx.services.orders.invoicesOf([placed.order.id])).get(placed.order.id) ?? []).map((i) => [
-          i.kind,
-          i.number,
-          i.totalMinor,
-        ]);
-      // An amount names no tickets: what a partial refund takes back of the invoice is not known.
+      const issued = async () =>
+        (await ctx.services.orders.invoicesOf([placed.order.id])).get(placed.order.id) ?? [];
+      const kinds = async () => (await issued()).map((i) => [i.kind, i.number, i.totalMinor]);
+      // €8.00 of €508.00 back: split over the lines as the invoice splits its gross (498 : 10), each
+      // share's tax at its line's rate; the last line takes the rounding.
       await ctx.services.refunds.refundOrder(event.owner, { id: placed.order.id, amountMinor: 800 });
-      assert.deepEqual(await kinds(), [["INVOICE", "INV-2026-0001", 50_800]]);
+      assert.deepEqual(await kinds(), [
+        ["INVOICE", "INV-2026-0001", 50_800],
+        ["CREDIT_NOTE", "INV-2026-0002", -800],
+      ]);
+      const note = (await issued())[1]?.document;
+      assert.deepEqual(
+        note?.lines.map((l) => [l.description, l.quantity, l.grossMinor, l.taxMinor, l.netMinor]),
+        [
+          ["Refund: Conference pass", 0, -784, -125, -659],
+          ["Refund: Workshop", 0, -16, -1, -15],
+        ],
+      );
+      assert.equal(note?.correctsNumber, "INV-2026-0001");
+      const text = await pdfText(new Uint8Array(await invoicePdf(note ?? assert.fail("a note"))));
+      for (const expected of ["Credit note INV-2026-0002", "INV-2026-0001", "Refund: Conference pass"])
+        assert.ok(text.includes(expected), `the credit note shows ${expected}:\n${text}`);
+
       const refunded = await ctx.services.refunds.refundOrder(event.owner, { id: placed.order.id });
       assert.equal(refunded.state, "REFUNDED");
       assert.deepEqual(await kinds(), [
         ["INVOICE", "INV-2026-0001", 50_800],
-        ["CREDIT_NOTE", "INV-2026-0002", -50_800],
+        ["CREDIT_NOTE", "INV-2026-0002", -800],
+        ["CREDIT_NOTE", "INV-2026-0003", -50_000],
       ]);
+      // Together the notes take back exactly the invoice: its gross and its tax per rate.
+      const all = await issued();
+      const sum = (pick: (d: NonNullable<typeof note>) => number) =>
+        all.reduce((total, i) => total + pick(i.document), 0);
+      assert.deepEqual([sum((d) => d.grossMinor), sum((d) => d.taxMinor), sum((d) => d.netMinor)], [0, 0, 0]);
       // Cancelling the refunded order afterwards finds nothing left to credit.
       await ctx.services.orders.cancelOrder(event.owner, { id: placed.order.id });
-      assert.equal((await kinds()).length, 2);
+      assert.equal((await kinds()).length, 3);
     });
 
     test("a cancelled unpaid order gets no credit note, and the PDF of a document is the same every time", async () => {

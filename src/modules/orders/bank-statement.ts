@@ -1,5 +1,6 @@
 import type { Db } from "../../db/database.js";
 import { AppError, badInput, ErrorCode } from "../../errors.js";
+import { formatMoney } from "../../shared/money.js";
 import type { AccessService } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { parseAttendeeCsv } from "../attendees/attendees-csv.js";
@@ -8,7 +9,7 @@ import { ordersRepository } from "./orders.repository.js";
 import type { OrdersService } from "./orders.service.js";
 
 /** What became of one row of a bank statement. */
-type StatementOutcome =
+export type StatementOutcome =
   /** A pending bank-transfer order with this reference and amount: marked paid (or would be, on a dry run). */
   | "MATCHED"
   /** Its order is paid already (an earlier import, or marked by hand): nothing changes. */
@@ -85,7 +86,7 @@ export async function importBankStatement(
     } else if (order.state === "PAID" || order.state === "REFUNDED") {
       results.push({ ...row, outcome: "ALREADY_PAID", message: null });
     } else if (amountMinor !== order.totalMinor) {
-      const message = `the order's total is ${order.totalMinor}`;
+      const message = `the order's total is ${formatMoney(order.totalMinor, order.currency)}`;
       results.push({ ...row, outcome: "AMOUNT_MISMATCH", message });
     } else {
       results.push(await pay(deps, actor, order, row, input.dryRun));

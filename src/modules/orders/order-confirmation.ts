@@ -11,14 +11,13 @@ import type { Attendee } from "../attendees/attendees.service.js";
 import type { OrderTickets } from "../attendees/order-tickets.js";
 import { invoicePdf } from "../invoices/invoice-pdf.js";
 import type { Invoice, Invoicing } from "../invoices/invoices.service.js";
-import { formatTaxRate } from "../invoices/taxes.js";
 import { ticketAttachment } from "../ticket-mails/ticket-mail.js";
 import { requeueOrderMail } from "../ticket-mails/ticket-mails.service.js";
 import {
   conflict,
+  linePriceWords,
   type Order,
   type OrderLine,
-  paidUnitMinor,
   presentLine,
   presentOrder,
 } from "./orders.model.js";
@@ -49,14 +48,7 @@ function orderConfirmationMail(input: {
       ? `thank you for your order ${order.code} for ${projectName}. It is paid.`
       : `thank you for your order ${order.code} for ${projectName}. ${paymentProvider(order.provider).title}.`,
     "",
-    ...input.lines.map(
-      (line) =>
-        `${line.quantity} × ${line.ticketTypeName}: ${money(paidUnitMinor(line) * line.quantity)}${
-          line.taxMinor > 0
-            ? ` (incl. ${formatTaxRate(line.taxRateBasisPoints)} tax ${money(line.taxMinor)})`
-            : ""
-        }`,
-    ),
+    ...input.lines.map((line) => `${line.quantity} × ${line.ticketTypeName}: ${linePriceWords(line, money)}`),
     `Total: ${money(order.totalMinor)}${tax > 0 ? ` (incl. tax ${money(tax)})` : ""}`,
     ...(order.paymentReference && !paid ? [`Payment reference: ${order.paymentReference}`] : []),
     "",

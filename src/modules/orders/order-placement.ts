@@ -17,7 +17,7 @@ import { claimUses, findCode, releaseUses } from "../discount-codes/code-redempt
 import { type DiscountCode, unitDiscount, unlocks } from "../discount-codes/discount-codes.model.js";
 import type { InvoiceSource } from "../invoices/invoice-document.js";
 import type { Invoicing } from "../invoices/invoices.service.js";
-import { taxIncluded } from "../invoices/taxes.js";
+import { priceLine } from "../invoices/taxes.js";
 import { queueOrderMail } from "../ticket-mails/ticket-mails.service.js";
 import { isOnSale, orderableOnPage } from "../tickets/tickets.service.js";
 import { type OrderSettings, presentOrderSettings } from "./order-settings.js";
@@ -101,29 +101,38 @@ export async function invoiceSource(
 }
 
 /**
- * One line of an order: its ticket type at its price, less what the code takes off each ticket, and
- * the tax included in what is paid. Every amount of an order comes from here (the unit price, the
- * discount, the tax, and so the total). The rate is frozen on the line: a rate changed later
- * rewrites no sold order.
+ * One line of an order: its ticket type at its price, less what the code takes off each ticket (of
+ * the price as entered, net or gross), and the tax (priceLine: included, or added when the project
+ * enters prices net). Every amount of an order comes from here (the unit price, the discount, the
+ * tax, and so the total); the line keeps them gross. The rate and the way the price was entered are
+ * frozen on the line: a setting changed later rewrites no sold order.
  */
 function pricedLine(
   ticketTypeId: string,
   name: string,
-  unitPriceMinor: number,
+  enteredPriceMinor: number,
   quantity: number,
   code: DiscountCode | undefined,
   taxRateBasisPoints: number,
+  pricesNet: boolean,
 ): OrderLineRow {
-  const unitDiscountMinor = unitDiscount(code, ticketTypeId, unitPriceMinor);
+  const priced = priceLine({
+    unitPriceMinor: enteredPriceMinor,
+    unitDiscountMinor: unitDiscount(code, ticketTypeId, enteredPriceMinor),
+    quantity,
+    rateBasisPoints: taxRateBasisPoints,
+    pricesNet,
+  });
   return {
     order_id: "",
     ticket_type_id: ticketTypeId,
     ticket_type_name: name,
     quantity,
-    unit_price_minor: unitPriceMinor,
-    unit_discount_minor: unitDiscountMinor,
+    unit_price_minor: priced.unitPriceMinor,
+    unit_discount_minor: priced.unitDiscountMinor,
     tax_rate_bp: taxRateBasisPoints,
-    tax_minor: taxIncluded((unitPriceMinor - unitDiscountMinor) * quantity, taxRateBasisPoints),
+    tax_minor: priced.taxMinor,
+    prices_net: pricesNet ? 1 : 0,
   };
 }
 
@@ -237,6 +246,7 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets,
         quantity,
         discountCode,
         ticketType.tax_rate_bp === null ? settings.taxRateBasisPoints : Number(ticketType.tax_rate_bp),
+        settings.pricesNet,
       );
       const price = line.unit_price_minor - line.unit_discount_minor;
       if (price > 0) {

@@ -9,7 +9,7 @@ export interface OrderSettings {
   holdMinutes: number;
   /** What a buyer paying by bank transfer is shown (account holder, IBAN, BIC); null: not taken. */
   bankDetails: string | null;
-  /** The tax included in the prices of ticket types without a rate of their own (1900: 19 %). */
+  /** The tax rate of ticket types without a rate of their own (1900: 19 %). */
   taxRateBasisPoints: number;
   /** The seller as printed on invoices (name, address, VAT id); null: no invoices are issued. */
   sellerDetails: string | null;
@@ -17,6 +17,8 @@ export interface OrderSettings {
   invoicePrefix: string;
   /** Until when a buyer may cancel their own paid order for a refund (ISO instant); null: never. */
   selfCancelUntil: string | null;
+  /** Ticket prices are entered net: the tax is added on top (false: prices include it). */
+  pricesNet: boolean;
 }
 
 /**
@@ -31,6 +33,7 @@ const defaultOrderSettings: OrderSettings = {
   sellerDetails: null,
   invoicePrefix: "INV-",
   selfCancelUntil: null,
+  pricesNet: false,
 };
 
 export const orderSettingsInput = z.object({
@@ -50,6 +53,7 @@ export const orderSettingsInput = z.object({
     .optional(),
   // An instant with its offset, so the deadline means the same whatever the server's zone.
   selfCancelUntil: z.string().datetime({ offset: true, message: "must be a date and time" }).nullish(),
+  pricesNet: z.boolean().optional(),
 });
 
 export function presentOrderSettings(row: OrderSettingsRow | undefined): OrderSettings {
@@ -61,5 +65,6 @@ export function presentOrderSettings(row: OrderSettingsRow | undefined): OrderSe
     sellerDetails: row.seller_details,
     invoicePrefix: row.invoice_prefix,
     selfCancelUntil: row.self_cancel_until,
+    pricesNet: Number(row.prices_net) === 1,
   };
 }

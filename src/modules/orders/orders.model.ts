@@ -1,5 +1,6 @@
 import type { OrderState, PaymentProviderName } from "../../db/schema.js";
 import { AppError, ErrorCode } from "../../errors.js";
+import { formatTaxRate } from "../invoices/taxes.js";
 import type { OrderLineRow, OrderRow } from "./orders.repository.js";
 
 export interface Order {
@@ -46,6 +47,8 @@ export interface OrderLine {
   taxMinor: number;
   /** What the order's code took off each ticket of the line. */
   unitDiscountMinor: number;
+  /** The price was entered net and the tax added per ticket (unitPriceMinor is still gross). */
+  pricesNet: boolean;
 }
 
 export function presentOrder(row: OrderRow): Order {
@@ -83,6 +86,7 @@ export function presentLine(row: OrderLineRow): OrderLine {
     taxRateBasisPoints: Number(row.tax_rate_bp),
     taxMinor: Number(row.tax_minor),
     unitDiscountMinor: Number(row.unit_discount_minor),
+    pricesNet: Number(row.prices_net) === 1,
   };
 }
 
@@ -94,3 +98,20 @@ export function conflict(message: string, field: string[] = ["tickets"]): AppErr
 /** What one ticket of a line costs after the order's code: what invoices and receipts charge. */
 export const paidUnitMinor = (line: Pick<OrderLine, "unitPriceMinor" | "unitDiscountMinor">) =>
   line.unitPriceMinor - line.unitDiscountMinor;
+
+/**
+ * One ticket's price after the code as the organizer entered prices: net when the line was sold net
+ * (exact, as its tax was added per ticket), else gross. What the order's pages print as the unit price.
+ */
+export const shownUnitMinor = (line: OrderLine) =>
+  line.pricesNet ? paidUnitMinor(line) - line.taxMinor / line.quantity : paidUnitMinor(line);
+
+/** How a line's price reads: "€23.80 (incl. 19% tax: €3.80)", or for a net price "€20.00 + 19% tax: €3.80". */
+export function linePriceWords(line: OrderLine, money: (minor: number) => string): string {
+  const gross = money(paidUnitMinor(line) * line.quantity);
+  if (line.taxMinor === 0) return gross;
+  const tax = `${formatTaxRate(line.taxRateBasisPoints)} tax ${money(line.taxMinor)}`;
+  return line.pricesNet
+    ? `${gross} (${money(paidUnitMinor(line) * line.quantity - line.taxMinor)} + ${tax})`
+    : `${gross} (incl. ${tax})`;
+}

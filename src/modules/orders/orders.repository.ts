@@ -190,6 +190,7 @@ export const ordersRepository = {
           seller_details: row.seller_details,
           invoice_prefix: row.invoice_prefix,
           self_cancel_until: row.self_cancel_until,
+          prices_net: row.prices_net,
           updated_at: row.updated_at,
         }),
       )

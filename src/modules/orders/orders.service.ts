@@ -338,6 +338,7 @@ export function createOrdersService(
         taxRateBasisPoints: data.taxRateBasisPoints ?? before.taxRateBasisPoints,
         sellerDetails: input.sellerDetails === undefined ? before.sellerDetails : data.sellerDetails,
         invoicePrefix: data.invoicePrefix ?? before.invoicePrefix,
+        pricesNet: data.pricesNet ?? before.pricesNet,
         selfCancelUntil:
           data.selfCancelUntil === undefined
             ? before.selfCancelUntil
@@ -351,6 +352,7 @@ export function createOrdersService(
         seller_details: settings.sellerDetails,
         invoice_prefix: settings.invoicePrefix,
         self_cancel_until: settings.selfCancelUntil,
+        prices_net: settings.pricesNet ? 1 : 0,
         updated_at: nowIso(),
       };
       await changes.write(db, actor, found.projectId, async (trx) => {

@@ -64,8 +64,9 @@ function refundableOf(row: Pick<OrderRow, "paid_at" | "total_minor" | "refunded_
  * Refunds (docs/payments.md): an organizer or app refunds part or all of a paid order; a Stripe
  * order's refund goes through Stripe's Refunds API, any other is recorded as sent back by hand.
  *
- * A refund that takes back the whole order issues a credit note for its invoice in the transaction
- * that settles it, the way a cancellation does.
+ * A refund that takes back the whole order issues a credit note for what its invoice has not taken
+ * back yet in the transaction that settles it, the way a cancellation does; a partial refund one for
+ * its amount.
  *
  * A Stripe refund takes three steps so that no crash and no race sends back more than was paid:
  * the amount is reserved under the order's lock (`refunded_minor` grows, a PENDING row is written),
@@ -109,9 +110,12 @@ export function createRefunds(deps: {
       const patch = { state: "REFUNDED" as const, closed_at: now, updated_at: now };
       await orders.update(trx, refund.project_id, order.id, patch);
       after = { ...order, ...patch };
-      // The order is taken back in full: so is what its invoice has not been credited yet. A
-      // partial refund names an amount, not tickets, so it gets no credit note (docs/payments.md).
+      // The order is taken back in full: so is what its invoice has not been credited yet.
       await deps.invoicing.creditIn(trx, actor, await invoiceSource(trx, settingsOf, presentOrder(after)));
+    } else if (refund.reason === "REQUESTED" && order.state === "PAID") {
+      // A partial refund names an amount, not tickets: its credit note takes back that amount.
+      const source = await invoiceSource(trx, settingsOf, presentOrder(order));
+      await deps.invoicing.creditAmountIn(trx, actor, source, Number(refund.amount_minor));
     }
     await changes.event(trx, actor, {
       ...objectEvent(refund.project_id, "Order", order.id, "refunded"),

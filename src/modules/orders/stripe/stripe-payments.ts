@@ -7,7 +7,7 @@ import { areasWrittenUnder } from "../../../shared/data-areas.js";
 import type { ProjectChanges } from "../../../shared/project-changes.js";
 import { nowIso } from "../../../shared/time.js";
 import { systemActor } from "../../access/actor.js";
-import { conflict, type Order } from "../orders.model.js";
+import { conflict, type Order, paidUnitMinor } from "../orders.model.js";
 import { type OrderRow, ordersRepository as orders } from "../orders.repository.js";
 import type { OrdersService } from "../orders.service.js";
 import type { Refunds } from "../refunds.js";
@@ -169,9 +169,11 @@ export function createStripePayments(deps: {
         code: order.code,
         buyerEmail: order.buyerEmail,
         currency: order.currency,
+        // What each ticket costs after the order's code: the lines then add up to the order's total,
+        // which the notification's amount is checked against.
         lines: lines
-          .filter((l) => l.unitPriceMinor > 0)
-          .map((l) => ({ name: l.ticketTypeName, quantity: l.quantity, unitPriceMinor: l.unitPriceMinor })),
+          .filter((l) => paidUnitMinor(l) > 0)
+          .map((l) => ({ name: l.ticketTypeName, quantity: l.quantity, unitPriceMinor: paidUnitMinor(l) })),
         successUrl: links.success,
         cancelUrl: links.cancel,
         expiresAt,
