@@ -23,6 +23,7 @@ import {
   validateAnswers,
 } from "./questions.model.js";
 import { questionsRepository as repo } from "./questions.repository.js";
+import { questionsOfProject } from "./registration-answers.js";
 
 /**
  * Who manages the questions: whoever may shape what a registration offers (tickets:write), as ticket
@@ -63,15 +64,10 @@ function checkOptions(kind: string, options: readonly string[] | null | undefine
 export function createQuestionsService(db: Db, access: AccessService, changes: ProjectChanges) {
   const writer = { db, access, changes };
 
-  /** The questions of a project, in order, without a permission check: for callers that checked. */
-  async function questionsOf(db: Db, projectId: string): Promise<Question[]> {
-    return (await repo.list(db, projectId)).map(presentQuestion);
-  }
-
   /** Answers by attendee, each list in the question order. */
   async function loadAnswers(db: Db, projectId: string, attendeeIds: readonly string[]) {
     const [questions, rows] = await Promise.all([
-      questionsOf(db, projectId),
+      questionsOfProject(db, projectId),
       repo.answersOf(db, projectId, attendeeIds),
     ]);
     const byAttendee = new Map<string, Map<string, AnswerValue>>();
@@ -245,7 +241,7 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
     /** The project's questions in order (tickets:read). */
     async listQuestions(projectAccess: ProjectAccess): Promise<Question[]> {
       assertPermission(projectAccess, readPermission);
-      return questionsOf(db, projectAccess.projectId);
+      return questionsOfProject(db, projectAccess.projectId);
     },
 
     /**
@@ -303,7 +299,7 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
         "attendees:write",
         attendeeVisible,
         async (trx, projectId) => {
-          const questions = await questionsOf(trx, projectId);
+          const questions = await questionsOfProject(trx, projectId);
           const { answers, errors } = validateAnswers(
             questions,
             attendee?.ticket_type_id ?? "",
