@@ -9,7 +9,7 @@ import { idText, parseInput, requiredText } from "../../shared/validation.js";
 import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { assertPermission, attendeeVisible } from "../access/policy.js";
-import { createRow, writeRow } from "../access/row-access.js";
+import { createRow, resolveRowAccess, writeRow } from "../access/row-access.js";
 import { requireTicketTypesOf } from "../tickets/tickets.service.js";
 import {
   type Answer,
@@ -236,6 +236,16 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
         },
       );
       return result;
+    },
+
+    /** A question, when the actor holds tickets:read in its project (else undefined, as a missing one). */
+    async findQuestion(
+      actor: Actor,
+      id: string,
+    ): Promise<{ item: Question; access: ProjectAccess } | undefined> {
+      const row = await repo.locate(db, id);
+      const found = await resolveRowAccess(access, actor, row, questionsVisible);
+      return row && found ? { item: presentQuestion(row), access: found } : undefined;
     },
 
     /** The project's questions in order (tickets:read). */
