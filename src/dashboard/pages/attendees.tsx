@@ -44,6 +44,14 @@ function listFilter(view: AttendeeListView): AttendeeFilter {
   };
 }
 
+/** An attendee as its edit form shows it. */
+const attendeeValues = (attendee: Attendee) => ({
+  name: attendee.name,
+  email: attendee.email,
+  company: attendee.company ?? "",
+  ticketTypeId: attendee.ticketTypeId,
+});
+
 /** Attendees: search, register, edit, cancel (check-in has its own pages, see check-in.tsx). */
 export function registerAttendeePages(app: FastifyInstance): void {
   const { services } = app;
@@ -233,13 +241,8 @@ export function registerAttendeePages(app: FastifyInstance): void {
   app.get("/b/:projectId/attendees/:attendeeId", async (request: FormRequest, reply) => {
     const data = await loadProjectPage(app, request);
     const attendee = await loadRow(data, attendeeRow, request.params);
-    const values = {
-      name: attendee.name,
-      email: attendee.email,
-      company: attendee.company ?? "",
-      ticketTypeId: attendee.ticketTypeId,
-    };
-    return sendPage(reply, await editPage(request, reply, data, attendee, formState(values)));
+    const state = formState(attendeeValues(attendee));
+    return sendPage(reply, await editPage(request, reply, data, attendee, state));
   });
 
   rowFormRoute(app, "/b/:projectId/attendees/:attendeeId", attendeeRow, {
@@ -269,13 +272,7 @@ export function registerAttendeePages(app: FastifyInstance): void {
     invalid: async ({ request, reply, data, row }, state) => {
       const questions = await services.questions.listQuestions(data.access);
       const form = formAnswers(request.body, questions, "", row.ticketTypeId);
-      const values = {
-        name: row.name,
-        email: row.email,
-        company: row.company ?? "",
-        ticketTypeId: row.ticketTypeId,
-      };
-      return editPage(request, reply, data, row, formState(values), { form, state });
+      return editPage(request, reply, data, row, formState(attendeeValues(row)), { form, state });
     },
   });
 
