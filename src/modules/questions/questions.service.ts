@@ -23,7 +23,7 @@ import {
   validateAnswers,
 } from "./questions.model.js";
 import { questionsRepository as repo } from "./questions.repository.js";
-import { questionsOfProject } from "./registration-answers.js";
+import { answersByAttendee, questionsOfProject } from "./registration-answers.js";
 
 /**
  * Who manages the questions: whoever may shape what a registration offers (tickets:write), as ticket
@@ -66,16 +66,10 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
 
   /** Answers by attendee, each list in the question order. */
   async function loadAnswers(db: Db, projectId: string, attendeeIds: readonly string[]) {
-    const [questions, rows] = await Promise.all([
+    const [questions, byAttendee] = await Promise.all([
       questionsOfProject(db, projectId),
-      repo.answersOf(db, projectId, attendeeIds),
+      answersByAttendee(db, projectId, attendeeIds),
     ]);
-    const byAttendee = new Map<string, Map<string, AnswerValue>>();
-    for (const row of rows) {
-      const own = byAttendee.get(row.attendee_id) ?? new Map<string, AnswerValue>();
-      own.set(row.question_id, JSON.parse(row.value) as AnswerValue);
-      byAttendee.set(row.attendee_id, own);
-    }
     return new Map<string, Answer[]>(
       attendeeIds.map((id) => {
         const own = byAttendee.get(id);

@@ -18,6 +18,21 @@ export async function questionsOfProject(db: Db, projectId: string): Promise<Que
   return (await repo.list(db, projectId)).map(presentQuestion);
 }
 
+/** The stored answers of some attendees of a project, by attendee and question (one query). */
+export async function answersByAttendee(
+  db: Db,
+  projectId: string,
+  attendeeIds: readonly string[],
+): Promise<Map<string, Map<string, AnswerValue>>> {
+  const byAttendee = new Map<string, Map<string, AnswerValue>>();
+  for (const row of await repo.answersOf(db, projectId, attendeeIds)) {
+    const own = byAttendee.get(row.attendee_id) ?? new Map<string, AnswerValue>();
+    own.set(row.question_id, JSON.parse(row.value) as AnswerValue);
+    byAttendee.set(row.attendee_id, own);
+  }
+  return byAttendee;
+}
+
 /**
  * The answers of a new registration checked by `validateAnswers` against the project's questions,
  * or its errors with their field paths under `at` (a checkout's `tickets.2`), so a form shows each
