@@ -184,7 +184,7 @@ for (const engine of testEngines()) {
 
     test("the CSV export has a column per question, and an import maps them back, checking each row", async () => {
       const { services } = server;
-      const { project, owner, pass, workshop, diet, talks, laptop } = await event(services);
+      const { project, owner, workshop, diet, talks, laptop } = await event(services);
       await services.attendees.registerAttendee(owner, {
         projectId: project.id,
         name: "Eve Export",
