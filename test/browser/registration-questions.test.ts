@@ -74,9 +74,11 @@ describeInBrowser("registration questions in Chromium", {}, (fx) => {
       await organizer.goto(`${fx.server.url}/b/${project.id}/attendees`);
       await organizer.getByRole("link", { name: "Vic Visitor" }).click();
       const answers = organizer.getByRole("region", { name: "Answers" });
-      await answers.getByText("Vegan").waitFor();
-      await answers.getByText("Portugal (PT)").waitFor();
-      await answers.getByText("Rust").waitFor();
+      // The answers as read (dd), not the options of the closed edit form.
+      const shown = (text: string) => answers.locator("dd").getByText(text, { exact: true });
+      await shown("Vegan").waitFor();
+      await shown("Portugal (PT)").waitFor();
+      await shown("Rust").waitFor();
       await assertFits(organizer, "the attendee's page with answers");
       await screenshot(organizer, `questions-attendee-${width}`);
       // The organizer corrects an answer; the change is saved (and audited by the service).
@@ -84,7 +86,7 @@ describeInBrowser("registration questions in Chromium", {}, (fx) => {
       await answers.getByLabel("Diet").selectOption("Vegetarian");
       await answers.getByRole("button", { name: "Save answers" }).click();
       await organizer.getByText("Vic Visitor's answers saved.").waitFor();
-      await organizer.getByRole("region", { name: "Answers" }).getByText("Vegetarian").waitFor();
+      await shown("Vegetarian").waitFor();
 
       await organizer.goto(`${fx.server.url}/b/${project.id}/attendees`);
       const download = organizer.waitForEvent("download");
