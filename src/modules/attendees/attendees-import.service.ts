@@ -9,8 +9,7 @@ import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { rowAnswers } from "../questions/answer-csv.js";
 import type { AnswerValue, Question } from "../questions/questions.model.js";
-import { questionsRepository } from "../questions/questions.repository.js";
-import { questionsOfProject } from "../questions/registration-answers.js";
+import { questionsOfProject, saveCheckedAnswers } from "../questions/registration-answers.js";
 import { queueTicketMails } from "../ticket-mails/ticket-mails.service.js";
 import type { TicketTypeRow } from "../tickets/tickets.repository.js";
 import {
@@ -223,7 +222,7 @@ export function createAttendeeImportService(
         );
         for (const c of accepted) {
           if (inserted.has(c.row.id)) {
-            await questionsRepository.saveAnswers(trx, projectId, c.row.id, c.answers, c.row.registered_at);
+            await saveCheckedAnswers(trx as Tx, { projectId, id: c.row.id }, c.answers, c.row.registered_at);
             // Each imported attendee is a registration like any other: audited, and announced to
             // apps subscribed to attendee.registered. Past the dry-run return, `trx` is a transaction.
             await changes.event(trx as Tx, actor, objectEvent(projectId, "Attendee", c.row.id, "registered"));

@@ -72,3 +72,13 @@ export async function answerRegistration(
   if (errors.length > 0) throw badInput(errors);
   await repo.saveAnswers(trx, attendee.projectId, attendee.id, answers, nowIso());
 }
+
+/** Stores answers `checkNewAnswers` accepted, for a caller that registers rows in bulk (the CSV import). */
+export function saveCheckedAnswers(
+  trx: Tx,
+  attendee: { projectId: string; id: string },
+  answers: ReadonlyMap<string, AnswerValue | null>,
+  at: string,
+): Promise<void> {
+  return repo.saveAnswers(trx, attendee.projectId, attendee.id, answers, at);
+}
