@@ -12,7 +12,7 @@ import { Form, FormError, type FormState, SubmitButton } from "../ui/forms.js";
 import { answerFormValue, type FormAnswers, QuestionFields } from "../ui/question-fields.js";
 
 /** An answer as a person reads it: Yes/No, a country's name, several choices joined. */
-export function answerText(question: Question, value: AnswerValue): string {
+function answerText(question: Question, value: AnswerValue): string {
   if (Array.isArray(value)) return value.join(", ");
   if (typeof value === "boolean") return value ? "Yes" : "No";
   if (question.kind === "COUNTRY" && typeof value === "string") return `${countryName(value)} (${value})`;

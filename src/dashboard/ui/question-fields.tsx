@@ -21,7 +21,7 @@ import {
 export type FormAnswers = Record<string, string | string[]>;
 
 /** The input name of a question's answer: `answers.<id>`, under `prefix` (a checkout's `tickets.0.`). */
-export const answerName = (prefix: string, questionId: string) => `${prefix}answers.${questionId}`;
+const answerName = (prefix: string, questionId: string) => `${prefix}answers.${questionId}`;
 
 /**
  * The answers a form submitted under `prefix`, for the questions asked for `ticketTypeId`: the form
