@@ -32,6 +32,7 @@ import { registerMemberPages } from "./pages/members.js";
 import { registerMessagePages } from "./pages/messages.js";
 import { registerOrderPages } from "./pages/orders.js";
 import { registerProjectPages } from "./pages/projects.js";
+import { registerQuestionPages } from "./pages/questions.js";
 import { registerSettingsPages } from "./pages/settings.js";
 import { registerSingleSignOnPages } from "./pages/single-sign-on.js";
 import { registerSpeakerPages } from "./pages/speakers.js";
@@ -211,6 +212,7 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     registerAttendeePages(dashboard);
     registerOrderPages(dashboard);
     registerDiscountCodePages(dashboard);
+    registerQuestionPages(dashboard);
     registerMessagePages(dashboard);
     registerCheckInPages(dashboard);
     registerDeveloperPages(dashboard);

@@ -4,6 +4,7 @@ import type { VNode } from "preact";
 import { renderToString } from "preact-render-to-string";
 import { stateFromError } from "../dashboard/form-data.js";
 import { formState } from "../dashboard/ui/forms.js";
+import { formAnswers } from "../dashboard/ui/question-fields.js";
 import { AppError, ErrorCode, httpStatusOf, isUserError } from "../errors.js";
 import { negotiateEncoding } from "../http/compression.js";
 import { eventSitePolicy, setPageSecurityHeaders } from "../http/security-headers.js";
@@ -127,7 +128,10 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
       function registerPage(
         reply: FastifyReply,
         page: Awaited<ReturnType<typeof opened>>,
-        form: Pick<Parameters<typeof RegisterPage>[0], "content" | "ticket" | "state">,
+        form: Pick<
+          Parameters<typeof RegisterPage>[0],
+          "content" | "ticket" | "state" | "questions" | "answers"
+        >,
         status?: number,
       ) {
         const url = absolute(eventPaths.register(page.access.projectId));
@@ -250,7 +254,8 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
           // the browser's Back button shows the same form again (not no-store), so submitting it
           // once more finds the first registration instead of making a second.
           reply.header("cache-control", "private, no-cache");
-          return registerPage(reply, page, { content, ticket, state });
+          const questions = await events.questions(page.access);
+          return registerPage(reply, page, { content, ticket, state, questions, answers: {} });
         },
       );
 
@@ -258,6 +263,8 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         const page = await opened(request.params.projectId);
         const projectId = page.access.projectId;
         const values = signedFormValues(signer, projectId, request.body, "registration");
+        const questions = await events.questions(page.access);
+        const answers = formAnswers(request.body, questions, "", values.ticketTypeId ?? "");
         try {
           await events.register(
             {
@@ -267,6 +274,7 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
               email: values.email ?? "",
               company: values.company,
               billingDetails: values.billingDetails,
+              answers,
               idempotencyKey: values.idempotencyKey,
               honeypot: values[honeypotField],
             },
@@ -277,7 +285,8 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
           const content = await events.content(page.access);
           const state = stateFromError(error, values);
           reply.header("cache-control", "no-store");
-          return registerPage(reply, page, { content, ticket: values, state }, httpStatusOf(error));
+          const form = { content, ticket: values, state, questions, answers };
+          return registerPage(reply, page, form, httpStatusOf(error));
         }
         return reply.code(303).header("location", `/e/${projectId}/registered`).send();
       });

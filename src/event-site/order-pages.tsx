@@ -1,5 +1,6 @@
 import { formatDateTime } from "../dashboard/time.js";
 import { FormError, type FormState, TextAreaField, TextField } from "../dashboard/ui/forms.js";
+import type { FormAnswers } from "../dashboard/ui/question-fields.js";
 import type { Attendee } from "../modules/attendees/attendees.service.js";
 import { type DiscountCode, unitDiscount } from "../modules/discount-codes/discount-codes.model.js";
 import type { EventContent, EventTicket } from "../modules/event-page/event-content.js";
@@ -8,12 +9,14 @@ import type { Invoice } from "../modules/invoices/invoices.service.js";
 import { priceLine } from "../modules/invoices/taxes.js";
 import { linePriceWords, type Order, type OrderLine } from "../modules/orders/orders.model.js";
 import { paymentProvider } from "../modules/orders/payment-providers.js";
+import type { Question } from "../modules/questions/questions.model.js";
 import { formatMoney } from "../shared/money.js";
 import { eventPaths } from "./event-page.js";
 import type { FormTicket } from "./form-token.js";
 import { type CancelOutcome, SelfCancel } from "./order-cancel.js";
 import { honeypotField } from "./registration-pages.js";
 import { SiteLayout } from "./site-layout.js";
+import { TicketHolderFields } from "./ticket-holder.js";
 
 /** The most tickets of one type a buyer picks in one order (the order takes at most 20 in all). */
 export const maxPerType = 10;
@@ -151,6 +154,9 @@ export function OrderDetailsPage(props: {
   chosen: { ticket: EventTicket; quantity: number }[];
   form: FormTicket;
   state: FormState;
+  questions: readonly Question[];
+  /** Each ticket's answers as submitted (none on a new form). */
+  answers: readonly FormAnswers[];
   url: string;
   code?: DiscountCode | undefined;
 }) {
@@ -237,14 +243,13 @@ export function OrderDetailsPage(props: {
           </>
         ) : null}
         {rows.map((ticket, i) => (
-          <fieldset class="ticket-holder">
-            <legend>
-              Ticket {i + 1}: {ticket.name}
-            </legend>
-            <input type="hidden" name={`tickets.${i}.ticketTypeId`} value={ticket.id} />
-            <TextField name={`tickets.${i}.name`} label="Name" state={props.state} required />
-            <TextField name={`tickets.${i}.email`} label="Email" type="email" state={props.state} required />
-          </fieldset>
+          <TicketHolderFields
+            index={i}
+            ticket={ticket}
+            questions={props.questions}
+            answers={props.answers[i] ?? {}}
+            state={props.state}
+          />
         ))}
         <div class="hp" aria-hidden="true">
           <label for="f-hp">Leave this field empty</label>

@@ -4,6 +4,7 @@ import type { VNode } from "preact";
 import { renderToString } from "preact-render-to-string";
 import { formValues, stateFromError } from "../dashboard/form-data.js";
 import { type FormState, formState } from "../dashboard/ui/forms.js";
+import { formAnswers } from "../dashboard/ui/question-fields.js";
 import { AppError, ErrorCode, httpStatusOf, isUserError } from "../errors.js";
 import { eventSitePolicyWith } from "../http/security-headers.js";
 import type { ProjectAccess } from "../modules/access/access.service.js";
@@ -144,6 +145,8 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
             chosen={result.chosen}
             form={form}
             state={formState()}
+            questions={await events.questions(page.access)}
+            answers={[]}
             url={url}
             code={code}
           />,
@@ -164,6 +167,12 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
     const chosen = chosenTickets(content, values).chosen ?? [];
     const count = chosen.reduce((sum, c) => sum + c.quantity, 0);
     const token = buyerToken(projectId, values.idempotencyKey);
+    const questions = await events.questions(page.access);
+    const holders = Array.from({ length: Math.max(count, 1) }, (_, i) => {
+      const ticketTypeId = values[`tickets.${i}.ticketTypeId`] ?? "";
+      const answers = formAnswers(request.body, questions, `tickets.${i}.`, ticketTypeId);
+      return { ticketTypeId, answers };
+    });
     try {
       const placed = await events.placeOrder(
         {
@@ -174,10 +183,11 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
           billingAddress: values.billingAddress,
           vatId: values.vatId,
           // The names come from the form; which ticket types and how many, from the quantities.
-          tickets: Array.from({ length: Math.max(count, 1) }, (_, i) => ({
-            ticketTypeId: values[`tickets.${i}.ticketTypeId`] ?? "",
+          tickets: holders.map(({ ticketTypeId, answers }, i) => ({
+            ticketTypeId,
             name: values[`tickets.${i}.name`] ?? "",
             email: values[`tickets.${i}.email`] ?? "",
+            answers,
           })),
           idempotencyKey: values.idempotencyKey,
           buyerToken: token,
@@ -227,6 +237,8 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
               signature: values.signature ?? "",
             }}
             state={state}
+            questions={questions}
+            answers={holders.map((h) => h.answers)}
             url={absolute(orderPaths.choose(projectId))}
             code={code}
           />,

@@ -7,8 +7,10 @@ import {
   TextAreaField,
   TextField,
 } from "../dashboard/ui/forms.js";
+import { type FormAnswers, QuestionFields } from "../dashboard/ui/question-fields.js";
 import type { EventContent, HeldRegistration } from "../modules/event-page/event-content.js";
 import { type EventPageSettings, invoiced } from "../modules/event-page/event-page.service.js";
+import type { Question } from "../modules/questions/questions.model.js";
 import type { TicketType } from "../modules/tickets/tickets.service.js";
 import { formatMoney } from "../shared/money.js";
 import { qrSvg } from "../shared/qr.js";
@@ -32,13 +34,16 @@ function ticketLabel(ticket: TicketType): string {
 
 /**
  * The registration form: ticket (with its price), name, email, (as the organizer chose) company,
- * and whom to invoice when a ticket on offer is paid by invoice.
+ * whom to invoice when a ticket on offer is paid by invoice, and the event's questions (each
+ * restricted one says which tickets it is asked for; the server ignores it for the others).
  */
 export function RegisterPage(props: {
   content: EventContent;
   settings: EventPageSettings;
   ticket: FormTicket;
   state: FormState;
+  questions: readonly Question[];
+  answers: FormAnswers;
   url: string;
 }) {
   const { project } = props.content;
@@ -93,6 +98,12 @@ export function RegisterPage(props: {
               hint={`${onlyInvoiced ? "The" : "For tickets paid by invoice: the"} name or company, postal address and VAT ID (if any) the invoice is made out to.`}
             />
           ) : null}
+          <QuestionFields
+            questions={props.questions}
+            answers={props.answers}
+            state={props.state}
+            ticketTypeNames={new Map(offered.map((t) => [t.id, t.name]))}
+          />
           <div class="hp" aria-hidden="true">
             <label for="f-hp">Leave this field empty</label>
             <input id="f-hp" name={honeypotField} type="text" tabIndex={-1} autoComplete="off" />

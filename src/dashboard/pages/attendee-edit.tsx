@@ -8,6 +8,7 @@ import { optional } from "../form-data.js";
 import { formatDateTime } from "../time.js";
 import { EditForm, Form, type FormState, SelectField, SubmitButton, TextField } from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
+import { AnswersPanel } from "./attendee-answers.js";
 import { ErasurePanel } from "./attendee-erase.js";
 import type { ProjectPageData } from "./project-page.js";
 
@@ -69,6 +70,7 @@ export function EditAttendeePage(props: {
   state: FormState;
   lastMail: LatestTicketMail | undefined;
   billingDetails: string | null;
+  answers: Omit<Parameters<typeof AnswersPanel>[0], "ctx" | "base" | "attendee">;
 }) {
   const base = `/b/${props.data.project.id}/attendees`;
   return (
@@ -92,6 +94,7 @@ export function EditAttendeePage(props: {
           <p class="description">{props.billingDetails}</p>
         </section>
       ) : null}
+      <AnswersPanel ctx={props.ctx} base={base} attendee={props.attendee} {...props.answers} />
       <TicketPanel
         ctx={props.ctx}
         base={base}

@@ -1,6 +1,8 @@
 import type { FastifyInstance } from "fastify";
 import { type AppError, isUserError } from "../../errors.js";
+import type { AttendeeImport, ImportOutcome } from "../../modules/attendees/attendee-import.model.js";
 import {
+  answerMapField,
   type ImportMapping,
   importFieldLabels,
   importFields,
@@ -8,7 +10,7 @@ import {
   maxImportRows,
   optionalImportFields,
 } from "../../modules/attendees/attendees-csv.js";
-import type { AttendeeImport, ImportOutcome } from "../../modules/attendees/attendees-import.service.js";
+import type { Question } from "../../modules/questions/questions.model.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { csvUploadRoutes, uploadedFile } from "../csv-upload.js";
 import { formValues } from "../form-data.js";
@@ -75,14 +77,25 @@ function UploadPage(props: { ctx: PageContext; data: ProjectPageData }) {
   );
 }
 
-function MappingForm(props: { base: string; headers: string[]; mapping: ImportMapping }) {
+/** A mapping as the form fields that carry it: each attendee field's and each question's column. */
+function mappingValues(mapping: ImportMapping, questions: readonly Question[]): Record<string, string> {
+  return Object.fromEntries([
+    ...importFields.map((f) => [`map_${f}`, mapping[f]?.toString() ?? ""]),
+    ...questions.map((q) => [answerMapField(q.id), mapping.answers?.[q.id]?.toString() ?? ""]),
+  ]);
+}
+
+function MappingForm(props: {
+  base: string;
+  headers: string[];
+  mapping: ImportMapping;
+  questions: readonly Question[];
+}) {
   const options = props.headers.map((header, index) => ({
     value: String(index),
     label: header || `Column ${index + 1}`,
   }));
-  const values = Object.fromEntries(
-    importFields.map((f) => [`map_${f}`, props.mapping[f]?.toString() ?? ""]),
-  );
+  const values = mappingValues(props.mapping, props.questions);
   return (
     <form method="get" action={props.base} class="form mapping-form" aria-label="Column mapping">
       <div class="mapping-grid">
@@ -94,6 +107,15 @@ function MappingForm(props: { base: string; headers: string[]; mapping: ImportMa
             options={options}
             required={!optionalImportFields.has(field)}
             placeholder={optionalImportFields.has(field) ? "(none)" : "Choose a column"}
+          />
+        ))}
+        {props.questions.map((question) => (
+          <SelectField
+            name={answerMapField(question.id)}
+            label={`Answer: ${question.label}`}
+            state={formState(values)}
+            options={options}
+            placeholder="(none)"
           />
         ))}
       </div>
@@ -153,6 +175,7 @@ function PreviewPage(props: {
   headers: string[];
   sample: string[][];
   mapping: ImportMapping;
+  questions: readonly Question[];
   outcome: ImportOutcome | undefined;
   mappingError?: string;
   mailDelivers: boolean;
@@ -174,13 +197,13 @@ function PreviewPage(props: {
           </tr>
         ))}
       </DataTable>
-      <MappingForm base={base} headers={props.headers} mapping={props.mapping} />
+      <MappingForm base={base} headers={props.headers} mapping={props.mapping} questions={props.questions} />
       {props.mappingError ? <Notice kind="error">{props.mappingError}</Notice> : null}
       {outcome ? <OutcomeSummary outcome={outcome} /> : null}
       {outcome && outcome.imported > 0 ? (
         <Form action={`${base}/run`} csrf={props.ctx.csrf} label="Run import">
-          {importFields.map((f) => (
-            <input type="hidden" name={`map_${f}`} value={props.mapping[f]?.toString() ?? ""} />
+          {Object.entries(mappingValues(props.mapping, props.questions)).map(([name, value]) => (
+            <input type="hidden" name={name} value={value} />
           ))}
           <SendTicketField state={formState()} delivers={props.mailDelivers} />
           <SubmitButton>

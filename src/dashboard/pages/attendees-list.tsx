@@ -1,10 +1,12 @@
 import type { Attendee } from "../../modules/attendees/attendees.service.js";
+import type { Question } from "../../modules/questions/questions.model.js";
 import type { TicketType } from "../../modules/tickets/tickets.service.js";
 import type { PageContext } from "../context.js";
 import { formatDateTime } from "../time.js";
 import { Badge, DataTable, EmptyState } from "../ui/components.js";
 import { csrfFieldName, Form, FormError, type FormState, SubmitButton } from "../ui/forms.js";
 import { ProjectLayout } from "../ui/layout.js";
+import { type FormAnswers, QuestionFields } from "../ui/question-fields.js";
 import { AttendeeFields, SendTicketField } from "./attendee-edit.js";
 import type { ProjectPageData } from "./project-page.js";
 
@@ -154,6 +156,9 @@ export function AttendeesPage(props: {
   view: AttendeeListView;
   position: ListPosition;
   state: FormState;
+  /** The questions the register form asks, with the answers given on a refused submit. */
+  questions: readonly Question[];
+  answers: FormAnswers;
   mailDelivers: boolean;
 }) {
   const { project } = props.data;
@@ -283,6 +288,12 @@ export function AttendeesPage(props: {
             <Form action={base} csrf={props.ctx.csrf} label="Register attendee">
               <FormError state={props.state} />
               <AttendeeFields state={props.state} ticketTypes={props.ticketTypes} />
+              <QuestionFields
+                questions={props.questions}
+                answers={props.answers}
+                state={props.state}
+                ticketTypeNames={ticketNames}
+              />
               <SendTicketField state={props.state} delivers={props.mailDelivers} />
               <SubmitButton>Register</SubmitButton>
             </Form>

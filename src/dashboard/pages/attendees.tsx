@@ -1,12 +1,15 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { Attendee, AttendeeFilter } from "../../modules/attendees/attendees.service.js";
+import { isAskedFor } from "../../modules/questions/questions.model.js";
 import type { TicketType } from "../../modules/tickets/tickets.service.js";
 import { resolvePageArgs } from "../../shared/pagination.js";
 import { pageContext, redirectTo } from "../context.js";
 import { formList, formValues } from "../form-data.js";
 import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } from "../form-route.js";
 import { type FormState, formState } from "../ui/forms.js";
+import { type FormAnswers, formAnswers } from "../ui/question-fields.js";
 import { sendPage } from "../ui/render.js";
+import { storedFormAnswers } from "./attendee-answers.js";
 import { attendeeInput, EditAttendeePage, ticketMailFlash } from "./attendee-edit.js";
 import { EraseAttendeePage } from "./attendee-erase.js";
 import { BulkCancelPage } from "./attendees-bulk.js";
@@ -41,6 +44,14 @@ function listFilter(view: AttendeeListView): AttendeeFilter {
   };
 }
 
+/** An attendee as its edit form shows it. */
+const attendeeValues = (attendee: Attendee) => ({
+  name: attendee.name,
+  email: attendee.email,
+  company: attendee.company ?? "",
+  ticketTypeId: attendee.ticketTypeId,
+});
+
 /** Attendees: search, register, edit, cancel (check-in has its own pages, see check-in.tsx). */
 export function registerAttendeePages(app: FastifyInstance): void {
   const { services } = app;
@@ -60,6 +71,7 @@ export function registerAttendeePages(app: FastifyInstance): void {
     reply: FastifyReply,
     data: ProjectPageData,
     state: FormState,
+    answers: FormAnswers = {},
   ) {
     const view = listView(request.query);
     const filter = listFilter(view);
@@ -87,6 +99,8 @@ export function registerAttendeePages(app: FastifyInstance): void {
         view={view}
         position={position}
         state={state}
+        questions={await services.questions.listQuestions(data.access)}
+        answers={answers}
         mailDelivers={services.ticketMails.delivers}
       />
     );
@@ -156,11 +170,17 @@ export function registerAttendeePages(app: FastifyInstance): void {
     return sendPage(reply, await attendeesPage(request, reply, data, formState()));
   });
 
+  /** The register form's answers, for the questions the chosen ticket type asks. */
+  async function registerAnswers(data: ProjectPageData, body: unknown, ticketTypeId: string) {
+    return formAnswers(body, await services.questions.listQuestions(data.access), "", ticketTypeId);
+  }
+
   formRoute(app, "/b/:projectId/attendees", {
-    async submit({ data, values }) {
+    async submit({ data, values, request }) {
       const attendee = await services.attendees.registerAttendee(data.actor, {
         projectId: data.project.id,
         ...attendeeInput(values),
+        answers: await registerAnswers(data, request.body, values.ticketTypeId ?? ""),
       });
       const registered = `${attendee.name} is registered.`;
       if (values.sendTickets !== "yes")
@@ -175,7 +195,14 @@ export function registerAttendeePages(app: FastifyInstance): void {
         },
       };
     },
-    invalid: ({ request, reply, data }, state) => attendeesPage(request, reply, data, state),
+    invalid: async ({ request, reply, data, values }, state) =>
+      attendeesPage(
+        request,
+        reply,
+        data,
+        state,
+        await registerAnswers(data, request.body, values.ticketTypeId ?? ""),
+      ),
   });
 
   async function editPage(
@@ -184,9 +211,22 @@ export function registerAttendeePages(app: FastifyInstance): void {
     data: ProjectPageData,
     attendee: Attendee,
     state: FormState,
+    answersState: { form?: FormAnswers; state: FormState } = { state: formState() },
   ) {
+    const [questions, answers] = await Promise.all([
+      services.questions.listQuestions(data.access),
+      services.questions.answersOf(data.access, [attendee.id]),
+    ]);
+    const given = answers.get(attendee.id) ?? [];
+    const answersPanel = {
+      questions,
+      answers: given,
+      form: answersState.form ?? storedFormAnswers(given),
+      state: answersState.state,
+    };
     return (
       <EditAttendeePage
+        answers={answersPanel}
         ctx={pageContext(request, reply)}
         data={data}
         attendee={attendee}
@@ -201,13 +241,8 @@ export function registerAttendeePages(app: FastifyInstance): void {
   app.get("/b/:projectId/attendees/:attendeeId", async (request: FormRequest, reply) => {
     const data = await loadProjectPage(app, request);
     const attendee = await loadRow(data, attendeeRow, request.params);
-    const values = {
-      name: attendee.name,
-      email: attendee.email,
-      company: attendee.company ?? "",
-      ticketTypeId: attendee.ticketTypeId,
-    };
-    return sendPage(reply, await editPage(request, reply, data, attendee, formState(values)));
+    const state = formState(attendeeValues(attendee));
+    return sendPage(reply, await editPage(request, reply, data, attendee, state));
   });
 
   rowFormRoute(app, "/b/:projectId/attendees/:attendeeId", attendeeRow, {
@@ -219,6 +254,26 @@ export function registerAttendeePages(app: FastifyInstance): void {
       return { to: attendeesPath(data), flash: { kind: "success", text: `${updated.name} saved.` } };
     },
     invalid: ({ request, reply, data, row }, state) => editPage(request, reply, data, row, state),
+  });
+
+  // The organizer's change of some answers: every question the ticket type asks is sent, a blank
+  // one clearing its answer; the service checks them as at registration and audits the change.
+  rowFormRoute(app, "/b/:projectId/attendees/:attendeeId/answers", attendeeRow, {
+    async submit({ data, row, request }) {
+      const questions = await services.questions.listQuestions(data.access);
+      const given = formAnswers(request.body, questions, "", row.ticketTypeId);
+      const answers = Object.fromEntries(
+        questions.filter((q) => isAskedFor(q, row.ticketTypeId)).map((q) => [q.id, given[q.id] ?? null]),
+      );
+      await services.questions.setAnswers(data.actor, { attendeeId: row.id, answers });
+      const to = `${attendeesPath(data)}/${row.id}`;
+      return { to, flash: { kind: "success", text: `${row.name}'s answers saved.` } };
+    },
+    invalid: async ({ request, reply, data, row }, state) => {
+      const questions = await services.questions.listQuestions(data.access);
+      const form = formAnswers(request.body, questions, "", row.ticketTypeId);
+      return editPage(request, reply, data, row, formState(attendeeValues(row)), { form, state });
+    },
   });
 
   registerAttendeeImportPages(app);

@@ -54,7 +54,7 @@ export function FormError(props: { state: FormState }) {
   );
 }
 
-interface FieldProps {
+export interface FieldProps {
   name: string;
   label: string;
   state: FormState;
@@ -64,7 +64,8 @@ interface FieldProps {
   required?: boolean;
 }
 
-function describedBy(props: FieldProps): string | undefined {
+/** The ids of a field's hint and error (its aria-describedby), for groups built outside this file. */
+export function describedBy(props: FieldProps): string | undefined {
   const ids = [
     props.hint ? `${fieldId(props.name, props.idPrefix)}-hint` : "",
     props.state.errors[props.name] ? `${fieldId(props.name, props.idPrefix)}-error` : "",
@@ -73,7 +74,7 @@ function describedBy(props: FieldProps): string | undefined {
 }
 
 /** The element id of a field, derived from its (possibly dotted) input name. */
-function fieldId(name: string, prefix = "f"): string {
+export function fieldId(name: string, prefix = "f"): string {
   return `${prefix}-${name.replace(/[^A-Za-z0-9_-]/g, "-")}`;
 }
 
@@ -90,7 +91,7 @@ const fieldWords: Record<string, string> = {
  * A field's error as a whole sentence with its label: the services describe the field ("Must not
  * be before startsAt"), the form says which one ("Ends must not be before Starts.").
  */
-function fieldSentence(label: string, message: string): string {
+export function fieldSentence(label: string, message: string): string {
   const words = message.replace(
     /\b(startsAt|endsAt|salesStartAt|salesEndAt)\b/g,
     (name) => fieldWords[name] ?? name,
@@ -128,7 +129,7 @@ function FieldFrame(props: FieldProps & { children: ComponentChildren }) {
 /** A labelled text-like input with its hint and server-side error. */
 export function TextField(
   props: FieldProps & {
-    type?: "text" | "email" | "password" | "url" | "number" | "datetime-local" | "search";
+    type?: "text" | "email" | "password" | "url" | "number" | "date" | "datetime-local" | "search";
     autocomplete?: string;
     min?: string;
     step?: string;

@@ -122,7 +122,14 @@ for (const engine of testEngines()) {
       const upload = await ctx.services.attendeeFiles.upload(owner, project.id, "list.csv", Buffer.from(csv));
       assert.equal(upload.rowCount, 1_200);
       const preview = await ctx.services.attendeeFiles.preview(owner, project.id, upload.id);
-      assert.deepEqual(preview.mapping, { name: 0, lastName: null, email: 1, company: null, ticketType: 2 });
+      assert.deepEqual(preview.mapping, {
+        name: 0,
+        lastName: null,
+        email: 1,
+        company: null,
+        ticketType: 2,
+        answers: {},
+      });
       assert.equal(preview.outcome?.imported, 100, "the default ticket type has 100 seats");
       await assert.rejects(
         ctx.services.attendeeFiles.preview(owner, project.id, upload.id, {

@@ -1,6 +1,8 @@
 import { CsvError, parse } from "csv-parse";
 import { stringify } from "csv-stringify";
 import { badInput } from "../../errors.js";
+import { answerHeaders } from "../questions/answer-csv.js";
+import type { Question } from "../questions/questions.model.js";
 
 /** The largest attendee CSV accepted (bytes): about 50,000 typical rows. */
 export const maxImportBytes = 5 * 1024 * 1024;
@@ -23,8 +25,14 @@ export type ImportField = (typeof importFields)[number];
 /** The fields a mapping may leave without a column. */
 export const optionalImportFields: ReadonlySet<ImportField> = new Set(["lastName", "company"]);
 
-/** Which column (0-based) fills each field; null leaves an optional field empty. */
-export type ImportMapping = Record<ImportField, number | null>;
+/**
+ * Which column (0-based) fills each field; null leaves an optional field empty. `answers` maps a
+ * registration question's id to the column of its answers (a question without one is unanswered).
+ */
+export type ImportMapping = Record<ImportField, number | null> & { answers?: Record<string, number> };
+
+/** The form field that names a question's column in a mapping. */
+export const answerMapField = (questionId: string) => `map_answer_${questionId}`;
 
 /** Labels of the fields, for the mapping form and error messages. */
 export const importFieldLabels: Record<ImportField, string> = {
@@ -116,7 +124,7 @@ const headerAliases: Record<ImportField, string[]> = {
 };
 
 /** A first mapping guessed from the header row; the organizer confirms or changes it in the preview. */
-export function guessMapping(headers: readonly string[]): ImportMapping {
+export function guessMapping(headers: readonly string[], questions: readonly Question[] = []): ImportMapping {
   const keys = headers.map((h) => h.toLowerCase().replace(/[\s_-]/g, ""));
   const find = (field: ImportField) => {
     const index = keys.findIndex((k) => headerAliases[field].includes(k));
@@ -129,7 +137,20 @@ export function guessMapping(headers: readonly string[]): ImportMapping {
     email: find("email"),
     company: find("company"),
     ticketType: find("ticketType"),
+    answers: guessAnswerColumns(headers, questions),
   };
+}
+
+/** A question's column: the header an export gives it (its label), in any case. */
+function guessAnswerColumns(headers: readonly string[], questions: readonly Question[]) {
+  const columns: Record<string, number> = {};
+  const lower = headers.map((h) => h.trim().toLowerCase());
+  for (const [i, header] of answerHeaders(questions).entries()) {
+    const column = lower.indexOf(header.toLowerCase());
+    const question = questions[i];
+    if (question && column !== -1) columns[question.id] = column;
+  }
+  return columns;
 }
 
 /**
@@ -139,6 +160,7 @@ export function guessMapping(headers: readonly string[]): ImportMapping {
 export function mappingFromFields(
   values: Record<string, string | undefined>,
   columnCount: number,
+  questions: readonly Question[] = [],
 ): ImportMapping {
   const mapping = {} as ImportMapping;
   const errors: { field: string[]; message: string }[] = [];
@@ -157,6 +179,15 @@ export function mappingFromFields(
     }
     mapping[field] = column;
   }
+  mapping.answers = {};
+  for (const question of questions) {
+    const raw = values[answerMapField(question.id)] ?? "";
+    if (raw === "") continue;
+    const column = Number(raw);
+    if (!(Number.isInteger(column) && column >= 0 && column < columnCount))
+      errors.push({ field: [answerMapField(question.id)], message: "is not a column of the file" });
+    else mapping.answers[question.id] = column;
+  }
   const used = importFields.map((f) => mapping[f]).filter((c) => c !== null);
   if (new Set(used).size !== used.length)
     errors.push({ field: ["mapping"], message: "uses a column for two fields" });
@@ -164,7 +195,10 @@ export function mappingFromFields(
   return mapping;
 }
 
-/** A CSV writer (csv-stringify) with the given header row, to pipe rows of cells into. */
-export function csvWriter(header: readonly string[]) {
-  return stringify({ header: true, columns: [...header], bom: false });
+/**
+ * A CSV writer (csv-stringify) with the given header row, to pipe rows of cells into; without one,
+ * the first row piped in is the header (a header known only once the stream has begun).
+ */
+export function csvWriter(header?: readonly string[]) {
+  return header ? stringify({ header: true, columns: [...header], bom: false }) : stringify({ bom: false });
 }

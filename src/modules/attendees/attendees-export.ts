@@ -3,6 +3,9 @@ import { pipeline } from "node:stream/promises";
 import type { Db } from "../../db/database.js";
 import { spreadsheetSafe } from "../../shared/spreadsheet-safe.js";
 import type { ProjectAccess } from "../access/access.service.js";
+import { answerCell, answerHeaders } from "../questions/answer-csv.js";
+import type { AnswerValue } from "../questions/questions.model.js";
+import { answersByAttendee, questionsOfProject } from "../questions/registration-answers.js";
 import { type AttendeeExportRow, attendeesRepository } from "./attendees.repository.js";
 import { type AttendeeFilter, attendeeQueryFor } from "./attendees.service.js";
 import { csvWriter } from "./attendees-csv.js";
@@ -28,14 +31,34 @@ const columns: [header: string, value: (row: AttendeeExportRow) => string | null
   ["checked_in_at", (r) => r.checked_in_at],
 ];
 
-/** The attendees of a filter in registration order, read page by page (keyset) as they are consumed. */
+/**
+ * The header, then the attendees of a filter in registration order, read page by page (keyset) as
+ * they are consumed; after the fixed columns, one per registration question with each answer.
+ */
 async function* exportRows(db: Db, access: ProjectAccess, filter: AttendeeFilter, onPage?: () => void) {
   const query = attendeeQueryFor(access, filter);
+  const questions = await questionsOfProject(db, access.projectId);
+  const fixed = columns.map(([header]) => header);
+  yield [...fixed, ...answerHeaders(questions, fixed)].map(spreadsheetSafe);
   let after: [string, string] | undefined;
   for (;;) {
     const page = await attendeesRepository.exportPage(db, access.projectId, query, after, exportPageSize);
     onPage?.();
-    for (const row of page) yield columns.map(([, value]) => spreadsheetSafe(value(row) ?? ""));
+    const answers =
+      questions.length > 0
+        ? await answersByAttendee(
+            db,
+            access.projectId,
+            page.map((row) => row.id),
+          )
+        : new Map<string, Map<string, AnswerValue>>();
+    for (const row of page) {
+      const own = answers.get(row.id);
+      yield [
+        ...columns.map(([, value]) => value(row) ?? ""),
+        ...questions.map((q) => answerCell(own?.get(q.id))),
+      ].map(spreadsheetSafe);
+    }
     const last = page.at(-1);
     if (!last || page.length < exportPageSize) return;
     after = [last.registered_at, last.id];
@@ -55,7 +78,7 @@ export function exportAttendeesCsv(
   onPage?: () => void,
 ): Readable {
   attendeeQueryFor(access, filter);
-  const writer = csvWriter(columns.map(([header]) => header));
+  const writer = csvWriter();
   // A failed page destroys the writer, which ends the download with an error rather than a short file.
   pipeline(Readable.from(exportRows(db, access, filter, onPage)), writer).catch((error: unknown) =>
     writer.destroy(error instanceof Error ? error : new Error(String(error))),

@@ -7,8 +7,17 @@ import { objectEvent, type ProjectChanges } from "../../shared/project-changes.j
 import { nowIso } from "../../shared/time.js";
 import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
+import { rowAnswers } from "../questions/answer-csv.js";
+import type { AnswerValue, Question } from "../questions/questions.model.js";
+import { questionsOfProject, saveCheckedAnswers } from "../questions/registration-answers.js";
 import { queueTicketMails } from "../ticket-mails/ticket-mails.service.js";
 import type { TicketTypeRow } from "../tickets/tickets.repository.js";
+import {
+  type AttendeeImport,
+  type ImportOutcome,
+  type ImportProblem,
+  presentImport,
+} from "./attendee-import.model.js";
 import {
   type AttendeeImportRow,
   attendeeImportsRepository as imports,
@@ -27,53 +36,6 @@ import {
 import { exportAttendeesCsv } from "./attendees-export.js";
 import { seatCounts, seatRefusal, ticketTypesOf } from "./attendees-seats.js";
 
-/** Why a row of the file is not imported. */
-type ImportProblemKind = "invalid" | "unknown-ticket-type" | "sold-out" | "duplicate";
-
-/** One row that is not imported, with its line in the file. */
-export interface ImportProblem {
-  line: number;
-  email: string;
-  kind: ImportProblemKind;
-  message: string;
-}
-
-/** What an import did, or (dry run) would do. */
-export interface ImportOutcome {
-  dryRun: boolean;
-  total: number;
-  /** Rows imported (or that a real run would import). */
-  imported: number;
-  problems: ImportProblem[];
-}
-
-/** An uploaded file as the preview and progress pages show it (without its text). */
-export interface AttendeeImport {
-  id: string;
-  projectId: string;
-  fileName: string;
-  rowCount: number;
-  status: AttendeeImportRow["status"];
-  processedRows: number;
-  importedRows: number;
-  skippedRows: number;
-  createdAt: string;
-}
-
-function presentImport(row: AttendeeImportRow): AttendeeImport {
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    fileName: row.file_name,
-    rowCount: row.row_count,
-    status: row.status,
-    processedRows: row.processed_rows,
-    importedRows: row.imported_rows,
-    skippedRows: row.skipped_rows,
-    createdAt: row.created_at,
-  };
-}
-
 /** A column mapping as form fields: `map_name`, `map_email`, `map_company`, `map_ticketType`. */
 type MappingFields = Record<string, string | undefined>;
 
@@ -91,6 +53,7 @@ interface Candidate {
   line: number;
   row: AttendeeRow;
   ticketType: TicketTypeRow;
+  answers: Map<string, AnswerValue | null>;
 }
 
 /**
@@ -121,6 +84,7 @@ export function createAttendeeImportService(
     ticketTypes: Map<string, TicketTypeRow>,
     seen: Map<string, number>,
     problems: ImportProblem[],
+    questions: readonly Question[],
   ): Candidate[] {
     const cell = (cells: string[], column: number | null) => (column === null ? "" : (cells[column] ?? ""));
     const candidates: Candidate[] = [];
@@ -148,13 +112,22 @@ export function createAttendeeImportService(
         problems.push({ line, email, kind: "invalid", message });
         continue;
       }
+      // Each mapped column answers its question, checked as every registration's answers are.
+      const checked = rowAnswers(questions, ticketType.id, (id) => {
+        const column = mapping.answers?.[id];
+        return column === undefined ? "" : cell(cells, column);
+      });
+      if ("message" in checked) {
+        problems.push({ line, email, kind: "invalid", message: checked.message });
+        continue;
+      }
       const earlier = seen.get(row.email_normalized);
       if (earlier !== undefined) {
         problems.push({ line, email, kind: "duplicate", message: `repeats the email of line ${earlier}` });
         continue;
       }
       seen.set(row.email_normalized, line);
-      candidates.push({ line, row, ticketType });
+      candidates.push({ line, row, ticketType, answers: checked.answers });
     }
     return candidates;
   }
@@ -179,6 +152,13 @@ export function createAttendeeImportService(
     const types = await ticketTypesOf(db, projectId);
     const ticketTypes = new Map<string, TicketTypeRow>();
     for (const t of types) ticketTypes.set(t.name.trim().toLowerCase(), t).set(t.id, t);
+    const questions = await questionsOfProject(db, projectId);
+    // A mapping without question columns (the CLI's, guessed before the questions were known)
+    // takes each question's column by its header, as an export names it.
+    const columns = {
+      ...mapping,
+      answers: mapping.answers ?? guessMapping(parsed.headers, questions).answers,
+    };
     const seen = new Map<string, number>();
     const problems: ImportProblem[] = [];
     // A dry run writes nothing, so the seats its earlier batches would take are counted here.
@@ -186,7 +166,7 @@ export function createAttendeeImportService(
     let imported = 0;
     for (let start = 0; start < parsed.rows.length; start += batchSize) {
       const batch = parsed.rows.slice(start, start + batchSize);
-      const candidates = candidatesOf(projectId, batch, mapping, ticketTypes, seen, problems);
+      const candidates = candidatesOf(projectId, batch, columns, ticketTypes, seen, problems, questions);
       const work = async (trx: Db) => {
         const counts = await seatCounts(
           trx,
@@ -242,6 +222,7 @@ export function createAttendeeImportService(
         );
         for (const c of accepted) {
           if (inserted.has(c.row.id)) {
+            await saveCheckedAnswers(trx as Tx, { projectId, id: c.row.id }, c.answers, c.row.registered_at);
             // Each imported attendee is a registration like any other: audited, and announced to
             // apps subscribed to attendee.registered. Past the dry-run return, `trx` is a transaction.
             await changes.event(trx as Tx, actor, objectEvent(projectId, "Attendee", c.row.id, "registered"));
@@ -334,7 +315,10 @@ export function createAttendeeImportService(
       const row = await loadImport(projectId, importId);
       if (row.status !== "READY") throw badInput([{ field: ["import"], message: "has already run" }]);
       const parsed = await parseAttendeeCsv(row.content);
-      const used = fields ? mappingFromFields(fields, parsed.headers.length) : guessMapping(parsed.headers);
+      const questions = await questionsOfProject(db, projectId);
+      const used = fields
+        ? mappingFromFields(fields, parsed.headers.length, questions)
+        : guessMapping(parsed.headers, questions);
       const complete = used.name !== null && used.email !== null && used.ticketType !== null;
       const outcome = complete
         ? await importRows(actor, projectId, parsed, used, { dryRun: true })
@@ -344,6 +328,7 @@ export function createAttendeeImportService(
         headers: parsed.headers,
         sample: parsed.rows.slice(0, 5).map((r) => r.cells),
         mapping: used,
+        questions,
         outcome,
       };
     },
@@ -365,7 +350,11 @@ export function createAttendeeImportService(
       if (row.status !== "READY")
         throw badInput([{ field: ["import"], message: "is already running or done" }]);
       const parsed = await parseAttendeeCsv(row.content);
-      const mapping = mappingFromFields(fields, parsed.headers.length);
+      const mapping = mappingFromFields(
+        fields,
+        parsed.headers.length,
+        await questionsOfProject(db, projectId),
+      );
       if (!(await imports.start(db, projectId, importId, JSON.stringify(mapping), nowIso()))) {
         throw badInput([{ field: ["import"], message: "is already running or done" }]);
       }

@@ -7,6 +7,7 @@ import { nodeLoader } from "../../graphql/nodes.js";
 import { requires } from "../../graphql/permissions.js";
 import { columnSelector, preloadSelector, preloads, reads } from "../../graphql/selection.js";
 import { ProjectRef, projectIdOnly } from "../projects/projects.graphql.js";
+import { AnswerInput, answersFromInput } from "../questions/answer-input.graphql.js";
 import { TicketTypeRef } from "../tickets/tickets.graphql.js";
 import type { AttendeeRow } from "./attendees.repository.js";
 import type { Attendee } from "./attendees.service.js";
@@ -144,6 +145,11 @@ export function defineAttendeeTypes(): void {
         description: "The ticket type (of the same project), not sold out.",
       }),
       company: t.string({ description: "Company or organisation." }),
+      answers: t.field({
+        type: [AnswerInput],
+        description:
+          "Answers to the event's registration questions asked for this ticket type; each required one needs an answer. Refusals name `answers.<question id>`.",
+      }),
     }),
   });
   const UpdateAttendeeInput = builder.inputType("UpdateAttendeeInput", {
@@ -176,7 +182,11 @@ export function defineAttendeeTypes(): void {
       write: (input, c) =>
         c.services.attendees.registerAttendee(
           c.actor,
-          serviceInput({ ...input, ticketTypeId: referenceLocal(input.ticketTypeId, "TicketType") }),
+          serviceInput({
+            ...input,
+            ticketTypeId: referenceLocal(input.ticketTypeId, "TicketType"),
+            answers: answersFromInput(input.answers),
+          }),
         ),
     }),
     updateAttendee: inputMutation(t, {

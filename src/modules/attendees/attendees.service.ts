@@ -23,6 +23,7 @@ import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { assertPermission, attendeeVisible } from "../access/policy.js";
 import { requireRowPermission, resolveRowAccess, writeRow } from "../access/row-access.js";
+import { answerRegistration, type RawAnswers } from "../questions/registration-answers.js";
 import {
   type AttendeeQuery,
   type AttendeeRow,
@@ -97,7 +98,11 @@ const listFilter = z.object({
   checkedIn: z.boolean().nullish(),
 });
 
-export type RegisterAttendeeInput = z.input<typeof registerInput>;
+/** A new registration: the person, the ticket type and the answers to the event's questions. */
+export type RegisterAttendeeInput = z.input<typeof registerInput> & {
+  /** Question id to answer, checked by the questions module's `validateAnswers`. */
+  answers?: RawAnswers | undefined;
+};
 export type UpdateAttendeeInput = z.input<typeof updateInput>;
 export type AttendeeFilter = z.input<typeof listFilter>;
 
@@ -180,6 +185,7 @@ export function createAttendeesService(
     const row = registrationRow(input);
     await claimSeat(trx, actor, row.project_id, row.ticket_type_id);
     if (!(await repo.insertRegistered(trx, row))) throw emailTaken();
+    await answerRegistration(trx, presentAttendee(row), input.answers);
     await changes.event(trx, actor, objectEvent(row.project_id, "Attendee", row.id, "registered"));
     return presentAttendee(row);
   }

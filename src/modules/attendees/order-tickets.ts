@@ -1,6 +1,7 @@
 import type { Db, Tx } from "../../db/database.js";
 import { AppError, ErrorCode } from "../../errors.js";
 import { objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
+import { answerRegistration } from "../questions/registration-answers.js";
 import { attendeesRepository as repo } from "./attendees.repository.js";
 import {
   type Attendee,
@@ -51,6 +52,7 @@ export function createOrderTickets(deps: OrderTicketDeps) {
       for (const [index, input] of inputs.entries()) {
         const row = { ...registrationRow(input), order_id: order.id, held_until: order.heldUntil };
         if (!(await repo.insertRegistered(trx, row))) throw ticketEmailTaken(index, row.email);
+        await answerRegistration(trx, presentAttendee(row), input.answers, ["tickets", String(index)]);
         await deps.changes.event(trx, actor, objectEvent(row.project_id, "Attendee", row.id, "registered"));
         added.push(presentAttendee(row));
       }

@@ -28,6 +28,8 @@ import type { DiscountCodesService } from "../discount-codes/discount-codes.serv
 import type { OrdersService } from "../orders/orders.service.js";
 import type { Refunds } from "../orders/refunds.js";
 import type { createProjectsService } from "../projects/projects.service.js";
+import type { Question } from "../questions/questions.model.js";
+import { questionsOfProject } from "../questions/registration-answers.js";
 import { type createTicketsService, registrableOnPage, type TicketType } from "../tickets/tickets.service.js";
 import { type EventContent, type HeldRegistration, loadEventContent } from "./event-content.js";
 import { eventPageRepository as repo } from "./event-page.repository.js";
@@ -71,6 +73,8 @@ const registrationInput = z.object({
   billingDetails: optionalMultilineText(1_000),
   // Generated into each rendered form (a UUID); a repeated submit carries the same one.
   idempotencyKey: z.string().regex(/^[A-Za-z0-9_-]{16,64}$/, "must be the key the form was given"),
+  /** Answers to the event's questions, checked by the questions module with the registration. */
+  answers: z.record(z.string(), z.unknown()).optional(),
   // The honeypot: a field people never see (hidden by CSS, skipped by screen readers).
   honeypot: z.string().max(1_000).optional(),
 });
@@ -241,6 +245,7 @@ export function createEventPageService(deps: EventPageDeps) {
           name: data.name,
           email: data.email,
           company: data.company,
+          answers: data.answers,
         });
         await record(attendee.id);
         return { kind: "registered" as const, attendee, mailed: false, token };
@@ -254,6 +259,10 @@ export function createEventPageService(deps: EventPageDeps) {
 
     /** The public site's per-address budget (requests, and renders of uncached pages). */
     budget: createSiteBudget(deps.throttle),
+
+    /** The registration questions of a project `openPage` opened: its forms ask them (no personal data). */
+    questions: (pageAccess: ProjectAccess): Promise<Question[]> =>
+      questionsOfProject(db, pageAccess.projectId),
 
     /** The page's content for a project `openPage` opened (published data only). */
     content: (pageAccess: ProjectAccess): Promise<EventContent> => loadEventContent(deps, pageAccess),

@@ -42,7 +42,15 @@ export const placeInput = z.object({
   billingAddress: optionalMultilineText(500),
   vatId: optionalText(40),
   tickets: z
-    .array(z.object({ ticketTypeId: idText, name: requiredText(200), email }))
+    .array(
+      z.object({
+        ticketTypeId: idText,
+        name: requiredText(200),
+        email,
+        /** The ticket holder's answers to the event's questions (checked as every registration's). */
+        answers: z.record(z.string(), z.unknown()).optional(),
+      }),
+    )
     .min(1, "must name at least one ticket")
     .max(maxTicketsPerOrder, `must name at most ${maxTicketsPerOrder} tickets`),
   idempotencyKey: z

@@ -7,6 +7,7 @@ import { requires } from "../../graphql/permissions.js";
 import { systemActor } from "../access/actor.js";
 import { AttendeeRef } from "../attendees/attendees.graphql.js";
 import { ProjectRef, projectIdOnly } from "../projects/projects.graphql.js";
+import { AnswerInput, answersFromInput } from "./answer-input.graphql.js";
 import { type Answer, maxQuestions, type Question, questionKinds } from "./questions.model.js";
 
 const QuestionRef = builder.objectRef<Question>("RegistrationQuestion");
@@ -110,14 +111,6 @@ export function defineQuestionTypes(): void {
     }),
   );
 
-  const AnswerInput = builder.inputType("RegistrationAnswerInput", {
-    description: "One answer: `value` for every kind but SEVERAL_CHOICES, which takes `choices`.",
-    fields: (t) => ({
-      questionId: t.id({ required: true, description: "The question's global id." }),
-      value: t.string({ description: "The answer as text (true/false for YES_NO); null clears it." }),
-      choices: t.stringList({ description: "For SEVERAL_CHOICES: the picked choices." }),
-    }),
-  });
   const SetAnswersInput = builder.inputType("SetAttendeeAnswersInput", {
     description: "Some of an attendee's answers; questions not named keep theirs.",
     fields: (t) => ({
@@ -185,9 +178,7 @@ export function defineQuestionTypes(): void {
       ),
       field: "attendee",
       write: async (input, c) => {
-        const answers: Record<string, unknown> = {};
-        for (const a of input.answers.slice(0, maxQuestions + 1))
-          answers[referenceLocal(a.questionId, "RegistrationQuestion")] = a.choices ?? a.value ?? null;
+        const answers = answersFromInput(input.answers);
         const attendeeId = requiredLocal(input.attendeeId, "Attendee");
         await c.services.questions.setAnswers(c.actor, { attendeeId, answers });
         // The write was authorized above; the attendee is answered as every attendee mutation

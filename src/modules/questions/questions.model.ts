@@ -63,20 +63,32 @@ export function presentQuestion(row: QuestionRow): Question {
 }
 
 /** Whether a question is asked of a holder of this ticket type. */
-function isAskedFor(question: Question, ticketTypeId: string): boolean {
+export function isAskedFor(question: Question, ticketTypeId: string): boolean {
   return question.ticketTypeIds === null || question.ticketTypeIds.includes(ticketTypeId);
 }
 
 // Intl knows the ISO 3166 regions; an unknown two-letter code comes back unchanged.
 const regions = new Intl.DisplayNames(["en"], { type: "region" });
+// Codes Intl names that are no country: unions, the UN, "unknown region" and test pseudo-regions.
+const notCountries = new Set(["EU", "EZ", "UN", "QO", "XA", "XB", "ZZ"]);
 function isCountry(code: string): boolean {
-  if (!/^[A-Z]{2}$/.test(code)) return false;
+  if (!/^[A-Z]{2}$/.test(code) || notCountries.has(code)) return false;
   try {
     return regions.of(code) !== code;
   } catch {
     return false;
   }
 }
+
+/** The codes a COUNTRY answer may take, by their English names: what a form offers to pick from. */
+export const countryCodes: readonly string[] = (() => {
+  const letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  const codes = [...letters].flatMap((a) => [...letters].map((b) => a + b)).filter(isCountry);
+  return codes.sort((a, b) => (regions.of(a) ?? a).localeCompare(regions.of(b) ?? b, "en"));
+})();
+
+/** A country code's English name (the code itself when Intl does not know it). */
+export const countryName = (code: string): string => regions.of(code) ?? code;
 
 /**
  * One raw answer checked against its question and normalized (trimmed text, upper-case country,

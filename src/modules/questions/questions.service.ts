@@ -9,7 +9,7 @@ import { idText, parseInput, requiredText } from "../../shared/validation.js";
 import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { assertPermission, attendeeVisible } from "../access/policy.js";
-import { createRow, writeRow } from "../access/row-access.js";
+import { createRow, resolveRowAccess, writeRow } from "../access/row-access.js";
 import { requireTicketTypesOf } from "../tickets/tickets.service.js";
 import {
   type Answer,
@@ -23,6 +23,7 @@ import {
   validateAnswers,
 } from "./questions.model.js";
 import { questionsRepository as repo } from "./questions.repository.js";
+import { answersByAttendee, questionsOfProject } from "./registration-answers.js";
 
 /**
  * Who manages the questions: whoever may shape what a registration offers (tickets:write), as ticket
@@ -63,23 +64,12 @@ function checkOptions(kind: string, options: readonly string[] | null | undefine
 export function createQuestionsService(db: Db, access: AccessService, changes: ProjectChanges) {
   const writer = { db, access, changes };
 
-  /** The questions of a project, in order, without a permission check: for callers that checked. */
-  async function questionsOf(db: Db, projectId: string): Promise<Question[]> {
-    return (await repo.list(db, projectId)).map(presentQuestion);
-  }
-
   /** Answers by attendee, each list in the question order. */
   async function loadAnswers(db: Db, projectId: string, attendeeIds: readonly string[]) {
-    const [questions, rows] = await Promise.all([
-      questionsOf(db, projectId),
-      repo.answersOf(db, projectId, attendeeIds),
+    const [questions, byAttendee] = await Promise.all([
+      questionsOfProject(db, projectId),
+      answersByAttendee(db, projectId, attendeeIds),
     ]);
-    const byAttendee = new Map<string, Map<string, AnswerValue>>();
-    for (const row of rows) {
-      const own = byAttendee.get(row.attendee_id) ?? new Map<string, AnswerValue>();
-      own.set(row.question_id, JSON.parse(row.value) as AnswerValue);
-      byAttendee.set(row.attendee_id, own);
-    }
     return new Map<string, Answer[]>(
       attendeeIds.map((id) => {
         const own = byAttendee.get(id);
@@ -242,10 +232,20 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
       return result;
     },
 
+    /** A question, when the actor holds tickets:read in its project (else undefined, as a missing one). */
+    async findQuestion(
+      actor: Actor,
+      id: string,
+    ): Promise<{ item: Question; access: ProjectAccess } | undefined> {
+      const row = await repo.locate(db, id);
+      const found = await resolveRowAccess(access, actor, row, questionsVisible);
+      return row && found ? { item: presentQuestion(row), access: found } : undefined;
+    },
+
     /** The project's questions in order (tickets:read). */
     async listQuestions(projectAccess: ProjectAccess): Promise<Question[]> {
       assertPermission(projectAccess, readPermission);
-      return questionsOf(db, projectAccess.projectId);
+      return questionsOfProject(db, projectAccess.projectId);
     },
 
     /**
@@ -303,7 +303,7 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
         "attendees:write",
         attendeeVisible,
         async (trx, projectId) => {
-          const questions = await questionsOf(trx, projectId);
+          const questions = await questionsOfProject(trx, projectId);
           const { answers, errors } = validateAnswers(
             questions,
             attendee?.ticket_type_id ?? "",

@@ -88,7 +88,10 @@ for (const engine of testEngines()) {
 
     test("the organizer edits answers, checked by kind, scoped by ticket type, audited; erasure takes them", async () => {
       const e = await event(ctx.services);
-      const attendee = await createAttendee(ctx.services, e.owner, e.project.id, e.pass.id);
+      // Registered with the one required answer, as every registration now must give it.
+      const attendee = await createAttendee(ctx.services, e.owner, e.project.id, e.pass.id, {
+        answers: { [e.diet.id]: "Any" },
+      });
       const set = (answers: Record<string, unknown>) =>
         ctx.services.questions.setAnswers(e.owner, { attendeeId: attendee.id, answers });
       await rejectsWithFieldErrors(
