@@ -52,6 +52,7 @@ import { createTicketsService } from "./modules/tickets/tickets.service.js";
 import { eraseFromWebhookLogs } from "./modules/webhooks/erasure.js";
 import { createWebhooksService } from "./modules/webhooks/webhooks.service.js";
 import { areaBit } from "./shared/data-areas.js";
+import { createWaitingListService, eraseWaitingListEntries } from "./modules/waiting-list/waiting-list.service.js";
 import type { OnAttendeeErased } from "./shared/erasure.js";
 import { LiveHub } from "./shared/live/live-hub.js";
 import { liveRecorder } from "./shared/live/live-recorder.js";
@@ -115,6 +116,7 @@ export function createServices(
     await eraseOrderBuyer(trx, person);
     await forgetPublicRegistration(trx, person);
     await eraseAnswers(trx, person);
+    await eraseWaitingListEntries(trx, person);
   };
   const attendees = createAttendeesService(db, access, changes, undoCheckInOfCancelled, onErased);
   const ticketMails = createTicketMailsService(db, access, mailer);
@@ -144,6 +146,17 @@ export function createServices(
   const discountCodes = createDiscountCodesService(db, access, changes);
   const questions = createQuestionsService(db, access, changes);
   const members = createMembersService(db, access, changes);
+  const waitingList = createWaitingListService({
+    db,
+    access,
+    changes,
+    throttle,
+    tickets,
+    attendees,
+    orders,
+    baseUrl: () => config.baseUrl,
+    announce: ticketMails.announce,
+  });
   return {
     config,
     logger,
@@ -185,6 +198,8 @@ export function createServices(
     stripe,
     discountCodes,
     questions,
+    /** Waiting lists of sold-out ticket types and the offers of freed seats. */
+    waitingList,
     checkins: createCheckinsService(db, access, changes),
     ticketMails,
     /** The organizer's messages to attendees, sent through the ticket-mail outbox. */
