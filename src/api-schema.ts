@@ -13,6 +13,7 @@ import { defineBulkTypes } from "./modules/bulk/bulk.graphql.js";
 import { defineCheckInTypes } from "./modules/checkins/checkins.graphql.js";
 import { defineDoorCountTypes } from "./modules/checkins/door-counts.graphql.js";
 import { defineDiscountCodeTypes } from "./modules/discount-codes/discount-codes.graphql.js";
+import { defineWaitingListTypes } from "./modules/waiting-list/waiting-list.graphql.js";
 import { defineEventPageTypes } from "./modules/event-page/event-page.graphql.js";
 import { defineLiveTypes } from "./modules/live/live.graphql.js";
 import { defineOrderTypes } from "./modules/orders/orders.graphql.js";
@@ -45,6 +46,7 @@ export function schema(): GraphQLSchema {
     defineDoorCountTypes();
     defineOrderTypes();
     defineDiscountCodeTypes();
+    defineWaitingListTypes();
     defineQuestionTypes();
     defineAuditTypes();
     defineEventPageTypes();

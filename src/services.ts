@@ -49,10 +49,13 @@ import {
   forgetTicketMailsOf,
 } from "./modules/ticket-mails/ticket-mails.service.js";
 import { createTicketsService } from "./modules/tickets/tickets.service.js";
+import {
+  createWaitingListService,
+  eraseWaitingListEntries,
+} from "./modules/waiting-list/waiting-list.service.js";
 import { eraseFromWebhookLogs } from "./modules/webhooks/erasure.js";
 import { createWebhooksService } from "./modules/webhooks/webhooks.service.js";
 import { areaBit } from "./shared/data-areas.js";
-import { createWaitingListService, eraseWaitingListEntries } from "./modules/waiting-list/waiting-list.service.js";
 import type { OnAttendeeErased } from "./shared/erasure.js";
 import { LiveHub } from "./shared/live/live-hub.js";
 import { liveRecorder } from "./shared/live/live-recorder.js";

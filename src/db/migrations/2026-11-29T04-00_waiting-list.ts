@@ -59,7 +59,9 @@ export async function up(db: Kysely<unknown>): Promise<void> {
     await sql`alter table ticket_mails alter column attendee_id drop not null`.execute(db);
     await db.schema
       .alterTable("ticket_mails")
-      .addColumn("waiting_entry_id", "text", (c) => c.references("waiting_list_entries.id").onDelete("cascade"))
+      .addColumn("waiting_entry_id", "text", (c) =>
+        c.references("waiting_list_entries.id").onDelete("cascade"),
+      )
       .execute();
   } else {
     await sql`create table ticket_mails_new (
@@ -84,14 +86,26 @@ export async function up(db: Kysely<unknown>): Promise<void> {
       last_error, created_at, sent_at, order_id, message_id from ticket_mails`.execute(db);
     await sql`drop table ticket_mails`.execute(db);
     await sql`alter table ticket_mails_new rename to ticket_mails`.execute(db);
-    await db.schema.createIndex("ticket_mails_due").on("ticket_mails").columns(["status", "next_attempt_at"]).execute();
+    await db.schema
+      .createIndex("ticket_mails_due")
+      .on("ticket_mails")
+      .columns(["status", "next_attempt_at"])
+      .execute();
     await db.schema
       .createIndex("ticket_mails_attendee")
       .on("ticket_mails")
       .columns(["attendee_id", "created_at"])
       .execute();
-    await db.schema.createIndex("ticket_mails_project").on("ticket_mails").columns(["project_id", "status"]).execute();
-    await db.schema.createIndex("ticket_mails_message").on("ticket_mails").columns(["message_id", "status"]).execute();
+    await db.schema
+      .createIndex("ticket_mails_project")
+      .on("ticket_mails")
+      .columns(["project_id", "status"])
+      .execute();
+    await db.schema
+      .createIndex("ticket_mails_message")
+      .on("ticket_mails")
+      .columns(["message_id", "status"])
+      .execute();
   }
   await db.schema
     .createIndex("ticket_mails_waiting_entry")

@@ -193,7 +193,11 @@ export const ticketsRepository = {
       .where("ticket_type_id", "in", [...ids])
       .where("status", "=", "REGISTERED")
       .where((eb) => takesSeat(eb, at))
-      .unionAll(liveOffers(db, at).select("ticket_type_id").where("ticket_type_id", "in", [...ids]));
+      .unionAll(
+        liveOffers(db, at)
+          .select("ticket_type_id")
+          .where("ticket_type_id", "in", [...ids]),
+      );
     return db
       .selectFrom(seats.as("s"))
       .select(["s.ticket_type_id", (eb) => eb.fn.countAll().as("n")])

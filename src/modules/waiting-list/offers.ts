@@ -9,13 +9,13 @@ import { type Actor, publicActor, systemActor } from "../access/actor.js";
 import type { Email } from "../accounts/mailer.js";
 import { loadServerSecret } from "../accounts/server-secrets.js";
 import { hashSecret, randomSecret } from "../accounts/sessions.service.js";
-import { seatCounts } from "../attendees/attendees-seats.js";
 import type { Attendee, createAttendeesService } from "../attendees/attendees.service.js";
+import { seatCounts } from "../attendees/attendees-seats.js";
 import type { OrdersService } from "../orders/orders.service.js";
 import { queueOfferMail, queueTicketMails } from "../ticket-mails/ticket-mails.service.js";
 import { registrableOnPage } from "../tickets/tickets.service.js";
 import { offerMail } from "./offer-mail.js";
-import { type WaitingListEntryRow, waitingListRepository as repo } from "./waiting-list.repository.js";
+import { waitingListRepository as repo, type WaitingListEntryRow } from "./waiting-list.repository.js";
 
 /** What offers are made with (services.ts passes the process's own instances). */
 export interface OfferDeps {
@@ -45,7 +45,10 @@ export type TakenOffer =
   | { kind: "order"; code: string; buyerToken: string };
 
 function offerGone(): AppError {
-  return new AppError(ErrorCode.CONFLICT, "This offer is no longer open: it was taken, expired or withdrawn.");
+  return new AppError(
+    ErrorCode.CONFLICT,
+    "This offer is no longer open: it was taken, expired or withdrawn.",
+  );
 }
 
 /**
@@ -64,7 +67,9 @@ export function waitingListOffers(deps: OfferDeps) {
     return secret;
   };
   const tokenOf = async (entryId: string, offeredAt: string) =>
-    createHmac("sha256", await linkSecret()).update(`offer:${entryId}:${offeredAt}`).digest("base64url");
+    createHmac("sha256", await linkSecret())
+      .update(`offer:${entryId}:${offeredAt}`)
+      .digest("base64url");
 
   async function hoursOf(trx: Db, projectId: string) {
     return (await repo.offerHours(trx, projectId)) ?? 48;
@@ -105,7 +110,10 @@ export function waitingListOffers(deps: OfferDeps) {
         const now = nowIso();
         let changed = 0;
         for (const lapsed of await repo.lapsedOffers(trx, projectId, ticketTypeId, now)) {
-          await repo.transition(trx, projectId, lapsed.id, ["OFFERED"], { state: "EXPIRED", updated_at: now });
+          await repo.transition(trx, projectId, lapsed.id, ["OFFERED"], {
+            state: "EXPIRED",
+            updated_at: now,
+          });
           changed++;
         }
         const free = Math.min(offersPerType, Number(seats.ticketType.quantity) - seats.sold);
@@ -143,7 +151,9 @@ export function waitingListOffers(deps: OfferDeps) {
         actor,
         row.project_id,
         async (trx) => {
-          const seats = (await seatCounts(trx, row.project_id, [row.ticket_type_id], true)).get(row.ticket_type_id);
+          const seats = (await seatCounts(trx, row.project_id, [row.ticket_type_id], true)).get(
+            row.ticket_type_id,
+          );
           if (!seats) throw notFound("Ticket type");
           if (seats.sold >= Number(seats.ticketType.quantity))
             throw new AppError(ErrorCode.CONFLICT, "No seat is free: raise the ticket type's quantity first");
@@ -180,12 +190,17 @@ export function waitingListOffers(deps: OfferDeps) {
         publicActor,
         row.project_id,
         async (trx): Promise<TakenOffer> => {
-          const seats = (await seatCounts(trx, row.project_id, [row.ticket_type_id], true)).get(row.ticket_type_id);
+          const seats = (await seatCounts(trx, row.project_id, [row.ticket_type_id], true)).get(
+            row.ticket_type_id,
+          );
           if (!seats) throw offerGone();
           const now = nowIso();
           const current = await repo.findById(trx, row.project_id, row.id);
           if (current?.state !== "OFFERED" || (current.offer_expires_at ?? "") <= now) throw offerGone();
-          await repo.transition(trx, row.project_id, row.id, ["OFFERED"], { state: "ACCEPTED", updated_at: now });
+          await repo.transition(trx, row.project_id, row.id, ["OFFERED"], {
+            state: "ACCEPTED",
+            updated_at: now,
+          });
           const type = seats.ticketType;
           if (registrableOnPage({ priceMinor: Number(type.price_minor), paymentMode: type.payment_mode })) {
             const attendee = await deps.attendees.registerWithin(trx, publicActor, {

@@ -161,7 +161,12 @@ export const waitingListRepository = {
   },
 
   /** The entries of an erased attendee's address in the project: out of line, personal fields replaced. */
-  async erase(db: Db, projectId: string, emailNormalized: string, replacement: { name: string; email: string }) {
+  async erase(
+    db: Db,
+    projectId: string,
+    emailNormalized: string,
+    replacement: { name: string; email: string },
+  ) {
     // Out of line first: no offer goes to an address that cannot receive it.
     await db
       .updateTable("waiting_list_entries")

@@ -15,7 +15,7 @@ import type { Throttle, ThrottleRule } from "../accounts/throttle.js";
 import { seatCounts } from "../attendees/attendees-seats.js";
 import type { createTicketsService } from "../tickets/tickets.service.js";
 import { type OfferDeps, waitingListOffers } from "./offers.js";
-import { type WaitingListEntryRow, waitingListRepository as repo } from "./waiting-list.repository.js";
+import { waitingListRepository as repo, type WaitingListEntryRow } from "./waiting-list.repository.js";
 
 /** One place in a ticket type's waiting list, as every reader sees it. */
 export interface WaitingListEntry {
@@ -67,7 +67,8 @@ const settingsInput = z.object({ offerHours: z.number().int().min(1).max(720) })
 
 /** True for the unique-index violation of a second active entry of one address (a racing join). */
 function isDuplicate(error: unknown): boolean {
-  const text = String((error as { message?: unknown }).message ?? "") + String((error as { code?: unknown }).code);
+  const text =
+    String((error as { message?: unknown }).message ?? "") + String((error as { code?: unknown }).code);
   return /unique|23505|SQLITE_CONSTRAINT/i.test(text);
 }
 
@@ -111,15 +112,21 @@ export function createWaitingListService(deps: WaitingListDeps) {
      */
     async join(input: JoinInput, clientIp: string): Promise<WaitingListEntry> {
       if (!(await deps.throttle.take([{ rule: joinIpRule, key: addressKey(clientIp) }]))) {
-        throw new AppError(ErrorCode.RATE_LIMITED, "Too many requests from your network. Try again in an hour.", {
-          retryAfterSeconds: joinIpRule.windowMs / 1000,
-        });
+        throw new AppError(
+          ErrorCode.RATE_LIMITED,
+          "Too many requests from your network. Try again in an hour.",
+          {
+            retryAfterSeconds: joinIpRule.windowMs / 1000,
+          },
+        );
       }
       const data = parseInput(joinInput, input);
       const ticket = await deps.tickets.findTicketType(publicActor, data.ticketTypeId);
       if (!ticket || ticket.access.projectId !== data.projectId) {
         const message = "This ticket is not on sale";
-        throw new AppError(ErrorCode.CONFLICT, message, { fieldErrors: [{ field: ["ticketTypeId"], message }] });
+        throw new AppError(ErrorCode.CONFLICT, message, {
+          fieldErrors: [{ field: ["ticketTypeId"], message }],
+        });
       }
       const projectId = ticket.access.projectId;
       const normalized = data.email.trim().toLowerCase();
@@ -198,11 +205,16 @@ export function createWaitingListService(deps: WaitingListDeps) {
       repo.count(db, projectAccess.projectId, ticketTypeId),
 
     /** An entry for `node(id)`: only with attendees:read on its project (else undefined, like a missing one). */
-    async findEntry(actor: Actor, id: string): Promise<WaitingListEntry | undefined> {
+    async findEntry(
+      actor: Actor,
+      id: string,
+    ): Promise<{ item: WaitingListEntry; access: ProjectAccess } | undefined> {
       const row = await repo.locate(db, id);
       if (!row) return undefined;
       const found = await access.resolve(actor, row.project_id);
-      return found?.permissions.has("attendees:read") ? presentEntry(row) : undefined;
+      return found?.permissions.has("attendees:read")
+        ? { item: presentEntry(row), access: found }
+        : undefined;
     },
 
     /** Takes someone out of line (needs attendees:write); an open offer ends and its seat goes to the next. Audited. */
