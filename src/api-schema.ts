@@ -13,13 +13,13 @@ import { defineBulkTypes } from "./modules/bulk/bulk.graphql.js";
 import { defineCheckInTypes } from "./modules/checkins/checkins.graphql.js";
 import { defineDoorCountTypes } from "./modules/checkins/door-counts.graphql.js";
 import { defineDiscountCodeTypes } from "./modules/discount-codes/discount-codes.graphql.js";
-import { defineWaitingListTypes } from "./modules/waiting-list/waiting-list.graphql.js";
 import { defineEventPageTypes } from "./modules/event-page/event-page.graphql.js";
 import { defineLiveTypes } from "./modules/live/live.graphql.js";
 import { defineOrderTypes } from "./modules/orders/orders.graphql.js";
 import { defineProjectTypes } from "./modules/projects/projects.graphql.js";
 import { defineQuestionTypes } from "./modules/questions/questions.graphql.js";
 import { defineTicketTypes } from "./modules/tickets/tickets.graphql.js";
+import { defineWaitingListTypes } from "./modules/waiting-list/waiting-list.graphql.js";
 import { defineWebhookTypes } from "./modules/webhooks/webhooks.graphql.js";
 
 // The composition root of the API: the one file that knows which modules make it up. It lives

@@ -37,6 +37,7 @@ import { registerSingleSignOnPages } from "./pages/single-sign-on.js";
 import { registerSpeakerPages } from "./pages/speakers.js";
 import { registerTestProjectPages } from "./pages/test-projects.js";
 import { registerTicketPages } from "./pages/tickets.js";
+import { registerWaitingListPages } from "./pages/waiting-list.js";
 import { sendPage } from "./ui/render.js";
 
 /** Headers on every dashboard response: the pages' security headers, and no caching by default. */
@@ -211,6 +212,7 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     registerAttendeePages(dashboard);
     registerOrderPages(dashboard);
     registerDiscountCodePages(dashboard);
+    registerWaitingListPages(dashboard);
     registerMessagePages(dashboard);
     registerCheckInPages(dashboard);
     registerDeveloperPages(dashboard);

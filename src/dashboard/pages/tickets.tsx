@@ -112,6 +112,9 @@ function TicketsPage(props: {
         <a href={`/b/${project.id}/codes`} class="button button-secondary">
           Discount codes
         </a>
+        <a href={`/b/${project.id}/waiting-list`} class="button button-secondary">
+          Waiting list
+        </a>
       </PageHeading>
       {props.ticketTypes.length === 0 ? (
         <EmptyState title="No ticket types yet">

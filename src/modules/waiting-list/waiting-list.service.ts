@@ -6,7 +6,6 @@ import { areasWrittenUnder } from "../../shared/data-areas.js";
 import { type ErasedPerson, erasedEmail, erasedName } from "../../shared/erasure.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
-import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { email, idText, parseInput, requiredText } from "../../shared/validation.js";
 import type { AccessService, ProjectAccess } from "../access/access.service.js";
