@@ -51,7 +51,10 @@ describeInBrowser("the waiting list in Chromium", { mailbox: true }, (fx) => {
       assert.match(offer.subject, /A seat for Waitlist Conf .* is held for you/);
       await visitor.goto(`${fx.server.url}${Mailbox.linkIn(offer, fx.server.url)}`);
       await visitor.getByRole("heading", { name: "A seat is held for you" }).waitFor();
-      await visitor.getByText(/Workshop/).first().waitFor();
+      await visitor
+        .getByText(/Workshop/)
+        .first()
+        .waitFor();
       await assertFits(visitor, "the offer page");
       await screenshot(visitor, `waiting-list-offer-${width}`);
       await visitor.getByRole("button", { name: "Take the seat" }).click();
@@ -76,11 +79,20 @@ describeInBrowser("the waiting list in Chromium", { mailbox: true }, (fx) => {
       ownerId: fx.organizer.id,
       input: { name: "Hand Conf", status: "PUBLISHED" },
     });
-    const type = await createTicketType(services, owner, project.id, { name: "Seat", priceMinor: 0, quantity: 1 });
+    const type = await createTicketType(services, owner, project.id, {
+      name: "Seat",
+      priceMinor: 0,
+      quantity: 1,
+    });
     const holder = await createAttendee(services, owner, project.id, type.id);
     for (const name of ["Ann", "Ben"]) {
       await services.waitingList.join(
-        { projectId: project.id, ticketTypeId: type.id, name, email: `${name.toLowerCase()}-hand@example.org` },
+        {
+          projectId: project.id,
+          ticketTypeId: type.id,
+          name,
+          email: `${name.toLowerCase()}-hand@example.org`,
+        },
         "198.51.100.4",
       );
     }

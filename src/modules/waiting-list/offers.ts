@@ -66,17 +66,16 @@ export function waitingListOffers(deps: OfferDeps) {
     secret ??= loadServerSecret(db, "waiting-list-offers");
     return secret;
   };
-  const tokenOf = async (entryId: string, offeredAt: string) =>
-    createHmac("sha256", await linkSecret())
-      .update(`offer:${entryId}:${offeredAt}`)
-      .digest("base64url");
+  // The key is loaded before any write's transaction: on SQLite its first insert would wait for it.
+  const tokenOf = (key: string, entryId: string, offeredAt: string) =>
+    createHmac("sha256", key).update(`offer:${entryId}:${offeredAt}`).digest("base64url");
 
   async function hoursOf(trx: Db, projectId: string) {
     return (await repo.offerHours(trx, projectId)) ?? 48;
   }
 
   /** Offers `row` (WAITING) its seat, inside a write holding the ticket type's lock; false if it moved meanwhile. */
-  async function offerIn(trx: Tx, actor: Actor, row: WaitingListEntryRow, hours: number) {
+  async function offerIn(trx: Tx, actor: Actor, row: WaitingListEntryRow, hours: number, key: string) {
     const now = new Date();
     const offeredAt = now.toISOString();
     const expires = new Date(now.getTime() + hours * 3_600_000).toISOString();
@@ -84,7 +83,7 @@ export function waitingListOffers(deps: OfferDeps) {
       state: "OFFERED",
       offered_at: offeredAt,
       offer_expires_at: expires,
-      offer_token_hash: hashSecret(await tokenOf(row.id, offeredAt)),
+      offer_token_hash: hashSecret(tokenOf(key, row.id, offeredAt)),
       updated_at: offeredAt,
     });
     if (!made) return false;
@@ -100,6 +99,7 @@ export function waitingListOffers(deps: OfferDeps) {
 
   /** Expires lapsed offers of one ticket type and offers its free seats to the next in line. */
   async function serveType(projectId: string, ticketTypeId: string): Promise<number> {
+    const key = await linkSecret();
     const made = await changes.write(
       db,
       systemActor,
@@ -119,7 +119,7 @@ export function waitingListOffers(deps: OfferDeps) {
         const free = Math.min(offersPerType, Number(seats.ticketType.quantity) - seats.sold);
         const hours = free > 0 ? await hoursOf(trx, projectId) : 0;
         for (const row of free > 0 ? await repo.nextInLine(trx, projectId, ticketTypeId, free) : []) {
-          if (await offerIn(trx, systemActor, row, hours)) changed++;
+          if (await offerIn(trx, systemActor, row, hours, key)) changed++;
         }
         if (changed === 0) changes.unchanged(trx);
         return changed;
@@ -146,6 +146,7 @@ export function waitingListOffers(deps: OfferDeps) {
 
     /** Offers a seat to one entry now, out of turn, if a seat is free (the organizer's "Send offer"). */
     async offerOne(actor: Actor, row: WaitingListEntryRow): Promise<WaitingListEntryRow> {
+      const key = await linkSecret();
       const offered = await changes.write(
         db,
         actor,
@@ -158,7 +159,7 @@ export function waitingListOffers(deps: OfferDeps) {
           if (seats.sold >= Number(seats.ticketType.quantity))
             throw new AppError(ErrorCode.CONFLICT, "No seat is free: raise the ticket type's quantity first");
           const current = await repo.findById(trx, row.project_id, row.id);
-          if (!current || !(await offerIn(trx, actor, current, await hoursOf(trx, row.project_id))))
+          if (!current || !(await offerIn(trx, actor, current, await hoursOf(trx, row.project_id), key)))
             throw new AppError(ErrorCode.CONFLICT, "Only someone waiting in line can be offered a seat");
           return (await repo.findById(trx, row.project_id, row.id)) as WaitingListEntryRow;
         },
@@ -239,7 +240,7 @@ export function waitingListOffers(deps: OfferDeps) {
       const row = await repo.offerMailContent(db, projectId, entryId);
       if (row?.state !== "OFFERED" || !row.offered_at || !row.offer_expires_at) return undefined;
       if (row.offer_expires_at <= nowIso() || isErasedEmail(row.email)) return undefined;
-      const token = await tokenOf(row.id, row.offered_at);
+      const token = tokenOf(await linkSecret(), row.id, row.offered_at);
       return offerMail({
         to: row.email,
         name: row.name,

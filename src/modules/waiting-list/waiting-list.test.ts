@@ -38,17 +38,29 @@ for (const engine of testEngines()) {
       const { project, owner } = await createPublishedProject(ctx.services);
       const type = await createTicketType(ctx.services, owner, project.id, { quantity, priceMinor: 0 });
       const holders = [];
-      for (let i = 0; i < quantity; i++) holders.push(await createAttendee(ctx.services, owner, project.id, type.id));
+      for (let i = 0; i < quantity; i++)
+        holders.push(await createAttendee(ctx.services, owner, project.id, type.id));
       return { project, owner, type, holders };
     }
 
+    let addresses = 0;
+    const nextAddress = () => {
+      addresses++;
+      return `${(addresses >> 16) & 255}.${(addresses >> 8) & 255}.${addresses & 255}`;
+    };
     const join = (projectId: string, ticketTypeId: string, name: string, email = uniqueEmail("wait")) =>
-      ctx.services.waitingList.join({ projectId, ticketTypeId, name, email }, "203.0.113.7");
+      // Each from an address of its own: the per-address limit is tested apart.
+      ctx.services.waitingList.join({ projectId, ticketTypeId, name, email }, `10.${nextAddress()}`);
 
     async function states(projectId: string, ticketTypeId: string) {
       const access = await ctx.services.access.resolve(publicActor, projectId);
       assert.ok(access);
-      const page = await ctx.services.waitingList.list(access, ticketTypeId, { limit: 100, after: undefined, before: undefined, backward: false });
+      const page = await ctx.services.waitingList.list(access, ticketTypeId, {
+        limit: 100,
+        after: undefined,
+        before: undefined,
+        backward: false,
+      });
       return page.items.map((e) => `${e.name}:${e.state}`);
     }
 
@@ -177,7 +189,10 @@ for (const engine of testEngines()) {
       const bob = await join(project.id, type.id, "Bob");
       const reader = appActor(project.id, ["attendees:read"]);
       await assert.rejects(ctx.services.waitingList.remove(reader, project.id, ada.id));
-      await assert.rejects(ctx.services.waitingList.offerByHand(owner, project.id, bob.id), /No seat is free/);
+      await assert.rejects(
+        ctx.services.waitingList.offerByHand(owner, project.id, bob.id),
+        /No seat is free/,
+      );
       await ctx.services.waitingList.remove(owner, project.id, ada.id);
       await ctx.services.attendees.cancelAttendee(owner, { id: holders[0]?.id ?? "" });
       const offered = await ctx.services.waitingList.offerByHand(owner, project.id, bob.id);
@@ -204,6 +219,10 @@ for (const engine of testEngines()) {
         priceMinor: 2500,
         paymentMode: "BANK_TRANSFER",
       });
+      await ctx.services.orders.updateSettings(owner, project.id, {
+        holdMinutes: 15,
+        bankDetails: "Waiting GmbH\nIBAN DE02 1203 0000 0000 2020 51",
+      });
       const holder = await createAttendee(ctx.services, owner, project.id, type.id);
       const ada = uniqueEmail("paid");
       await join(project.id, type.id, "Ada", ada);
@@ -211,7 +230,8 @@ for (const engine of testEngines()) {
       await ctx.services.waitingList.serve();
       const taken = await ctx.services.waitingList.takeOffer(project.id, tokenIn((await mailTo(ada)).text));
       assert.equal(taken.kind, "order");
-      assert.equal(await sold(type.id), 1);
+      assert.equal(await sold(type.id), 1, "the order's hold keeps the seat the offer held");
+      assert.deepEqual(await states(project.id, type.id), ["Ada:ACCEPTED"]);
     });
   });
 }
