@@ -883,7 +883,7 @@ export interface WaitingListEntriesTable {
 }
 
 /** How long a project's offers hold their seat; no row: 48 hours. */
-export interface WaitingListSettingsTable {
+interface WaitingListSettingsTable {
   project_id: string;
   offer_hours: number;
 }

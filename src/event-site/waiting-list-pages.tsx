@@ -15,7 +15,7 @@ export const waitingListPaths = {
 };
 
 /** The sold-out ticket types a visitor may wait for: those the page sells (registers or orders). */
-export function waitableTickets(content: EventContent): EventTicket[] {
+function waitableTickets(content: EventContent): EventTicket[] {
   return content.tickets.filter((t) => t.remaining === 0 && (t.registrable || t.orderable));
 }
 

@@ -34,6 +34,9 @@ export interface OfferDeps {
  */
 export const waitingListEveryMs = 15_000;
 
+/** How long an offer holds its seat when the organizer set nothing. */
+export const defaultOfferHours = 48;
+
 /** Ticket types served per worker round: a bounded round, the next one goes on. */
 const typesPerRound = 100;
 /** Offers one ticket type gets per round (a capacity raised by thousands is served over rounds). */
@@ -71,7 +74,7 @@ export function waitingListOffers(deps: OfferDeps) {
     createHmac("sha256", key).update(`offer:${entryId}:${offeredAt}`).digest("base64url");
 
   async function hoursOf(trx: Db, projectId: string) {
-    return (await repo.offerHours(trx, projectId)) ?? 48;
+    return (await repo.offerHours(trx, projectId)) ?? defaultOfferHours;
   }
 
   /** Offers `row` (WAITING) its seat, inside a write holding the ticket type's lock; false if it moved meanwhile. */

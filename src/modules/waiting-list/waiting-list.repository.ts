@@ -6,7 +6,7 @@ import { applyKeyset, type PageWindow } from "../../shared/pagination.js";
 export type WaitingListEntryRow = Selectable<WaitingListEntriesTable>;
 
 /** States in which an entry holds a place in line (one per email and ticket type). */
-export const activeStates: readonly WaitingListState[] = ["WAITING", "OFFERED"];
+const activeStates: readonly WaitingListState[] = ["WAITING", "OFFERED"];
 
 /** SQL of the waiting list; every statement is scoped by project (or by an offer's secret). */
 export const waitingListRepository = {

@@ -13,7 +13,7 @@ import { type Actor, publicActor } from "../access/actor.js";
 import type { Throttle, ThrottleRule } from "../accounts/throttle.js";
 import { seatCounts } from "../attendees/attendees-seats.js";
 import type { createTicketsService } from "../tickets/tickets.service.js";
-import { type OfferDeps, waitingListOffers } from "./offers.js";
+import { defaultOfferHours, type OfferDeps, waitingListOffers } from "./offers.js";
 import { waitingListRepository as repo, type WaitingListEntryRow } from "./waiting-list.repository.js";
 
 /** One place in a ticket type's waiting list, as every reader sees it. */
@@ -31,7 +31,7 @@ export interface WaitingListEntry {
   createdAt: string;
 }
 
-export function presentEntry(row: WaitingListEntryRow, now = nowIso()): WaitingListEntry {
+function presentEntry(row: WaitingListEntryRow, now = nowIso()): WaitingListEntry {
   const lapsed = row.state === "OFFERED" && row.offer_expires_at !== null && row.offer_expires_at <= now;
   return {
     id: row.id,
@@ -46,9 +46,6 @@ export function presentEntry(row: WaitingListEntryRow, now = nowIso()): WaitingL
     createdAt: row.created_at,
   };
 }
-
-/** How long an offer holds its seat when the organizer set nothing. */
-export const defaultOfferHours = 48;
 
 /** Joins per client address per hour: generous for a shared network, a wall for a script. */
 const joinIpRule: ThrottleRule = { name: "waiting-list-join-ip", limit: 30, windowMs: 3_600_000 };
