@@ -3,7 +3,7 @@ import { EmailField, FormError, type FormState, SelectField, TextField } from ".
 import type { EventContent, EventTicket } from "../modules/event-page/event-content.js";
 import { eventPaths } from "./event-page.js";
 import type { FormTicket } from "./form-token.js";
-import { honeypotField } from "./registration-pages.js";
+import { Honeypot, SignedFields } from "./registration-pages.js";
 import { MessagePage, SiteLayout } from "./site-layout.js";
 
 /** Links of the waiting list's public pages. */
@@ -53,17 +53,12 @@ export function JoinWaitingListPage(props: {
             aria-label="Waiting list"
             noValidate
           >
-            <input type="hidden" name="idempotencyKey" value={props.ticket.idempotencyKey} />
-            <input type="hidden" name="issuedAt" value={props.ticket.issuedAt} />
-            <input type="hidden" name="signature" value={props.ticket.signature} />
+            <SignedFields ticket={props.ticket} />
             <FormError state={props.state} />
             <SelectField name="ticketTypeId" label="Ticket" state={props.state} required options={options} />
             <TextField name="name" label="Name" state={props.state} required autocomplete="name" />
             <EmailField state={props.state} hint="The offer of a seat is sent here." />
-            <div class="hp" aria-hidden="true">
-              <label for="f-hp">Leave this field empty</label>
-              <input id="f-hp" name={honeypotField} type="text" tabIndex={-1} autoComplete="off" />
-            </div>
+            <Honeypot />
             <button type="submit" class="button">
               Join the waiting list
             </button>
