@@ -21,6 +21,7 @@ import { defineOrderTypes } from "./modules/orders/orders.graphql.js";
 import { defineProjectTypes } from "./modules/projects/projects.graphql.js";
 import { defineQuestionTypes } from "./modules/questions/questions.graphql.js";
 import { defineTicketTypes } from "./modules/tickets/tickets.graphql.js";
+import { defineWaitingListTypes } from "./modules/waiting-list/waiting-list.graphql.js";
 import { defineWebhookTypes } from "./modules/webhooks/webhooks.graphql.js";
 
 // The composition root of the API: the one file that knows which modules make it up. It lives
@@ -68,6 +69,7 @@ function defineOnce(): void {
   defineDoorCountTypes();
   defineOrderTypes();
   defineDiscountCodeTypes();
+  defineWaitingListTypes();
   defineQuestionTypes();
   defineAuditTypes();
   defineEventPageTypes();

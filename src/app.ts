@@ -26,6 +26,7 @@ import { registerOAuthRoutes } from "./modules/oauth/oauth.routes.js";
 import { OrderExpiryWorker } from "./modules/orders/order-expiry-worker.js";
 import { registerStripeWebhook } from "./modules/orders/stripe/stripe-webhook.route.js";
 import { TicketMailWorker } from "./modules/ticket-mails/ticket-mail-worker.js";
+import { waitingListEveryMs } from "./modules/waiting-list/offers.js";
 import { WebhookDispatcher } from "./modules/webhooks/dispatcher.js";
 import { ObjectRenderer } from "./modules/webhooks/render.js";
 import { createServices, type Services } from "./services.js";
@@ -96,9 +97,17 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     keyPruneEveryMs,
     logger,
   );
+  // Offers freed seats to the waiting lists and passes lapsed offers on (modules/waiting-list/offers.ts).
+  const stopWaitingList = schedulePeriodic(
+    "waiting list offers",
+    () => services.waitingList.serve(),
+    waitingListEveryMs,
+    logger,
+  );
   app.addHook("onClose", async () => {
     stopPruning();
     stopKeyPruning();
+    stopWaitingList();
     await services.apps.flushUsage().catch(() => {});
     await services.oauth.flushUse().catch(() => {});
     // Approval-request emails of an app widened a moment ago (they log their own failures).
@@ -297,6 +306,7 @@ function startTicketMails(app: FastifyInstance, services: Services): void {
       const project = (await services.projects.byIds([projectId])).get(projectId);
       return project ? services.orders.confirmationOf(projectId, orderId, project.name) : undefined;
     },
+    offerMail: (projectId, entryId) => services.waitingList.offerMail(projectId, entryId),
   });
   const unsubscribe = services.ticketMails.onQueued(() => worker.wake());
   app.addHook("onReady", async () => worker.start());

@@ -50,6 +50,10 @@ import {
   forgetTicketMailsOf,
 } from "./modules/ticket-mails/ticket-mails.service.js";
 import { createTicketsService } from "./modules/tickets/tickets.service.js";
+import {
+  createWaitingListService,
+  eraseWaitingListEntries,
+} from "./modules/waiting-list/waiting-list.service.js";
 import { eraseFromWebhookLogs } from "./modules/webhooks/erasure.js";
 import { createWebhooksService } from "./modules/webhooks/webhooks.service.js";
 import { areaBit } from "./shared/data-areas.js";
@@ -116,6 +120,7 @@ export function createServices(
     await eraseOrderBuyer(trx, person);
     await forgetPublicRegistration(trx, person);
     await eraseAnswers(trx, person);
+    await eraseWaitingListEntries(trx, person);
   };
   const attendees = createAttendeesService(db, access, changes, undoCheckInOfCancelled, onErased);
   const ticketMails = createTicketMailsService(db, access, mailer);
@@ -146,6 +151,17 @@ export function createServices(
   const questions = createQuestionsService(db, access, changes);
   const members = createMembersService(db, access, changes);
   const accountErasure = createAccountErasure({ db, changes, projects });
+  const waitingList = createWaitingListService({
+    db,
+    access,
+    changes,
+    throttle,
+    tickets,
+    attendees,
+    orders,
+    baseUrl: () => config.baseUrl,
+    announce: ticketMails.announce,
+  });
   return {
     config,
     logger,
@@ -196,6 +212,8 @@ export function createServices(
     stripe,
     discountCodes,
     questions,
+    /** Waiting lists of sold-out ticket types and the offers of freed seats. */
+    waitingList,
     checkins: createCheckinsService(db, access, changes),
     ticketMails,
     /** The organizer's messages to attendees, sent through the ticket-mail outbox. */

@@ -38,6 +38,7 @@ import { registerSingleSignOnPages } from "./pages/single-sign-on.js";
 import { registerSpeakerPages } from "./pages/speakers.js";
 import { registerTestProjectPages } from "./pages/test-projects.js";
 import { registerTicketPages } from "./pages/tickets.js";
+import { registerWaitingListPages } from "./pages/waiting-list.js";
 import { sendPage } from "./ui/render.js";
 
 /** Headers on every dashboard response: the pages' security headers, and no caching by default. */
@@ -213,6 +214,7 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     registerOrderPages(dashboard);
     registerDiscountCodePages(dashboard);
     registerQuestionPages(dashboard);
+    registerWaitingListPages(dashboard);
     registerMessagePages(dashboard);
     registerCheckInPages(dashboard);
     registerDeveloperPages(dashboard);

@@ -55,6 +55,8 @@ export interface Database {
   messages: MessagesTable;
   registration_questions: RegistrationQuestionsTable;
   attendee_answers: AttendeeAnswersTable;
+  waiting_list_entries: WaitingListEntriesTable;
+  waiting_list_settings: WaitingListSettingsTable;
 }
 
 export interface UsersTable {
@@ -585,11 +587,14 @@ export type TicketMailStatus = "PENDING" | "SENT" | "FAILED" | "SKIPPED";
 interface TicketMailsTable {
   id: string;
   project_id: string;
-  attendee_id: string;
+  /** The attendee the mail is about; null only for a waiting-list offer (`waiting_entry_id`). */
+  attendee_id: string | null;
   /** Set for an order's confirmation to its buyer (about all its tickets); null for one ticket's email. */
   order_id: Generated<string | null>;
   /** Set for one recipient of an organizer's message (modules/messages); null for a ticket email. */
   message_id: Generated<string | null>;
+  /** Set for a waiting-list offer to the entry's person (modules/waiting-list). */
+  waiting_entry_id: Generated<string | null>;
   status: TicketMailStatus;
   attempts: Generated<number>;
   next_attempt_at: string;
@@ -863,4 +868,33 @@ export interface BulkOperationsTable {
   finished_at: string | null;
   /** When the COMPLETED file is pruned (7 days after finishing). */
   expires_at: string | null;
+}
+
+/** WAITING in line; OFFERED a held seat; ACCEPTED (registered); EXPIRED (the offer lapsed); REMOVED by the organizer. */
+export type WaitingListState = "WAITING" | "OFFERED" | "ACCEPTED" | "EXPIRED" | "REMOVED";
+
+/** One person waiting for a seat of a sold-out ticket type (see migrations/2026-11-29T04-00_waiting-list.ts). */
+export interface WaitingListEntriesTable {
+  id: string;
+  project_id: string;
+  ticket_type_id: string;
+  name: string;
+  email: string;
+  email_normalized: string;
+  state: WaitingListState;
+  /** SHA-256 of the offer link's secret, while an offer was made. */
+  offer_token_hash: string | null;
+  offered_at: string | null;
+  /** Until when an OFFERED entry holds its seat. */
+  offer_expires_at: string | null;
+  /** The registration that took the offer. */
+  attendee_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+/** How long a project's offers hold their seat; no row: 48 hours. */
+interface WaitingListSettingsTable {
+  project_id: string;
+  offer_hours: number;
 }

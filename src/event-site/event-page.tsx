@@ -91,6 +91,16 @@ function Tickets(props: { content: EventContent; settings: EventPageSettings }) 
                   Buy<span class="visually-hidden">{` ${ticket.name}`}</span>
                 </a>
               ) : null}
+              {props.settings.registrationOpen &&
+              ticket.remaining === 0 &&
+              (ticket.registrable || ticket.orderable) ? (
+                <a
+                  class="button button-secondary"
+                  href={`/e/${project.id}/waiting-list?ticket=${encodeURIComponent(ticket.id)}`}
+                >
+                  Join the waiting list<span class="visually-hidden">{` for ${ticket.name}`}</span>
+                </a>
+              ) : null}
               {ticket.orderable || ticket.remaining === 0 ? null : (
                 <p class="muted">Not sold on this page; ask the organizer.</p>
               )}

@@ -19,6 +19,7 @@ import { PageCache } from "./page-cache.js";
 import { pageNumber, pageOf } from "./paging.js";
 import { CheckInboxPage, honeypotField, ManagePage, RegisterPage } from "./registration-pages.js";
 import { MessagePage, NotFoundPage, stylesheet } from "./site-layout.js";
+import { registerWaitingListRoutes } from "./waiting-list-routes.js";
 
 const html = (page: VNode) => `<!doctype html>${renderToString(page)}`;
 
@@ -314,6 +315,14 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         paymentOrigins: [
           ...new Set(["https://checkout.stripe.com", new URL(services.config.payments.stripeApiBase).origin]),
         ],
+      });
+
+      registerWaitingListRoutes(site, {
+        events,
+        waitingList: services.waitingList,
+        signer,
+        absolute,
+        opened,
       });
 
       const managePath = (projectId: string, token: string) => `/e/${projectId}/registration/${token}`;

@@ -14,7 +14,7 @@ import { formatMoney } from "../shared/money.js";
 import { eventPaths } from "./event-page.js";
 import type { FormTicket } from "./form-token.js";
 import { type CancelOutcome, SelfCancel } from "./order-cancel.js";
-import { honeypotField } from "./registration-pages.js";
+import { Honeypot, SignedFields } from "./registration-pages.js";
 import { SiteLayout } from "./site-layout.js";
 import { TicketHolderFields } from "./ticket-holder.js";
 
@@ -204,9 +204,7 @@ export function OrderDetailsPage(props: {
         <a href={orderPaths.choose(project.id)}>Change</a>
       </p>
       <form method="post" action={orderPaths.choose(project.id)} class="form" aria-label="Order" noValidate>
-        <input type="hidden" name="idempotencyKey" value={props.form.idempotencyKey} />
-        <input type="hidden" name="issuedAt" value={props.form.issuedAt} />
-        <input type="hidden" name="signature" value={props.form.signature} />
+        <SignedFields ticket={props.form} />
         {props.chosen.map(({ ticket, quantity }) => (
           <input type="hidden" name={`q.${ticket.id}`} value={String(quantity)} />
         ))}
@@ -251,10 +249,7 @@ export function OrderDetailsPage(props: {
             state={props.state}
           />
         ))}
-        <div class="hp" aria-hidden="true">
-          <label for="f-hp">Leave this field empty</label>
-          <input id="f-hp" name={honeypotField} type="text" tabIndex={-1} autoComplete="off" />
-        </div>
+        <Honeypot />
         <button type="submit" class="button">
           Place order
         </button>

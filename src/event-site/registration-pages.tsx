@@ -21,6 +21,27 @@ import { MessagePage, SiteLayout } from "./site-layout.js";
 /** The name of the honeypot field: a plausible name, so form-filling bots fill it in. */
 export const honeypotField = "website";
 
+/** The hidden fields of a signed form (form-token.ts): this server rendered it, for this project. */
+export function SignedFields(props: { ticket: FormTicket }) {
+  return (
+    <>
+      <input type="hidden" name="idempotencyKey" value={props.ticket.idempotencyKey} />
+      <input type="hidden" name="issuedAt" value={props.ticket.issuedAt} />
+      <input type="hidden" name="signature" value={props.ticket.signature} />
+    </>
+  );
+}
+
+/** The honeypot: a field people never see (hidden by CSS, skipped by screen readers). */
+export function Honeypot() {
+  return (
+    <div class="hp" aria-hidden="true">
+      <label for="f-hp">Leave this field empty</label>
+      <input id="f-hp" name={honeypotField} type="text" tabIndex={-1} autoComplete="off" />
+    </div>
+  );
+}
+
 /** A ticket as the form's choice reads: its name, its price and how it is paid ("free" when it is). */
 function ticketLabel(ticket: TicketType): string {
   if (ticket.priceMinor === 0) return `${ticket.name} · free`;
@@ -69,9 +90,7 @@ export function RegisterPage(props: {
           aria-label="Registration"
           noValidate
         >
-          <input type="hidden" name="idempotencyKey" value={props.ticket.idempotencyKey} />
-          <input type="hidden" name="issuedAt" value={props.ticket.issuedAt} />
-          <input type="hidden" name="signature" value={props.ticket.signature} />
+          <SignedFields ticket={props.ticket} />
           <FormError state={props.state} />
           <SelectField name="ticketTypeId" label="Ticket" state={props.state} required options={options} />
           <TextField name="name" label="Name" state={props.state} required autocomplete="name" />
@@ -104,10 +123,7 @@ export function RegisterPage(props: {
             state={props.state}
             ticketTypeNames={new Map(offered.map((t) => [t.id, t.name]))}
           />
-          <div class="hp" aria-hidden="true">
-            <label for="f-hp">Leave this field empty</label>
-            <input id="f-hp" name={honeypotField} type="text" tabIndex={-1} autoComplete="off" />
-          </div>
+          <Honeypot />
           <button type="submit" class="button">
             Register
           </button>

@@ -73,6 +73,9 @@ const otherTables: Record<string, string> = {
   registration_questions:
     "what a registration asks, not who may see it: the tickets area's version (tickets:write bumps it)",
   attendee_answers: "attendees' answers: the attendees area's version, written under attendees:write",
+  waiting_list_entries:
+    "people waiting for a seat: the attendees and tickets areas' versions (written like registrations)",
+  waiting_list_settings: "how long an offer holds its seat: read when an offer is made",
   kysely_migration: "the migrator's",
   kysely_migration_lock: "the migrator's",
 };

@@ -115,6 +115,9 @@ function TicketsPage(props: {
         <a href={`/b/${project.id}/questions`} class="button button-secondary">
           Questions
         </a>
+        <a href={`/b/${project.id}/waiting-list`} class="button button-secondary">
+          Waiting list
+        </a>
       </PageHeading>
       {props.ticketTypes.length === 0 ? (
         <EmptyState title="No ticket types yet">

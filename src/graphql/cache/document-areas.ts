@@ -49,6 +49,11 @@ const typeAreas: Record<string, AreaMask> = {
   OrderEdge: areaBit.attendees,
   OrderLine: areaBit.attendees,
   // A code's uses move with the orders placed with it (orders:write bumps tickets too).
+  // The line moves with registrations and offers (written under attendees:write: attendees and tickets).
+  WaitingListEntry: areaBit.attendees,
+  WaitingListEntryConnection: areaBit.attendees,
+  WaitingListEntryEdge: areaBit.attendees,
+  "TicketType.waitingList": areaBit.attendees,
   DiscountCode: areaBit.tickets,
   DiscountCodeConnection: areaBit.tickets,
   DiscountCodeEdge: areaBit.tickets,

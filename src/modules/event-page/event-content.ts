@@ -84,9 +84,11 @@ export async function loadEventContent(deps: ContentSources, access: ProjectAcce
     collect((w) => tickets.listTicketTypes(access, { onSaleOnly: true }, w), maxPageSize),
   ]);
   const sessionIds = sessionList.items.map((s) => s.id);
-  const [speakersBySession, sold] = await Promise.all([
+  const ticketTypeIds = ticketTypes.items.map((t) => t.id);
+  const [speakersBySession, sold, waiting] = await Promise.all([
     agenda.speakersBySessionIds(sessionIds),
-    tickets.soldCounts(ticketTypes.items.map((t) => t.id)),
+    tickets.soldCounts(ticketTypeIds),
+    tickets.waitingCounts(ticketTypeIds),
   ]);
   const trackById = new Map(tracks.items.map((t) => [t.id, t]));
   const roomById = new Map(rooms.items.map((r) => [r.id, r]));
@@ -107,7 +109,8 @@ export async function loadEventContent(deps: ContentSources, access: ProjectAcce
     speakers: [...speakers.values()].sort((a, b) => a.name.localeCompare(b.name)),
     tickets: ticketTypes.items.map((t) => ({
       ...t,
-      remaining: Math.max(0, t.quantity - (sold.get(t.id) ?? 0)),
+      // A seat freed while people wait is theirs (the waiting list's worker offers it shortly).
+      remaining: Math.max(0, t.quantity - (sold.get(t.id) ?? 0) - (waiting.get(t.id) ?? 0)),
       registrable: registrableOnPage(t),
       orderable: orderableOnPage(t),
     })),

@@ -193,6 +193,14 @@ export function createOrdersService(
       return placed;
     },
 
+    /**
+     * Places an order inside the caller's write, with placeOrder's rules (a waiting-list offer taken
+     * in the transaction that ends the offer). The caller announces the queued mail after the commit.
+     */
+    placeWithin(trx: Tx, actor: Actor, input: PlaceOrderInput): Promise<PlacedOrder> {
+      return placeIn(trx, actor, parseInput(placeInput, input));
+    },
+
     /** Orders by creation, of one state or all (orders:read). */
     async listOrders(
       projectAccess: ProjectAccess,

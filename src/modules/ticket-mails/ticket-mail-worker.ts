@@ -30,6 +30,11 @@ export interface TicketMailWorkerDeps {
    * when it is no longer due (the order was cancelled or expired meanwhile).
    */
   orderMail?: (projectId: string, orderId: string) => Promise<Email | undefined>;
+  /**
+   * The offer of a held seat to someone on the waiting list (modules/waiting-list/offers.ts), or
+   * undefined when it is no longer open (taken, expired, removed, erased).
+   */
+  offerMail?: (projectId: string, entryId: string) => Promise<Email | undefined>;
 }
 
 /** What the worker needs of one queued mail: the attendee, their ticket type and the project's name. */
@@ -170,6 +175,10 @@ export class TicketMailWorker {
     if (mail.order_id) {
       const email = await this.deps.orderMail?.(mail.project_id, mail.order_id);
       return email ?? "order cancelled or expired";
+    }
+    if (mail.waiting_entry_id) {
+      const email = await this.deps.offerMail?.(mail.project_id, mail.waiting_entry_id);
+      return email ?? "offer no longer open";
     }
     if (mail.message_id) {
       const message = await messageContent(this.deps.db, mail.id);

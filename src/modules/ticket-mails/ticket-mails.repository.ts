@@ -7,11 +7,13 @@ import { newId } from "../../shared/ids.js";
 export interface ClaimedTicketMail {
   id: string;
   project_id: string;
-  attendee_id: string;
+  attendee_id: string | null;
   /** Set for an order's confirmation to its buyer. */
   order_id: string | null;
   /** Set for one recipient of an organizer's message (modules/messages). */
   message_id: string | null;
+  /** Set for a waiting-list offer (modules/waiting-list); then there is no attendee. */
+  waiting_entry_id: string | null;
   attempts: number;
 }
 
@@ -55,6 +57,22 @@ export const ticketMailsRepository = {
       .execute();
   },
 
+  /** Queues the email of a waiting-list offer, due now, inside the transaction that made the offer. */
+  async enqueueOffer(db: Db, projectId: string, entryId: string, now: string): Promise<void> {
+    await db
+      .insertInto("ticket_mails")
+      .values({
+        id: newId(),
+        project_id: projectId,
+        attendee_id: null,
+        waiting_entry_id: entryId,
+        status: "PENDING",
+        next_attempt_at: now,
+        created_at: now,
+      })
+      .execute();
+  },
+
   /** Whether an order's confirmation waits to be sent. */
   async orderPending(db: Db, projectId: string, orderId: string): Promise<boolean> {
     const row = await db
@@ -90,7 +108,7 @@ export const ticketMailsRepository = {
       .execute();
     return db
       .selectFrom("ticket_mails")
-      .select(["id", "project_id", "attendee_id", "order_id", "message_id", "attempts"])
+      .select(["id", "project_id", "attendee_id", "order_id", "message_id", "waiting_entry_id", "attempts"])
       .where("lease_token", "=", options.token)
       .where("status", "=", "PENDING")
       .orderBy("next_attempt_at")
@@ -157,7 +175,7 @@ export const ticketMailsRepository = {
       .orderBy("created_at")
       .execute();
     const latest = new Map<string, LatestTicketMail>();
-    for (const row of rows) latest.set(row.attendee_id, row);
+    for (const row of rows) if (row.attendee_id) latest.set(row.attendee_id, row);
     return latest;
   },
 
@@ -173,7 +191,7 @@ export const ticketMailsRepository = {
       .where("message_id", "is", null)
       .where("status", "=", "PENDING")
       .execute();
-    return new Set(rows.map((r) => r.attendee_id));
+    return new Set(rows.flatMap((r) => (r.attendee_id ? [r.attendee_id] : [])));
   },
 
   /**

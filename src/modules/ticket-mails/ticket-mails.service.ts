@@ -14,6 +14,11 @@ export function queueTicketMails(trx: Db, projectId: string, attendeeIds: readon
   return repo.enqueue(trx, projectId, attendeeIds, nowIso());
 }
 
+/** Queues the email of a waiting-list offer, inside the transaction that made the offer; wake the worker after. */
+export function queueOfferMail(trx: Db, projectId: string, entryId: string): Promise<void> {
+  return repo.enqueueOffer(trx, projectId, entryId, nowIso());
+}
+
 /**
  * Queues the confirmation of an order to its buyer (all its tickets, the invoice attached), inside
  * the transaction that paid or placed it; `firstTicketId` is one of its tickets (the row's attendee).

@@ -56,6 +56,18 @@ function takesSeat(eb: ExpressionBuilder<Database, "attendees">, at: string) {
   return eb.or([eb("held_until", "is", null), eb("held_until", ">", at)]);
 }
 
+/**
+ * Waiting-list offers that hold a seat at `at` (modules/waiting-list): a held offer counts as sold
+ * until it is taken (then its registration counts) or lapses, read here like an order's hold, so
+ * a lapsed offer frees its seat at once whenever the worker runs.
+ */
+function liveOffers(db: Db, at: string) {
+  return db
+    .selectFrom("waiting_list_entries")
+    .where("state", "=", "OFFERED")
+    .where("offer_expires_at", ">", at);
+}
+
 /** SQL for ticket types and their sales figures; always scoped by project or by authorized ids. */
 export const ticketsRepository = {
   /** Ticket types by creation; `onSaleAt` keeps only those whose sales window is open at that time. */
@@ -170,21 +182,32 @@ export const ticketsRepository = {
     await db.deleteFrom("ticket_types").where("project_id", "=", projectId).where("id", "=", id).execute();
   },
 
-  /** Seats taken per ticket type (one statement for any number of ids); see `takesSeat`. */
+  /**
+   * Seats taken per ticket type (one statement for any number of ids): registrations (see
+   * `takesSeat`) and live waiting-list offers (`liveOffers`).
+   */
   soldCounts(db: Db, ids: readonly string[], at = nowIso()) {
-    return db
+    const seats = db
       .selectFrom("attendees")
-      .select(["ticket_type_id", (eb) => eb.fn.countAll().as("n")])
+      .select("ticket_type_id")
       .where("ticket_type_id", "in", [...ids])
       .where("status", "=", "REGISTERED")
       .where((eb) => takesSeat(eb, at))
-      .groupBy("ticket_type_id")
+      .unionAll(
+        liveOffers(db, at)
+          .select("ticket_type_id")
+          .where("ticket_type_id", "in", [...ids]),
+      );
+    return db
+      .selectFrom(seats.as("s"))
+      .select(["s.ticket_type_id", (eb) => eb.fn.countAll().as("n")])
+      .groupBy("s.ticket_type_id")
       .execute();
   },
 
-  /** Seats taken of one ticket type of the project; see `takesSeat`. */
+  /** Seats taken of one ticket type of the project: registrations and live offers, as `soldCounts`. */
   async soldCount(db: Db, projectId: string, id: string, at = nowIso()): Promise<number> {
-    const row = await db
+    const registered = await db
       .selectFrom("attendees")
       .select((eb) => eb.fn.countAll().as("n"))
       .where("project_id", "=", projectId)
@@ -192,7 +215,27 @@ export const ticketsRepository = {
       .where("status", "=", "REGISTERED")
       .where((eb) => takesSeat(eb, at))
       .executeTakeFirstOrThrow();
-    return Number(row.n);
+    const offered = await liveOffers(db, at)
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where("project_id", "=", projectId)
+      .where("ticket_type_id", "=", id)
+      .executeTakeFirstOrThrow();
+    return Number(registered.n) + Number(offered.n);
+  },
+
+  /** People waiting in line (not yet offered a seat) per ticket type; every asked id is a key. */
+  async waitingCounts(db: Db, ids: readonly string[]): Promise<Map<string, number>> {
+    const counts = new Map<string, number>(ids.map((id) => [id, 0]));
+    if (ids.length === 0) return counts;
+    const rows = await db
+      .selectFrom("waiting_list_entries")
+      .select(["ticket_type_id", (eb) => eb.fn.countAll().as("n")])
+      .where("ticket_type_id", "in", [...ids])
+      .where("state", "=", "WAITING")
+      .groupBy("ticket_type_id")
+      .execute();
+    for (const row of rows) counts.set(row.ticket_type_id, Number(row.n));
+    return counts;
   },
 
   /** Attendees of any status that reference the ticket type (they keep it from being deleted). */

@@ -279,6 +279,14 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
       return counts;
     },
 
+    /**
+     * People waiting in line (not yet offered a seat) per ticket type: the event page keeps the
+     * seats they wait for off sale, so a freed seat goes to the line, not to whoever looks first.
+     */
+    waitingCounts(ticketTypeIds: readonly string[]): Promise<Map<string, number>> {
+      return repo.waitingCounts(db, ticketTypeIds);
+    },
+
     /** A ticket type the actor may see (on sale now, or any with tickets:read). */
     async findTicketType(
       actor: Actor,

@@ -34,6 +34,16 @@ export const eventCatalogue: readonly EventTypeInfo[] = [
   },
   { type: "checkin.created", permission: "attendees:read", description: "An attendee was checked in." },
   { type: "checkin.undone", permission: "attendees:read", description: "A check-in was taken back." },
+  {
+    type: "waiting_list.joined",
+    permission: "attendees:read",
+    description: "Someone joined the waiting list of a sold-out ticket type.",
+  },
+  {
+    type: "waiting_list.offered",
+    permission: "attendees:read",
+    description: "A freed seat was offered to the next person on a waiting list (held for a set time).",
+  },
   { type: "order.created", permission: "orders:read", description: "An order was placed." },
   { type: "order.paid", permission: "orders:read", description: "An order was marked paid." },
   {
@@ -99,6 +109,7 @@ export const defaultSelections: Readonly<Record<string, string>> = {
   TicketType: "id name description price { amountMinor currency } capacity salesStartAt salesEndAt",
   Attendee:
     "id name email company status registeredAt cancelledAt ticketType { id } checkIn { checkedInAt undoneAt }",
+  WaitingListEntry: "id name email state ticketType { id } offeredAt offerExpiresAt createdAt",
   Order:
     "id code state buyerName buyerEmail total { amountMinor currency } provider paymentReference holdExpiresAt createdAt paidAt closedAt discountCode discount { amountMinor currency } lines { ticketTypeName quantity unitPriceMinor unitDiscountMinor }",
 };
