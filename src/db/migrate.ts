@@ -35,6 +35,7 @@ import * as messages from "./migrations/2026-11-29T03-00_messages.js";
 import * as registrationQuestions from "./migrations/2026-11-29T03-10_registration-questions.js";
 import * as selfCancel from "./migrations/2026-11-29T03-20_self-cancel.js";
 import * as bulkOperations from "./migrations/2026-11-29T03-30_bulk-operations.js";
+import * as eventLanguages from "./migrations/2026-11-29T04-20_event-languages.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
 // and the order is visible in review. Names sort by their timestamp prefix.
@@ -74,6 +75,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-29T03-10_registration-questions": registrationQuestions,
   "2026-11-29T03-20_self-cancel": selfCancel,
   "2026-11-29T03-30_bulk-operations": bulkOperations,
+  "2026-11-29T04-20_event-languages": eventLanguages,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };
