@@ -8,13 +8,16 @@ import { AppError, ErrorCode, httpStatusOf, isUserError } from "../errors.js";
 import { negotiateEncoding } from "../http/compression.js";
 import { eventSitePolicy, setPageSecurityHeaders } from "../http/security-headers.js";
 import { loadServerSecret } from "../modules/accounts/server-secrets.js";
-import type { EventPageService } from "../modules/event-page/event-page.service.js";
+import { localizeContent, projectSubject } from "../modules/event-page/event-languages.js";
+import type { EventPageService, OpenedPage } from "../modules/event-page/event-page.service.js";
+import { isLanguage, languages } from "../shared/i18n/languages.js";
 import { agendaCalendar } from "./agenda-ics.js";
 import { EventPage, eventPaths, SpeakerPage } from "./event-page.js";
 import { type FormSigner, formSigner, signedFormValues } from "./form-token.js";
 import { orderPaths } from "./order-pages.js";
 import { registerOrderRoutes } from "./order-routes.js";
 import { PageCache } from "./page-cache.js";
+import { inLanguage, type PageLanguage, pageLanguage } from "./page-language.js";
 import { pageNumber, pageOf } from "./paging.js";
 import { CheckInboxPage, honeypotField, ManagePage, RegisterPage } from "./registration-pages.js";
 import { MessagePage, NotFoundPage, stylesheet } from "./site-layout.js";
@@ -83,21 +86,25 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
           error instanceof AppError
             ? httpStatusOf(error)
             : ((error as { statusCode?: number }).statusCode ?? 500);
-        if (status === 404) return sendHtml(reply, html(<NotFoundPage url={absolute(request.url)} />), 404);
+        // No event's languages are known here (a 404 must not tell them): any the visitor reads.
+        const lang = pageLanguage(request, languages);
+        const { t } = lang.words;
+        if (status === 404)
+          return sendHtml(reply, html(<NotFoundPage url={absolute(request.url)} lang={lang} />), 404);
         if (error instanceof AppError && error.code === ErrorCode.RATE_LIMITED) {
           reply.header("retry-after", String(error.details.retryAfterSeconds ?? 3600));
         }
         if (status >= 500) request.log.error({ err: error }, "Event page request failed");
         const message =
           status >= 500
-            ? `Something went wrong on our side. Try again in a moment (request id ${request.id}).`
+            ? t("error.server", { id: request.id })
             : error instanceof AppError
               ? error.message
-              : "The request could not be read.";
+              : t("error.unreadable");
         return sendHtml(
           reply,
           html(
-            <MessagePage title="This did not work" url={absolute(request.url)}>
+            <MessagePage title={t("error.title")} url={absolute(request.url)} lang={lang}>
               <p>{message}</p>
             </MessagePage>,
           ),
@@ -106,7 +113,11 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
       });
 
       site.setNotFoundHandler(async (request, reply) =>
-        sendHtml(reply, html(<NotFoundPage url={absolute(request.url)} />), 404),
+        sendHtml(
+          reply,
+          html(<NotFoundPage url={absolute(request.url)} lang={pageLanguage(request, languages)} />),
+          404,
+        ),
       );
 
       site.get("/assets/event.css", { logLevel: "warn" }, async (_request, reply) =>
@@ -123,31 +134,53 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         return page;
       }
 
+      /**
+       * The page's content in `lang`: the organizer's translations over the event's own texts (those
+       * are in its first language, so that one needs no lookup).
+       */
+      async function content(page: OpenedPage, lang: PageLanguage) {
+        const own = await events.content(page.access);
+        if (lang.words.language === page.languages[0]) return own;
+        return localizeContent(
+          own,
+          await services.eventLanguages.translationsIn(page.access.projectId, lang.words.language),
+        );
+      }
+
       /** The registration form of an opened page: a new one, or one sent back with its errors. */
       function registerPage(
         reply: FastifyReply,
-        page: Awaited<ReturnType<typeof opened>>,
+        page: OpenedPage,
+        lang: PageLanguage,
         form: Pick<Parameters<typeof RegisterPage>[0], "content" | "ticket" | "state">,
         status?: number,
       ) {
-        const url = absolute(eventPaths.register(page.access.projectId));
-        return sendHtml(reply, html(<RegisterPage {...form} settings={page.settings} url={url} />), status);
+        const path = eventPaths.register(page.access.projectId);
+        const url = absolute(inLanguage(path, lang));
+        return sendHtml(
+          reply,
+          html(<RegisterPage {...form} settings={page.settings} url={url} lang={lang} path={path} />),
+          status,
+        );
       }
 
       /**
        * A public page served from the cache while the project's data version is unchanged. Keyed by
-       * `variant` (what the page shows: its route's parameters and page number), never the query
-       * string: `?utm=<random>` is the same page, and must not render and store it again. A render
-       * counts against the address's render budget.
+       * `variant` (what the page shows: its route's parameters and page number) and the negotiated
+       * language, never the query string: `?utm=<random>` is the same page, and must not render and
+       * store it again. A render counts against the address's render budget.
        */
       async function cached(
         request: FastifyRequest<ProjectParams>,
         reply: FastifyReply,
         type: string,
         variant: string,
-        render: (page: Awaited<ReturnType<typeof opened>>) => Promise<string>,
+        render: (page: OpenedPage, lang: PageLanguage) => Promise<string>,
       ) {
         const page = await opened(request.params.projectId);
+        const lang = pageLanguage(request, page.languages);
+        // A shared cache must keep one copy per language the header may negotiate.
+        if (page.languages.length > 1) reply.header("vary", "accept-language");
         const {
           body,
           cached: hit,
@@ -155,15 +188,20 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         } = await cache.get(
           page.access.projectId,
           page.version,
-          variant,
+          `${variant}:${lang.words.language}`,
           async () => {
             await events.budget.admitRender(request.ip);
-            return render(page);
+            return render(page, lang);
           },
           negotiateEncoding(request),
         );
         // Already compressed: @fastify/compress passes it on as it is.
-        if (encoding) reply.header("content-encoding", encoding).header("vary", "accept-encoding");
+        if (encoding) {
+          const vary = reply.getHeader("vary");
+          reply
+            .header("content-encoding", encoding)
+            .header("vary", vary ? `${vary}, accept-encoding` : "accept-encoding");
+        }
         return reply
           .header("x-cache", hit ? "hit" : "miss")
           .type(type)
@@ -181,15 +219,18 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
             return reply.code(303).header("referrer-policy", "no-referrer").header("location", target).send();
           }
           const number = pageNumber(request.query.page);
-          return cached(request, reply, "text/html; charset=utf-8", `page:${number}`, async (page) => {
-            const shown = pageOf(await events.content(page.access), number);
+          return cached(request, reply, "text/html; charset=utf-8", `page:${number}`, async (page, lang) => {
+            const shown = pageOf(await content(page, lang), number);
             if (!shown) throw new AppError(ErrorCode.NOT_FOUND, "Page not found");
+            const path = `${eventPaths.page(page.access.projectId)}${number > 1 ? `?page=${number}` : ""}`;
             return html(
               <EventPage
                 content={shown.content}
                 pager={shown.pager}
                 settings={page.settings}
-                url={absolute(eventPaths.page(page.access.projectId))}
+                url={absolute(inLanguage(eventPaths.page(page.access.projectId), lang))}
+                lang={lang}
+                path={path}
               />,
             );
           });
@@ -204,12 +245,21 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
             reply,
             "text/html; charset=utf-8",
             `speaker:${request.params.speakerId}`,
-            async (page) => {
-              const content = await events.content(page.access);
+            async (page, lang) => {
+              const shown = await content(page, lang);
               // Only a speaker of a published session is public: the page's own list decides.
-              const speaker = content.speakers.find((s) => s.id === request.params.speakerId);
+              const speaker = shown.speakers.find((s) => s.id === request.params.speakerId);
               if (!speaker) throw new AppError(ErrorCode.NOT_FOUND, "Speaker not found");
-              return html(<SpeakerPage content={content} speaker={speaker} url={absolute(request.url)} />);
+              const path = eventPaths.speaker(page.access.projectId, speaker.id);
+              return html(
+                <SpeakerPage
+                  content={shown}
+                  speaker={speaker}
+                  url={absolute(inLanguage(path, lang))}
+                  lang={lang}
+                  path={path}
+                />,
+              );
             },
           ),
       );
@@ -241,7 +291,7 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         "/:projectId/register",
         async (request, reply) => {
           const page = await opened(request.params.projectId);
-          const content = await events.content(page.access);
+          const lang = pageLanguage(request, page.languages);
           const ticket = signer.issue(page.access.projectId);
           const state = formState({
             ticketTypeId: typeof request.query.ticket === "string" ? request.query.ticket : "",
@@ -250,7 +300,7 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
           // the browser's Back button shows the same form again (not no-store), so submitting it
           // once more finds the first registration instead of making a second.
           reply.header("cache-control", "private, no-cache");
-          return registerPage(reply, page, { content, ticket, state });
+          return registerPage(reply, page, lang, { content: await content(page, lang), ticket, state });
         },
       );
 
@@ -258,6 +308,8 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         const page = await opened(request.params.projectId);
         const projectId = page.access.projectId;
         const values = signedFormValues(signer, projectId, request.body, "registration");
+        // The form says which language it was shown in; the attendee's emails go in that one.
+        const lang = pageLanguage(request, page.languages, values.language);
         try {
           await events.register(
             {
@@ -269,29 +321,36 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
               billingDetails: values.billingDetails,
               idempotencyKey: values.idempotencyKey,
               honeypot: values[honeypotField],
+              language: lang.words.language,
             },
             request.ip,
           );
         } catch (error) {
           if (!isUserError(error)) throw error;
-          const content = await events.content(page.access);
           const state = stateFromError(error, values);
           reply.header("cache-control", "no-store");
-          return registerPage(reply, page, { content, ticket: values, state }, httpStatusOf(error));
+          const form = { content: await content(page, lang), ticket: values, state };
+          return registerPage(reply, page, lang, form, httpStatusOf(error));
         }
-        return reply.code(303).header("location", `/e/${projectId}/registered`).send();
+        return reply
+          .code(303)
+          .header("location", inLanguage(`/e/${projectId}/registered`, lang))
+          .send();
       });
 
       site.get<ProjectParams>("/:projectId/registered", (request, reply) =>
-        cached(request, reply, "text/html; charset=utf-8", "registered", async (page) =>
-          html(
+        cached(request, reply, "text/html; charset=utf-8", "registered", async (page, lang) => {
+          const path = `/e/${page.access.projectId}/registered`;
+          return html(
             <CheckInboxPage
-              content={await events.content(page.access)}
-              url={absolute(request.url)}
+              content={await content(page, lang)}
+              url={absolute(inLanguage(path, lang))}
               sendsEmail={services.mailer.delivers}
+              lang={lang}
+              path={path}
             />,
-          ),
-        ),
+          );
+        }),
       );
 
       registerOrderRoutes(site, {
@@ -320,11 +379,30 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         privateHeaders(reply);
         const { projectId, token } = request.params;
         const held = await events.findByLink(projectId, token);
-        if (!held) throw new AppError(ErrorCode.NOT_FOUND, "Registration not found");
-        const action = `${managePath(projectId, token)}/cancel`;
+        const page = held ? await events.openPage(projectId) : undefined;
+        if (!held || !page) throw new AppError(ErrorCode.NOT_FOUND, "Registration not found");
+        // The switcher's choice, else the language the attendee registered in, else their browser's.
+        const query = request.query as { lang?: unknown };
+        const lang = pageLanguage(request, page.languages, query.lang ?? held.attendee.language);
+        const path = managePath(projectId, token);
+        const named = await services.eventLanguages.namesIn(projectId, lang.words.language);
+        const project = { ...held.project, name: named(projectSubject, held.project.name) };
+        const ticketType = held.ticketType && {
+          ...held.ticketType,
+          name: named(held.ticketType.id, held.ticketType.name),
+        };
+        const action = `${path}/cancel`;
         return sendHtml(
           reply,
-          html(<ManagePage held={held} action={action} url={absolute(eventPaths.page(projectId))} />),
+          html(
+            <ManagePage
+              held={{ ...held, project, ticketType }}
+              action={inLanguage(action, lang)}
+              url={absolute(eventPaths.page(projectId))}
+              lang={lang}
+              path={path}
+            />,
+          ),
         );
       });
 
@@ -332,7 +410,12 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         privateHeaders(reply);
         const { projectId, token } = request.params;
         await events.cancelByLink(projectId, token);
-        return reply.code(303).header("location", managePath(projectId, token)).send();
+        const query = request.query as { lang?: unknown };
+        const back = managePath(projectId, token);
+        return reply
+          .code(303)
+          .header("location", isLanguage(query.lang) ? `${back}?lang=${query.lang}` : back)
+          .send();
       });
     },
     { prefix: "/e" },

@@ -62,6 +62,8 @@ interface FieldProps {
   idPrefix?: string;
   hint?: string;
   required?: boolean;
+  /** The "(optional)" mark in the page's language (the event site's pages are translated). */
+  optionalLabel?: string;
 }
 
 function describedBy(props: FieldProps): string | undefined {
@@ -108,7 +110,7 @@ function FieldFrame(props: FieldProps & { children: ComponentChildren }) {
     <div class={error ? "field field-invalid" : "field"}>
       <label for={id}>
         {props.label}
-        {props.required ? null : <span class="optional"> (optional)</span>}
+        {props.required ? null : <span class="optional"> {props.optionalLabel ?? "(optional)"}</span>}
       </label>
       {props.children}
       {props.hint ? (

@@ -33,7 +33,9 @@ const updateInput = z.object({
     .max(languages.length)
     .refine((list) => new Set(list).size === list.length, "must name each language once"),
   translations: z
-    .array(z.object({ language: z.enum(languages), subject: z.string(), field: z.string(), text: z.string() }))
+    .array(
+      z.object({ language: z.enum(languages), subject: z.string(), field: z.string(), text: z.string() }),
+    )
     .max(1_000),
 });
 
@@ -97,6 +99,9 @@ export function eventLanguagesService(deps: LanguageDeps) {
       return { languages: languageList(settings?.languages), translations };
     },
 
+    /** The event's names in a language, for a page of one registration (the caller checked its link). */
+    namesIn: (projectId: string, language: Language) => translatedNames(db, projectId, language),
+
     /** The translations of one language, for the public page (the caller opened the page). */
     translationsIn: (projectId: string, language: Language): Promise<TranslationRow[]> =>
       repo.translations(db, projectId, [language]),
@@ -106,7 +111,11 @@ export function eventLanguagesService(deps: LanguageDeps) {
      * (the texts themselves) or a language the event does not offer is dropped, a blank one too; a
      * subject must be the project or one of its ticket types.
      */
-    async update(actor: Actor, projectId: string, input: z.input<typeof updateInput>): Promise<EventLanguages> {
+    async update(
+      actor: Actor,
+      projectId: string,
+      input: z.input<typeof updateInput>,
+    ): Promise<EventLanguages> {
       const found = await access.requirePermission(actor, projectId, "project:write");
       const data = parseInput(updateInput, input);
       const others = new Set<string>(data.languages.slice(1));
@@ -122,7 +131,8 @@ export function eventLanguagesService(deps: LanguageDeps) {
         const subjectKnown =
           row.subject === projectSubject || ticketTypes.get(row.subject)?.projectId === found.projectId;
         if (!max || !subjectKnown) problems.push({ field: path, message: "is not a text of this event" });
-        else if ([...row.text].length > max) problems.push({ field: path, message: `must be at most ${max} characters` });
+        else if ([...row.text].length > max)
+          problems.push({ field: path, message: `must be at most ${max} characters` });
         else if (hasControlCharacters(row.text, row.field === "description"))
           problems.push({ field: path, message: "must not contain control characters" });
       }

@@ -7,9 +7,9 @@ import type { Logger } from "../../logger.js";
 import { addressKey } from "../../shared/client-address.js";
 import { areasWrittenUnder, eventPageAreas, stampOf } from "../../shared/data-areas.js";
 import type { ErasedPerson } from "../../shared/erasure.js";
-import type { ProjectChanges } from "../../shared/project-changes.js";
 import { type Language, languageList, languages } from "../../shared/i18n/languages.js";
 import { translator } from "../../shared/i18n/translator.js";
+import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
   email,
@@ -327,7 +327,8 @@ export function createEventPageService(deps: EventPageDeps) {
       }
       if (page.settings.companyField === "HIDDEN") data.company = null;
       // A form in a language the event no longer offers (it was open meanwhile) counts as its first.
-      if (!data.language || !page.languages.includes(data.language)) data.language = page.languages[0] ?? "en";
+      if (!data.language || !page.languages.includes(data.language))
+        data.language = page.languages[0] ?? "en";
       const ticket = await deps.tickets.findTicketType(publicActor, data.ticketTypeId);
       if (!ticket || ticket.access.projectId !== page.access.projectId) {
         throw registrationClosed("This ticket is not on sale");

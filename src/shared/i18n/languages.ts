@@ -51,7 +51,11 @@ export function negotiateLanguage(
     .map((part, index) => {
       const [range = "", ...params] = part.trim().split(";");
       const q = params.map((p) => /^\s*q=([0-9.]+)\s*$/.exec(p)?.[1]).find((v) => v !== undefined);
-      return { primary: range.trim().toLowerCase().split("-")[0] ?? "", q: q === undefined ? 1 : Number(q), index };
+      return {
+        primary: range.trim().toLowerCase().split("-")[0] ?? "",
+        q: q === undefined ? 1 : Number(q),
+        index,
+      };
     })
     .filter((r) => r.q > 0 && Number.isFinite(r.q))
     // Highest quality first; among equals, the visitor's own order.

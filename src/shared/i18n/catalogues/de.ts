@@ -3,14 +3,15 @@ import type { Catalogue } from "./en.js";
 /** German (Sie-Form, as event organizers write to their attendees). */
 export const de: Catalogue = {
   "site.footer": "Veranstaltungsseite von Eventgraph",
+  "site.skip": "Zum Inhalt springen",
   "site.language": "Sprache",
   "field.optional": "(optional)",
   "notFound.title": "Seite nicht gefunden",
   "notFound.description": "Diese Seite gibt es nicht.",
-  "notFound.body": "Unter dieser Adresse gibt es keine öffentliche Veranstaltung. Prüfen Sie den Link, den Sie erhalten haben.",
+  "notFound.body":
+    "Unter dieser Adresse gibt es keine öffentliche Veranstaltung. Prüfen Sie den Link, den Sie erhalten haben.",
   "error.title": "Das hat nicht geklappt",
-  "error.server":
-    "Bei uns ist etwas schiefgegangen. Versuchen Sie es gleich noch einmal (Anfrage-ID {id}).",
+  "error.server": "Bei uns ist etwas schiefgegangen. Versuchen Sie es gleich noch einmal (Anfrage-ID {id}).",
   "error.unreadable": "Die Anfrage konnte nicht gelesen werden.",
 
   "event.when": "Wann",
@@ -55,7 +56,8 @@ export const de: Catalogue = {
   "register.ticket": "Ticket",
   "register.name": "Name",
   "register.email": "E-Mail",
-  "register.emailHint": "Ihre Bestätigung und der Link zur Verwaltung Ihrer Anmeldung gehen an diese Adresse.",
+  "register.emailHint":
+    "Ihre Bestätigung und der Link zur Verwaltung Ihrer Anmeldung gehen an diese Adresse.",
   "register.company": "Firma",
   "register.billing": "Rechnungsangaben",
   "register.billingHintOnly":
@@ -92,7 +94,8 @@ export const de: Catalogue = {
   "manage.qr": "QR-Code des Tickets von {name}",
   "manage.code": "Ticket-Code",
   "manage.cancelForm": "Anmeldung stornieren",
-  "manage.cancelNote": "Eine Stornierung gibt Ihren Platz für andere frei. Sie lässt sich hier nicht rückgängig machen.",
+  "manage.cancelNote":
+    "Eine Stornierung gibt Ihren Platz für andere frei. Sie lässt sich hier nicht rückgängig machen.",
   "manage.cancelButton": "Meine Anmeldung stornieren",
 
   "mail.hello": "Hallo {name},",

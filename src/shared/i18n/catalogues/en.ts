@@ -3,6 +3,7 @@
 // Messages are ICU MessageFormat (intl-messageformat): {name} fills in, {n, plural, …} counts.
 export const en = {
   "site.footer": "Event page by Eventgraph",
+  "site.skip": "Skip to content",
   "site.language": "Language",
   "field.optional": "(optional)",
   "notFound.title": "Page not found",

@@ -3,6 +3,7 @@ import type { Catalogue } from "./en.js";
 /** Spanish (usted). */
 export const es: Catalogue = {
   "site.footer": "Página del evento por Eventgraph",
+  "site.skip": "Saltar al contenido",
   "site.language": "Idioma",
   "field.optional": "(opcional)",
   "notFound.title": "Página no encontrada",

@@ -3,6 +3,7 @@ import type { Catalogue } from "./en.js";
 /** French (vouvoiement). Apostrophes are typographic (’): a straight one is ICU's quote character. */
 export const fr: Catalogue = {
   "site.footer": "Page de l’événement par Eventgraph",
+  "site.skip": "Aller au contenu",
   "site.language": "Langue",
   "field.optional": "(facultatif)",
   "notFound.title": "Page introuvable",
@@ -54,7 +55,8 @@ export const fr: Catalogue = {
   "register.ticket": "Billet",
   "register.name": "Nom",
   "register.email": "E-mail",
-  "register.emailHint": "Votre confirmation et le lien pour gérer votre inscription arrivent à cette adresse.",
+  "register.emailHint":
+    "Votre confirmation et le lien pour gérer votre inscription arrivent à cette adresse.",
   "register.company": "Entreprise",
   "register.billing": "Coordonnées de facturation",
   "register.billingHintOnly":
