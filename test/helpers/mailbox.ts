@@ -49,9 +49,22 @@ function readMultipart(
 
 // Nodemailer sends long plain-text lines as quoted-printable: undo the soft breaks and =XX escapes.
 function decodeQuotedPrintable(body: string): string {
-  return body
+  const bytes = body
     .replace(/=\r?\n/g, "")
     .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
+  // The escapes are bytes of UTF-8 (a "ü" is =C3=BC): read them as bytes, then as UTF-8.
+  return Buffer.from(bytes, "latin1").toString("utf8");
+}
+
+/** A header's value with its RFC 2047 encoded words (=?UTF-8?Q?f=C3=BCr?=, a non-ASCII subject) decoded. */
+function decodeHeader(value: string): string {
+  return value
+    .replace(/\?=\s+=\?/g, "?==?")
+    .replace(/=\?UTF-8\?([QB])\?([^?]*)\?=/gi, (_, kind: string, text: string) =>
+      kind.toUpperCase() === "B"
+        ? Buffer.from(text, "base64").toString("utf8")
+        : decodeQuotedPrintable(text.replaceAll("_", " ")),
+    );
 }
 
 /**
@@ -72,7 +85,8 @@ export class Mailbox {
         const raw = Buffer.concat(chunks).toString("utf8");
         const split = raw.indexOf("\r\n\r\n");
         const headers = raw.slice(0, split);
-        const subject = /^Subject: (.*)$/im.exec(headers)?.[1] ?? "";
+        // A long or non-ASCII subject is folded over lines and encoded: unfolded, then decoded.
+        const subject = decodeHeader(/^Subject: (.*)$/im.exec(headers.replace(/\r\n[ \t]+/g, " "))?.[1] ?? "");
         const quoted = /Content-Transfer-Encoding: quoted-printable/i.test(headers);
         const body = raw.slice(split + 4);
         this.received.push({
