@@ -9,9 +9,14 @@ import { catalogues, translator } from "../../src/shared/i18n/translator.js";
 function argumentsOf(message: string, locale: string): string[] {
   const names = new Set<string>();
   const walk = (elements: unknown[]) => {
-    for (const element of elements as { type: number; value?: unknown; options?: Record<string, { value: unknown[] }> }[]) {
+    for (const element of elements as {
+      type: number;
+      value?: unknown;
+      options?: Record<string, { value: unknown[] }>;
+    }[]) {
       // 0: literal text, 7: the "#" of a plural; every other element names an argument.
-      if (element.type !== 0 && element.type !== 7 && typeof element.value === "string") names.add(element.value);
+      if (element.type !== 0 && element.type !== 7 && typeof element.value === "string")
+        names.add(element.value);
       for (const option of Object.values(element.options ?? {})) walk(option.value);
     }
   };
