@@ -262,7 +262,7 @@ export interface EventPageSettingsTable {
 }
 
 /** An organizer's text of the event in one of its other languages (see the event-languages migration). */
-export interface EventTranslationsTable {
+interface EventTranslationsTable {
   project_id: string;
   language: string;
   /** 'project', or the id of a ticket type. */

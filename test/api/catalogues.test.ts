@@ -1,9 +1,15 @@
 import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { IntlMessageFormat } from "intl-messageformat";
+import { de } from "../../src/shared/i18n/catalogues/de.js";
 import { en } from "../../src/shared/i18n/catalogues/en.js";
+import { es } from "../../src/shared/i18n/catalogues/es.js";
+import { fr } from "../../src/shared/i18n/catalogues/fr.js";
 import { intlLocales, languages, negotiateLanguage } from "../../src/shared/i18n/languages.js";
-import { catalogues, translator } from "../../src/shared/i18n/translator.js";
+import { translator } from "../../src/shared/i18n/translator.js";
+
+// Each catalogue as its file exports it (the translator's map is its own).
+const catalogues = { en, de, fr, es };
 
 /** The argument names a message fills in ({event}, {count, plural, …}), however deep. */
 function argumentsOf(message: string, locale: string): string[] {

@@ -86,7 +86,9 @@ export class Mailbox {
         const split = raw.indexOf("\r\n\r\n");
         const headers = raw.slice(0, split);
         // A long or non-ASCII subject is folded over lines and encoded: unfolded, then decoded.
-        const subject = decodeHeader(/^Subject: (.*)$/im.exec(headers.replace(/\r\n[ \t]+/g, " "))?.[1] ?? "");
+        const subject = decodeHeader(
+          /^Subject: (.*)$/im.exec(headers.replace(/\r\n[ \t]+/g, " "))?.[1] ?? "",
+        );
         const quoted = /Content-Transfer-Encoding: quoted-printable/i.test(headers);
         const body = raw.slice(split + 4);
         this.received.push({

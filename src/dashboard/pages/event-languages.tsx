@@ -21,7 +21,7 @@ import { listWindow, loadProjectPage, type ProjectPageData } from "./project-pag
 import { SettingsPage } from "./settings.js";
 
 /** The address of the languages page of a project. */
-export const languagesPath = (projectId: string) => `/b/${projectId}/settings/languages`;
+const languagesPath = (projectId: string) => `/b/${projectId}/settings/languages`;
 
 /** A translation's form input name: the service's error path joined with dots, so errors land beside it. */
 const inputName = (language: string, subject: string, field: string) =>

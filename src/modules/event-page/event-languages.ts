@@ -145,5 +145,3 @@ export function eventLanguagesService(deps: LanguageDeps) {
     },
   };
 }
-
-export type EventLanguagesService = ReturnType<typeof eventLanguagesService>;

@@ -7,7 +7,7 @@ import { fr } from "./catalogues/fr.js";
 import { intlLocales, type Language } from "./languages.js";
 
 /** Every language's catalogue, keyed by its code. */
-export const catalogues: Record<Language, Catalogue> = { en, de, fr, es };
+const catalogues: Record<Language, Catalogue> = { en, de, fr, es };
 
 /** A page's or an email's words in one language, and its dates, times and prices through Intl. */
 export interface Translator {
