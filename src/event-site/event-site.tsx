@@ -1,19 +1,20 @@
 import formbody from "@fastify/formbody";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { VNode } from "preact";
-import { renderToString } from "preact-render-to-string";
 import { stateFromError } from "../dashboard/form-data.js";
 import { formState } from "../dashboard/ui/forms.js";
 import { AppError, ErrorCode, httpStatusOf, isUserError } from "../errors.js";
 import { negotiateEncoding } from "../http/compression.js";
 import { eventSitePolicy, setPageSecurityHeaders } from "../http/security-headers.js";
 import { loadServerSecret } from "../modules/accounts/server-secrets.js";
-import { localizeContent, projectSubject } from "../modules/event-page/event-languages.js";
+import { localizeContent } from "../modules/event-page/event-languages.js";
 import type { EventPageService, OpenedPage } from "../modules/event-page/event-page.service.js";
-import { isLanguage, languages } from "../shared/i18n/languages.js";
+import { languages } from "../shared/i18n/languages.js";
 import { agendaCalendar } from "./agenda-ics.js";
 import { EventPage, eventPaths, SpeakerPage } from "./event-page.js";
 import { type FormSigner, formSigner, signedFormValues } from "./form-token.js";
+import { html, sendHtml } from "./html.js";
+import { registerManageRoutes } from "./manage-routes.js";
 import { orderPaths } from "./order-pages.js";
 import { registerOrderRoutes } from "./order-routes.js";
 import { PageCache } from "./page-cache.js";
@@ -21,12 +22,6 @@ import { inLanguage, type PageLanguage, pageLanguage } from "./page-language.js"
 import { pageNumber, pageOf } from "./paging.js";
 import { CheckInboxPage, honeypotField, ManagePage, RegisterPage } from "./registration-pages.js";
 import { MessagePage, NotFoundPage, stylesheet } from "./site-layout.js";
-
-const html = (page: VNode) => `<!doctype html>${renderToString(page)}`;
-
-function sendHtml(reply: FastifyReply, body: string | Buffer, status = 200): FastifyReply {
-  return reply.code(status).type("text/html; charset=utf-8").send(body);
-}
 
 type ProjectParams = { Params: { projectId: string } };
 
@@ -366,57 +361,7 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         ],
       });
 
-      const managePath = (projectId: string, token: string) => `/e/${projectId}/registration/${token}`;
-      type ManageParams = { Params: { projectId: string; token: string } };
-      // The secret is in the address: it must not leak through a Referer or a shared cache.
-      const privateHeaders = (reply: FastifyReply) =>
-        reply
-          .header("referrer-policy", "no-referrer")
-          .header("cache-control", "no-store")
-          .header("x-robots-tag", "noindex");
-
-      site.get<ManageParams>("/:projectId/registration/:token", async (request, reply) => {
-        privateHeaders(reply);
-        const { projectId, token } = request.params;
-        const held = await events.findByLink(projectId, token);
-        const page = held ? await events.openPage(projectId) : undefined;
-        if (!held || !page) throw new AppError(ErrorCode.NOT_FOUND, "Registration not found");
-        // The switcher's choice, else the language the attendee registered in, else their browser's.
-        const query = request.query as { lang?: unknown };
-        const lang = pageLanguage(request, page.languages, query.lang ?? held.attendee.language);
-        const path = managePath(projectId, token);
-        const named = await services.eventLanguages.namesIn(projectId, lang.words.language);
-        const project = { ...held.project, name: named(projectSubject, held.project.name) };
-        const ticketType = held.ticketType && {
-          ...held.ticketType,
-          name: named(held.ticketType.id, held.ticketType.name),
-        };
-        const action = `${path}/cancel`;
-        return sendHtml(
-          reply,
-          html(
-            <ManagePage
-              held={{ ...held, project, ticketType }}
-              action={inLanguage(action, lang)}
-              url={absolute(eventPaths.page(projectId))}
-              lang={lang}
-              path={path}
-            />,
-          ),
-        );
-      });
-
-      site.post<ManageParams>("/:projectId/registration/:token/cancel", async (request, reply) => {
-        privateHeaders(reply);
-        const { projectId, token } = request.params;
-        await events.cancelByLink(projectId, token);
-        const query = request.query as { lang?: unknown };
-        const back = managePath(projectId, token);
-        return reply
-          .code(303)
-          .header("location", isLanguage(query.lang) ? `${back}?lang=${query.lang}` : back)
-          .send();
-      });
+      registerManageRoutes(site, { events, eventLanguages: services.eventLanguages, absolute });
     },
     { prefix: "/e" },
   );
