@@ -1,6 +1,5 @@
 import formbody from "@fastify/formbody";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { VNode } from "preact";
 import { stateFromError } from "../dashboard/form-data.js";
 import { formState } from "../dashboard/ui/forms.js";
 import { AppError, ErrorCode, httpStatusOf, isUserError } from "../errors.js";
@@ -20,7 +19,7 @@ import { registerOrderRoutes } from "./order-routes.js";
 import { PageCache } from "./page-cache.js";
 import { inLanguage, type PageLanguage, pageLanguage } from "./page-language.js";
 import { pageNumber, pageOf } from "./paging.js";
-import { CheckInboxPage, honeypotField, ManagePage, RegisterPage } from "./registration-pages.js";
+import { CheckInboxPage, honeypotField, RegisterPage } from "./registration-pages.js";
 import { MessagePage, NotFoundPage, stylesheet } from "./site-layout.js";
 
 type ProjectParams = { Params: { projectId: string } };
