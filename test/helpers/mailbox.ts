@@ -49,11 +49,9 @@ function readMultipart(
 
 // Nodemailer sends long plain-text lines as quoted-printable: undo the soft breaks and =XX escapes.
 function decodeQuotedPrintable(body: string): string {
-  // A run of escapes is the bytes of UTF-8 text (a "ü" is =C3=BC): each run is read as bytes, then
-  // as UTF-8. Characters outside escapes are already text (the raw message was read as UTF-8).
   return body
     .replace(/=\r?\n/g, "")
-    .replace(/(?:=[0-9A-F]{2})+/g, (run) => Buffer.from(run.replaceAll("=", ""), "hex").toString("utf8"));
+    .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }
 
 /** A header's value with its RFC 2047 encoded words (=?UTF-8?Q?f=C3=BCr?=, a non-ASCII subject) decoded. */
@@ -63,7 +61,7 @@ function decodeHeader(value: string): string {
     .replace(/=\?UTF-8\?([QB])\?([^?]*)\?=/gi, (_, kind: string, text: string) =>
       kind.toUpperCase() === "B"
         ? Buffer.from(text, "base64").toString("utf8")
-        : decodeQuotedPrintable(text.replaceAll("_", " ")),
+        : Buffer.from(decodeQuotedPrintable(text.replaceAll("_", " ")), "latin1").toString("utf8"),
     );
 }
 
