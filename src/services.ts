@@ -28,6 +28,7 @@ import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkin
 import { createDemoService } from "./modules/demo/demo.service.js";
 import { createTestProjectsService } from "./modules/demo/test-projects.js";
 import { createDiscountCodesService } from "./modules/discount-codes/discount-codes.service.js";
+import { eventLanguagesService } from "./modules/event-page/event-languages.js";
 import { createEventPageService, forgetPublicRegistration } from "./modules/event-page/event-page.service.js";
 import { createIdempotencyService } from "./modules/idempotency/idempotency.service.js";
 import { createInvoicing } from "./modules/invoices/invoices.service.js";
@@ -247,6 +248,8 @@ export function createServices(
       refunds,
       discountCodes,
     }),
+    /** The event page's languages and the organizer's translations of its texts. */
+    eventLanguages: eventLanguagesService({ db, access, changes, tickets }),
   };
 }
 

@@ -27,6 +27,7 @@ import { registerAuthPages } from "./pages/auth.js";
 import { registerCheckInPages } from "./pages/check-in.js";
 import { registerDiscountCodePages } from "./pages/discount-codes.js";
 import { ForbiddenPage, NotFoundPage, ServerErrorPage } from "./pages/errors.js";
+import { registerEventLanguagePages } from "./pages/event-languages.js";
 import { registerInvitationPages } from "./pages/invitation.js";
 import { registerMemberPages } from "./pages/members.js";
 import { registerMessagePages } from "./pages/messages.js";
@@ -204,6 +205,7 @@ export async function registerDashboard(app: FastifyInstance): Promise<void> {
     registerProjectPages(dashboard);
     registerTestProjectPages(dashboard);
     registerSettingsPages(dashboard);
+    registerEventLanguagePages(dashboard);
     registerAuditLogPages(dashboard);
     registerMemberPages(dashboard);
     registerInvitationPages(dashboard);

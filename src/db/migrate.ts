@@ -36,6 +36,7 @@ import * as registrationQuestions from "./migrations/2026-11-29T03-10_registrati
 import * as selfCancel from "./migrations/2026-11-29T03-20_self-cancel.js";
 import * as bulkOperations from "./migrations/2026-11-29T03-30_bulk-operations.js";
 import * as waitingList from "./migrations/2026-11-29T04-00_waiting-list.js";
+import * as eventLanguages from "./migrations/2026-11-29T04-20_event-languages.js";
 import * as webhookObjectOrder from "./migrations/2026-11-29T04-30_webhook-object-order.js";
 import * as appApiVersion from "./migrations/2026-11-29T04-40_app-api-version.js";
 import * as pricesNet from "./migrations/2026-11-29T04-50_prices-net.js";
@@ -81,6 +82,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-29T03-20_self-cancel": selfCancel,
   "2026-11-29T03-30_bulk-operations": bulkOperations,
   "2026-11-29T04-00_waiting-list": waitingList,
+  "2026-11-29T04-20_event-languages": eventLanguages,
   "2026-11-29T04-30_webhook-object-order": webhookObjectOrder,
   "2026-11-29T04-40_app-api-version": appApiVersion,
   "2026-11-29T04-50_prices-net": pricesNet,

@@ -34,6 +34,7 @@ export interface Database {
   server_secrets: ServerSecretsTable;
   audit_events: AuditEventsTable;
   event_page_settings: EventPageSettingsTable;
+  event_translations: EventTranslationsTable;
   public_registrations: PublicRegistrationsTable;
   registration_links: RegistrationLinksTable;
   idempotency_keys: IdempotencyKeysTable;
@@ -253,11 +254,24 @@ export type CompanyField = "OPTIONAL" | "REQUIRED" | "HIDDEN";
 export interface EventPageSettingsTable {
   project_id: string;
   /** 1 or 0: whether /e/<id> is shown at all (the project must also be PUBLISHED). */
-  page_enabled: number;
+  page_enabled: Generated<number>;
   /** 1 or 0: whether visitors may register on the page. */
-  registration_open: number;
-  company_field: CompanyField;
+  registration_open: Generated<number>;
+  company_field: Generated<CompanyField>;
   updated_at: string;
+  /** The event's languages, comma-separated, its own texts' language first (see shared/i18n). */
+  languages: Generated<string>;
+}
+
+/** An organizer's text of the event in one of its other languages (see the event-languages migration). */
+interface EventTranslationsTable {
+  project_id: string;
+  language: string;
+  /** 'project', or the id of a ticket type. */
+  subject: string;
+  /** 'name' or 'description'. */
+  field: string;
+  text: string;
 }
 
 /** An API mutation's Idempotency-Key: its lock while it runs, then the answer to replay. */
@@ -323,6 +337,8 @@ export interface AttendeesTable {
   order_id: Generated<string | null>;
   /** While the order is pending: when the seat stops being held (seat counts ignore it after). */
   held_until: Generated<string | null>;
+  /** The language the attendee registered in; null: the event's first language. */
+  language: Generated<string | null>;
 }
 
 /** A check-in; undoing sets `undone_at`. At most one active (not undone) row per attendee. */

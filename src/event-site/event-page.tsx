@@ -1,8 +1,9 @@
-import { formatDateTime, formatDay, formatTime } from "../dashboard/time.js";
 import type { Speaker } from "../modules/agenda/agenda.service.js";
 import type { EventContent, EventSession, EventTicket } from "../modules/event-page/event-content.js";
 import type { EventPageSettings } from "../modules/event-page/event-page.service.js";
-import { formatMoney } from "../shared/money.js";
+import type { MessageKey } from "../shared/i18n/catalogues/en.js";
+import type { Translator } from "../shared/i18n/translator.js";
+import { inLanguage, type PageLanguage } from "./page-language.js";
 import type { Pager } from "./paging.js";
 import { eventJsonLd, inlineJson, mapLink, summary } from "./seo.js";
 import { SiteLayout } from "./site-layout.js";
@@ -33,17 +34,17 @@ function Paragraphs(props: { text: string | null }) {
 }
 
 /** "Mon, 5 Oct 2026, 09:00 – Tue, 6 Oct 2026, 17:00", or what is known of it. */
-function dateRange(project: EventContent["project"]): string | undefined {
+function dateRange(project: EventContent["project"], words: Translator): string | undefined {
   if (!project.startsAt) return undefined;
-  const start = formatDateTime(project.startsAt, project.timezone);
-  return project.endsAt ? `${start} – ${formatDateTime(project.endsAt, project.timezone)}` : start;
+  const start = words.dateTime(project.startsAt, project.timezone);
+  return project.endsAt ? `${start} – ${words.dateTime(project.endsAt, project.timezone)}` : start;
 }
 
 /** The sessions grouped by calendar day in the event's zone, in order. */
-function byDay(sessions: EventSession[], timeZone: string): [string, EventSession[]][] {
+function byDay(sessions: EventSession[], timeZone: string, words: Translator): [string, EventSession[]][] {
   const days = new Map<string, EventSession[]>();
   for (const session of sessions) {
-    const day = formatDay(session.startsAt, timeZone);
+    const day = words.day(session.startsAt, timeZone);
     const list = days.get(day);
     if (list) list.push(session);
     else days.set(day, [session]);
@@ -51,36 +52,45 @@ function byDay(sessions: EventSession[], timeZone: string): [string, EventSessio
   return [...days];
 }
 
-function priceText(ticket: EventTicket): string {
-  if (ticket.priceMinor === 0) return "Free";
-  const price = formatMoney(ticket.priceMinor, ticket.currency);
-  if (ticket.paymentMode === "AT_DOOR") return `${price}, pay at the door`;
-  if (ticket.paymentMode === "INVOICE") return `${price}, pay by invoice`;
-  if (ticket.paymentMode === "BANK_TRANSFER") return `${price}, pay by bank transfer`;
-  if (ticket.paymentMode === "STRIPE") return `${price}, pay by card`;
-  return price;
+const priceKeys: Partial<Record<EventTicket["paymentMode"], MessageKey>> = {
+  AT_DOOR: "price.atDoor",
+  INVOICE: "price.invoice",
+  BANK_TRANSFER: "price.bankTransfer",
+  STRIPE: "price.card",
+};
+
+function priceText(ticket: EventTicket, words: Translator): string {
+  if (ticket.priceMinor === 0) return words.t("price.free");
+  const price = words.money(ticket.priceMinor, ticket.currency);
+  const key = priceKeys[ticket.paymentMode];
+  return key ? words.t(key, { price }) : price;
 }
 
-function Tickets(props: { content: EventContent; settings: EventPageSettings }) {
+function Tickets(props: { content: EventContent; settings: EventPageSettings; lang: PageLanguage }) {
   const { project, tickets } = props.content;
+  const { words } = props.lang;
+  const { t } = words;
   if (tickets.length === 0) return null;
   return (
     <section aria-labelledby="tickets-heading" class="block">
-      <h2 id="tickets-heading">Tickets</h2>
-      {props.settings.registrationOpen ? null : <p class="note">Registration on this page is closed.</p>}
+      <h2 id="tickets-heading">{t("tickets.heading")}</h2>
+      {props.settings.registrationOpen ? null : <p class="note">{t("tickets.closed")}</p>}
       <ul class="tickets">
         {tickets.map((ticket) => (
           <li class="ticket">
             <div class="ticket-main">
               <h3>{ticket.name}</h3>
-              <p class="price">{priceText(ticket)}</p>
+              <p class="price">{priceText(ticket, words)}</p>
               {ticket.description ? <p class="muted">{ticket.description}</p> : null}
             </div>
             <div class="ticket-side">
-              <p class="left">{ticket.remaining > 0 ? `${ticket.remaining} left` : "Sold out"}</p>
+              <p class="left">
+                {ticket.remaining > 0 ? t("tickets.left", { count: ticket.remaining }) : t("tickets.soldOut")}
+              </p>
               {props.settings.registrationOpen && ticket.registrable && ticket.remaining > 0 ? (
-                <a class="button" href={eventPaths.register(project.id, ticket.id)}>
-                  Register<span class="visually-hidden">{` for ${ticket.name}`}</span>
+                <a class="button" href={inLanguage(eventPaths.register(project.id, ticket.id), props.lang)}>
+                  {t("tickets.register")}
+                  <span class="visually-hidden">{t("tickets.registerFor", { ticket: ticket.name })}</span>
                 </a>
               ) : null}
               {props.settings.registrationOpen &&
@@ -88,7 +98,8 @@ function Tickets(props: { content: EventContent; settings: EventPageSettings }) 
               ticket.orderable &&
               ticket.remaining > 0 ? (
                 <a class="button" href={`/e/${project.id}/order?q.${encodeURIComponent(ticket.id)}=1`}>
-                  Buy<span class="visually-hidden">{` ${ticket.name}`}</span>
+                  {t("tickets.buy")}
+                  <span class="visually-hidden">{` ${ticket.name}`}</span>
                 </a>
               ) : null}
               {props.settings.registrationOpen &&
@@ -102,7 +113,7 @@ function Tickets(props: { content: EventContent; settings: EventPageSettings }) 
                 </a>
               ) : null}
               {ticket.orderable || ticket.remaining === 0 ? null : (
-                <p class="muted">Not sold on this page; ask the organizer.</p>
+                <p class="muted">{t("tickets.notSold")}</p>
               )}
             </div>
           </li>
@@ -110,7 +121,7 @@ function Tickets(props: { content: EventContent; settings: EventPageSettings }) 
       </ul>
       {props.settings.registrationOpen && tickets.some((t) => t.orderable && t.remaining > 0) ? (
         <p>
-          <a href={`/e/${project.id}/order`}>Buy several tickets in one order</a>
+          <a href={`/e/${project.id}/order`}>{t("tickets.several")}</a>
         </p>
       ) : null}
     </section>
@@ -136,64 +147,73 @@ function SessionItem(props: {
   projectId: string;
   session: EventSession | EventContent["sessions"][number];
   timeZone: string;
+  words: Translator;
 }) {
-  const { session, projectId, timeZone } = props;
+  const { session, projectId, timeZone, words } = props;
   return (
     <li class="session" id={`session-${session.id}`}>
       <p class="when">
-        <time datetime={session.startsAt}>{formatTime(session.startsAt, timeZone)}</time>–
-        <time datetime={session.endsAt}>{formatTime(session.endsAt, timeZone)}</time>
+        <time datetime={session.startsAt}>{words.time(session.startsAt, timeZone)}</time>–
+        <time datetime={session.endsAt}>{words.time(session.endsAt, timeZone)}</time>
       </p>
       <div class="what">
         <h4>{session.title}</h4>
         <p class="where">
-          {[session.room?.name, session.track ? `Track: ${session.track.name}` : undefined]
+          {[
+            session.room?.name,
+            session.track ? words.t("agenda.track", { track: session.track.name }) : undefined,
+          ]
             .filter(Boolean)
             .join(" · ")}
         </p>
         <SpeakerNames projectId={projectId} speakers={session.speakers} />
         <Paragraphs text={session.description} />
         <a class="small" href={eventPaths.sessionIcs(projectId, session.id)}>
-          Add to calendar<span class="visually-hidden">{`: ${session.title}`}</span>
+          {words.t("agenda.addToCalendar")}
+          <span class="visually-hidden">{`: ${session.title}`}</span>
         </a>
       </div>
     </li>
   );
 }
 
-function Agenda(props: { content: EventContent }) {
+function Agenda(props: { content: EventContent; words: Translator }) {
   const { project, sessions } = props.content;
+  const { words } = props;
   if (sessions.length === 0) return null;
   return (
     <section aria-labelledby="agenda-heading" class="block">
-      <h2 id="agenda-heading">Agenda</h2>
+      <h2 id="agenda-heading">{words.t("agenda.heading")}</h2>
       <p class="muted">
-        Times in {project.timezone}.{" "}
-        <a href={eventPaths.agendaIcs(project.id)}>Subscribe to the agenda (iCalendar)</a>
+        {words.t("agenda.timesIn", { zone: project.timezone })}{" "}
+        <a href={eventPaths.agendaIcs(project.id)}>{words.t("agenda.subscribe")}</a>
       </p>
-      {byDay(sessions, project.timezone).map(([day, list]) => (
+      {byDay(sessions, project.timezone, words).map(([day, list]) => (
         <section class="day" aria-label={day}>
           <h3>{day}</h3>
           <ul class="sessions">
             {list.map((session) => (
-              <SessionItem projectId={project.id} session={session} timeZone={project.timezone} />
+              <SessionItem
+                projectId={project.id}
+                session={session}
+                timeZone={project.timezone}
+                words={words}
+              />
             ))}
           </ul>
         </section>
       ))}
-      {props.content.truncated ? (
-        <p class="note">The agenda is longer than this page shows; subscribe to see it all.</p>
-      ) : null}
+      {props.content.truncated ? <p class="note">{words.t("agenda.truncated")}</p> : null}
     </section>
   );
 }
 
-function Speakers(props: { content: EventContent }) {
+function Speakers(props: { content: EventContent; words: Translator }) {
   const { project, speakers } = props.content;
   if (speakers.length === 0) return null;
   return (
     <section aria-labelledby="speakers-heading" class="block">
-      <h2 id="speakers-heading">Speakers</h2>
+      <h2 id="speakers-heading">{props.words.t("speakers.heading")}</h2>
       <ul class="speaker-list">
         {speakers.map((speaker) => (
           <li>
@@ -209,17 +229,22 @@ function Speakers(props: { content: EventContent }) {
 }
 
 /** Links to the programme's other pages, when it has more than one. */
-function PagerNav(props: { projectId: string; pager: Pager }) {
+function PagerNav(props: { projectId: string; pager: Pager; lang: PageLanguage }) {
   const { page, pages } = props.pager;
+  const { t } = props.lang.words;
   if (pages <= 1) return null;
   const href = (n: number) =>
-    n === 1 ? eventPaths.page(props.projectId) : `${eventPaths.page(props.projectId)}?page=${n}`;
+    inLanguage(
+      n === 1 ? eventPaths.page(props.projectId) : `${eventPaths.page(props.projectId)}?page=${n}`,
+      props.lang,
+    );
   return (
-    <nav class="block" aria-label="Programme pages">
+    <nav class="block" aria-label={t("pager.label")}>
       <p>
-        Page {page} of {pages}. {page > 1 ? <a href={href(page - 1)}>Previous page</a> : null}
+        {t("pager.position", { page, pages })}{" "}
+        {page > 1 ? <a href={href(page - 1)}>{t("pager.previous")}</a> : null}
         {page > 1 && page < pages ? " · " : null}
-        {page < pages ? <a href={href(page + 1)}>Next page</a> : null}
+        {page < pages ? <a href={href(page + 1)}>{t("pager.next")}</a> : null}
       </p>
     </nav>
   );
@@ -231,10 +256,15 @@ export function EventPage(props: {
   pager: Pager;
   settings: EventPageSettings;
   url: string;
+  lang: PageLanguage;
+  /** This page's own path (with its page number), for the language switcher. */
+  path: string;
 }) {
   const { project } = props.content;
   const { venue } = project;
-  const when = dateRange(project);
+  const { words } = props.lang;
+  const { t } = words;
+  const when = dateRange(project, words);
   const map = mapLink(venue);
   const place = [venue.name, venue.address, venue.city, venue.country].filter(Boolean).join(", ");
   const meta = {
@@ -244,27 +274,34 @@ export function EventPage(props: {
     jsonLd: inlineJson(eventJsonLd(props.content, props.url)),
   };
   return (
-    <SiteLayout meta={meta} eventName={project.name} eventHref={eventPaths.page(project.id)}>
+    <SiteLayout
+      meta={meta}
+      eventName={project.name}
+      eventHref={inLanguage(eventPaths.page(project.id), props.lang)}
+      lang={props.lang}
+      path={props.path}
+    >
       <h1>{project.name}</h1>
       <dl class="facts">
         {when ? (
           <div>
-            <dt>When</dt>
+            <dt>{t("event.when")}</dt>
             <dd>
-              {when} <span class="muted">({project.timezone} time)</span>
+              {when} <span class="muted">{t("event.zoneTime", { zone: project.timezone })}</span>
             </dd>
           </div>
         ) : null}
         {place ? (
           <div>
-            <dt>Where</dt>
+            <dt>{t("event.where")}</dt>
             <dd>
               {place}
               {map ? (
                 <>
                   {" "}
                   <a href={map} rel="noopener noreferrer">
-                    Map<span class="visually-hidden"> (OpenStreetMap)</span>
+                    {t("event.map")}
+                    <span class="visually-hidden"> (OpenStreetMap)</span>
                   </a>
                 </>
               ) : null}
@@ -273,7 +310,7 @@ export function EventPage(props: {
         ) : null}
         {project.website ? (
           <div>
-            <dt>Website</dt>
+            <dt>{t("event.website")}</dt>
             <dd>
               <a href={project.website} rel="noopener noreferrer nofollow">
                 {project.website}
@@ -283,27 +320,43 @@ export function EventPage(props: {
         ) : null}
       </dl>
       <Paragraphs text={project.description} />
-      <Tickets content={props.content} settings={props.settings} />
-      <Agenda content={props.content} />
-      <Speakers content={props.content} />
-      <PagerNav projectId={project.id} pager={props.pager} />
+      <Tickets content={props.content} settings={props.settings} lang={props.lang} />
+      <Agenda content={props.content} words={words} />
+      <Speakers content={props.content} words={words} />
+      <PagerNav projectId={project.id} pager={props.pager} lang={props.lang} />
     </SiteLayout>
   );
 }
 
 /** A speaker's public page: profile and their published sessions. */
-export function SpeakerPage(props: { content: EventContent; speaker: Speaker; url: string }) {
+export function SpeakerPage(props: {
+  content: EventContent;
+  speaker: Speaker;
+  url: string;
+  lang: PageLanguage;
+  path: string;
+}) {
   const { project } = props.content;
   const { speaker } = props;
+  const { words } = props.lang;
+  const { t } = words;
   const sessions = props.content.sessions.filter((s) => s.speakers.some((p) => p.id === speaker.id));
   const role = [speaker.jobTitle, speaker.company].filter(Boolean).join(", ");
   const meta = {
     title: `${speaker.name} · ${project.name}`,
-    description: summary(speaker.bio) || `${speaker.name} speaks at ${project.name}.`,
+    description:
+      summary(speaker.bio) || t("speaker.speaksAt", { speaker: speaker.name, event: project.name }),
     url: props.url,
   };
+  const eventHref = inLanguage(eventPaths.page(project.id), props.lang);
   return (
-    <SiteLayout meta={meta} eventName={project.name} eventHref={eventPaths.page(project.id)}>
+    <SiteLayout
+      meta={meta}
+      eventName={project.name}
+      eventHref={eventHref}
+      lang={props.lang}
+      path={props.path}
+    >
       <h1>{speaker.name}</h1>
       {role ? <p class="lead">{role}</p> : null}
       {speaker.photoUrl?.startsWith("https://") ? (
@@ -323,15 +376,15 @@ export function SpeakerPage(props: { content: EventContent; speaker: Speaker; ur
       ) : null}
       {sessions.length > 0 ? (
         <section aria-labelledby="talks-heading" class="block">
-          <h2 id="talks-heading">Sessions</h2>
-          <p class="muted">Times in {project.timezone}.</p>
+          <h2 id="talks-heading">{t("speaker.sessions")}</h2>
+          <p class="muted">{t("agenda.timesIn", { zone: project.timezone })}</p>
           <ul class="sessions">
             {sessions.map((session) => (
               <li class="session">
-                <p class="when">{formatDateTime(session.startsAt, project.timezone)}</p>
+                <p class="when">{words.dateTime(session.startsAt, project.timezone)}</p>
                 <div class="what">
                   <h3>
-                    <a href={`${eventPaths.page(project.id)}#session-${session.id}`}>{session.title}</a>
+                    <a href={`${eventHref}#session-${session.id}`}>{session.title}</a>
                   </h3>
                   {session.room ? <p class="where">{session.room.name}</p> : null}
                 </div>
@@ -341,7 +394,7 @@ export function SpeakerPage(props: { content: EventContent; speaker: Speaker; ur
         </section>
       ) : null}
       <p>
-        <a href={eventPaths.page(project.id)}>Back to {project.name}</a>
+        <a href={eventHref}>{t("speaker.back", { event: project.name })}</a>
       </p>
     </SiteLayout>
   );

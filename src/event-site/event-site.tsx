@@ -1,7 +1,5 @@
 import formbody from "@fastify/formbody";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import type { VNode } from "preact";
-import { renderToString } from "preact-render-to-string";
 import { stateFromError } from "../dashboard/form-data.js";
 import { formState } from "../dashboard/ui/forms.js";
 import { formAnswers } from "../dashboard/ui/question-fields.js";
@@ -9,23 +7,22 @@ import { AppError, ErrorCode, httpStatusOf, isUserError } from "../errors.js";
 import { negotiateEncoding } from "../http/compression.js";
 import { eventSitePolicy, setPageSecurityHeaders } from "../http/security-headers.js";
 import { loadServerSecret } from "../modules/accounts/server-secrets.js";
-import type { EventPageService } from "../modules/event-page/event-page.service.js";
+import { localizeContent } from "../modules/event-page/event-languages.js";
+import type { EventPageService, OpenedPage } from "../modules/event-page/event-page.service.js";
+import { languages } from "../shared/i18n/languages.js";
 import { agendaCalendar } from "./agenda-ics.js";
 import { EventPage, eventPaths, SpeakerPage } from "./event-page.js";
 import { type FormSigner, formSigner, signedFormValues } from "./form-token.js";
+import { html, sendHtml } from "./html.js";
+import { registerManageRoutes } from "./manage-routes.js";
 import { orderPaths } from "./order-pages.js";
 import { registerOrderRoutes } from "./order-routes.js";
 import { PageCache } from "./page-cache.js";
+import { inLanguage, type PageLanguage, pageLanguage } from "./page-language.js";
 import { pageNumber, pageOf } from "./paging.js";
-import { CheckInboxPage, honeypotField, ManagePage, RegisterPage } from "./registration-pages.js";
+import { CheckInboxPage, honeypotField, RegisterPage } from "./registration-pages.js";
 import { MessagePage, NotFoundPage, stylesheet } from "./site-layout.js";
 import { registerWaitingListRoutes } from "./waiting-list-routes.js";
-
-const html = (page: VNode) => `<!doctype html>${renderToString(page)}`;
-
-function sendHtml(reply: FastifyReply, body: string | Buffer, status = 200): FastifyReply {
-  return reply.code(status).type("text/html; charset=utf-8").send(body);
-}
 
 type ProjectParams = { Params: { projectId: string } };
 
@@ -85,21 +82,25 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
           error instanceof AppError
             ? httpStatusOf(error)
             : ((error as { statusCode?: number }).statusCode ?? 500);
-        if (status === 404) return sendHtml(reply, html(<NotFoundPage url={absolute(request.url)} />), 404);
+        // No event's languages are known here (a 404 must not tell them): any the visitor reads.
+        const lang = pageLanguage(request, languages);
+        const { t } = lang.words;
+        if (status === 404)
+          return sendHtml(reply, html(<NotFoundPage url={absolute(request.url)} lang={lang} />), 404);
         if (error instanceof AppError && error.code === ErrorCode.RATE_LIMITED) {
           reply.header("retry-after", String(error.details.retryAfterSeconds ?? 3600));
         }
         if (status >= 500) request.log.error({ err: error }, "Event page request failed");
         const message =
           status >= 500
-            ? `Something went wrong on our side. Try again in a moment (request id ${request.id}).`
+            ? t("error.server", { id: request.id })
             : error instanceof AppError
               ? error.message
-              : "The request could not be read.";
+              : t("error.unreadable");
         return sendHtml(
           reply,
           html(
-            <MessagePage title="This did not work" url={absolute(request.url)}>
+            <MessagePage title={t("error.title")} url={absolute(request.url)} lang={lang}>
               <p>{message}</p>
             </MessagePage>,
           ),
@@ -108,7 +109,11 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
       });
 
       site.setNotFoundHandler(async (request, reply) =>
-        sendHtml(reply, html(<NotFoundPage url={absolute(request.url)} />), 404),
+        sendHtml(
+          reply,
+          html(<NotFoundPage url={absolute(request.url)} lang={pageLanguage(request, languages)} />),
+          404,
+        ),
       );
 
       site.get("/assets/event.css", { logLevel: "warn" }, async (_request, reply) =>
@@ -125,34 +130,56 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         return page;
       }
 
+      /**
+       * The page's content in `lang`: the organizer's translations over the event's own texts (those
+       * are in its first language, so that one needs no lookup).
+       */
+      async function content(page: OpenedPage, lang: PageLanguage) {
+        const own = await events.content(page.access);
+        if (lang.words.language === page.languages[0]) return own;
+        return localizeContent(
+          own,
+          await services.eventLanguages.translationsIn(page.access.projectId, lang.words.language),
+        );
+      }
+
       /** The registration form of an opened page: a new one, or one sent back with its errors. */
       function registerPage(
         reply: FastifyReply,
-        page: Awaited<ReturnType<typeof opened>>,
+        page: OpenedPage,
+        lang: PageLanguage,
         form: Pick<
           Parameters<typeof RegisterPage>[0],
           "content" | "ticket" | "state" | "questions" | "answers"
         >,
         status?: number,
       ) {
-        const url = absolute(eventPaths.register(page.access.projectId));
-        return sendHtml(reply, html(<RegisterPage {...form} settings={page.settings} url={url} />), status);
+        const path = eventPaths.register(page.access.projectId);
+        const url = absolute(inLanguage(path, lang));
+        return sendHtml(
+          reply,
+          html(<RegisterPage {...form} settings={page.settings} url={url} lang={lang} path={path} />),
+          status,
+        );
       }
 
       /**
        * A public page served from the cache while the project's data version is unchanged. Keyed by
-       * `variant` (what the page shows: its route's parameters and page number), never the query
-       * string: `?utm=<random>` is the same page, and must not render and store it again. A render
-       * counts against the address's render budget.
+       * `variant` (what the page shows: its route's parameters and page number) and the negotiated
+       * language, never the query string: `?utm=<random>` is the same page, and must not render and
+       * store it again. A render counts against the address's render budget.
        */
       async function cached(
         request: FastifyRequest<ProjectParams>,
         reply: FastifyReply,
         type: string,
         variant: string,
-        render: (page: Awaited<ReturnType<typeof opened>>) => Promise<string>,
+        render: (page: OpenedPage, lang: PageLanguage) => Promise<string>,
       ) {
         const page = await opened(request.params.projectId);
+        const lang = pageLanguage(request, page.languages);
+        // A shared cache must keep one copy per language the header may negotiate.
+        if (page.languages.length > 1) reply.header("vary", "accept-language");
         const {
           body,
           cached: hit,
@@ -160,15 +187,20 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         } = await cache.get(
           page.access.projectId,
           page.version,
-          variant,
+          `${variant}:${lang.words.language}`,
           async () => {
             await events.budget.admitRender(request.ip);
-            return render(page);
+            return render(page, lang);
           },
           negotiateEncoding(request),
         );
         // Already compressed: @fastify/compress passes it on as it is.
-        if (encoding) reply.header("content-encoding", encoding).header("vary", "accept-encoding");
+        if (encoding) {
+          const vary = reply.getHeader("vary");
+          reply
+            .header("content-encoding", encoding)
+            .header("vary", vary ? `${vary}, accept-encoding` : "accept-encoding");
+        }
         return reply
           .header("x-cache", hit ? "hit" : "miss")
           .type(type)
@@ -186,15 +218,18 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
             return reply.code(303).header("referrer-policy", "no-referrer").header("location", target).send();
           }
           const number = pageNumber(request.query.page);
-          return cached(request, reply, "text/html; charset=utf-8", `page:${number}`, async (page) => {
-            const shown = pageOf(await events.content(page.access), number);
+          return cached(request, reply, "text/html; charset=utf-8", `page:${number}`, async (page, lang) => {
+            const shown = pageOf(await content(page, lang), number);
             if (!shown) throw new AppError(ErrorCode.NOT_FOUND, "Page not found");
+            const path = `${eventPaths.page(page.access.projectId)}${number > 1 ? `?page=${number}` : ""}`;
             return html(
               <EventPage
                 content={shown.content}
                 pager={shown.pager}
                 settings={page.settings}
-                url={absolute(eventPaths.page(page.access.projectId))}
+                url={absolute(inLanguage(eventPaths.page(page.access.projectId), lang))}
+                lang={lang}
+                path={path}
               />,
             );
           });
@@ -209,12 +244,21 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
             reply,
             "text/html; charset=utf-8",
             `speaker:${request.params.speakerId}`,
-            async (page) => {
-              const content = await events.content(page.access);
+            async (page, lang) => {
+              const shown = await content(page, lang);
               // Only a speaker of a published session is public: the page's own list decides.
-              const speaker = content.speakers.find((s) => s.id === request.params.speakerId);
+              const speaker = shown.speakers.find((s) => s.id === request.params.speakerId);
               if (!speaker) throw new AppError(ErrorCode.NOT_FOUND, "Speaker not found");
-              return html(<SpeakerPage content={content} speaker={speaker} url={absolute(request.url)} />);
+              const path = eventPaths.speaker(page.access.projectId, speaker.id);
+              return html(
+                <SpeakerPage
+                  content={shown}
+                  speaker={speaker}
+                  url={absolute(inLanguage(path, lang))}
+                  lang={lang}
+                  path={path}
+                />,
+              );
             },
           ),
       );
@@ -246,7 +290,7 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         "/:projectId/register",
         async (request, reply) => {
           const page = await opened(request.params.projectId);
-          const content = await events.content(page.access);
+          const lang = pageLanguage(request, page.languages);
           const ticket = signer.issue(page.access.projectId);
           const state = formState({
             ticketTypeId: typeof request.query.ticket === "string" ? request.query.ticket : "",
@@ -256,7 +300,8 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
           // once more finds the first registration instead of making a second.
           reply.header("cache-control", "private, no-cache");
           const questions = await events.questions(page.access);
-          return registerPage(reply, page, { content, ticket, state, questions, answers: {} });
+          const form = { content: await content(page, lang), ticket, state, questions, answers: {} };
+          return registerPage(reply, page, lang, form);
         },
       );
 
@@ -266,6 +311,8 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         const values = signedFormValues(signer, projectId, request.body, "registration");
         const questions = await events.questions(page.access);
         const answers = formAnswers(request.body, questions, "", values.ticketTypeId ?? "");
+        // The form says which language it was shown in; the attendee's emails go in that one.
+        const lang = pageLanguage(request, page.languages, values.language);
         try {
           await events.register(
             {
@@ -278,30 +325,36 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
               answers,
               idempotencyKey: values.idempotencyKey,
               honeypot: values[honeypotField],
+              language: lang.words.language,
             },
             request.ip,
           );
         } catch (error) {
           if (!isUserError(error)) throw error;
-          const content = await events.content(page.access);
           const state = stateFromError(error, values);
           reply.header("cache-control", "no-store");
-          const form = { content, ticket: values, state, questions, answers };
-          return registerPage(reply, page, form, httpStatusOf(error));
+          const form = { content: await content(page, lang), ticket: values, state, questions, answers };
+          return registerPage(reply, page, lang, form, httpStatusOf(error));
         }
-        return reply.code(303).header("location", `/e/${projectId}/registered`).send();
+        return reply
+          .code(303)
+          .header("location", inLanguage(`/e/${projectId}/registered`, lang))
+          .send();
       });
 
       site.get<ProjectParams>("/:projectId/registered", (request, reply) =>
-        cached(request, reply, "text/html; charset=utf-8", "registered", async (page) =>
-          html(
+        cached(request, reply, "text/html; charset=utf-8", "registered", async (page, lang) => {
+          const path = `/e/${page.access.projectId}/registered`;
+          return html(
             <CheckInboxPage
-              content={await events.content(page.access)}
-              url={absolute(request.url)}
+              content={await content(page, lang)}
+              url={absolute(inLanguage(path, lang))}
               sendsEmail={services.mailer.delivers}
+              lang={lang}
+              path={path}
             />,
-          ),
-        ),
+          );
+        }),
       );
 
       registerOrderRoutes(site, {
@@ -325,33 +378,7 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         opened,
       });
 
-      const managePath = (projectId: string, token: string) => `/e/${projectId}/registration/${token}`;
-      type ManageParams = { Params: { projectId: string; token: string } };
-      // The secret is in the address: it must not leak through a Referer or a shared cache.
-      const privateHeaders = (reply: FastifyReply) =>
-        reply
-          .header("referrer-policy", "no-referrer")
-          .header("cache-control", "no-store")
-          .header("x-robots-tag", "noindex");
-
-      site.get<ManageParams>("/:projectId/registration/:token", async (request, reply) => {
-        privateHeaders(reply);
-        const { projectId, token } = request.params;
-        const held = await events.findByLink(projectId, token);
-        if (!held) throw new AppError(ErrorCode.NOT_FOUND, "Registration not found");
-        const action = `${managePath(projectId, token)}/cancel`;
-        return sendHtml(
-          reply,
-          html(<ManagePage held={held} action={action} url={absolute(eventPaths.page(projectId))} />),
-        );
-      });
-
-      site.post<ManageParams>("/:projectId/registration/:token/cancel", async (request, reply) => {
-        privateHeaders(reply);
-        const { projectId, token } = request.params;
-        await events.cancelByLink(projectId, token);
-        return reply.code(303).header("location", managePath(projectId, token)).send();
-      });
+      registerManageRoutes(site, { events, eventLanguages: services.eventLanguages, absolute });
     },
     { prefix: "/e" },
   );

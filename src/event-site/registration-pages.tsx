@@ -1,4 +1,3 @@
-import { formatDateTime } from "../dashboard/time.js";
 import {
   EmailField,
   FormError,
@@ -12,10 +11,12 @@ import type { EventContent, HeldRegistration } from "../modules/event-page/event
 import { type EventPageSettings, invoiced } from "../modules/event-page/event-page.service.js";
 import type { Question } from "../modules/questions/questions.model.js";
 import type { TicketType } from "../modules/tickets/tickets.service.js";
-import { formatMoney } from "../shared/money.js";
+import type { MessageKey } from "../shared/i18n/catalogues/en.js";
+import type { Translator } from "../shared/i18n/translator.js";
 import { qrSvg } from "../shared/qr.js";
 import { eventPaths } from "./event-page.js";
 import type { FormTicket } from "./form-token.js";
+import { inLanguage, type PageLanguage } from "./page-language.js";
 import { MessagePage, SiteLayout } from "./site-layout.js";
 
 /** The name of the honeypot field: a plausible name, so form-filling bots fill it in. */
@@ -32,25 +33,32 @@ export function SignedFields(props: { ticket: FormTicket }) {
   );
 }
 
-/** The honeypot: a field people never see (hidden by CSS, skipped by screen readers). */
-export function Honeypot() {
+/**
+ * The honeypot: a field people never see (hidden by CSS, skipped by screen readers); its label is in
+ * the page's language where the page has one.
+ */
+export function Honeypot(props: { label?: string }) {
   return (
     <div class="hp" aria-hidden="true">
-      <label for="f-hp">Leave this field empty</label>
+      <label for="f-hp">{props.label ?? "Leave this field empty"}</label>
       <input id="f-hp" name={honeypotField} type="text" tabIndex={-1} autoComplete="off" />
     </div>
   );
 }
 
 /** A ticket as the form's choice reads: its name, its price and how it is paid ("free" when it is). */
-function ticketLabel(ticket: TicketType): string {
-  if (ticket.priceMinor === 0) return `${ticket.name} · free`;
-  const price = formatMoney(ticket.priceMinor, ticket.currency);
-  if (ticket.paymentMode === "AT_DOOR") return `${ticket.name} · ${price}, paid at the door`;
-  if (ticket.paymentMode === "INVOICE") return `${ticket.name} · ${price}, paid by invoice`;
-  if (ticket.paymentMode === "BANK_TRANSFER") return `${ticket.name} · ${price}, paid by bank transfer`;
-  if (ticket.paymentMode === "STRIPE") return `${ticket.name} · ${price}, paid by card`;
-  return `${ticket.name} · ${price}`;
+const labelKeys: Record<TicketType["paymentMode"], MessageKey> = {
+  AT_DOOR: "label.atDoor",
+  INVOICE: "label.invoice",
+  BANK_TRANSFER: "label.bankTransfer",
+  STRIPE: "label.card",
+  NONE: "label.other",
+};
+
+function ticketLabel(ticket: TicketType, words: Translator): string {
+  if (ticket.priceMinor === 0) return words.t("label.free", { ticket: ticket.name });
+  const price = words.money(ticket.priceMinor, ticket.currency);
+  return words.t(labelKeys[ticket.paymentMode], { ticket: ticket.name, price });
 }
 
 /**
@@ -66,55 +74,79 @@ export function RegisterPage(props: {
   questions: readonly Question[];
   answers: FormAnswers;
   url: string;
+  lang: PageLanguage;
+  path: string;
 }) {
   const { project } = props.content;
-  const offered = props.content.tickets.filter((t) => t.registrable && t.remaining > 0);
-  const options = offered.map((t) => ({ value: t.id, label: ticketLabel(t) }));
+  const { words } = props.lang;
+  const { t } = words;
+  const event = project.name;
+  const optional = t("field.optional");
+  const offered = props.content.tickets.filter((ticket) => ticket.registrable && ticket.remaining > 0);
+  const options = offered.map((ticket) => ({ value: ticket.id, label: ticketLabel(ticket, words) }));
   const onlyInvoiced = offered.length > 0 && offered.every(invoiced);
   const company = props.settings.companyField;
   const meta = {
-    title: `Register · ${project.name}`,
-    description: `Register for ${project.name}.`,
+    title: t("register.title", { event }),
+    description: t("register.description", { event }),
     url: props.url,
   };
   return (
-    <SiteLayout meta={meta} eventName={project.name} eventHref={eventPaths.page(project.id)}>
-      <h1>Register for {project.name}</h1>
+    <SiteLayout
+      meta={meta}
+      eventName={project.name}
+      eventHref={inLanguage(eventPaths.page(project.id), props.lang)}
+      lang={props.lang}
+      path={props.path}
+    >
+      <h1>{t("register.heading", { event })}</h1>
       {options.length === 0 || !props.settings.registrationOpen ? (
-        <p class="note">No ticket can be registered for here right now.</p>
+        <p class="note">{t("register.none")}</p>
       ) : (
         <form
           method="post"
           action={eventPaths.register(project.id)}
           class="form"
-          aria-label="Registration"
+          aria-label={t("register.form")}
           noValidate
         >
+          <input type="hidden" name="language" value={words.language} />
           <SignedFields ticket={props.ticket} />
           <FormError state={props.state} />
-          <SelectField name="ticketTypeId" label="Ticket" state={props.state} required options={options} />
-          <TextField name="name" label="Name" state={props.state} required autocomplete="name" />
-          <EmailField
+          <SelectField
+            name="ticketTypeId"
+            label={t("register.ticket")}
             state={props.state}
-            hint="Your confirmation and the link to manage your registration go here."
+            required
+            options={options}
           />
+          <TextField
+            name="name"
+            label={t("register.name")}
+            state={props.state}
+            required
+            autocomplete="name"
+          />
+          <EmailField label={t("register.email")} state={props.state} hint={t("register.emailHint")} />
           {company === "HIDDEN" ? null : (
             <TextField
               name="company"
-              label="Company"
+              label={t("register.company")}
               state={props.state}
               required={company === "REQUIRED"}
+              optionalLabel={optional}
               autocomplete="organization"
             />
           )}
           {offered.some(invoiced) ? (
             <TextAreaField
               name="billingDetails"
-              label="Billing details"
+              label={t("register.billing")}
               state={props.state}
               required={onlyInvoiced}
+              optionalLabel={optional}
               rows={3}
-              hint={`${onlyInvoiced ? "The" : "For tickets paid by invoice: the"} name or company, postal address and VAT ID (if any) the invoice is made out to.`}
+              hint={t(onlyInvoiced ? "register.billingHintOnly" : "register.billingHintSome")}
             />
           ) : null}
           <QuestionFields
@@ -123,9 +155,9 @@ export function RegisterPage(props: {
             state={props.state}
             ticketTypeNames={new Map(offered.map((t) => [t.id, t.name]))}
           />
-          <Honeypot />
+          <Honeypot label={t("register.honeypot")} />
           <button type="submit" class="button">
-            Register
+            {t("register.submit")}
           </button>
         </form>
       )}
@@ -134,103 +166,116 @@ export function RegisterPage(props: {
 }
 
 /** After a submit: the same answer whatever happened, so the page never tells who is registered. */
-export function CheckInboxPage(props: { content: EventContent; url: string; sendsEmail: boolean }) {
+export function CheckInboxPage(props: {
+  content: EventContent;
+  url: string;
+  sendsEmail: boolean;
+  lang: PageLanguage;
+  path: string;
+}) {
   const { project } = props.content;
+  const { t } = props.lang.words;
+  const eventHref = inLanguage(eventPaths.page(project.id), props.lang);
   return (
     <MessagePage
-      title="Check your inbox"
+      title={t("inbox.title")}
       url={props.url}
       eventName={project.name}
-      eventHref={eventPaths.page(project.id)}
+      eventHref={eventHref}
+      lang={props.lang}
+      path={props.path}
     >
       {props.sendsEmail ? (
-        <p>
-          We sent the confirmation for {project.name} to the email address you gave, with a link to see or
-          cancel your registration. If nothing arrives within a few minutes, check your spam folder or ask the
-          organizer.
-        </p>
+        <p>{t("inbox.sent", { event: project.name })}</p>
       ) : (
         // Said of the server, not of this registration: the page still tells no one who is registered.
-        <p>
-          Your registration for {project.name} is received, but this site sends no email, so no confirmation
-          will arrive. Ask the organizer for your ticket code.
-        </p>
+        <p>{t("inbox.noMail", { event: project.name })}</p>
       )}
       <p>
-        <a href={eventPaths.page(project.id)}>Back to the event</a>
+        <a href={eventHref}>{t("inbox.back")}</a>
       </p>
     </MessagePage>
   );
 }
 
 /** The holder's view of a registration (the manage link), with the ticket code and a cancel button. */
-export function ManagePage(props: { held: HeldRegistration; action: string; url: string }) {
+export function ManagePage(props: {
+  held: HeldRegistration;
+  action: string;
+  url: string;
+  lang: PageLanguage;
+  path: string;
+}) {
   const { attendee, project, ticketType } = props.held;
+  const { words } = props.lang;
+  const { t } = words;
   const cancelled = attendee.status === "CANCELLED";
   return (
     <SiteLayout
       meta={{
-        title: `Your registration · ${project.name}`,
-        description: `Your registration for ${project.name}.`,
+        title: t("manage.title", { event: project.name }),
+        description: t("manage.description", { event: project.name }),
         url: props.url,
         noindex: true,
       }}
       eventName={project.name}
-      eventHref={eventPaths.page(project.id)}
+      eventHref={inLanguage(eventPaths.page(project.id), props.lang)}
+      lang={props.lang}
+      path={props.path}
     >
-      <h1>Your registration</h1>
-      {cancelled ? <p class="notice notice-info">This registration is cancelled.</p> : null}
+      <h1>{t("manage.heading")}</h1>
+      {cancelled ? <p class="notice notice-info">{t("manage.cancelled")}</p> : null}
       <dl class="facts">
         <div>
-          <dt>Event</dt>
+          <dt>{t("manage.event")}</dt>
           <dd>{project.name}</dd>
         </div>
         <div>
-          <dt>Name</dt>
+          <dt>{t("manage.name")}</dt>
           <dd>{attendee.name}</dd>
         </div>
         <div>
-          <dt>Email</dt>
+          <dt>{t("manage.email")}</dt>
           <dd>{attendee.email}</dd>
         </div>
         {attendee.company ? (
           <div>
-            <dt>Company</dt>
+            <dt>{t("manage.company")}</dt>
             <dd>{attendee.company}</dd>
           </div>
         ) : null}
         <div>
-          <dt>Ticket</dt>
+          <dt>{t("manage.ticket")}</dt>
           <dd>{ticketType?.name ?? "—"}</dd>
         </div>
         <div>
-          <dt>Registered</dt>
+          <dt>{t("manage.registered")}</dt>
           <dd>
-            {formatDateTime(attendee.registeredAt, project.timezone)}{" "}
-            <span class="muted">({project.timezone} time)</span>
+            {words.dateTime(attendee.registeredAt, project.timezone)}{" "}
+            <span class="muted">{t("event.zoneTime", { zone: project.timezone })}</span>
           </dd>
         </div>
       </dl>
       {cancelled ? null : (
         <section aria-labelledby="ticket-heading">
-          <h2 id="ticket-heading">Your ticket</h2>
+          <h2 id="ticket-heading">{t("manage.ticketHeading")}</h2>
           <div
             class="qr"
             // Raw markup: qrSvg builds the SVG itself and escapes the only text in it (the name).
             dangerouslySetInnerHTML={{
-              __html: qrSvg(attendee.ticketCode, `Ticket QR code of ${attendee.name}`),
+              __html: qrSvg(attendee.ticketCode, t("manage.qr", { name: attendee.name })),
             }}
           />
           <p>
-            Ticket code <code class="ticket-code">{attendee.ticketCode}</code>
+            {t("manage.code")} <code class="ticket-code">{attendee.ticketCode}</code>
           </p>
         </section>
       )}
       {cancelled ? null : (
-        <form method="post" action={props.action} class="form" aria-label="Cancel registration">
-          <p>Cancelling frees your seat for someone else. It cannot be undone here.</p>
+        <form method="post" action={props.action} class="form" aria-label={t("manage.cancelForm")}>
+          <p>{t("manage.cancelNote")}</p>
           <button type="submit" class="button button-danger">
-            Cancel my registration
+            {t("manage.cancelButton")}
           </button>
         </form>
       )}

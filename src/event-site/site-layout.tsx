@@ -3,6 +3,8 @@ import { existsSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import type { ComponentChildren } from "preact";
 import { HtmlDocument } from "../dashboard/ui/document.js";
+import { translator } from "../shared/i18n/translator.js";
+import { languageLinks, type PageLanguage } from "./page-language.js";
 
 // The stylesheet lives in src/event-site/assets; compiled code runs from dist/src/event-site, which
 // has no copy (tsc copies no CSS), so the source folder is found from either place.
@@ -31,17 +33,52 @@ export interface PageMeta {
   noindex?: boolean;
 }
 
-/** The frame of every public page: no script, one stylesheet, a main landmark. */
+/** English, for a page of no event (its languages unknown) and the pages not yet translated. */
+const english: PageLanguage = { words: translator("en"), languages: ["en"] };
+
+/** The language switcher: plain links to this page in each of the event's languages (no script). */
+function LanguageSwitcher(props: { lang: PageLanguage; path: string }) {
+  const links = languageLinks(props.path, props.lang);
+  if (links.length === 0) return null;
+  return (
+    <nav class="languages" aria-label={props.lang.words.t("site.language")}>
+      <ul>
+        {links.map((link) => (
+          <li>
+            <a
+              href={link.href}
+              hreflang={link.language}
+              lang={link.language}
+              aria-current={link.current ? "true" : undefined}
+            >
+              {link.name}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+/**
+ * The frame of every public page: no script, one stylesheet, a main landmark, in the page's language
+ * (`lang`, English unless told) with a switcher to this page (`path`) in the event's other languages.
+ */
 export function SiteLayout(props: {
   meta: PageMeta;
   eventName?: string;
   eventHref?: string;
+  lang?: PageLanguage;
+  path?: string;
   children: ComponentChildren;
 }) {
   const { meta } = props;
+  const lang = props.lang ?? english;
   return (
     <HtmlDocument
       title={meta.title}
+      lang={lang.words.language}
+      skipLabel={lang.words.t("site.skip")}
       head={
         <>
           <meta name="description" content={meta.description} />
@@ -75,31 +112,34 @@ export function SiteLayout(props: {
           ) : (
             <span class="event-link">Eventgraph</span>
           )}
+          {props.path ? <LanguageSwitcher lang={lang} path={props.path} /> : null}
         </div>
       </header>
       <main id="main" class="wrap">
         {props.children}
       </main>
       <footer class="site-footer">
-        <div class="wrap">Event page by Eventgraph</div>
+        <div class="wrap">{lang.words.t("site.footer")}</div>
       </footer>
     </HtmlDocument>
   );
 }
 
 /** The one page for a missing, draft, archived or switched-off event: nothing tells them apart. */
-export function NotFoundPage(props: { url: string }) {
+export function NotFoundPage(props: { url: string; lang?: PageLanguage }) {
+  const { t } = (props.lang ?? english).words;
   return (
     <SiteLayout
       meta={{
-        title: "Page not found",
-        description: "This page does not exist.",
+        title: t("notFound.title"),
+        description: t("notFound.description"),
         url: props.url,
         noindex: true,
       }}
+      lang={props.lang}
     >
-      <h1>Page not found</h1>
-      <p>There is no public event at this address. Check the link you were given.</p>
+      <h1>{t("notFound.title")}</h1>
+      <p>{t("notFound.body")}</p>
     </SiteLayout>
   );
 }
@@ -110,6 +150,8 @@ export function MessagePage(props: {
   url: string;
   eventName?: string;
   eventHref?: string;
+  lang?: PageLanguage;
+  path?: string;
   children: ComponentChildren;
 }) {
   return (
@@ -117,6 +159,8 @@ export function MessagePage(props: {
       meta={{ title: props.title, description: props.title, url: props.url, noindex: true }}
       eventName={props.eventName}
       eventHref={props.eventHref}
+      lang={props.lang}
+      path={props.path}
     >
       <h1>{props.title}</h1>
       {props.children}

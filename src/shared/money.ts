@@ -1,5 +1,5 @@
 /** Digits after the decimal point of a currency (2 for EUR, 0 for JPY); 2 when unknown. */
-function currencyDigits(currency: string): number {
+export function currencyDigits(currency: string): number {
   try {
     return (
       new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ??

@@ -26,6 +26,8 @@ const accessTables: Record<string, readonly string[]> = {
 // one of the two lists: a table that decides access and moves no version would let a revoked caller
 // be answered from memory.
 const otherTables: Record<string, string> = {
+  event_translations:
+    "the organizer's texts of the event page in other languages: written through ProjectChanges, so cached pages follow the data version",
   auth_sessions:
     "dashboard sessions: read on every dashboard request, remembered nowhere, never read by the API",
   email_tokens: "one-time email links: read when opened",

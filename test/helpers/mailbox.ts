@@ -54,6 +54,17 @@ function decodeQuotedPrintable(body: string): string {
     .replace(/=([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)));
 }
 
+/** A header's value with its RFC 2047 encoded words (=?UTF-8?Q?f=C3=BCr?=, a non-ASCII subject) decoded. */
+function decodeHeader(value: string): string {
+  return value
+    .replace(/\?=\s+=\?/g, "?==?")
+    .replace(/=\?UTF-8\?([QB])\?([^?]*)\?=/gi, (_, kind: string, text: string) =>
+      kind.toUpperCase() === "B"
+        ? Buffer.from(text, "base64").toString("utf8")
+        : Buffer.from(decodeQuotedPrintable(text.replaceAll("_", " ")), "latin1").toString("utf8"),
+    );
+}
+
 /**
  * A real SMTP server on a free loopback port, in process: the code under test mails through its
  * ordinary mailer (`SMTP_URL=mailbox.url`), and the test reads what arrived.
@@ -72,7 +83,10 @@ export class Mailbox {
         const raw = Buffer.concat(chunks).toString("utf8");
         const split = raw.indexOf("\r\n\r\n");
         const headers = raw.slice(0, split);
-        const subject = /^Subject: (.*)$/im.exec(headers)?.[1] ?? "";
+        // A long or non-ASCII subject is folded over lines and encoded: unfolded, then decoded.
+        const subject = decodeHeader(
+          /^Subject: (.*)$/im.exec(headers.replace(/\r\n[ \t]+/g, " "))?.[1] ?? "",
+        );
         const quoted = /Content-Transfer-Encoding: quoted-printable/i.test(headers);
         const body = raw.slice(split + 4);
         this.received.push({

@@ -33,6 +33,10 @@ export function EventPagePanel(props: {
           "The page is shown only while the project is published and the page is on."
         )}
       </p>
+      <p>
+        <a href={`/b/${projectId}/settings/languages`}>Languages and translations</a> of the page and the
+        attendees' emails.
+      </p>
       <Form action={`/b/${projectId}/settings/event-page`} csrf={props.ctx.csrf} label="Public event page">
         <fieldset class="fieldset">
           <legend>Page and registration</legend>

@@ -62,6 +62,8 @@ export interface FieldProps {
   idPrefix?: string;
   hint?: string;
   required?: boolean;
+  /** The "(optional)" mark in the page's language (the event site's pages are translated). */
+  optionalLabel?: string;
 }
 
 /** The ids of a field's hint and error (its aria-describedby), for groups built outside this file. */
@@ -109,7 +111,7 @@ function FieldFrame(props: FieldProps & { children: ComponentChildren }) {
     <div class={error ? "field field-invalid" : "field"}>
       <label for={id}>
         {props.label}
-        {props.required ? null : <span class="optional"> (optional)</span>}
+        {props.required ? null : <span class="optional"> {props.optionalLabel ?? "(optional)"}</span>}
       </label>
       {props.children}
       {props.hint ? (

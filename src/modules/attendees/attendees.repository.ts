@@ -41,6 +41,7 @@ const attendeeColumns = everyColumn<AttendeeRow>()([
   "ticket_code",
   "order_id",
   "held_until",
+  "language",
 ]);
 
 /** An attendee with what an export adds: its ticket type's name and its active check-in time. */

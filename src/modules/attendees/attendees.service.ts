@@ -6,6 +6,7 @@ import type { AttendeeStatus } from "../../db/schema.js";
 import { AppError, ErrorCode, notFound } from "../../errors.js";
 import { allAreas, areasWrittenUnder } from "../../shared/data-areas.js";
 import type { OnAttendeeErased } from "../../shared/erasure.js";
+import { isLanguage, type Language, languages } from "../../shared/i18n/languages.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import { objectEvent, type ProjectChanges, updateEvent } from "../../shared/project-changes.js";
@@ -51,6 +52,8 @@ export interface Attendee {
   ticketCode: string;
   /** The order that bought the ticket; null for a registration made without one. */
   orderId: string | null;
+  /** The language the attendee registered in on the event page; null: the event's first language. */
+  language: Language | null;
 }
 
 /** An attendee as it leaves the service. */
@@ -68,6 +71,7 @@ export function presentAttendee(row: AttendeeRow): Attendee {
     updatedAt: row.updated_at,
     ticketCode: row.ticket_code,
     orderId: row.order_id,
+    language: isLanguage(row.language) ? row.language : null,
   };
 }
 
@@ -78,6 +82,8 @@ const registerInput = z.object({
   email,
   ticketTypeId: id,
   company: optionalText(200),
+  /** The page's language the attendee registered in (the event page sets it; nobody else does). */
+  language: z.enum(languages).optional(),
 });
 const updateInput = z.object({
   id,
@@ -127,6 +133,7 @@ export function registrationRow(input: RegisterAttendeeInput, now = nowIso()): A
     ticket_code: generateTicketCode(),
     order_id: null,
     held_until: null,
+    language: data.language ?? null,
   };
 }
 

@@ -1,4 +1,4 @@
-import type { Selectable } from "kysely";
+import type { Insertable, Selectable } from "kysely";
 import type { Db } from "../../db/database.js";
 import type { EventPageSettingsTable, PublicRegistrationsTable } from "../../db/schema.js";
 
@@ -15,7 +15,7 @@ export const eventPageRepository = {
       .executeTakeFirst();
   },
 
-  async upsertSettings(db: Db, row: EventPageSettingsRow): Promise<void> {
+  async upsertSettings(db: Db, row: Insertable<EventPageSettingsTable>): Promise<void> {
     const { project_id: _key, ...changes } = row;
     await db
       .insertInto("event_page_settings")

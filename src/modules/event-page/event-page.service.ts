@@ -7,6 +7,8 @@ import type { Logger } from "../../logger.js";
 import { addressKey } from "../../shared/client-address.js";
 import { areasWrittenUnder, eventPageAreas, stampOf } from "../../shared/data-areas.js";
 import type { ErasedPerson } from "../../shared/erasure.js";
+import { type Language, languageList, languages } from "../../shared/i18n/languages.js";
+import { translator } from "../../shared/i18n/translator.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import {
@@ -32,6 +34,7 @@ import type { Question } from "../questions/questions.model.js";
 import { questionsOfProject } from "../questions/registration-answers.js";
 import { type createTicketsService, registrableOnPage, type TicketType } from "../tickets/tickets.service.js";
 import { type EventContent, type HeldRegistration, loadEventContent } from "./event-content.js";
+import { translatedNames } from "./event-languages.js";
 import { eventPageRepository as repo } from "./event-page.repository.js";
 import { applyPageCode } from "./page-codes.js";
 import { type PageOrderInput, pageOrderReads, placePageOrder } from "./page-orders.js";
@@ -46,6 +49,14 @@ export interface EventPageSettings {
   registrationOpen: boolean;
   /** Whether the registration form asks for the company, and whether it must be given. */
   companyField: CompanyField;
+}
+
+/** A page the public may see: its access, data version, settings and languages (the first is its own). */
+export interface OpenedPage {
+  access: ProjectAccess;
+  version: number | null;
+  settings: EventPageSettings;
+  languages: Language[];
 }
 
 /** What a project without saved settings has: the page on, registration open, company optional. */
@@ -77,6 +88,8 @@ const registrationInput = z.object({
   answers: z.record(z.string(), z.unknown()).optional(),
   // The honeypot: a field people never see (hidden by CSS, skipped by screen readers).
   honeypot: z.string().max(1_000).optional(),
+  /** The language the page was shown in: the attendee's emails go in it. */
+  language: z.enum(languages).optional(),
 });
 
 export type PageRegistrationInput = z.input<typeof registrationInput>;
@@ -156,15 +169,14 @@ export function createEventPageService(deps: EventPageDeps) {
   const { db, access, changes, attendees } = deps;
 
   /** The page's view of a project: public access and settings, or undefined (the same 404 for all). */
-  async function openPage(
-    projectId: string,
-  ): Promise<{ access: ProjectAccess; version: number | null; settings: EventPageSettings } | undefined> {
+  async function openPage(projectId: string): Promise<OpenedPage | undefined> {
     const { access: found, versions } = await access.resolveVersioned(publicActor, projectId);
     if (!found) return undefined;
     const version = versions ? stampOf(versions, eventPageAreas) : null;
-    const settings = presentSettings(await repo.findSettings(db, found.projectId));
+    const row = await repo.findSettings(db, found.projectId);
+    const settings = presentSettings(row);
     if (!settings.pageEnabled) return undefined;
-    return { access: found, version, settings };
+    return { access: found, version, settings, languages: languageList(row?.languages) };
   }
 
   /**
@@ -177,6 +189,7 @@ export function createEventPageService(deps: EventPageDeps) {
     token: string,
     existing: boolean,
     newLink: boolean,
+    language: Language,
   ) {
     if (!(await deps.throttle.take([{ rule: registrationMailRule, key: attendee.email.toLowerCase() }]))) {
       return false;
@@ -188,7 +201,8 @@ export function createEventPageService(deps: EventPageDeps) {
     try {
       const held = await heldRegistration(projectId, attendee);
       const link = `${deps.config.baseUrl}/e/${projectId}/registration/${token}`;
-      await deps.mailer.send(registrationMail({ ...held, link, existing }));
+      const named = await translatedNames(db, projectId, language);
+      await deps.mailer.send(registrationMail({ ...held, link, existing }, translator(language), named));
       return true;
     } catch (error) {
       // The registration stands: the organizer sees it, and the visitor is told to ask them.
@@ -246,6 +260,7 @@ export function createEventPageService(deps: EventPageDeps) {
           email: data.email,
           company: data.company,
           answers: data.answers,
+          language: data.language,
         });
         await record(attendee.id);
         return { kind: "registered" as const, attendee, mailed: false, token };
@@ -320,6 +335,9 @@ export function createEventPageService(deps: EventPageDeps) {
         throw badInput([{ field: ["company"], message: "must not be empty" }]);
       }
       if (page.settings.companyField === "HIDDEN") data.company = null;
+      // A form in a language the event no longer offers (it was open meanwhile) counts as its first.
+      if (!data.language || !page.languages.includes(data.language))
+        data.language = page.languages[0] ?? "en";
       const ticket = await deps.tickets.findTicketType(publicActor, data.ticketTypeId);
       if (!ticket || ticket.access.projectId !== page.access.projectId) {
         throw registrationClosed("This ticket is not on sale");
@@ -349,6 +367,7 @@ export function createEventPageService(deps: EventPageDeps) {
           outcome.token,
           outcome.kind === "existing",
           outcome.newLink === true,
+          data.language,
         );
         return { kind: outcome.kind, attendee: outcome.attendee, mailed };
       }

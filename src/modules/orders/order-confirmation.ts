@@ -65,7 +65,7 @@ function orderConfirmationMail(input: {
     subject: `Your order ${order.code} for ${projectName}`,
     text: text.join("\n"),
     attachments: [
-      ...tickets.map((t) => ticketAttachment(t.ticketCode, t.name)),
+      ...tickets.map((t) => ticketAttachment(t.ticketCode, `Ticket QR code of ${t.name}`)),
       ...(input.invoice
         ? [
             {

@@ -3,7 +3,10 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Db } from "../../db/database.js";
 import type { Logger } from "../../logger.js";
 import { isErasedEmail } from "../../shared/erasure.js";
+import { languageList } from "../../shared/i18n/languages.js";
+import { translator } from "../../shared/i18n/translator.js";
 import type { Email, Mailer } from "../accounts/mailer.js";
+import { projectSubject, translatedNames } from "../event-page/event-languages.js";
 import { messageMail } from "../messages/message-mail.js";
 import { ticketMail } from "./ticket-mail.js";
 import { type ClaimedTicketMail, ticketMailsRepository as repo } from "./ticket-mails.repository.js";
@@ -44,11 +47,15 @@ async function mailContent(db: Db, id: string) {
     .innerJoin("attendees as a", "a.id", "m.attendee_id")
     .innerJoin("ticket_types as t", "t.id", "a.ticket_type_id")
     .innerJoin("projects as p", "p.id", "m.project_id")
+    .leftJoin("event_page_settings as s", "s.project_id", "m.project_id")
     .select([
       "a.name",
       "a.email",
       "a.ticket_code",
       "a.status",
+      "a.language",
+      "s.languages",
+      "t.id as ticket_type_id",
       "t.name as ticket_name",
       "t.price_minor",
       "t.currency",
@@ -195,16 +202,23 @@ export class TicketMailWorker {
     }
     const content = await mailContent(this.deps.db, mail.id);
     if (content?.status !== "REGISTERED") return "registration cancelled";
-    return ticketMail({
-      attendee: { name: content.name, email: content.email, ticketCode: content.ticket_code },
-      projectName: content.project_name,
-      ticketType: {
-        name: content.ticket_name,
-        priceMinor: content.price_minor,
-        currency: content.currency,
-        paymentMode: content.payment_mode,
+    // The language the attendee registered in while the event still offers it, else the event's first.
+    const offered = languageList(content.languages);
+    const language = offered.find((l) => l === content.language) ?? offered[0] ?? "en";
+    const named = await translatedNames(this.deps.db, mail.project_id, language);
+    return ticketMail(
+      {
+        attendee: { name: content.name, email: content.email, ticketCode: content.ticket_code },
+        projectName: named(projectSubject, content.project_name),
+        ticketType: {
+          name: named(content.ticket_type_id, content.ticket_name),
+          priceMinor: content.price_minor,
+          currency: content.currency,
+          paymentMode: content.payment_mode,
+        },
       },
-    });
+      translator(language),
+    );
   }
 
   private async sendOne(mail: ClaimedTicketMail, token: string): Promise<void> {
