@@ -152,6 +152,14 @@ export async function startServerProcess(
   options: { timeoutMs?: number } = {},
 ): Promise<{ child: Child; url: string }> {
   const child = spawnNode(["dist/src/main.js"], { env: { HOST: "127.0.0.1", PORT: "0", ...env } });
-  const line = await child.waitForLog((l) => l.msg === "Eventgraph is listening", options.timeoutMs);
-  return { child, url: String(line.url) };
+  try {
+    const line = await child.waitForLog((l) => l.msg === "Eventgraph is listening", options.timeoutMs);
+    return { child, url: String(line.url) };
+  } catch (error) {
+    // The caller never gets the child to stop: a server that did not start in time must not outlive
+    // its test (with WEB_CONCURRENCY, a primary left running keeps its workers too).
+    child.process.kill("SIGKILL");
+    await child.exited;
+    throw error;
+  }
 }

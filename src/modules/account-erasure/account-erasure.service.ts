@@ -51,9 +51,11 @@ export function createAccountErasure(deps: { db: Db; changes: ProjectChanges; pr
       const real = sole.filter((p) => !p.isTest);
       if (real.length > 0) {
         const names = real.map((p) => `“${p.name}” (${p.id})`).join(", ");
+        // Said to the person themselves on their account page, or to an operator at the CLI.
+        const who = actor.kind === "user" && actor.userId === userId ? "You are" : `${user.email} is`;
         throw new AppError(
           ErrorCode.CONFLICT,
-          `${user.email} is the only owner of ${names}. Make another member an owner, or delete the project, before the account can be erased.`,
+          `${who} the only owner of ${names}. Make another member an owner, or delete the project, before the account can be erased.`,
         );
       }
       const testProjects = sole.map((p) => p.id);
