@@ -4,6 +4,7 @@ import { rejectsWithFieldErrors } from "../../../test/helpers/assertions.js";
 import { testEngines } from "../../../test/helpers/engines.js";
 import { addMember, createApp, createProject, createUser } from "../../../test/helpers/factories.js";
 import { testContextPerSuite } from "../../../test/helpers/test-services.js";
+import { latestVersion } from "../../graphql/versions/api-versions.js";
 import { type Actor, systemActor } from "../access/actor.js";
 import { generateToken, hashToken } from "./tokens.js";
 
@@ -104,6 +105,7 @@ for (const engine of testEngines()) {
         permissions: ["tickets:read", "agenda:read", "tickets:read"],
       });
       assert.deepEqual(Object.keys(app).sort(), [
+        "apiVersion",
         "connectUrl",
         "createdAt",
         "createdBy",
@@ -128,6 +130,8 @@ for (const engine of testEngines()) {
       assert.equal(app.lastUsedAt, null);
       assert.equal(app.requestsLast30Days, 0);
       assert.equal(app.connectUrl, `https://events.example.test/connect/${app.id}`);
+      // A new app is pinned to the newest version.
+      assert.equal(app.apiVersion, latestVersion.name);
     });
 
     test("keeps what an update does not mention and clears a blank description", async () => {
@@ -198,6 +202,7 @@ for (const engine of testEngines()) {
         homeProjectId: app.projectId,
         permissions: ["agenda:read", "tickets:read"],
         appName: app.name,
+        apiVersion: app.apiVersion,
       });
     });
 
