@@ -13,7 +13,8 @@ describeInBrowser("every dashboard page at 360, 390 and 1280 px in Chromium", {}
     test(`lays out every dashboard page within ${width} px`, async () => {
       const { user, actor, project } = await createOrganizer(fx.server.services, {
         name: "Ada Organizer",
-        project: { timezone: "UTC" },
+        // Published, so its sold-out ticket type takes a waiting list.
+        project: { timezone: "UTC", status: "PUBLISHED" },
       });
       const track = await fx.server.services.agenda.createTrack(actor, {
         projectId: project.id,
@@ -32,6 +33,28 @@ describeInBrowser("every dashboard page at 360, 390 and 1280 px in Chromium", {}
       const attendee = await createAttendee(fx.server.services, actor, project.id, ticketType.id, {
         name: "Grace Hopper",
         company: "US Navy",
+      });
+
+      // A sold-out ticket type with someone waiting, and a registration question, so the Waiting
+      // list and Questions pages show their tables.
+      const seat = await createTicketType(fx.server.services, actor, project.id, {
+        name: "Workshop seat with a long name",
+        quantity: 1,
+      });
+      await createAttendee(fx.server.services, actor, project.id, seat.id);
+      await fx.server.services.waitingList.join(
+        {
+          projectId: project.id,
+          ticketTypeId: seat.id,
+          name: "Katherine Johnson",
+          email: `katherine-${width}@example.org`,
+        },
+        "198.51.100.7",
+      );
+      await fx.server.services.questions.createQuestion(actor, {
+        projectId: project.id,
+        label: "Any dietary needs we should know about before the conference dinner?",
+        kind: "SHORT_TEXT",
       });
 
       const { app } = await createApp(fx.server.services, {
@@ -55,17 +78,21 @@ describeInBrowser("every dashboard page at 360, 390 and 1280 px in Chromium", {}
         [`${base}/speakers`, "Speakers", "Add speaker"],
         [`${base}/tickets`, "Ticket types", "Add ticket type"],
         [`${base}/tickets/${ticketType.id}`, "Edit ticket type", "Save ticket type"],
+        [`${base}/waiting-list`, "Waiting list", "Save"],
+        [`${base}/questions`, "Registration questions", "Add question"],
         [`${base}/attendees`, "Attendees", "Register"],
         [`${base}/attendees/${attendee.id}`, "Edit attendee", "Save attendee"],
         [`${base}/attendees/${attendee.id}/erase`, "personal data?", "Erase personal data"],
         [`${base}/check-in?q=grace`, "Check-in", "Check in Grace Hopper"],
         [`${base}/orders`, "Orders", null],
+        [`${base}/orders/statement`, "Import bank statement", "Import statement"],
         [`${base}/codes`, "Discount codes", "Add code"],
         ["/account", "Your account", "Delete my account"],
         [`${base}/settings`, "Settings", null],
         [`${base}/settings/api`, "Settings", null],
         [`${base}/settings/integrations`, "Settings", null],
         [`${base}/settings/members`, "Settings", null],
+        [`${base}/settings/languages`, "Languages of the event page", "Save languages"],
         [`${base}/settings/api/apps/${app.id}`, "Door App", null],
         [`${base}/settings/api/apps/${app.id}/linked-projects`, "Door App", null],
         [`${base}/settings/api/apps/${app.id}/oauth`, "Door App", "Save and create client secret"],

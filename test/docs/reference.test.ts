@@ -38,6 +38,13 @@ function documentedPermissions(html: string): Map<string, string> {
   return found;
 }
 
+/**
+ * The waiting list throttles joins per client address (30 an hour), and one process builds many
+ * fixtures: each join comes from its own documentation address (IPv6 counts per /64).
+ */
+let joins = 0;
+const nextClientAddress = () => `2001:db8:${(++joins).toString(16)}::1`;
+
 /** A published project with one of everything, checked-in attendee included. */
 async function fixture(server: TestServer) {
   const { services } = server;
@@ -56,11 +63,17 @@ async function fixture(server: TestServer) {
     speakerIds: [speaker.id],
   });
   await createSession(services, systemActor, project.id, { status: "DRAFT", title: "Draft" });
-  const ticket = await createTicketType(services, systemActor, project.id);
+  // Sold out for a moment, so someone joins its waiting list; then raised, so a registration fits.
+  const ticket = await createTicketType(services, systemActor, project.id, { quantity: 2 });
   const spareTicket = await createTicketType(services, systemActor, project.id, { name: "Spare" });
   const checkedIn = await createAttendee(services, systemActor, project.id, ticket.id);
   await services.checkins.checkIn(systemActor, { attendeeId: checkedIn.id });
   const waiting = await createAttendee(services, systemActor, project.id, ticket.id);
+  await services.waitingList.join(
+    { projectId: project.id, ticketTypeId: ticket.id, name: "Wen", email: "wen@example.test" },
+    nextClientAddress(),
+  );
+  await services.tickets.updateTicketType(systemActor, { id: ticket.id, quantity: 100 });
   const door = await createTicketType(services, systemActor, project.id, {
     name: "Door",
     paymentMode: "AT_DOOR",

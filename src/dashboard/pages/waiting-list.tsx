@@ -92,29 +92,31 @@ function WaitingListPage(props: {
                 {entry.state === "OFFERED" ? formatDateTime(entry.offerExpiresAt, project.timezone) : ""}
               </td>
               <td>
-                {entry.state === "WAITING" ? (
-                  <Form action={`${base}/${entry.id}/offer`} csrf={props.ctx.csrf} class="inline-form">
-                    <button
-                      type="submit"
-                      class="button button-link"
-                      aria-label={`Send offer to ${entry.name}`}
+                <div class="row-actions">
+                  {entry.state === "WAITING" ? (
+                    <Form action={`${base}/${entry.id}/offer`} csrf={props.ctx.csrf} class="inline-form">
+                      <button
+                        type="submit"
+                        class="button button-link"
+                        aria-label={`Send offer to ${entry.name}`}
+                      >
+                        Send offer
+                      </button>
+                    </Form>
+                  ) : null}
+                  {entry.state === "WAITING" || entry.state === "OFFERED" ? (
+                    <Form
+                      action={`${base}/${entry.id}/remove`}
+                      csrf={props.ctx.csrf}
+                      class="inline-form"
+                      confirm={`Remove ${entry.name} from the waiting list?`}
                     >
-                      Send offer
-                    </button>
-                  </Form>
-                ) : null}
-                {entry.state === "WAITING" || entry.state === "OFFERED" ? (
-                  <Form
-                    action={`${base}/${entry.id}/remove`}
-                    csrf={props.ctx.csrf}
-                    class="inline-form"
-                    confirm={`Remove ${entry.name} from the waiting list?`}
-                  >
-                    <button type="submit" class="button button-link" aria-label={`Remove ${entry.name}`}>
-                      Remove
-                    </button>
-                  </Form>
-                ) : null}
+                      <button type="submit" class="button button-link" aria-label={`Remove ${entry.name}`}>
+                        Remove
+                      </button>
+                    </Form>
+                  ) : null}
+                </div>
               </td>
             </tr>
           ))}
