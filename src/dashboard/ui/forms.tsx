@@ -104,6 +104,24 @@ export function fieldSentence(label: string, message: string): string {
   return /[.!?]$/.test(sentence) ? sentence : `${sentence}.`;
 }
 
+/** What stands under a field: its hint and its error, with the ids `describedBy` names. */
+export function FieldNotes(props: { id: string; label: string; hint?: string; error?: string }) {
+  return (
+    <>
+      {props.hint ? (
+        <p class="hint" id={`${props.id}-hint`}>
+          {props.hint}
+        </p>
+      ) : null}
+      {props.error ? (
+        <p class="field-error" id={`${props.id}-error`}>
+          {fieldSentence(props.label, props.error)}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
 function FieldFrame(props: FieldProps & { children: ComponentChildren }) {
   const error = props.state.errors[props.name];
   const id = fieldId(props.name, props.idPrefix);
@@ -114,16 +132,7 @@ function FieldFrame(props: FieldProps & { children: ComponentChildren }) {
         {props.required ? null : <span class="optional"> {props.optionalLabel ?? "(optional)"}</span>}
       </label>
       {props.children}
-      {props.hint ? (
-        <p class="hint" id={`${id}-hint`}>
-          {props.hint}
-        </p>
-      ) : null}
-      {error ? (
-        <p class="field-error" id={`${id}-error`}>
-          {fieldSentence(props.label, error)}
-        </p>
-      ) : null}
+      <FieldNotes id={id} label={props.label} hint={props.hint} error={error} />
     </div>
   );
 }
@@ -260,16 +269,12 @@ export function CheckboxGroup(
           </div>
         );
       })}
-      {props.hint ? (
-        <p class="hint" id={`${fieldId(props.name, props.idPrefix)}-hint`}>
-          {props.hint}
-        </p>
-      ) : null}
-      {error ? (
-        <p class="field-error" id={`${fieldId(props.name, props.idPrefix)}-error`}>
-          {fieldSentence(props.label, error)}
-        </p>
-      ) : null}
+      <FieldNotes
+        id={fieldId(props.name, props.idPrefix)}
+        label={props.label}
+        hint={props.hint}
+        error={error}
+      />
     </fieldset>
   );
 }

@@ -8,10 +8,10 @@ import {
 import { formList } from "../form-data.js";
 import {
   describedBy,
+  FieldNotes,
   type FieldProps,
   type FormState,
   fieldId,
-  fieldSentence,
   SelectField,
   TextAreaField,
   TextField,
@@ -83,16 +83,7 @@ function ChoiceGroup(
           <label for={`${id}-${i}`}>{o.label}</label>
         </div>
       ))}
-      {props.hint ? (
-        <p class="hint" id={`${id}-hint`}>
-          {props.hint}
-        </p>
-      ) : null}
-      {error ? (
-        <p class="field-error" id={`${id}-error`}>
-          {fieldSentence(props.label, error)}
-        </p>
-      ) : null}
+      <FieldNotes id={id} label={props.label} hint={props.hint} error={error} />
     </fieldset>
   );
 }
