@@ -93,7 +93,7 @@ const fieldWords: Record<string, string> = {
  * A field's error as a whole sentence with its label: the services describe the field ("Must not
  * be before startsAt"), the form says which one ("Ends must not be before Starts.").
  */
-export function fieldSentence(label: string, message: string): string {
+function fieldSentence(label: string, message: string): string {
   const words = message.replace(
     /\b(startsAt|endsAt|salesStartAt|salesEndAt)\b/g,
     (name) => fieldWords[name] ?? name,
