@@ -212,7 +212,7 @@ const done = groups.flatMap((group) => jsonLines(join(group.name, "done.jsonl"))
 // A worker that crashed, or was killed by the watchdog, leaves the rest of its file and of the queue
 // to the others; a file no worker finished has not passed.
 const unfinished = files.filter((file) => !done.some((line) => line.file === file));
-const slowest = done.sort((a, b) => b.ms - a.ms).slice(0, 10);
+const slowest = [...done].sort((a, b) => b.ms - a.ms).slice(0, 10);
 rmSync(logDir, { recursive: true, force: true });
 
 /** A compiled test file's source path. */
@@ -228,6 +228,14 @@ console.log(
 for (const { file, ms, cpuMs } of slowest) {
   const wall = (ms / 1000).toFixed(1).padStart(6);
   console.log(`  ${wall} s ${(cpuMs / 1000).toFixed(1).padStart(6)} s  ${sourceOf(file)}`);
+}
+// TEST_TIMINGS=<file> keeps every file's times (JSON lines, slowest first), to compare two runs.
+if (process.env.TEST_TIMINGS) {
+  const lines = [...done].sort((a, b) => b.ms - a.ms);
+  writeFileSync(
+    process.env.TEST_TIMINGS,
+    lines.map(({ file, ms, cpuMs }) => `${JSON.stringify({ file: sourceOf(file), ms, cpuMs })}\n`).join(""),
+  );
 }
 if (unfinished.length > 0) {
   console.error(`\n${unfinished.length} file(s) did not finish (their worker ended first):`);
