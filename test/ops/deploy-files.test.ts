@@ -3,6 +3,7 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { delimiter, join } from "node:path";
 import { describe, test } from "node:test";
+import { ValidationSeverity, validate } from "dockerfile-utils";
 import { parse } from "yaml";
 import { sqliteEngine } from "../helpers/engines.js";
 import { gql } from "../helpers/graphql.js";
@@ -184,6 +185,27 @@ describe("the container files", () => {
       for (const variable of ["OIDC_ISSUER", "OIDC_CLIENT_ID", "OIDC_CLIENT_SECRET", "OIDC_ONLY"])
         assert.ok(service.environment?.[variable] !== undefined, `${name}: ${variable}`);
     }
+  });
+
+  test("the Dockerfile validates cleanly, every rule an error (dockerfile-utils)", () => {
+    const rules = [
+      "deprecatedMaintainer",
+      "directiveCasing",
+      "emptyContinuationLine",
+      "instructionCasing",
+      "instructionCmdMultiple",
+      "instructionEntrypointMultiple",
+      "instructionHealthcheckMultiple",
+      "instructionJSONInSingleQuotes",
+      "instructionWorkdirRelative",
+    ];
+    const everyRuleAnError = Object.fromEntries(rules.map((rule) => [rule, ValidationSeverity.ERROR]));
+    const problems = validate(read("Dockerfile"), everyRuleAnError).map(
+      (problem) => `line ${problem.range.start.line + 1}: ${problem.message}`,
+    );
+    assert.deepEqual(problems, []);
+    // It does find problems: a Dockerfile with two CMDs and a relative WORKDIR fails.
+    assert.equal(validate("FROM node:20\nWORKDIR app\nCMD a\nCMD b\n", everyRuleAnError).length, 2);
   });
 
   const hadolint = hadolintPath();
