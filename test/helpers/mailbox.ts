@@ -118,14 +118,19 @@ export class Mailbox {
     return this.received.filter((m) => m.to.some((t) => t.toLowerCase() === address.toLowerCase()));
   }
 
-  /** Waits until a mail to `address` arrived and returns the newest one (fails after 10 s). */
-  async latest(address: string): Promise<ReceivedMail> {
-    const deadline = Date.now() + 10_000;
+  /**
+   * Waits until a mail to `address` (whose subject matches `subject`, when given: mails sent through
+   * the outbox arrive a moment after the request that queued them) arrived and returns the newest
+   * one (fails after 20 s).
+   */
+  async latest(address: string, subject?: RegExp): Promise<ReceivedMail> {
+    const deadline = Date.now() + 20_000;
     for (;;) {
-      const mails = this.to(address);
+      const mails = this.to(address).filter((mail) => !subject || subject.test(mail.subject));
       const last = mails[mails.length - 1];
       if (last) return last;
-      if (Date.now() > deadline) throw new Error(`no mail to ${address}`);
+      if (Date.now() > deadline)
+        throw new Error(`no mail to ${address}${subject ? ` matching ${subject}` : ""}`);
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);
         setTimeout(resolve, 200);

@@ -40,7 +40,10 @@ export interface Child {
   readonly stdout: string;
   readonly stderr: string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  /** Resolves with the first stdout JSON log line matching `test`; rejects after `timeoutMs`. */
+  /**
+   * Resolves with the first stdout JSON log line matching `test`; rejects after `timeoutMs` (45 s by
+   * default: a server's start-up alone took over 15 s on a 2-core machine running the whole suite).
+   */
   waitForLog(
     test: (line: Record<string, unknown>) => boolean,
     timeoutMs?: number,
@@ -98,7 +101,7 @@ export function spawnNode(
     },
     exited,
     logLines,
-    waitForLog(test, timeoutMs = 15_000) {
+    waitForLog(test, timeoutMs = 45_000) {
       return new Promise((resolve, reject) => {
         const check = () => {
           const found = logLines().find(test);

@@ -246,10 +246,14 @@ describe("server start-up and shutdown (compiled, as a child process)", () => {
       const seen: string[] = [];
       const deadline = Date.now() + 10_000;
       for (;;) {
-        const response = await fetch(`${url}/readyz`);
-        const body = await response.text();
-        if (response.status === status) return JSON.parse(body) as Record<string, unknown>;
-        seen.push(`${response.status} ${body}`);
+        // A probe that gets no answer (a connection closed under it) is one more "not yet", as it is
+        // to a load balancer; a server that died shows as a row of them in the message.
+        const answer = await fetch(`${url}/readyz`).then(
+          async (response) => ({ status: response.status, body: await response.text() }),
+          (error: Error) => ({ status: 0, body: `${error.message}: ${String(error.cause)}` }),
+        );
+        if (answer.status === status) return JSON.parse(answer.body) as Record<string, unknown>;
+        seen.push(`${answer.status} ${answer.body}`);
         assert.ok(Date.now() < deadline, `/readyz never answered ${status} within 10 s:\n${seen.join("\n")}`);
         await new Promise((resolve) => setTimeout(resolve, 200));
       }
