@@ -19,7 +19,8 @@ function runWithoutRedis(
 ): Promise<{ code: number | null; output: string }> {
   const env: NodeJS.ProcessEnv = { ...process.env, REDIS_URL_TEST: "redis://127.0.0.1:1", ...changes };
   // The child decides by itself what is missing: none of the suite's own settings leak in.
-  for (const name of ["CI", "DATABASE_URL_POSTGRES", "NODE_TEST_CONTEXT"]) delete env[name];
+  // TEST_TIMINGS too: the outer run's timings file is not this small run's to overwrite.
+  for (const name of ["CI", "DATABASE_URL_POSTGRES", "NODE_TEST_CONTEXT", "TEST_TIMINGS"]) delete env[name];
   if (ci) Object.assign(env, { CI: "true", DATABASE_URL_POSTGRES: process.env.DATABASE_URL_POSTGRES });
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ["scripts/test.mjs", ...files], { cwd: repoRoot, env });
