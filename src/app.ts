@@ -19,7 +19,6 @@ import { type Logger, lazyChildLogger } from "./logger.js";
 import { registerMetrics } from "./metrics/metrics.routes.js";
 import { auditPruneEveryMs } from "./modules/audit/audit.service.js";
 import { BulkRunner } from "./modules/bulk/bulk.runner.js";
-import { bulkDirectory } from "./modules/bulk/bulk.service.js";
 import { registerBulkDownload } from "./modules/bulk/bulk-download.route.js";
 import { keyPruneEveryMs } from "./modules/idempotency/idempotency.service.js";
 import { registerOAuthRoutes } from "./modules/oauth/oauth.routes.js";
@@ -199,17 +198,15 @@ function startWebhooks(app: FastifyInstance, services: Services): void {
 
 /**
  * Bulk operations run in every server process: a start here wakes this process's runner, and each
- * runner also polls, so jobs started elsewhere, leases of dead processes and expired files are seen.
+ * runner also polls, so jobs started elsewhere, leases of dead processes and expired results are seen.
  * Each page executes against the API schema of the app's pinned version as the app, exactly as its
  * request without a version header would.
  */
 function startBulkOperations(app: FastifyInstance, services: Services): void {
-  const directory = bulkDirectory(services.config.databaseUrl);
-  registerBulkDownload(app, services.bulk, directory);
+  registerBulkDownload(app, services.bulk);
   let pages = 0;
   const runner = new BulkRunner({
     db: services.database.db,
-    directory,
     logger: services.logger,
     onFinished: (row) =>
       services.webhooks.notifyApp(row.app_id, row.project_id, "bulk_operation.finished", {

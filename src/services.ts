@@ -24,6 +24,7 @@ import { createAttendeeImportService } from "./modules/attendees/attendees-impor
 import { createOrderTickets } from "./modules/attendees/order-tickets.js";
 import { createAuditService, eraseFromAuditLog } from "./modules/audit/audit.service.js";
 import { createBulkService } from "./modules/bulk/bulk.service.js";
+import { forgetBulkResultsOf } from "./modules/bulk/erasure.js";
 import { createCheckinsService, undoCheckInOfCancelled } from "./modules/checkins/checkins.service.js";
 import { createDemoService } from "./modules/demo/demo.service.js";
 import { createTestProjectsService } from "./modules/demo/test-projects.js";
@@ -122,6 +123,7 @@ export function createServices(
     await forgetPublicRegistration(trx, person);
     await eraseAnswers(trx, person);
     await eraseWaitingListEntries(trx, person);
+    await forgetBulkResultsOf(trx, person);
   };
   const attendees = createAttendeesService(db, access, changes, undoCheckInOfCancelled, onErased);
   const ticketMails = createTicketMailsService(db, access, mailer);

@@ -39,6 +39,7 @@ export interface Database {
   registration_links: RegistrationLinksTable;
   idempotency_keys: IdempotencyKeysTable;
   bulk_operations: BulkOperationsTable;
+  bulk_operation_chunks: BulkOperationChunksTable;
   attendee_imports: AttendeeImportsTable;
   webhook_endpoints: WebhookEndpointsTable;
   webhook_deliveries: WebhookDeliveriesTable;
@@ -866,7 +867,7 @@ export interface AttendeeAnswersTable {
   updated_at: string;
 }
 
-/** An app's bulk query over a project (modules/bulk): its state, lease and result file's lifetime. */
+/** An app's bulk query over a project (modules/bulk): its state, lease and result's lifetime. */
 export interface BulkOperationsTable {
   id: string;
   app_id: string;
@@ -882,8 +883,16 @@ export interface BulkOperationsTable {
   lease_until: string | null;
   created_at: string;
   finished_at: string | null;
-  /** When the COMPLETED file is pruned (7 days after finishing). */
+  /** When the COMPLETED result is pruned (7 days after finishing). */
   expires_at: string | null;
+}
+
+/** A piece of a bulk operation's result, in order: JSON Lines, each ending in a newline. */
+export interface BulkOperationChunksTable {
+  operation_id: string;
+  project_id: string;
+  seq: number;
+  lines: string;
 }
 
 /** WAITING in line; OFFERED a held seat; ACCEPTED (registered); EXPIRED (the offer lapsed); REMOVED by the organizer. */

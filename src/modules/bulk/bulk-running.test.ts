@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
 import { after, before, describe, test } from "node:test";
 import { bulkProject } from "../../../test/helpers/bulk-project.js";
 import { testEngines } from "../../../test/helpers/engines.js";
 import { createApp } from "../../../test/helpers/factories.js";
 import { gql } from "../../../test/helpers/graphql.js";
 import { startTestServer, type TestServer } from "../../../test/helpers/test-server.js";
-import { abandonedReason, bulkFilePath } from "./bulk.runner.js";
-import { bulkDirectory } from "./bulk.service.js";
+import { abandonedReason } from "./bulk.runner.js";
 
 // Enough rows that a job runs for a while (several pages), so a cancel or a revocation sent at
 // once lands while it runs. Its pace is measured apart (bench/check/bulk-operations.test.ts).
@@ -29,7 +27,7 @@ for (const engine of testEngines()) {
     after(async () => {
       await server.close();
     });
-    test("one open operation per app and project; a cancel stops it and leaves no file", async () => {
+    test("one open operation per app and project; a cancel stops it and leaves nothing it wrote", async () => {
       assert.deepEqual((await bulk.start(token)).body.data.bulkOperationRunQuery.userErrors, []);
       const second = (await bulk.start(token)).body.data.bulkOperationRunQuery;
       assert.equal(second.bulkOperation, null);
@@ -40,17 +38,20 @@ for (const engine of testEngines()) {
       assert.equal(operation.status, "CANCELED");
       const after = await bulk.until(token, bulk.ended);
       assert.equal(after.status, "CANCELED");
-      const directory = bulkDirectory(server.config.databaseUrl);
-      // The runner sees the cancel at its next lease renewal (every 500 ms) and removes its file; a
-      // job that wrote its last page first renames it, finds its row cancelled, and removes it then.
-      const anyFile = () =>
-        existsSync(bulkFilePath(directory, operation.id)) ||
-        existsSync(`${bulkFilePath(directory, operation.id)}.partial`);
-      for (let waited = 0; waited < 3_000 && anyFile(); waited += 50) {
+      // The runner sees the cancel at its next chunk or lease renewal (every 500 ms) and sweeps what
+      // it wrote; a job that wrote its last chunk first finds its row cancelled, and sweeps it then.
+      const chunks = async () =>
+        (
+          await server.database.db
+            .selectFrom("bulk_operation_chunks")
+            .select((eb) => eb.fn.countAll<number>().as("n"))
+            .where("operation_id", "=", operation.id)
+            .executeTakeFirstOrThrow()
+        ).n;
+      for (let waited = 0; waited < 3_000 && Number(await chunks()) > 0; waited += 50) {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
-      assert.equal(existsSync(bulkFilePath(directory, operation.id)), false);
-      assert.equal(existsSync(`${bulkFilePath(directory, operation.id)}.partial`), false);
+      assert.equal(Number(await chunks()), 0);
     });
 
     test("stops with the reason when the project revokes the app's link mid-run", async () => {
@@ -102,7 +103,21 @@ for (const engine of testEngines()) {
       const operation = await bulk.until(dead.token, bulk.ended);
       assert.equal(operation.status, "FAILED");
       assert.equal(operation.errorMessage, abandonedReason);
-      await bulk.until(token, bulk.ended);
+      // That start runs to its end: its result spans several chunks, downloaded in order, whole.
+      const done = await bulk.until(token, bulk.ended);
+      assert.equal(done.status, "COMPLETED");
+      const chunks = await server.database.db
+        .selectFrom("bulk_operation_chunks")
+        .select("seq")
+        .where("operation_id", "=", done.id)
+        .execute();
+      assert.ok(chunks.length > 1, `${chunks.length} chunk(s)`);
+      const ids = (await (await fetch(done.url ?? "")).text())
+        .trimEnd()
+        .split("\n")
+        .map((line) => JSON.parse(line).id);
+      assert.equal(ids.length, attendees);
+      assert.equal(new Set(ids).size, attendees);
     });
   });
 }

@@ -1,6 +1,7 @@
-import type { Selectable } from "kysely";
+import { type Selectable, SqliteAdapter, sql } from "kysely";
 import type { Db } from "../../db/database.js";
-import type { BulkOperationsTable } from "../../db/schema.js";
+import type { BulkOperationChunksTable, BulkOperationsTable } from "../../db/schema.js";
+import { containing, type ErasedPerson } from "../../shared/erasure.js";
 
 /** A bulk operation's row. */
 export type BulkRow = Selectable<BulkOperationsTable>;
@@ -97,7 +98,7 @@ export const bulkRepository = {
       .execute();
     return rows.map((r) => r.id);
   },
-  /** Marks finished files past their expiry EXPIRED; their ids (the files to delete). */
+  /** Marks finished results past their expiry EXPIRED; their ids (the chunks to delete). */
   async expire(db: Db, now: string): Promise<string[]> {
     const rows = await db
       .updateTable("bulk_operations")
@@ -107,5 +108,102 @@ export const bulkRepository = {
       .returning("id")
       .execute();
     return rows.map((r) => r.id);
+  },
+  /**
+   * Adds a chunk to the owner's running job, only while it still is (false once it is not). The job's
+   * row is read FOR SHARE on PostgreSQL: an erasure that is ending the job holds its row, so the chunk
+   * waits, sees the job ended and is not written; one written first is there for the erasure's delete.
+   * SQLite runs one write at a time, so the condition alone does it.
+   */
+  async addChunk(db: Db, owner: string, chunk: Selectable<BulkOperationChunksTable>): Promise<boolean> {
+    const running = db
+      .selectFrom("bulk_operations")
+      .select((eb) => [
+        eb.val(chunk.operation_id).as("operation_id"),
+        eb.val(chunk.project_id).as("project_id"),
+        eb.val(chunk.seq).as("seq"),
+        eb.val(chunk.lines).as("lines"),
+      ])
+      .where("id", "=", chunk.operation_id)
+      .where("status", "=", "RUNNING")
+      .where("lease_owner", "=", owner);
+    const result = await db
+      .insertInto("bulk_operation_chunks")
+      .columns(["operation_id", "project_id", "seq", "lines"])
+      .expression(db.getExecutor().adapter instanceof SqliteAdapter ? running : running.forShare())
+      .executeTakeFirst();
+    return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+  },
+  /** Up to `limit` of a result's chunks after `afterSeq`, in order. */
+  chunks(db: Db, id: string, afterSeq: number, limit: number): Promise<{ seq: number; lines: string }[]> {
+    return db
+      .selectFrom("bulk_operation_chunks")
+      .select(["seq", "lines"])
+      .where("operation_id", "=", id)
+      .where("seq", ">", afterSeq)
+      .orderBy("seq")
+      .limit(limit)
+      .execute();
+  },
+  /** Deletes what cancelled, failed and expired operations had written (whoever ended them). */
+  async sweep(db: Db): Promise<void> {
+    await db
+      .deleteFrom("bulk_operation_chunks")
+      .where(
+        "operation_id",
+        "in",
+        db
+          .selectFrom("bulk_operations")
+          .select("id")
+          .where("status", "in", ["CANCELED", "FAILED", "EXPIRED"]),
+      )
+      .execute();
+  },
+  async deleteChunks(db: Db, ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await db.deleteFrom("bulk_operation_chunks").where("operation_id", "in", ids).execute();
+  },
+  /** The project's waiting and running operations (an erasure ends them: a page may read the person). */
+  async open(db: Db, projectId: string): Promise<string[]> {
+    const rows = await db
+      .selectFrom("bulk_operations")
+      .select("id")
+      .where("project_id", "=", projectId)
+      .where("status", "in", ["CREATED", "RUNNING"])
+      .execute();
+    return rows.map((r) => r.id);
+  },
+  /** The project's operations whose result may name an erased person: their id, address or name. */
+  async mentioning(db: Db, person: ErasedPerson): Promise<string[]> {
+    const rows = await db
+      .selectFrom("bulk_operation_chunks")
+      .select("operation_id")
+      .distinct()
+      .where("project_id", "=", person.projectId)
+      .where((eb) =>
+        eb.or(
+          [person.attendeeId, person.email, person.name].map(
+            (text) => sql<boolean>`lower(lines) like ${containing(text)} escape '\\'`,
+          ),
+        ),
+      )
+      .execute();
+    return rows.map((r) => r.operation_id);
+  },
+  /** Ends operations whose result an erasure took: finished ones expire, open ones fail. */
+  async withdraw(db: Db, ids: readonly string[], now: string, reason: string): Promise<void> {
+    if (ids.length === 0) return;
+    await db
+      .updateTable("bulk_operations")
+      .set({ status: "EXPIRED" })
+      .where("id", "in", ids)
+      .where("status", "=", "COMPLETED")
+      .execute();
+    await db
+      .updateTable("bulk_operations")
+      .set({ status: "FAILED", error: reason, finished_at: now, lease_owner: null, lease_until: null })
+      .where("id", "in", ids)
+      .where("status", "in", ["CREATED", "RUNNING"])
+      .execute();
   },
 };

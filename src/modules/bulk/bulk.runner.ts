@@ -1,6 +1,3 @@
-import { createWriteStream, type WriteStream } from "node:fs";
-import { mkdir, rename, rm } from "node:fs/promises";
-import { join } from "node:path";
 import { setImmediate as yieldToLoop } from "node:timers/promises";
 import type { DocumentNode, ExecutionResult } from "graphql";
 import type { Db } from "../../db/database.js";
@@ -26,22 +23,19 @@ const leaseMs = 30_000;
  * page cost a third of a page's time on SQLite.
  */
 const renewEveryMs = 500;
-/** How long finished files are kept. */
-const bulkFileDays = 7;
+/** How long finished results are kept. */
+const resultDays = 7;
+/** How much of a result one chunk row holds, at most about (a page may overshoot it). */
+const chunkChars = 256 * 1024;
 /**
  * What a job left RUNNING by a process that died says: it is failed rather than resumed, since the
- * rows read before the restart may have changed, and a file made of two moments would look like one.
+ * rows read before the restart may have changed, and a result made of two moments would look like one.
  * @internal Exported for its tests.
  */
 export const abandonedReason =
   "The server process running this operation stopped before it finished; start it again";
 
 const later = (ms: number) => new Date(Date.now() + ms).toISOString();
-
-/** Where a job's finished file lives. */
-export function bulkFilePath(directory: string, id: string): string {
-  return join(directory, `${id}.jsonl`);
-}
 
 /**
  * The background side of bulk operations: claims waiting jobs (any process may; the claim is a
@@ -59,7 +53,6 @@ export class BulkRunner {
   constructor(
     private readonly deps: {
       db: Db;
-      directory: string;
       execute: BulkPageExecutor;
       logger: Logger;
       /** Told when a job ends by itself or is cancelled (the webhook), with its final row. */
@@ -68,7 +61,7 @@ export class BulkRunner {
     },
   ) {}
 
-  /** Starts polling (jobs started on another process, leases that lapsed, files that expired). */
+  /** Starts polling (jobs started on another process, leases that lapsed, results that expired). */
   start(): void {
     this.stopped = false;
     this.timer = setInterval(() => this.wake(), this.deps.pollMs ?? 5_000);
@@ -104,18 +97,16 @@ export class BulkRunner {
   private async drain(): Promise<void> {
     const { db } = this.deps;
     const now = new Date().toISOString();
-    for (const id of await bulkRepository.failAbandoned(db, now, abandonedReason)) {
-      await rm(`${bulkFilePath(this.deps.directory, id)}.partial`, { force: true });
-      await this.announce(id);
-    }
-    for (const id of await bulkRepository.expire(db, now)) {
-      await rm(bulkFilePath(this.deps.directory, id), { force: true });
-    }
+    for (const id of await bulkRepository.failAbandoned(db, now, abandonedReason)) await this.announce(id);
+    await bulkRepository.expire(db, now);
+    await bulkRepository.sweep(db);
     while (!this.stopped) {
       const next = await bulkRepository.nextCreated(db);
       if (!next) return;
       if (!(await bulkRepository.claim(db, next.id, this.owner, later(leaseMs)))) continue;
       await this.run(next.id);
+      // What a cancel or a failure left of it goes at once.
+      await bulkRepository.sweep(db);
     }
   }
 
@@ -133,28 +124,36 @@ export class BulkRunner {
 
   /** Runs a claimed job to its end: COMPLETED, FAILED with a reason, or stopped by a cancel. */
   private async run(id: string): Promise<void> {
-    const { db, directory } = this.deps;
+    const { db } = this.deps;
     const row = await bulkRepository.byId(db, id);
     if (!row) return;
-    await mkdir(directory, { recursive: true });
-    const partial = `${bulkFilePath(directory, id)}.partial`;
-    const out = createWriteStream(partial);
     let count = 0;
+    let seq = 0;
+    let pending: string[] = [];
+    let pendingChars = 0;
+    /** Writes what is pending as the next chunk; false once the job is no longer this runner's. */
+    const flush = async (): Promise<boolean> => {
+      if (pending.length === 0) return true;
+      const lines = `${pending.join("\n")}\n`;
+      pending = [];
+      pendingChars = 0;
+      seq += 1;
+      return bulkRepository.addChunk(db, this.owner, {
+        operation_id: id,
+        project_id: row.project_id,
+        seq,
+        lines,
+      });
+    };
     const end = async (status: "COMPLETED" | "FAILED", error: string | null) => {
-      await new Promise<void>((resolve, reject) =>
-        out.end((e?: Error | null) => (e ? reject(e) : resolve())),
-      );
-      const finishedAt = new Date().toISOString();
-      if (status === "COMPLETED") await rename(partial, bulkFilePath(directory, id));
-      else await rm(partial, { force: true });
-      const ended = await bulkRepository.finish(db, id, this.owner, {
+      if (status === "COMPLETED" && !(await flush())) return await this.announce(id);
+      await bulkRepository.finish(db, id, this.owner, {
         status,
         error,
         object_count: count,
-        finished_at: finishedAt,
-        expires_at: status === "COMPLETED" ? later(bulkFileDays * 86_400_000) : null,
+        finished_at: new Date().toISOString(),
+        expires_at: status === "COMPLETED" ? later(resultDays * 86_400_000) : null,
       });
-      if (!ended) await rm(bulkFilePath(directory, id), { force: true });
       await this.announce(id);
     };
     try {
@@ -162,21 +161,22 @@ export class BulkRunner {
       let after: string | null = null;
       let renewed = Date.now();
       for (;;) {
-        if (this.stopped) return void out.destroy();
+        if (this.stopped) return;
         const actor = await appActor(db, row.app_id);
         if (!actor) return await end("FAILED", "The app was deleted");
         const page = await readPage(this.deps.execute, actor, plan, after);
         if ("failure" in page) return await end("FAILED", page.failure);
         count += page.lines.length;
-        if (page.lines.length > 0) await write(out, `${page.lines.join("\n")}\n`);
+        pending.push(...page.lines);
+        pendingChars += page.lines.reduce((sum, line) => sum + line.length + 1, 0);
         if (!page.next) return await end("COMPLETED", null);
         after = page.next;
-        // Cancelled (or the lease taken over after a stall): stop at once, the file goes.
+        // Cancelled, ended by an erasure, or the lease taken over after a stall: stop at once (the
+        // sweep deletes what it wrote).
+        if (pendingChars >= chunkChars && !(await flush())) return await this.announce(id);
         if (Date.now() - renewed >= renewEveryMs) {
           renewed = Date.now();
           if (!(await bulkRepository.renew(db, id, this.owner, later(leaseMs), count))) {
-            out.destroy();
-            await rm(partial, { force: true });
             return await this.announce(id);
           }
         }
@@ -229,11 +229,4 @@ async function readPage(
   const { bulkPageInfo, ...rest } = connection;
   const lines = (rest.edges ?? []).map((edge) => JSON.stringify(edge.node));
   return { lines, next: bulkPageInfo.hasNextPage ? bulkPageInfo.endCursor : null };
-}
-
-/** Writes a chunk, waiting while the file's buffer is full (memory stays at about one page). */
-function write(out: WriteStream, chunk: string): Promise<void> {
-  return new Promise((resolve, reject) => {
-    out.write(chunk, (error) => (error ? reject(error) : resolve()));
-  });
 }

@@ -1,5 +1,4 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { dirname, join } from "node:path";
 import type { Db } from "../../db/database.js";
 import { AppError, ErrorCode, notFound } from "../../errors.js";
 import { newId } from "../../shared/ids.js";
@@ -23,13 +22,6 @@ export interface BulkOperation {
   finishedAt: string | null;
   /** A signed download link for a COMPLETED operation, made when presented. */
   url: string | null;
-}
-
-/** Where bulk files are written: a `bulk` folder beside the SQLite database, or ./data/bulk. */
-export function bulkDirectory(databaseUrl: string): string {
-  return databaseUrl.startsWith("sqlite:")
-    ? join(dirname(databaseUrl.slice("sqlite:".length)), "bulk")
-    : join("data", "bulk");
 }
 
 type AppActor = Extract<Actor, { kind: "app" }>;
@@ -130,7 +122,7 @@ export function createBulkService(deps: {
       const row = await bulkRepository.latest(db, app.appId, projectId);
       return row ? present(row) : null;
     },
-    /** Cancels the app's open operation in the project; its partial file is removed by its runner. */
+    /** Cancels the app's open operation in the project; what it wrote is swept by its runner. */
     async cancel(actor: Actor, projectId: string): Promise<BulkOperation> {
       const app = await appIn(actor, projectId);
       if (!(await bulkRepository.cancelOpen(db, app.appId, projectId, nowIso()))) {
@@ -140,7 +132,7 @@ export function createBulkService(deps: {
       if (!row) throw notFound("Running bulk operation");
       return present(row);
     },
-    /** The row a download link names, when its signature holds and neither it nor the file expired. */
+    /** The row a download link names, when its signature holds and neither it nor the result expired. */
     async download(id: string, expires: string, token: string): Promise<BulkRow | undefined> {
       const at = Number(expires);
       if (!Number.isSafeInteger(at) || at < Date.now() || token.length > 100) return undefined;
@@ -149,6 +141,19 @@ export function createBulkService(deps: {
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
       const row = await bulkRepository.byId(db, id);
       return row?.status === "COMPLETED" ? row : undefined;
+    },
+    /**
+     * A finished result's JSON Lines, read a few chunks (about a megabyte) at a time, so a download
+     * of 200,000 rows holds little memory and no long statement, through whichever process serves it.
+     */
+    async *result(id: string): AsyncGenerator<string> {
+      for (let after = 0; ; ) {
+        const chunks = await bulkRepository.chunks(db, id, after, 4);
+        for (const chunk of chunks) yield chunk.lines;
+        const last = chunks.at(-1);
+        if (!last) return;
+        after = last.seq;
+      }
     },
   };
 }

@@ -10,6 +10,7 @@ import {
 } from "../../../test/helpers/factories.js";
 import { gql } from "../../../test/helpers/graphql.js";
 import { startTestServer, type TestServer } from "../../../test/helpers/test-server.js";
+import { localId } from "../../graphql/ids.js";
 import type { Permission } from "../access/permissions.js";
 
 const run = `mutation ($projectId: ID!, $query: String!) {
@@ -136,6 +137,33 @@ for (const engine of testEngines()) {
         `${url.origin}${url.pathname}`,
       ];
       for (const href of altered) assert.equal((await fetch(href)).status, 404, href);
+    });
+
+    test("erasing an attendee withdraws every result that names them, and the next run has them erased", async () => {
+      const { token, projectId, organizer } = await appWithAttendees(3);
+      await start(token, projectId, attendeesQuery(projectId));
+      const before = await finished(token, projectId);
+      assert.equal(before.status, "COMPLETED");
+      const lines = (await (await fetch(before.url)).text()).trimEnd().split("\n");
+      const erased = JSON.parse(lines[1] ?? "");
+      await server.services.attendees.eraseAttendee(organizer, { id: localId(erased.id, "Attendee") ?? "" });
+
+      const withdrawn = await finished(token, projectId);
+      assert.equal(withdrawn.status, "EXPIRED");
+      assert.equal(withdrawn.url, null);
+      assert.equal((await fetch(before.url)).status, 404);
+      const left = await server.database.db
+        .selectFrom("bulk_operation_chunks")
+        .select("lines")
+        .where("project_id", "=", projectId)
+        .execute();
+      assert.deepEqual(left, []);
+
+      await start(token, projectId, attendeesQuery(projectId));
+      const again = await finished(token, projectId);
+      const text = await (await fetch(again.url)).text();
+      assert.ok(!text.includes(erased.email) && !text.includes(erased.name), text);
+      assert.match(text, /Erased attendee/);
     });
   });
 }
