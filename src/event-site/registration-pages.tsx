@@ -154,6 +154,7 @@ export function RegisterPage(props: {
             answers={props.answers}
             state={props.state}
             ticketTypeNames={new Map(offered.map((t) => [t.id, t.name]))}
+            words={words}
           />
           <Honeypot label={t("register.honeypot")} />
           <button type="submit" class="button">

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Db } from "../../db/database.js";
 import type { QuestionTranslationsTable } from "../../db/schema.js";
 import { badInput, type FieldError } from "../../errors.js";
-import { type Language, languages } from "../../shared/i18n/languages.js";
+import { isLanguage, type Language, languages } from "../../shared/i18n/languages.js";
 import { hasControlCharacters } from "../../shared/validation.js";
 import type { Question } from "./questions.model.js";
 import { questionsRepository as repo } from "./questions.repository.js";
@@ -97,27 +97,28 @@ export function translationRows(
 const storedOptions = (row: QuestionTranslationsTable): Record<string, string> =>
   row.options ? (JSON.parse(row.options) as Record<string, string>) : {};
 
-/** A project's question translations by question id, as the dashboard and the API show them. */
+/**
+ * The translations of some questions by question id, as the dashboard and the API show them: each
+ * option's text in the question's option order. For questions the caller has already read.
+ */
 export async function translationsByQuestion(
   db: Db,
-  questions: readonly Question[],
+  questionIds: readonly string[],
 ): Promise<Map<string, QuestionTranslation[]>> {
   const result = new Map<string, QuestionTranslation[]>();
-  const projectId = questions[0]?.projectId;
-  if (!projectId) return result;
-  const byId = new Map(questions.map((q) => [q.id, q]));
-  for (const row of await repo.translations(db, projectId)) {
-    const question = byId.get(row.question_id);
-    if (!question || !(languages as readonly string[]).includes(row.language)) continue;
+  if (questionIds.length === 0) return result;
+  for (const row of await repo.translationsOfQuestions(db, questionIds)) {
+    if (!isLanguage(row.language)) continue;
+    const own = row.question_options ? (JSON.parse(row.question_options) as string[]) : [];
     const options = storedOptions(row);
-    const list = result.get(question.id) ?? [];
+    const list = result.get(row.question_id) ?? [];
     list.push({
-      language: row.language as Language,
+      language: row.language,
       label: row.label,
       help: row.help,
-      options: question.options.map((own) => options[own] ?? null),
+      options: own.map((option) => options[option] ?? null),
     });
-    result.set(question.id, list);
+    result.set(row.question_id, list);
   }
   return result;
 }

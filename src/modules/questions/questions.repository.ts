@@ -69,6 +69,19 @@ export const questionsRepository = {
     return query.execute();
   },
 
+  /** The translations of some questions, with each question's options (to line them up). */
+  translationsOfQuestions(db: Db, questionIds: readonly string[]) {
+    return db
+      .selectFrom("question_translations as t")
+      .innerJoin("registration_questions as q", "q.id", "t.question_id")
+      .selectAll("t")
+      .select("q.options as question_options")
+      .where("t.question_id", "in", questionIds)
+      .orderBy("t.question_id")
+      .orderBy("t.language")
+      .execute();
+  },
+
   /** Replaces one question's translations with `rows` (the question's form saves them all). */
   async replaceTranslations(
     db: Db,

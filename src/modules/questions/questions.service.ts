@@ -12,7 +12,11 @@ import type { Actor } from "../access/actor.js";
 import { assertPermission, attendeeVisible } from "../access/policy.js";
 import { createRow, resolveRowAccess, writeRow } from "../access/row-access.js";
 import { requireTicketTypesOf } from "../tickets/tickets.service.js";
-import { type QuestionTranslationInput, translationRows } from "./question-translations.js";
+import {
+  type QuestionTranslationInput,
+  translationRows,
+  translationsByQuestion,
+} from "./question-translations.js";
 import {
   type Answer,
   type AnswerValue,
@@ -265,6 +269,12 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
       assertPermission(projectAccess, readPermission);
       return questionsOfProject(db, projectAccess.projectId);
     },
+
+    /**
+     * The translations of questions the caller has already read, by question id (the API's loader
+     * batches a page's into one statement; the dashboard's edit page asks for one).
+     */
+    translationsByQuestionIds: (questionIds: readonly string[]) => translationsByQuestion(db, questionIds),
 
     /**
      * The answers of some attendees (attendees:read), in the question order, in one query: the
