@@ -158,7 +158,7 @@ export function defineQuestionTypes(): void {
       label: t.string({ description: "The question, at most 300 characters." }),
       help: t.string({ description: "The help line, at most 500 characters." }),
       options: t.stringList({
-        required: false,
+        required: { list: false, items: false },
         description:
           "Each option's text, in the order of the question's options (at most 200 characters each).",
       }),
