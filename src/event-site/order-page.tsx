@@ -36,6 +36,8 @@ export function OrderPage(props: {
   const transfer = order.provider === "BANK_TRANSFER" && order.state === "PENDING";
   const card = order.provider === "STRIPE" && order.state === "PENDING";
   const tax = props.lines.reduce((sum, line) => sum + line.taxMinor, 0);
+  // The page's ticket names are in its language; a line keeps the name it was sold under otherwise.
+  const ticketNames = new Map(content.tickets.map((ticket) => [ticket.id, ticket.name]));
   const heldUntil = order.holdExpiresAt
     ? t("orderPage.heldUntil", { date: words.dateTime(order.holdExpiresAt, zone), zone })
     : null;
@@ -118,7 +120,8 @@ export function OrderPage(props: {
       <ul class="order-lines">
         {props.lines.map((line) => (
           <li>
-            {line.quantity} × {line.ticketTypeName} · {linePriceWords(line, words, order.currency)}
+            {line.quantity} × {ticketNames.get(line.ticketTypeId) ?? line.ticketTypeName} ·{" "}
+            {linePriceWords(line, words, order.currency)}
           </li>
         ))}
       </ul>

@@ -31,11 +31,12 @@ const known: [RegExp, (m: RegExpExecArray) => Words][] = [
   [/"(.+)" is not on sale/, (m) => ({ key: "invalid.notOnSale", values: { ticket: m[1] ?? "" } })],
   [/^is sold out/i, () => ({ key: "tickets.soldOut" })],
   [/^is not on sale/i, () => ({ key: "order.notOnSale" })],
+  [/already has a ticket|already registered for this event/i, () => ({ key: "invalid.hasTicket" })],
   [/registration for this event is closed/i, () => ({ key: "invalid.closed" })],
   [/paid in different ways/i, () => ({ key: "invalid.mixed" })],
   [/does not take bank transfers/i, () => ({ key: "invalid.noTransfer" })],
   [/does not take card payments/i, () => ({ key: "invalid.noCard" })],
-  [/is not a valid code/i, () => ({ key: "invalid.code" })],
+  [/is not a valid code|code is not valid/i, () => ({ key: "invalid.code" })],
   [/does not apply to the tickets/i, () => ({ key: "invalid.codeTickets" })],
   [
     /applies to at most (\d+) tickets per order/i,

@@ -180,6 +180,7 @@ export const de: Catalogue = {
   "invalid.mixed": "Diese Tickets werden unterschiedlich bezahlt: Kaufen Sie sie in getrennten Bestellungen.",
   "invalid.noTransfer": "Diese Veranstaltung nimmt noch keine Überweisungen an; fragen Sie den Veranstalter.",
   "invalid.noCard": "Diese Veranstaltung nimmt noch keine Kartenzahlungen an; fragen Sie den Veranstalter.",
+  "invalid.hasTicket": "Für diese Adresse gibt es schon ein Ticket für diese Veranstaltung.",
   "invalid.code": "Dieser Code gilt nicht für diese Veranstaltung.",
   "invalid.codeTickets": "Der Code gilt nicht für die gewählten Tickets.",
   "invalid.codePerOrder": "Der Code gilt für höchstens {max} Tickets pro Bestellung.",

@@ -176,6 +176,7 @@ export const es: Catalogue = {
   "invalid.mixed": "Estas entradas se pagan de formas distintas: cómprelas en pedidos separados.",
   "invalid.noTransfer": "Este evento aún no acepta transferencias; consulte al organizador.",
   "invalid.noCard": "Este evento aún no acepta pagos con tarjeta; consulte al organizador.",
+  "invalid.hasTicket": "Esta dirección ya tiene una entrada para este evento.",
   "invalid.code": "Este código no es válido para este evento.",
   "invalid.codeTickets": "El código no se aplica a las entradas elegidas.",
   "invalid.codePerOrder": "El código se aplica como máximo a {max} entradas por pedido.",

@@ -178,6 +178,7 @@ export const fr: Catalogue = {
   "invalid.mixed": "Ces billets se paient de façons différentes : achetez-les dans des commandes séparées.",
   "invalid.noTransfer": "Cet événement n’accepte pas encore les virements ; contactez l’organisateur.",
   "invalid.noCard": "Cet événement n’accepte pas encore les paiements par carte ; contactez l’organisateur.",
+  "invalid.hasTicket": "Cette adresse a déjà un billet pour cet événement.",
   "invalid.code": "Ce code n’est pas valable pour cet événement.",
   "invalid.codeTickets": "Ce code ne s’applique pas aux billets choisis.",
   "invalid.codePerOrder": "Ce code s’applique à {max} billets au plus par commande.",
