@@ -20,7 +20,7 @@ export interface QuestionTranslation {
 const limits = { label: 300, help: 500, option: 200 } as const;
 
 /** A translation as the API and the dashboard send it: blanks mean "not translated". */
-export const translationInput = z.object({
+const translationInput = z.object({
   language: z.enum(languages),
   label: z.string().nullish(),
   help: z.string().nullish(),
