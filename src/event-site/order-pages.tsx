@@ -10,7 +10,7 @@ import type { Translator } from "../shared/i18n/translator.js";
 import { eventPaths } from "./event-page.js";
 import type { FormTicket } from "./form-token.js";
 import { inLanguage, type PageLanguage } from "./page-language.js";
-import { Honeypot, SignedFields } from "./registration-pages.js";
+import { Honeypot, SignedForm } from "./registration-pages.js";
 import { SiteLayout } from "./site-layout.js";
 import { TicketHolderFields } from "./ticket-holder.js";
 
@@ -254,15 +254,12 @@ export function OrderDetailsPage(props: {
         {tax > 0 ? ` ${t("order.includesTax", { tax: words.money(tax, currency) })}` : ""}{" "}
         <a href={changeHref}>{t("order.change")}</a>
       </p>
-      <form
-        method="post"
+      <SignedForm
         action={orderPaths.choose(project.id)}
-        class="form"
-        aria-label={t("order.form")}
-        noValidate
+        label={t("order.form")}
+        ticket={props.form}
+        language={words.language}
       >
-        <input type="hidden" name="language" value={words.language} />
-        <SignedFields ticket={props.form} />
         {props.chosen.map(({ ticket, quantity }) => (
           <input type="hidden" name={`q.${ticket.id}`} value={String(quantity)} />
         ))}
@@ -326,7 +323,7 @@ export function OrderDetailsPage(props: {
         <button type="submit" class="button">
           {t("order.place")}
         </button>
-      </form>
+      </SignedForm>
     </CheckoutLayout>
   );
 }

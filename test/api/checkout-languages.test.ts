@@ -120,7 +120,7 @@ for (const engine of testEngines()) {
         page,
         /Ihre Plätze sind bis \w{2}\., \d{1,2}\. \w+\.? \d{4}, \d\d:\d\d \S+ \(Zeitzone Europe\/Berlin\) für Sie reserviert\./,
       );
-      assert.match(page, /1 × Day pass · 119,00\s€ \(inkl\. 19\s% Steuer 19,00\s€\)/);
+      assert.match(page, /1 × Tagesticket · 119,00\s€ \(inkl\. 19\s% Steuer 19,00\s€\)/);
 
       // Paid: the confirmation arrives in the language the order was placed in.
       const code = /Bestellung (\S+)<\/h1>/.exec(page)?.[1] ?? "";
