@@ -140,6 +140,24 @@ for (const engine of testEngines()) {
       assert.match(german, /<option value="Any"[^>]*>Egal<\/option>/);
       assert.match(german, /<option value="Vegan"[^>]*>Vegan<\/option>/);
       assert.match(german, /Bitte wählen…/);
+      // A refusal on the German form is in German, the answer's message beside its question.
+      const hidden = (name: string) => new RegExp(`name="${name}" value="([^"]+)"`).exec(german)?.[1] ?? "";
+      const refused = await fetch(`${server.url}/e/${project.id}/register`, {
+        method: "POST",
+        headers: { "content-type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams({
+          ...Object.fromEntries(
+            ["idempotencyKey", "issuedAt", "signature", "language"].map((name) => [name, hidden(name)]),
+          ),
+          ticketTypeId: pass.id,
+          name: "Greta Gast",
+          email: `greta-form-${engine.name}@example.org`,
+        }),
+      });
+      assert.equal(refused.status, 400);
+      const refusal = await refused.text();
+      assert.match(refusal, /Bitte beantworten Sie diese Frage\./);
+      assert.doesNotMatch(refusal, /needs an answer/);
       const english = await (await fetch(`${server.url}/e/${project.id}/register`)).text();
       assert.match(english, /<option value="Any"[^>]*>Any<\/option>/);
       assert.match(english, /We cook for everyone\./);
