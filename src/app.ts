@@ -20,6 +20,7 @@ import { registerMetrics } from "./metrics/metrics.routes.js";
 import { auditPruneEveryMs } from "./modules/audit/audit.service.js";
 import { BulkRunner } from "./modules/bulk/bulk.runner.js";
 import { registerBulkDownload } from "./modules/bulk/bulk-download.route.js";
+import { projectSubject } from "./modules/event-page/event-languages.js";
 import { keyPruneEveryMs } from "./modules/idempotency/idempotency.service.js";
 import { registerOAuthRoutes } from "./modules/oauth/oauth.routes.js";
 import { OrderExpiryWorker } from "./modules/orders/order-expiry-worker.js";
@@ -301,7 +302,11 @@ function startTicketMails(app: FastifyInstance, services: Services): void {
     perSecond: services.config.mailPerSecond,
     orderMail: async (projectId, orderId) => {
       const project = (await services.projects.byIds([projectId])).get(projectId);
-      return project ? services.orders.confirmationOf(projectId, orderId, project.name) : undefined;
+      if (!project) return undefined;
+      return services.orders.confirmationOf(projectId, orderId, async (language) => {
+        const { words, named } = await services.eventLanguages.mailWording(projectId, language);
+        return { words, projectName: named(projectSubject, project.name), ticketName: named };
+      });
     },
     offerMail: (projectId, entryId) => services.waitingList.offerMail(projectId, entryId),
   });

@@ -33,6 +33,7 @@ import type {
   OverviewCheckInsTable,
   OverviewRegistrationsTable,
   OverviewTicketCountsTable,
+  QuestionTranslationsTable,
   RegistrationQuestionsTable,
   TicketTypesTable,
   WaitingListEntriesTable,
@@ -130,6 +131,7 @@ export interface Database {
   discount_codes: DiscountCodesTable;
   messages: MessagesTable;
   registration_questions: RegistrationQuestionsTable;
+  question_translations: QuestionTranslationsTable;
   attendee_answers: AttendeeAnswersTable;
   waiting_list_entries: WaitingListEntriesTable;
   waiting_list_settings: WaitingListSettingsTable;

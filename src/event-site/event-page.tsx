@@ -97,7 +97,10 @@ function Tickets(props: { content: EventContent; settings: EventPageSettings; la
               !ticket.registrable &&
               ticket.orderable &&
               ticket.remaining > 0 ? (
-                <a class="button" href={`/e/${project.id}/order?q.${encodeURIComponent(ticket.id)}=1`}>
+                <a
+                  class="button"
+                  href={inLanguage(`/e/${project.id}/order?q.${encodeURIComponent(ticket.id)}=1`, props.lang)}
+                >
                   {t("tickets.buy")}
                   <span class="visually-hidden">{` ${ticket.name}`}</span>
                 </a>
@@ -121,7 +124,7 @@ function Tickets(props: { content: EventContent; settings: EventPageSettings; la
       </ul>
       {props.settings.registrationOpen && tickets.some((t) => t.orderable && t.remaining > 0) ? (
         <p>
-          <a href={`/e/${project.id}/order`}>{t("tickets.several")}</a>
+          <a href={inLanguage(`/e/${project.id}/order`, props.lang)}>{t("tickets.several")}</a>
         </p>
       ) : null}
     </section>

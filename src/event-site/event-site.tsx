@@ -1,12 +1,12 @@
 import formbody from "@fastify/formbody";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
-import { stateFromError } from "../dashboard/form-data.js";
 import { formState } from "../dashboard/ui/forms.js";
 import { formAnswers } from "../dashboard/ui/question-fields.js";
 import { AppError, ErrorCode, httpStatusOf, isUserError } from "../errors.js";
 import { negotiateEncoding } from "../http/compression.js";
 import { eventSitePolicy, setPageSecurityHeaders } from "../http/security-headers.js";
 import { loadServerSecret } from "../modules/accounts/server-secrets.js";
+import type { EventContent } from "../modules/event-page/event-content.js";
 import { localizeContent } from "../modules/event-page/event-languages.js";
 import type { EventPageService, OpenedPage } from "../modules/event-page/event-page.service.js";
 import { languages } from "../shared/i18n/languages.js";
@@ -21,6 +21,7 @@ import { PageCache } from "./page-cache.js";
 import { inLanguage, type PageLanguage, pageLanguage } from "./page-language.js";
 import { pageNumber, pageOf } from "./paging.js";
 import { CheckInboxPage, honeypotField, RegisterPage } from "./registration-pages.js";
+import { siteFormState } from "./site-errors.js";
 import { MessagePage, NotFoundPage, stylesheet } from "./site-layout.js";
 import { registerWaitingListRoutes } from "./waiting-list-routes.js";
 
@@ -134,14 +135,22 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
        * The page's content in `lang`: the organizer's translations over the event's own texts (those
        * are in its first language, so that one needs no lookup).
        */
-      async function content(page: OpenedPage, lang: PageLanguage) {
-        const own = await events.content(page.access);
+      async function localize(page: OpenedPage, lang: PageLanguage, own: EventContent) {
         if (lang.words.language === page.languages[0]) return own;
         return localizeContent(
           own,
           await services.eventLanguages.translationsIn(page.access.projectId, lang.words.language),
         );
       }
+      const content = async (page: OpenedPage, lang: PageLanguage) =>
+        localize(page, lang, await events.content(page.access));
+
+      /** The event's questions in the page's language (its first language's texts where none is given). */
+      const questionsIn = (page: OpenedPage, lang: PageLanguage) =>
+        events.questions(
+          page.access,
+          lang.words.language === page.languages[0] ? undefined : lang.words.language,
+        );
 
       /** The registration form of an opened page: a new one, or one sent back with its errors. */
       function registerPage(
@@ -299,7 +308,7 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
           // the browser's Back button shows the same form again (not no-store), so submitting it
           // once more finds the first registration instead of making a second.
           reply.header("cache-control", "private, no-cache");
-          const questions = await events.questions(page.access);
+          const questions = await questionsIn(page, lang);
           const form = { content: await content(page, lang), ticket, state, questions, answers: {} };
           return registerPage(reply, page, lang, form);
         },
@@ -309,10 +318,10 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         const page = await opened(request.params.projectId);
         const projectId = page.access.projectId;
         const values = signedFormValues(signer, projectId, request.body, "registration");
-        const questions = await events.questions(page.access);
-        const answers = formAnswers(request.body, questions, "", values.ticketTypeId ?? "");
         // The form says which language it was shown in; the attendee's emails go in that one.
         const lang = pageLanguage(request, page.languages, values.language);
+        const questions = await questionsIn(page, lang);
+        const answers = formAnswers(request.body, questions, "", values.ticketTypeId ?? "");
         try {
           await events.register(
             {
@@ -331,7 +340,7 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
           );
         } catch (error) {
           if (!isUserError(error)) throw error;
-          const state = stateFromError(error, values);
+          const state = siteFormState(error, values, lang.words, questions);
           reply.header("cache-control", "no-store");
           const form = { content: await content(page, lang), ticket: values, state, questions, answers };
           return registerPage(reply, page, lang, form, httpStatusOf(error));
@@ -363,6 +372,8 @@ export async function registerEventSite(app: FastifyInstance): Promise<void> {
         linkSecret,
         absolute,
         opened,
+        localize,
+        questionsIn,
         checkoutUrl: (order, links) => services.stripe.checkoutUrl(order, links),
         // Stripe's hosted pages; a stand-in named by STRIPE_API_BASE serves its own.
         paymentOrigins: [

@@ -1,6 +1,5 @@
-import { formatDateTime } from "../dashboard/time.js";
 import type { Order } from "../modules/orders/orders.model.js";
-import { formatMoney } from "../shared/money.js";
+import type { Translator } from "../shared/i18n/translator.js";
 
 /** What the cancel form says after a post: done, or refused (the deadline passed, the refund failed). */
 export type CancelOutcome = "done" | "refused" | undefined;
@@ -16,33 +15,27 @@ export function SelfCancel(props: {
   timezone: string;
   action: string;
   outcome: CancelOutcome;
+  words: Translator;
 }) {
-  const { order, until, outcome } = props;
-  if (outcome === "done") return <p role="status">Your order is cancelled and its payment refunded.</p>;
-  const refused =
-    outcome === "refused" ? (
-      <p role="alert">
-        The order could not be cancelled: the organizer no longer allows it, or the refund could not be made
-        yet. Try again later or contact the organizer.
-      </p>
-    ) : null;
+  const { order, until, outcome, words } = props;
+  const { t } = words;
+  if (outcome === "done") return <p role="status">{t("cancel.done")}</p>;
+  const refused = outcome === "refused" ? <p role="alert">{t("cancel.refused")}</p> : null;
   if (until === null) return refused;
-  const back = formatMoney(order.totalMinor - order.refundedMinor, order.currency);
+  const amount = words.money(order.totalMinor - order.refundedMinor, order.currency);
   return (
     <section aria-labelledby="cancel-heading" class="block">
-      <h2 id="cancel-heading">Cancel your order</h2>
+      <h2 id="cancel-heading">{t("cancel.heading")}</h2>
       {refused}
       <p>
-        You can cancel all tickets of this order until {formatDateTime(until, props.timezone)} (
-        {props.timezone} time) and get {back} back, the way you paid.
+        {t("cancel.until", { date: words.dateTime(until, props.timezone), zone: props.timezone, amount })}
       </p>
       <form method="post" action={props.action}>
         <label>
-          <input type="checkbox" name="confirm" value="yes" required /> I want to cancel all tickets of this
-          order
+          <input type="checkbox" name="confirm" value="yes" required /> {t("cancel.confirm")}
         </label>
         <button type="submit" class="button">
-          Cancel the order and refund {back}
+          {t("cancel.button", { amount })}
         </button>
       </form>
     </section>

@@ -1,20 +1,16 @@
-import { formatDateTime } from "../dashboard/time.js";
+import type { ComponentChildren } from "preact";
 import { FormError, type FormState, TextAreaField, TextField } from "../dashboard/ui/forms.js";
 import type { FormAnswers } from "../dashboard/ui/question-fields.js";
-import type { Attendee } from "../modules/attendees/attendees.service.js";
 import { type DiscountCode, unitDiscount } from "../modules/discount-codes/discount-codes.model.js";
 import type { EventContent, EventTicket } from "../modules/event-page/event-content.js";
 import type { EventPageSettings } from "../modules/event-page/event-page.service.js";
-import type { Invoice } from "../modules/invoices/invoices.service.js";
 import { priceLine } from "../modules/invoices/taxes.js";
-import { linePriceWords, type Order, type OrderLine } from "../modules/orders/orders.model.js";
-import { paymentProvider } from "../modules/orders/payment-providers.js";
 import type { Question } from "../modules/questions/questions.model.js";
-import { formatMoney } from "../shared/money.js";
+import type { Translator } from "../shared/i18n/translator.js";
 import { eventPaths } from "./event-page.js";
 import type { FormTicket } from "./form-token.js";
-import { type CancelOutcome, SelfCancel } from "./order-cancel.js";
-import { Honeypot, SignedFields } from "./registration-pages.js";
+import { inLanguage, type PageLanguage } from "./page-language.js";
+import { Honeypot, SignedForm } from "./registration-pages.js";
 import { SiteLayout } from "./site-layout.js";
 import { TicketHolderFields } from "./ticket-holder.js";
 
@@ -32,46 +28,61 @@ export function offeredTickets(content: EventContent): EventTicket[] {
   return content.tickets.filter((t) => t.orderable && t.remaining > 0);
 }
 
-function priceOf(ticket: { priceMinor: number; currency: string }): string {
-  return ticket.priceMinor === 0 ? "free" : formatMoney(ticket.priceMinor, ticket.currency);
+function priceOf(ticket: { priceMinor: number; currency: string }, words: Translator): string {
+  return ticket.priceMinor === 0 ? words.t("price.free") : words.money(ticket.priceMinor, ticket.currency);
 }
 
 /** A ticket's price with the visitor's code: the code's price, the list price struck through beside it. */
-function CodedPrice(props: { ticket: EventTicket; code: DiscountCode | undefined }) {
-  const { ticket } = props;
+function CodedPrice(props: { ticket: EventTicket; code: DiscountCode | undefined; words: Translator }) {
+  const { ticket, words } = props;
   const off = unitDiscount(props.code, ticket.id, ticket.priceMinor);
-  if (off === 0) return <>{priceOf(ticket)}</>;
+  if (off === 0) return <>{priceOf(ticket, words)}</>;
   return (
     <>
-      <s>{priceOf(ticket)}</s> {priceOf({ ...ticket, priceMinor: ticket.priceMinor - off })}
+      <s>{priceOf(ticket, words)}</s> {priceOf({ ...ticket, priceMinor: ticket.priceMinor - off }, words)}
     </>
   );
 }
 
 /** What a code does, in the visitor's words. */
-function codeTerms(code: DiscountCode, currency: string): string {
+function codeTerms(code: DiscountCode, currency: string, words: Translator): string {
   switch (code.kind) {
     case "PERCENTAGE":
-      return `${code.percentOff}% off`;
+      return words.t("code.percent", { percent: words.rate((code.percentOff ?? 0) * 100) });
     case "FIXED_AMOUNT":
-      return `${formatMoney(code.amountOffMinor ?? 0, currency)} off each ticket`;
+      return words.t("code.fixed", { amount: words.money(code.amountOffMinor ?? 0, currency) });
     case "ACCESS":
-      return "unlocks tickets";
+      return words.t("code.access");
   }
 }
 
 /** The code field of step 1: type a code and apply it, or see the one applied. */
-function CodeField(props: { state: FormState; code: DiscountCode | undefined; currency: string }) {
+function CodeField(props: {
+  state: FormState;
+  code: DiscountCode | undefined;
+  currency: string;
+  words: Translator;
+}) {
+  const { t } = props.words;
   return (
     <div class="code-field">
-      <TextField name="code" label="Discount or access code" state={props.state} autocomplete="off" />
+      <TextField
+        name="code"
+        label={t("code.label")}
+        state={props.state}
+        autocomplete="off"
+        optionalLabel={t("field.optional")}
+      />
       {props.code ? (
         <p class="notice" role="status">
-          Code {props.code.code} applied: {codeTerms(props.code, props.currency)}.
+          {t("code.applied", {
+            code: props.code.code,
+            terms: codeTerms(props.code, props.currency, props.words),
+          })}
         </p>
       ) : null}
       <button type="submit" name="apply" value="1" class="button button-secondary">
-        Apply code
+        {t("code.apply")}
       </button>
     </div>
   );
@@ -86,6 +97,33 @@ function TicketsError(props: { state: FormState }) {
   ) : null;
 }
 
+/** The frame of a checkout step: the event's name linking back, the switcher to step 1 in another language. */
+function CheckoutLayout(props: {
+  content: EventContent;
+  lang: PageLanguage;
+  title: string;
+  url: string;
+  children: ComponentChildren;
+}) {
+  const { project } = props.content;
+  const { t } = props.lang.words;
+  return (
+    <SiteLayout
+      meta={{
+        title: props.title,
+        description: t("order.chooseDescription", { event: project.name }),
+        url: props.url,
+      }}
+      eventName={project.name}
+      eventHref={inLanguage(eventPaths.page(project.id), props.lang)}
+      lang={props.lang}
+      path={orderPaths.choose(project.id)}
+    >
+      {props.children}
+    </SiteLayout>
+  );
+}
+
 /** Step 1: how many tickets of each type (sold-out ones say so). Works as a plain GET form. */
 export function ChooseTicketsPage(props: {
   content: EventContent;
@@ -93,29 +131,35 @@ export function ChooseTicketsPage(props: {
   state: FormState;
   url: string;
   code?: DiscountCode | undefined;
+  lang: PageLanguage;
 }) {
   const { project, tickets } = props.content;
-  const sellable = tickets.filter((t) => t.orderable);
+  const { words } = props.lang;
+  const { t } = words;
+  const sellable = tickets.filter((ticket) => ticket.orderable);
   const open = props.settings.registrationOpen && offeredTickets(props.content).length > 0;
   return (
-    <SiteLayout
-      meta={{
-        title: `Tickets · ${project.name}`,
-        description: `Buy tickets for ${project.name}.`,
-        url: props.url,
-      }}
-      eventName={project.name}
-      eventHref={eventPaths.page(project.id)}
+    <CheckoutLayout
+      content={props.content}
+      lang={props.lang}
+      title={t("order.chooseTitle", { event: project.name })}
+      url={props.url}
     >
-      <h1>Tickets for {project.name}</h1>
-      {open ? null : <p class="note">No ticket can be bought here right now.</p>}
-      <form method="get" action={orderPaths.choose(project.id)} class="form" aria-label="Choose tickets">
+      <h1>{t("order.chooseHeading", { event: project.name })}</h1>
+      {open ? null : <p class="note">{t("order.none")}</p>}
+      <form
+        method="get"
+        action={orderPaths.choose(project.id)}
+        class="form"
+        aria-label={t("order.chooseForm")}
+      >
+        {props.lang.languages.length > 1 ? <input type="hidden" name="lang" value={words.language} /> : null}
         <FormError state={props.state} />
         <TicketsError state={props.state} />
         {sellable.map((ticket) => (
           <div class="field">
             <label for={`q-${ticket.id}`}>
-              {ticket.name} · <CodedPrice ticket={ticket} code={props.code} />
+              {ticket.name} · <CodedPrice ticket={ticket} code={props.code} words={words} />
             </label>
             {ticket.remaining > 0 && open ? (
               <input
@@ -129,19 +173,24 @@ export function ChooseTicketsPage(props: {
               />
             ) : (
               <p id={`q-${ticket.id}`} class="muted">
-                {ticket.remaining > 0 ? "Not on sale now" : "Sold out"}
+                {ticket.remaining > 0 ? t("order.notOnSale") : t("tickets.soldOut")}
               </p>
             )}
           </div>
         ))}
         {open ? (
           <button type="submit" class="button">
-            Continue
+            {t("order.continue")}
           </button>
         ) : null}
-        <CodeField state={props.state} code={props.code} currency={sellable[0]?.currency ?? "EUR"} />
+        <CodeField
+          state={props.state}
+          code={props.code}
+          currency={sellable[0]?.currency ?? "EUR"}
+          words={words}
+        />
       </form>
-    </SiteLayout>
+    </CheckoutLayout>
   );
 }
 
@@ -159,8 +208,12 @@ export function OrderDetailsPage(props: {
   answers: readonly FormAnswers[];
   url: string;
   code?: DiscountCode | undefined;
+  lang: PageLanguage;
 }) {
   const { project } = props.content;
+  const { words } = props.lang;
+  const { t } = words;
+  const optional = t("field.optional");
   const rows = props.chosen.flatMap(({ ticket, quantity }) => Array.from({ length: quantity }, () => ticket));
   // A preview with the order's price rule (priceLine), so what is shown here is what is invoiced;
   // the server prices it all again when placing it.
@@ -179,32 +232,34 @@ export function OrderDetailsPage(props: {
   const tax = priced.reduce((sum, l) => sum + l.taxMinor, 0);
   const currency = props.chosen[0]?.ticket.currency ?? "EUR";
   const company = props.settings.companyField;
+  const changeHref = inLanguage(orderPaths.choose(project.id), props.lang);
   return (
-    <SiteLayout
-      meta={{
-        title: `Your order · ${project.name}`,
-        description: `Buy tickets for ${project.name}.`,
-        url: props.url,
-      }}
-      eventName={project.name}
-      eventHref={eventPaths.page(project.id)}
+    <CheckoutLayout
+      content={props.content}
+      lang={props.lang}
+      title={t("order.detailsTitle", { event: project.name })}
+      url={props.url}
     >
-      <h1>Your order</h1>
+      <h1>{t("order.heading")}</h1>
       <ul class="order-lines">
         {props.chosen.map(({ ticket, quantity }) => (
           <li>
-            {quantity} × {ticket.name} · <CodedPrice ticket={ticket} code={props.code} />
-            {pricesNet && ticket.priceMinor > 0 ? " plus tax" : ""}
+            {quantity} × {ticket.name} · <CodedPrice ticket={ticket} code={props.code} words={words} />
+            {pricesNet && ticket.priceMinor > 0 ? ` ${t("order.plusTax")}` : ""}
           </li>
         ))}
       </ul>
       <p>
-        Total <strong>{formatMoney(total, currency)}</strong>
-        {tax > 0 ? ` (includes ${formatMoney(tax, currency)} tax)` : ""}{" "}
-        <a href={orderPaths.choose(project.id)}>Change</a>
+        {t("order.total")} <strong>{words.money(total, currency)}</strong>
+        {tax > 0 ? ` ${t("order.includesTax", { tax: words.money(tax, currency) })}` : ""}{" "}
+        <a href={changeHref}>{t("order.change")}</a>
       </p>
-      <form method="post" action={orderPaths.choose(project.id)} class="form" aria-label="Order" noValidate>
-        <SignedFields ticket={props.form} />
+      <SignedForm
+        action={orderPaths.choose(project.id)}
+        label={t("order.form")}
+        ticket={props.form}
+        language={words.language}
+      >
         {props.chosen.map(({ ticket, quantity }) => (
           <input type="hidden" name={`q.${ticket.id}`} value={String(quantity)} />
         ))}
@@ -213,31 +268,45 @@ export function OrderDetailsPage(props: {
         <TicketsError state={props.state} />
         {props.state.errors.discountCode ? (
           <p class="notice notice-error" role="alert">
-            Code: {props.state.errors.discountCode}
+            {t("code.error", { error: props.state.errors.discountCode })}
           </p>
         ) : null}
-        <TextField name="buyerName" label="Your name" state={props.state} required autocomplete="name" />
+        <TextField
+          name="buyerName"
+          label={t("order.buyerName")}
+          state={props.state}
+          required
+          autocomplete="name"
+        />
         <TextField
           name="buyerEmail"
-          label="Your email"
+          label={t("order.buyerEmail")}
           type="email"
           state={props.state}
           required
           autocomplete="email"
         />
         {company === "HIDDEN" ? null : (
-          <TextField name="company" label="Company" state={props.state} required={company === "REQUIRED"} />
+          <TextField
+            name="company"
+            label={t("register.company")}
+            state={props.state}
+            required={company === "REQUIRED"}
+            optionalLabel={optional}
+            autocomplete="organization"
+          />
         )}
         {total > 0 ? (
           <>
             <TextAreaField
               name="billingAddress"
-              label="Billing address (optional)"
+              label={t("order.billingAddress")}
               state={props.state}
               rows={3}
-              hint="Printed on your invoice."
+              hint={t("order.billingHint")}
+              optionalLabel={optional}
             />
-            <TextField name="vatId" label="VAT id (optional)" state={props.state} />
+            <TextField name="vatId" label={t("order.vatId")} state={props.state} optionalLabel={optional} />
           </>
         ) : null}
         {rows.map((ticket, i) => (
@@ -247,159 +316,14 @@ export function OrderDetailsPage(props: {
             questions={props.questions}
             answers={props.answers[i] ?? {}}
             state={props.state}
+            words={words}
           />
         ))}
-        <Honeypot />
+        <Honeypot label={t("register.honeypot")} />
         <button type="submit" class="button">
-          Place order
+          {t("order.place")}
         </button>
-      </form>
-    </SiteLayout>
-  );
-}
-
-const stateWords: Record<Order["state"], string> = {
-  PENDING: "Awaiting payment",
-  PAID: "Paid",
-  EXPIRED: "Expired: the seats were released",
-  CANCELLED: "Cancelled",
-  REFUNDED: "Refunded",
-};
-
-/** The buyer's page of an order (their link): what they bought, and how to pay by bank transfer. */
-export function OrderPage(props: {
-  order: Order;
-  lines: OrderLine[];
-  tickets: Attendee[];
-  bankDetails: string | null;
-  invoices: Invoice[];
-  /** The order page's own address: its invoices' PDFs are under it. */
-  invoiceBase: string;
-  content: EventContent;
-  url: string;
-  /** Where "Pay by card" posts (a pending card order). */
-  payAction: string;
-  /** Stripe could not be reached when the buyer was to be sent there. */
-  paymentFailed: boolean;
-  cancelUntil: string | null;
-  cancelAction: string;
-  cancelOutcome: CancelOutcome;
-}) {
-  const { order, content } = props;
-  const { project } = content;
-  const transfer = order.provider === "BANK_TRANSFER" && order.state === "PENDING";
-  const card = order.provider === "STRIPE" && order.state === "PENDING";
-  const tax = props.lines.reduce((sum, line) => sum + line.taxMinor, 0);
-  return (
-    <SiteLayout
-      meta={{
-        title: `Order ${order.code} · ${project.name}`,
-        description: `Your order for ${project.name}.`,
-        url: props.url,
-        noindex: true,
-      }}
-      eventName={project.name}
-      eventHref={eventPaths.page(project.id)}
-    >
-      <h1>Order {order.code}</h1>
-      <dl class="facts">
-        <div>
-          <dt>State</dt>
-          <dd>{stateWords[order.state]}</dd>
-        </div>
-        <div>
-          <dt>Payment</dt>
-          <dd>{paymentProvider(order.provider).title}</dd>
-        </div>
-        {order.discountCode ? (
-          <div>
-            <dt>Discount</dt>
-            <dd>
-              {order.discountCode}: −{formatMoney(order.discountMinor, order.currency)}
-            </dd>
-          </div>
-        ) : null}
-        <div>
-          <dt>Total</dt>
-          <dd>
-            {formatMoney(order.totalMinor, order.currency)}
-            {tax > 0 ? ` (includes ${formatMoney(tax, order.currency)} tax)` : ""}
-          </dd>
-        </div>
-      </dl>
-      {transfer ? (
-        <section aria-labelledby="pay-heading" class="block">
-          <h2 id="pay-heading">Pay by bank transfer</h2>
-          <p>
-            Transfer {formatMoney(order.totalMinor, order.currency)} with the reference{" "}
-            <code class="ticket-code">{order.paymentReference}</code>
-            {order.holdExpiresAt
-              ? ` by ${formatDateTime(order.holdExpiresAt, project.timezone)} (${project.timezone} time); your seats are held until then.`
-              : "."}
-          </p>
-          <pre class="bank-details">{props.bankDetails}</pre>
-          <p class="muted">The organizer confirms your order once the money arrives.</p>
-        </section>
-      ) : null}
-      {card ? (
-        <section aria-labelledby="card-heading" class="block">
-          <h2 id="card-heading">Pay by card</h2>
-          {props.paymentFailed ? (
-            <p role="alert">The card payment could not be started. Your seats are still held: try again.</p>
-          ) : null}
-          <p>
-            Paid already? Your order is confirmed as soon as Stripe tells us, usually within seconds: reload
-            this page.
-            {order.holdExpiresAt
-              ? ` Otherwise pay by ${formatDateTime(order.holdExpiresAt, project.timezone)} (${project.timezone} time); your seats are held until then.`
-              : ""}
-          </p>
-          <form method="post" action={props.payAction}>
-            <button type="submit" class="button">
-              Pay {formatMoney(order.totalMinor, order.currency)} by card
-            </button>
-          </form>
-        </section>
-      ) : null}
-      <SelfCancel
-        order={order}
-        until={props.cancelUntil}
-        timezone={project.timezone}
-        action={props.cancelAction}
-        outcome={props.cancelOutcome}
-      />
-      {order.refundedMinor > 0 ? <p>Refunded: {formatMoney(order.refundedMinor, order.currency)}.</p> : null}
-      <h2>Tickets</h2>
-      <ul class="order-lines">
-        {props.lines.map((line) => (
-          <li>
-            {line.quantity} × {line.ticketTypeName} ·{" "}
-            {linePriceWords(line, (minor) => formatMoney(minor, order.currency))}
-          </li>
-        ))}
-      </ul>
-      <ul class="order-lines">
-        {props.tickets.map((ticket) => (
-          <li>
-            {ticket.name} ({ticket.email}){ticket.status === "CANCELLED" ? " · cancelled" : ""}
-          </li>
-        ))}
-      </ul>
-      {props.invoices.length > 0 ? (
-        <>
-          <h2>Invoices</h2>
-          <ul class="order-lines">
-            {props.invoices.map((invoice) => (
-              <li>
-                <a href={`${props.invoiceBase}/invoices/${invoice.id}.pdf`} download>
-                  {invoice.kind === "INVOICE" ? "Invoice" : "Credit note"} {invoice.number} (PDF)
-                </a>{" "}
-                · {formatMoney(invoice.totalMinor, invoice.currency)}
-              </li>
-            ))}
-          </ul>
-        </>
-      ) : null}
-    </SiteLayout>
+      </SignedForm>
+    </CheckoutLayout>
   );
 }

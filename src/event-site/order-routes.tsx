@@ -2,26 +2,30 @@ import { createHmac } from "node:crypto";
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { VNode } from "preact";
 import { renderToString } from "preact-render-to-string";
-import { formValues, stateFromError } from "../dashboard/form-data.js";
+import { formValues } from "../dashboard/form-data.js";
 import { type FormState, formState } from "../dashboard/ui/forms.js";
 import { formAnswers } from "../dashboard/ui/question-fields.js";
 import { AppError, ErrorCode, httpStatusOf, isUserError } from "../errors.js";
 import { eventSitePolicyWith } from "../http/security-headers.js";
-import type { ProjectAccess } from "../modules/access/access.service.js";
 import type { EventContent, EventTicket } from "../modules/event-page/event-content.js";
-import type { EventPageService, EventPageSettings } from "../modules/event-page/event-page.service.js";
+import type { EventPageService, OpenedPage } from "../modules/event-page/event-page.service.js";
 import { sendInvoicePdf } from "../modules/invoices/invoice-reply.js";
 import type { Order } from "../modules/orders/orders.model.js";
+import type { Question } from "../modules/questions/questions.model.js";
+import { isLanguage } from "../shared/i18n/languages.js";
+import type { Translator } from "../shared/i18n/translator.js";
 import { type FormSigner, signedFormValues } from "./form-token.js";
+import { OrderPage } from "./order-page.js";
 import {
   ChooseTicketsPage,
   maxPerType,
   OrderDetailsPage,
-  OrderPage,
   offeredTickets,
   orderPaths,
 } from "./order-pages.js";
+import { inLanguage, type PageLanguage, pageLanguage } from "./page-language.js";
 import { honeypotField } from "./registration-pages.js";
+import { siteFormState, siteMessage } from "./site-errors.js";
 
 const html = (page: VNode) => `<!doctype html>${renderToString(page)}`;
 const send = (reply: FastifyReply, body: string, status = 200) =>
@@ -36,32 +40,47 @@ export interface OrderRouteDeps {
   /** The secret that turns a checkout form's idempotency key into the buyer's link. */
   linkSecret: string;
   absolute: (path: string) => string;
-  opened: (projectId: string) => Promise<{ access: ProjectAccess; settings: EventPageSettings }>;
+  opened: (projectId: string) => Promise<OpenedPage>;
+  /** The page's content in `lang`: the organizer's translations over the event's own texts. */
+  localize: (page: OpenedPage, lang: PageLanguage, own: EventContent) => Promise<EventContent>;
+  /** The event's questions in `lang`, falling back to its first language's texts. */
+  questionsIn: (page: OpenedPage, lang: PageLanguage) => Promise<Question[]>;
   /** Stripe's hosted page for a pending card order, returning to `link` (the buyer's order page). */
   checkoutUrl: (order: Order, links: { success: string; cancel: string }) => Promise<string>;
   /** The origins of the payment provider's pages, which a checkout form's POST may end on. */
   paymentOrigins: readonly string[];
 }
 
+/** `link` with one more query parameter. */
+const withQuery = (link: string, parameter: string) => `${link}${link.includes("?") ? "&" : "?"}${parameter}`;
+
+/** The order page's link in the language its pay and cancel forms were shown in (their `?lang=`). */
+function orderLink(projectId: string, code: string, token: string, query: unknown): string {
+  const link = orderPaths.order(projectId, code, token);
+  const asked = (query as { lang?: unknown } | undefined)?.lang;
+  return isLanguage(asked) ? withQuery(link, `lang=${asked}`) : link;
+}
+
 /**
  * The quantities a buyer chose (`q.<ticket type id>` fields), or a refusal a person can act on.
  * Only offered ticket types count: anything else in the query is ignored.
  */
-function chosenTickets(content: EventContent, values: Record<string, string>) {
+function chosenTickets(content: EventContent, values: Record<string, string>, words: Translator) {
+  const { t } = words;
   const chosen: { ticket: EventTicket; quantity: number }[] = [];
   for (const ticket of offeredTickets(content)) {
     const text = values[`q.${ticket.id}`]?.trim() || "0";
     const quantity = /^\d{1,3}$/.test(text) ? Number(text) : Number.NaN;
     if (!Number.isInteger(quantity) || quantity > maxPerType) {
-      return { error: `Choose between 0 and ${maxPerType} "${ticket.name}" tickets.` };
+      return { error: t("invalid.quantity", { max: maxPerType, ticket: ticket.name }) };
     }
     if (quantity > ticket.remaining)
-      return { error: `Only ${ticket.remaining} "${ticket.name}" tickets are left.` };
+      return { error: t("invalid.left", { count: ticket.remaining, ticket: ticket.name }) };
     if (quantity > 0) chosen.push({ ticket, quantity });
   }
   const count = chosen.reduce((sum, c) => sum + c.quantity, 0);
-  if (count === 0) return { error: "Choose at least one ticket." };
-  if (count > 20) return { error: "One order holds at most 20 tickets." };
+  if (count === 0) return { error: t("invalid.noTickets") };
+  if (count > 20) return { error: t("invalid.tooMany", { max: 20 }) };
   return { chosen };
 }
 
@@ -74,6 +93,11 @@ const refused = (message: string): FormState => ({ ...formState(), errors: { tic
  */
 export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps): void {
   const { events, signer, absolute, opened } = deps;
+  /** The page's content in `lang` with the visitor's code applied (a code may unlock hidden tickets). */
+  async function codedContent(page: OpenedPage, lang: PageLanguage, code: string | undefined, ip: string) {
+    const coded = await events.withCode(await events.content(page.access), code, ip);
+    return { ...coded, content: await deps.localize(page, lang, coded.content) };
+  }
   // Browsers apply form-action to the redirect after a POST too: the pages whose form may end on
   // Stripe's page name its origin.
   const checkoutPolicy = eventSitePolicyWith(deps.paymentOrigins);
@@ -91,7 +115,7 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
       return await deps.checkoutUrl(order, { success: absolute(link), cancel: absolute(link) });
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
-      return `${link}?payment=failed`;
+      return withQuery(link, "payment=failed");
     }
   }
 
@@ -101,12 +125,12 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
       const page = await opened(request.params.projectId);
       const projectId = page.access.projectId;
       const values = formValues(request.query);
-      const { content, code, error } = await events.withCode(
-        await events.content(page.access),
-        values.code,
-        request.ip,
-      );
-      const url = absolute(orderPaths.choose(projectId));
+      const lang = pageLanguage(request, page.languages);
+      const { words } = lang;
+      const coded = await codedContent(page, lang, values.code, request.ip);
+      const { content, code } = coded;
+      const error = coded.error ? siteMessage(words, coded.error, "invalid.code") : undefined;
+      const url = absolute(inLanguage(orderPaths.choose(projectId), lang));
       // A code in the address is a secret of its holder: not for a shared cache or a Referer.
       reply.header("cache-control", "private, no-cache").header("referrer-policy", "no-referrer");
       const quantities = Object.entries(values).filter(([name]) => name.startsWith("q."));
@@ -114,7 +138,7 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
       const applying =
         values.apply !== undefined || (!!values.code && quantities.every(([, v]) => !Number(v)));
       const result =
-        quantities.length > 0 && !applying && !error ? chosenTickets(content, values) : undefined;
+        quantities.length > 0 && !applying && !error ? chosenTickets(content, values, words) : undefined;
       if (!result?.chosen) {
         const base = result?.error ? { ...refused(result.error), values } : formState(values);
         const state = error ? { ...base, errors: { ...base.errors, code: error } } : base;
@@ -127,6 +151,7 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
               state={state}
               url={url}
               code={code}
+              lang={lang}
             />,
           ),
           result?.error || error ? 400 : 200,
@@ -145,10 +170,11 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
             chosen={result.chosen}
             form={form}
             state={formState()}
-            questions={await events.questions(page.access)}
+            questions={await deps.questionsIn(page, lang)}
             answers={[]}
             url={url}
             code={code}
+            lang={lang}
           />,
         ),
       );
@@ -159,15 +185,14 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
     const page = await opened(request.params.projectId);
     const projectId = page.access.projectId;
     const values = signedFormValues(signer, projectId, request.body, "ticket");
-    const { content, code } = await events.withCode(
-      await events.content(page.access),
-      values.code,
-      request.ip,
-    );
-    const chosen = chosenTickets(content, values).chosen ?? [];
+    // The form says which language it was shown in; the order's emails go in that one.
+    const lang = pageLanguage(request, page.languages, values.language);
+    const { words } = lang;
+    const { content, code } = await codedContent(page, lang, values.code, request.ip);
+    const chosen = chosenTickets(content, values, words).chosen ?? [];
     const count = chosen.reduce((sum, c) => sum + c.quantity, 0);
     const token = buyerToken(projectId, values.idempotencyKey);
-    const questions = await events.questions(page.access);
+    const questions = await deps.questionsIn(page, lang);
     const holders = Array.from({ length: Math.max(count, 1) }, (_, i) => {
       const ticketTypeId = values[`tickets.${i}.ticketTypeId`] ?? "";
       const answers = formAnswers(request.body, questions, `tickets.${i}.`, ticketTypeId);
@@ -193,11 +218,12 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
           buyerToken: token,
           discountCode: values.code,
           honeypot: values[honeypotField],
+          language: words.language,
         },
         request.ip,
       );
       if (!placed) return reply.code(303).header("location", `/e/${projectId}`).send();
-      const link = orderPaths.order(projectId, placed.order.code, token);
+      const link = inLanguage(orderPaths.order(projectId, placed.order.code, token), lang);
       return reply
         .code(303)
         .header("location", await payOrOrderPage(placed.order, link))
@@ -205,10 +231,12 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
     } catch (error) {
       if (!isUserError(error)) throw error;
       reply.header("cache-control", "no-store").header("content-security-policy", checkoutPolicy);
-      const state = stateFromError(error, values);
+      const state = siteFormState(error, values, words, questions);
+      // A ticket type's own refusal (sold out meanwhile) has no field of its own in this form.
+      if (state.errors.ticketTypeId) state.errors.tickets ??= state.errors.ticketTypeId;
       if (chosen.length === 0) {
-        const url = absolute(orderPaths.choose(projectId));
-        const message = state.errors.tickets ?? state.formError ?? "Choose your tickets again.";
+        const url = absolute(inLanguage(orderPaths.choose(projectId), lang));
+        const message = state.errors.tickets ?? state.formError ?? words.t("invalid.again");
         return send(
           reply,
           html(
@@ -218,6 +246,7 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
               state={refused(message)}
               url={url}
               code={code}
+              lang={lang}
             />,
           ),
           httpStatusOf(error),
@@ -239,8 +268,9 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
             state={state}
             questions={questions}
             answers={holders.map((h) => h.answers)}
-            url={absolute(orderPaths.choose(projectId))}
+            url={absolute(inLanguage(orderPaths.choose(projectId), lang))}
             code={code}
+            lang={lang}
           />,
         ),
         httpStatusOf(error),
@@ -260,7 +290,8 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
     const found = await events.orderByLink(projectId, code, token);
     if (!found) throw new AppError(ErrorCode.NOT_FOUND, "Order not found");
     const page = await opened(projectId);
-    const content = await events.content(page.access);
+    const lang = pageLanguage(request, page.languages);
+    const content = await deps.localize(page, lang, await events.content(page.access));
     const query = request.query as { payment?: string; cancel?: string };
     const base = orderPaths.order(projectId, code, token);
     reply.header("content-security-policy", checkoutPolicy);
@@ -271,10 +302,11 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
           {...found}
           content={content}
           invoiceBase={base}
-          url={absolute(`/e/${projectId}`)}
-          payAction={`${base}/pay`}
+          url={absolute(inLanguage(`/e/${projectId}`, lang))}
+          lang={lang}
+          payAction={inLanguage(`${base}/pay`, lang)}
           paymentFailed={query.payment === "failed"}
-          cancelAction={`${base}/cancel`}
+          cancelAction={inLanguage(`${base}/cancel`, lang)}
           cancelOutcome={query.cancel === "done" || query.cancel === "refused" ? query.cancel : undefined}
         />,
       ),
@@ -288,7 +320,7 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
     if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) throw new AppError(ErrorCode.NOT_FOUND, "Order not found");
     const found = await events.orderByLink(projectId, code, token);
     if (!found) throw new AppError(ErrorCode.NOT_FOUND, "Order not found");
-    const link = orderPaths.order(projectId, code, token);
+    const link = orderLink(projectId, code, token, request.query);
     return reply
       .code(303)
       .header("location", await payOrOrderPage(found.order, link))
@@ -300,7 +332,7 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
     reply.header("referrer-policy", "no-referrer").header("cache-control", "no-store");
     const { projectId, code, token } = request.params;
     if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) throw new AppError(ErrorCode.NOT_FOUND, "Order not found");
-    const link = orderPaths.order(projectId, code, token);
+    const link = orderLink(projectId, code, token, request.query);
     // Without the box ticked (a stray or forged post without it) nothing is cancelled.
     if (formValues(request.body).confirm !== "yes") return reply.code(303).header("location", link).send();
     let outcome = "done";
@@ -312,7 +344,10 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
       if (!(error instanceof AppError) || error.code === ErrorCode.NOT_FOUND) throw error;
       outcome = "refused";
     }
-    return reply.code(303).header("location", `${link}?cancel=${outcome}`).send();
+    return reply
+      .code(303)
+      .header("location", withQuery(link, `cancel=${outcome}`))
+      .send();
   });
 
   // The PDF of one of the order's invoices, behind the same secret link as the order's page.

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from "preact";
 import {
   EmailField,
   FormError,
@@ -30,6 +31,23 @@ export function SignedFields(props: { ticket: FormTicket }) {
       <input type="hidden" name="issuedAt" value={props.ticket.issuedAt} />
       <input type="hidden" name="signature" value={props.ticket.signature} />
     </>
+  );
+}
+
+/** A signed POST form of the site, saying the language it was shown in (its emails go in that one). */
+export function SignedForm(props: {
+  action: string;
+  label: string;
+  ticket: FormTicket;
+  language: string;
+  children: ComponentChildren;
+}) {
+  return (
+    <form method="post" action={props.action} class="form" aria-label={props.label} noValidate>
+      <input type="hidden" name="language" value={props.language} />
+      <SignedFields ticket={props.ticket} />
+      {props.children}
+    </form>
   );
 }
 
@@ -103,15 +121,12 @@ export function RegisterPage(props: {
       {options.length === 0 || !props.settings.registrationOpen ? (
         <p class="note">{t("register.none")}</p>
       ) : (
-        <form
-          method="post"
+        <SignedForm
           action={eventPaths.register(project.id)}
-          class="form"
-          aria-label={t("register.form")}
-          noValidate
+          label={t("register.form")}
+          ticket={props.ticket}
+          language={words.language}
         >
-          <input type="hidden" name="language" value={words.language} />
-          <SignedFields ticket={props.ticket} />
           <FormError state={props.state} />
           <SelectField
             name="ticketTypeId"
@@ -154,12 +169,13 @@ export function RegisterPage(props: {
             answers={props.answers}
             state={props.state}
             ticketTypeNames={new Map(offered.map((t) => [t.id, t.name]))}
+            words={words}
           />
           <Honeypot label={t("register.honeypot")} />
           <button type="submit" class="button">
             {t("register.submit")}
           </button>
-        </form>
+        </SignedForm>
       )}
     </SiteLayout>
   );

@@ -101,6 +101,8 @@ const makers = {
     new DataLoader(fromMap((ids: readonly string[]) => orders.invoicesOf(ids), [])),
   answers: ({ questions }: Services) =>
     new DataLoader(fromMap((ids: readonly string[]) => questions.answersByAttendeeIds(ids), [])),
+  questionTranslations: ({ questions }: Services) =>
+    new DataLoader(fromMap((ids: readonly string[]) => questions.translationsByQuestionIds(ids), [])),
   checkInHistory: ({ checkins }: Services) =>
     new DataLoader(fromMap((ids: readonly string[]) => checkins.historyByAttendeeIds([...ids]), [])),
 };

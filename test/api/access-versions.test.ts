@@ -74,6 +74,8 @@ const otherTables: Record<string, string> = {
   invoice_counters: "the last invoice number per project, taken in the issuing transaction",
   registration_questions:
     "what a registration asks, not who may see it: the tickets area's version (tickets:write bumps it)",
+  question_translations:
+    "a question's texts in other languages: written with the question, under the tickets area's version",
   attendee_answers: "attendees' answers: the attendees area's version, written under attendees:write",
   waiting_list_entries:
     "people waiting for a seat: the attendees and tickets areas' versions (written like registrations)",

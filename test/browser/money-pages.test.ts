@@ -63,7 +63,7 @@ describeInBrowser("money on the Overview and the invoice form in Chromium", {}, 
       await page.getByLabel("Name").fill("Ada Buyer");
       await page.getByLabel("Email").fill(`buyer-${width}@example.org`);
       await page.getByRole("button", { name: "Register" }).click();
-      await page.getByText("Billing details must not be empty.").waitFor();
+      await page.getByText("This field is required.").waitFor();
       await page
         .getByLabel(/Billing details/)
         .fill("Analytical Engines Ltd\n1 Byron Street, London\nVAT GB123");

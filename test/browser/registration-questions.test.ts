@@ -62,7 +62,7 @@ describeInBrowser("registration questions in Chromium", {}, (fx) => {
       await form.getByLabel("Rust").check();
       await form.getByRole("button", { name: "Register" }).click();
       // The required question left empty: refused, the message beside it, the other answers kept.
-      await visitor.getByText('"Diet" needs an answer.').waitFor();
+      await visitor.getByText("This question needs an answer.").waitFor();
       assert.equal(await form.getByLabel("Country").inputValue(), "PT");
       assert.equal(await form.getByLabel("Rust").isChecked(), true);
       await assertFits(visitor, "the refused registration form");

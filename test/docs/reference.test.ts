@@ -102,6 +102,7 @@ async function fixture(server: TestServer) {
     projectId: project.id,
     label: "Dietary needs",
     kind: "SHORT_TEXT",
+    translations: [{ language: "de", label: "Ernährung" }],
   });
   await services.questions.setAnswers(systemActor, {
     attendeeId: checkedIn.id,

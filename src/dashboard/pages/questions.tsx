@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { Question } from "../../modules/questions/questions.model.js";
 import type { TicketType } from "../../modules/tickets/tickets.service.js";
+import type { Language } from "../../shared/i18n/languages.js";
 import { type PageContext, pageContext } from "../context.js";
 import { formValues } from "../form-data.js";
 import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } from "../form-route.js";
@@ -12,6 +13,7 @@ import { listWindow, loadProjectPage, type ProjectPageData } from "./project-pag
 import {
   kindLabels,
   QuestionFormFields,
+  QuestionTranslationFields,
   questionInput,
   questionValues,
   withCheckedTypes,
@@ -137,6 +139,8 @@ function EditQuestionPage(props: {
   question: Question;
   ticketTypes: TicketType[];
   state: FormState;
+  /** The event's languages after its first: the question's texts in each. */
+  otherLanguages: readonly Language[];
 }) {
   const base = `/b/${props.data.project.id}/questions`;
   return (
@@ -155,6 +159,11 @@ function EditQuestionPage(props: {
             state={props.state}
             ticketTypes={props.ticketTypes}
             fixedKind={props.question.kind}
+          />
+          <QuestionTranslationFields
+            state={props.state}
+            question={props.question}
+            languages={props.otherLanguages}
           />
         </EditForm>
       </div>
@@ -211,8 +220,14 @@ export function registerQuestionPages(app: FastifyInstance): void {
         question={question}
         ticketTypes={await ticketTypesOf(data)}
         state={state}
+        otherLanguages={await otherLanguagesOf(data)}
       />
     );
+  }
+
+  /** The event's languages after its first, in which a question's texts can be given. */
+  async function otherLanguagesOf(data: ProjectPageData) {
+    return (await services.eventLanguages.read(data.actor, data.project.id)).languages.slice(1);
   }
 
   app.get("/b/:projectId/questions", async (request: FormRequest, reply) => {
@@ -236,15 +251,17 @@ export function registerQuestionPages(app: FastifyInstance): void {
   app.get("/b/:projectId/questions/:questionId", async (request: FormRequest, reply) => {
     const data = await loadProjectPage(app, request);
     const question = await loadRow(data, questionRow, request.params);
-    return sendPage(
-      reply,
-      await editPage(request, reply, data, question, formState(questionValues(question))),
-    );
+    const translations = await services.questions.translationsByQuestionIds([question.id]);
+    const values = questionValues(question, translations.get(question.id));
+    return sendPage(reply, await editPage(request, reply, data, question, formState(values)));
   });
 
   rowFormRoute(app, "/b/:projectId/questions/:questionId", questionRow, {
     async submit({ data, row, values, request }) {
-      const input = questionInput({ ...values, kind: row.kind }, request.body);
+      const input = questionInput({ ...values, kind: row.kind }, request.body, {
+        languages: await otherLanguagesOf(data),
+        options: row.options,
+      });
       const saved = await services.questions.updateQuestion(data.actor, { id: row.id, ...input });
       return { to: questionsPath(data), flash: { kind: "success", text: `“${saved.label}” saved.` } };
     },

@@ -5,6 +5,7 @@ import {
   isAskedFor,
   type Question,
 } from "../../modules/questions/questions.model.js";
+import type { Translator } from "../../shared/i18n/translator.js";
 import { formList } from "../form-data.js";
 import {
   describedBy,
@@ -69,7 +70,7 @@ function ChoiceGroup(
     >
       <legend>
         {props.label}
-        {props.required ? null : <span class="optional"> (optional)</span>}
+        {props.required ? null : <span class="optional"> {props.optionalLabel ?? "(optional)"}</span>}
       </legend>
       {props.options.map((o, i) => (
         <div class="choice">
@@ -88,6 +89,32 @@ function ChoiceGroup(
   );
 }
 
+/** The words of the question fields: the dashboard's English, or the event page's language. */
+function fieldWords(words: Translator | undefined) {
+  if (!words)
+    return {
+      optional: "(optional)",
+      choose: "Choose…",
+      chooseCountry: "Choose a country…",
+      yes: "Yes",
+      no: "No",
+      countries: countryOptions,
+    };
+  return {
+    optional: words.t("field.optional"),
+    choose: words.t("question.choose"),
+    chooseCountry: words.t("question.chooseCountry"),
+    yes: words.t("question.yes"),
+    no: words.t("question.no"),
+    countries: () =>
+      countryCodes
+        .map((code) => ({ value: code, label: words.country(code) }))
+        .sort((a, b) => a.label.localeCompare(b.label, words.language)),
+  };
+}
+
+const countryOptions = () => countryCodes.map((code) => ({ value: code, label: countryName(code) }));
+
 /** One question's input, by its kind. */
 function QuestionField(props: {
   question: Question;
@@ -96,8 +123,9 @@ function QuestionField(props: {
   errors: FormState["errors"];
   hint: string | undefined;
   idPrefix: string | undefined;
+  words: ReturnType<typeof fieldWords>;
 }) {
-  const { question, name, value } = props;
+  const { question, name, value, words } = props;
   const text = typeof value === "string" ? value : "";
   const field = {
     name,
@@ -105,9 +133,11 @@ function QuestionField(props: {
     required: question.required,
     hint: props.hint,
     idPrefix: props.idPrefix,
+    optionalLabel: words.optional,
     state: { values: { [name]: text }, errors: props.errors },
   };
-  const options = question.options.map((o) => ({ value: o, label: o }));
+  // The value is the option as the organizer wrote it (what is stored); the label may be a translation.
+  const options = question.options.map((o, i) => ({ value: o, label: question.optionLabels?.[i] ?? o }));
   switch (question.kind) {
     case "SHORT_TEXT":
       return <TextField {...field} />;
@@ -118,23 +148,17 @@ function QuestionField(props: {
     case "DATE":
       return <TextField {...field} type="date" />;
     case "ONE_CHOICE":
-      return <SelectField {...field} options={options} placeholder="Choose…" />;
+      return <SelectField {...field} options={options} placeholder={words.choose} />;
     case "COUNTRY":
-      return (
-        <SelectField
-          {...field}
-          options={countryCodes.map((code) => ({ value: code, label: countryName(code) }))}
-          placeholder="Choose a country…"
-        />
-      );
+      return <SelectField {...field} options={words.countries()} placeholder={words.chooseCountry} />;
     case "YES_NO":
       return (
         <ChoiceGroup
           {...field}
           type="radio"
           options={[
-            { value: "yes", label: "Yes" },
-            { value: "no", label: "No" },
+            { value: "yes", label: words.yes },
+            { value: "no", label: words.no },
           ]}
           checked={text ? [text] : []}
         />
@@ -155,7 +179,7 @@ function QuestionField(props: {
  * The inputs of a registration's questions, named `answers.<id>` under `prefix` so a refusal's
  * field (`answers.<id>`, or `tickets.0.answers.<id>` in a checkout) lands beside its input.
  * `ticketTypeNames` adds "Asked for: …" to a question some ticket types ask, where the form lets
- * the visitor pick the ticket.
+ * the visitor pick the ticket. With `words` (the event page) the fields speak its language.
  */
 export function QuestionFields(props: {
   questions: readonly Question[];
@@ -164,16 +188,23 @@ export function QuestionFields(props: {
   prefix?: string;
   idPrefix?: string;
   ticketTypeNames?: ReadonlyMap<string, string>;
+  words?: Translator;
 }) {
   const prefix = props.prefix ?? "";
+  const words = fieldWords(props.words);
+  const t = props.words?.t;
+  const askedFor = (names: string[]) =>
+    t ? t("question.askedFor", { tickets: names.join(", ") }) : `Asked for: ${names.join(", ")}.`;
+  const another = t ? t("question.anotherTicket") : "another ticket";
   return (
     <>
       {props.questions.map((question) => {
         const names = props.ticketTypeNames;
-        const hint =
+        const asked =
           names && question.ticketTypeIds
-            ? `Asked for: ${question.ticketTypeIds.map((id) => names.get(id) ?? "another ticket").join(", ")}.`
+            ? askedFor(question.ticketTypeIds.map((id) => names.get(id) ?? another))
             : undefined;
+        const hint = [question.help, asked].filter(Boolean).join(" ") || undefined;
         return (
           <QuestionField
             question={question}
@@ -182,6 +213,7 @@ export function QuestionFields(props: {
             errors={props.state.errors}
             hint={hint}
             idPrefix={props.idPrefix}
+            words={words}
           />
         );
       })}

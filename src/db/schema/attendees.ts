@@ -137,12 +137,25 @@ export interface RegistrationQuestionsTable {
   required: number;
   /** JSON array of the choices of ONE_CHOICE and SEVERAL_CHOICES; else null. */
   options: string | null;
+  /** A line of help shown under the question; null: none. */
+  help: string | null;
   /** JSON array of the ticket type ids it is asked for; null: every ticket type. */
   ticket_type_ids: string | null;
   /** The organizer's order, ascending. */
   position: number;
   created_at: string;
   updated_at: string;
+}
+
+/** A registration question's texts in one of the event's other languages (null: as written). */
+export interface QuestionTranslationsTable {
+  question_id: string;
+  project_id: string;
+  language: string;
+  label: string | null;
+  help: string | null;
+  /** JSON object from each option as written to its translation; null: none translated. */
+  options: string | null;
 }
 
 /** One attendee's answer to one question; `value` is JSON (string, number, boolean or string[]). */

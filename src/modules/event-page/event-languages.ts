@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Db } from "../../db/database.js";
 import { badInput } from "../../errors.js";
 import { type Language, languageList, languages } from "../../shared/i18n/languages.js";
+import { translator } from "../../shared/i18n/translator.js";
 import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { hasControlCharacters, parseInput } from "../../shared/validation.js";
@@ -78,6 +79,17 @@ export async function translatedNames(
   return (subject, own) => text.get(`${subject} name`) ?? own;
 }
 
+/**
+ * The words of an email to someone who used the page in `wanted`: that language while the event
+ * still offers it, else the event's first; with the event's names in that language.
+ */
+async function mailWording(db: Db, projectId: string, wanted: string | null) {
+  const settings = await eventPageRepository.findSettings(db, projectId);
+  const offered = languageList(settings?.languages);
+  const language = offered.find((l) => l === wanted) ?? offered[0] ?? "en";
+  return { words: translator(language), named: await translatedNames(db, projectId, language) };
+}
+
 interface LanguageDeps {
   db: Db;
   access: AccessService;
@@ -101,6 +113,9 @@ export function eventLanguagesService(deps: LanguageDeps) {
 
     /** The event's names in a language, for a page of one registration (the caller checked its link). */
     namesIn: (projectId: string, language: Language) => translatedNames(db, projectId, language),
+
+    /** The words of an email to an attendee or buyer who used the page in `wanted` (null: none known). */
+    mailWording: (projectId: string, wanted: string | null) => mailWording(db, projectId, wanted),
 
     /** The translations of one language, for the public page (the caller opened the page). */
     translationsIn: (projectId: string, language: Language): Promise<TranslationRow[]> =>

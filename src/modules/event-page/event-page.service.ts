@@ -30,6 +30,7 @@ import type { DiscountCodesService } from "../discount-codes/discount-codes.serv
 import type { OrdersService } from "../orders/orders.service.js";
 import type { Refunds } from "../orders/refunds.js";
 import type { createProjectsService } from "../projects/projects.service.js";
+import { questionsInLanguage } from "../questions/question-translations.js";
 import type { Question } from "../questions/questions.model.js";
 import { questionsOfProject } from "../questions/registration-answers.js";
 import { type createTicketsService, registrableOnPage, type TicketType } from "../tickets/tickets.service.js";
@@ -275,9 +276,14 @@ export function createEventPageService(deps: EventPageDeps) {
     /** The public site's per-address budget (requests, and renders of uncached pages). */
     budget: createSiteBudget(deps.throttle),
 
-    /** The registration questions of a project `openPage` opened: its forms ask them (no personal data). */
-    questions: (pageAccess: ProjectAccess): Promise<Question[]> =>
-      questionsOfProject(db, pageAccess.projectId),
+    /**
+     * The registration questions of a project `openPage` opened: its forms ask them (no personal
+     * data), in `language` when given (one of the event's other languages).
+     */
+    async questions(pageAccess: ProjectAccess, language?: Language): Promise<Question[]> {
+      const own = await questionsOfProject(db, pageAccess.projectId);
+      return language ? questionsInLanguage(db, own, language) : own;
+    },
 
     /** The page's content for a project `openPage` opened (published data only). */
     content: (pageAccess: ProjectAccess): Promise<EventContent> => loadEventContent(deps, pageAccess),

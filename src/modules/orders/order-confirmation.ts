@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../../db/database.js";
 import { notFound } from "../../errors.js";
-import { formatMoney } from "../../shared/money.js";
+import type { Translator } from "../../shared/i18n/translator.js";
 import { idText, parseInput } from "../../shared/validation.js";
 import type { AccessService } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
@@ -24,48 +24,69 @@ import {
 import { ordersRepository as repo } from "./orders.repository.js";
 import { paymentProvider } from "./payment-providers.js";
 
+/** The words of a confirmation: the buyer's language, and the event's names in it. */
+export interface ConfirmationWording {
+  words: Translator;
+  projectName: string;
+  /** A ticket type's name in the language (by its id), else its name as sold. */
+  ticketName: (ticketTypeId: string, own: string) => string;
+}
+
 /**
- * The buyer's confirmation of an order: what was bought with its tax, how it is paid, every ticket
- * with its code (and its QR attached, as the ticket email does), and the invoice attached as PDF
- * when one was issued. Sent once the order is paid, or placed when nothing is paid online.
+ * The buyer's confirmation of an order, in the language the order was placed in: what was bought
+ * with its tax, how it is paid, every ticket with its code (and its QR attached, as the ticket email
+ * does), and the invoice attached as PDF when one was issued. Sent once the order is paid, or placed
+ * when nothing is paid online.
  */
 function orderConfirmationMail(input: {
   order: Order;
   lines: readonly OrderLine[];
   tickets: readonly Attendee[];
-  projectName: string;
+  wording: ConfirmationWording;
   invoice: { invoice: Invoice; pdf: Buffer } | undefined;
 }): Email {
-  const { order, projectName } = input;
-  const money = (minor: number) => formatMoney(minor, order.currency);
+  const { order, wording } = input;
+  const { words, projectName } = wording;
+  const { t } = words;
+  const money = (minor: number) => words.money(minor, order.currency);
   const tax = input.lines.reduce((sum, line) => sum + line.taxMinor, 0);
-  const tickets = input.tickets.filter((t) => t.status === "REGISTERED");
+  const tickets = input.tickets.filter((ticket) => ticket.status === "REGISTERED");
   const paid = order.state === "PAID";
+  const names = { code: order.code, event: projectName };
   const text = [
-    `Hello ${order.buyerName},`,
+    t("mail.hello", { name: order.buyerName }),
     "",
     paid
-      ? `thank you for your order ${order.code} for ${projectName}. It is paid.`
-      : `thank you for your order ${order.code} for ${projectName}. ${paymentProvider(order.provider).title}.`,
+      ? t("orderMail.paid", names)
+      : t("orderMail.placed", { ...names, payment: t(`provider.${order.provider}`) }),
     "",
-    ...input.lines.map((line) => `${line.quantity} × ${line.ticketTypeName}: ${linePriceWords(line, money)}`),
-    `Total: ${money(order.totalMinor)}${tax > 0 ? ` (incl. tax ${money(tax)})` : ""}`,
-    ...(order.paymentReference && !paid ? [`Payment reference: ${order.paymentReference}`] : []),
+    ...input.lines.map(
+      (line) =>
+        `${line.quantity} × ${wording.ticketName(line.ticketTypeId, line.ticketTypeName)}: ${linePriceWords(line, words, order.currency)}`,
+    ),
+    tax > 0
+      ? t("orderMail.totalTax", { total: money(order.totalMinor), tax: money(tax) })
+      : t("orderMail.total", { total: money(order.totalMinor) }),
+    ...(order.paymentReference && !paid
+      ? [t("orderMail.reference", { reference: order.paymentReference })]
+      : []),
     "",
-    "Your tickets (each QR code is attached):",
-    ...tickets.map((t) => `- ${t.name} <${t.email}>: ticket code ${t.ticketCode}`),
+    t("orderMail.tickets"),
+    ...tickets.map((ticket) =>
+      t("orderMail.ticket", { name: ticket.name, email: ticket.email, code: ticket.ticketCode }),
+    ),
     "",
-    input.invoice ? `Your invoice ${input.invoice.invoice.number} is attached.` : undefined,
-    "Show the ticket code, or its QR code, at the entrance.",
+    input.invoice ? t("orderMail.invoice", { number: input.invoice.invoice.number }) : undefined,
+    t("orderMail.showCode"),
     "",
-    "If you did not place this order, reply to the organizer of the event.",
+    t("orderMail.notYou"),
   ].filter((line): line is string => line !== undefined);
   return {
     to: order.buyerEmail,
-    subject: `Your order ${order.code} for ${projectName}`,
+    subject: t("orderMail.subject", names),
     text: text.join("\n"),
     attachments: [
-      ...tickets.map((t) => ticketAttachment(t.ticketCode, `Ticket QR code of ${t.name}`)),
+      ...tickets.map((ticket) => ticketAttachment(ticket.ticketCode, t("manage.qr", { name: ticket.name }))),
       ...(input.invoice
         ? [
             {
@@ -95,14 +116,15 @@ interface ConfirmationDeps {
 export function orderConfirmations({ db, access, tickets, invoicing, mailQueued }: ConfirmationDeps) {
   return {
     /**
-     * The confirmation email of an order to its buyer (the mail worker, as the server), or undefined
+     * The confirmation email of an order to its buyer (the mail worker, as the server), in the words
+     * `wordingIn` gives for the order's language, or undefined
      * when it is no longer due: only a paid order, or a pending one whose seats are kept (at the
      * door, by invoice), is confirmed.
      */
     async confirmationOf(
       projectId: string,
       orderId: string,
-      projectName: string,
+      wordingIn: (language: string | null) => Promise<ConfirmationWording>,
     ): Promise<Email | undefined> {
       const row = (await repo.findByIds(db, [orderId]))[0];
       if (!row || row.project_id !== projectId) return undefined;
@@ -120,7 +142,8 @@ export function orderConfirmations({ db, access, tickets, invoicing, mailQueued 
         order,
         lines: lines.map(presentLine),
         tickets: held,
-        projectName,
+        // The language the order was placed in, which its tickets carry (null: placed elsewhere).
+        wording: await wordingIn(held[0]?.language ?? null),
         invoice: invoice ? { invoice, pdf: await invoicePdf(invoice.document) } : undefined,
       });
     },

@@ -4,6 +4,7 @@ import type { Db, Tx } from "../../db/database.js";
 import type { TicketPaymentMode } from "../../db/schema.js";
 import { badInput, notFound } from "../../errors.js";
 import { areasWrittenUnder } from "../../shared/data-areas.js";
+import { languages } from "../../shared/i18n/languages.js";
 import { newId } from "../../shared/ids.js";
 import { objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
@@ -59,6 +60,8 @@ export const placeInput = z.object({
     .optional(),
   /** The secret of the buyer's link to the order's page (only its hash is stored). */
   buyerToken: z.string().min(20).max(100).optional(),
+  /** The event page's language the order was placed in: its tickets' and the buyer's emails go in it. */
+  language: z.enum(languages).optional(),
   /** A discount or access code, in any case; empty: none. */
   discountCode: z
     .string()
@@ -326,7 +329,7 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets,
       trx,
       actor,
       { id, heldUntil: holdExpiresAt },
-      data.tickets.map((t) => ({ projectId, ...t, company: data.company })),
+      data.tickets.map((t) => ({ projectId, ...t, company: data.company, language: data.language })),
     );
     await changes.event(trx, actor, { ...objectEvent(projectId, "Order", id, "created"), row });
     const order = presentOrder(row);

@@ -1,6 +1,6 @@
 import type { OrderState, PaymentProviderName } from "../../db/schema.js";
 import { AppError, ErrorCode } from "../../errors.js";
-import { formatTaxRate } from "../invoices/taxes.js";
+import type { Translator } from "../../shared/i18n/translator.js";
 import type { OrderLineRow, OrderRow } from "./orders.repository.js";
 
 export interface Order {
@@ -106,12 +106,22 @@ export const paidUnitMinor = (line: Pick<OrderLine, "unitPriceMinor" | "unitDisc
 export const shownUnitMinor = (line: OrderLine) =>
   line.pricesNet ? paidUnitMinor(line) - line.taxMinor / line.quantity : paidUnitMinor(line);
 
-/** How a line's price reads: "€23.80 (incl. 19% tax: €3.80)", or for a net price "€20.00 + 19% tax: €3.80". */
-export function linePriceWords(line: OrderLine, money: (minor: number) => string): string {
+/**
+ * How a line's price reads in the buyer's language: "€23.80 (incl. 19% tax €3.80)", or for a net
+ * price "€23.80 (€20.00 + 19% tax €3.80)".
+ */
+export function linePriceWords(line: OrderLine, words: Translator, currency: string): string {
+  const money = (minor: number) => words.money(minor, currency);
   const gross = money(paidUnitMinor(line) * line.quantity);
   if (line.taxMinor === 0) return gross;
-  const tax = `${formatTaxRate(line.taxRateBasisPoints)} tax ${money(line.taxMinor)}`;
+  const rate = words.rate(line.taxRateBasisPoints);
+  const tax = money(line.taxMinor);
   return line.pricesNet
-    ? `${gross} (${money(paidUnitMinor(line) * line.quantity - line.taxMinor)} + ${tax})`
-    : `${gross} (incl. ${tax})`;
+    ? words.t("line.netTax", {
+        gross,
+        net: money(paidUnitMinor(line) * line.quantity - line.taxMinor),
+        rate,
+        tax,
+      })
+    : words.t("line.inclTax", { gross, rate, tax });
 }

@@ -4,13 +4,16 @@ import { globalId, referenceLocal, requiredLocal } from "../../graphql/ids.js";
 import { boundedList } from "../../graphql/limits/list-bounds.js";
 import { inputMutation, payloadType } from "../../graphql/mutations.js";
 import { requires } from "../../graphql/permissions.js";
+import { languages } from "../../shared/i18n/languages.js";
 import { systemActor } from "../access/actor.js";
 import { AttendeeRef } from "../attendees/attendees.graphql.js";
 import { ProjectRef, projectIdOnly } from "../projects/projects.graphql.js";
 import { AnswerInput, answersFromInput } from "./answer-input.graphql.js";
+import type { QuestionTranslation } from "./question-translations.js";
 import { type Answer, maxQuestions, type Question, questionKinds } from "./questions.model.js";
 
 const QuestionRef = builder.objectRef<Question>("RegistrationQuestion");
+const TranslationRef = builder.objectRef<QuestionTranslation>("RegistrationQuestionTranslation");
 const AnswerRef = builder.objectRef<Answer>("RegistrationAnswer");
 
 const kindDescriptions: Record<(typeof questionKinds)[number], string> = {
@@ -51,7 +54,13 @@ export function defineQuestionTypes(): void {
         description: "The question's global id.",
         resolve: (q) => globalId("RegistrationQuestion", q.id),
       }),
-      label: t.exposeString("label", { description: "The question as asked." }),
+      label: t.exposeString("label", {
+        description: "The question as asked, in the event's first language.",
+      }),
+      help: t.exposeString("help", {
+        nullable: true,
+        description: "A line of help shown under the question; null: none.",
+      }),
       kind: t.expose("kind", { type: QuestionKindEnum, description: "What it asks for." }),
       required: t.exposeBoolean("required", { description: "Whether a registration needs an answer." }),
       options: t.exposeStringList("options", {
@@ -63,6 +72,30 @@ export function defineQuestionTypes(): void {
         nullable: true,
         description: "Global ids of the ticket types it is asked for; null: every ticket type.",
         resolve: (q) => q.ticketTypeIds?.map((id) => globalId("TicketType", id)) ?? null,
+      }),
+      translations: t.field({
+        type: [TranslationRef],
+        ...boundedList(languages.length),
+        description:
+          "Its texts in the event's other languages; the event page shows the first language's text where one is missing.",
+        resolve: (q, _args, c) => c.loaders.questionTranslations.load(q.id),
+      }),
+    }),
+  });
+
+  TranslationRef.implement({
+    inheritsAccess: true,
+    description: "A registration question's texts in one language; null means the question's own text.",
+    fields: (t) => ({
+      language: t.exposeString("language", { description: "The language's code: en, de, fr or es." }),
+      label: t.exposeString("label", { nullable: true, description: "The question in this language." }),
+      help: t.exposeString("help", { nullable: true, description: "The help line in this language." }),
+      options: t.stringList({
+        ...boundedList(50),
+        nullable: { list: false, items: true },
+        description:
+          "Each option's text in this language, in the order of the question's options (null: not translated). Answers store the option itself, whatever language it was picked in.",
+        resolve: (tr) => tr.options,
       }),
     }),
   });
@@ -118,15 +151,33 @@ export function defineQuestionTypes(): void {
       answers: t.field({ type: [AnswerInput], required: true, description: `At most ${maxQuestions}.` }),
     }),
   });
+  const TranslationInput = builder.inputType("RegistrationQuestionTranslationInput", {
+    description: "A question's texts in one of the event's other languages; a blank text is not translated.",
+    fields: (t) => ({
+      language: t.string({ required: true, description: "The language's code: en, de, fr or es." }),
+      label: t.string({ description: "The question, at most 300 characters." }),
+      help: t.string({ description: "The help line, at most 500 characters." }),
+      options: t.stringList({
+        required: { list: false, items: false },
+        description:
+          "Each option's text, in the order of the question's options (at most 200 characters each).",
+      }),
+    }),
+  });
   const CreateInput = builder.inputType("CreateRegistrationQuestionInput", {
     description: "A new registration question, asked after the existing ones.",
     fields: (t) => ({
       projectId: t.id({ required: true, description: "The 4-character Project ID." }),
       label: t.string({ required: true, description: "The question as asked, at most 300 characters." }),
+      help: t.string({ description: "A line of help under the question, at most 500 characters." }),
       kind: t.field({ type: QuestionKindEnum, required: true, description: "What it asks for." }),
       required: t.boolean({ description: "Whether a registration needs an answer; default false." }),
       options: t.stringList({ description: "For a choice: at least two distinct options (at most 50)." }),
       ticketTypeIds: t.idList({ description: "The ticket types it is asked for; omitted: every one." }),
+      translations: t.field({
+        type: [TranslationInput],
+        description: "Its texts in the event's other languages (one per language).",
+      }),
     }),
   });
   const DeleteInput = builder.inputType("DeleteRegistrationQuestionInput", {

@@ -12,8 +12,16 @@ export interface Question {
   label: string;
   kind: QuestionKind;
   required: boolean;
-  /** The choices of ONE_CHOICE and SEVERAL_CHOICES; empty for the other kinds. */
+  /** A line of help shown under the question; null: none. */
+  help: string | null;
+  /**
+   * The choices of ONE_CHOICE and SEVERAL_CHOICES as the organizer wrote them (in the event's first
+   * language); empty for the other kinds. An answer stores the choice so, whatever language it was
+   * picked in.
+   */
   options: string[];
+  /** The choices as a page in another language shows them (same order as `options`); unset: as written. */
+  optionLabels?: string[];
   /** The ticket types it is asked for; null: every ticket type. */
   ticketTypeIds: string[] | null;
   position: number;
@@ -54,6 +62,7 @@ export function presentQuestion(row: QuestionRow): Question {
     id: row.id,
     projectId: row.project_id,
     label: row.label,
+    help: row.help ?? null,
     kind: row.kind,
     required: row.required === 1,
     options: row.options ? (JSON.parse(row.options) as string[]) : [],

@@ -1,5 +1,5 @@
 import type { Db } from "../../db/database.js";
-import type { AttendeeAnswersTable } from "../../db/schema.js";
+import type { AttendeeAnswersTable, QuestionTranslationsTable } from "../../db/schema.js";
 import type { QuestionRow } from "./questions.model.js";
 
 /** SQL for registration questions and answers; always scoped by project. */
@@ -43,9 +43,15 @@ export const questionsRepository = {
   },
 
   async delete(db: Db, projectId: string, id: string): Promise<void> {
-    // Answers go first: SQLite enforces the cascade only with foreign keys on, so say it here too.
+    // Answers and translations go first: SQLite enforces the cascade only with foreign keys on, so
+    // say it here too.
     await db
       .deleteFrom("attendee_answers")
+      .where("project_id", "=", projectId)
+      .where("question_id", "=", id)
+      .execute();
+    await db
+      .deleteFrom("question_translations")
       .where("project_id", "=", projectId)
       .where("question_id", "=", id)
       .execute();
@@ -54,6 +60,45 @@ export const questionsRepository = {
       .where("project_id", "=", projectId)
       .where("id", "=", id)
       .execute();
+  },
+
+  /** A project's question translations: all of them, or one language's (what a page in it reads). */
+  translations(db: Db, projectId: string, language?: string): Promise<QuestionTranslationsTable[]> {
+    let query = db.selectFrom("question_translations").selectAll().where("project_id", "=", projectId);
+    if (language !== undefined) query = query.where("language", "=", language);
+    return query.execute();
+  },
+
+  /** The translations of some questions, with each question's options (to line them up). */
+  translationsOfQuestions(db: Db, questionIds: readonly string[]) {
+    return db
+      .selectFrom("question_translations as t")
+      .innerJoin("registration_questions as q", "q.id", "t.question_id")
+      .selectAll("t")
+      .select("q.options as question_options")
+      .where("t.question_id", "in", questionIds)
+      .orderBy("t.question_id")
+      .orderBy("t.language")
+      .execute();
+  },
+
+  /** Replaces one question's translations with `rows` (the question's form saves them all). */
+  async replaceTranslations(
+    db: Db,
+    projectId: string,
+    questionId: string,
+    rows: readonly QuestionTranslationsTable[],
+  ): Promise<void> {
+    await db
+      .deleteFrom("question_translations")
+      .where("project_id", "=", projectId)
+      .where("question_id", "=", questionId)
+      .execute();
+    if (rows.length > 0)
+      await db
+        .insertInto("question_translations")
+        .values([...rows])
+        .execute();
   },
 
   /** Unscoped: an attendee's project and ticket type, for a by-id answer change (access resolved after). */

@@ -2,15 +2,21 @@ import { z } from "zod";
 import type { Db, Tx } from "../../db/database.js";
 import { badInput, notFound } from "../../errors.js";
 import type { ErasedPerson } from "../../shared/erasure.js";
+import { languages } from "../../shared/i18n/languages.js";
 import { newId } from "../../shared/ids.js";
 import { objectEvent, type ProjectChanges, updateEvent } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
-import { idText, parseInput, requiredText } from "../../shared/validation.js";
+import { idText, optionalText, parseInput, requiredText } from "../../shared/validation.js";
 import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { assertPermission, attendeeVisible } from "../access/policy.js";
 import { createRow, resolveRowAccess, writeRow } from "../access/row-access.js";
 import { requireTicketTypesOf } from "../tickets/tickets.service.js";
+import {
+  type QuestionTranslationInput,
+  translationRows,
+  translationsByQuestion,
+} from "./question-translations.js";
 import {
   type Answer,
   type AnswerValue,
@@ -39,10 +45,13 @@ const questionsVisible = (access: ProjectAccess) => access.permissions.has(readP
 const option = requiredText(200);
 const definition = z.object({
   label: requiredText(300),
+  help: optionalText(500),
   kind: z.enum(questionKinds as [string, ...string[]]),
   required: z.boolean().default(false),
   options: z.array(option).max(50).nullish(),
   ticketTypeIds: z.array(idText).max(100).nullish(),
+  /** The label, help and options in the event's other languages (question-translations.ts). */
+  translations: z.array(z.unknown()).max(languages.length).nullish(),
 });
 const createInput = definition.extend({ projectId: idText });
 const updateInput = definition.partial().extend({ id: idText });
@@ -85,6 +94,7 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
   return {
     /** Adds a question at the end of the project's list (tickets:write). */
     async createQuestion(actor: Actor, input: CreateQuestionInput): Promise<Question> {
+      let translations: QuestionTranslationInput[] = [];
       const row = await createRow(
         writer,
         actor,
@@ -92,11 +102,13 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
         managePermission,
         () => {
           const data = parseInput(createInput, input);
+          translations = (data.translations ?? []) as QuestionTranslationInput[];
           const now = nowIso();
           const prepared: QuestionRow = {
             id: newId(),
             project_id: data.projectId,
             label: data.label,
+            help: data.help,
             kind: data.kind as QuestionRow["kind"],
             required: data.required ? 1 : 0,
             options: checkOptions(data.kind, data.options),
@@ -122,6 +134,8 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
             ]);
           prepared.position = (existing.at(-1)?.position ?? 0) + 1;
           await repo.insert(trx, prepared);
+          const translated = translationRows(presentQuestion(prepared), translations);
+          await repo.replaceTranslations(trx, prepared.project_id, prepared.id, translated);
           await changes.event(trx, actor, {
             ...objectEvent(prepared.project_id, "RegistrationQuestion", prepared.id, "created"),
             values: { label: prepared.label, kind: prepared.kind, required: prepared.required === 1 },
@@ -149,6 +163,7 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
             throw badInput([{ field: ["kind"], message: "cannot change; add a new question instead" }]);
           const patch: Partial<QuestionRow> = { updated_at: nowIso() };
           if (data.label !== undefined) patch.label = data.label;
+          if (data.help !== undefined) patch.help = data.help;
           if (data.required !== undefined) patch.required = data.required ? 1 : 0;
           if (data.options !== undefined) patch.options = checkOptions(before.kind, data.options);
           if (data.ticketTypeIds !== undefined) {
@@ -159,6 +174,13 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
           }
           await repo.update(trx, projectId, data.id, patch);
           const after = { ...before, ...patch };
+          if (data.translations !== undefined) {
+            const rows = translationRows(
+              presentQuestion(after),
+              (data.translations ?? []) as QuestionTranslationInput[],
+            );
+            await repo.replaceTranslations(trx, projectId, data.id, rows);
+          }
           await changes.event(
             trx,
             actor,
@@ -247,6 +269,12 @@ export function createQuestionsService(db: Db, access: AccessService, changes: P
       assertPermission(projectAccess, readPermission);
       return questionsOfProject(db, projectAccess.projectId);
     },
+
+    /**
+     * The translations of questions the caller has already read, by question id (the API's loader
+     * batches a page's into one statement; the dashboard's edit page asks for one).
+     */
+    translationsByQuestionIds: (questionIds: readonly string[]) => translationsByQuestion(db, questionIds),
 
     /**
      * The answers of some attendees (attendees:read), in the question order, in one query: the

@@ -152,6 +152,7 @@ describe("validateAnswers", () => {
     id,
     projectId: "P",
     label: id,
+    help: null,
     kind: "SHORT_TEXT",
     required: false,
     options: [],

@@ -22,6 +22,10 @@ export interface Translator {
   time(iso: string, timeZone: string): string;
   /** "12,50 €": an amount in minor units of a currency. */
   money(minor: number, currency: string): string;
+  /** "19 %": a rate in basis points (a tax rate, a discount). */
+  rate(basisPoints: number): string;
+  /** "Deutschland": an ISO 3166 country code's name in the language (the code when Intl lacks it). */
+  country(code: string): string;
 }
 
 const dateStyles = {
@@ -70,6 +74,11 @@ const translators = new Map<Language, Translator>();
 export function translator(language: Language): Translator {
   const known = translators.get(language);
   if (known) return known;
+  const percent = new Intl.NumberFormat(intlLocales[language], {
+    style: "percent",
+    maximumFractionDigits: 2,
+  });
+  const regions = new Intl.DisplayNames([intlLocales[language]], { type: "region" });
   const made: Translator = {
     language,
     t: (key, values) => String(message(language, key).format(values)),
@@ -83,6 +92,14 @@ export function translator(language: Language): Translator {
         );
       } catch {
         return `${minor} ${currency}`;
+      }
+    },
+    rate: (basisPoints) => percent.format(basisPoints / 10_000),
+    country(code) {
+      try {
+        return regions.of(code) ?? code;
+      } catch {
+        return code;
       }
     },
   };
