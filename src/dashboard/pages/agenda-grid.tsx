@@ -176,28 +176,20 @@ function AgendaGridPage(props: {
             ))}
           </select>
         </label>
-        <label>
-          Track
-          <select name="track">
-            <option value="">All tracks</option>
-            {props.tracks.map((t) => (
-              <option value={t.id} selected={t.id === props.filter.track}>
-                {t.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Room
-          <select name="room">
-            <option value="">All rooms</option>
-            {props.rooms.map((r) => (
-              <option value={r.id} selected={r.id === props.filter.room}>
-                {r.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <NamedFilter
+          name="track"
+          label="Track"
+          all="All tracks"
+          items={props.tracks}
+          chosen={props.filter.track}
+        />
+        <NamedFilter
+          name="room"
+          label="Room"
+          all="All rooms"
+          items={props.rooms}
+          chosen={props.filter.room}
+        />
         <button class="button button-secondary" type="submit">
           Show
         </button>
@@ -254,6 +246,29 @@ function AgendaGridPage(props: {
         />
       )}
     </ProjectLayout>
+  );
+}
+
+/** One of the grid's GET filters: everything, or the track or room chosen. */
+function NamedFilter(props: {
+  name: string;
+  label: string;
+  all: string;
+  items: readonly { id: string; name: string }[];
+  chosen: string | undefined;
+}) {
+  return (
+    <label>
+      {props.label}
+      <select name={props.name}>
+        <option value="">{props.all}</option>
+        {props.items.map((item) => (
+          <option value={item.id} selected={item.id === props.chosen}>
+            {item.name}
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
 
