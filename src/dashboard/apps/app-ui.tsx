@@ -133,31 +133,29 @@ export function appUrlsFromForm(values: Record<string, string>) {
 
 /**
  * The dialog that shows a new secret (API token, client secret, signing secret), the only time it is
- * ever shown, with a Copy button. `closeTo` is where OK leads; `pageUrl` is the GET address of the
- * page behind the dialog: the script puts it in the history entry, so a reload fetches that page
- * (without the secret) instead of posting the form again. `children` say what it is for;
- * `usage`, if any, follows the field.
+ * ever shown, with a Copy button. `what` names it ("client secret"); `id` names the dialog
+ * (`<id>-dialog`) and the field (`new-<id>`). `closeTo` is where OK leads; `pageUrl` (by default
+ * `closeTo`) is the GET address of the page behind the dialog: the script puts it in the history
+ * entry, so a reload fetches that page (without the secret) instead of posting the form again.
+ * `children` say what it is for; `usage`, if any, follows the field.
  */
 export function SecretDialog(props: {
+  what: string;
   id: string;
-  title: string;
-  label: string;
-  /** The field's id, which the Copy button names. */
-  fieldId: string;
   secret: string;
   closeTo: string;
-  pageUrl: string;
+  pageUrl?: string;
   children: ComponentChildren;
   usage?: ComponentChildren;
 }) {
-  const { fieldId } = props;
+  const fieldId = `new-${props.id}`;
   return (
-    <Dialog id={props.id} title={props.title}>
-      <div data-replace-url={props.pageUrl}>
+    <Dialog id={`${props.id}-dialog`} title={`Copy your ${props.what} now`}>
+      <div data-replace-url={props.pageUrl ?? props.closeTo}>
         <p>{props.children}</p>
         <div class="copy-field">
           <label for={fieldId} class="visually-hidden">
-            {props.label}
+            {props.what.charAt(0).toUpperCase() + props.what.slice(1)}
           </label>
           {/* A textarea wraps, so the whole secret shows even on a phone (an input cut it off); about
               20 characters fit a line of a phone's dialog. */}
@@ -190,10 +188,8 @@ export function SecretDialog(props: {
 export function TokenDialog(props: { token: string; appName: string; closeTo: string; pageUrl: string }) {
   return (
     <SecretDialog
-      id="token-dialog"
-      title="Copy your API token now"
-      label="API token"
-      fieldId="new-token"
+      what="API token"
+      id="token"
       secret={props.token}
       closeTo={props.closeTo}
       pageUrl={props.pageUrl}

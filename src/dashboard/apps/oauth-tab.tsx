@@ -71,15 +71,7 @@ function OAuthTab(props: {
         </section>
       ) : null}
       {props.secret ? (
-        <SecretDialog
-          id="secret-dialog"
-          title="Copy your client secret now"
-          label="Client secret"
-          fieldId="new-secret"
-          secret={props.secret}
-          closeTo={path}
-          pageUrl={path}
-        >
+        <SecretDialog what="client secret" id="secret" secret={props.secret} closeTo={path}>
           Your app's server sends it to the token endpoint with its client id. It is shown only this once:
           store it like a password. If you lose it, regenerate it.
         </SecretDialog>

@@ -197,15 +197,7 @@ function WebhooksTab(props: {
         </Form>
       </section>
       {props.newSecret ? (
-        <SecretDialog
-          id="secret-dialog"
-          title="Copy your signing secret now"
-          label="Signing secret"
-          fieldId="new-secret"
-          secret={props.newSecret}
-          closeTo={path}
-          pageUrl={path}
-        >
+        <SecretDialog what="signing secret" id="secret" secret={props.newSecret} closeTo={path}>
           Receivers verify each request's signature with this secret. It is shown only this once.
         </SecretDialog>
       ) : null}
