@@ -5,6 +5,7 @@ import { pageContext } from "../context.js";
 import type { FormRequest } from "../form-route.js";
 import { formatDay, formatTime } from "../time.js";
 import { EmptyState } from "../ui/components.js";
+import { Options } from "../ui/forms.js";
 import { ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
 import { listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
@@ -169,27 +170,14 @@ function AgendaGridPage(props: {
         <label>
           Day
           <select name="day">
-            {days.map((d) => (
-              <option value={d} selected={d === day}>
-                {formatDay(`${d}T12:00:00Z`, "UTC")}
-              </option>
-            ))}
+            <Options
+              options={days.map((d) => ({ value: d, label: formatDay(`${d}T12:00:00Z`, "UTC") }))}
+              selected={day}
+            />
           </select>
         </label>
-        <NamedFilter
-          name="track"
-          label="Track"
-          all="All tracks"
-          items={props.tracks}
-          chosen={props.filter.track}
-        />
-        <NamedFilter
-          name="room"
-          label="Room"
-          all="All rooms"
-          items={props.rooms}
-          chosen={props.filter.room}
-        />
+        <NamedFilter name="track" items={props.tracks} chosen={props.filter.track} />
+        <NamedFilter name="room" items={props.rooms} chosen={props.filter.room} />
         <button class="button button-secondary" type="submit">
           Show
         </button>
@@ -249,24 +237,18 @@ function AgendaGridPage(props: {
   );
 }
 
-/** One of the grid's GET filters: everything, or the track or room chosen. */
+/** One of the grid's GET filters: every track (room), or the one chosen. */
 function NamedFilter(props: {
-  name: string;
-  label: string;
-  all: string;
+  name: "track" | "room";
   items: readonly { id: string; name: string }[];
   chosen: string | undefined;
 }) {
   return (
     <label>
-      {props.label}
+      {props.name === "track" ? "Track" : "Room"}
       <select name={props.name}>
-        <option value="">{props.all}</option>
-        {props.items.map((item) => (
-          <option value={item.id} selected={item.id === props.chosen}>
-            {item.name}
-          </option>
-        ))}
+        <option value="">All {props.name}s</option>
+        <Options options={props.items.map((i) => ({ value: i.id, label: i.name }))} selected={props.chosen} />
       </select>
     </label>
   );
