@@ -1,17 +1,16 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { monitorEventLoopDelay } from "node:perf_hooks";
 import { Writable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { parseArgs } from "node:util";
-import pg from "pg";
 import { loadConfig } from "../src/config.js";
 import { openDatabase } from "../src/db/database.js";
 import { migrateToLatest } from "../src/db/migrate.js";
 import { createLogger } from "../src/logger.js";
 import { guessMapping, parseAttendeeCsv } from "../src/modules/attendees/attendees-csv.js";
 import { createServices } from "../src/services.js";
+import { benchDatabase, seedBenchEvent } from "./throwaway-database.js";
 
 /**
  * `node dist/bench/attendees-bulk.js [--postgres URL] [--export-rows N]`: times a 10,000-row CSV
@@ -43,20 +42,7 @@ async function measure(databaseUrl: string) {
   try {
     await migrateToLatest(database.db);
     const services = createServices(database, config, createLogger("warn"));
-    const user = await services.users.create({
-      email: `bench-${Date.now()}@example.org`,
-      name: "Bench",
-      password: "correct horse battery staple",
-    });
-    const actor = { kind: "user", userId: user.id } as const;
-    const project = await services.projects.create(user.id, { name: "Bulk bench", timezone: "UTC" });
-    await services.tickets.createTicketType(actor, {
-      projectId: project.id,
-      name: "Standard",
-      priceMinor: 0,
-      currency: "EUR",
-      quantity: 1_000_000,
-    });
+    const { owner: actor, project } = await seedBenchEvent(services, "Bulk bench", 1_000_000);
     const importOnce = async (csv: string) => {
       const started = performance.now();
       const parsed = await parseAttendeeCsv(csv);
@@ -122,21 +108,16 @@ async function measure(databaseUrl: string) {
 }
 
 const results: Record<string, unknown> = {};
-results.sqlite = await measure(
-  `sqlite:${join(mkdtempSync(join(tmpdir(), "eventgraph-bulk-")), "bench.sqlite")}`,
-);
-if (flags.postgres) {
-  const name = `eventgraph_bulk_${process.pid}`;
-  const admin = new pg.Client({ connectionString: flags.postgres });
-  await admin.connect();
-  await admin.query(`create database "${name}"`);
+for (const [engine, server] of [
+  ["sqlite", undefined],
+  ["postgres", flags.postgres],
+] as const) {
+  if (engine === "postgres" && !server) continue;
+  const database = await benchDatabase("bulk", server);
   try {
-    const url = new URL(flags.postgres);
-    url.pathname = `/${name}`;
-    results.postgres = await measure(url.toString());
+    results[engine] = await measure(database.url);
   } finally {
-    await admin.query(`drop database if exists "${name}" with (force)`);
-    await admin.end();
+    await database.drop();
   }
 }
 console.table(results);

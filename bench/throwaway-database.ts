@@ -39,28 +39,38 @@ export async function benchDatabase(
 }
 
 /**
- * A project with one free ticket type of `attendees` seats, all registered, and an app of its own
- * that reads attendees and checks them in: what the live benches check in, one after another.
+ * A project of a new bench user (`owner` is that user as an actor) with one free ticket type
+ * "Standard" of `seats` seats, and an app of its own that reads attendees and checks them in.
  */
-export async function seedCheckInEvent(services: Services, name: string, attendees: number) {
+export async function seedBenchEvent(services: Services, name: string, seats: number) {
   const user = await services.users.create({
     email: "bench@example.test",
     name: "Bench",
     password: "bench bench bench",
   });
+  const owner = { kind: "user", userId: user.id } as const;
   const project = await services.projects.create(user.id, { name, timezone: "UTC" });
   const ticketType = await services.tickets.createTicketType(systemActor, {
     projectId: project.id,
     name: "Standard",
     priceMinor: 0,
     currency: "EUR",
-    quantity: attendees,
+    quantity: seats,
   });
   const { app, token } = await services.apps.createApp(systemActor, {
     projectId: project.id,
     name: `${name} app`,
     permissions: ["attendees:read", "checkins:write"],
   });
+  return { owner, project, ticketType, app, token };
+}
+
+/**
+ * The bench event (seedBenchEvent) with all `attendees` seats registered: what the live benches
+ * check in, one after another.
+ */
+export async function seedCheckInEvent(services: Services, name: string, attendees: number) {
+  const { project, ticketType, app, token } = await seedBenchEvent(services, name, attendees);
   const ids: string[] = [];
   for (let i = 0; i < attendees; i++) {
     const attendee = await services.attendees.registerAttendee(systemActor, {

@@ -11,7 +11,7 @@ import { systemActor } from "../src/modules/access/actor.js";
 import { guessMapping, parseAttendeeCsv } from "../src/modules/attendees/attendees-csv.js";
 import { createServices, type Services } from "../src/services.js";
 import { cpuSeconds, startEventgraph, unthrottled } from "./processes.js";
-import { benchDatabase } from "./throwaway-database.js";
+import { benchDatabase, seedBenchEvent } from "./throwaway-database.js";
 
 /**
  * `npm run bench -- --webhooks [postgres://server]`: webhook delivery to one endpoint whose receiver
@@ -64,25 +64,7 @@ receiver.keepAliveTimeout = 60_000;
 await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
 const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
 
-const user = await services.users.create({
-  email: "bench@example.test",
-  name: "Bench",
-  password: "bench bench bench",
-});
-const actor = { kind: "user", userId: user.id } as const;
-const project = await services.projects.create(user.id, { name: "Webhook bench", timezone: "UTC" });
-await services.tickets.createTicketType(systemActor, {
-  projectId: project.id,
-  name: "Standard",
-  priceMinor: 0,
-  currency: "EUR",
-  quantity: importRows,
-});
-const { app, token } = await services.apps.createApp(systemActor, {
-  projectId: project.id,
-  name: "Webhook bench app",
-  permissions: ["attendees:read", "checkins:write"],
-});
+const { owner: actor, project, app, token } = await seedBenchEvent(services, "Webhook bench", importRows);
 await services.webhooks.configure(systemActor, {
   appId: app.id,
   url: receiverUrl,

@@ -1,9 +1,28 @@
+import { createWriteStream } from "node:fs";
+import type { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { AppError } from "../errors.js";
 import type { CliIo } from "./command.js";
 
 /** Prints a command's result: the JSON object with `--json`, else the human-readable lines. */
 export function printResult(io: CliIo, json: boolean, value: object, text: string): void {
   io.stdout.write(json ? `${JSON.stringify(value)}\n` : `${text}\n`);
+}
+
+/**
+ * Writes an export to the file `out`, then says how many `noun` it wrote there; without `out`, to
+ * stdout, left open for whatever the CLI writes after it (the rows speak for themselves there).
+ */
+export async function writeExport(
+  input: { io: CliIo; json: boolean },
+  out: string | undefined,
+  body: Readable,
+  rows: number,
+  noun: string,
+): Promise<void> {
+  if (!out) return pipeline(body, input.io.stdout, { end: false });
+  await pipeline(body, createWriteStream(out));
+  printResult(input.io, input.json, { out, rows }, `Wrote ${rows} ${noun} to ${out}.`);
 }
 
 /**

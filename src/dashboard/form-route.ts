@@ -92,6 +92,18 @@ async function handle<R>(
   return redirectTo(request, reply, done.to, done.flash);
 }
 
+/** A project page answered to GET at `path`: the project is loaded (and access checked), then rendered. */
+export function pageRoute(
+  app: FastifyInstance,
+  path: string,
+  render: (request: FormRequest, reply: FastifyReply, data: ProjectPageData) => VNode | Promise<VNode>,
+): void {
+  app.get(path, async (request: FormRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    return sendPage(reply, await render(request, reply, data));
+  });
+}
+
 /**
  * A project-level form POST (load the project, read the form, call the service, redirect with a
  * flash or re-render with 400). An address naming a row must use `rowFormRoute`, which checks

@@ -3,7 +3,13 @@ import { describe, test } from "node:test";
 import { globalId } from "../../src/graphql/ids.js";
 import { publicActor } from "../../src/modules/access/actor.js";
 import { testEngines } from "../helpers/engines.js";
-import { createApp, createPublishedProject, createTicketType, uniqueEmail } from "../helpers/factories.js";
+import {
+  createApp,
+  createPublishedProject,
+  createSellingProject,
+  createTicketType,
+  uniqueEmail,
+} from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { serverPerSuite } from "../helpers/test-server.js";
 
@@ -71,11 +77,7 @@ for (const engine of testEngines()) {
     });
 
     test("an order shows its code, its discount and each line's discount; the code's uses move", async () => {
-      const { project, owner, ownerId } = await createPublishedProject(server.services);
-      await server.services.orders.updateSettings(owner, project.id, {
-        holdMinutes: 15,
-        bankDetails: "IBAN DE02",
-      });
+      const { project, owner, ownerId } = await createSellingProject(server.services);
       const pass = await createTicketType(server.services, owner, project.id, {
         name: "Pass",
         priceMinor: 9999,

@@ -3,7 +3,7 @@ import { describe, test } from "node:test";
 import { globalId } from "../../src/graphql/ids.js";
 import { publicActor } from "../../src/modules/access/actor.js";
 import { testEngines } from "../helpers/engines.js";
-import { createApp, createPublishedProject, createTicketType, uniqueEmail } from "../helpers/factories.js";
+import { createApp, createSellingProject, createTicketType, uniqueEmail } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
 import { pdfText } from "../helpers/pdf-text.js";
 import { serverPerSuite } from "../helpers/test-server.js";
@@ -19,9 +19,7 @@ for (const engine of testEngines()) {
     const server = serverPerSuite(engine);
 
     test("lists an order's invoices with a PDF URL that only an app holding orders:read can open", async () => {
-      const { project, owner, ownerId } = await createPublishedProject(server.services);
-      await server.services.orders.updateSettings(owner, project.id, {
-        holdMinutes: 15,
+      const { project, owner, ownerId } = await createSellingProject(server.services, {
         bankDetails: "IBAN DE02 1203",
         taxRateBasisPoints: 1_900,
         sellerDetails: "Conf GmbH, Berlin",

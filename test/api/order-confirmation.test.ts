@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { describe, test } from "node:test";
 import { publicActor } from "../../src/modules/access/actor.js";
 import { testEngines } from "../helpers/engines.js";
-import { createPublishedProject, createTicketType, uniqueEmail } from "../helpers/factories.js";
+import { createSellingProject, createTicketType, uniqueEmail } from "../helpers/factories.js";
 import type { ReceivedMail } from "../helpers/mailbox.js";
 import { pdfText } from "../helpers/pdf-text.js";
 import { serverWithMailboxPerSuite } from "../helpers/test-server.js";
@@ -23,8 +23,7 @@ for (const engine of testEngines()) {
     const { server, mailbox } = serverWithMailboxPerSuite(engine);
 
     async function event() {
-      const { project, owner } = await createPublishedProject(server.services);
-      await server.services.orders.updateSettings(owner, project.id, {
+      const { project, owner } = await createSellingProject(server.services, {
         holdMinutes: 60,
         bankDetails: "IBAN DE02 1203 0000 0000 2020 51",
         taxRateBasisPoints: 1_900,

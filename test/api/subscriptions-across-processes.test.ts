@@ -4,7 +4,7 @@ import { runCliInProcess } from "../helpers/cli.js";
 import { delayingProxy } from "../helpers/delaying-proxy.js";
 import { testEngines } from "../helpers/engines.js";
 import { type Child, startServerProcess } from "../helpers/processes.js";
-import { doorProject, refusedStatus, subscribe } from "../helpers/subscriptions.js";
+import { doorProject, refusedStatus, rolledBackEvent, subscribe } from "../helpers/subscriptions.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 import { createTestContext } from "../helpers/test-services.js";
 import { ownDatabase } from "../helpers/throwaway-database.js";
@@ -45,17 +45,7 @@ describe("subscriptions across two processes on one PostgreSQL database", {
   test("a check-in committed on one process reaches a subscriber of the other; a rollback never does", async () => {
     const door = await doorProject(a, ["attendees:read"]);
     const stream = await subscribedAt(b.url, door.token, door.projectId);
-    const { changes, database } = a.services;
-    await assert.rejects(
-      changes.write(database.db, door.owner, door.projectId, async (trx) => {
-        await changes.event(trx, door.owner, {
-          projectId: door.projectId,
-          type: "checkin.created",
-          object: { typename: "Attendee", id: door.attendee.id },
-        });
-        throw new Error("rolled back on purpose");
-      }),
-    );
+    await rolledBackEvent(a.services, door, "checkin.created");
     await a.services.checkins.checkIn(door.owner, { attendeeId: door.attendee.id });
     assert.deepEqual((await stream.nth(1)).data, {
       checkInChanged: { change: "CHECKED_IN", attendee: { name: "Ada" } },

@@ -3,7 +3,13 @@ import { describe, test } from "node:test";
 import { testEngines } from "../helpers/engines.js";
 import { createSession } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { doorProject, listening, refusedStatus, subscribe } from "../helpers/subscriptions.js";
+import {
+  doorProject,
+  listening,
+  refusedStatus,
+  rolledBackEvent,
+  subscribe,
+} from "../helpers/subscriptions.js";
 import { serverPerSuite } from "../helpers/test-server.js";
 
 const checkIns = `subscription ($p: ID!) { checkInChanged(projectId: $p) { change attendee { name checkedIn } } }`;
@@ -133,18 +139,7 @@ for (const engine of testEngines()) {
       const door = await doorProject(server, ["attendees:read"]);
       const stream = subscribe(server.url, door.token, attendees, { p: door.projectId });
       await listening(server.services, door.projectId);
-      const { changes, database } = server.services;
-      await assert.rejects(
-        changes.write(database.db, door.owner, door.projectId, async (trx) => {
-          await changes.event(trx, door.owner, {
-            projectId: door.projectId,
-            type: "attendee.updated",
-            object: { typename: "Attendee", id: door.attendee.id },
-          });
-          throw new Error("rolled back on purpose");
-        }),
-        /rolled back on purpose/,
-      );
+      await rolledBackEvent(server.services, door, "attendee.updated");
       await server.services.attendees.cancelAttendee(door.owner, { id: door.attendee.id });
       assert.deepEqual((await stream.nth(1)).data, {
         attendeeChanged: { change: "CANCELLED", attendee: { name: "Ada", status: "CANCELLED" } },

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { Webhook } from "standardwebhooks";
-import { describeInBrowser, widths } from "../helpers/browser.js";
+import { describeInBrowser, screenshot, widths } from "../helpers/browser.js";
 import { createApp } from "../helpers/factories.js";
 import { createOrganizer } from "../helpers/organizer.js";
 import { startReceiver, type WebhookReceiver } from "../helpers/webhook-receiver.js";
@@ -40,6 +40,9 @@ describeInBrowser(
         await page.getByRole("button", { name: "Save endpoint" }).click();
         const secret = await page.getByLabel("Signing secret", { exact: true }).inputValue();
         assert.match(secret, /^whsec_/);
+        // The shared secret dialog wraps the secret in a textarea: the whole of it shows on a phone.
+        await screenshot(page, `webhook-secret-${width}`);
+        assert.equal(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), 0);
         await page.getByRole("button", { name: "OK" }).click();
         assert.equal(
           await page.getByLabel("Signing secret", { exact: true }).count(),

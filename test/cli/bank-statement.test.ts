@@ -6,7 +6,7 @@ import { after, before, describe, test } from "node:test";
 import { publicActor } from "../../src/modules/access/actor.js";
 import { runCliInProcess as eventgraph } from "../helpers/cli.js";
 import { testEngines } from "../helpers/engines.js";
-import { createPublishedProject, createTicketType, uniqueEmail } from "../helpers/factories.js";
+import { createSellingProject, createTicketType, uniqueEmail } from "../helpers/factories.js";
 import { createTestContext, type TestContext } from "../helpers/test-services.js";
 
 for (const engine of testEngines()) {
@@ -20,8 +20,7 @@ for (const engine of testEngines()) {
     after(() => ctx.close());
 
     test("a dry run reports, --apply marks matched orders paid, a second import changes nothing", async () => {
-      const { project, owner } = await createPublishedProject(ctx.services);
-      await ctx.services.orders.updateSettings(owner, project.id, {
+      const { project, owner } = await createSellingProject(ctx.services, {
         holdMinutes: 4_320,
         bankDetails: "IBAN DE02 1203 0000 0000 2020 51",
       });

@@ -3,7 +3,12 @@ import { after, before, describe, test } from "node:test";
 import { publicActor } from "../../src/modules/access/actor.js";
 import { runCliInProcess as eventgraph } from "../helpers/cli.js";
 import { testEngines } from "../helpers/engines.js";
-import { createPublishedProject, createTicketType, uniqueEmail } from "../helpers/factories.js";
+import {
+  createPublishedProject,
+  createSellingProject,
+  createTicketType,
+  uniqueEmail,
+} from "../helpers/factories.js";
 import { createTestContext, type TestContext } from "../helpers/test-services.js";
 
 for (const engine of testEngines()) {
@@ -83,10 +88,7 @@ for (const engine of testEngines()) {
     });
 
     test("exports a project's orders as CSV or JSON with their tax and invoice numbers; refuses a bad format", async () => {
-      const { project, owner } = await createPublishedProject(ctx.services);
-      await ctx.services.orders.updateSettings(owner, project.id, {
-        holdMinutes: 15,
-        bankDetails: "IBAN DE02",
+      const { project, owner } = await createSellingProject(ctx.services, {
         taxRateBasisPoints: 1_900,
         sellerDetails: "CLI Conf GmbH",
       });

@@ -100,6 +100,23 @@ export async function createPublishedProject(services: Services) {
   return { project, ownerId, owner: userActor(ownerId) };
 }
 
+/**
+ * A published project that sells tickets: its order settings are `settings` over a 15-minute hold
+ * and a placeholder IBAN (without bank details no bank-transfer order can be placed).
+ */
+export async function createSellingProject(
+  services: Services,
+  settings: Partial<Parameters<Services["orders"]["updateSettings"]>[2]> = {},
+) {
+  const published = await createPublishedProject(services);
+  await services.orders.updateSettings(published.owner, published.project.id, {
+    holdMinutes: 15,
+    bankDetails: "IBAN DE02",
+    ...settings,
+  });
+  return published;
+}
+
 /** How many unnamed ticket types each project got from `createTicketType`. */
 const unnamedTicketTypes = new Map<string, number>();
 

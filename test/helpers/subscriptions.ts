@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { createClient, type ExecutionResult } from "graphql-sse";
 import type { Permission } from "../../src/modules/access/permissions.js";
 import type { Services } from "../../src/services.js";
+import type { DomainEvent } from "../../src/shared/project-changes.js";
 import { createApp, createAttendee, createProject, createTicketType, userActor } from "./factories.js";
 import type { TestServer } from "./test-server.js";
 
@@ -91,4 +92,27 @@ export async function doorProject(server: Pick<TestServer, "services">, permissi
   const attendee = await createAttendee(server.services, owner, project.id, ticketType.id, { name: "Ada" });
   const { app, token } = await createApp(server.services, { projectId: project.id, ownerId, permissions });
   return { projectId: project.id, owner, ownerId, ticketType, attendee, app, token };
+}
+
+/**
+ * Announces `type` about the door's attendee in a write that then rolls back: a subscriber must
+ * never hear of it. Resolves once the rollback happened.
+ */
+export async function rolledBackEvent(
+  services: Services,
+  door: Awaited<ReturnType<typeof doorProject>>,
+  type: DomainEvent["type"],
+): Promise<void> {
+  const { changes, database } = services;
+  await assert.rejects(
+    changes.write(database.db, door.owner, door.projectId, async (trx) => {
+      await changes.event(trx, door.owner, {
+        projectId: door.projectId,
+        type,
+        object: { typename: "Attendee", id: door.attendee.id },
+      });
+      throw new Error("rolled back on purpose");
+    }),
+    /rolled back on purpose/,
+  );
 }

@@ -9,6 +9,7 @@ import { createLogger } from "../../src/logger.js";
 import { createServices, type Services } from "../../src/services.js";
 import type { TestEngine } from "./engines.js";
 import { temporaryFolder } from "./temporary.js";
+import { ownDatabase } from "./throwaway-database.js";
 
 /** Log lines captured from the code under test, so tests can assert what was (not) logged. */
 export class LogCapture extends Writable {
@@ -134,4 +135,26 @@ export function perSuite<T extends { close(): Promise<void> }>(open: () => Promi
 /** A TestContext of `engine` for the enclosing `describe` (see perSuite). */
 export function testContextPerSuite(engine: TestEngine, env: Record<string, string> = {}): TestContext {
   return perSuite(() => createTestContext(engine, env));
+}
+
+/**
+ * A TestContext on a database of its own (see ownDatabase) for the enclosing `describe`, dropped
+ * after its last test: for a file whose claims (due mails, deliveries) other files' servers would
+ * otherwise take, or whose claims would take theirs.
+ */
+export function ownTestContextPerSuite(engine: TestEngine, prefix: string): TestContext {
+  return perSuite(async () => {
+    const own = await ownDatabase(engine, prefix);
+    const context = await createTestContext(own.engine).catch(async (error: unknown) => {
+      await own.drop();
+      throw error;
+    });
+    return {
+      ...context,
+      close: async () => {
+        await context.close();
+        await own.drop();
+      },
+    };
+  });
 }

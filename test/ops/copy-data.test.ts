@@ -54,6 +54,22 @@ async function answers(url: string, token: string, projectId: string): Promise<u
   return out;
 }
 
+/**
+ * A SQLite file in a new folder holding the seeded demo, closed again so a copy can read it; `raw`
+ * opens it without the app, to plant rows the app would never write.
+ */
+async function seededSource(prefix: string, seed: number) {
+  const dir = temporaryFolder(prefix);
+  const path = join(dir, "source.sqlite");
+  const sourceUrl = `sqlite:${path}`;
+  const database = openDatabase(sourceUrl);
+  await migrateToLatest(database.db);
+  const services = createServices(database, loadConfig({ DATABASE_URL: sourceUrl }), createLogger("silent"));
+  const demo = await services.demo.seed({ scale: 1, seed });
+  await database.close();
+  return { dir, sourceUrl, demo, raw: () => new SQLite(path) };
+}
+
 async function answersOfServerOn(url: string, token: string, projectId: string): Promise<unknown[]> {
   const engine = url.startsWith("sqlite:") ? "sqlite" : "postgres";
   const server = await startTestServer(
@@ -106,19 +122,9 @@ describe("eventgraph copy-data", () => {
   test("a value PostgreSQL refuses stops the copy with one line naming the table, and the target stays empty", {
     skip,
   }, async () => {
-    const dir = temporaryFolder("eventgraph-copy-bad-");
-    const sourceUrl = `sqlite:${join(dir, "source.sqlite")}`;
-    const database = openDatabase(sourceUrl);
-    await migrateToLatest(database.db);
-    const services = createServices(
-      database,
-      loadConfig({ DATABASE_URL: sourceUrl }),
-      createLogger("silent"),
-    );
-    const demo = await services.demo.seed({ scale: 1, seed: 3 });
-    await database.close();
+    const { sourceUrl, demo, raw: openRaw } = await seededSource("eventgraph-copy-bad-", 3);
     // SQLite keeps text in an INTEGER column; PostgreSQL's integer column refuses it.
-    const raw = new SQLite(join(dir, "source.sqlite"));
+    const raw = openRaw();
     raw.prepare("update rooms set capacity = 'lots' where project_id = ?").run(demo.project.id);
     raw.close();
     const target = await throwawayPostgresDatabase(String(process.env.DATABASE_URL_POSTGRES), "copy_bad");
@@ -146,19 +152,9 @@ describe("eventgraph copy-data", () => {
   test("moves the seeded demo from SQLite to PostgreSQL and back: a server on either target answers the same reads, ids, timestamps, versions and sequences kept; a target with data needs --force", {
     skip,
   }, async () => {
-    const dir = temporaryFolder("eventgraph-copy-");
-    const sourceUrl = `sqlite:${join(dir, "source.sqlite")}`;
-    const database = openDatabase(sourceUrl);
-    await migrateToLatest(database.db);
-    const services = createServices(
-      database,
-      loadConfig({ DATABASE_URL: sourceUrl }),
-      createLogger("silent"),
-    );
-    const demo = await services.demo.seed({ scale: 1, seed: 7 });
-    await database.close();
+    const { dir, sourceUrl, demo, raw: openRaw } = await seededSource("eventgraph-copy-", 7);
     // A webhook delivery numbered by the sequence, so the copy must move PostgreSQL's past it.
-    const raw = new SQLite(join(dir, "source.sqlite"));
+    const raw = openRaw();
     const appId = raw.prepare("select id from apps limit 1").pluck().get() as string;
     raw
       .prepare(

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import { publicActor } from "../../src/modules/access/actor.js";
 import { testEngines } from "../helpers/engines.js";
-import { createPublishedProject, createTicketType, uniqueEmail } from "../helpers/factories.js";
+import { createSellingProject, createTicketType, uniqueEmail } from "../helpers/factories.js";
 import { Mailbox } from "../helpers/mailbox.js";
 import { plainSql } from "../helpers/plain-sql.js";
 import { type Child, startServerProcess } from "../helpers/processes.js";
@@ -41,8 +41,7 @@ for (const engine of testEngines()) {
 
     test("after a restart, Stripe's retry pays the order once: one payment, one invoice, one email", async () => {
       const { services } = ctx;
-      const { project, owner } = await createPublishedProject(services);
-      await services.orders.updateSettings(owner, project.id, {
+      const { project, owner } = await createSellingProject(services, {
         holdMinutes: 60,
         bankDetails: null,
         sellerDetails: "Kill Conf GmbH\nBerlin",

@@ -1,9 +1,7 @@
-import { createWriteStream } from "node:fs";
 import { readFile, stat } from "node:fs/promises";
-import { pipeline } from "node:stream/promises";
 import { badInput } from "../../errors.js";
 import { type CommandGroup, requiredFlag } from "../command.js";
-import { printResult } from "../output.js";
+import { printResult, writeExport } from "../output.js";
 
 /** Problems printed in the human-readable summary; `--json` lists them all. */
 const printedProblems = 20;
@@ -78,15 +76,11 @@ export const attendeesCommands: CommandGroup = {
         const { withServices } = await import("../context.js");
         const { systemActor } = await import("../../modules/access/actor.js");
         const out = input.string("out");
-        const rows = await withServices(input.io, async (services) => {
+        await withServices(input.io, async (services) => {
           const access = await services.access.require(systemActor, input.requiredString("project"));
           const count = await services.attendees.countAttendees(access, {});
-          const csv = services.attendeeFiles.exportCsv(access, {});
-          if (out) await pipeline(csv, createWriteStream(out));
-          else await pipeline(csv, input.io.stdout, { end: false });
-          return count;
+          await writeExport(input, out, services.attendeeFiles.exportCsv(access, {}), count, "attendees");
         });
-        if (out) printResult(input.io, input.json, { out, rows }, `Wrote ${rows} attendees to ${out}.`);
         return 0;
       },
     },

@@ -1,10 +1,8 @@
-import { createWriteStream } from "node:fs";
 import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
 import type { OrderFilter } from "../../modules/orders/orders.service.js";
 import type { ExportedOrder } from "../../modules/orders/orders-export.js";
 import { type CommandGroup, integerFlag, requiredFlag, UsageError } from "../command.js";
-import { printResult } from "../output.js";
+import { printResult, writeExport } from "../output.js";
 
 /** The most orders `orders list` prints: the dashboard's Orders tab pages through more. */
 const maxListed = 1_000;
@@ -96,7 +94,7 @@ export const ordersCommands: CommandGroup = {
         if (format !== "csv" && format !== "json") throw new UsageError("--format must be csv or json");
         const state = input.string("state")?.toUpperCase() as OrderFilter["state"];
         const out = input.string("out");
-        const rows = await withServices(input.io, async (services) => {
+        await withServices(input.io, async (services) => {
           const access = await services.access.require(systemActor, input.requiredString("project"));
           const count = await services.orders.countOrders(access, { state });
           // JSON is written as it is read, one order at a time: `{"orders":[…]}` never sits in memory whole.
@@ -104,11 +102,8 @@ export const ordersCommands: CommandGroup = {
             format === "csv"
               ? services.orders.exportCsv(access, { state })
               : Readable.from(jsonChunks(services.orders.exportRows(access, { state })));
-          if (out) await pipeline(body, createWriteStream(out));
-          else await pipeline(body, input.io.stdout, { end: false });
-          return count;
+          await writeExport(input, out, body, count, "orders");
         });
-        if (out) printResult(input.io, input.json, { out, rows }, `Wrote ${rows} orders to ${out}.`);
         return 0;
       },
     },

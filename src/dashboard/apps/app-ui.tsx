@@ -1,3 +1,4 @@
+import type { ComponentChildren } from "preact";
 import { type Permission, permissionCatalogue } from "../../modules/access/permissions.js";
 import type { App } from "../../modules/apps/apps.service.js";
 import { formatDateTime } from "../time.js";
@@ -131,41 +132,48 @@ export function appUrlsFromForm(values: Record<string, string>) {
 }
 
 /**
- * The dialog that shows a new token, the only time it is ever shown. `closeTo` is where OK leads;
- * `pageUrl` is the GET address of the page behind the dialog: the script puts it in the history
- * entry, so a reload fetches that page (without the token) instead of posting the form again.
+ * The dialog that shows a new secret (API token, client secret, signing secret), the only time it is
+ * ever shown, with a Copy button. `what` names it ("client secret"); `id` names the dialog
+ * (`<id>-dialog`) and the field (`new-<id>`). `closeTo` is where OK leads; `pageUrl` (by default
+ * `closeTo`) is the GET address of the page behind the dialog: the script puts it in the history
+ * entry, so a reload fetches that page (without the secret) instead of posting the form again.
+ * `children` say what it is for; `usage`, if any, follows the field.
  */
-export function TokenDialog(props: { token: string; appName: string; closeTo: string; pageUrl: string }) {
+export function SecretDialog(props: {
+  what: string;
+  id: string;
+  secret: string;
+  closeTo: string;
+  pageUrl?: string;
+  children: ComponentChildren;
+  usage?: ComponentChildren;
+}) {
+  const fieldId = `new-${props.id}`;
   return (
-    <Dialog id="token-dialog" title="Copy your API token now">
-      <div data-replace-url={props.pageUrl}>
-        <p>
-          This is the API token of <strong>{props.appName}</strong>. It is shown only this once: store it
-          somewhere safe, like a password. If you lose it, regenerate it.
-        </p>
+    <Dialog id={`${props.id}-dialog`} title={`Copy your ${props.what} now`}>
+      <div data-replace-url={props.pageUrl ?? props.closeTo}>
+        <p>{props.children}</p>
         <div class="copy-field">
-          <label for="new-token" class="visually-hidden">
-            API token
+          <label for={fieldId} class="visually-hidden">
+            {props.what.charAt(0).toUpperCase() + props.what.slice(1)}
           </label>
-          {/* A textarea wraps, so the whole token shows even on a phone (an input cut it off). */}
+          {/* A textarea wraps, so the whole secret shows even on a phone (an input cut it off); about
+              20 characters fit a line of a phone's dialog. */}
           <textarea
-            id="new-token"
+            id={fieldId}
             class="token-field"
             readOnly
-            rows={2}
+            rows={Math.ceil(props.secret.length / 20)}
             autoComplete="off"
             spellcheck={false}
           >
-            {props.token}
+            {props.secret}
           </textarea>
-          <button type="button" class="button button-secondary" data-copy="#new-token">
+          <button type="button" class="button button-secondary" data-copy={`#${fieldId}`}>
             Copy
           </button>
         </div>
-        <p class="hint">
-          Send it on every request as <code>{"Authorization: Bearer <token>"}</code> to{" "}
-          <code>POST /api/graphql</code>.
-        </p>
+        {props.usage ? <p class="hint">{props.usage}</p> : null}
         <form method="get" action={props.closeTo} class="form-actions">
           <button type="submit" class="button button-primary">
             OK
@@ -173,5 +181,27 @@ export function TokenDialog(props: { token: string; appName: string; closeTo: st
         </form>
       </div>
     </Dialog>
+  );
+}
+
+/** The dialog that shows a new API token (see SecretDialog). */
+export function TokenDialog(props: { token: string; appName: string; closeTo: string; pageUrl: string }) {
+  return (
+    <SecretDialog
+      what="API token"
+      id="token"
+      secret={props.token}
+      closeTo={props.closeTo}
+      pageUrl={props.pageUrl}
+      usage={
+        <>
+          Send it on every request as <code>{"Authorization: Bearer <token>"}</code> to{" "}
+          <code>POST /api/graphql</code>.
+        </>
+      }
+    >
+      This is the API token of <strong>{props.appName}</strong>. It is shown only this once: store it
+      somewhere safe, like a password. If you lose it, regenerate it.
+    </SecretDialog>
   );
 }

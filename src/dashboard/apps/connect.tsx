@@ -4,6 +4,7 @@ import { dashboardPolicy } from "../../http/security-headers.js";
 import type { Actor } from "../../modules/access/actor.js";
 import { can } from "../../modules/access/policy.js";
 import type { ConnectInfo } from "../../modules/apps/consent.js";
+import type { Link } from "../../modules/apps/links.service.js";
 import type { Services } from "../../services.js";
 import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
@@ -245,6 +246,41 @@ export async function viewerOf(
   return { projects, isDeveloper: own !== undefined };
 }
 
+/**
+ * Authorizes what the consent page's form showed: the project chosen and the permissions listed
+ * (a form without that field showed nothing, so it may grant nothing). When refused, how to show the
+ * page again: the form's state (the chosen fields in `keep` stay on FORBIDDEN and CONFLICT, with the
+ * reason) and the app's info, re-read after a CONFLICT so the page shows its new permissions.
+ */
+export async function authorizeShown(
+  services: Services,
+  actor: Actor,
+  info: ConnectInfo,
+  values: Record<string, string>,
+  keep: readonly string[],
+): Promise<{ link: Link } | { error: unknown; state: FormState; info: ConnectInfo }> {
+  try {
+    const link = await services.apps.authorize(actor, {
+      appId: info.app.id,
+      projectId: values.projectId ?? "",
+      shownPermissions: values.permissions ?? "",
+    });
+    return { link };
+  } catch (error) {
+    const code = error instanceof AppError ? error.code : undefined;
+    const state: FormState =
+      (code === ErrorCode.FORBIDDEN || code === ErrorCode.CONFLICT) && error instanceof AppError
+        ? {
+            values: Object.fromEntries(keep.map((k) => [k, values[k] ?? ""])),
+            errors: {},
+            formError: error.message,
+          }
+        : stateFromError(error, values);
+    const current = code === ErrorCode.CONFLICT ? await services.apps.connectInfo(info.app.id) : info;
+    return { error, state, info: current };
+  }
+}
+
 /** The connect (consent) page behind each app's connect link, and its Authorize form. */
 export function registerConnectPages(app: FastifyInstance): void {
   const { services } = app;
@@ -275,14 +311,9 @@ export function registerConnectPages(app: FastifyInstance): void {
     const info = await services.apps.connectInfo(request.params.appId);
     const values = formValues(request.body);
     const appState = stateOf(values.state);
-    const actor = actorOf(request);
-    try {
-      const link = await services.apps.authorize(actor, {
-        appId: info.app.id,
-        projectId: values.projectId ?? "",
-        // A form without the field showed nothing, so it may grant nothing.
-        shownPermissions: values.permissions ?? "",
-      });
+    const attempt = await authorizeShown(services, actorOf(request), info, values, ["projectId", "review"]);
+    if ("link" in attempt) {
+      const { link } = attempt;
       // OAuth's shape: the app learns which project it got and checks the state it sent.
       if (info.app.redirectUrl && values.review !== "1") {
         return redirectTo(
@@ -295,32 +326,19 @@ export function registerConnectPages(app: FastifyInstance): void {
         kind: "success",
         text: `“${info.app.name}” is connected to ${link.projectName}.`,
       });
-    } catch (error) {
-      const code = error instanceof AppError ? error.code : undefined;
-      const shownAgain = code === ErrorCode.FORBIDDEN || code === ErrorCode.CONFLICT;
-      const state: FormState =
-        shownAgain && error instanceof AppError
-          ? {
-              values: { projectId: values.projectId ?? "", review: values.review ?? "" },
-              errors: {},
-              formError: error.message,
-            }
-          : stateFromError(error, values);
-      // Re-read: after a change of the app's permissions the page must show the new ones.
-      const current = code === ErrorCode.CONFLICT ? await services.apps.connectInfo(info.app.id) : info;
-      const viewer = await viewerOf(services, request, info.app.id);
-      allowRedirectToApp(reply, current);
-      return sendPage(
-        reply,
-        <ConnectPage
-          ctx={pageContext(request, reply)}
-          info={current}
-          viewer={viewer}
-          state={state}
-          appState={appState}
-        />,
-        httpStatusOf(error),
-      );
     }
+    const viewer = await viewerOf(services, request, info.app.id);
+    allowRedirectToApp(reply, attempt.info);
+    return sendPage(
+      reply,
+      <ConnectPage
+        ctx={pageContext(request, reply)}
+        info={attempt.info}
+        viewer={viewer}
+        state={attempt.state}
+        appState={appState}
+      />,
+      httpStatusOf(attempt.error),
+    );
   });
 }

@@ -1,16 +1,16 @@
 import type { FastifyInstance } from "fastify";
-import { AppError, ErrorCode, httpStatusOf } from "../../errors.js";
+import { httpStatusOf } from "../../errors.js";
 import {
   type AuthorizationRequest,
   checkAuthorizationRequest,
 } from "../../modules/oauth/authorization-request.js";
 import { oauthPaths } from "../../modules/oauth/oauth.routes.js";
 import { actorOf, pageContext, redirectTo } from "../context.js";
-import { formValues, stateFromError } from "../form-data.js";
+import { formValues } from "../form-data.js";
 import { ForbiddenPage } from "../pages/errors.js";
-import { type FormState, formState } from "../ui/forms.js";
+import { formState } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
-import { allowRedirectTo, ConnectPage, type ConsentRoute, viewerOf } from "./connect.js";
+import { allowRedirectTo, authorizeShown, ConnectPage, type ConsentRoute, viewerOf } from "./connect.js";
 
 /** The request's parameters as the Authorize form carries them back (hidden fields). */
 function hiddenFields(request: AuthorizationRequest, scopeAsked: boolean): Record<string, string> {
@@ -84,35 +84,24 @@ export function registerOAuthConsentPage(app: FastifyInstance): void {
     if (checked.kind === "redirect") return redirectTo(request, reply, checked.url);
     const { request: authorization, info } = checked;
     const actor = actorOf(request);
-    try {
-      const link = await services.apps.authorize(actor, {
-        appId: info.app.id,
-        projectId: values.projectId ?? "",
-        // What the page showed: the grant is exactly this, or nothing (see apps.authorize).
-        shownPermissions: values.permissions ?? "",
-      });
-      return redirectTo(request, reply, await oauth.issueCode(actor, authorization, link));
-    } catch (error) {
-      const code = error instanceof AppError ? error.code : undefined;
-      const state: FormState =
-        (code === ErrorCode.FORBIDDEN || code === ErrorCode.CONFLICT) && error instanceof AppError
-          ? { values: { projectId: values.projectId ?? "" }, errors: {}, formError: error.message }
-          : stateFromError(error, values);
-      const current = code === ErrorCode.CONFLICT ? await services.apps.connectInfo(info.app.id) : info;
-      allowRedirectTo(reply, authorization.redirectUri);
-      const route = routeOf(authorization, current.permissions.length, values.scope !== undefined);
-      return sendPage(
-        reply,
-        <ConnectPage
-          ctx={ctx}
-          info={current}
-          viewer={await viewerOf(services, request, info.app.id)}
-          state={state}
-          appState={authorization.state}
-          route={route}
-        />,
-        httpStatusOf(error),
-      );
+    // What the page showed: the grant is exactly this, or nothing (see apps.authorize).
+    const attempt = await authorizeShown(services, actor, info, values, ["projectId"]);
+    if ("link" in attempt) {
+      return redirectTo(request, reply, await oauth.issueCode(actor, authorization, attempt.link));
     }
+    allowRedirectTo(reply, authorization.redirectUri);
+    const route = routeOf(authorization, attempt.info.permissions.length, values.scope !== undefined);
+    return sendPage(
+      reply,
+      <ConnectPage
+        ctx={ctx}
+        info={attempt.info}
+        viewer={await viewerOf(services, request, info.app.id)}
+        state={attempt.state}
+        appState={authorization.state}
+        route={route}
+      />,
+      httpStatusOf(attempt.error),
+    );
   });
 }

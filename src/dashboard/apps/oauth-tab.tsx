@@ -5,49 +5,12 @@ import type { OAuthClient } from "../../modules/oauth/oauth.clients.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
 import type { ProjectPageData } from "../pages/project-page.js";
-import { Dialog, Facts } from "../ui/components.js";
+import { Facts } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton, TextAreaField } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
 import { appPath } from "./api-tab.js";
 import { AppFrame, type AppRequest, loadAppPage } from "./app-details.js";
-import { whenUtc } from "./app-ui.js";
-
-/** The client secret, shown in this response only (as the API token is on creation). */
-function SecretDialog(props: { secret: string; closeTo: string }) {
-  return (
-    <Dialog id="secret-dialog" title="Copy your client secret now">
-      <div data-replace-url={props.closeTo}>
-        <p>
-          Your app's server sends it to the token endpoint with its client id. It is shown only this once:
-          store it like a password. If you lose it, regenerate it.
-        </p>
-        <div class="copy-field">
-          <label for="new-secret" class="visually-hidden">
-            Client secret
-          </label>
-          <textarea
-            id="new-secret"
-            class="token-field"
-            readOnly
-            rows={2}
-            autoComplete="off"
-            spellcheck={false}
-          >
-            {props.secret}
-          </textarea>
-          <button type="button" class="button button-secondary" data-copy="#new-secret">
-            Copy
-          </button>
-        </div>
-        <form method="get" action={props.closeTo} class="form-actions">
-          <button type="submit" class="button button-primary">
-            OK
-          </button>
-        </form>
-      </div>
-    </Dialog>
-  );
-}
+import { SecretDialog, whenUtc } from "./app-ui.js";
 
 function OAuthTab(props: {
   ctx: PageContext;
@@ -107,7 +70,12 @@ function OAuthTab(props: {
           </Form>
         </section>
       ) : null}
-      {props.secret ? <SecretDialog secret={props.secret} closeTo={path} /> : null}
+      {props.secret ? (
+        <SecretDialog what="client secret" id="secret" secret={props.secret} closeTo={path}>
+          Your app's server sends it to the token endpoint with its client id. It is shown only this once:
+          store it like a password. If you lose it, regenerate it.
+        </SecretDialog>
+      ) : null}
     </AppFrame>
   );
 }

@@ -11,7 +11,7 @@ import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { formList, formValues, stateFromError } from "../form-data.js";
 import type { ProjectPageData } from "../pages/project-page.js";
 import { formatDateTime } from "../time.js";
-import { Badge, DataTable, Dialog, EmptyState, Notice } from "../ui/components.js";
+import { Badge, DataTable, EmptyState, Notice } from "../ui/components.js";
 import {
   CheckboxGroup,
   Form,
@@ -25,6 +25,7 @@ import {
 import { sendPage } from "../ui/render.js";
 import { appPath } from "./api-tab.js";
 import { AppFrame, type AppRequest, loadAppPage } from "./app-details.js";
+import { SecretDialog } from "./app-ui.js";
 
 type StatusFilter = (typeof deliveryStatuses)[number] | undefined;
 
@@ -196,32 +197,9 @@ function WebhooksTab(props: {
         </Form>
       </section>
       {props.newSecret ? (
-        <Dialog id="secret-dialog" title="Copy your signing secret now">
-          <div data-replace-url={path}>
-            <p>Receivers verify each request's signature with this secret. It is shown only this once.</p>
-            <div class="copy-field">
-              <label for="new-secret" class="visually-hidden">
-                Signing secret
-              </label>
-              <input
-                id="new-secret"
-                type="text"
-                readOnly
-                value={props.newSecret}
-                autoComplete="off"
-                spellcheck={false}
-              />
-              <button type="button" class="button button-secondary" data-copy="#new-secret">
-                Copy
-              </button>
-            </div>
-            <form method="get" action={path} class="form-actions">
-              <button type="submit" class="button button-primary">
-                OK
-              </button>
-            </form>
-          </div>
-        </Dialog>
+        <SecretDialog what="signing secret" id="secret" secret={props.newSecret} closeTo={path}>
+          Receivers verify each request's signature with this secret. It is shown only this once.
+        </SecretDialog>
       ) : null}
     </AppFrame>
   );

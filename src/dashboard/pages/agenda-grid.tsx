@@ -5,6 +5,7 @@ import { pageContext } from "../context.js";
 import type { FormRequest } from "../form-route.js";
 import { formatDay, formatTime } from "../time.js";
 import { EmptyState } from "../ui/components.js";
+import { Options } from "../ui/forms.js";
 import { ProjectLayout } from "../ui/layout.js";
 import { sendPage } from "../ui/render.js";
 import { listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
@@ -169,35 +170,14 @@ function AgendaGridPage(props: {
         <label>
           Day
           <select name="day">
-            {days.map((d) => (
-              <option value={d} selected={d === day}>
-                {formatDay(`${d}T12:00:00Z`, "UTC")}
-              </option>
-            ))}
+            <Options
+              options={days.map((d) => ({ value: d, label: formatDay(`${d}T12:00:00Z`, "UTC") }))}
+              selected={day}
+            />
           </select>
         </label>
-        <label>
-          Track
-          <select name="track">
-            <option value="">All tracks</option>
-            {props.tracks.map((t) => (
-              <option value={t.id} selected={t.id === props.filter.track}>
-                {t.name}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label>
-          Room
-          <select name="room">
-            <option value="">All rooms</option>
-            {props.rooms.map((r) => (
-              <option value={r.id} selected={r.id === props.filter.room}>
-                {r.name}
-              </option>
-            ))}
-          </select>
-        </label>
+        <NamedFilter name="track" items={props.tracks} chosen={props.filter.track} />
+        <NamedFilter name="room" items={props.rooms} chosen={props.filter.room} />
         <button class="button button-secondary" type="submit">
           Show
         </button>
@@ -254,6 +234,23 @@ function AgendaGridPage(props: {
         />
       )}
     </ProjectLayout>
+  );
+}
+
+/** One of the grid's GET filters: every track (room), or the one chosen. */
+function NamedFilter(props: {
+  name: "track" | "room";
+  items: readonly { id: string; name: string }[];
+  chosen: string | undefined;
+}) {
+  return (
+    <label>
+      {props.name === "track" ? "Track" : "Room"}
+      <select name={props.name}>
+        <option value="">All {props.name}s</option>
+        <Options options={props.items.map((i) => ({ value: i.id, label: i.name }))} selected={props.chosen} />
+      </select>
+    </label>
   );
 }
 

@@ -14,7 +14,7 @@ import type { Question } from "../../modules/questions/questions.model.js";
 import { type PageContext, pageContext, redirectTo } from "../context.js";
 import { csvUploadRoutes, uploadedFile } from "../csv-upload.js";
 import { formValues } from "../form-data.js";
-import type { FormRequest } from "../form-route.js";
+import { type FormRequest, pageRoute } from "../form-route.js";
 import { DataTable, Facts, Notice } from "../ui/components.js";
 import { csrfFieldName, Form, formState, SelectField, SubmitButton } from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
@@ -253,10 +253,9 @@ export function registerAttendeeImportPages(app: FastifyInstance): void {
   const importPath = (data: ProjectPageData, id = "") =>
     `/b/${data.project.id}/attendees/import${id ? `/${id}` : ""}`;
 
-  app.get("/b/:projectId/attendees/import", async (request: FormRequest, reply) => {
-    const data = await loadProjectPage(app, request);
-    return sendPage(reply, <UploadPage ctx={pageContext(request, reply)} data={data} />);
-  });
+  pageRoute(app, "/b/:projectId/attendees/import", (request, reply, data) => (
+    <UploadPage ctx={pageContext(request, reply)} data={data} />
+  ));
 
   csvUploadRoutes(app, (upload) => {
     upload.post("/b/:projectId/attendees/import", async (request: FormRequest, reply) => {

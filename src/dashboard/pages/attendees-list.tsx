@@ -4,7 +4,15 @@ import type { TicketType } from "../../modules/tickets/tickets.service.js";
 import type { PageContext } from "../context.js";
 import { formatDateTime } from "../time.js";
 import { Badge, DataTable, EmptyState } from "../ui/components.js";
-import { csrfFieldName, Form, FormError, type FormState, SubmitButton } from "../ui/forms.js";
+import {
+  csrfFieldName,
+  Form,
+  FormError,
+  type FormState,
+  type Option,
+  Options,
+  SubmitButton,
+} from "../ui/forms.js";
 import { ProjectLayout } from "../ui/layout.js";
 import { type FormAnswers, QuestionFields } from "../ui/question-fields.js";
 import { AttendeeFields, SendTicketField } from "./attendee-edit.js";
@@ -74,40 +82,30 @@ export function AttendeeSearchField(props: { label: string; value: string; autof
 
 function ListFilters(props: { base: string; view: AttendeeListView; ticketTypes: TicketType[] }) {
   const { view } = props;
-  const select = (id: string, name: string, label: string, value: string, options: [string, string][]) => (
+  const select = (id: string, name: string, label: string, value: string, options: readonly Option[]) => (
     <div class="field field-narrow">
       <label for={id}>{label}</label>
       <select id={id} name={name}>
-        {options.map(([optionValue, text]) => (
-          <option value={optionValue} selected={optionValue === value}>
-            {text}
-          </option>
-        ))}
+        <Options options={options} selected={value} />
       </select>
     </div>
   );
   return (
     <form method="get" action={props.base} class="search-form filter-form" aria-label="Filter attendees">
       <AttendeeSearchField label="Search attendees" value={view.query} />
-      {select(
-        "search-status",
-        "status",
-        "Status",
-        view.status,
-        statusFilters.map((s) => [s.value, s.label]),
-      )}
+      {select("search-status", "status", "Status", view.status, statusFilters)}
       {select("filter-ticket-type", "ticketType", "Ticket type", view.ticketType, [
-        ["", "All"],
-        ...props.ticketTypes.map((t): [string, string] => [t.id, t.name]),
+        { value: "", label: "All" },
+        ...props.ticketTypes.map((t) => ({ value: t.id, label: t.name })),
       ])}
       {select("filter-checked-in", "checkedIn", "Checked in", view.checkedIn, [
-        ["", "Either"],
-        ["yes", "Checked in"],
-        ["no", "Not checked in"],
+        { value: "", label: "Either" },
+        { value: "yes", label: "Checked in" },
+        { value: "no", label: "Not checked in" },
       ])}
       {select("filter-sort", "sort", "Sort by", view.sort, [
-        ["registered", "Registration time"],
-        ["name", "Name"],
+        { value: "registered", label: "Registration time" },
+        { value: "name", label: "Name" },
       ])}
       <button type="submit" class="button button-secondary">
         Search

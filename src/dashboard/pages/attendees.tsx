@@ -5,7 +5,14 @@ import type { TicketType } from "../../modules/tickets/tickets.service.js";
 import { resolvePageArgs } from "../../shared/pagination.js";
 import { pageContext, redirectTo } from "../context.js";
 import { formList, formValues } from "../form-data.js";
-import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } from "../form-route.js";
+import {
+  type FormRequest,
+  formRoute,
+  loadRow,
+  pageRoute,
+  type RowLookup,
+  rowFormRoute,
+} from "../form-route.js";
 import { type FormState, formState } from "../ui/forms.js";
 import { type FormAnswers, formAnswers } from "../ui/question-fields.js";
 import { sendPage } from "../ui/render.js";
@@ -165,10 +172,9 @@ export function registerAttendeePages(app: FastifyInstance): void {
     });
   });
 
-  app.get("/b/:projectId/attendees", async (request: FormRequest, reply) => {
-    const data = await loadProjectPage(app, request);
-    return sendPage(reply, await attendeesPage(request, reply, data, formState()));
-  });
+  pageRoute(app, "/b/:projectId/attendees", (request, reply, data) =>
+    attendeesPage(request, reply, data, formState()),
+  );
 
   /** The register form's answers, for the questions the chosen ticket type asks. */
   async function registerAnswers(data: ProjectPageData, body: unknown, ticketTypeId: string) {

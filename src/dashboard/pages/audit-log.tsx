@@ -9,6 +9,7 @@ import { formatMoney } from "../../shared/money.js";
 import { actorOf, type PageContext, pageContext } from "../context.js";
 import { formatDateTime, fromLocalInput } from "../time.js";
 import { Badge, DataTable, EmptyState, Notice } from "../ui/components.js";
+import { Options } from "../ui/forms.js";
 import { sendPage } from "../ui/render.js";
 import { SettingsPage } from "./settings.js";
 
@@ -131,11 +132,7 @@ function AuditLogPage(props: {
                   {query.actor}
                 </option>
               ) : null}
-              {props.actors.map((a) => (
-                <option value={a.value} selected={a.value === query.actor}>
-                  {a.label}
-                </option>
-              ))}
+              <Options options={props.actors} selected={query.actor} />
             </select>
           </div>
           <div class="field">

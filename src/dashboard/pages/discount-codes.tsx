@@ -4,12 +4,11 @@ import type { TicketType } from "../../modules/tickets/tickets.service.js";
 
 import { resolvePageArgs } from "../../shared/pagination.js";
 import { type PageContext, pageContext } from "../context.js";
-import { type FormRequest, formRoute, type RowLookup, rowFormRoute } from "../form-route.js";
+import { type FormRequest, formRoute, pageRoute, type RowLookup, rowFormRoute } from "../form-route.js";
 import { formatDateTime } from "../time.js";
 import { DataTable, EmptyState } from "../ui/components.js";
 import { Form, FormError, type FormState, formState, SubmitButton, TextField } from "../ui/forms.js";
 import { PageHeading, ProjectLayout } from "../ui/layout.js";
-import { sendPage } from "../ui/render.js";
 import { TermFields, terms, termsErrorState, termsInput, withChecked } from "./discount-code-form.js";
 import { listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
 
@@ -210,10 +209,7 @@ export function registerDiscountCodePages(app: FastifyInstance): void {
     );
   }
 
-  app.get("/b/:projectId/codes", async (request: FormRequest, reply) => {
-    const data = await loadProjectPage(app, request);
-    return sendPage(reply, await page(request, reply, data, formState()));
-  });
+  pageRoute(app, "/b/:projectId/codes", (request, reply, data) => page(request, reply, data, formState()));
 
   app.get("/b/:projectId/codes/export.csv", async (request: FormRequest, reply) => {
     const data = await loadProjectPage(app, request);

@@ -4,7 +4,7 @@ import type { TicketType } from "../../modules/tickets/tickets.service.js";
 import { type Language, languageNames, languages } from "../../shared/i18n/languages.js";
 import { pageContext } from "../context.js";
 import { formList } from "../form-data.js";
-import { type FormRequest, formRoute } from "../form-route.js";
+import { type FormRequest, formRoute, pageRoute } from "../form-route.js";
 import {
   CheckboxGroup,
   Form,
@@ -16,8 +16,7 @@ import {
   TextAreaField,
   TextField,
 } from "../ui/forms.js";
-import { sendPage } from "../ui/render.js";
-import { listWindow, loadProjectPage, type ProjectPageData } from "./project-page.js";
+import { listWindow, type ProjectPageData } from "./project-page.js";
 import { SettingsPage } from "./settings.js";
 
 /** The address of the languages page of a project. */
@@ -129,10 +128,7 @@ export function registerEventLanguagePages(app: FastifyInstance): void {
     );
   }
 
-  app.get(languagesPath(":projectId"), async (request: FormRequest, reply) => {
-    const data = await loadProjectPage(app, request);
-    return sendPage(reply, await page(request, reply, data));
-  });
+  pageRoute(app, languagesPath(":projectId"), page);
 
   formRoute(app, languagesPath(":projectId"), {
     async submit({ request, data, values }) {

@@ -15,6 +15,7 @@ import {
   type FormState,
   formState,
   type Option,
+  Options,
   SelectField,
   SubmitButton,
   TextField,
@@ -92,11 +93,10 @@ function MembersTab(props: {
                   label={`Change the role of ${member.name}`}
                 >
                   <select name="role" aria-label={`Role of ${member.name}`}>
-                    {(member.role === "OWNER" ? roleOptions : offered).map((o) => (
-                      <option value={o.value} selected={o.value === member.role}>
-                        {o.label}
-                      </option>
-                    ))}
+                    <Options
+                      options={member.role === "OWNER" ? roleOptions : offered}
+                      selected={member.role}
+                    />
                   </select>
                   <button type="submit" class="button button-link">
                     Change role

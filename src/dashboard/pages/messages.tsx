@@ -5,7 +5,7 @@ import type { ComposeInput } from "../../modules/messages/messages.service.js";
 import type { TicketType } from "../../modules/tickets/tickets.service.js";
 import { type PageContext, pageContext } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";
-import { type FormRequest, formRoute } from "../form-route.js";
+import { type FormRequest, formRoute, pageRoute } from "../form-route.js";
 import { formatDateTime, readLocalTimes } from "../time.js";
 import { DataTable, EmptyState } from "../ui/components.js";
 import {
@@ -269,10 +269,9 @@ export function registerMessagePages(app: FastifyInstance): void {
     );
   }
 
-  app.get("/b/:projectId/messages", async (request: FormRequest, reply) => {
-    const data = await loadProjectPage(app, request);
-    return sendPage(reply, await page(request, reply, data, formState({ when: "now" })));
-  });
+  pageRoute(app, "/b/:projectId/messages", (request, reply, data) =>
+    page(request, reply, data, formState({ when: "now" })),
+  );
 
   app.get("/b/:projectId/messages/:messageId", async (request: FormRequest, reply) => {
     const data = await loadProjectPage(app, request);

@@ -2,7 +2,14 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import type { Speaker } from "../../modules/agenda/agenda.service.js";
 import { type PageContext, pageContext } from "../context.js";
 import { optional } from "../form-data.js";
-import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } from "../form-route.js";
+import {
+  type FormRequest,
+  formRoute,
+  loadRow,
+  pageRoute,
+  type RowLookup,
+  rowFormRoute,
+} from "../form-route.js";
 import { DataTable, EmptyState } from "../ui/components.js";
 import {
   EditForm,
@@ -167,10 +174,9 @@ export function registerSpeakerPages(app: FastifyInstance): void {
     );
   }
 
-  app.get("/b/:projectId/speakers", async (request: FormRequest, reply) => {
-    const data = await loadProjectPage(app, request);
-    return sendPage(reply, await listPage(request, reply, data, formState()));
-  });
+  pageRoute(app, "/b/:projectId/speakers", (request, reply, data) =>
+    listPage(request, reply, data, formState()),
+  );
 
   formRoute(app, "/b/:projectId/speakers", {
     async submit({ data, values }) {

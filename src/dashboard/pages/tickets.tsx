@@ -4,7 +4,14 @@ import { paymentModes, type TicketType } from "../../modules/tickets/tickets.ser
 import { formatMoney, moneyInput, parseMoney } from "../../shared/money.js";
 import { type PageContext, pageContext } from "../context.js";
 import { FormReader, percentToBasisPoints, stateFromError } from "../form-data.js";
-import { type FormRequest, formRoute, loadRow, type RowLookup, rowFormRoute } from "../form-route.js";
+import {
+  type FormRequest,
+  formRoute,
+  loadRow,
+  pageRoute,
+  type RowLookup,
+  rowFormRoute,
+} from "../form-route.js";
 import { formatDateTime, toLocalInput } from "../time.js";
 import { DataTable, EmptyState } from "../ui/components.js";
 import {
@@ -283,10 +290,9 @@ export function registerTicketPages(app: FastifyInstance): void {
     );
   }
 
-  app.get("/b/:projectId/tickets", async (request: FormRequest, reply) => {
-    const data = await loadProjectPage(app, request);
-    return sendPage(reply, await listPage(request, reply, data, formState({ currency: "EUR" })));
-  });
+  pageRoute(app, "/b/:projectId/tickets", (request, reply, data) =>
+    listPage(request, reply, data, formState({ currency: "EUR" })),
+  );
 
   formRoute(app, "/b/:projectId/tickets", {
     async submit({ data, values }) {

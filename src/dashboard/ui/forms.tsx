@@ -222,6 +222,19 @@ export interface Option {
 }
 
 /** A labelled single select. */
+/** A select's options, the one whose value is `selected` marked as chosen. */
+export function Options(props: { options: readonly Option[]; selected: string | undefined }) {
+  return (
+    <>
+      {props.options.map((o) => (
+        <option value={o.value} selected={o.value === props.selected}>
+          {o.label}
+        </option>
+      ))}
+    </>
+  );
+}
+
 export function SelectField(props: FieldProps & { options: readonly Option[]; placeholder?: string }) {
   const current = props.state.values[props.name] ?? "";
   return (
@@ -233,11 +246,7 @@ export function SelectField(props: FieldProps & { options: readonly Option[]; pl
         aria-describedby={describedBy(props)}
       >
         {props.placeholder !== undefined ? <option value="">{props.placeholder}</option> : null}
-        {props.options.map((o) => (
-          <option value={o.value} selected={o.value === current}>
-            {o.label}
-          </option>
-        ))}
+        <Options options={props.options} selected={current} />
       </select>
     </FieldFrame>
   );

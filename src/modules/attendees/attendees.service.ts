@@ -211,6 +211,12 @@ export function createAttendeesService(
     );
   }
 
+  /** The project of an attendee the actor may change (attendees:write); otherwise it is not found. */
+  async function writableProjectOf(actor: Actor, attendeeId: string): Promise<ProjectAccess> {
+    const row = await repo.locate(db, attendeeId);
+    return requireRowPermission(access, actor, row, "Attendee", "attendees:write", attendeeVisible);
+  }
+
   return {
     /**
      * Attendees by registration time (or name), filtered by text, status, ticket type and check-in.
@@ -308,15 +314,7 @@ export function createAttendeesService(
     /** Updates name, email, company or ticket type (a new ticket type must have a seat left). */
     async updateAttendee(actor: Actor, input: UpdateAttendeeInput): Promise<Attendee> {
       const data = parseInput(updateInput, input);
-      const current = await repo.locate(db, data.id);
-      const { projectId } = await requireRowPermission(
-        access,
-        actor,
-        current,
-        "Attendee",
-        "attendees:write",
-        attendeeVisible,
-      );
+      const { projectId } = await writableProjectOf(actor, data.id);
       let attendee: Attendee;
       try {
         attendee = await changes.write(
@@ -368,15 +366,7 @@ export function createAttendeesService(
      */
     async eraseAttendee(actor: Actor, input: z.input<typeof cancelInput>): Promise<Attendee> {
       const data = parseInput(cancelInput, input);
-      const current = await repo.locate(db, data.id);
-      const { projectId } = await requireRowPermission(
-        access,
-        actor,
-        current,
-        "Attendee",
-        "attendees:write",
-        attendeeVisible,
-      );
+      const { projectId } = await writableProjectOf(actor, data.id);
       const erase = async (trx: Tx) => {
         const row = await repo.lock(trx, projectId, data.id);
         if (!row) throw notFound("Attendee");

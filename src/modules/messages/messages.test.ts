@@ -8,28 +8,20 @@ import {
   createTicketType,
   userActor,
 } from "../../../test/helpers/factories.js";
+import { withMailWorker } from "../../../test/helpers/mail-worker.js";
 import { Mailbox } from "../../../test/helpers/mailbox.js";
-import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
-import { ownDatabase } from "../../../test/helpers/throwaway-database.js";
-import { createMailer } from "../accounts/mailer.js";
-import { TicketMailWorker } from "../ticket-mails/ticket-mail-worker.js";
+import { ownTestContextPerSuite } from "../../../test/helpers/test-services.js";
 
 for (const engine of testEngines()) {
   describe(`messages to attendees (${engine.name})`, () => {
-    let ctx: TestContext;
+    // A database of its own: another file's server would otherwise claim our due mails.
+    const ctx = ownTestContextPerSuite(engine, "messages");
     let mailbox: Mailbox;
-    let drop = async () => {};
     before(async () => {
-      // A database of its own: another file's server would otherwise claim our due mails.
-      const own = await ownDatabase(engine, "messages");
-      drop = own.drop;
-      ctx = await createTestContext(own.engine);
       mailbox = await new Mailbox().start();
     });
     after(async () => {
-      await ctx?.close();
       await mailbox?.close();
-      await drop();
     });
 
     /** A project with two ticket types: Ada and Bob on "Standard", Cy on "Speaker"; Bob is checked in. */
@@ -47,20 +39,10 @@ for (const engine of testEngines()) {
 
     /** Runs a worker sending through the mailbox until `done` holds (or 15 s). */
     async function sendUntil(done: () => Promise<boolean>) {
-      const mailer = createMailer({ ...ctx.config, smtpUrl: mailbox.url }, ctx.services.logger);
-      const worker = new TicketMailWorker({
-        db: ctx.database.db,
-        mailer,
-        logger: ctx.services.logger,
-        perSecond: 50,
-      });
-      worker.start();
       const deadline = Date.now() + 15_000;
-      try {
+      await withMailWorker(ctx, mailbox.url, async () => {
         while (Date.now() < deadline && !(await done())) await new Promise((r) => setTimeout(r, 100));
-      } finally {
-        await worker.stop();
-      }
+      });
     }
 
     const statusesOf = async (projectId: string, messageId: string, owner: ReturnType<typeof userActor>) =>

@@ -40,51 +40,44 @@ export interface TicketMailWorkerDeps {
   offerMail?: (projectId: string, entryId: string) => Promise<Email | undefined>;
 }
 
-/** What the worker needs of one queued mail: the attendee, their ticket type and the project's name. */
-async function mailContent(db: Db, id: string) {
+/** One queued mail's recipient: the attendee, their ticket type's name and the project's name. */
+function recipient(db: Db, id: string) {
   return db
     .selectFrom("ticket_mails as m")
     .innerJoin("attendees as a", "a.id", "m.attendee_id")
     .innerJoin("ticket_types as t", "t.id", "a.ticket_type_id")
     .innerJoin("projects as p", "p.id", "m.project_id")
-    .leftJoin("event_page_settings as s", "s.project_id", "m.project_id")
     .select([
       "a.name",
       "a.email",
       "a.ticket_code",
       "a.status",
+      "t.name as ticket_name",
+      "p.name as project_name",
+    ])
+    .where("m.id", "=", id);
+}
+
+/** What the worker needs of one queued ticket mail: the recipient, their language and ticket's price. */
+async function mailContent(db: Db, id: string) {
+  return recipient(db, id)
+    .leftJoin("event_page_settings as s", "s.project_id", "m.project_id")
+    .select([
       "a.language",
       "s.languages",
       "t.id as ticket_type_id",
-      "t.name as ticket_name",
       "t.price_minor",
       "t.currency",
       "t.payment_mode",
-      "p.name as project_name",
     ])
-    .where("m.id", "=", id)
     .executeTakeFirst();
 }
 
 /** One recipient's message: its text, the attendee and the project's name. */
 async function messageContent(db: Db, id: string) {
-  return db
-    .selectFrom("ticket_mails as m")
+  return recipient(db, id)
     .innerJoin("messages as g", "g.id", "m.message_id")
-    .innerJoin("attendees as a", "a.id", "m.attendee_id")
-    .innerJoin("ticket_types as t", "t.id", "a.ticket_type_id")
-    .innerJoin("projects as p", "p.id", "m.project_id")
-    .select([
-      "g.subject",
-      "g.body",
-      "a.name",
-      "a.email",
-      "a.ticket_code",
-      "a.status",
-      "t.name as ticket_name",
-      "p.name as project_name",
-    ])
-    .where("m.id", "=", id)
+    .select(["g.subject", "g.body"])
     .executeTakeFirst();
 }
 

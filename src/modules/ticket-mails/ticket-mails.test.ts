@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { SMTPServer } from "smtp-server";
 import { testEngines } from "../../../test/helpers/engines.js";
 import {
@@ -8,10 +8,8 @@ import {
   createTicketType,
   userActor,
 } from "../../../test/helpers/factories.js";
-import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
-import { ownDatabase } from "../../../test/helpers/throwaway-database.js";
-import { createMailer } from "../accounts/mailer.js";
-import { TicketMailWorker } from "./ticket-mail-worker.js";
+import { withMailWorker } from "../../../test/helpers/mail-worker.js";
+import { ownTestContextPerSuite } from "../../../test/helpers/test-services.js";
 import { ticketMailsRepository as repo } from "./ticket-mails.repository.js";
 
 /** A real SMTP server that refuses every recipient with `code` (451: try later, 550: never). */
@@ -38,19 +36,9 @@ async function refusingSmtp(code: number): Promise<{ url: string; close(): Promi
 
 for (const engine of testEngines()) {
   describe(`the ticket-mail outbox (${engine.name})`, () => {
-    let ctx: TestContext;
-    let drop = async () => {};
-    before(async () => {
-      // A database of its own: on the shared one, every other test file's server runs a worker that
-      // claims due mails, ours included.
-      const own = await ownDatabase(engine, "ticket_mails");
-      drop = own.drop;
-      ctx = await createTestContext(own.engine);
-    });
-    after(async () => {
-      await ctx?.close();
-      await drop();
-    });
+    // A database of its own: on the shared one, every other test file's server runs a worker that
+    // claims due mails, ours included.
+    const ctx = ownTestContextPerSuite(engine, "ticket_mails");
 
     async function queued(count: number) {
       const { project, ownerId } = await createProject(ctx.services);
@@ -104,30 +92,23 @@ for (const engine of testEngines()) {
     ] as const) {
       test(`an SMTP ${code} leaves the mail ${status} with the server's reason`, async () => {
         const smtp = await refusingSmtp(code);
-        const mailer = createMailer({ ...ctx.config, smtpUrl: smtp.url }, ctx.services.logger);
         const { project } = await queued(1);
         // Mails of earlier tests were leased for a minute: the worker sees only this one due.
-        const worker = new TicketMailWorker({
-          db: ctx.database.db,
-          mailer,
-          logger: ctx.services.logger,
-          perSecond: 50,
-        });
-        worker.start();
         const deadline = Date.now() + 15_000;
         let row:
           | { status: string; attempts: number; last_error: string | null; next_attempt_at: string }
           | undefined;
-        while (Date.now() < deadline) {
-          row = await ctx.database.db
-            .selectFrom("ticket_mails")
-            .select(["status", "attempts", "last_error", "next_attempt_at"])
-            .where("project_id", "=", project.id)
-            .executeTakeFirst();
-          if (row && row.attempts > 0) break;
-          await new Promise((r) => setTimeout(r, 100));
-        }
-        await worker.stop();
+        await withMailWorker(ctx, smtp.url, async () => {
+          while (Date.now() < deadline) {
+            row = await ctx.database.db
+              .selectFrom("ticket_mails")
+              .select(["status", "attempts", "last_error", "next_attempt_at"])
+              .where("project_id", "=", project.id)
+              .executeTakeFirst();
+            if (row && row.attempts > 0) break;
+            await new Promise((r) => setTimeout(r, 100));
+          }
+        });
         await smtp.close();
         assert.equal(row?.status, status);
         assert.equal(row?.attempts, attempts);
