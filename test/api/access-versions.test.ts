@@ -67,6 +67,8 @@ const otherTables: Record<string, string> = {
   idempotency_keys: "API mutations' Idempotency-Keys: read on each keyed mutation, remembered nowhere",
   bulk_operations:
     "apps' bulk queries: the job decides nothing; each page re-resolves the app's access through its link",
+  bulk_operation_chunks:
+    "a bulk query's result, served by a signed link to whoever holds it; written only while the job runs as the app",
   payment_accounts: "a project's Stripe keys (encrypted): read when a checkout or refund calls Stripe",
   order_refunds: "an order's refunds, written with the order",
   payment_notifications: "provider event ids already applied: read by the webhook receiver only",
