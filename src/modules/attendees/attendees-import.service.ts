@@ -203,7 +203,8 @@ export function createAttendeeImportService(
             continue;
           }
           const taken = sold.get(ticketType.id) ?? 0;
-          const refusal = seatRefusal(actor, ticketType, taken);
+          const waiting = counts.get(ticketType.id)?.waiting ?? 0;
+          const refusal = seatRefusal(actor, ticketType, { sold: taken, waiting });
           if (refusal) {
             problems.push({ line, email: row.email, kind: "sold-out", message: refusal.message });
             continue;

@@ -207,12 +207,17 @@ export function waitingListOffers(deps: OfferDeps) {
           });
           const type = seats.ticketType;
           if (registrableOnPage({ priceMinor: Number(type.price_minor), paymentMode: type.payment_mode })) {
-            const attendee = await deps.attendees.registerWithin(trx, publicActor, {
-              projectId: row.project_id,
-              ticketTypeId: row.ticket_type_id,
-              name: row.name,
-              email: row.email,
-            });
+            const attendee = await deps.attendees.registerWithin(
+              trx,
+              publicActor,
+              {
+                projectId: row.project_id,
+                ticketTypeId: row.ticket_type_id,
+                name: row.name,
+                email: row.email,
+              },
+              "offered",
+            );
             await queueTicketMails(trx, row.project_id, [attendee.id]);
             await repo.transition(trx, row.project_id, row.id, ["ACCEPTED"], {
               state: "ACCEPTED",
@@ -220,13 +225,18 @@ export function waitingListOffers(deps: OfferDeps) {
             });
             return { kind: "registered", attendee };
           }
-          const placed = await deps.orders.placeWithin(trx, publicActor, {
-            projectId: row.project_id,
-            buyerName: row.name,
-            buyerEmail: row.email,
-            tickets: [{ ticketTypeId: row.ticket_type_id, name: row.name, email: row.email }],
-            buyerToken,
-          });
+          const placed = await deps.orders.placeWithin(
+            trx,
+            publicActor,
+            {
+              projectId: row.project_id,
+              buyerName: row.name,
+              buyerEmail: row.email,
+              tickets: [{ ticketTypeId: row.ticket_type_id, name: row.name, email: row.email }],
+              buyerToken,
+            },
+            "offered",
+          );
           return { kind: "order", code: placed.order.code, buyerToken };
         },
         areas,

@@ -12,6 +12,7 @@ import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import { type Actor, publicActor } from "../access/actor.js";
 import type { Throttle, ThrottleRule } from "../accounts/throttle.js";
 import { seatCounts } from "../attendees/attendees-seats.js";
+import { seatsLeft } from "../tickets/seats-left.js";
 import type { createTicketsService } from "../tickets/tickets.service.js";
 import { defaultOfferHours, type OfferDeps, waitingListOffers } from "./offers.js";
 import { waitingListRepository as repo, type WaitingListEntryRow } from "./waiting-list.repository.js";
@@ -141,8 +142,8 @@ export function createWaitingListService(deps: WaitingListDeps) {
             const counts = await seatCounts(trx, projectId, [data.ticketTypeId], true);
             const seats = counts.get(data.ticketTypeId);
             if (!seats) throw notFound("Ticket type");
-            const waiting = await repo.nextInLine(trx, projectId, data.ticketTypeId, 1);
-            if (seats.sold < Number(seats.ticketType.quantity) && waiting.length === 0) throw soldOutOnly();
+            // Only a ticket type nobody outside the line can buy: sold out, or its free seats owed to people waiting.
+            if (seatsLeft(Number(seats.ticketType.quantity), seats) > 0) throw soldOutOnly();
             const now = nowIso();
             const row: WaitingListEntryRow = {
               id: newId(),
