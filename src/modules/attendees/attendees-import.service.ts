@@ -168,6 +168,9 @@ export function createAttendeeImportService(
       const batch = parsed.rows.slice(start, start + batchSize);
       const candidates = candidatesOf(projectId, batch, columns, ticketTypes, seen, problems, questions);
       const work = async (trx: Db) => {
+        // Seat locks in one order (docs/runtime.md "Seat locks"): the project's version row, then the ticket types.
+        if (!options.dryRun)
+          await changes.recordAreas(trx as Tx, projectId, areasWrittenUnder("attendees:write"));
         const counts = await seatCounts(
           trx,
           projectId,

@@ -196,6 +196,8 @@ export function createAttendeesService(
     claim: SeatClaim = "open",
   ): Promise<Attendee> {
     const row = registrationRow(input);
+    // Seat locks in one order (docs/runtime.md "Seat locks"): the project's version row, then the ticket type.
+    await changes.recordAreas(trx, row.project_id, areasWrittenUnder("attendees:write"));
     await claimSeat(trx, actor, row.project_id, row.ticket_type_id, claim);
     if (!(await repo.insertRegistered(trx, row))) throw emailTaken();
     await answerRegistration(trx, presentAttendee(row), input.answers);
@@ -336,6 +338,9 @@ export function createAttendeesService(
           actor,
           projectId,
           async (trx) => {
+            // A move takes a seat: locks in one order (docs/runtime.md "Seat locks"), the version row first.
+            if (data.ticketTypeId !== undefined)
+              await changes.recordAreas(trx, projectId, areasWrittenUnder("attendees:write"));
             const row = await repo.lock(trx, projectId, data.id);
             if (!row) throw notFound("Attendee");
             const patch: Partial<AttendeeRow> = { updated_at: nowIso() };

@@ -3,6 +3,7 @@ import { isUniqueViolation } from "../../db/constraint-errors.js";
 import type { Db, Tx } from "../../db/database.js";
 import type { TicketPaymentMode } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
+import { areasWrittenUnder } from "../../shared/data-areas.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import { objectEvent, type ProjectChanges, updateEvent } from "../../shared/project-changes.js";
@@ -234,6 +235,8 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
       "tickets:write",
       ticketTypeVisible,
       async (trx, projectId, granted) => {
+        // Seat locks in one order (docs/runtime.md "Seat locks"): the project's version row, then the ticket type.
+        await changes.recordAreas(trx, projectId, areasWrittenUnder("tickets:write"));
         const row = await repo.lockForSale(trx, projectId, id);
         if (!row) throw notFound("Ticket type");
         return body(trx, projectId, granted, row);
