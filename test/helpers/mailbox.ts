@@ -118,14 +118,19 @@ export class Mailbox {
     return this.received.filter((m) => m.to.some((t) => t.toLowerCase() === address.toLowerCase()));
   }
 
-  /** Waits until a mail to `address` arrived and returns the newest one (fails after 10 s). */
-  async latest(address: string): Promise<ReceivedMail> {
+  /**
+   * Waits until a mail to `address` arrived (whose subject matches `subject`, when given) and
+   * returns the newest such (fails after 10 s). With a subject, a mail sent earlier to the same
+   * address (an offer before its ticket) is not mistaken for the one awaited.
+   */
+  async latest(address: string, subject?: RegExp): Promise<ReceivedMail> {
     const deadline = Date.now() + 10_000;
     for (;;) {
-      const mails = this.to(address);
+      const mails = this.to(address).filter((m) => !subject || subject.test(m.subject));
       const last = mails[mails.length - 1];
       if (last) return last;
-      if (Date.now() > deadline) throw new Error(`no mail to ${address}`);
+      if (Date.now() > deadline)
+        throw new Error(`no mail to ${address}${subject ? ` with subject ${subject}` : ""}`);
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);
         setTimeout(resolve, 200);
