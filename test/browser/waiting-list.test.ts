@@ -59,7 +59,6 @@ describeInBrowser("the waiting list in Chromium", { mailbox: true }, (fx) => {
       await screenshot(visitor, `waiting-list-offer-${width}`);
       await visitor.getByRole("button", { name: "Take the seat" }).click();
       await visitor.getByRole("heading", { name: "You are registered" }).waitFor();
-      // The offer came to the same address first: wait for the ticket itself.
       await fx.mailbox.latest(email, /Your ticket for Waitlist Conf/);
 
       const organizer = await fx.page(width, fx.organizer);

@@ -119,18 +119,18 @@ export class Mailbox {
   }
 
   /**
-   * Waits until a mail to `address` arrived (whose subject matches `subject`, when given) and
-   * returns the newest such (fails after 10 s). With a subject, a mail sent earlier to the same
-   * address (an offer before its ticket) is not mistaken for the one awaited.
+   * Waits until a mail to `address` (whose subject matches `subject`, when given: mails sent through
+   * the outbox arrive a moment after the request that queued them) arrived and returns the newest
+   * one (fails after 20 s).
    */
   async latest(address: string, subject?: RegExp): Promise<ReceivedMail> {
-    const deadline = Date.now() + 10_000;
+    const deadline = Date.now() + 20_000;
     for (;;) {
-      const mails = this.to(address).filter((m) => !subject || subject.test(m.subject));
+      const mails = this.to(address).filter((mail) => !subject || subject.test(mail.subject));
       const last = mails[mails.length - 1];
       if (last) return last;
       if (Date.now() > deadline)
-        throw new Error(`no mail to ${address}${subject ? ` with subject ${subject}` : ""}`);
+        throw new Error(`no mail to ${address}${subject ? ` matching ${subject}` : ""}`);
       await new Promise<void>((resolve) => {
         this.waiters.push(resolve);
         setTimeout(resolve, 200);
