@@ -18,6 +18,7 @@ import { ordersCommands } from "./commands/orders.js";
 import { projectsCommands } from "./commands/projects.js";
 import { serveCommand } from "./commands/serve.js";
 import { usersCommands } from "./commands/users.js";
+import { waitingListCommands } from "./commands/waiting-list.js";
 import { describeFailure } from "./output.js";
 
 // The command table: a new command or group is one file under commands/ plus one line here.
@@ -36,6 +37,7 @@ const table: (Command | CommandGroup)[] = [
   appsCommands,
   attendeesCommands,
   ordersCommands,
+  waitingListCommands,
 ];
 
 const processIo: CliIo = {

@@ -1,5 +1,6 @@
 import DataLoader from "dataloader";
 import type { Columns } from "../db/projection.js";
+import { noFigures } from "../modules/tickets/seats-left.js";
 import type { Services } from "../services.js";
 
 // Turns a Map-returning batch function into DataLoader's "one answer per key, in order" contract.
@@ -87,8 +88,8 @@ const makers = {
     ),
   ticketType: ({ tickets }: Services) =>
     new RelationLoader((ids) => tickets.ticketTypesByIds([...ids]), undefined),
-  soldCount: ({ tickets }: Services) =>
-    new DataLoader(fromMap((ids: readonly string[]) => tickets.soldCounts([...ids]), 0)),
+  seatFigures: ({ tickets }: Services) =>
+    new DataLoader(fromMap((ids: readonly string[]) => tickets.seatFigures([...ids]), noFigures)),
   activeCheckIn: ({ checkins }: Services) =>
     new RelationLoader((ids) => checkins.activeByAttendeeIds([...ids]), undefined),
   order: ({ orders }: Services) =>

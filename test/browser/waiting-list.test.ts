@@ -95,6 +95,16 @@ describeInBrowser("the waiting list in Chromium", { mailbox: true }, (fx) => {
         "198.51.100.4",
       );
     }
+    // The Tickets tab says why none remain while two people wait, at both widths.
+    for (const width of [390, 1280]) {
+      const tickets = await fx.page(width, fx.organizer);
+      await tickets.goto(`${fx.server.url}/b/${project.id}/tickets`);
+      const line = tickets.getByRole("row", { name: /Seat/ });
+      await line.getByText("2 waiting").waitFor();
+      assert.match((await line.innerText()).replace(/\s+/g, " "), /€0\.00 1 1 0 2 waiting/);
+      await assertFits(tickets, "the Tickets tab");
+      await screenshot(tickets, `tickets-waiting-${width}`);
+    }
     const page = await fx.page(1280, fx.organizer);
     await page.goto(`${fx.server.url}/b/${project.id}/waiting-list`);
     // No seat is free: an offer by hand would oversell, and is refused with the reason.

@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { TicketPaymentMode } from "../../db/schema.js";
+import { noFigures, type SeatFigures, seatsLeft } from "../../modules/tickets/seats-left.js";
 import { paymentModes, type TicketType } from "../../modules/tickets/tickets.service.js";
 import { formatMoney, moneyInput, parseMoney } from "../../shared/money.js";
 import { type PageContext, pageContext } from "../context.js";
@@ -108,7 +109,7 @@ function TicketsPage(props: {
   ctx: PageContext;
   data: ProjectPageData;
   ticketTypes: TicketType[];
-  sold: Map<string, number>;
+  seats: Map<string, SeatFigures>;
   state: FormState;
 }) {
   const { project } = props.data;
@@ -144,7 +145,7 @@ function TicketsPage(props: {
           ]}
         >
           {props.ticketTypes.map((ticketType) => {
-            const sold = props.sold.get(ticketType.id) ?? 0;
+            const seats = props.seats.get(ticketType.id) ?? noFigures;
             return (
               <tr>
                 <th scope="row">
@@ -154,8 +155,11 @@ function TicketsPage(props: {
                 </th>
                 <td class="num">{formatMoney(ticketType.priceMinor, ticketType.currency)}</td>
                 <td class="num">{ticketType.quantity}</td>
-                <td class="num">{sold}</td>
-                <td class="num">{Math.max(ticketType.quantity - sold, 0)}</td>
+                <td class="num">{seats.sold}</td>
+                <td class="num">
+                  {seatsLeft(ticketType.quantity, seats)}
+                  {seats.waiting > 0 ? <div class="muted small">{seats.waiting} waiting</div> : null}
+                </td>
                 <td class="muted">{salesWindow(ticketType, project.timezone)}</td>
                 <td>
                   <div class="row-actions">
@@ -278,13 +282,13 @@ export function registerTicketPages(app: FastifyInstance): void {
     state: FormState,
   ) {
     const page = await services.tickets.listTicketTypes(data.access, { onSaleOnly: false }, listWindow());
-    const sold = await services.tickets.soldCounts(page.items.map((t) => t.id));
+    const seats = await services.tickets.seatFigures(page.items.map((t) => t.id));
     return (
       <TicketsPage
         ctx={pageContext(request, reply)}
         data={data}
         ticketTypes={page.items}
-        sold={sold}
+        seats={seats}
         state={state}
       />
     );

@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { TicketType } from "../../modules/tickets/tickets.service.js";
-import type { WaitingListEntry } from "../../modules/waiting-list/waiting-list.service.js";
+import type { WaitingListEntry } from "../../modules/waiting-list/waiting-list.model.js";
 import { resolvePageArgs } from "../../shared/pagination.js";
 import { type PageContext, pageContext } from "../context.js";
 import { type FormRequest, formRoute, type RowLookup, rowFormRoute } from "../form-route.js";

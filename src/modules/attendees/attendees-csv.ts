@@ -1,6 +1,9 @@
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { CsvError, parse } from "csv-parse";
 import { stringify } from "csv-stringify";
 import { badInput } from "../../errors.js";
+import { spreadsheetSafe } from "../../shared/spreadsheet-safe.js";
 import { answerHeaders } from "../questions/answer-csv.js";
 import type { Question } from "../questions/questions.model.js";
 
@@ -201,4 +204,24 @@ export function mappingFromFields(
  */
 export function csvWriter(header?: readonly string[]) {
   return header ? stringify({ header: true, columns: [...header], bom: false }) : stringify({ bom: false });
+}
+
+/** A column of an exported CSV: its header and how a row's cell is read. */
+export type CsvColumn<T> = [header: string, value: (row: T) => string | number | null];
+
+/**
+ * The CSV of `rows` under `columns` as a stream, read only as fast as the consumer (an HTTP
+ * response, a file) takes it; cells a spreadsheet would run as a formula are defused. Permission
+ * checks belong before the call, so a refusal is an ordinary error rather than a cut-off file.
+ */
+export function csvOf<T>(columns: readonly CsvColumn<T>[], rows: AsyncIterable<T>): Readable {
+  const writer = csvWriter(columns.map(([header]) => header));
+  async function* cells() {
+    for await (const row of rows) yield columns.map(([, value]) => spreadsheetSafe(String(value(row) ?? "")));
+  }
+  // A failed page destroys the writer, which ends the download with an error rather than a short file.
+  pipeline(Readable.from(cells()), writer).catch((error: unknown) =>
+    writer.destroy(error instanceof Error ? error : new Error(String(error))),
+  );
+  return writer;
 }

@@ -168,6 +168,9 @@ export function createAttendeeImportService(
       const batch = parsed.rows.slice(start, start + batchSize);
       const candidates = candidatesOf(projectId, batch, columns, ticketTypes, seen, problems, questions);
       const work = async (trx: Db) => {
+        // Seat locks in one order (docs/runtime.md "Seat locks"): the project's version row, then the ticket types.
+        if (!options.dryRun)
+          await changes.recordAreas(trx as Tx, projectId, areasWrittenUnder("attendees:write"));
         const counts = await seatCounts(
           trx,
           projectId,
@@ -203,7 +206,8 @@ export function createAttendeeImportService(
             continue;
           }
           const taken = sold.get(ticketType.id) ?? 0;
-          const refusal = seatRefusal(actor, ticketType, taken);
+          const waiting = counts.get(ticketType.id)?.waiting ?? 0;
+          const refusal = seatRefusal(actor, ticketType, { sold: taken, waiting });
           if (refusal) {
             problems.push({ line, email: row.email, kind: "sold-out", message: refusal.message });
             continue;

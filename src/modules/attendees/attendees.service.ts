@@ -25,6 +25,7 @@ import type { Actor } from "../access/actor.js";
 import { assertPermission, attendeeVisible } from "../access/policy.js";
 import { requireRowPermission, resolveRowAccess, writeRow } from "../access/row-access.js";
 import { answerRegistration, type RawAnswers } from "../questions/registration-answers.js";
+import type { SeatClaim } from "../tickets/seats-left.js";
 import {
   type AttendeeQuery,
   type AttendeeRow,
@@ -188,9 +189,16 @@ export function createAttendeesService(
 ) {
   const writer = { db, access, changes };
 
-  async function registerIn(trx: Tx, actor: Actor, input: RegisterAttendeeInput): Promise<Attendee> {
+  async function registerIn(
+    trx: Tx,
+    actor: Actor,
+    input: RegisterAttendeeInput,
+    claim: SeatClaim = "open",
+  ): Promise<Attendee> {
     const row = registrationRow(input);
-    await claimSeat(trx, actor, row.project_id, row.ticket_type_id);
+    // Seat locks in one order (docs/runtime.md "Seat locks"): the project's version row, then the ticket type.
+    await changes.recordAreas(trx, row.project_id, areasWrittenUnder("attendees:write"));
+    await claimSeat(trx, actor, row.project_id, row.ticket_type_id, claim);
     if (!(await repo.insertRegistered(trx, row))) throw emailTaken();
     await answerRegistration(trx, presentAttendee(row), input.answers);
     await changes.event(trx, actor, objectEvent(row.project_id, "Attendee", row.id, "registered"));
@@ -275,10 +283,16 @@ export function createAttendeesService(
     /**
      * Registers inside the caller's transaction (which records the project's change), with exactly
      * the rules of `registerAttendee` (capacity, sales window, one registration per email) but no
-     * permission check: for the public event page, whose service decides who may register there.
+     * permission check: for the public event page, whose service decides who may register there,
+     * and for a waiting-list offer taken in the write that ends it (`offered`, see SeatClaim).
      */
-    registerWithin(trx: Tx, actor: Actor, input: RegisterAttendeeInput): Promise<Attendee> {
-      return registerIn(trx, actor, input);
+    registerWithin(
+      trx: Tx,
+      actor: Actor,
+      input: RegisterAttendeeInput,
+      claim: SeatClaim = "open",
+    ): Promise<Attendee> {
+      return registerIn(trx, actor, input, claim);
     },
 
     /** The active registration of an email in a project, inside the caller's transaction. */
@@ -322,6 +336,9 @@ export function createAttendeesService(
           actor,
           projectId,
           async (trx) => {
+            // A move takes a seat: locks in one order (docs/runtime.md "Seat locks"), the version row first.
+            if (data.ticketTypeId !== undefined)
+              await changes.recordAreas(trx, projectId, areasWrittenUnder("attendees:write"));
             const row = await repo.lock(trx, projectId, data.id);
             if (!row) throw notFound("Attendee");
             const patch: Partial<AttendeeRow> = { updated_at: nowIso() };

@@ -145,6 +145,31 @@ for (const engine of testEngines()) {
       assert.equal((await ctx.services.tickets.soldCounts([ticketType.id])).get(ticketType.id), 3);
     });
 
+    test("registrations and orders racing for one ticket type all go through: none is a deadlock's victim", async () => {
+      const { project, owner } = await createPublishedProject(ctx.services);
+      const door = await createTicketType(ctx.services, owner, project.id, {
+        quantity: 40,
+        paymentMode: "AT_DOOR",
+      });
+      const results = await Promise.allSettled(
+        Array.from({ length: 30 }, (_, i) =>
+          i % 2 === 0
+            ? createAttendee(ctx.services, owner, project.id, door.id)
+            : ctx.services.orders.placeOrder(publicActor, {
+                projectId: project.id,
+                buyerName: `Buyer ${i}`,
+                buyerEmail: uniqueEmail("buyer"),
+                tickets: [{ ticketTypeId: door.id, name: `Buyer ${i}`, email: uniqueEmail("ticket") }],
+              }),
+        ),
+      );
+      assert.deepEqual(
+        results.flatMap((r) => (r.status === "rejected" ? [String(r.reason)] : [])),
+        [],
+      );
+      assert.equal((await ctx.services.tickets.soldCounts([door.id])).get(door.id), 30);
+    });
+
     test("allows one active registration per email, case-insensitively and under concurrency", async () => {
       const { project, owner } = await createPublishedProject(ctx.services);
       const ticketType = await createTicketType(ctx.services, owner, project.id);

@@ -4,6 +4,7 @@ import type { ProjectAccess } from "../access/access.service.js";
 import type { createAgendaService, Room, Session, Speaker, Track } from "../agenda/agenda.service.js";
 import type { Attendee } from "../attendees/attendees.service.js";
 import type { createProjectsService, Project } from "../projects/projects.service.js";
+import { noFigures, seatsLeft } from "../tickets/seats-left.js";
 import {
   type createTicketsService,
   orderableOnPage,
@@ -85,10 +86,9 @@ export async function loadEventContent(deps: ContentSources, access: ProjectAcce
   ]);
   const sessionIds = sessionList.items.map((s) => s.id);
   const ticketTypeIds = ticketTypes.items.map((t) => t.id);
-  const [speakersBySession, sold, waiting] = await Promise.all([
+  const [speakersBySession, seats] = await Promise.all([
     agenda.speakersBySessionIds(sessionIds),
-    tickets.soldCounts(ticketTypeIds),
-    tickets.waitingCounts(ticketTypeIds),
+    tickets.seatFigures(ticketTypeIds),
   ]);
   const trackById = new Map(tracks.items.map((t) => [t.id, t]));
   const roomById = new Map(rooms.items.map((r) => [r.id, r]));
@@ -109,8 +109,7 @@ export async function loadEventContent(deps: ContentSources, access: ProjectAcce
     speakers: [...speakers.values()].sort((a, b) => a.name.localeCompare(b.name)),
     tickets: ticketTypes.items.map((t) => ({
       ...t,
-      // A seat freed while people wait is theirs (the waiting list's worker offers it shortly).
-      remaining: Math.max(0, t.quantity - (sold.get(t.id) ?? 0) - (waiting.get(t.id) ?? 0)),
+      remaining: seatsLeft(t.quantity, seats.get(t.id) ?? noFigures),
       registrable: registrableOnPage(t),
       orderable: orderableOnPage(t),
     })),

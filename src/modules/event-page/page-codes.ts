@@ -2,6 +2,7 @@ import { addressKey } from "../../shared/client-address.js";
 import type { Throttle, ThrottleRule } from "../accounts/throttle.js";
 import type { DiscountCode } from "../discount-codes/discount-codes.model.js";
 import type { DiscountCodesService } from "../discount-codes/discount-codes.service.js";
+import { noFigures, seatsLeft } from "../tickets/seats-left.js";
 import { type createTicketsService, orderableOnPage } from "../tickets/tickets.service.js";
 import type { EventContent } from "./event-content.js";
 
@@ -42,7 +43,7 @@ export async function applyPageCode(
   if (!code) return { content, error: "This code is not valid for this event." };
   // Only a code naming ticket types unlocks hidden ones (`unlocks`); one for every type, none.
   const unlocked = code.ticketTypeIds ? await deps.tickets.unlockedBy(projectId, code.ticketTypeIds) : [];
-  const sold = await deps.tickets.soldCounts(unlocked.map((t) => t.id));
+  const seats = await deps.tickets.seatFigures(unlocked.map((t) => t.id));
   const shown = new Set(content.tickets.map((t) => t.id));
   const tickets = [
     ...content.tickets,
@@ -50,7 +51,7 @@ export async function applyPageCode(
       .filter((t) => !shown.has(t.id))
       .map((t) => ({
         ...t,
-        remaining: Math.max(0, t.quantity - (sold.get(t.id) ?? 0)),
+        remaining: seatsLeft(t.quantity, seats.get(t.id) ?? noFigures),
         // Hidden types are sold only through an order, which carries the code.
         registrable: false,
         orderable: orderableOnPage(t),

@@ -20,6 +20,7 @@ import type { InvoiceSource } from "../invoices/invoice-document.js";
 import type { Invoicing } from "../invoices/invoices.service.js";
 import { priceLine } from "../invoices/taxes.js";
 import { queueOrderMail } from "../ticket-mails/ticket-mails.service.js";
+import { type SeatClaim, seatsLeft } from "../tickets/seats-left.js";
 import { isOnSale, orderableOnPage } from "../tickets/tickets.service.js";
 import { type OrderSettings, presentOrderSettings } from "./order-settings.js";
 import { conflict, type Order, presentLine, presentOrder } from "./orders.model.js";
@@ -187,25 +188,36 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets,
 
   /**
    * Takes `seats` (ticket type -> count) under the ticket types' locks, or throws why not: a type
-   * missing from the project, off sale, not sold on the page, or without that many seats left.
+   * missing from the project, off sale, not sold on the page, or without that many seats left
+   * (`claim`: see SeatClaim; only a taken waiting-list offer claims its own seat).
    */
-  async function claimSeats(trx: Tx, actor: Actor, projectId: string, seats: Map<string, number>) {
+  async function claimSeats(
+    trx: Tx,
+    actor: Actor,
+    projectId: string,
+    seats: Map<string, number>,
+    claim: SeatClaim = "open",
+  ) {
     const counts = await seatCounts(trx, projectId, seats.keys(), true);
     for (const [ticketTypeId, wanted] of seats) {
       const found = counts.get(ticketTypeId);
       if (!found)
         throw badInput([{ field: ["tickets"], message: "names a ticket type not found in this event" }]);
-      // seatRefusal is the one place of the capacity rule; the last of the seats wanted decides.
-      const refusal = seatRefusal(actor, found.ticketType, found.sold + wanted - 1);
+      const refusal = seatRefusal(actor, found.ticketType, found, wanted, claim);
       if (refusal) {
-        const left = Math.max(0, Number(found.ticketType.quantity) - found.sold);
+        const left = seatsLeft(Number(found.ticketType.quantity), found, claim);
         throw left > 0 ? conflict(`Only ${left} "${found.ticketType.name}" tickets are left`) : refusal;
       }
     }
     return counts;
   }
 
-  async function placeIn(trx: Tx, actor: Actor, data: z.output<typeof placeInput>): Promise<PlacedOrder> {
+  async function placeIn(
+    trx: Tx,
+    actor: Actor,
+    data: z.output<typeof placeInput>,
+    claim: SeatClaim = "open",
+  ): Promise<PlacedOrder> {
     const { projectId } = data;
     // Bumping the versions first locks the project's version row: checkouts of one project run one
     // after the other from here, so a repeated form always finds the first submit's order.
@@ -228,7 +240,7 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets,
     }
     const seats = new Map<string, number>();
     for (const t of data.tickets) seats.set(t.ticketTypeId, (seats.get(t.ticketTypeId) ?? 0) + 1);
-    const counts = await claimSeats(trx, actor, projectId, seats);
+    const counts = await claimSeats(trx, actor, projectId, seats, claim);
     const settings = await settingsOf(trx, projectId);
     const discountCode = data.discountCode
       ? await findCode(trx, projectId, data.discountCode, now)

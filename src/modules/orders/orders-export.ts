@@ -1,11 +1,9 @@
-import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
+import type { Readable } from "node:stream";
 import type { Db } from "../../db/database.js";
 import type { CursorKey } from "../../shared/pagination.js";
-import { spreadsheetSafe } from "../../shared/spreadsheet-safe.js";
 import type { ProjectAccess } from "../access/access.service.js";
 import { assertPermission } from "../access/policy.js";
-import { csvWriter } from "../attendees/attendees-csv.js";
+import { type CsvColumn, csvOf } from "../attendees/attendees-csv.js";
 import type { Invoicing } from "../invoices/invoices.service.js";
 import { presentLine, presentOrder } from "./orders.model.js";
 import { type OrderListFilter, ordersRepository as repo } from "./orders.repository.js";
@@ -80,7 +78,7 @@ export async function* exportOrders(
   }
 }
 
-const csvColumns: [header: string, value: (o: ExportedOrder) => string | number | null][] = [
+const csvColumns: CsvColumn<ExportedOrder>[] = [
   ["code", (o) => o.code],
   ["state", (o) => o.state],
   ["buyer_name", (o) => o.buyerName],
@@ -100,8 +98,8 @@ const csvColumns: [header: string, value: (o: ExportedOrder) => string | number 
 ];
 
 /**
- * The CSV of a filter's orders as a stream read as fast as the consumer takes it; cells that a
- * spreadsheet would run as a formula are defused. orders:read is checked before the first byte.
+ * The CSV of a filter's orders as a stream read as fast as the consumer takes it (`csvOf`).
+ * orders:read is checked before the first byte.
  */
 export function exportOrdersCsv(
   db: Db,
@@ -110,15 +108,5 @@ export function exportOrdersCsv(
   filter: OrderListFilter,
 ): Readable {
   assertPermission(access, "orders:read");
-  const writer = csvWriter(csvColumns.map(([header]) => header));
-  async function* cells() {
-    for await (const order of exportOrders(db, invoicing, access, filter)) {
-      yield csvColumns.map(([, value]) => spreadsheetSafe(String(value(order) ?? "")));
-    }
-  }
-  // A failed page destroys the writer, which ends the download with an error rather than a short file.
-  pipeline(Readable.from(cells()), writer).catch((error: unknown) =>
-    writer.destroy(error instanceof Error ? error : new Error(String(error))),
-  );
-  return writer;
+  return csvOf(csvColumns, exportOrders(db, invoicing, access, filter));
 }

@@ -17,6 +17,7 @@ import type { OrderTickets } from "../attendees/order-tickets.js";
 import { reclaimUses } from "../discount-codes/code-redemption.js";
 import type { Invoice, Invoicing } from "../invoices/invoices.service.js";
 import { queueOrderMail } from "../ticket-mails/ticket-mails.service.js";
+import type { SeatClaim } from "../tickets/seats-left.js";
 import { orderConfirmations } from "./order-confirmation.js";
 import {
   codedLine,
@@ -194,11 +195,12 @@ export function createOrdersService(
     },
 
     /**
-     * Places an order inside the caller's write, with placeOrder's rules (a waiting-list offer taken
-     * in the transaction that ends the offer). The caller announces the queued mail after the commit.
+     * Places an order inside the caller's write, with placeOrder's rules: for a waiting-list offer
+     * taken in the transaction that ends the offer (`offered`: its seat is the taker's, not the
+     * line's). The caller announces the queued mail after the commit.
      */
-    placeWithin(trx: Tx, actor: Actor, input: PlaceOrderInput): Promise<PlacedOrder> {
-      return placeIn(trx, actor, parseInput(placeInput, input));
+    placeWithin(trx: Tx, actor: Actor, input: PlaceOrderInput, claim: SeatClaim): Promise<PlacedOrder> {
+      return placeIn(trx, actor, parseInput(placeInput, input), claim);
     },
 
     /** Orders by creation, of one state or all (orders:read). */

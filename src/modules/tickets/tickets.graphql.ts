@@ -8,6 +8,7 @@ import { nodeLoader } from "../../graphql/nodes.js";
 import { requires, restricts, widenedBy } from "../../graphql/permissions.js";
 import type { PageArgs } from "../../shared/pagination.js";
 import { ProjectRef, projectIdOnly } from "../projects/projects.graphql.js";
+import { seatsLeft } from "./seats-left.js";
 import type { TicketType } from "./tickets.service.js";
 
 export const TicketTypeRef = builder.objectRef<TicketType>("TicketType");
@@ -103,9 +104,10 @@ export function defineTicketTypes(): void {
       }),
       available: t.boolean({
         public: true,
-        description: "Whether a ticket can be bought now: on sale and not sold out. Public; no counts.",
+        description:
+          "Whether a ticket can be bought now: on sale and a seat left (seats freed while people are on the waiting list are theirs). Public; no counts.",
         resolve: (tt, _args, c) =>
-          onSale(tt) && c.loaders.soldCount.load(tt.id).then((sold) => sold < tt.quantity),
+          onSale(tt) && c.loaders.seatFigures.load(tt.id).then((seats) => seatsLeft(tt.quantity, seats) > 0),
       }),
       // Named `quantity` until version 2026-12-01 (graphql/versions/api-versions.ts).
       capacity: t.exposeInt("quantity", {
@@ -118,16 +120,18 @@ export function defineTicketTypes(): void {
         public: true,
         ...requires("tickets:read"),
         nullable: true,
-        description: "Tickets sold (registered attendees).",
-        resolve: (tt, _args, c) => c.loaders.soldCount.load(tt.id),
+        description:
+          "Seats taken: registered attendees, tickets of pending orders within their hold, and open waiting-list offers.",
+        resolve: (tt, _args, c) => c.loaders.seatFigures.load(tt.id).then((seats) => seats.sold),
       }),
       remaining: t.int({
         public: true,
         ...requires("tickets:read"),
         nullable: true,
-        description: "Tickets left to sell.",
+        description:
+          "Tickets left to sell: the capacity less the seats taken (`sold`) and less free seats owed to people on the waiting list.",
         resolve: (tt, _args, c) =>
-          c.loaders.soldCount.load(tt.id).then((sold) => Math.max(0, tt.quantity - sold)),
+          c.loaders.seatFigures.load(tt.id).then((seats) => seatsLeft(tt.quantity, seats)),
       }),
       createdAt: t.expose("createdAt", {
         public: true,

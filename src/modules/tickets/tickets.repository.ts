@@ -223,6 +223,18 @@ export const ticketsRepository = {
     return Number(registered.n) + Number(offered.n);
   },
 
+  /** People waiting in line (not yet offered a seat) for one ticket type of the project. */
+  async waitingCount(db: Db, projectId: string, id: string): Promise<number> {
+    const row = await db
+      .selectFrom("waiting_list_entries")
+      .select((eb) => eb.fn.countAll().as("n"))
+      .where("project_id", "=", projectId)
+      .where("ticket_type_id", "=", id)
+      .where("state", "=", "WAITING")
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  },
+
   /** People waiting in line (not yet offered a seat) per ticket type; every asked id is a key. */
   async waitingCounts(db: Db, ids: readonly string[]): Promise<Map<string, number>> {
     const counts = new Map<string, number>(ids.map((id) => [id, 0]));

@@ -3,6 +3,7 @@ import { isUniqueViolation } from "../../db/constraint-errors.js";
 import type { Db, Tx } from "../../db/database.js";
 import type { TicketPaymentMode } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
+import { areasWrittenUnder } from "../../shared/data-areas.js";
 import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import { objectEvent, type ProjectChanges, updateEvent } from "../../shared/project-changes.js";
@@ -20,9 +21,10 @@ import type { Actor } from "../access/actor.js";
 import { assertPermission, ticketTypeVisible as canSeeTicketType } from "../access/policy.js";
 import { createRow, patchFrom, resolveRowAccess, writeRow } from "../access/row-access.js";
 import { taxRateInput } from "../invoices/taxes.js";
+import type { SeatFigures } from "./seats-left.js";
 import { ticketsRepository as repo, type TicketTypeRow } from "./tickets.repository.js";
 
-/** A kind of ticket with its price and capacity; the sold count is loaded separately (`soldCounts`). */
+/** A kind of ticket with its price and capacity; seat figures are loaded separately (`seatFigures`). */
 export interface TicketType {
   id: string;
   projectId: string;
@@ -233,6 +235,8 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
       "tickets:write",
       ticketTypeVisible,
       async (trx, projectId, granted) => {
+        // Seat locks in one order (docs/runtime.md "Seat locks"): the project's version row, then the ticket type.
+        await changes.recordAreas(trx, projectId, areasWrittenUnder("tickets:write"));
         const row = await repo.lockForSale(trx, projectId, id);
         if (!row) throw notFound("Ticket type");
         return body(trx, projectId, granted, row);
@@ -262,7 +266,6 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
       return new Map(rows.map((r) => [r.id, presentTicketType(r)]));
     },
 
-    /** REGISTERED attendees per ticket type; every asked id is a key (0 when none). */
     /**
      * The hidden ticket types on sale among `ids` (those a code names), for the event page of a
      * project it opened; the caller checked the code.
@@ -271,6 +274,7 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
       return (await repo.hiddenOnSale(db, projectId, ids, nowIso())).map(presentTicketType);
     },
 
+    /** Seats taken per ticket type (see tickets.repository `soldCounts`); every asked id is a key (0 when none). */
     async soldCounts(ticketTypeIds: readonly string[]): Promise<Map<string, number>> {
       if (ticketTypeIds.length === 0) return new Map();
       const rows = await repo.soldCounts(db, ticketTypeIds);
@@ -280,11 +284,19 @@ export function createTicketsService(db: Db, access: AccessService, changes: Pro
     },
 
     /**
-     * People waiting in line (not yet offered a seat) per ticket type: the event page keeps the
-     * seats they wait for off sale, so a freed seat goes to the line, not to whoever looks first.
+     * Seats taken and people waiting per ticket type (two statements for any number of ids), what
+     * `seatsLeft` computes what is left from; every asked id is a key.
      */
-    waitingCounts(ticketTypeIds: readonly string[]): Promise<Map<string, number>> {
-      return repo.waitingCounts(db, ticketTypeIds);
+    async seatFigures(ticketTypeIds: readonly string[]): Promise<Map<string, SeatFigures>> {
+      if (ticketTypeIds.length === 0) return new Map();
+      const [sold, waiting] = await Promise.all([
+        repo.soldCounts(db, ticketTypeIds),
+        repo.waitingCounts(db, ticketTypeIds),
+      ]);
+      const taken = new Map(sold.map((row) => [row.ticket_type_id, Number(row.n)]));
+      return new Map(
+        ticketTypeIds.map((id) => [id, { sold: taken.get(id) ?? 0, waiting: waiting.get(id) ?? 0 }]),
+      );
     },
 
     /** A ticket type the actor may see (on sale now, or any with tickets:read). */

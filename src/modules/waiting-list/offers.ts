@@ -42,6 +42,17 @@ const typesPerRound = 100;
 /** Offers one ticket type gets per round (a capacity raised by thousands is served over rounds). */
 const offersPerType = 100;
 
+/**
+ * Locks what a waiting-list write decides under, in the order every seat write takes it: the
+ * project's version row first (recorded as changed, as an order's placement does first), then the
+ * ticket type (`seatCounts`), whose seat figures it answers. Taken the other way round, an offer
+ * and an order placed at the same time wait for each other, and PostgreSQL aborts one (a deadlock).
+ */
+export async function lockLine(changes: ProjectChanges, trx: Tx, projectId: string, ticketTypeId: string) {
+  await changes.recordAreas(trx, projectId, areasWrittenUnder("attendees:write"));
+  return (await seatCounts(trx, projectId, [ticketTypeId], true)).get(ticketTypeId);
+}
+
 /** What taking an offer led to: a registration, or an order to pay with the seat held. */
 export type TakenOffer =
   | { kind: "registered"; attendee: Attendee }
@@ -73,6 +84,9 @@ export function waitingListOffers(deps: OfferDeps) {
   const tokenOf = (key: string, entryId: string, offeredAt: string) =>
     createHmac("sha256", key).update(`offer:${entryId}:${offeredAt}`).digest("base64url");
 
+  const lockSeats = (trx: Tx, projectId: string, ticketTypeId: string) =>
+    lockLine(changes, trx, projectId, ticketTypeId);
+
   async function hoursOf(trx: Db, projectId: string) {
     return (await repo.offerHours(trx, projectId)) ?? defaultOfferHours;
   }
@@ -100,15 +114,25 @@ export function waitingListOffers(deps: OfferDeps) {
     return true;
   }
 
+  /** Whether a ticket type has work for the worker: a lapsed offer, or a free seat (someone waits). */
+  async function due(projectId: string, ticketTypeId: string): Promise<boolean> {
+    if ((await repo.lapsedOffers(db, projectId, ticketTypeId, nowIso())).length > 0) return true;
+    const seats = (await seatCounts(db, projectId, [ticketTypeId], false)).get(ticketTypeId);
+    return seats !== undefined && seats.sold < Number(seats.ticketType.quantity);
+  }
+
   /** Expires lapsed offers of one ticket type and offers its free seats to the next in line. */
   async function serveType(projectId: string, ticketTypeId: string): Promise<number> {
+    // Read without a lock first: the usual round (sold out, nobody's offer lapsed) writes nothing,
+    // so it neither waits for a lock nor moves the project's versions (its cached answers stay).
+    if (!(await due(projectId, ticketTypeId))) return 0;
     const key = await linkSecret();
     const made = await changes.write(
       db,
       systemActor,
       projectId,
       async (trx) => {
-        const seats = (await seatCounts(trx, projectId, [ticketTypeId], true)).get(ticketTypeId);
+        const seats = await lockSeats(trx, projectId, ticketTypeId);
         if (!seats) return 0;
         const now = nowIso();
         let changed = 0;
@@ -155,9 +179,7 @@ export function waitingListOffers(deps: OfferDeps) {
         actor,
         row.project_id,
         async (trx) => {
-          const seats = (await seatCounts(trx, row.project_id, [row.ticket_type_id], true)).get(
-            row.ticket_type_id,
-          );
+          const seats = await lockSeats(trx, row.project_id, row.ticket_type_id);
           if (!seats) throw notFound("Ticket type");
           if (seats.sold >= Number(seats.ticketType.quantity))
             throw new AppError(ErrorCode.CONFLICT, "No seat is free: raise the ticket type's quantity first");
@@ -194,9 +216,7 @@ export function waitingListOffers(deps: OfferDeps) {
         publicActor,
         row.project_id,
         async (trx): Promise<TakenOffer> => {
-          const seats = (await seatCounts(trx, row.project_id, [row.ticket_type_id], true)).get(
-            row.ticket_type_id,
-          );
+          const seats = await lockSeats(trx, row.project_id, row.ticket_type_id);
           if (!seats) throw offerGone();
           const now = nowIso();
           const current = await repo.findById(trx, row.project_id, row.id);
@@ -207,12 +227,17 @@ export function waitingListOffers(deps: OfferDeps) {
           });
           const type = seats.ticketType;
           if (registrableOnPage({ priceMinor: Number(type.price_minor), paymentMode: type.payment_mode })) {
-            const attendee = await deps.attendees.registerWithin(trx, publicActor, {
-              projectId: row.project_id,
-              ticketTypeId: row.ticket_type_id,
-              name: row.name,
-              email: row.email,
-            });
+            const attendee = await deps.attendees.registerWithin(
+              trx,
+              publicActor,
+              {
+                projectId: row.project_id,
+                ticketTypeId: row.ticket_type_id,
+                name: row.name,
+                email: row.email,
+              },
+              "offered",
+            );
             await queueTicketMails(trx, row.project_id, [attendee.id]);
             await repo.transition(trx, row.project_id, row.id, ["ACCEPTED"], {
               state: "ACCEPTED",
@@ -220,13 +245,18 @@ export function waitingListOffers(deps: OfferDeps) {
             });
             return { kind: "registered", attendee };
           }
-          const placed = await deps.orders.placeWithin(trx, publicActor, {
-            projectId: row.project_id,
-            buyerName: row.name,
-            buyerEmail: row.email,
-            tickets: [{ ticketTypeId: row.ticket_type_id, name: row.name, email: row.email }],
-            buyerToken,
-          });
+          const placed = await deps.orders.placeWithin(
+            trx,
+            publicActor,
+            {
+              projectId: row.project_id,
+              buyerName: row.name,
+              buyerEmail: row.email,
+              tickets: [{ ticketTypeId: row.ticket_type_id, name: row.name, email: row.email }],
+              buyerToken,
+            },
+            "offered",
+          );
           return { kind: "order", code: placed.order.code, buyerToken };
         },
         areas,

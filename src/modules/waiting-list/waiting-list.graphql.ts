@@ -3,7 +3,7 @@ import { connectionTypes, projectConnection } from "../../graphql/connections.js
 import { nodeLoader } from "../../graphql/nodes.js";
 import { requires } from "../../graphql/permissions.js";
 import { TicketTypeRef } from "../tickets/tickets.graphql.js";
-import type { WaitingListEntry } from "./waiting-list.service.js";
+import type { WaitingListEntry } from "./waiting-list.model.js";
 
 const WaitingListEntryRef = builder.objectRef<WaitingListEntry>("WaitingListEntry");
 

@@ -1,3 +1,4 @@
+import type { Readable } from "node:stream";
 import { z } from "zod";
 import type { Tx } from "../../db/database.js";
 import { AppError, ErrorCode, notFound } from "../../errors.js";
@@ -10,42 +11,14 @@ import { nowIso } from "../../shared/time.js";
 import { email, idText, parseInput, requiredText } from "../../shared/validation.js";
 import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import { type Actor, publicActor } from "../access/actor.js";
+import { assertPermission } from "../access/policy.js";
 import type { Throttle, ThrottleRule } from "../accounts/throttle.js";
-import { seatCounts } from "../attendees/attendees-seats.js";
+import { seatsLeft } from "../tickets/seats-left.js";
 import type { createTicketsService } from "../tickets/tickets.service.js";
-import { defaultOfferHours, type OfferDeps, waitingListOffers } from "./offers.js";
+import { defaultOfferHours, lockLine, type OfferDeps, waitingListOffers } from "./offers.js";
+import { type ExportedEntry, presentEntry, type WaitingListEntry } from "./waiting-list.model.js";
 import { waitingListRepository as repo, type WaitingListEntryRow } from "./waiting-list.repository.js";
-
-/** One place in a ticket type's waiting list, as every reader sees it. */
-export interface WaitingListEntry {
-  id: string;
-  projectId: string;
-  ticketTypeId: string;
-  name: string;
-  email: string;
-  /** An offer past its time reads EXPIRED at once, before the worker records it. */
-  state: "WAITING" | "OFFERED" | "ACCEPTED" | "EXPIRED" | "REMOVED";
-  offeredAt: string | null;
-  offerExpiresAt: string | null;
-  attendeeId: string | null;
-  createdAt: string;
-}
-
-function presentEntry(row: WaitingListEntryRow, now = nowIso()): WaitingListEntry {
-  const lapsed = row.state === "OFFERED" && row.offer_expires_at !== null && row.offer_expires_at <= now;
-  return {
-    id: row.id,
-    projectId: row.project_id,
-    ticketTypeId: row.ticket_type_id,
-    name: row.name,
-    email: row.email,
-    state: lapsed ? "EXPIRED" : row.state,
-    offeredAt: row.offered_at,
-    offerExpiresAt: row.offer_expires_at,
-    attendeeId: row.attendee_id,
-    createdAt: row.created_at,
-  };
-}
+import { exportEntries, waitingListCsv } from "./waiting-list-export.js";
 
 /** Joins per client address per hour: generous for a shared network, a wall for a script. */
 const joinIpRule: ThrottleRule = { name: "waiting-list-join-ip", limit: 30, windowMs: 3_600_000 };
@@ -76,7 +49,7 @@ function soldOutOnly(): AppError {
 export interface WaitingListDeps extends OfferDeps {
   access: AccessService;
   throttle: Throttle;
-  tickets: Pick<ReturnType<typeof createTicketsService>, "findTicketType">;
+  tickets: Pick<ReturnType<typeof createTicketsService>, "findTicketType" | "ticketTypesByIds">;
 }
 
 /**
@@ -138,11 +111,10 @@ export function createWaitingListService(deps: WaitingListDeps) {
               return existing;
             }
             // Under the ticket type's lock, so "sold out" cannot change while it is decided.
-            const counts = await seatCounts(trx, projectId, [data.ticketTypeId], true);
-            const seats = counts.get(data.ticketTypeId);
+            const seats = await lockLine(changes, trx, projectId, data.ticketTypeId);
             if (!seats) throw notFound("Ticket type");
-            const waiting = await repo.nextInLine(trx, projectId, data.ticketTypeId, 1);
-            if (seats.sold < Number(seats.ticketType.quantity) && waiting.length === 0) throw soldOutOnly();
+            // Only a ticket type nobody outside the line can buy: sold out, or its free seats owed to people waiting.
+            if (seatsLeft(Number(seats.ticketType.quantity), seats) > 0) throw soldOutOnly();
             const now = nowIso();
             const row: WaitingListEntryRow = {
               id: newId(),
@@ -187,6 +159,8 @@ export function createWaitingListService(deps: WaitingListDeps) {
       ticketTypeId: string | undefined,
       window: PageWindow,
     ): Promise<Page<WaitingListEntry>> {
+      // Names and addresses: checked here too, whatever surface asks (the API declares it on the field).
+      assertPermission(projectAccess, "attendees:read");
       const rows = await repo.list(db, projectAccess.projectId, ticketTypeId, window);
       const now = nowIso();
       return toPage(
@@ -197,8 +171,26 @@ export function createWaitingListService(deps: WaitingListDeps) {
     },
 
     /** Total of `list` for the same ticket type. */
-    count: (projectAccess: ProjectAccess, ticketTypeId: string | undefined) =>
-      repo.count(db, projectAccess.projectId, ticketTypeId),
+    async count(projectAccess: ProjectAccess, ticketTypeId: string | undefined): Promise<number> {
+      assertPermission(projectAccess, "attendees:read");
+      return repo.count(db, projectAccess.projectId, ticketTypeId);
+    },
+
+    /**
+     * Every entry of the project (or one ticket type) in line order, with its ticket type's name
+     * and place in line, read page by page as consumed (the CLI's list). Needs attendees:read,
+     * checked before the first entry.
+     */
+    exportRows(projectAccess: ProjectAccess, ticketTypeId: string | undefined): AsyncIterable<ExportedEntry> {
+      assertPermission(projectAccess, "attendees:read");
+      return exportEntries(db, deps.tickets, projectAccess.projectId, ticketTypeId);
+    },
+
+    /** `exportRows` as a CSV stream (the CLI's export); attendees:read is checked before the first byte. */
+    exportCsv(projectAccess: ProjectAccess, ticketTypeId: string | undefined): Readable {
+      assertPermission(projectAccess, "attendees:read");
+      return waitingListCsv(exportEntries(db, deps.tickets, projectAccess.projectId, ticketTypeId));
+    },
 
     /** An entry for `node(id)`: only with attendees:read on its project (else undefined, like a missing one). */
     async findEntry(

@@ -11,7 +11,7 @@ import {
 import { Mailbox } from "../../../test/helpers/mailbox.js";
 import { createTestContext, type TestContext } from "../../../test/helpers/test-services.js";
 import { ownDatabase } from "../../../test/helpers/throwaway-database.js";
-import { publicActor } from "../access/actor.js";
+import { publicActor, systemActor } from "../access/actor.js";
 import { createMailer } from "../accounts/mailer.js";
 import { TicketMailWorker } from "../ticket-mails/ticket-mail-worker.js";
 
@@ -53,7 +53,7 @@ for (const engine of testEngines()) {
       ctx.services.waitingList.join({ projectId, ticketTypeId, name, email }, `10.${nextAddress()}`);
 
     async function states(projectId: string, ticketTypeId: string) {
-      const access = await ctx.services.access.resolve(publicActor, projectId);
+      const access = await ctx.services.access.resolve(systemActor, projectId);
       assert.ok(access);
       const page = await ctx.services.waitingList.list(access, ticketTypeId, {
         limit: 100,
@@ -183,6 +183,63 @@ for (const engine of testEngines()) {
       assert.equal(await sold(type.id), 1);
     });
 
+    test("20 buyers racing a seat freed while one person waits: none gets it, the offer holder does", async () => {
+      const { project, owner, type, holders } = await soldOut(3);
+      const wendy = uniqueEmail("wendy");
+      await join(project.id, type.id, "Wendy", wendy);
+      await ctx.services.attendees.cancelAttendee(owner, { id: holders[0]?.id ?? "" });
+      assert.equal(await sold(type.id), 2, "the seat is free, not yet offered");
+      // The organizer is refused too, told why: the free seat is Wendy's.
+      await assert.rejects(
+        createAttendee(ctx.services, owner, project.id, type.id),
+        /sold out: its free seats are held for the waiting list/,
+      );
+      const buyers = Array.from({ length: 20 }, (_, i) =>
+        i % 2 === 0
+          ? ctx.services.attendees.registerAttendee(appActor(project.id, ["attendees:write"]), {
+              projectId: project.id,
+              ticketTypeId: type.id,
+              name: `Racer ${i}`,
+              email: uniqueEmail("racer"),
+            })
+          : ctx.services.orders.placeOrder(publicActor, {
+              projectId: project.id,
+              buyerName: `Buyer ${i}`,
+              buyerEmail: uniqueEmail("buyer"),
+              tickets: [{ ticketTypeId: type.id, name: `Buyer ${i}`, email: uniqueEmail("ticket") }],
+            }),
+      );
+      // The worker's round races the buyers: before or after it, the seat is Wendy's.
+      const [served, ...outcomes] = await Promise.allSettled([ctx.services.waitingList.serve(), ...buyers]);
+      assert.equal(served?.status, "fulfilled", String((served as PromiseRejectedResult).reason?.stack));
+      assert.deepEqual(
+        outcomes.filter((o) => o.status === "fulfilled"),
+        [],
+        "nobody outside the line got the seat",
+      );
+      for (const o of outcomes) assert.match(String((o as PromiseRejectedResult).reason), /sold out/);
+      await ctx.services.waitingList.serve();
+      assert.deepEqual(await states(project.id, type.id), ["Wendy:OFFERED"]);
+      const taken = await ctx.services.waitingList.takeOffer(project.id, tokenIn((await mailTo(wendy)).text));
+      assert.equal(taken.kind, "registered");
+      assert.equal(await sold(type.id), 3);
+    });
+
+    test("taking an offer works while others still wait behind", async () => {
+      const { project, owner, type, holders } = await soldOut(2);
+      const ada = uniqueEmail("ahead");
+      await join(project.id, type.id, "Ada", ada);
+      await join(project.id, type.id, "Bob");
+      await ctx.services.attendees.cancelAttendee(owner, { id: holders[0]?.id ?? "" });
+      await ctx.services.waitingList.serve();
+      // Ada's offer ends in the write that registers her: her seat is hers, not Bob's.
+      const taken = await ctx.services.waitingList.takeOffer(project.id, tokenIn((await mailTo(ada)).text));
+      assert.equal(taken.kind, "registered");
+      assert.deepEqual(await states(project.id, type.id), ["Ada:ACCEPTED", "Bob:WAITING"]);
+      const seats = (await ctx.services.tickets.seatFigures([type.id])).get(type.id);
+      assert.deepEqual(seats, { sold: 2, waiting: 1 });
+    });
+
     test("the organizer removes people and offers by hand, only while a seat is free; apps need attendees:write", async () => {
       const { project, owner, type, holders } = await soldOut();
       const ada = await join(project.id, type.id, "Ada");
@@ -210,6 +267,20 @@ for (const engine of testEngines()) {
       const actions = audit.map((a) => a.action).sort();
       assert.ok(actions.includes("waiting_list_entry.removed"), actions.join());
       assert.ok(actions.includes("waiting_list.offered"), actions.join());
+    });
+
+    test("the list reveals nobody to an access without attendees:read (the public's, a tickets-only app's)", async () => {
+      const { project, type } = await soldOut();
+      await join(project.id, type.id, "Private Person");
+      for (const actor of [publicActor, appActor(project.id, ["tickets:read"])]) {
+        const access = await ctx.services.access.resolve(actor, project.id);
+        assert.ok(access);
+        const window = { limit: 10, after: undefined, before: undefined, backward: false };
+        await assert.rejects(ctx.services.waitingList.list(access, type.id, window), /attendees:read/);
+        await assert.rejects(ctx.services.waitingList.count(access, type.id), /attendees:read/);
+        assert.throws(() => ctx.services.waitingList.exportRows(access, undefined), /attendees:read/);
+        assert.throws(() => ctx.services.waitingList.exportCsv(access, undefined), /attendees:read/);
+      }
     });
 
     test("a paid ticket's offer leads to a pending order holding the seat", async () => {
