@@ -42,6 +42,7 @@ import * as appApiVersion from "./migrations/2026-11-29T04-40_app-api-version.js
 import * as pricesNet from "./migrations/2026-11-29T04-50_prices-net.js";
 import * as testProjectLinks from "./migrations/2026-11-29T05-00_test-project-links.js";
 import * as idempotencyCommitted from "./migrations/2026-11-29T05-10_idempotency-committed.js";
+import * as refundCancels from "./migrations/2026-11-29T07-10_orders.js";
 
 // Listed explicitly rather than read from a folder, so the compiled build needs no file scanning
 // and the order is visible in review. Names sort by their timestamp prefix.
@@ -88,6 +89,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-29T04-50_prices-net": pricesNet,
   "2026-11-29T05-00_test-project-links": testProjectLinks,
   "2026-11-29T05-10_idempotency-committed": idempotencyCommitted,
+  "2026-11-29T07-10_orders": refundCancels,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => migrations };

@@ -363,6 +363,8 @@ export function OrderPage(props: {
       ) : null}
       <SelfCancel
         order={order}
+        lines={props.lines}
+        tickets={props.tickets}
         until={props.cancelUntil}
         timezone={project.timezone}
         action={props.cancelAction}

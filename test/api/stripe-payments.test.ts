@@ -3,10 +3,11 @@ import { before, describe, test } from "node:test";
 import { globalId } from "../../src/graphql/ids.js";
 import { publicActor } from "../../src/modules/access/actor.js";
 import type { Services } from "../../src/services.js";
+import { cardEvent, cardOrder, links, sessionOf } from "../helpers/card-orders.js";
 import { testEngines } from "../helpers/engines.js";
-import { createApp, createPublishedProject, createTicketType, uniqueEmail } from "../helpers/factories.js";
+import { createApp, createTicketType } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { type StripeServer, startStripeServer } from "../helpers/stripe-server.js";
+import { startStripeServer } from "../helpers/stripe-server.js";
 import { serverPerSuite } from "../helpers/test-server.js";
 import { perSuite } from "../helpers/test-services.js";
 import { startReceiver } from "../helpers/webhook-receiver.js";
@@ -18,50 +19,6 @@ const refund = `mutation Refund($id: ID!, $amount: Int) {
   }
 }`;
 const orderQuery = `query Order($id: ID!) { node(id: $id) { ... on Order { state paidAt refunded { amountMinor } } } }`;
-
-const links = { success: "http://127.0.0.1/return", cancel: "http://127.0.0.1/return" };
-
-/** A published event selling a €249 pass and a €99 workshop by card, with the stand-in's keys saved. */
-async function cardEvent(services: Services, stand: StripeServer, passes = 10) {
-  const { project, owner, ownerId } = await createPublishedProject(services);
-  await services.stripeAccounts.save(owner, project.id, {
-    secretKey: stand.secretKey,
-    webhookSecret: stand.webhookSecret,
-  });
-  const pass = await createTicketType(services, owner, project.id, {
-    name: "Pass",
-    priceMinor: 24900,
-    quantity: passes,
-    paymentMode: "STRIPE",
-  });
-  const workshop = await createTicketType(services, owner, project.id, {
-    name: "Workshop",
-    priceMinor: 9900,
-    paymentMode: "STRIPE",
-  });
-  const { token } = await createApp(services, {
-    projectId: project.id,
-    ownerId,
-    permissions: ["orders:read", "orders:write", "attendees:read"],
-  });
-  return { project, owner, ownerId, pass, workshop, token };
-}
-
-async function cardOrder(services: Services, projectId: string, ticketTypeIds: string[]) {
-  const placed = await services.orders.placeOrder(publicActor, {
-    projectId,
-    buyerName: "Bea Buyer",
-    buyerEmail: uniqueEmail("buyer"),
-    tickets: ticketTypeIds.map((ticketTypeId) => ({ ticketTypeId, name: "Holder", email: uniqueEmail() })),
-  });
-  return placed.order;
-}
-
-const sessionOf = (stand: StripeServer, url: string) => {
-  const session = stand.sessions.get(url.split("/").pop() ?? "");
-  assert.ok(session, `a session behind ${url}`);
-  return session;
-};
 
 for (const engine of testEngines()) {
   describe(`card payments through Stripe (${engine.name})`, () => {
