@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
 import { before, describe, test } from "node:test";
 import { globalId } from "../../src/graphql/ids.js";
-import { publicActor } from "../../src/modules/access/actor.js";
-import type { Services } from "../../src/services.js";
 import { cardEvent, cardOrder, links, sessionOf } from "../helpers/card-orders.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp, createTicketType } from "../helpers/factories.js";
