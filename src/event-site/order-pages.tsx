@@ -36,14 +36,19 @@ function priceOf(ticket: { priceMinor: number; currency: string }): string {
   return ticket.priceMinor === 0 ? "free" : formatMoney(ticket.priceMinor, ticket.currency);
 }
 
-/** A ticket's price with the visitor's code: the code's price, the list price struck through beside it. */
-function CodedPrice(props: { ticket: EventTicket; code: DiscountCode | undefined }) {
+/**
+ * A ticket's price with the visitor's code: the code's price, the list price struck through beside
+ * it; "plus tax" after a price the organizer entered net, which is not what the buyer pays.
+ */
+function CodedPrice(props: { ticket: EventTicket; code: DiscountCode | undefined; pricesNet: boolean }) {
   const { ticket } = props;
   const off = unitDiscount(props.code, ticket.id, ticket.priceMinor);
-  if (off === 0) return <>{priceOf(ticket)}</>;
+  const plusTax = props.pricesNet && ticket.priceMinor - off > 0 ? " plus tax" : "";
+  if (off === 0) return <>{`${priceOf(ticket)}${plusTax}`}</>;
   return (
     <>
       <s>{priceOf(ticket)}</s> {priceOf({ ...ticket, priceMinor: ticket.priceMinor - off })}
+      {plusTax}
     </>
   );
 }
@@ -115,7 +120,8 @@ export function ChooseTicketsPage(props: {
         {sellable.map((ticket) => (
           <div class="field">
             <label for={`q-${ticket.id}`}>
-              {ticket.name} · <CodedPrice ticket={ticket} code={props.code} />
+              {ticket.name} ·{" "}
+              <CodedPrice ticket={ticket} code={props.code} pricesNet={props.content.pricesNet} />
             </label>
             {ticket.remaining > 0 && open ? (
               <input
@@ -193,8 +199,8 @@ export function OrderDetailsPage(props: {
       <ul class="order-lines">
         {props.chosen.map(({ ticket, quantity }) => (
           <li>
-            {quantity} × {ticket.name} · <CodedPrice ticket={ticket} code={props.code} />
-            {pricesNet && ticket.priceMinor > 0 ? " plus tax" : ""}
+            {quantity} × {ticket.name} ·{" "}
+            <CodedPrice ticket={ticket} code={props.code} pricesNet={pricesNet} />
           </li>
         ))}
       </ul>

@@ -33,6 +33,7 @@ export const de: Catalogue = {
   "price.invoice": "{price}, Zahlung auf Rechnung",
   "price.bankTransfer": "{price}, Zahlung per Überweisung",
   "price.card": "{price}, Zahlung per Karte",
+  "price.plusTax": "{price} zzgl. Steuer",
   "agenda.heading": "Programm",
   "agenda.timesIn": "Zeiten in {zone}.",
   "agenda.subscribe": "Programm abonnieren (iCalendar)",

@@ -32,6 +32,7 @@ export const en = {
   "price.invoice": "{price}, pay by invoice",
   "price.bankTransfer": "{price}, pay by bank transfer",
   "price.card": "{price}, pay by card",
+  "price.plusTax": "{price} plus tax",
   "agenda.heading": "Agenda",
   "agenda.timesIn": "Times in {zone}.",
   "agenda.subscribe": "Subscribe to the agenda (iCalendar)",

@@ -32,6 +32,7 @@ export const es: Catalogue = {
   "price.invoice": "{price}, pago con factura",
   "price.bankTransfer": "{price}, pago por transferencia",
   "price.card": "{price}, pago con tarjeta",
+  "price.plusTax": "{price} más impuestos",
   "agenda.heading": "Programa",
   "agenda.timesIn": "Horas en {zone}.",
   "agenda.subscribe": "Suscribirse al programa (iCalendar)",

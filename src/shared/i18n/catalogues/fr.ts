@@ -32,6 +32,7 @@ export const fr: Catalogue = {
   "price.invoice": "{price}, paiement sur facture",
   "price.bankTransfer": "{price}, paiement par virement",
   "price.card": "{price}, paiement par carte",
+  "price.plusTax": "{price} hors taxes",
   "agenda.heading": "Programme",
   "agenda.timesIn": "Heures de {zone}.",
   "agenda.subscribe": "S’abonner au programme (iCalendar)",
