@@ -299,14 +299,14 @@ export function registerOrderPages(app: FastifyInstance): void {
         const text = `Order ${row.code} not cancelled: ${error.message}`;
         return { to: `/b/${data.project.id}/orders`, flash: { kind: "error", text } };
       }
-      const refunded = order.refundedMinor > row.refundedMinor;
-      const money = formatMoney(order.refundedMinor - row.refundedMinor, order.currency);
+      // In all: a cancel after Stripe failed once finishes the refund reserved then.
+      const refunded =
+        order.refundedMinor > 0
+          ? `, ${formatMoney(order.refundedMinor, order.currency)} refunded in all`
+          : "";
       return {
         to: `/b/${data.project.id}/orders`,
-        flash: {
-          kind: "info",
-          text: `Order ${order.code} is cancelled${refunded ? ` and ${money} refunded` : ""}; its seats are free.`,
-        },
+        flash: { kind: "info", text: `Order ${order.code} is cancelled${refunded}; its seats are free.` },
       };
     },
   });
