@@ -129,10 +129,22 @@ export function createRefunds(deps: {
    * Cancels the paid order `row` (locked) by refunding what is left of it: nothing cancelled until
    * the money went back. A paid order with nothing left to refund (free tickets) closes at once.
    */
-  function cancelPaidIn(trx: Tx, actor: Actor | undefined, row: OrderRow) {
-    const left = refundableOf(row);
+  async function cancelPaidIn(trx: Tx, actor: Actor | undefined, row: OrderRow) {
+    const left = await leftToRefund(trx, row);
     if (left === 0) return closeOrderIn(deps, trx, actor, row, nowIso());
     return reserveIn(trx, actor, row, left, { attendeeId: null, order: true });
+  }
+
+  /**
+   * What a cancel of the paid order `row` (locked) refunds at most. With nothing left while a refund
+   * is under way (another cancel's, racing), that refund's answer decides: refused until then.
+   */
+  async function leftToRefund(trx: Tx, row: OrderRow): Promise<number> {
+    const left = refundableOf(row);
+    if (left === 0 && (await repo.pending(trx, row.project_id, row.id)).length > 0) {
+      throw conflict("A refund of this order is waiting for Stripe's answer; try again shortly", ["id"]);
+    }
+    return left;
   }
 
   /** The buyer's cancel, under the order's lock: allowed by the organizer until the deadline, paid. */
@@ -276,11 +288,10 @@ export function createRefunds(deps: {
           const line = (await orders.linesOf(trx, [id]))
             .map(presentLine)
             .find((l) => l.ticketTypeId === ticket.ticketTypeId);
-          const left = refundableOf(row);
-          const share = ticketRefundMinor(line, left, others.length === 0);
+          const share = ticketRefundMinor(line, await leftToRefund(trx, row), others.length === 0);
           const cancels = { attendeeId: ticket.id, order: false };
           if (share > 0) return reserveIn(trx, actor, row, share, cancels);
-          // Nothing left to send back (refunded by amount already, or a free ticket): cancel it now.
+          // Nothing to send back for it (a free ticket, or its share refunded by amount already): cancel it now.
           const now = nowIso();
           await deps.tickets.cancelOne(trx, actor, { projectId, orderId: id, id: ticket.id }, now);
           return others.length === 0 ? closeOrderIn(deps, trx, actor, row, now) : presentOrder(row);
