@@ -11,6 +11,7 @@ import { linePriceWords, type Order, type OrderLine } from "../modules/orders/or
 import { paymentProvider } from "../modules/orders/payment-providers.js";
 import type { Question } from "../modules/questions/questions.model.js";
 import { formatMoney } from "../shared/money.js";
+import { CodedPrice, CodeField } from "./checkout-prices.js";
 import { eventPaths } from "./event-page.js";
 import type { FormTicket } from "./form-token.js";
 import { type CancelOutcome, SelfCancel } from "./order-cancel.js";
@@ -30,56 +31,6 @@ export const orderPaths = {
 /** The ticket types a buyer may pick here: on sale, sold in orders, with seats left. */
 export function offeredTickets(content: EventContent): EventTicket[] {
   return content.tickets.filter((t) => t.orderable && t.remaining > 0);
-}
-
-function priceOf(ticket: { priceMinor: number; currency: string }): string {
-  return ticket.priceMinor === 0 ? "free" : formatMoney(ticket.priceMinor, ticket.currency);
-}
-
-/**
- * A ticket's price with the visitor's code: the code's price, the list price struck through beside
- * it; "plus tax" after a price the organizer entered net, which is not what the buyer pays.
- */
-function CodedPrice(props: { ticket: EventTicket; code: DiscountCode | undefined; pricesNet: boolean }) {
-  const { ticket } = props;
-  const off = unitDiscount(props.code, ticket.id, ticket.priceMinor);
-  const plusTax = props.pricesNet && ticket.priceMinor - off > 0 ? " plus tax" : "";
-  if (off === 0) return <>{`${priceOf(ticket)}${plusTax}`}</>;
-  return (
-    <>
-      <s>{priceOf(ticket)}</s> {priceOf({ ...ticket, priceMinor: ticket.priceMinor - off })}
-      {plusTax}
-    </>
-  );
-}
-
-/** What a code does, in the visitor's words. */
-function codeTerms(code: DiscountCode, currency: string): string {
-  switch (code.kind) {
-    case "PERCENTAGE":
-      return `${code.percentOff}% off`;
-    case "FIXED_AMOUNT":
-      return `${formatMoney(code.amountOffMinor ?? 0, currency)} off each ticket`;
-    case "ACCESS":
-      return "unlocks tickets";
-  }
-}
-
-/** The code field of step 1: type a code and apply it, or see the one applied. */
-function CodeField(props: { state: FormState; code: DiscountCode | undefined; currency: string }) {
-  return (
-    <div class="code-field">
-      <TextField name="code" label="Discount or access code" state={props.state} autocomplete="off" />
-      {props.code ? (
-        <p class="notice" role="status">
-          Code {props.code.code} applied: {codeTerms(props.code, props.currency)}.
-        </p>
-      ) : null}
-      <button type="submit" name="apply" value="1" class="button button-secondary">
-        Apply code
-      </button>
-    </div>
-  );
 }
 
 function TicketsError(props: { state: FormState }) {
