@@ -183,6 +183,27 @@ for (const engine of testEngines()) {
       );
     });
 
+    test("a ticket its buyer cancels frees its seat for the first on the waiting list", async () => {
+      const event = await shop(ctx.services, inHours(24));
+      const order = await paidOrder(event);
+      const entry = await ctx.services.waitingList.join(
+        {
+          projectId: event.project.id,
+          ticketTypeId: event.pass.id,
+          name: "Wes Waiting",
+          email: uniqueEmail("wait"),
+        },
+        "10.40.0.1",
+      );
+      const [first] = await ctx.services.orders.ticketsOf(order);
+      assert.ok(first);
+      await ctx.services.refunds.cancelTicketByBuyer(event.project.id, order.id, first.id);
+      // The waiting list's worker round (every server process runs it): the freed seat is offered.
+      await ctx.services.waitingList.serve();
+      const found = await ctx.services.waitingList.findEntry(event.owner, entry.id);
+      assert.equal(found?.item.state, "OFFERED");
+    });
+
     test("cancelling every ticket one by one refunds exactly what was paid and closes the order", async () => {
       const event = await shop(ctx.services, inHours(24));
       // A partial refund by the organizer first: the tickets' shares are capped by what is left.
