@@ -1,14 +1,12 @@
 import assert from "node:assert/strict";
-import { before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { globalId } from "../../src/graphql/ids.js";
 import type { Services } from "../../src/services.js";
-import { cardEvent, cardOrder, links, sessionOf } from "../helpers/card-orders.js";
+import { cardEvent, cardOrder, cardServerPerSuite, links, sessionOf } from "../helpers/card-orders.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { type StripeServer, startStripeServer } from "../helpers/stripe-server.js";
-import { serverPerSuite } from "../helpers/test-server.js";
-import { perSuite } from "../helpers/test-services.js";
+import type { StripeServer } from "../helpers/stripe-server.js";
 import { startReceiver } from "../helpers/webhook-receiver.js";
 
 const cancel = `mutation Cancel($id: ID!) {
@@ -60,15 +58,8 @@ async function uncredited(services: Services, orderId: string) {
 // (the local stand-in) before it cancels anything, so Stripe failing leaves the order as it was.
 for (const engine of testEngines()) {
   describe(`cancelling paid card orders (${engine.name})`, () => {
-    const stand = perSuite(() => startStripeServer());
-    const env: Record<string, string> = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" };
-    before(() => {
-      env.STRIPE_API_BASE = stand.url;
-    });
-    const server = serverPerSuite(engine, env);
-    before(() => {
-      stand.pointAt(server.url);
-    });
+    // The app only learns where Stripe is: the stand-in's address, as an operator would set it.
+    const { stand, server } = cardServerPerSuite(engine);
 
     test("Stripe answering 500 leaves the order paid with nothing cancelled and says so; the next cancel refunds once", async () => {
       const { project, owner, ownerId, order, token, sent } = await paidCardOrder(server.services, stand);

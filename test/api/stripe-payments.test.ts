@@ -1,13 +1,10 @@
 import assert from "node:assert/strict";
-import { before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { globalId } from "../../src/graphql/ids.js";
-import { cardEvent, cardOrder, links, sessionOf } from "../helpers/card-orders.js";
+import { cardEvent, cardOrder, cardServerPerSuite, links, sessionOf } from "../helpers/card-orders.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp, createTicketType } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { startStripeServer } from "../helpers/stripe-server.js";
-import { serverPerSuite } from "../helpers/test-server.js";
-import { perSuite } from "../helpers/test-services.js";
 import { startReceiver } from "../helpers/webhook-receiver.js";
 
 const refund = `mutation Refund($id: ID!, $amount: Int) {
@@ -20,16 +17,8 @@ const orderQuery = `query Order($id: ID!) { node(id: $id) { ... on Order { state
 
 for (const engine of testEngines()) {
   describe(`card payments through Stripe (${engine.name})`, () => {
-    const stand = perSuite(() => startStripeServer());
-    const env: Record<string, string> = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" };
     // The app only learns where Stripe is: the stand-in's address, as an operator would set it.
-    before(() => {
-      env.STRIPE_API_BASE = stand.url;
-    });
-    const server = serverPerSuite(engine, env);
-    before(() => {
-      stand.pointAt(server.url);
-    });
+    const { stand, server } = cardServerPerSuite(engine);
 
     test("refuses a forged, unsigned, stale or wrongly addressed notification, then pays once from Stripe's", async () => {
       const { project, pass, workshop, token } = await cardEvent(server.services, stand);

@@ -1,15 +1,9 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import type { Page } from "playwright-core";
-import { describeInBrowser, screenshot } from "../helpers/browser.js";
+import { assertFits, describeInBrowser, screenshot } from "../helpers/browser.js";
 import { testEngines } from "../helpers/engines.js";
 import { createProject, createTicketType, createUser, userActor } from "../helpers/factories.js";
 import { startStripeServer } from "../helpers/stripe-server.js";
-
-async function assertFits(page: Page, what: string): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  assert.ok(overflow <= 0, `${what} is ${overflow} px wider than the window`);
-}
 
 const stand = await startStripeServer();
 after(() => stand.close());

@@ -1,11 +1,33 @@
 import assert from "node:assert/strict";
+import { before } from "node:test";
 import { publicActor } from "../../src/modules/access/actor.js";
 import type { Services } from "../../src/services.js";
+import type { TestEngine } from "./engines.js";
 import { createApp, createPublishedProject, createTicketType, uniqueEmail } from "./factories.js";
-import type { StripeServer } from "./stripe-server.js";
+import { type StripeServer, startStripeServer } from "./stripe-server.js";
+import { serverPerSuite } from "./test-server.js";
+import { perSuite } from "./test-services.js";
 
 // Card orders through the local Stripe stand-in (stripe-server.ts), shared by the API tests of
 // payments, refunds and cancellations.
+
+/** Where Stripe's page sends a buyer back: nowhere a test follows. */
+/**
+ * A suite's Stripe stand-in and a server told where it is (STRIPE_API_BASE, as an operator would set
+ * it) and allowed to send webhooks to local receivers; the stand-in notifies that server.
+ */
+export function cardServerPerSuite(engine: TestEngine) {
+  const stand = perSuite(() => startStripeServer());
+  const env: Record<string, string> = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" };
+  before(() => {
+    env.STRIPE_API_BASE = stand.url;
+  });
+  const server = serverPerSuite(engine, env);
+  before(() => {
+    stand.pointAt(server.url);
+  });
+  return { stand, server };
+}
 
 /** Where Stripe's page sends a buyer back: nowhere a test follows. */
 export const links = { success: "http://127.0.0.1/return", cancel: "http://127.0.0.1/return" };

@@ -159,6 +159,27 @@ export function createRefunds(deps: {
     return row;
   }
 
+  /**
+   * An organizer's or app's write of one order behind orders:write (NOT_FOUND for an order out of
+   * reach): the order's refunds still waiting for Stripe are asked first (`retry`), then `change`
+   * runs on the locked order in one transaction.
+   */
+  async function organizerWrite<T>(
+    actor: Actor,
+    id: string,
+    retry: typeof retryPending,
+    change: (trx: Tx, row: OrderRow) => Promise<T>,
+  ): Promise<T> {
+    const located = await orders.locate(db, id);
+    const granted = await requireRowPermission(access, actor, located, "Order", "orders:write", orderVisible);
+    await retry(actor, granted.projectId, id);
+    return writeRow(writer, actor, located, "Order", "orders:write", orderVisible, async (trx, projectId) => {
+      const row = await orders.lock(trx, projectId, id);
+      if (!row) throw notFound("Order");
+      return change(trx, row);
+    });
+  }
+
   return {
     /**
      * Refunds `amountMinor` (default: all that is left) of a paid order, never more than was paid
@@ -166,40 +187,20 @@ export function createRefunds(deps: {
      */
     async refundOrder(actor: Actor, input: z.input<typeof refundInput>): Promise<Order> {
       const { id, amountMinor } = parseInput(refundInput, input);
-      const located = await orders.locate(db, id);
-      const granted = await requireRowPermission(
-        access,
-        actor,
-        located,
-        "Order",
-        "orders:write",
-        orderVisible,
-      );
       // An earlier refund left without Stripe's answer is asked first: its amount is still reserved.
-      await retryPending(actor, granted.projectId, id);
-      const reserved = await writeRow(
-        writer,
-        actor,
-        located,
-        "Order",
-        "orders:write",
-        orderVisible,
-        async (trx, projectId) => {
-          const row = await orders.lock(trx, projectId, id);
-          if (!row) throw notFound("Order");
-          const refundable = refundableOf(row);
-          if (refundable === 0) {
-            const message =
-              row.paid_at === null
-                ? "Only a paid order can be refunded"
-                : "The order is refunded in full already";
-            throw conflict(message, ["id"]);
-          }
-          const amount = amountMinor ?? refundable;
-          if (amount > refundable) throw conflict(`At most ${refundable} can be refunded`, ["amountMinor"]);
-          return reserveIn(trx, actor, row, amount, { attendeeId: null, order: false });
-        },
-      );
+      const reserved = await organizerWrite(actor, id, retryPending, async (trx, row) => {
+        const refundable = refundableOf(row);
+        if (refundable === 0) {
+          const message =
+            row.paid_at === null
+              ? "Only a paid order can be refunded"
+              : "The order is refunded in full already";
+          throw conflict(message, ["id"]);
+        }
+        const amount = amountMinor ?? refundable;
+        if (amount > refundable) throw conflict(`At most ${refundable} can be refunded`, ["amountMinor"]);
+        return reserveIn(trx, actor, row, amount, { attendeeId: null, order: false });
+      });
       return reserved.order ?? execute(actor, reserved.refund);
     },
 
@@ -210,35 +211,15 @@ export function createRefunds(deps: {
      */
     async cancelOrder(actor: Actor, input: z.input<typeof byId>): Promise<Order> {
       const { id } = parseInput(byId, input);
-      const located = await orders.locate(db, id);
-      const granted = await requireRowPermission(
-        access,
-        actor,
-        located,
-        "Order",
-        "orders:write",
-        orderVisible,
-      );
-      await retryOrSayPaid(actor, granted.projectId, id);
-      const reserved = await writeRow(
-        writer,
-        actor,
-        located,
-        "Order",
-        "orders:write",
-        orderVisible,
-        async (trx, projectId) => {
-          const row = await orders.lock(trx, projectId, id);
-          if (!row) throw notFound("Order");
-          if (row.state === "CANCELLED" || row.state === "EXPIRED" || row.state === "REFUNDED") {
-            // Already closed, its seats free: a repeated cancel changes nothing.
-            changes.unchanged(trx);
-            return presentOrder(row);
-          }
-          if (row.state === "PAID") return cancelPaidIn(trx, actor, row);
-          return closeOrderIn(deps, trx, actor, row, nowIso());
-        },
-      );
+      const reserved = await organizerWrite(actor, id, retryOrSayPaid, async (trx, row) => {
+        if (row.state === "CANCELLED" || row.state === "EXPIRED" || row.state === "REFUNDED") {
+          // Already closed, its seats free: a repeated cancel changes nothing.
+          changes.unchanged(trx);
+          return presentOrder(row);
+        }
+        if (row.state === "PAID") return cancelPaidIn(trx, actor, row);
+        return closeOrderIn(deps, trx, actor, row, nowIso());
+      });
       return refundThen(reserved, actor);
     },
 
