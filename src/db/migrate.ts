@@ -42,6 +42,7 @@ import * as appApiVersion from "./migrations/2026-11-29T04-40_app-api-version.js
 import * as pricesNet from "./migrations/2026-11-29T04-50_prices-net.js";
 import * as testProjectLinks from "./migrations/2026-11-29T05-00_test-project-links.js";
 import * as idempotencyCommitted from "./migrations/2026-11-29T05-10_idempotency-committed.js";
+import * as refundCancels from "./migrations/2026-11-29T07-10_orders.js";
 import * as languages from "./migrations/2026-11-29T07-20_languages.js";
 import * as bulkResults from "./migrations/2026-11-29T07-50_bulk-results.js";
 
@@ -90,6 +91,7 @@ const migrations: Record<string, Migration> = {
   "2026-11-29T04-50_prices-net": pricesNet,
   "2026-11-29T05-00_test-project-links": testProjectLinks,
   "2026-11-29T05-10_idempotency-committed": idempotencyCommitted,
+  "2026-11-29T07-10_orders": refundCancels,
   "2026-11-29T07-20_languages": languages,
   "2026-11-29T07-50_bulk-results": bulkResults,
 };

@@ -59,9 +59,11 @@ const priceKeys: Partial<Record<EventTicket["paymentMode"], MessageKey>> = {
   STRIPE: "price.card",
 };
 
-function priceText(ticket: EventTicket, words: Translator): string {
+function priceText(ticket: EventTicket, words: Translator, pricesNet: boolean): string {
   if (ticket.priceMinor === 0) return words.t("price.free");
-  const price = words.money(ticket.priceMinor, ticket.currency);
+  const money = words.money(ticket.priceMinor, ticket.currency);
+  // A net price is not what the buyer pays: the tax is added at checkout.
+  const price = pricesNet ? words.t("price.plusTax", { price: money }) : money;
   const key = priceKeys[ticket.paymentMode];
   return key ? words.t(key, { price }) : price;
 }
@@ -80,7 +82,7 @@ function Tickets(props: { content: EventContent; settings: EventPageSettings; la
           <li class="ticket">
             <div class="ticket-main">
               <h3>{ticket.name}</h3>
-              <p class="price">{priceText(ticket, words)}</p>
+              <p class="price">{priceText(ticket, words, props.content.pricesNet)}</p>
               {ticket.description ? <p class="muted">{ticket.description}</p> : null}
             </div>
             <div class="ticket-side">

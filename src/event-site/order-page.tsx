@@ -107,6 +107,8 @@ export function OrderPage(props: {
       ) : null}
       <SelfCancel
         order={order}
+        lines={props.lines}
+        tickets={props.tickets}
         until={props.cancelUntil}
         timezone={zone}
         action={props.cancelAction}

@@ -6,7 +6,7 @@ import type { EventContent, EventTicket } from "../modules/event-page/event-cont
 import type { EventPageSettings } from "../modules/event-page/event-page.service.js";
 import { priceLine } from "../modules/invoices/taxes.js";
 import type { Question } from "../modules/questions/questions.model.js";
-import type { Translator } from "../shared/i18n/translator.js";
+import { CodedPrice, CodeField } from "./checkout-prices.js";
 import { eventPaths } from "./event-page.js";
 import type { FormTicket } from "./form-token.js";
 import { inLanguage, type PageLanguage } from "./page-language.js";
@@ -26,66 +26,6 @@ export const orderPaths = {
 /** The ticket types a buyer may pick here: on sale, sold in orders, with seats left. */
 export function offeredTickets(content: EventContent): EventTicket[] {
   return content.tickets.filter((t) => t.orderable && t.remaining > 0);
-}
-
-function priceOf(ticket: { priceMinor: number; currency: string }, words: Translator): string {
-  return ticket.priceMinor === 0 ? words.t("price.free") : words.money(ticket.priceMinor, ticket.currency);
-}
-
-/** A ticket's price with the visitor's code: the code's price, the list price struck through beside it. */
-function CodedPrice(props: { ticket: EventTicket; code: DiscountCode | undefined; words: Translator }) {
-  const { ticket, words } = props;
-  const off = unitDiscount(props.code, ticket.id, ticket.priceMinor);
-  if (off === 0) return <>{priceOf(ticket, words)}</>;
-  return (
-    <>
-      <s>{priceOf(ticket, words)}</s> {priceOf({ ...ticket, priceMinor: ticket.priceMinor - off }, words)}
-    </>
-  );
-}
-
-/** What a code does, in the visitor's words. */
-function codeTerms(code: DiscountCode, currency: string, words: Translator): string {
-  switch (code.kind) {
-    case "PERCENTAGE":
-      return words.t("code.percent", { percent: words.rate((code.percentOff ?? 0) * 100) });
-    case "FIXED_AMOUNT":
-      return words.t("code.fixed", { amount: words.money(code.amountOffMinor ?? 0, currency) });
-    case "ACCESS":
-      return words.t("code.access");
-  }
-}
-
-/** The code field of step 1: type a code and apply it, or see the one applied. */
-function CodeField(props: {
-  state: FormState;
-  code: DiscountCode | undefined;
-  currency: string;
-  words: Translator;
-}) {
-  const { t } = props.words;
-  return (
-    <div class="code-field">
-      <TextField
-        name="code"
-        label={t("code.label")}
-        state={props.state}
-        autocomplete="off"
-        optionalLabel={t("field.optional")}
-      />
-      {props.code ? (
-        <p class="notice" role="status">
-          {t("code.applied", {
-            code: props.code.code,
-            terms: codeTerms(props.code, props.currency, props.words),
-          })}
-        </p>
-      ) : null}
-      <button type="submit" name="apply" value="1" class="button button-secondary">
-        {t("code.apply")}
-      </button>
-    </div>
-  );
 }
 
 function TicketsError(props: { state: FormState }) {
@@ -159,7 +99,13 @@ export function ChooseTicketsPage(props: {
         {sellable.map((ticket) => (
           <div class="field">
             <label for={`q-${ticket.id}`}>
-              {ticket.name} · <CodedPrice ticket={ticket} code={props.code} words={words} />
+              {ticket.name} ·{" "}
+              <CodedPrice
+                ticket={ticket}
+                code={props.code}
+                pricesNet={props.content.pricesNet}
+                words={words}
+              />
             </label>
             {ticket.remaining > 0 && open ? (
               <input
@@ -244,8 +190,8 @@ export function OrderDetailsPage(props: {
       <ul class="order-lines">
         {props.chosen.map(({ ticket, quantity }) => (
           <li>
-            {quantity} × {ticket.name} · <CodedPrice ticket={ticket} code={props.code} words={words} />
-            {pricesNet && ticket.priceMinor > 0 ? ` ${t("order.plusTax")}` : ""}
+            {quantity} × {ticket.name} ·{" "}
+            <CodedPrice ticket={ticket} code={props.code} pricesNet={pricesNet} words={words} />
           </li>
         ))}
       </ul>

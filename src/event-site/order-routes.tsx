@@ -15,6 +15,7 @@ import type { Question } from "../modules/questions/questions.model.js";
 import { isLanguage } from "../shared/i18n/languages.js";
 import type { Translator } from "../shared/i18n/translator.js";
 import { type FormSigner, signedFormValues } from "./form-token.js";
+import { cancelOutcomes } from "./order-cancel.js";
 import { OrderPage } from "./order-page.js";
 import {
   ChooseTicketsPage,
@@ -307,7 +308,7 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
           payAction={inLanguage(`${base}/pay`, lang)}
           paymentFailed={query.payment === "failed"}
           cancelAction={inLanguage(`${base}/cancel`, lang)}
-          cancelOutcome={query.cancel === "done" || query.cancel === "refused" ? query.cancel : undefined}
+          cancelOutcome={cancelOutcomes.find((o) => o === query.cancel)}
         />,
       ),
     );
@@ -327,17 +328,20 @@ export function registerOrderRoutes(site: FastifyInstance, deps: OrderRouteDeps)
       .send();
   });
 
-  // "Cancel the order" on the order page: the buyer's own refund, while the organizer allows it.
+  // "Cancel the order" or "Cancel this ticket" on the order page: the buyer's own refund, while the organizer allows it.
   site.post<OrderParams>("/:projectId/orders/:code/:token/cancel", async (request, reply) => {
     reply.header("referrer-policy", "no-referrer").header("cache-control", "no-store");
     const { projectId, code, token } = request.params;
     if (!/^[A-Za-z0-9_-]{20,100}$/.test(token)) throw new AppError(ErrorCode.NOT_FOUND, "Order not found");
     const link = orderLink(projectId, code, token, request.query);
+    const values = formValues(request.body);
     // Without the box ticked (a stray or forged post without it) nothing is cancelled.
-    if (formValues(request.body).confirm !== "yes") return reply.code(303).header("location", link).send();
-    let outcome = "done";
+    if (values.confirm !== "yes") return reply.code(303).header("location", link).send();
+    // One ticket of the order (its own form) or, without one, the whole order.
+    const ticketId = values.ticket || undefined;
+    let outcome = ticketId ? "ticket" : "done";
     try {
-      if (!(await events.cancelOrderByLink(projectId, code, token)))
+      if (!(await events.cancelOrderByLink(projectId, code, token, ticketId)))
         throw new AppError(ErrorCode.NOT_FOUND, "Order not found");
     } catch (error) {
       // A refusal or a provider without an answer: the page says so; the order is as it was or refunding.

@@ -167,7 +167,7 @@ for (const engine of testEngines()) {
           tickets: [{ ticketTypeId: pass.id, name: "Ann", email: uniqueEmail() }],
         });
         await server.services.orders.markOrderPaid(owner, { id: placed.order.id });
-        await server.services.orders.cancelOrder(owner, { id: placed.order.id });
+        await server.services.refunds.cancelOrder(owner, { id: placed.order.id });
         const received = await receiver.waitFor(3);
         // Rendered when sent, so each carries the order as it is then; the types come in commit order.
         assert.deepEqual(

@@ -1,14 +1,10 @@
 import assert from "node:assert/strict";
-import { before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { globalId } from "../../src/graphql/ids.js";
-import { publicActor } from "../../src/modules/access/actor.js";
-import type { Services } from "../../src/services.js";
+import { cardEvent, cardOrder, cardServerPerSuite, links, sessionOf } from "../helpers/card-orders.js";
 import { testEngines } from "../helpers/engines.js";
-import { createApp, createPublishedProject, createTicketType, uniqueEmail } from "../helpers/factories.js";
+import { createApp, createTicketType } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { type StripeServer, startStripeServer } from "../helpers/stripe-server.js";
-import { serverPerSuite } from "../helpers/test-server.js";
-import { perSuite } from "../helpers/test-services.js";
 import { startReceiver } from "../helpers/webhook-receiver.js";
 
 const refund = `mutation Refund($id: ID!, $amount: Int) {
@@ -19,62 +15,10 @@ const refund = `mutation Refund($id: ID!, $amount: Int) {
 }`;
 const orderQuery = `query Order($id: ID!) { node(id: $id) { ... on Order { state paidAt refunded { amountMinor } } } }`;
 
-const links = { success: "http://127.0.0.1/return", cancel: "http://127.0.0.1/return" };
-
-/** A published event selling a €249 pass and a €99 workshop by card, with the stand-in's keys saved. */
-async function cardEvent(services: Services, stand: StripeServer, passes = 10) {
-  const { project, owner, ownerId } = await createPublishedProject(services);
-  await services.stripeAccounts.save(owner, project.id, {
-    secretKey: stand.secretKey,
-    webhookSecret: stand.webhookSecret,
-  });
-  const pass = await createTicketType(services, owner, project.id, {
-    name: "Pass",
-    priceMinor: 24900,
-    quantity: passes,
-    paymentMode: "STRIPE",
-  });
-  const workshop = await createTicketType(services, owner, project.id, {
-    name: "Workshop",
-    priceMinor: 9900,
-    paymentMode: "STRIPE",
-  });
-  const { token } = await createApp(services, {
-    projectId: project.id,
-    ownerId,
-    permissions: ["orders:read", "orders:write", "attendees:read"],
-  });
-  return { project, owner, ownerId, pass, workshop, token };
-}
-
-async function cardOrder(services: Services, projectId: string, ticketTypeIds: string[]) {
-  const placed = await services.orders.placeOrder(publicActor, {
-    projectId,
-    buyerName: "Bea Buyer",
-    buyerEmail: uniqueEmail("buyer"),
-    tickets: ticketTypeIds.map((ticketTypeId) => ({ ticketTypeId, name: "Holder", email: uniqueEmail() })),
-  });
-  return placed.order;
-}
-
-const sessionOf = (stand: StripeServer, url: string) => {
-  const session = stand.sessions.get(url.split("/").pop() ?? "");
-  assert.ok(session, `a session behind ${url}`);
-  return session;
-};
-
 for (const engine of testEngines()) {
   describe(`card payments through Stripe (${engine.name})`, () => {
-    const stand = perSuite(() => startStripeServer());
-    const env: Record<string, string> = { WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true" };
     // The app only learns where Stripe is: the stand-in's address, as an operator would set it.
-    before(() => {
-      env.STRIPE_API_BASE = stand.url;
-    });
-    const server = serverPerSuite(engine, env);
-    before(() => {
-      stand.pointAt(server.url);
-    });
+    const { stand, server } = cardServerPerSuite(engine);
 
     test("refuses a forged, unsigned, stale or wrongly addressed notification, then pays once from Stripe's", async () => {
       const { project, pass, workshop, token } = await cardEvent(server.services, stand);

@@ -1,22 +1,16 @@
 import assert from "node:assert/strict";
 import { after, test } from "node:test";
-import type { Page } from "playwright-core";
-import { describeInBrowser, screenshot } from "../helpers/browser.js";
+import { assertFits, describeInBrowser, screenshot } from "../helpers/browser.js";
 import { testEngines } from "../helpers/engines.js";
 import { createProject, createTicketType, createUser, userActor } from "../helpers/factories.js";
 import { startStripeServer } from "../helpers/stripe-server.js";
-
-async function assertFits(page: Page, what: string): Promise<void> {
-  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
-  assert.ok(overflow <= 0, `${what} is ${overflow} px wider than the window`);
-}
 
 const stand = await startStripeServer();
 after(() => stand.close());
 
 // Issue 40, buyers cancelling: the organizer allows it until a deadline in Settings → Payments; a
-// buyer pays a card order and cancels it from the order page; Stripe is asked for the refund, the
-// order is refunded and its invoice credited. The phone runs without JavaScript.
+// buyer pays a card order of two tickets, cancels one, then the order, from the order page; Stripe
+// is asked for each refund, and each is credited. The phone runs without JavaScript.
 for (const engine of testEngines()) {
   describeInBrowser(
     `a buyer cancels their own paid order in Chromium (${engine.name})`,
@@ -56,18 +50,20 @@ for (const engine of testEngines()) {
           const page = await fx.page(width, undefined, { javaScriptEnabled: width !== 390 });
           await page.goto(`${fx.server.url}/e/${project.id}`);
           await page.getByRole("link", { name: "Buy several tickets in one order" }).click();
-          await page.getByLabel(/Conference/).fill("1");
+          await page.getByLabel(/Conference/).fill("2");
           await page.getByRole("button", { name: "Continue" }).click();
           await page.getByLabel("Your name").fill("Bea Buyer");
           await page.getByLabel("Your email").fill(`bea-cancel-${width}@example.org`);
-          const holder = page.locator("fieldset").nth(0);
-          await holder.getByLabel("Name").fill("Ann Attendee");
-          await holder.getByLabel("Email").fill(`ann-cancel-${width}@example.org`);
+          for (const [i, name] of ["Ann", "Ben"].entries()) {
+            const holder = page.locator("fieldset").nth(i);
+            await holder.getByLabel("Name").fill(`${name} Attendee`);
+            await holder.getByLabel("Email").fill(`${name.toLowerCase()}-cancel-${width}@example.org`);
+          }
           await page.getByRole("button", { name: "Place order" }).click();
-          await page.getByRole("heading", { name: "Pay 249.00 EUR" }).waitFor();
+          await page.getByRole("heading", { name: "Pay 498.00 EUR" }).waitFor();
           await page.getByRole("button", { name: "Pay" }).click();
           await page.getByText("Paid", { exact: true }).waitFor();
-          const block = page.getByRole("region", { name: "Cancel your order" });
+          const block = page.getByRole("region", { name: "Cancel tickets" });
           await block.getByText(/2099/).waitFor();
           await assertFits(page, "the order page with its cancel block");
           await screenshot(page, `self-cancel-offered-${width}`);
@@ -90,15 +86,28 @@ for (const engine of testEngines()) {
           assert.equal(forged.status, 404);
           await page.reload();
           await page.getByText("Paid", { exact: true }).waitFor();
+          // Ben's ticket alone: its price back, Ann's ticket still valid.
+          const ben = block.getByRole("form", { name: "Cancel Ben Attendee's ticket" });
+          await ben.getByLabel("I want to cancel Ben Attendee's ticket").check();
+          await ben.getByRole("button", { name: "Cancel this ticket and refund €249.00" }).click();
+          await page.getByText("The ticket is cancelled and its price refunded, the way you paid.").waitFor();
+          await page.getByText(/Ben Attendee .* · cancelled/).waitFor();
+          await page.getByText("Paid", { exact: true }).waitFor();
+          await page.getByText("Refunded: €249.00.").waitFor();
+          // One active ticket left: only the whole order's form remains.
+          assert.equal(await block.getByRole("form", { name: /ticket$/ }).count(), 0);
+          await assertFits(page, "the order page after one ticket was cancelled");
+          await screenshot(page, `self-cancel-ticket-${width}`);
           await block.getByLabel("I want to cancel all tickets of this order").check();
           await block.getByRole("button", { name: "Cancel the order and refund €249.00" }).click();
           await page.getByText("Your order is cancelled and its payment refunded.").waitFor();
-          await page.getByText("Refunded", { exact: true }).waitFor();
-          await page.getByRole("link", { name: /Credit note .* \(PDF\)/ }).waitFor();
-          assert.equal(await page.getByRole("region", { name: "Cancel your order" }).count(), 0);
+          await page.getByText("Cancelled", { exact: true }).waitFor();
+          await page.getByText("Refunded: €498.00.").waitFor();
+          assert.equal(await page.getByRole("link", { name: /Credit note .* \(PDF\)/ }).count(), 2);
+          assert.equal(await page.getByRole("region", { name: "Cancel tickets" }).count(), 0);
           assert.deepEqual(
-            stand.refunds.slice(-1).map((r) => r.amount),
-            [24900],
+            stand.refunds.slice(-2).map((r) => r.amount),
+            [24900, 24900],
           );
           await assertFits(page, "the cancelled order page");
           await screenshot(page, `self-cancel-done-${width}`);

@@ -39,7 +39,7 @@ for (const engine of testEngines()) {
           })
         ).order;
       const [exact, short, cancelled] = [await place(), await place(), await place()];
-      await ctx.services.orders.cancelOrder(owner, { id: cancelled.id });
+      await ctx.services.refunds.cancelOrder(owner, { id: cancelled.id });
       const statement = [
         "Date;Purpose;Amount",
         `2026-11-28;Ticket ${exact.code.toLowerCase()} thanks;EUR 249,00`,

@@ -1,3 +1,4 @@
+import { ok } from "node:assert/strict";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, afterEach, before } from "node:test";
@@ -63,6 +64,12 @@ async function logIn(page: Page, baseUrl: string, email: string): Promise<void> 
 // in docs/screenshots/, so an ordinary test run leaves the work tree clean.
 const screenshotDir =
   process.env.SCREENSHOTS === "update" ? "docs/screenshots" : join(tmpdir(), "eventgraph-screenshots");
+
+/** Fails when the page is wider than its window: nothing may scroll sideways at 390 px. */
+export async function assertFits(page: Page, what: string): Promise<void> {
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+  ok(overflow <= 0, `${what} is ${overflow} px wider than the window`);
+}
 
 /** Saves a full-page screenshot (docs/screenshots/ with SCREENSHOTS=update, else a temp folder). */
 export async function screenshot(page: Page, name: string): Promise<void> {

@@ -127,7 +127,7 @@ function OrderCard(props: {
             action={`${base}/cancel`}
             csrf={props.ctx.csrf}
             label={`Cancel ${order.code}`}
-            confirm={`Cancel order ${order.code}? Its tickets are cancelled and their seats freed.`}
+            confirm={`Cancel order ${order.code}? Its tickets are cancelled and their seats freed${refundable ? "; what was paid is refunded" : ""}.`}
           >
             <SubmitButton variant="danger">Cancel order</SubmitButton>
           </Form>
@@ -289,10 +289,24 @@ export function registerOrderPages(app: FastifyInstance): void {
 
   rowFormRoute(app, "/b/:projectId/orders/:orderId/cancel", orderRow, {
     async submit({ data, row }) {
-      const order = await services.orders.cancelOrder(data.actor, { id: row.id });
+      let order: Order;
+      try {
+        order = await services.refunds.cancelOrder(data.actor, { id: row.id });
+      } catch (error) {
+        // A refused refund or Stripe without an answer: nothing was cancelled, and the page says why.
+        if (!(error instanceof AppError)) throw error;
+        if (error.code !== ErrorCode.SERVICE_UNAVAILABLE && !isUserError(error)) throw error;
+        const text = `Order ${row.code} not cancelled: ${error.message}`;
+        return { to: `/b/${data.project.id}/orders`, flash: { kind: "error", text } };
+      }
+      // In all: a cancel after Stripe failed once finishes the refund reserved then.
+      const refunded =
+        order.refundedMinor > 0
+          ? `, ${formatMoney(order.refundedMinor, order.currency)} refunded in all`
+          : "";
       return {
         to: `/b/${data.project.id}/orders`,
-        flash: { kind: "info", text: `Order ${order.code} is cancelled; its seats are free.` },
+        flash: { kind: "info", text: `Order ${order.code} is cancelled${refunded}; its seats are free.` },
       };
     },
   });

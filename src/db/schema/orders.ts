@@ -6,8 +6,9 @@ import type { Generated } from "kysely";
  */
 
 /**
- * PENDING: awaiting payment, seats held; PAID; EXPIRED: the hold lapsed unpaid; CANCELLED;
- * REFUNDED: paid, then refunded in full (its tickets cancelled).
+ * PENDING: awaiting payment, seats held; PAID; EXPIRED: the hold lapsed unpaid; CANCELLED (when it
+ * was paid, what was left of it refunded: `refunded_minor`); REFUNDED: paid, then refunded in full
+ * by amount (its tickets cancelled).
  */
 export type OrderState = "PENDING" | "PAID" | "EXPIRED" | "CANCELLED" | "REFUNDED";
 
@@ -160,6 +161,10 @@ export interface OrderRefundsTable {
   provider_payment_id: string | null;
   /** The provider's refund (a Stripe `re_…` id); null for a manual refund. */
   provider_refund_id: string | null;
+  /** The ticket (attendee) this refund cancels once made; null: it names no ticket. */
+  attendee_id: string | null;
+  /** 1: this refund cancels the whole order once made (an organizer's or buyer's cancellation). */
+  cancels_order: Generated<number>;
   created_at: string;
   updated_at: string;
 }

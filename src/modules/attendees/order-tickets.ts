@@ -73,6 +73,19 @@ export function createOrderTickets(deps: OrderTicketDeps) {
       return active.length;
     },
 
+    /** Cancels one active ticket of the order, with every effect of a cancellation; false when it is none. */
+    async cancelOne(
+      trx: Tx,
+      actor: object | undefined,
+      ticket: { projectId: string; orderId: string; id: string },
+      at: string,
+    ): Promise<boolean> {
+      const row = (await repo.ofOrder(trx, ticket.projectId, ticket.orderId)).find((r) => r.id === ticket.id);
+      if (row?.status !== "REGISTERED") return false;
+      await cancelActiveRegistration(trx, deps, actor, row, at);
+      return true;
+    },
+
     /**
      * Registers again the tickets its expiry cancelled (`cancelledAt`), for a late payment the
      * organizer accepts; the caller checked the seats. An address registered again meanwhile fails it.

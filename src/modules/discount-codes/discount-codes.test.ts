@@ -227,7 +227,7 @@ for (const engine of testEngines()) {
       assert.equal(after?.item.uses, 10);
       const first = placed[0];
       assert.ok(first?.status === "fulfilled");
-      await ctx.services.orders.cancelOrder(owner, { id: first.value.order.id });
+      await ctx.services.refunds.cancelOrder(owner, { id: first.value.order.id });
       assert.equal((await ctx.services.discountCodes.findDiscountCode(owner, code.id))?.item.uses, 9);
       await ctx.services.orders.placeOrder(publicActor, order(project.id, pass.id, 1, "TEN"));
       assert.equal((await ctx.services.discountCodes.findDiscountCode(owner, code.id))?.item.uses, 10);
@@ -326,7 +326,7 @@ for (const engine of testEngines()) {
       assert.equal(kept?.discountCode, "GONE");
       assert.equal(kept?.discountMinor, 500);
       // Cancelling the order of a deleted code gives nothing back, and fails on nothing.
-      await ctx.services.orders.cancelOrder(owner, { id: placed.order.id });
+      await ctx.services.refunds.cancelOrder(owner, { id: placed.order.id });
       assert.equal(await ctx.services.discountCodes.findDiscountCode(owner, code.id), undefined);
     });
   });

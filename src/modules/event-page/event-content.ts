@@ -3,6 +3,7 @@ import { maxPageSize, resolvePageArgs } from "../../shared/pagination.js";
 import type { ProjectAccess } from "../access/access.service.js";
 import type { createAgendaService, Room, Session, Speaker, Track } from "../agenda/agenda.service.js";
 import type { Attendee } from "../attendees/attendees.service.js";
+import type { OrdersService } from "../orders/orders.service.js";
 import type { createProjectsService, Project } from "../projects/projects.service.js";
 import { noFigures, seatsLeft } from "../tickets/seats-left.js";
 import {
@@ -36,6 +37,8 @@ export interface EventContent {
   tickets: EventTicket[];
   /** True when the programme has more sessions than the page shows (see `maxSessions`). */
   truncated: boolean;
+  /** The organizer enters prices net: every price shown says "plus tax" (Settings → Payments). */
+  pricesNet: boolean;
 }
 
 /** A registration as its holder sees it through the manage link. */
@@ -50,6 +53,7 @@ interface ContentSources {
   projects: ReturnType<typeof createProjectsService>;
   agenda: ReturnType<typeof createAgendaService>;
   tickets: ReturnType<typeof createTicketsService>;
+  orders: Pick<OrdersService, "pageSettings">;
 }
 
 /**
@@ -77,12 +81,13 @@ async function collect<T>(
 /** Loads the public content of a published project through the same services as the public API. */
 export async function loadEventContent(deps: ContentSources, access: ProjectAccess): Promise<EventContent> {
   const { agenda, tickets, projects } = deps;
-  const [project, sessionList, tracks, rooms, ticketTypes] = await Promise.all([
+  const [project, sessionList, tracks, rooms, ticketTypes, orderSettings] = await Promise.all([
     projects.load(access),
     collect((w) => agenda.listSessions(access, {}, w), maxSessions),
     collect((w) => agenda.listTracks(access, w), maxSessions),
     collect((w) => agenda.listRooms(access, w), maxSessions),
     collect((w) => tickets.listTicketTypes(access, { onSaleOnly: true }, w), maxPageSize),
+    deps.orders.pageSettings(access.projectId),
   ]);
   const sessionIds = sessionList.items.map((s) => s.id);
   const ticketTypeIds = ticketTypes.items.map((t) => t.id);
@@ -114,5 +119,6 @@ export async function loadEventContent(deps: ContentSources, access: ProjectAcce
       orderable: orderableOnPage(t),
     })),
     truncated: sessionList.more,
+    pricesNet: orderSettings.pricesNet,
   };
 }

@@ -89,11 +89,16 @@ export function pageOrderReads(
   return {
     orderByLink,
 
-    /** The buyer cancels the paid order behind their link for a refund (refunds.ts); undefined for a wrong link. */
-    async cancelOrderByLink(projectId: string, code: string, token: string) {
+    /**
+     * The buyer cancels the paid order behind their link, or one ticket of it (`ticketId`), for a
+     * refund (refunds.ts); undefined for a wrong link or a ticket of another order.
+     */
+    async cancelOrderByLink(projectId: string, code: string, token: string, ticketId?: string) {
       const found = await orderByLink(projectId, code, token);
       if (!found) return undefined;
-      return deps.refunds.cancelByBuyer(projectId, found.order.id);
+      if (ticketId === undefined) return deps.refunds.cancelByBuyer(projectId, found.order.id);
+      if (!found.tickets.some((t) => t.id === ticketId)) return undefined;
+      return deps.refunds.cancelTicketByBuyer(projectId, found.order.id, ticketId);
     },
 
     /**

@@ -201,6 +201,31 @@ export function createInvoicing(db: Db, changes: ProjectChanges) {
       return issue(trx, actor, source, "CREDIT_NOTE", lines, open.invoice.number);
     },
 
+    /**
+     * Issues the credit note of one cancelled ticket of `ticketTypeId` for which `amountMinor` was
+     * refunded, inside the caller's transaction: one ticket of its invoice line while no amount was
+     * credited off that line and the refund is the ticket's price; otherwise the amount, taken off
+     * that line when it holds enough (else spread as `creditAmountIn`). Nothing without an invoice.
+     */
+    async creditTicketIn(
+      trx: Tx,
+      actor: Actor | undefined,
+      source: InvoiceSource,
+      ticketTypeId: string,
+      amountMinor: number,
+    ): Promise<Invoice | undefined> {
+      const open = uncredited(await issuedFor(trx, source));
+      if (!open) return undefined;
+      const line = open.lines.find((l) => l.ticketTypeId === ticketTypeId);
+      const whole = line && line.grossMinor === line.unitPriceMinor * line.quantity;
+      const lines =
+        whole && line.unitPriceMinor === amountMinor
+          ? creditLines(open.lines, new Map([[ticketTypeId, 1]]))
+          : amountCreditLines(line && line.grossMinor >= amountMinor ? [line] : open.lines, amountMinor);
+      if (lines.length === 0) return undefined;
+      return issue(trx, actor, source, "CREDIT_NOTE", lines, open.invoice.number);
+    },
+
     /** The invoices of some orders, by order id (the caller could read the orders). */
     async ofOrders(orderIds: readonly string[]): Promise<Map<string, Invoice[]>> {
       const byOrder = new Map<string, Invoice[]>();

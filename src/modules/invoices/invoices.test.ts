@@ -163,8 +163,8 @@ for (const engine of testEngines()) {
         assert.ok(text.includes(expected), `the invoice shows ${expected}:\n${text}`);
       }
 
-      await ctx.services.orders.cancelOrder(event.owner, { id: placed.order.id });
-      await ctx.services.orders.cancelOrder(event.owner, { id: placed.order.id });
+      await ctx.services.refunds.cancelOrder(event.owner, { id: placed.order.id });
+      await ctx.services.refunds.cancelOrder(event.owner, { id: placed.order.id });
       issued = (await ctx.services.orders.invoicesOf([placed.order.id])).get(placed.order.id) ?? [];
       assert.deepEqual(
         issued.map((i) => [i.kind, i.number, i.totalMinor]),
@@ -236,14 +236,14 @@ for (const engine of testEngines()) {
         all.reduce((total, i) => total + pick(i.document), 0);
       assert.deepEqual([sum((d) => d.grossMinor), sum((d) => d.taxMinor), sum((d) => d.netMinor)], [0, 0, 0]);
       // Cancelling the refunded order afterwards finds nothing left to credit.
-      await ctx.services.orders.cancelOrder(event.owner, { id: placed.order.id });
+      await ctx.services.refunds.cancelOrder(event.owner, { id: placed.order.id });
       assert.equal((await kinds()).length, 3);
     });
 
     test("a cancelled unpaid order gets no credit note, and the PDF of a document is the same every time", async () => {
       const event = await taxedEvent(ctx.services);
       const placed = await place(event, 1, 0);
-      await ctx.services.orders.cancelOrder(event.owner, { id: placed.order.id });
+      await ctx.services.refunds.cancelOrder(event.owner, { id: placed.order.id });
       assert.equal((await ctx.services.orders.invoicesOf([placed.order.id])).size, 0);
       const paid = await place(event, 1, 0);
       await ctx.services.orders.markOrderPaid(event.owner, { id: paid.order.id });
@@ -287,7 +287,7 @@ for (const engine of testEngines()) {
         ["CREDIT_NOTE", "INV-2026-0003"],
       ]);
       // Cancelling now issues no third note: the invoice is taken back in full.
-      await ctx.services.orders.cancelOrder(event.owner, { id: placed.order.id });
+      await ctx.services.refunds.cancelOrder(event.owner, { id: placed.order.id });
       assert.equal((await ctx.services.orders.invoicesOf([placed.order.id])).get(placed.order.id)?.length, 3);
     });
 

@@ -83,7 +83,8 @@ export async function importBankStatement(
     const order = found ? presentOrder(found) : undefined;
     if (order?.provider !== "BANK_TRANSFER" || amountMinor === null || amountMinor <= 0) {
       results.push({ ...row, outcome: "UNMATCHED", message: null });
-    } else if (order.state === "PAID" || order.state === "REFUNDED") {
+    } else if (order.paidAt !== null) {
+      // Paid once (refunded or cancelled since, too): a second transfer is not this order's payment.
       results.push({ ...row, outcome: "ALREADY_PAID", message: null });
     } else if (amountMinor !== order.totalMinor) {
       const message = `the order's total is ${formatMoney(order.totalMinor, order.currency)}`;

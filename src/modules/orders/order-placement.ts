@@ -154,6 +154,18 @@ export const codedLine = (line: Pick<OrderLineRow, "ticket_type_id" | "quantity"
   quantity: Number(line.quantity),
 });
 
+/** A project's order settings as the order's transaction reads them. */
+export async function orderSettingsOf(within: Db, projectId: string): Promise<OrderSettings> {
+  return presentOrderSettings(await repo.findSettings(within, projectId));
+}
+
+/** Gives back the code uses of an order that closes (cancelled, expired): its seats are free too. */
+export async function releaseCode(trx: Tx, row: OrderRow, now: string): Promise<void> {
+  if (!row.discount_code_id) return;
+  const lines = await repo.linesOf(trx, [row.id]);
+  await releaseUses(trx, row.project_id, row.discount_code_id, lines.map(codedLine), now);
+}
+
 /** The expiry worker's and the checkout's batch: lapsed holds expired per statement round. */
 export const lapsedBatch = 50;
 
@@ -161,16 +173,7 @@ export const lapsedBatch = 50;
 export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets, invoicing: Invoicing) {
   const areas = areasWrittenUnder("orders:write");
 
-  async function settingsOf(within: Db, projectId: string): Promise<OrderSettings> {
-    return presentOrderSettings(await repo.findSettings(within, projectId));
-  }
-
-  /** Gives back the code uses of an order that closes (cancelled, expired): its seats are free too. */
-  async function releaseCode(trx: Tx, row: OrderRow, now: string): Promise<void> {
-    if (!row.discount_code_id) return;
-    const lines = await repo.linesOf(trx, [row.id]);
-    await releaseUses(trx, row.project_id, row.discount_code_id, lines.map(codedLine), now);
-  }
+  const settingsOf = orderSettingsOf;
 
   /**
    * Expires a pending order whose hold lapsed, inside the caller's transaction: its tickets are
@@ -355,5 +358,5 @@ export function createOrderSteps(changes: ProjectChanges, tickets: OrderTickets,
     return { order, tickets: added, repeat: false };
   }
 
-  return { settingsOf, expireIn, claimSeats, placeIn, releaseCode };
+  return { settingsOf, expireIn, claimSeats, placeIn };
 }

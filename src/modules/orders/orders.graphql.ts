@@ -302,11 +302,12 @@ export function defineOrderTypes(): void {
     }),
     cancelOrder: inputMutation(t, {
       permission: "orders:write",
-      description: "Cancels an order (idempotent): its tickets are cancelled and their seats freed.",
+      description:
+        "Cancels an order (idempotent): its tickets are cancelled and their seats freed. A paid order is first refunded what is left of it through its provider (Stripe, or recorded as sent back by hand) and credited; when Stripe does not answer, the order stays paid, nothing is cancelled, and the error's code is SERVICE_UNAVAILABLE.",
       input: cancelInput,
       payload: payload("CancelOrderPayload", "The result of cancelOrder."),
       field: "order",
-      write: (args, c) => c.services.orders.cancelOrder(c.actor, { id: requiredLocal(args.id, "Order") }),
+      write: (args, c) => c.services.refunds.cancelOrder(c.actor, { id: requiredLocal(args.id, "Order") }),
     }),
   }));
 }

@@ -100,6 +100,15 @@ export const paidUnitMinor = (line: Pick<OrderLine, "unitPriceMinor" | "unitDisc
   line.unitPriceMinor - line.unitDiscountMinor;
 
 /**
+ * What cancelling one ticket of a paid order refunds, `left` being what is still refundable: its
+ * line's price after the code (tax included), never more than is left; the order's last active
+ * ticket takes all that is left, so cancelling every ticket refunds exactly what was paid.
+ */
+export function ticketRefundMinor(line: OrderLine | undefined, left: number, last: boolean): number {
+  return last ? left : Math.min(line ? paidUnitMinor(line) : 0, left);
+}
+
+/**
  * One ticket's price after the code as the organizer entered prices: net when the line was sold net
  * (exact, as its tax was added per ticket), else gross. What the order's pages print as the unit price.
  */

@@ -62,11 +62,7 @@ export function createOrdersService(
 ) {
   const writer = { db, access, changes };
   const areas = areasWrittenUnder("orders:write");
-  const { settingsOf, expireIn, claimSeats, placeIn, releaseCode } = createOrderSteps(
-    changes,
-    tickets,
-    invoicing,
-  );
+  const { settingsOf, expireIn, claimSeats, placeIn } = createOrderSteps(changes, tickets, invoicing);
 
   /**
    * Marks an order paid inside its transaction. A pending order within its hold keeps its seats. A
@@ -124,26 +120,6 @@ export function createOrdersService(
     // A kept order (at the door, by invoice) was confirmed when placed; its payment is not news to the buyer.
     if (paymentProvider(row.provider).start !== "kept") await confirmIn(trx, projectId, id);
     return paid;
-  }
-
-  async function cancelIn(trx: Tx, actor: Actor, projectId: string, id: string): Promise<Order> {
-    const row = await repo.lock(trx, projectId, id);
-    if (!row) throw notFound("Order");
-    if (row.state === "CANCELLED" || row.state === "EXPIRED") {
-      // Already closed, its seats free: nothing to do (a repeated cancel changes nothing).
-      changes.unchanged(trx);
-      return presentOrder(row);
-    }
-    const now = nowIso();
-    await tickets.cancel(trx, actor, projectId, id, now);
-    await releaseCode(trx, row, now);
-    const patch = { state: "CANCELLED" as const, hold_expires_at: null, closed_at: now, updated_at: now };
-    await repo.update(trx, projectId, id, patch);
-    await changes.event(trx, actor, objectEvent(projectId, "Order", id, "cancelled"));
-    const cancelled = presentOrder({ ...row, ...patch });
-    // An invoiced order cancelled: a credit note takes back what its invoice has not yet.
-    await invoicing.creditIn(trx, actor, await invoiceSource(trx, settingsOf, cancelled));
-    return cancelled;
   }
 
   /** Queues the buyer's confirmation in the transaction that paid the order (its first ticket names the row). */
@@ -291,10 +267,6 @@ export function createOrdersService(
      * (stripe/stripe-payments.ts): the same rules as `markOrderPaid`, without an actor's permission.
      */
     paidIn: markPaidIn,
-
-    /** Cancels an order (idempotent): its tickets are cancelled and their seats freed. */
-    cancelOrder: (actor: Actor, input: z.input<typeof byId>): Promise<Order> =>
-      orderWrite(actor, input, (trx, projectId, id) => cancelIn(trx, actor, projectId, id)),
 
     /**
      * Expires the pending orders whose hold lapsed by `now` (the expiry worker, on every server

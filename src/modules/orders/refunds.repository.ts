@@ -24,6 +24,28 @@ export const refundsRepository = {
       .execute();
   },
 
+  /** One refund of a project, as it stands now (read again under its order's lock). */
+  find(db: Db, projectId: string, id: string): Promise<RefundRow | undefined> {
+    return db
+      .selectFrom("order_refunds")
+      .selectAll()
+      .where("project_id", "=", projectId)
+      .where("id", "=", id)
+      .executeTakeFirst();
+  },
+
+  /** Whether a refund made or under way cancels this ticket already. */
+  async cancelsTicket(db: Db, projectId: string, attendeeId: string): Promise<boolean> {
+    const row = await db
+      .selectFrom("order_refunds")
+      .select("id")
+      .where("project_id", "=", projectId)
+      .where("attendee_id", "=", attendeeId)
+      .where("state", "!=", "FAILED")
+      .executeTakeFirst();
+    return row !== undefined;
+  },
+
   /** The refunds of an order still waiting for the provider's answer (oldest first). */
   pending(db: Db, projectId: string, orderId: string): Promise<RefundRow[]> {
     return db

@@ -4,7 +4,7 @@ import type { RefundReason } from "../../db/schema.js";
 import { AppError, ErrorCode, notFound } from "../../errors.js";
 import { areasWrittenUnder } from "../../shared/data-areas.js";
 import { newId } from "../../shared/ids.js";
-import { objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
+import type { ProjectChanges } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
 import { idText, parseInput } from "../../shared/validation.js";
 import type { AccessService } from "../access/access.service.js";
@@ -13,10 +13,11 @@ import { orderVisible } from "../access/policy.js";
 import { requireRowPermission, writeRow } from "../access/row-access.js";
 import type { OrderTickets } from "../attendees/order-tickets.js";
 import type { Invoicing } from "../invoices/invoices.service.js";
-import { invoiceSource } from "./order-placement.js";
-import { presentOrderSettings } from "./order-settings.js";
-import { conflict, type Order, presentOrder } from "./orders.model.js";
+import { closeOrderIn } from "./order-closing.js";
+import { orderSettingsOf } from "./order-placement.js";
+import { conflict, type Order, presentLine, presentOrder, ticketRefundMinor } from "./orders.model.js";
 import { type OrderRow, ordersRepository as orders } from "./orders.repository.js";
+import { createRefundSteps, refundableOf } from "./refund-steps.js";
 import { type RefundRow, refundsRepository as repo } from "./refunds.repository.js";
 import type { StripeAccounts } from "./stripe/stripe-account.js";
 import type { StripeGateway } from "./stripe/stripe-gateway.js";
@@ -55,24 +56,22 @@ const refundInput = z.object({
     .nullish(),
 });
 
-/** What is still refundable of an order: what was paid less what was refunded or is being refunded. */
-function refundableOf(row: Pick<OrderRow, "paid_at" | "total_minor" | "refunded_minor">): number {
-  return row.paid_at === null ? 0 : Number(row.total_minor) - Number(row.refunded_minor);
+const byId = z.object({ id: idText });
+
+/** A cancel that waited on Stripe in vain: nothing was cancelled, and the refund is asked again on the next try. */
+function stillPaid(): AppError {
+  return new AppError(
+    ErrorCode.SERVICE_UNAVAILABLE,
+    "Stripe did not answer: the order stays paid and nothing was cancelled. Try again; the refund is made once.",
+  );
 }
 
 /**
- * Refunds (docs/payments.md): an organizer or app refunds part or all of a paid order; a Stripe
- * order's refund goes through Stripe's Refunds API, any other is recorded as sent back by hand.
- *
- * A refund that takes back the whole order issues a credit note for what its invoice has not taken
- * back yet in the transaction that settles it, the way a cancellation does; a partial refund one for
- * its amount.
- *
- * A Stripe refund takes three steps so that no crash and no race sends back more than was paid:
- * the amount is reserved under the order's lock (`refunded_minor` grows, a PENDING row is written),
- * Stripe is asked after the commit with the row's id as Idempotency-Key, and the answer settles the
- * row. A refund whose answer never came stays PENDING with its amount reserved, and is asked again
- * (same key, so Stripe makes it at most once) before the order's next refund or notification.
+ * Refunds and cancellations of orders (docs/payments.md): an organizer or app refunds part or all
+ * of a paid order or cancels it, a buyer cancels their paid order or one ticket of it. Every one
+ * goes through refund-steps.ts: a paid amount goes back through the order's provider (Stripe's
+ * Refunds API, or recorded as sent back by hand) before anything is cancelled, so a provider that
+ * does not answer leaves the order paid and its tickets valid.
  */
 export function createRefunds(deps: {
   db: Db;
@@ -83,142 +82,102 @@ export function createRefunds(deps: {
   accounts: StripeAccounts;
   gateway: StripeGateway;
 }) {
-  const { db, access, changes, tickets } = deps;
+  const { db, access, changes } = deps;
   const writer = { db, access, changes };
   const areas = areasWrittenUnder("orders:write");
-  const settingsOf = async (within: Db, projectId: string) =>
-    presentOrderSettings(await orders.findSettings(within, projectId));
+  const { reserveIn, execute } = createRefundSteps(deps);
 
-  /** Marks a refund made, inside a transaction: a full refund of a paid order closes it and frees its seats. */
-  async function settleIn(
-    trx: Tx,
-    actor: Actor | undefined,
-    refund: RefundRow,
-    providerRefundId: string | null,
-  ) {
-    const now = nowIso();
-    const order = await orders.lock(trx, refund.project_id, refund.order_id);
-    if (!order) throw notFound("Order");
-    await repo.update(trx, refund.project_id, refund.id, {
-      state: "SUCCEEDED",
-      provider_refund_id: providerRefundId,
-      updated_at: now,
-    });
-    let after = order;
-    if (refund.reason === "REQUESTED" && refundableOf(order) === 0 && order.state === "PAID") {
-      await tickets.cancel(trx, actor, refund.project_id, order.id, now);
-      const patch = { state: "REFUNDED" as const, closed_at: now, updated_at: now };
-      await orders.update(trx, refund.project_id, order.id, patch);
-      after = { ...order, ...patch };
-      // The order is taken back in full: so is what its invoice has not been credited yet.
-      await deps.invoicing.creditIn(trx, actor, await invoiceSource(trx, settingsOf, presentOrder(after)));
-    } else if (refund.reason === "REQUESTED" && order.state === "PAID") {
-      // A partial refund names an amount, not tickets: its credit note takes back that amount.
-      const source = await invoiceSource(trx, settingsOf, presentOrder(order));
-      await deps.invoicing.creditAmountIn(trx, actor, source, Number(refund.amount_minor));
+  /** Asks the provider again for an order's PENDING refunds; throws the first failure after trying all. */
+  async function retryPending(actor: Actor | undefined, projectId: string, orderId: string): Promise<void> {
+    let failure: unknown;
+    for (const refund of await repo.pending(db, projectId, orderId)) {
+      try {
+        await execute(actor, refund);
+      } catch (error) {
+        failure ??= error;
+      }
     }
-    await changes.event(trx, actor, {
-      ...objectEvent(refund.project_id, "Order", order.id, "refunded"),
-      changed: ["refunds"],
-      values: { refundId: refund.id, amountMinor: Number(refund.amount_minor), reason: refund.reason },
-    });
-    return presentOrder(after);
+    if (failure) throw failure;
   }
 
-  /**
-   * Reserves a refund of `amountMinor` (default: all that is left) under the order's lock, never more
-   * than is left; money paid outside Eventgraph is recorded as sent back at once (settled here).
-   */
-  async function reserveIn(
-    trx: Tx,
-    actor: Actor | undefined,
-    projectId: string,
-    id: string,
-    amountMinor: number | null | undefined,
-  ): Promise<{ refund: RefundRow; order: Order | undefined }> {
-    const row = await orders.lock(trx, projectId, id);
-    if (!row) throw notFound("Order");
-    const refundable = refundableOf(row);
-    if (refundable === 0) {
-      throw conflict(
-        row.paid_at === null ? "Only a paid order can be refunded" : "The order is refunded in full already",
-        ["id"],
-      );
-    }
-    const amount = amountMinor ?? refundable;
-    if (amount > refundable) throw conflict(`At most ${refundable} can be refunded`, ["amountMinor"]);
-    const now = nowIso();
-    const refund: RefundRow = {
-      id: newId(),
-      project_id: projectId,
-      order_id: id,
-      amount_minor: amount,
-      state: "PENDING",
-      reason: "REQUESTED",
-      provider_payment_id: row.provider === "STRIPE" ? row.provider_payment_id : null,
-      provider_refund_id: null,
-      created_at: now,
-      updated_at: now,
-    };
-    await repo.insert(trx, refund);
-    await orders.update(trx, projectId, id, {
-      refunded_minor: Number(row.refunded_minor) + amount,
-      updated_at: now,
-    });
-    // Money paid outside Eventgraph goes back the same way: the refund is recorded as made.
-    if (refund.provider_payment_id === null)
-      return { refund, order: await settleIn(trx, actor, refund, null) };
-    return { refund, order: undefined };
-  }
-
-  /** Gives a refund's reserved amount back after the provider refused it for good. */
-  async function failIn(trx: Tx, refund: RefundRow): Promise<void> {
-    const order = await orders.lock(trx, refund.project_id, refund.order_id);
-    await repo.update(trx, refund.project_id, refund.id, { state: "FAILED", updated_at: nowIso() });
-    if (order && refund.reason === "REQUESTED") {
-      const refunded = Number(order.refunded_minor) - Number(refund.amount_minor);
-      await orders.update(trx, refund.project_id, order.id, {
-        refunded_minor: refunded,
-        updated_at: nowIso(),
-      });
-    }
-  }
-
-  /**
-   * Asks Stripe for a PENDING refund and settles it. A refusal (a 4xx) fails it and frees its amount;
-   * no answer (timeout, 5xx) leaves it PENDING, amount reserved, to be asked again: Stripe may have
-   * made it, and the same Idempotency-Key makes sure it is made once.
-   */
-  async function execute(actor: Actor | undefined, refund: RefundRow): Promise<Order> {
-    const secrets = await deps.accounts.secretsOf(refund.project_id);
+  /** `retryPending` before a cancel: an earlier refund Stripe still does not answer leaves the order paid. */
+  async function retryOrSayPaid(actor: Actor | undefined, projectId: string, orderId: string) {
     try {
-      if (!secrets || !refund.provider_payment_id) {
-        throw new AppError(
-          ErrorCode.CONFLICT,
-          "The refund was not made: the project's Stripe keys are not set",
-          {
-            fieldErrors: [{ field: ["payment"], message: "the project's Stripe keys are not set" }],
-          },
-        );
-      }
-      const made = await deps.gateway.refund(secrets.secretKey, {
-        paymentId: refund.provider_payment_id,
-        amountMinor: Number(refund.amount_minor),
-        idempotencyKey: `refund-${refund.id}`,
-      });
-      return await changes.write(
-        db,
-        actor,
-        refund.project_id,
-        (trx) => settleIn(trx, actor, refund, made.id),
-        areas,
-      );
+      await retryPending(actor, projectId, orderId);
     } catch (error) {
-      if (error instanceof AppError && error.code === ErrorCode.CONFLICT) {
-        await changes.write(db, actor, refund.project_id, (trx) => failIn(trx, refund), areas);
-      }
+      if (error instanceof AppError && error.code === ErrorCode.SERVICE_UNAVAILABLE) throw stillPaid();
       throw error;
     }
+  }
+
+  /** Runs a refund's reservation, then asks the provider for it when it is not settled already. */
+  async function refundThen(
+    reserved: { refund: RefundRow; order: Order | undefined } | Order,
+    actor: Actor | undefined,
+  ): Promise<Order> {
+    if (!("refund" in reserved)) return reserved;
+    if (reserved.order) return reserved.order;
+    try {
+      return await execute(actor, reserved.refund);
+    } catch (error) {
+      if (!(error instanceof AppError) || error.code !== ErrorCode.SERVICE_UNAVAILABLE) throw error;
+      throw stillPaid();
+    }
+  }
+
+  /**
+   * Cancels the paid order `row` (locked) by refunding what is left of it: nothing cancelled until
+   * the money went back. A paid order with nothing left to refund (free tickets) closes at once.
+   */
+  async function cancelPaidIn(trx: Tx, actor: Actor | undefined, row: OrderRow) {
+    const left = await leftToRefund(trx, row);
+    if (left === 0) return closeOrderIn(deps, trx, actor, row, nowIso());
+    return reserveIn(trx, actor, row, left, { attendeeId: null, order: true });
+  }
+
+  /**
+   * What a cancel of the paid order `row` (locked) refunds at most. With nothing left while a refund
+   * is under way (another cancel's, racing), that refund's answer decides: refused until then.
+   */
+  async function leftToRefund(trx: Tx, row: OrderRow): Promise<number> {
+    const left = refundableOf(row);
+    if (left === 0 && (await repo.pending(trx, row.project_id, row.id)).length > 0) {
+      throw conflict("A refund of this order is waiting for Stripe's answer; try again shortly", ["id"]);
+    }
+    return left;
+  }
+
+  /** The buyer's cancel, under the order's lock: allowed by the organizer until the deadline, paid. */
+  async function buyerMayCancel(trx: Tx, projectId: string, id: string): Promise<OrderRow> {
+    const row = await orders.lock(trx, projectId, id);
+    if (!row) throw notFound("Order");
+    const { selfCancelUntil } = await orderSettingsOf(trx, projectId);
+    if (selfCancelUntil === null || selfCancelUntil <= nowIso()) {
+      throw conflict("The organizer does not allow cancelling this order any more", ["id"]);
+    }
+    if (row.state !== "PAID") throw conflict("Only a paid order can be cancelled here", ["id"]);
+    return row;
+  }
+
+  /**
+   * An organizer's or app's write of one order behind orders:write (NOT_FOUND for an order out of
+   * reach): the order's refunds still waiting for Stripe are asked first (`retry`), then `change`
+   * runs on the locked order in one transaction.
+   */
+  async function organizerWrite<T>(
+    actor: Actor,
+    id: string,
+    retry: typeof retryPending,
+    change: (trx: Tx, row: OrderRow) => Promise<T>,
+  ): Promise<T> {
+    const located = await orders.locate(db, id);
+    const granted = await requireRowPermission(access, actor, located, "Order", "orders:write", orderVisible);
+    await retry(actor, granted.projectId, id);
+    return writeRow(writer, actor, located, "Order", "orders:write", orderVisible, async (trx, projectId) => {
+      const row = await orders.lock(trx, projectId, id);
+      if (!row) throw notFound("Order");
+      return change(trx, row);
+    });
   }
 
   return {
@@ -228,27 +187,40 @@ export function createRefunds(deps: {
      */
     async refundOrder(actor: Actor, input: z.input<typeof refundInput>): Promise<Order> {
       const { id, amountMinor } = parseInput(refundInput, input);
-      const located = await orders.locate(db, id);
-      const granted = await requireRowPermission(
-        access,
-        actor,
-        located,
-        "Order",
-        "orders:write",
-        orderVisible,
-      );
       // An earlier refund left without Stripe's answer is asked first: its amount is still reserved.
-      await this.retryPending(actor, granted.projectId, id);
-      const reserved = await writeRow(
-        writer,
-        actor,
-        located,
-        "Order",
-        "orders:write",
-        orderVisible,
-        (trx, projectId) => reserveIn(trx, actor, projectId, id, amountMinor),
-      );
+      const reserved = await organizerWrite(actor, id, retryPending, async (trx, row) => {
+        const refundable = refundableOf(row);
+        if (refundable === 0) {
+          const message =
+            row.paid_at === null
+              ? "Only a paid order can be refunded"
+              : "The order is refunded in full already";
+          throw conflict(message, ["id"]);
+        }
+        const amount = amountMinor ?? refundable;
+        if (amount > refundable) throw conflict(`At most ${refundable} can be refunded`, ["amountMinor"]);
+        return reserveIn(trx, actor, row, amount, { attendeeId: null, order: false });
+      });
       return reserved.order ?? execute(actor, reserved.refund);
+    },
+
+    /**
+     * Cancels an order (idempotent). An unpaid one closes at once; a paid one is refunded what is
+     * left of it through its provider first, and closes when the refund is made (refund-steps.ts).
+     * Stripe not answering leaves it paid, its tickets valid: SERVICE_UNAVAILABLE says so.
+     */
+    async cancelOrder(actor: Actor, input: z.input<typeof byId>): Promise<Order> {
+      const { id } = parseInput(byId, input);
+      const reserved = await organizerWrite(actor, id, retryOrSayPaid, async (trx, row) => {
+        if (row.state === "CANCELLED" || row.state === "EXPIRED" || row.state === "REFUNDED") {
+          // Already closed, its seats free: a repeated cancel changes nothing.
+          changes.unchanged(trx);
+          return presentOrder(row);
+        }
+        if (row.state === "PAID") return cancelPaidIn(trx, actor, row);
+        return closeOrderIn(deps, trx, actor, row, nowIso());
+      });
+      return refundThen(reserved, actor);
     },
 
     /**
@@ -260,24 +232,54 @@ export function createRefunds(deps: {
      */
     async cancelByBuyer(projectId: string, id: string): Promise<Order> {
       const actor = publicActor;
-      await this.retryPending(actor, projectId, id);
+      await retryOrSayPaid(actor, projectId, id);
+      const reserved = await changes.write(
+        db,
+        actor,
+        projectId,
+        async (trx) => cancelPaidIn(trx, actor, await buyerMayCancel(trx, projectId, id)),
+        areas,
+      );
+      return refundThen(reserved, actor);
+    },
+
+    /**
+     * The buyer cancels one ticket of their paid order (as `cancelByBuyer`, same rules): its share
+     * (its line's price after the code, tax included) is refunded, never more than is left; the last
+     * active ticket takes all that is left and closes the order. Under the order's lock a ticket
+     * cancelled or being refunded already is refunded no second time: the order comes back as it is.
+     */
+    async cancelTicketByBuyer(projectId: string, id: string, ticketId: string): Promise<Order> {
+      const actor = publicActor;
+      await retryOrSayPaid(actor, projectId, id);
       const reserved = await changes.write(
         db,
         actor,
         projectId,
         async (trx) => {
-          const row = await orders.lock(trx, projectId, id);
-          if (!row) throw notFound("Order");
-          const { selfCancelUntil } = await settingsOf(trx, projectId);
-          if (selfCancelUntil === null || selfCancelUntil <= nowIso()) {
-            throw conflict("The organizer does not allow cancelling this order any more", ["id"]);
+          const row = await buyerMayCancel(trx, projectId, id);
+          const all = await deps.tickets.list(trx, projectId, id);
+          const ticket = all.find((t) => t.id === ticketId);
+          if (!ticket) throw notFound("Ticket");
+          if (ticket.status !== "REGISTERED" || (await repo.cancelsTicket(trx, projectId, ticket.id))) {
+            changes.unchanged(trx);
+            return presentOrder(row);
           }
-          if (row.state !== "PAID") throw conflict("Only a paid order can be cancelled here", ["id"]);
-          return reserveIn(trx, actor, projectId, id, null);
+          const others = all.filter((t) => t.id !== ticket.id && t.status === "REGISTERED");
+          const line = (await orders.linesOf(trx, [id]))
+            .map(presentLine)
+            .find((l) => l.ticketTypeId === ticket.ticketTypeId);
+          const share = ticketRefundMinor(line, await leftToRefund(trx, row), others.length === 0);
+          const cancels = { attendeeId: ticket.id, order: false };
+          if (share > 0) return reserveIn(trx, actor, row, share, cancels);
+          // Nothing to send back for it (a free ticket, or its share refunded by amount already): cancel it now.
+          const now = nowIso();
+          await deps.tickets.cancelOne(trx, actor, { projectId, orderId: id, id: ticket.id }, now);
+          return others.length === 0 ? closeOrderIn(deps, trx, actor, row, now) : presentOrder(row);
         },
         areas,
       );
-      return reserved.order ?? execute(actor, reserved.refund);
+      return refundThen(reserved, actor);
     },
 
     /**
@@ -295,23 +297,14 @@ export function createRefunds(deps: {
         reason,
         provider_payment_id: paymentId,
         provider_refund_id: null,
+        attendee_id: null,
+        cancels_order: 0,
         created_at: now,
         updated_at: now,
       });
     },
 
-    /** Asks the provider again for an order's PENDING refunds; throws the first failure after trying all. */
-    async retryPending(actor: Actor | undefined, projectId: string, orderId: string): Promise<void> {
-      let failure: unknown;
-      for (const refund of await repo.pending(db, projectId, orderId)) {
-        try {
-          await execute(actor, refund);
-        } catch (error) {
-          failure ??= error;
-        }
-      }
-      if (failure) throw failure;
-    },
+    retryPending,
 
     /** The refunds of some orders, by order id (the caller could read the orders). */
     async refundsOf(orderIds: readonly string[]): Promise<Map<string, Refund[]>> {

@@ -33,6 +33,7 @@ export const de: Catalogue = {
   "price.invoice": "{price}, Zahlung auf Rechnung",
   "price.bankTransfer": "{price}, Zahlung per Überweisung",
   "price.card": "{price}, Zahlung per Karte",
+  "price.plusTax": "{price} zzgl. Steuer",
   "agenda.heading": "Programm",
   "agenda.timesIn": "Zeiten in {zone}.",
   "agenda.subscribe": "Programm abonnieren (iCalendar)",
@@ -127,7 +128,6 @@ export const de: Catalogue = {
   "order.continue": "Weiter",
   "order.detailsTitle": "Ihre Bestellung · {event}",
   "order.heading": "Ihre Bestellung",
-  "order.plusTax": "zzgl. Steuer",
   "order.total": "Gesamt",
   "order.includesTax": "(darin {tax} Steuer)",
   "order.change": "Ändern",
@@ -223,11 +223,17 @@ export const de: Catalogue = {
   "cancel.done": "Ihre Bestellung ist storniert und die Zahlung erstattet.",
   "cancel.refused":
     "Die Bestellung konnte nicht storniert werden: Der Veranstalter erlaubt es nicht mehr, oder die Erstattung war noch nicht möglich. Versuchen Sie es später noch einmal oder wenden Sie sich an den Veranstalter.",
-  "cancel.heading": "Bestellung stornieren",
+  "cancel.heading": "Tickets stornieren",
   "cancel.until":
     "Sie können alle Tickets dieser Bestellung bis {date} (Zeitzone {zone}) stornieren und erhalten {amount} auf dem Weg zurück, auf dem Sie bezahlt haben.",
   "cancel.confirm": "Ich möchte alle Tickets dieser Bestellung stornieren",
   "cancel.button": "Bestellung stornieren und {amount} erstatten",
+  "cancel.ticketDone":
+    "Das Ticket ist storniert und sein Preis auf dem Weg erstattet, auf dem Sie bezahlt haben.",
+  "cancel.ticketForm": "Ticket von {name} stornieren",
+  "cancel.ticketConfirm": "Ich möchte das Ticket von {name} stornieren",
+  "cancel.ticketButton": "Dieses Ticket stornieren und {amount} erstatten",
+  "cancel.orderForm": "Bestellung stornieren",
 
   "orderMail.subject": "Ihre Bestellung {code} für {event}",
   "orderMail.paid": "vielen Dank für Ihre Bestellung {code} für {event}. Sie ist bezahlt.",

@@ -32,6 +32,7 @@ export const en = {
   "price.invoice": "{price}, pay by invoice",
   "price.bankTransfer": "{price}, pay by bank transfer",
   "price.card": "{price}, pay by card",
+  "price.plusTax": "{price} plus tax",
   "agenda.heading": "Agenda",
   "agenda.timesIn": "Times in {zone}.",
   "agenda.subscribe": "Subscribe to the agenda (iCalendar)",
@@ -123,7 +124,6 @@ export const en = {
   "order.continue": "Continue",
   "order.detailsTitle": "Your order · {event}",
   "order.heading": "Your order",
-  "order.plusTax": "plus tax",
   "order.total": "Total",
   "order.includesTax": "(includes {tax} tax)",
   "order.change": "Change",
@@ -218,11 +218,16 @@ export const en = {
   "cancel.done": "Your order is cancelled and its payment refunded.",
   "cancel.refused":
     "The order could not be cancelled: the organizer no longer allows it, or the refund could not be made yet. Try again later or contact the organizer.",
-  "cancel.heading": "Cancel your order",
+  "cancel.heading": "Cancel tickets",
   "cancel.until":
     "You can cancel all tickets of this order until {date} ({zone} time) and get {amount} back, the way you paid.",
   "cancel.confirm": "I want to cancel all tickets of this order",
   "cancel.button": "Cancel the order and refund {amount}",
+  "cancel.ticketDone": "The ticket is cancelled and its price refunded, the way you paid.",
+  "cancel.ticketForm": "Cancel {name}'s ticket",
+  "cancel.ticketConfirm": "I want to cancel {name}'s ticket",
+  "cancel.ticketButton": "Cancel this ticket and refund {amount}",
+  "cancel.orderForm": "Cancel the order",
 
   "orderMail.subject": "Your order {code} for {event}",
   "orderMail.paid": "thank you for your order {code} for {event}. It is paid.",

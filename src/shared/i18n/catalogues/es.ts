@@ -32,6 +32,7 @@ export const es: Catalogue = {
   "price.invoice": "{price}, pago con factura",
   "price.bankTransfer": "{price}, pago por transferencia",
   "price.card": "{price}, pago con tarjeta",
+  "price.plusTax": "{price} más impuestos",
   "agenda.heading": "Programa",
   "agenda.timesIn": "Horas en {zone}.",
   "agenda.subscribe": "Suscribirse al programa (iCalendar)",
@@ -123,7 +124,6 @@ export const es: Catalogue = {
   "order.continue": "Continuar",
   "order.detailsTitle": "Su pedido · {event}",
   "order.heading": "Su pedido",
-  "order.plusTax": "más impuestos",
   "order.total": "Total",
   "order.includesTax": "(incluye {tax} de impuestos)",
   "order.change": "Cambiar",
@@ -219,11 +219,16 @@ export const es: Catalogue = {
   "cancel.done": "Su pedido está cancelado y el pago reembolsado.",
   "cancel.refused":
     "No se pudo cancelar el pedido: el organizador ya no lo permite o el reembolso aún no se ha podido hacer. Inténtelo más tarde o consulte al organizador.",
-  "cancel.heading": "Cancelar su pedido",
+  "cancel.heading": "Cancelar entradas",
   "cancel.until":
     "Puede cancelar todas las entradas de este pedido hasta el {date} (hora de {zone}) y recuperar {amount} por el mismo medio con que pagó.",
   "cancel.confirm": "Quiero cancelar todas las entradas de este pedido",
   "cancel.button": "Cancelar el pedido y reembolsar {amount}",
+  "cancel.ticketDone": "La entrada está cancelada y su precio reembolsado por el mismo medio con que pagó.",
+  "cancel.ticketForm": "Cancelar la entrada de {name}",
+  "cancel.ticketConfirm": "Quiero cancelar la entrada de {name}",
+  "cancel.ticketButton": "Cancelar esta entrada y reembolsar {amount}",
+  "cancel.orderForm": "Cancelar el pedido",
 
   "orderMail.subject": "Su pedido {code} para {event}",
   "orderMail.paid": "gracias por su pedido {code} para {event}. Está pagado.",

@@ -32,6 +32,7 @@ export const fr: Catalogue = {
   "price.invoice": "{price}, paiement sur facture",
   "price.bankTransfer": "{price}, paiement par virement",
   "price.card": "{price}, paiement par carte",
+  "price.plusTax": "{price} hors taxes",
   "agenda.heading": "Programme",
   "agenda.timesIn": "Heures de {zone}.",
   "agenda.subscribe": "S’abonner au programme (iCalendar)",
@@ -125,7 +126,6 @@ export const fr: Catalogue = {
   "order.continue": "Continuer",
   "order.detailsTitle": "Votre commande · {event}",
   "order.heading": "Votre commande",
-  "order.plusTax": "hors taxes",
   "order.total": "Total",
   "order.includesTax": "(dont {tax} de taxes)",
   "order.change": "Modifier",
@@ -221,11 +221,16 @@ export const fr: Catalogue = {
   "cancel.done": "Votre commande est annulée et son paiement remboursé.",
   "cancel.refused":
     "La commande n’a pas pu être annulée : l’organisateur ne le permet plus, ou le remboursement n’a pas encore pu être fait. Réessayez plus tard ou contactez l’organisateur.",
-  "cancel.heading": "Annuler votre commande",
+  "cancel.heading": "Annuler des billets",
   "cancel.until":
     "Vous pouvez annuler tous les billets de cette commande jusqu’au {date} (heure de {zone}) et récupérer {amount}, par le moyen de paiement utilisé.",
   "cancel.confirm": "Je veux annuler tous les billets de cette commande",
   "cancel.button": "Annuler la commande et rembourser {amount}",
+  "cancel.ticketDone": "Le billet est annulé et son prix remboursé, par le moyen de paiement utilisé.",
+  "cancel.ticketForm": "Annuler le billet de {name}",
+  "cancel.ticketConfirm": "Je veux annuler le billet de {name}",
+  "cancel.ticketButton": "Annuler ce billet et rembourser {amount}",
+  "cancel.orderForm": "Annuler la commande",
 
   "orderMail.subject": "Votre commande {code} pour {event}",
   "orderMail.paid": "merci pour votre commande {code} pour {event}. Elle est payée.",
