@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
@@ -11,6 +11,7 @@ import { systemActor } from "../src/modules/access/actor.js";
 import { guessMapping, parseAttendeeCsv } from "../src/modules/attendees/attendees-csv.js";
 import { createServices, type Services } from "../src/services.js";
 import { cpuSeconds, startEventgraph, unthrottled } from "./processes.js";
+import { summarizeProfile } from "./profile.js";
 import { benchDatabase } from "./throwaway-database.js";
 
 /**
@@ -31,7 +32,10 @@ const postgresServer = process.argv.find((arg) => arg.startsWith("postgres"));
 const importRows = Number(process.argv.find((arg) => /^\d+$/.test(arg)) ?? 10_000);
 const checkInRate = 200;
 const checkInSeconds = Number(process.env.BENCH_CHECK_IN_SECONDS ?? 10);
-const answerMs = 50;
+const answerMs = Number(process.env.BENCH_RECEIVER_MS ?? 50);
+// `--profile`: the server runs under `--cpu-prof`, and where its CPU went is printed at the end.
+const profile = process.argv.includes("--profile");
+const profileDir = join("bench", "results", "profiles-webhooks");
 const inFlight = process.env.WEBHOOK_MAX_IN_FLIGHT ?? "32";
 const checkIn = `mutation($input: CheckInAttendeeInput!) { checkInAttendee(input: $input) { userErrors { message } } }`;
 
@@ -115,7 +119,8 @@ try {
   const importSeconds = (Date.now() - importStarted) / 1000;
   console.error(`imported ${importRows} rows in ${importSeconds} s`);
   const serverStarted = Date.now();
-  server = await startEventgraph(env);
+  if (profile) rmSync(profileDir, { recursive: true, force: true });
+  server = await startEventgraph(env, profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []);
   const ready = Date.now();
   const cpuAtReady = cpuSeconds(server.process.pid) ?? Number.NaN;
   const registered = await receiptsOf("attendee.registered", importRows);
@@ -191,4 +196,9 @@ try {
   receiver.close();
   await database.close();
   await benchDb.drop();
+}
+if (profile) {
+  for (const file of readdirSync(profileDir).filter((f) => f.endsWith(".cpuprofile"))) {
+    process.stdout.write(`\nCPU profile ${file}:\n${summarizeProfile(join(profileDir, file), 40)}\n`);
+  }
 }
