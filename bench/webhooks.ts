@@ -35,7 +35,7 @@ const checkInSeconds = Number(process.env.BENCH_CHECK_IN_SECONDS ?? 10);
 const answerMs = Number(process.env.BENCH_RECEIVER_MS ?? 50);
 // `--profile`: the server runs under `--cpu-prof`, and where its CPU went is printed at the end.
 const profile = process.argv.includes("--profile");
-const profileDir = join("bench", "results", "profiles-webhooks");
+const profileDir = join("bench", "results", "profiles", "webhooks");
 const inFlight = process.env.WEBHOOK_MAX_IN_FLIGHT ?? "32";
 const checkIn = `mutation($input: CheckInAttendeeInput!) { checkInAttendee(input: $input) { userErrors { message } } }`;
 

@@ -54,6 +54,8 @@ export class WebhookDispatcher {
   private again = false;
   private stopped = false;
   private readonly leaseMs: number;
+  /** Free slots of an endpoint at which its answers wake a claim (results written wake one too). */
+  private readonly refillAt: number;
   /** When the next pending delivery falls due, as read after the last round that claimed nothing. */
   private nextDueAt: number | undefined;
   private readonly sending = new Set<Promise<unknown>>();
@@ -65,6 +67,7 @@ export class WebhookDispatcher {
     // The send is bounded by the timeout; the margin covers the address lookup, rendering and the
     // retried bookkeeping. Short enough that a killed process's deliveries go out within a minute.
     this.leaseMs = deps.config.webhooks.timeoutMs * 2 + 10_000;
+    this.refillAt = Math.max(1, Math.floor(deps.config.webhooks.maxInFlight / 4));
     // A stored result may free an object's next event: look for it.
     this.results = new ResultWriter(deps, () => this.wake());
   }
@@ -185,6 +188,10 @@ export class WebhookDispatcher {
       const left = (this.inFlight.get(appId) ?? 1) - 1;
       if (left > 0) this.inFlight.set(appId, left);
       else this.inFlight.delete(appId);
+      // A quarter of the slots free: claim for them now rather than after the results' commit, so
+      // a burst's next requests go out while the last answers are written (the claim still holds
+      // back an object whose previous event has not been recorded: its lease is still on).
+      if (this.room(appId) === this.refillAt) this.wake([appId]);
     };
     const failed = (error: unknown, deliveryId: string) =>
       // Its lease runs out and it is tried again then; other objects do not wait for it.
