@@ -38,9 +38,10 @@ export interface DispatcherDeps {
  * each whose endpoint has free slots (`WEBHOOK_MAX_IN_FLIGHT` requests at once per process),
  * claims as many as it has room for in one statement (a lease with a random token; `FOR UPDATE
  * SKIP LOCKED` on PostgreSQL): the heads of different objects, each object's events one at a time
- * in commit order (claim.repository.ts). Each claimed delivery is sent at once, outside any
- * transaction, and its result recorded only if the lease is still its own (results.ts: results
- * answered together share a transaction). An app's slots are its own: a slow or failing endpoint
+ * in commit order (claim.repository.ts). A claim's bodies are rendered together (payload.ts), then
+ * each delivery is sent at once, outside any transaction, and its result recorded only if the lease
+ * is still its own (results.ts: results answered together share a transaction and a few
+ * statements). An app's slots are its own: a slow or failing endpoint
  * fills only its own slots, and another app's deliveries are claimed and sent beside it.
  * A lease outlives the request timeout by a wide margin, so no other process takes a delivery over
  * while it is being sent; a process killed mid-send leaves a lease that expires, and another
