@@ -1,7 +1,8 @@
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import http from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
+import { sql } from "kysely";
 import { loadConfig } from "../src/config.js";
 import { openDatabase } from "../src/db/database.js";
 import { migrateToLatest } from "../src/db/migrate.js";
@@ -11,19 +12,23 @@ import { systemActor } from "../src/modules/access/actor.js";
 import { guessMapping, parseAttendeeCsv } from "../src/modules/attendees/attendees-csv.js";
 import { createServices, type Services } from "../src/services.js";
 import { cpuSeconds, startEventgraph, unthrottled } from "./processes.js";
+import { summarizeProfile } from "./profile.js";
 import { benchDatabase, seedBenchEvent } from "./throwaway-database.js";
 
 /**
- * `npm run bench -- --webhooks [postgres://server]`: webhook delivery to one endpoint whose receiver
- * takes 50 ms to answer each request, on SQLite or on a new PostgreSQL database (dropped at the
+ * `npm run bench -- --webhooks [count] [postgres://server] [--profile]`: webhook delivery to one
+ * endpoint whose receiver takes 50 ms to answer each request, on SQLite or on a new PostgreSQL database (dropped at the
  * end) of the server the argument names. Eventgraph runs as its own process with
- * WEBHOOK_MAX_IN_FLIGHT from the environment (32 unless set). Two drills:
+ * WEBHOOK_MAX_IN_FLIGHT from the environment (the default unless set). Two drills:
  *   1. a 10,000-row CSV import (run as the CLI runs it, in this process; the server finds the
  *      deliveries by its poll): the time from the import's start until every `attendee.registered`
  *      arrived, and the events per second the endpoint received from the first to the last;
  *   2. check-ins through the API at a steady 200 a second for 10 s: the time from each commit (the
  *      event's timestamp, taken in the write's transaction) to the receiver.
- * Writes bench/results/webhooks.json (webhooks-postgres.json).
+ * The CPU each delivered event of the import cost the server (and PostgreSQL's backends) is the
+ * figure a busy host disturbs least. `BENCH_RECEIVER_MS` sets the receiver's answer time (0: at
+ * once), `BENCH_CHECK_IN_SECONDS=0` skips drill 2, `--profile` runs the server under `--cpu-prof`
+ * and prints where its CPU went. Writes bench/results/webhooks.json (webhooks-postgres.json).
  */
 
 const postgresServer = process.argv.find((arg) => arg.startsWith("postgres"));
@@ -31,15 +36,18 @@ const postgresServer = process.argv.find((arg) => arg.startsWith("postgres"));
 const importRows = Number(process.argv.find((arg) => /^\d+$/.test(arg)) ?? 10_000);
 const checkInRate = 200;
 const checkInSeconds = Number(process.env.BENCH_CHECK_IN_SECONDS ?? 10);
-const answerMs = 50;
-const inFlight = process.env.WEBHOOK_MAX_IN_FLIGHT ?? "32";
+const answerMs = Number(process.env.BENCH_RECEIVER_MS ?? 50);
+// `--profile`: the server runs under `--cpu-prof`, and where its CPU went is printed at the end.
+const profile = process.argv.includes("--profile");
+const profileDir = join("bench", "results", "profiles", "webhooks");
 const checkIn = `mutation($input: CheckInAttendeeInput!) { checkInAttendee(input: $input) { userErrors { message } } }`;
 
 const benchDb = await benchDatabase("webhooks", postgresServer);
 const env = {
   DATABASE_URL: benchDb.url,
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: "true",
-  WEBHOOK_MAX_IN_FLIGHT: inFlight,
+  // The server's default unless the environment sets it.
+  ...(process.env.WEBHOOK_MAX_IN_FLIGHT ? { WEBHOOK_MAX_IN_FLIGHT: process.env.WEBHOOK_MAX_IN_FLIGHT } : {}),
   LOG_LEVEL: "warn",
   ...unthrottled,
 };
@@ -83,6 +91,25 @@ async function receiptsOf(type: string, count: number) {
   return of();
 }
 
+/**
+ * CPU seconds used so far by each PostgreSQL backend serving the bench's database (the server is
+ * on this host), by process id; empty on SQLite. A backend that exits between two readings takes
+ * its share with it (an undercount): the server's pool keeps its connections while it is busy.
+ */
+async function databaseCpu(): Promise<Map<number, number>> {
+  if (!postgresServer) return new Map();
+  const { rows } = await sql<{ pid: number }>`
+    select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`.execute(
+    database.db,
+  );
+  return new Map(
+    rows.flatMap(({ pid }): [number, number][] => {
+      const seconds = cpuSeconds(pid);
+      return seconds === undefined ? [] : [[pid, seconds]];
+    }),
+  );
+}
+
 let server: Awaited<ReturnType<typeof startEventgraph>> | undefined;
 try {
   // 1. The import, before the server starts: its events wait in the outbox, and the server's
@@ -97,14 +124,20 @@ try {
   const importSeconds = (Date.now() - importStarted) / 1000;
   console.error(`imported ${importRows} rows in ${importSeconds} s`);
   const serverStarted = Date.now();
-  server = await startEventgraph(env);
+  if (profile) rmSync(profileDir, { recursive: true, force: true });
+  server = await startEventgraph(env, profile ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}`] : []);
   const ready = Date.now();
   const cpuAtReady = cpuSeconds(server.process.pid) ?? Number.NaN;
+  const databaseCpuAtReady = await databaseCpu();
   const registered = await receiptsOf("attendee.registered", importRows);
   const first = Math.min(...registered.map((r) => r.receivedAt));
   const last = Math.max(...registered.map((r) => r.receivedAt));
   // What the server spent sending them: on a shared host the rate says more of the others' load.
   const drainCpuSeconds = (cpuSeconds(server.process.pid) ?? Number.NaN) - cpuAtReady;
+  let drainDatabaseCpuSeconds = 0;
+  for (const [pid, seconds] of await databaseCpu()) {
+    drainDatabaseCpuSeconds += seconds - (databaseCpuAtReady.get(pid) ?? 0);
+  }
 
   console.error(`all delivered ${(last - ready) / 1000} s after the server was ready`);
   // 2. Check-ins at a steady rate, each request sent on time whatever the earlier ones are doing.
@@ -133,7 +166,7 @@ try {
         if (response.status !== 200 || answer.errors) failures.push(JSON.stringify(answer));
       } catch (error) {
         // A refused or dropped connection is a failed check-in, not the end of the drill.
-        failures.push(String(error));
+        failures.push(`${error} (${(error as Error).cause ?? "no cause"})`);
       }
     }),
   );
@@ -145,7 +178,7 @@ try {
   const result = {
     engine: postgresServer ? "postgres" : "sqlite",
     receiverAnswerMs: answerMs,
-    maxInFlightPerEndpoint: Number(inFlight),
+    maxInFlightPerEndpoint: config.webhooks.maxInFlight,
     import: {
       rows: importRows,
       importSeconds: Math.round(importSeconds * 10) / 10,
@@ -154,6 +187,10 @@ try {
       allDeliveredSecondsAfterReady: Math.round((last - ready) / 100) / 10,
       eventsPerSecond: Math.round(registered.length / ((last - first) / 1000)),
       serverCpuMsPerEvent: Math.round((drainCpuSeconds * 1000 * 100) / registered.length) / 100,
+      // PostgreSQL's own processes (SQLite's work is inside the server's figure).
+      databaseCpuMsPerEvent: postgresServer
+        ? Math.round((drainDatabaseCpuSeconds * 1000 * 100) / registered.length) / 100
+        : undefined,
     },
     steady: {
       checkInsPerSecond: checkInRate,
@@ -173,4 +210,9 @@ try {
   receiver.close();
   await database.close();
   await benchDb.drop();
+}
+if (profile) {
+  for (const file of readdirSync(profileDir).filter((f) => f.endsWith(".cpuprofile"))) {
+    process.stdout.write(`\nCPU profile ${file}:\n${summarizeProfile(join(profileDir, file), 40)}\n`);
+  }
 }

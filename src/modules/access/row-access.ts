@@ -27,6 +27,30 @@ export async function resolveRowAccess<R extends { project_id: string }>(
 }
 
 /**
+ * `resolveRowAccess` for many rows at once: each project's access is decided once. Answers the
+ * access of each row the actor may see; the others are absent.
+ */
+export async function resolveRowsAccess<R extends { project_id: string }>(
+  access: AccessService,
+  actor: Actor,
+  rows: readonly R[],
+  isVisible: RowVisibility<R>,
+): Promise<Map<R, ProjectAccess>> {
+  const projects = new Map<string, Promise<ProjectAccess | undefined>>();
+  const found = new Map<R, ProjectAccess>();
+  for (const row of rows) {
+    let projectAccess = projects.get(row.project_id);
+    if (!projectAccess) {
+      projectAccess = access.resolve(actor, row.project_id);
+      projects.set(row.project_id, projectAccess);
+    }
+    const granted = await projectAccess;
+    if (granted && (await isVisible(granted, row))) found.set(row, granted);
+  }
+  return found;
+}
+
+/**
  * Authorizes a write to a row found by its id. A missing row, an invisible project and a row the
  * actor could not even read all answer NOT_FOUND named after the row (never "Project not found",
  * which would tell that the id exists); a readable row without the permission answers FORBIDDEN.

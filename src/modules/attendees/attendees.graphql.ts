@@ -3,7 +3,7 @@ import { connectionTypes, projectConnection } from "../../graphql/connections.js
 import { optionalLocal, referenceLocal, requiredLocal } from "../../graphql/ids.js";
 import { serviceInput } from "../../graphql/inputs.js";
 import { inputMutation, payloadType } from "../../graphql/mutations.js";
-import { nodeLoader } from "../../graphql/nodes.js";
+import { nodesLoader } from "../../graphql/nodes.js";
 import { requires } from "../../graphql/permissions.js";
 import { columnSelector, preloadSelector, preloads, reads } from "../../graphql/selection.js";
 import { ProjectRef, projectIdOnly } from "../projects/projects.graphql.js";
@@ -34,7 +34,7 @@ export function defineAttendeeTypes(): void {
     description:
       "A person registered for the event. Personal data: never public; every field but id needs attendees:read.",
     id: { resolve: (a) => a.id, ...attendee() },
-    loadWithoutCache: nodeLoader((c, id) => c.services.attendees.findAttendee(c.actor, id)),
+    loadManyWithoutCache: nodesLoader((c, ids) => c.services.attendees.findAttendees(c.actor, ids)),
     fields: (t) => ({
       name: t.exposeString("name", {
         ...attendee("name"),

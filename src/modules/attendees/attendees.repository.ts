@@ -1,6 +1,13 @@
 import { type Selectable, SqliteAdapter, sql } from "kysely";
 import { type Db, reusableQuery } from "../../db/database.js";
-import { type Columns, columnsToRead, everyColumn, shapedQuery } from "../../db/projection.js";
+import {
+  type Columns,
+  columnsToRead,
+  everyColumn,
+  idList,
+  inIdList,
+  shapedQuery,
+} from "../../db/projection.js";
 import type { AttendeeStatus, AttendeesTable } from "../../db/schema.js";
 import {
   applyKeyset,
@@ -310,6 +317,15 @@ export const attendeesRepository = {
   /** Unscoped lookup for `node(id)` and by-id mutations: the caller must resolve the row's project access. */
   locate(db: Db, id: string): Promise<AttendeeRow | undefined> {
     return db.selectFrom("attendees").selectAll().where("id", "=", id).executeTakeFirst();
+  },
+
+  /** Unscoped lookup of many ids in one statement (`nodes(ids)`, webhook payloads): as `locate`. */
+  locateMany(db: Db, ids: readonly string[]): Promise<AttendeeRow[]> {
+    return db
+      .selectFrom("attendees")
+      .selectAll()
+      .where(inIdList(db, "id", idList(db, ids)))
+      .execute();
   },
 
   /** Unscoped: the project holding an attendee id; the caller must resolve the project's access. */

@@ -117,6 +117,33 @@ for (const engine of testEngines()) {
       );
     });
 
+    test("finds many attendees by id in the order asked, each as findAttendee would, none of another project", async () => {
+      const { project, owner, ownerId } = await createPublishedProject(ctx.services);
+      const { project: other } = await createProject(ctx.services, { ownerId });
+      const mine = await createTicketType(ctx.services, owner, project.id);
+      const theirs = await createTicketType(ctx.services, owner, other.id);
+      const a = await createAttendee(ctx.services, owner, project.id, mine.id);
+      const b = await createAttendee(ctx.services, owner, project.id, mine.id);
+      const elsewhere = await createAttendee(ctx.services, owner, other.id, theirs.id);
+      const ids = [b.id, "unknown", elsewhere.id, a.id];
+      const found = async (actor: Parameters<typeof ctx.services.attendees.findAttendees>[0]) =>
+        (await ctx.services.attendees.findAttendees(actor, ids)).map((f) => f?.item.id);
+      // The app reaches its home project only, and reads attendees only with attendees:read.
+      assert.deepEqual(await found(appActor(project.id, ["attendees:write"])), [
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+      ]);
+      assert.deepEqual(await found(appActor(project.id, ["attendees:read"])), [
+        b.id,
+        undefined,
+        undefined,
+        a.id,
+      ]);
+      assert.deepEqual(await found(owner), [b.id, undefined, elsewhere.id, a.id]);
+    });
+
     test("never lists attendees without attendees:read, not even to the project's other apps or the public", async () => {
       const { project } = await createPublishedProject(ctx.services);
       for (const actor of [

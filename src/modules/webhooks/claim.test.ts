@@ -6,6 +6,7 @@ import { createTestContext, type TestContext } from "../../../test/helpers/test-
 import { ownDatabase } from "../../../test/helpers/throwaway-database.js";
 import { claimDeliveries } from "./claim.repository.js";
 import { pendingDelivery } from "./outbox.js";
+import { finishAttempts } from "./results.repository.js";
 import type { DeliveryRow } from "./webhooks.repository.js";
 
 const now = "2030-01-01T00:00:00.000Z";
@@ -98,6 +99,83 @@ for (const engine of testEngines()) {
       assert.equal((await claim(app.id, 0)).length, 0);
       assert.equal((await claim(app.id, 32)).length, 3, "the objects left");
       assert.deepEqual(ids(await claim(other.app.id, 32)), theirs);
+    });
+
+    test("results written together: each only under its own lease, an unsent one keeping the stored body", async () => {
+      const { app } = await createApp(context.services);
+      const [taken] = await events(app.id, "taken", [{}]);
+      const [sent] = await events(app.id, "sent", [{}]);
+      const [unsent] = await events(app.id, "unsent", [{ payload: '{"stored":true}' }]);
+      assert.equal((await claim(app.id, 3, "mine")).length, 3);
+      // Another process took one over (its lease ran out while this one was sending).
+      await context.database.db
+        .updateTable("webhook_deliveries")
+        .set({ lease_token: "theirs" })
+        .where("id", "=", taken ?? "")
+        .execute();
+      const delivered = (deliveryId: string) => ({
+        deliveryId,
+        token: "mine",
+        patch: {
+          status: "DELIVERED" as const,
+          payload: `{"id":"${deliveryId}"}`,
+          response_status: 204,
+          last_error: null,
+          delivered_at: later,
+          next_attempt_at: now,
+        },
+        attempt: {
+          id: `attempt-${deliveryId}`,
+          delivery_id: deliveryId,
+          attempt: 1,
+          url: "https://example.com/hooks",
+          request_headers: "{}",
+          started_at: now,
+          duration_ms: 5,
+          response_status: 204,
+          response_body: "",
+          error: null,
+        },
+      });
+      const recorded = await finishAttempts(
+        context.database.db,
+        [
+          delivered(taken ?? ""),
+          delivered(sent ?? ""),
+          { deliveryId: unsent ?? "", token: "mine", patch: { status: "CANCELLED", last_error: "revoked" } },
+        ],
+        [],
+      );
+      assert.deepEqual([...recorded].sort(), [sent, unsent].sort());
+      const rows = await context.database.db
+        .selectFrom("webhook_deliveries")
+        .selectAll()
+        .where("app_id", "=", app.id)
+        .execute();
+      const row = (id: string | undefined) => rows.find((r) => r.id === id);
+      const attempts = await context.database.db
+        .selectFrom("webhook_attempts")
+        .select("delivery_id")
+        .where("delivery_id", "in", [taken ?? "", sent ?? "", unsent ?? ""])
+        .execute();
+      assert.deepEqual(
+        { status: row(taken)?.status, lease: row(taken)?.lease_token, payload: row(taken)?.payload },
+        { status: "PENDING", lease: "theirs", payload: null },
+        "a result whose lease was taken over is not recorded",
+      );
+      assert.deepEqual(
+        attempts.map((a) => a.delivery_id),
+        [sent],
+        "only a recorded sent result logs its attempt",
+      );
+      assert.deepEqual(
+        [row(sent)?.status, row(sent)?.response_status, row(sent)?.payload, row(sent)?.lease_token],
+        ["DELIVERED", 204, `{"id":"${sent}"}`, null],
+      );
+      assert.deepEqual(
+        [row(unsent)?.status, row(unsent)?.last_error, row(unsent)?.payload, row(unsent)?.locked_until],
+        ["CANCELLED", "revoked", '{"stored":true}', null],
+      );
     });
 
     test("claims racing each other never take one delivery twice nor two events of one object", async () => {

@@ -7,8 +7,7 @@ import { nowIso } from "../../shared/time.js";
 import type { AccessService } from "../access/access.service.js";
 import type { Mailer } from "../accounts/mailer.js";
 import { claimDeliveries, pendingApps } from "./claim.repository.js";
-import { renderPayload } from "./payload.js";
-import { mayStillReceive } from "./receiving.js";
+import { preparePayloads } from "./payload.js";
 import type { ObjectRenderer } from "./render.js";
 import { type Outcome, ResultWriter } from "./results.js";
 import { send } from "./sender.js";
@@ -39,9 +38,10 @@ export interface DispatcherDeps {
  * each whose endpoint has free slots (`WEBHOOK_MAX_IN_FLIGHT` requests at once per process),
  * claims as many as it has room for in one statement (a lease with a random token; `FOR UPDATE
  * SKIP LOCKED` on PostgreSQL): the heads of different objects, each object's events one at a time
- * in commit order (claim.repository.ts). Each claimed delivery is sent at once, outside any
- * transaction, and its result recorded only if the lease is still its own (results.ts: results
- * answered together share a transaction). An app's slots are its own: a slow or failing endpoint
+ * in commit order (claim.repository.ts). A claim's bodies are rendered together (payload.ts), then
+ * each delivery is sent at once, outside any transaction, and its result recorded only if the lease
+ * is still its own (results.ts: results answered together share a transaction and a few
+ * statements). An app's slots are its own: a slow or failing endpoint
  * fills only its own slots, and another app's deliveries are claimed and sent beside it.
  * A lease outlives the request timeout by a wide margin, so no other process takes a delivery over
  * while it is being sent; a process killed mid-send leaves a lease that expires, and another
@@ -55,9 +55,11 @@ export class WebhookDispatcher {
   private again = false;
   private stopped = false;
   private readonly leaseMs: number;
+  /** Free slots of an endpoint at which its answers wake a claim (results written wake one too). */
+  private readonly refillAt: number;
   /** When the next pending delivery falls due, as read after the last round that claimed nothing. */
   private nextDueAt: number | undefined;
-  private readonly sending = new Set<Promise<void>>();
+  private readonly sending = new Set<Promise<unknown>>();
   private readonly results: ResultWriter;
   private lastPurge = 0;
   private lastCount = 0;
@@ -66,6 +68,7 @@ export class WebhookDispatcher {
     // The send is bounded by the timeout; the margin covers the address lookup, rendering and the
     // retried bookkeeping. Short enough that a killed process's deliveries go out within a minute.
     this.leaseMs = deps.config.webhooks.timeoutMs * 2 + 10_000;
+    this.refillAt = Math.max(1, Math.floor(deps.config.webhooks.maxInFlight / 4));
     // A stored result may free an object's next event: look for it.
     this.results = new ResultWriter(deps, () => this.wake());
   }
@@ -169,47 +172,63 @@ export class WebhookDispatcher {
       claimed = true;
       // Read once for the claim, just before the sends: a removal or disabling since stops them.
       const endpoint = await repo.findEndpoint(this.deps.database.db, appId);
-      for (const row of rows) this.track(row, token, endpoint);
+      this.track(rows, token, endpoint);
     }
     return claimed;
   }
 
-  private track(delivery: DeliveryRow, token: string, endpoint: EndpointRow | undefined): void {
-    const appId = delivery.app_id;
-    this.inFlight.set(appId, (this.inFlight.get(appId) ?? 0) + 1);
-    const work = this.deliver(delivery, token, endpoint)
-      .catch((error) =>
-        // Its lease runs out and it is tried again then; other objects do not wait for it.
-        this.deps.logger.error({ err: error, deliveryId: delivery.id }, "Webhook delivery failed"),
+  /**
+   * Sends one claim's deliveries: their bodies prepared together, then each request on its own,
+   * each freeing its slot when its answer is in. A claim whose bodies cannot be prepared (the
+   * database failing) keeps its leases, and its deliveries go again when they run out.
+   */
+  private track(rows: DeliveryRow[], token: string, endpoint: EndpointRow | undefined): void {
+    const appId = rows[0]?.app_id ?? "";
+    this.inFlight.set(appId, (this.inFlight.get(appId) ?? 0) + rows.length);
+    const release = () => {
+      const left = (this.inFlight.get(appId) ?? 1) - 1;
+      if (left > 0) this.inFlight.set(appId, left);
+      else this.inFlight.delete(appId);
+      // A quarter of the slots free: claim for them now rather than after the results' commit, so
+      // a burst's next requests go out while the last answers are written (the claim still holds
+      // back an object whose previous event has not been recorded: its lease is still on).
+      if (this.room(appId) === this.refillAt) this.wake([appId]);
+    };
+    const failed = (error: unknown, deliveryId: string) =>
+      // Its lease runs out and it is tried again then; other objects do not wait for it.
+      this.deps.logger.error({ err: error, deliveryId }, "Webhook delivery failed");
+    const work = this.prepare(rows, endpoint)
+      .then(
+        (payloads) =>
+          Promise.all(
+            rows.map((row) =>
+              this.attempt(row, token, { endpoint, payload: payloads.get(row.id) })
+                .then((outcome) => this.results.add(outcome))
+                .catch((error) => failed(error, row.id))
+                .finally(release),
+            ),
+          ),
+        (error) => {
+          failed(error, rows[0]?.id ?? "");
+          rows.forEach(release);
+        },
       )
-      .finally(() => {
-        const left = (this.inFlight.get(appId) ?? 1) - 1;
-        if (left > 0) this.inFlight.set(appId, left);
-        else this.inFlight.delete(appId);
-        this.sending.delete(work);
-      });
+      .finally(() => this.sending.delete(work));
     this.sending.add(work);
   }
 
-  /** Renders (or reuses) a delivery's body, sends it, and hands the result to the writer. */
-  private async deliver(delivery: DeliveryRow, token: string, endpoint: EndpointRow | undefined) {
-    const outcome = await this.attempt(delivery, token, await this.prepare(delivery, endpoint));
-    this.results.add(outcome);
-  }
-
   /**
-   * A delivery's body: stored at its first attempt, or rendered now as the app; undefined when the
-   * app may no longer receive the event.
+   * The claim's bodies, by delivery id (undefined when the app may no longer receive the event):
+   * stored at a first attempt, or rendered now as the app (payload.ts). Without a usable endpoint
+   * nothing is sent, so nothing is rendered.
    */
-  private async prepare(delivery: DeliveryRow, endpoint: EndpointRow | undefined): Promise<Prepared> {
-    if (!endpoint || endpoint.disabled_at) return { endpoint, payload: delivery.payload ?? undefined };
-    // A stored body (a retry, a redelivery) was rendered under the access of its first attempt:
-    // sent again only while the app may still receive the event.
-    if (delivery.payload !== null) {
-      const allowed = await mayStillReceive(this.deps.database.db, this.deps.access, delivery);
-      return { endpoint, payload: allowed ? delivery.payload : undefined };
-    }
-    return { endpoint, payload: await renderPayload(this.deps, delivery, endpoint) };
+  private async prepare(
+    rows: DeliveryRow[],
+    endpoint: EndpointRow | undefined,
+  ): Promise<Map<string, string | undefined>> {
+    if (!endpoint || endpoint.disabled_at)
+      return new Map(rows.map((row) => [row.id, row.payload ?? undefined]));
+    return preparePayloads(this.deps, rows, endpoint);
   }
 
   /** One attempt of one delivery; resolves once the request has its answer, with the result to record. */

@@ -1,6 +1,7 @@
 import { nowIso } from "../../shared/time.js";
 import { disableIfFailing, type HealthDeps } from "./endpoint-health.js";
-import { type AttemptResult, type EndpointRow, webhooksRepository as repo } from "./webhooks.repository.js";
+import { type AttemptResult, finishAttempts } from "./results.repository.js";
+import type { EndpointRow } from "./webhooks.repository.js";
 
 /** An attempt's result, and what it says of its endpoint's health when a request was sent. */
 export interface Outcome {
@@ -55,7 +56,7 @@ export class ResultWriter {
         latest.set(health.endpoint.app_id, { appId: health.endpoint.app_id, ok: health.ok, at: nowIso() });
     try {
       recorded = await retrying(() =>
-        repo.finishAttempts(
+        finishAttempts(
           this.deps.database.db,
           outcomes.map((o) => o.result),
           [...latest.values()],

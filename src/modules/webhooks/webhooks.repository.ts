@@ -12,15 +12,6 @@ export type EndpointRow = WebhookEndpointsTable;
 export type DeliveryRow = Omit<WebhookDeliveriesTable, "seq"> & { seq: number | string };
 export type AttemptRow = WebhookAttemptsTable;
 
-/** What one attempt came to: the delivery's new state, and the request's log row if one was sent. */
-export interface AttemptResult {
-  deliveryId: string;
-  /** The lease the attempt was sent under: a result whose lease was taken over is not recorded. */
-  token: string;
-  patch: Partial<DeliveryRow>;
-  attempt?: AttemptRow;
-}
-
 /** An app that may hear of a project's events, with what it was granted there. */
 export interface SubscriberRow {
   app_id: string;
@@ -150,44 +141,6 @@ export const webhooksRepository = {
     if (rows.length === 0) return;
     await lockProjectRow(trx, projectId);
     await trx.insertInto("webhook_deliveries").values(rows).execute();
-  },
-
-  /**
-   * Records the results of attempts answered together in one transaction (one commit, one WAL
-   * flush), each only if its lease is still its own (no other process took the delivery over),
-   * with its attempt row when a request was sent; answers the ids recorded. The lease is cleared
-   * with the result. `health` is each endpoint's latest answer: a success clears `failing_since`,
-   * a failure sets it unless it is set (so it keeps when the failures began), both decided on the
-   * stored value.
-   */
-  async finishAttempts(
-    db: Db,
-    results: readonly AttemptResult[],
-    health: readonly { appId: string; ok: boolean; at: string }[],
-  ): Promise<Set<string>> {
-    // Bare: attempt results and endpoint health are the dispatcher's own state, read by no access decision.
-    return db.transaction().execute(async (trx) => {
-      for (const endpoint of health)
-        await trx
-          .updateTable("webhook_endpoints")
-          .set({ failing_since: endpoint.ok ? null : endpoint.at })
-          .where("app_id", "=", endpoint.appId)
-          .where("failing_since", endpoint.ok ? "is not" : "is", null)
-          .execute();
-      const recorded = new Set<string>();
-      for (const result of results) {
-        const updated = await trx
-          .updateTable("webhook_deliveries")
-          .set({ ...result.patch, lease_token: null, locked_until: null })
-          .where("id", "=", result.deliveryId)
-          .where("lease_token", "=", result.token)
-          .executeTakeFirst();
-        if (Number(updated.numUpdatedRows) === 0) continue;
-        if (result.attempt) await trx.insertInto("webhook_attempts").values(result.attempt).execute();
-        recorded.add(result.deliveryId);
-      }
-      return recorded;
-    });
   },
 
   /** The delivery log of an app, newest first, after the cursor `beforeSeq`. */
