@@ -14,28 +14,36 @@ import { after, describe } from "node:test";
 import { pathToFileURL } from "node:url";
 import { openAfter } from "./test-file-watchdog.mjs";
 
-const queue = process.env.TEST_QUEUE;
-if (!queue) throw new Error("TEST_QUEUE is not set: scripts/test.mjs starts the workers");
-const files = JSON.parse(readFileSync(join(queue, "files.json"), "utf8"));
+if (!process.env.TEST_QUEUE) throw new Error("TEST_QUEUE is not set: scripts/test.mjs starts the workers");
+// Its group's queue, then (TEST_QUEUE_AFTER) another group's whose files it may help with once its
+// own are done.
+const queues = [process.env.TEST_QUEUE, process.env.TEST_QUEUE_AFTER]
+  .filter(Boolean)
+  .map((dir) => ({ dir, files: JSON.parse(readFileSync(join(dir, "files.json"), "utf8")), next: 0 }));
 // As alone, a file fails after ten minutes: a test awaiting something that never comes (the
 // longest file takes a few minutes).
 const fileTimeoutMs = 600_000;
 
-/** The next unclaimed file, claimed for this worker (mkdir is atomic), or undefined when none is left. */
-let next = 0;
+/**
+ * The next unclaimed file and its queue, claimed for this worker (mkdir is atomic), or undefined when
+ * none is left in any of its queues.
+ */
 function claim() {
-  for (; next < files.length; next++) {
-    try {
-      mkdirSync(join(queue, `claimed-${next}`));
-      return files[next++];
-    } catch (error) {
-      if (error.code !== "EEXIST") throw error;
+  for (const queue of queues) {
+    for (; queue.next < queue.files.length; queue.next++) {
+      try {
+        mkdirSync(join(queue.dir, `claimed-${queue.next}`));
+        return { queue: queue.dir, file: queue.files[queue.next++] };
+      } catch (error) {
+        if (error.code !== "EEXIST") throw error;
+      }
     }
   }
   return undefined;
 }
 
-for (let file = claim(); file !== undefined; file = claim()) {
+for (let claimed = claim(); claimed !== undefined; claimed = claim()) {
+  const { queue, file } = claimed;
   const source = relative(process.cwd(), file)
     .replace(/^dist\//, "")
     .replace(/\.js$/, ".ts");
