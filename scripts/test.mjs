@@ -149,12 +149,17 @@ const groups = [
 ].filter((group) => group.files.length > 0);
 
 /**
- * The drills' worker, once the drills are done, takes files of the suite's queue too (the drills took
- * 355 s of a 586 s run in CI, leaving a core's worth of waiting idle for the rest). Run one after the
- * other (TEST_CONCURRENCY=1), the suite's queue is empty by then.
+ * A group's workers' environment: its queue and, for the drills' worker, the suite's queue to take
+ * files from once the drills are done (the drills took 355 s of a 586 s run in CI, leaving a core's
+ * worth of waiting idle for the rest). Run one after the other (TEST_CONCURRENCY=1), the suite's
+ * queue is empty by then.
  */
-function helpQueue(group) {
-  return group.name === "drills" && rest.length > 0 ? { TEST_QUEUE_AFTER: join(logDir, "suite") } : {};
+function workerEnv(queue, group) {
+  // Set or removed here, never inherited: a run inside a test (test/ops/test-runner.test.ts) must not
+  // take its outer run's files.
+  const { TEST_QUEUE_AFTER: _outer, ...env } = process.env;
+  const after = group.name === "drills" && rest.length > 0 ? { TEST_QUEUE_AFTER: join(logDir, "suite") } : {};
+  return { ...env, TEST_QUEUE: queue, ...after };
 }
 
 /** Runs one group's files in its workers under node:test; resolves to its exit status. */
@@ -189,7 +194,7 @@ async function runGroup(group) {
       `--test-reporter-destination=${join(logDir, `${group.name}.jsonl`)}`,
       ...entries,
     ],
-    { stdio: ["ignore", "pipe", "inherit"], env: { ...process.env, TEST_QUEUE: queue, ...helpQueue(group) } },
+    { stdio: ["ignore", "pipe", "inherit"], env: workerEnv(queue, group) },
   );
   // Whole lines only: two groups writing at once must not cut each other's lines in half.
   createInterface({ input: child.stdout }).on("line", (line) => console.log(line));
