@@ -90,9 +90,10 @@ for (const engine of testEngines()) {
       delivery.catch(() => {});
       if (engine.name === "sqlite") await sleep(1_500);
       else {
-        // Until the server's transaction waits for the order's row lock.
+        // Until the server's transaction waits for the order's row lock (up to 30 s: a server just
+        // started answers its first request slowly on a loaded CI host; 10 s once ran out there).
         let waiting = 0;
-        for (let i = 0; i < 200 && waiting === 0; i++) {
+        for (let i = 0; i < 600 && waiting === 0; i++) {
           await sleep(50);
           const [row] = await blocker.all<{ n: number | string }>(
             "select count(*) as n from pg_stat_activity where datname = current_database() and wait_event_type = 'Lock'",
