@@ -9,15 +9,18 @@
 // have closed what they opened; a file that fails to load, or whose tests fail or time out, fails
 // its own suite and the worker goes on; TEST_FILE names it for the skips test/helpers registers.
 import { appendFileSync, mkdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { dirname, join, relative } from "node:path";
 import { after, describe } from "node:test";
 import { pathToFileURL } from "node:url";
 import { openAfter } from "./test-file-watchdog.mjs";
 
-if (!process.env.TEST_QUEUE) throw new Error("TEST_QUEUE is not set: scripts/test.mjs starts the workers");
+const own = process.env.TEST_QUEUE;
+if (!own) throw new Error("TEST_QUEUE is not set: scripts/test.mjs starts the workers");
 // Its group's queue, then (TEST_QUEUE_AFTER) another group's whose files it may help with once its
-// own are done.
-const queues = [process.env.TEST_QUEUE, process.env.TEST_QUEUE_AFTER]
+// own are done: only a queue of the same run (a folder beside its own), since a worker started by a
+// test inherits the variable of the run that test is in, whose files are not its to take.
+const helping = process.env.TEST_QUEUE_AFTER;
+const queues = [own, helping && dirname(helping) === dirname(own) ? helping : undefined]
   .filter(Boolean)
   .map((dir) => ({ dir, files: JSON.parse(readFileSync(join(dir, "files.json"), "utf8")), next: 0 }));
 // As alone, a file fails after ten minutes: a test awaiting something that never comes (the
