@@ -38,8 +38,8 @@ for (const engine of testEngines()) {
       assert.equal(operation.status, "CANCELED");
       const after = await bulk.until(token, bulk.ended);
       assert.equal(after.status, "CANCELED");
-      // The runner sees the cancel at its next chunk or lease renewal (every 500 ms) and sweeps what
-      // it wrote; a job that wrote its last chunk first finds its row cancelled, and sweeps it then.
+      // The cancel deletes what the job had written; a chunk its runner writes meanwhile is refused, or
+      // written before the delete and deleted with the rest.
       const chunks = async () =>
         (
           await server.database.db

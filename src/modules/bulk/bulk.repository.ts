@@ -145,20 +145,11 @@ export const bulkRepository = {
       .limit(limit)
       .execute();
   },
-  /** Deletes what cancelled, failed and expired operations had written (whoever ended them). */
-  async sweep(db: Db): Promise<void> {
-    await db
-      .deleteFrom("bulk_operation_chunks")
-      .where(
-        "operation_id",
-        "in",
-        db
-          .selectFrom("bulk_operations")
-          .select("id")
-          .where("status", "in", ["CANCELED", "FAILED", "EXPIRED"]),
-      )
-      .execute();
-  },
+  /**
+   * Deletes what operations wrote. Whoever ends an operation deletes its chunks after ending it (a
+   * cancel, a failure, an abandoned lease, an expiry, an erasure): a chunk racing in is then refused
+   * (`addChunk`) or already there to be deleted.
+   */
   async deleteChunks(db: Db, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     await db.deleteFrom("bulk_operation_chunks").where("operation_id", "in", ids).execute();

@@ -97,16 +97,15 @@ export class BulkRunner {
   private async drain(): Promise<void> {
     const { db } = this.deps;
     const now = new Date().toISOString();
-    for (const id of await bulkRepository.failAbandoned(db, now, abandonedReason)) await this.announce(id);
-    await bulkRepository.expire(db, now);
-    await bulkRepository.sweep(db);
+    const abandoned = await bulkRepository.failAbandoned(db, now, abandonedReason);
+    await bulkRepository.deleteChunks(db, abandoned);
+    for (const id of abandoned) await this.announce(id);
+    await bulkRepository.deleteChunks(db, await bulkRepository.expire(db, now));
     while (!this.stopped) {
       const next = await bulkRepository.nextCreated(db);
       if (!next) return;
       if (!(await bulkRepository.claim(db, next.id, this.owner, later(leaseMs)))) continue;
       await this.run(next.id);
-      // What a cancel or a failure left of it goes at once.
-      await bulkRepository.sweep(db);
     }
   }
 
@@ -147,13 +146,14 @@ export class BulkRunner {
     };
     const end = async (status: "COMPLETED" | "FAILED", error: string | null) => {
       if (status === "COMPLETED" && !(await flush())) return await this.announce(id);
-      await bulkRepository.finish(db, id, this.owner, {
+      const ended = await bulkRepository.finish(db, id, this.owner, {
         status,
         error,
         object_count: count,
         finished_at: new Date().toISOString(),
         expires_at: status === "COMPLETED" ? later(resultDays * 86_400_000) : null,
       });
+      if (ended && status === "FAILED") await bulkRepository.deleteChunks(db, [id]);
       await this.announce(id);
     };
     try {
@@ -171,8 +171,8 @@ export class BulkRunner {
         pendingChars += page.lines.reduce((sum, line) => sum + line.length + 1, 0);
         if (!page.next) return await end("COMPLETED", null);
         after = page.next;
-        // Cancelled, ended by an erasure, or the lease taken over after a stall: stop at once (the
-        // sweep deletes what it wrote).
+        // Cancelled, ended by an erasure, or the lease taken over after a stall: stop at once (whoever
+        // ended it deletes what it wrote).
         if (pendingChars >= chunkChars && !(await flush())) return await this.announce(id);
         if (Date.now() - renewed >= renewEveryMs) {
           renewed = Date.now();

@@ -122,7 +122,7 @@ export function createBulkService(deps: {
       const row = await bulkRepository.latest(db, app.appId, projectId);
       return row ? present(row) : null;
     },
-    /** Cancels the app's open operation in the project; what it wrote is swept by its runner. */
+    /** Cancels the app's open operation in the project and deletes what it wrote. */
     async cancel(actor: Actor, projectId: string): Promise<BulkOperation> {
       const app = await appIn(actor, projectId);
       if (!(await bulkRepository.cancelOpen(db, app.appId, projectId, nowIso()))) {
@@ -130,6 +130,8 @@ export function createBulkService(deps: {
       }
       const row = await bulkRepository.latest(db, app.appId, projectId);
       if (!row) throw notFound("Running bulk operation");
+      // Ended first, so a chunk its runner writes meanwhile is refused or deleted here.
+      await bulkRepository.deleteChunks(db, [row.id]);
       return present(row);
     },
     /** The row a download link names, when its signature holds and neither it nor the result expired. */
