@@ -23,12 +23,14 @@ function newest(path) {
 
 /**
  * Whether the build must run: one of `outputs` (paths under the repository, written by the build)
- * is missing, or something under `inputs` changed after the oldest of them was written.
+ * is missing, or something under `inputs` changed after the last of them was written. The last
+ * output is what a build writes at its very end, every time it succeeds; the others' times say
+ * nothing, since tsc is incremental (tsconfig.json) and rewrites only what changed.
  */
 export function buildIsStale(inputs, outputs) {
   const written = outputs.map((path) => join(root, path));
   if (!written.every(existsSync)) return true;
-  const built = Math.min(...written.map((path) => statSync(path).mtimeMs));
+  const built = statSync(written.at(-1)).mtimeMs;
   const sources = inputs.map((path) => join(root, path)).filter(existsSync);
   return Math.max(...sources.map(newest)) > built;
 }
@@ -51,7 +53,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
     "scripts/build-bundles.mjs",
     "scripts/build-explorer.mjs",
   ];
-  // The first and the last thing `npm run build` writes.
+  // The compiled server, and the last thing `npm run build` writes.
   const outputs = ["dist/src/main.js", "dist/schema-changelog.json", "dist/explorer/graphql.worker.js"];
   if (buildIsStale([...inputs, ...buildFiles], outputs)) {
     const build = spawnSync("npm", ["run", "--silent", "build"], { cwd: root, stdio: "inherit" });
