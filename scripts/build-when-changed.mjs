@@ -23,9 +23,8 @@ function newest(path) {
 
 /**
  * Whether the build must run: one of `outputs` (paths under the repository, written by the build)
- * is missing, or something under `inputs` changed after the last of them was written. The last
- * output is what a build writes at its very end, every time it succeeds; the others' times say
- * nothing, since tsc is incremental (tsconfig.json) and rewrites only what changed.
+ * is missing, or something under `inputs` changed after the last of them was written: what a build
+ * writes at its very end, every time it succeeds, so a build stopped half-way counts as none.
  */
 export function buildIsStale(inputs, outputs) {
   const written = outputs.map((path) => join(root, path));

@@ -111,7 +111,7 @@ if (process.env.DATABASE_URL_POSTGRES) {
 const files = (bench ? ["dist/bench"] : ["dist/src", "dist/test"])
   .flatMap((dir) => findTests(dir))
   .filter((file) => filters.length === 0 || filters.some((f) => file.includes(f)))
-  // tsc never deletes: a compiled test whose source was moved or removed must not run again.
+  // The compiler never deletes: a compiled test whose source was moved or removed must not run again.
   .filter((file) => existsSync(file.replace(/^dist\//, "").replace(/\.js$/, ".ts")))
   .sort();
 if (files.length === 0) {
