@@ -87,3 +87,11 @@ describe("OIDC_* (single sign-on)", () => {
     assert.match(problemsOf({ ...full, OIDC_ONLY: "yes" })[0] ?? "", /^OIDC_ONLY/);
   });
 });
+
+describe("password hashing", () => {
+  // The tests' own config lowers it (test/helpers/test-services.ts); a server's never is.
+  test("a server hashes new passwords at scrypt's N=16384, and no variable changes that", () => {
+    assert.equal(loadConfig({}).passwordCost, 16384);
+    assert.equal(loadConfig({ PASSWORD_COST: "1", SCRYPT_N: "1" }).passwordCost, 16384);
+  });
+});

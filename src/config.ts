@@ -42,6 +42,12 @@ export interface Config {
     streamsPerApp: number;
     streamsPerIp: number;
   };
+  /**
+   * scrypt's cost (N) for new password hashes: 16384. No environment variable sets it; only the
+   * tests' own config lowers it (test/helpers/test-services.ts), where each run hashes over a thousand
+   * passwords. A hash keeps its N, so it verifies whatever the setting.
+   */
+  passwordCost: number;
   /** Outbound webhooks (docs/guides/09-webhooks.md). */
   webhooks: {
     /** Lets endpoints use http:// and private, loopback and link-local addresses (development, tests). */
@@ -321,6 +327,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, options: Config
       streamsPerApp: e.STREAMS_PER_APP,
       streamsPerIp: e.STREAMS_PER_IP,
     },
+    passwordCost: 16384,
     webhooks: {
       allowPrivateNetworks:
         e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === "true" || e.WEBHOOK_ALLOW_PRIVATE_NETWORKS === "1",

@@ -101,7 +101,7 @@ export function createServices(
   changes.subscribe((projectId, areas) => {
     if (areas & areaBit.project) live.accessChanged(projectId);
   });
-  const users = createUsersService(db);
+  const users = createUsersService(db, config.passwordCost);
   const projects = createProjectsService(db, access, changes);
   const sessions = createSessionsService(db);
   const mailer = createMailer(config, logger);
@@ -185,7 +185,7 @@ export function createServices(
       config: config.oidc,
       // Read at each log-in: the address the provider sends the browser back to follows BASE_URL.
       client: createOidcClient(config.oidc, () => `${config.baseUrl}/login/oidc/callback`),
-      service: createSsoService({ db, sessions, logger }),
+      service: createSsoService({ db, sessions, logger, passwordCost: config.passwordCost }),
     },
     account: createAccountService({
       db,

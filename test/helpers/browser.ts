@@ -41,6 +41,48 @@ export function launchBrowser(extraArgs: string[] = []): Promise<Browser> {
   });
 }
 
+// One Chromium per process, shared by every browser file it runs (scripts/test-worker.mjs runs many
+// files in one process): launching one and opening its first page costs seconds of Chromium's own
+// CPU, which 35 files paid once each. Files stay apart as before: each test gets new contexts (own
+// cookies, storage and cache), closed after it. A file that ends leaves the browser to the next
+// one; when none takes it within `idleCloseMs` (the worker moved on to other files, or has no more),
+// it is closed, so the process can exit.
+let shared: Promise<Browser> | undefined;
+/** How many suites hold the shared browser now: it is closed only once none does. */
+let holders = 0;
+let idleTimer: NodeJS.Timeout | undefined;
+const idleCloseMs = 2_000;
+
+/** The process's shared Chromium, launched on first use (again after a crash or an idle close). */
+async function holdSharedBrowser(): Promise<Browser> {
+  clearTimeout(idleTimer);
+  holders++;
+  try {
+    const current = shared && (await shared.catch(() => undefined));
+    if (current?.isConnected()) return current;
+    const launched = launchBrowser();
+    shared = launched;
+    return await launched;
+  } catch (error) {
+    holders--;
+    shared = undefined;
+    throw error;
+  }
+}
+
+/** Lets the shared browser go: closed unless another suite takes it within idleCloseMs. */
+function releaseSharedBrowser(): void {
+  holders--;
+  if (holders > 0) return;
+  clearTimeout(idleTimer);
+  // Unref'd: the browser's own pipes keep the process alive until it is closed, not this timer.
+  idleTimer = setTimeout(() => {
+    const closing = shared;
+    shared = undefined;
+    void closing?.then((browser) => browser.close()).catch(() => {});
+  }, idleCloseMs).unref();
+}
+
 /**
  * A fresh browser context (own cookies) and page, at a desktop size for readable screenshots.
  * Suites use describeInBrowser's pages; this stays for a browser a test launches itself.
@@ -78,7 +120,10 @@ export async function screenshot(page: Page, name: string): Promise<void> {
 
 type User = Awaited<ReturnType<typeof createUser>>;
 
-/** What a browser suite's tests share: one server, one Chromium and two logged-in-ready people. */
+/**
+ * What a browser suite's tests share: one server, the process's Chromium (shared with other files:
+ * open contexts on it, never close it) and two logged-in-ready people.
+ */
 export interface BrowserFixture {
   readonly server: TestServer;
   readonly browser: Browser;
@@ -108,7 +153,8 @@ export interface BrowserSuiteOptions {
 }
 
 /**
- * A suite of Chromium tests over one server and one browser for the whole file: `body` registers
+ * A suite of Chromium tests over one server for the whole file and the process's shared Chromium
+ * (each test's contexts are its own and closed after it): `body` registers
  * the tests with the fixture, whose fields are ready inside them (not while registering). Without
  * Chromium the suite is one named, counted skip (in CI, a failure).
  */
@@ -129,12 +175,12 @@ export function describeInBrowser(
       const env = { ...options.env, ...(mailbox ? { SMTP_URL: mailbox.url } : {}) };
       const [started, launched] = await Promise.allSettled([
         startTestServer(options.engine ?? sqliteEngine, env),
-        launchBrowser(),
+        holdSharedBrowser(),
       ]);
       if (started.status === "rejected" || launched.status === "rejected") {
-        // Whichever did start is closed, so the file fails at once instead of hanging on it.
+        // Whichever did start is closed or released, so the file fails at once instead of hanging on it.
         if (started.status === "fulfilled") await started.value.close();
-        if (launched.status === "fulfilled") await launched.value.close();
+        if (launched.status === "fulfilled") releaseSharedBrowser();
         await mailbox?.close();
         throw started.status === "rejected" ? started.reason : (launched as PromiseRejectedResult).reason;
       }
@@ -152,7 +198,7 @@ export function describeInBrowser(
       await Promise.all(open.splice(0).map((context) => context.close()));
     });
     after(async () => {
-      await state?.browser.close();
+      if (state) releaseSharedBrowser();
       await state?.server.close();
       await state?.mailbox?.close();
     });

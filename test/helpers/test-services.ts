@@ -37,6 +37,9 @@ export interface TestContext {
 
 let sqliteTemplate: Promise<string> | undefined;
 
+/** scrypt's N in the tests' config: cheap, still scrypt (see createTestContext). */
+const testPasswordCost = 1024;
+
 /**
  * A migrated, empty SQLite file to copy: scripts/test.mjs makes one per run (SQLITE_TEMPLATE_TEST);
  * a file run on its own makes its own, once. Migrating takes a few hundred milliseconds, copying a
@@ -78,6 +81,10 @@ export async function createTestContext(
     ...(fastPaths ? { EVENTGRAPH_FAST_PATHS: fastPaths } : {}),
     ...env,
   });
+  // Tests make over a thousand users a run, each hashed at scrypt's production cost (40 ms of CPU): a
+  // test's server hashes at N=1024 instead (2 ms). Hashing and checking run the same code, and a
+  // hash keeps its N; src/config.test.ts holds the production cost, which no variable lowers.
+  config.passwordCost = testPasswordCost;
   // A new SQLite file starts as a copy of the migrated template; the migration below then finds
   // nothing to do (and still runs, so a stale template could never hide a missing migration).
   const sqlitePath = config.databaseUrl.startsWith("sqlite:") ? config.databaseUrl.slice(7) : undefined;

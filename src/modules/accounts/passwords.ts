@@ -2,7 +2,8 @@ import { randomBytes, type ScryptOptions, scrypt, timingSafeEqual } from "node:c
 
 // scrypt from Node's crypto (OpenSSL): memory-hard, no native addon to build. Parameters are stored
 // with each hash so they can be raised later without invalidating existing passwords.
-const params = { N: 16384, r: 8, p: 1, keyLength: 32 };
+// N, the cost, comes from the config (Config.passwordCost).
+const params = { r: 8, p: 1, keyLength: 32 };
 
 function derive(
   password: string,
@@ -20,11 +21,11 @@ function derive(
   );
 }
 
-/** Hashes a password as `scrypt$N$r$p$salt$hash` (base64 parts). */
-export async function hashPassword(password: string): Promise<string> {
+/** Hashes a password as `scrypt$N$r$p$salt$hash` (base64 parts), at cost `N`. */
+export async function hashPassword(password: string, N: number): Promise<string> {
   const salt = randomBytes(16);
-  const key = await derive(password, salt, params.N, params.r, params.p, params.keyLength);
-  return ["scrypt", params.N, params.r, params.p, salt.toString("base64"), key.toString("base64")].join("$");
+  const key = await derive(password, salt, N, params.r, params.p, params.keyLength);
+  return ["scrypt", N, params.r, params.p, salt.toString("base64"), key.toString("base64")].join("$");
 }
 
 /** Checks a password against a stored hash in constant time. */
@@ -43,10 +44,14 @@ export async function verifyPassword(password: string, stored: string): Promise<
   return timingSafeEqual(key, expected);
 }
 
-let dummy: Promise<string> | undefined;
+const dummies = new Map<number, Promise<string>>();
 
-/** A hash of a random password: lets login spend the same time for unknown users. */
-export function dummyPasswordHash(): Promise<string> {
-  dummy ??= hashPassword(randomBytes(16).toString("hex"));
+/** A hash of a random password at cost `N`: lets login spend the same time for unknown users. */
+export function dummyPasswordHash(N: number): Promise<string> {
+  let dummy = dummies.get(N);
+  if (!dummy) {
+    dummy = hashPassword(randomBytes(16).toString("hex"), N);
+    dummies.set(N, dummy);
+  }
   return dummy;
 }

@@ -51,7 +51,7 @@ export const passwordRule = z
 const signUpInput = z.object({ email, name: requiredText(120), password: passwordRule });
 
 /** Accounts: sign-up, credentials and email verification state. */
-export function createUsersService(db: Db) {
+export function createUsersService(db: Db, passwordCost: number) {
   return {
     /** Creates a user; the email is unique regardless of case. */
     async create(input: { email: string; name: string; password: string }): Promise<User> {
@@ -67,7 +67,7 @@ export function createUsersService(db: Db) {
         email: data.email,
         email_normalized: data.email.toLowerCase(),
         name: data.name,
-        password_hash: await hashPassword(data.password),
+        password_hash: await hashPassword(data.password, passwordCost),
         email_verified_at: null,
         created_at: now,
         updated_at: now,
@@ -101,7 +101,10 @@ export function createUsersService(db: Db) {
      */
     async authenticate(address: string, candidate: string): Promise<User | undefined> {
       const row = await usersRepository.findByEmail(db, address);
-      const ok = await verifyPassword(candidate, row?.password_hash ?? (await dummyPasswordHash()));
+      const ok = await verifyPassword(
+        candidate,
+        row?.password_hash ?? (await dummyPasswordHash(passwordCost)),
+      );
       return row && ok ? presentUser(row) : undefined;
     },
 
@@ -120,7 +123,7 @@ export function createUsersService(db: Db) {
     async setPassword(userId: string, newPassword: string): Promise<void> {
       const value = parseInput(z.object({ password: passwordRule }), { password: newPassword }).password;
       await usersRepository.update(db, userId, {
-        password_hash: await hashPassword(value),
+        password_hash: await hashPassword(value, passwordCost),
         updated_at: nowIso(),
       });
     },

@@ -26,8 +26,8 @@ function nameFor(identity: ProviderIdentity, address: string): string {
 }
 
 /** A password nobody knows: an account made through the provider logs in through it (or a reset link). */
-async function unusablePasswordHash(): Promise<string> {
-  return hashPassword(randomSecret());
+async function unusablePasswordHash(passwordCost: number): Promise<string> {
+  return hashPassword(randomSecret(), passwordCost);
 }
 
 /**
@@ -35,8 +35,14 @@ async function unusablePasswordHash(): Promise<string> {
  * account with that address is the one that logs in (created on the first log-in). Matching is by
  * verified email only (docs/operations.md, "Single sign-on", says why and what that trusts).
  */
-export function createSsoService(deps: { db: Db; sessions: SessionsService; logger: Logger }) {
-  const { db, sessions, logger } = deps;
+export function createSsoService(deps: {
+  db: Db;
+  sessions: SessionsService;
+  logger: Logger;
+  /** scrypt's N for the unusable password (Config.passwordCost). */
+  passwordCost: number;
+}) {
+  const { db, sessions, logger, passwordCost } = deps;
 
   async function create(address: string, identity: ProviderIdentity): Promise<UserRow | undefined> {
     const now = nowIso();
@@ -45,7 +51,7 @@ export function createSsoService(deps: { db: Db; sessions: SessionsService; logg
       email: address,
       email_normalized: address.toLowerCase(),
       name: nameFor(identity, address),
-      password_hash: await unusablePasswordHash(),
+      password_hash: await unusablePasswordHash(passwordCost),
       email_verified_at: now,
       created_at: now,
       updated_at: now,
@@ -67,7 +73,7 @@ export function createSsoService(deps: { db: Db; sessions: SessionsService; logg
   // them go, in one transaction, before the owner gets in.
   async function claim(row: UserRow): Promise<void> {
     const now = nowIso();
-    const passwordHash = await unusablePasswordHash();
+    const passwordHash = await unusablePasswordHash(passwordCost);
     await inTransaction(db, undefined, async (trx) => {
       await usersRepository.update(trx, row.id, {
         password_hash: passwordHash,
