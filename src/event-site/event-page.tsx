@@ -1,6 +1,6 @@
 import type { Speaker } from "../modules/agenda/agenda.service.js";
 import type { EventContent, EventSession, EventTicket } from "../modules/event-page/event-content.js";
-import type { EventPageSettings } from "../modules/event-page/event-page.service.js";
+import type { EventPageSettings } from "../modules/event-page/page-settings.js";
 import type { MessageKey } from "../shared/i18n/catalogues/en.js";
 import type { Translator } from "../shared/i18n/translator.js";
 import { inLanguage, type PageLanguage } from "./page-language.js";

@@ -9,7 +9,8 @@ import {
 } from "../dashboard/ui/forms.js";
 import { type FormAnswers, QuestionFields } from "../dashboard/ui/question-fields.js";
 import type { EventContent, HeldRegistration } from "../modules/event-page/event-content.js";
-import { type EventPageSettings, invoiced } from "../modules/event-page/event-page.service.js";
+import { invoiced } from "../modules/event-page/event-page.service.js";
+import type { EventPageSettings } from "../modules/event-page/page-settings.js";
 import type { Question } from "../modules/questions/questions.model.js";
 import type { TicketType } from "../modules/tickets/tickets.service.js";
 import type { MessageKey } from "../shared/i18n/catalogues/en.js";
