@@ -16,7 +16,7 @@ import type { TicketType } from "../modules/tickets/tickets.service.js";
 import type { MessageKey } from "../shared/i18n/catalogues/en.js";
 import type { Translator } from "../shared/i18n/translator.js";
 import { qrSvg } from "../shared/qr.js";
-import { eventPaths } from "./event-page.js";
+import { eventPaths } from "./event-paths.js";
 import type { FormTicket } from "./form-token.js";
 import { inLanguage, type PageLanguage } from "./page-language.js";
 import { MessagePage, SiteLayout } from "./site-layout.js";
