@@ -222,7 +222,7 @@ export function createServices(
     /** The organizer's messages to attendees, sent through the ticket-mail outbox. */
     messages: createMessagesService(db, access, changes, ticketMails.announce),
     attendeeFiles: createAttendeeImportService(db, database.engine, access, changes, ticketMails.announce),
-    overview: createOverviewService(db),
+    overview: createOverviewService(db, tickets),
     apps,
     oauth,
     audit,

@@ -4,7 +4,7 @@ import type { eventLanguagesService } from "../modules/event-page/event-language
 import { projectSubject } from "../modules/event-page/event-languages.js";
 import type { EventPageService } from "../modules/event-page/event-page.service.js";
 import { isLanguage } from "../shared/i18n/languages.js";
-import { eventPaths } from "./event-page.js";
+import { eventPaths } from "./event-paths.js";
 import { html, sendHtml } from "./html.js";
 import { inLanguage, pageLanguage } from "./page-language.js";
 import { ManagePage } from "./registration-pages.js";

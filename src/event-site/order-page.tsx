@@ -2,7 +2,7 @@ import type { Attendee } from "../modules/attendees/attendees.service.js";
 import type { EventContent } from "../modules/event-page/event-content.js";
 import type { Invoice } from "../modules/invoices/invoices.service.js";
 import { linePriceWords, type Order, type OrderLine } from "../modules/orders/orders.model.js";
-import { eventPaths } from "./event-page.js";
+import { eventPaths } from "./event-paths.js";
 import { type CancelOutcome, SelfCancel } from "./order-cancel.js";
 import { inLanguage, type PageLanguage } from "./page-language.js";
 import { SiteLayout } from "./site-layout.js";

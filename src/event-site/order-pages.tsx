@@ -3,11 +3,11 @@ import { FormError, type FormState, TextAreaField, TextField } from "../dashboar
 import type { FormAnswers } from "../dashboard/ui/question-fields.js";
 import { type DiscountCode, unitDiscount } from "../modules/discount-codes/discount-codes.model.js";
 import type { EventContent, EventTicket } from "../modules/event-page/event-content.js";
-import type { EventPageSettings } from "../modules/event-page/event-page.service.js";
+import type { EventPageSettings } from "../modules/event-page/page-settings.js";
 import { priceLine } from "../modules/invoices/taxes.js";
 import type { Question } from "../modules/questions/questions.model.js";
 import { CodedPrice, CodeField } from "./checkout-prices.js";
-import { eventPaths } from "./event-page.js";
+import { eventPaths } from "./event-paths.js";
 import type { FormTicket } from "./form-token.js";
 import { inLanguage, type PageLanguage } from "./page-language.js";
 import { Honeypot, SignedForm } from "./registration-pages.js";

@@ -9,13 +9,14 @@ import {
 } from "../dashboard/ui/forms.js";
 import { type FormAnswers, QuestionFields } from "../dashboard/ui/question-fields.js";
 import type { EventContent, HeldRegistration } from "../modules/event-page/event-content.js";
-import { type EventPageSettings, invoiced } from "../modules/event-page/event-page.service.js";
+import { invoiced } from "../modules/event-page/event-page.service.js";
+import type { EventPageSettings } from "../modules/event-page/page-settings.js";
 import type { Question } from "../modules/questions/questions.model.js";
 import type { TicketType } from "../modules/tickets/tickets.service.js";
 import type { MessageKey } from "../shared/i18n/catalogues/en.js";
 import type { Translator } from "../shared/i18n/translator.js";
 import { qrSvg } from "../shared/qr.js";
-import { eventPaths } from "./event-page.js";
+import { eventPaths } from "./event-paths.js";
 import type { FormTicket } from "./form-token.js";
 import { inLanguage, type PageLanguage } from "./page-language.js";
 import { MessagePage, SiteLayout } from "./site-layout.js";

@@ -1,7 +1,7 @@
 import { formatDateTime } from "../dashboard/time.js";
 import { EmailField, FormError, type FormState, SelectField, TextField } from "../dashboard/ui/forms.js";
 import type { EventContent, EventTicket } from "../modules/event-page/event-content.js";
-import { eventPaths } from "./event-page.js";
+import { eventPaths } from "./event-paths.js";
 import type { FormTicket } from "./form-token.js";
 import { Honeypot, SignedFields } from "./registration-pages.js";
 import { MessagePage, SiteLayout } from "./site-layout.js";

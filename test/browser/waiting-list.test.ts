@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
+import { readFile } from "node:fs/promises";
 import { test } from "node:test";
+import { parse } from "csv-parse/sync";
 import type { Page } from "playwright-core";
 import { describeInBrowser, screenshot } from "../helpers/browser.js";
 import { createAttendee, createProject, createTicketType, userActor } from "../helpers/factories.js";
@@ -68,6 +70,22 @@ describeInBrowser("the waiting list in Chromium", { mailbox: true }, (fx) => {
       await row.getByText("Accepted").waitFor();
       await assertFits(organizer, "the dashboard's waiting list");
       await screenshot(organizer, `waiting-list-dashboard-${width}`);
+      // The page's CSV is the CLI's export: here the one entry, its seat taken.
+      const csvLink = organizer.getByRole("link", { name: "Download CSV" });
+      const box = await csvLink.boundingBox();
+      assert.ok(box && box.x >= 0 && box.x + box.width <= width, `Download CSV within ${width} px`);
+      const [download] = await Promise.all([organizer.waitForEvent("download"), csvLink.click()]);
+      assert.match(
+        download.suggestedFilename(),
+        new RegExp(`^waiting-list-${project.id}-\\d{4}-\\d\\d-\\d\\d\\.csv$`),
+      );
+      const exported = parse(await readFile((await download.path()) ?? assert.fail("no download")), {
+        columns: true,
+      }) as Record<string, string>[];
+      assert.deepEqual(
+        exported.map((r) => [r.place, r.ticket_type, r.name, r.email, r.state]),
+        [["", "Workshop", "Wendy Waiting", email, "ACCEPTED"]],
+      );
     });
   }
 

@@ -1,27 +1,15 @@
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { after, before, describe, test } from "node:test";
 import { systemActor } from "../../src/modules/access/actor.js";
-import { allPermissions } from "../../src/modules/access/permissions.js";
 import { hashToken } from "../../src/modules/apps/tokens.js";
-import { onlyJson, runCliBinary, runCliInProcess, stackLine } from "../helpers/cli.js";
+import { onlyJson, runCliBinary, runCliInProcess } from "../helpers/cli.js";
+import { cliAppSteps, readAttendees } from "../helpers/cli-apps.js";
 import { testEngines } from "../helpers/engines.js";
-import {
-  addMember,
-  createApp,
-  createAttendee,
-  createProject,
-  createTicketType,
-  createUser,
-  uniqueEmail,
-  userActor,
-} from "../helpers/factories.js";
+import { createApp } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { createOrganizer } from "../helpers/organizer.js";
-import { temporaryFolder } from "../helpers/temporary.js";
 import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
-// In-process: the bin's own wiring is proved in cli.test.ts and by the token test below.
+// In-process: the bin's own wiring is proved in cli.test.ts and by the token test in apps.test.ts.
 const eventgraph = runCliInProcess;
 
 /** How often `needle` occurs in `text`. */
@@ -29,62 +17,7 @@ function occurrences(text: string, needle: string): number {
   return text.split(needle).length - 1;
 }
 
-const readAttendees = `query ($id: ID!) { project(id: $id) { id name attendees { totalCount } } }`;
-
-describe("eventgraph apps: usage", () => {
-  const env = {
-    DATABASE_URL: `sqlite:${join(temporaryFolder("eventgraph-apps-"), "db.sqlite")}`,
-  };
-
-  test("exits 2 with the usage on stderr for a missing flag, a flag without value or an unknown flag", async () => {
-    const cases: [string[], RegExp][] = [
-      [["apps", "create", "--project", "Ab12", "--name", "X"], /^error: missing required --permissions\n/],
-      [["apps", "create", "--name", "X", "--permissions", ""], /^error: missing required --project\n/],
-      [
-        ["apps", "create", "--project", "Ab12", "--permissions", "agenda:read"],
-        /^error: missing required --name\n/,
-      ],
-      [["apps", "create", "--project", "Ab12", "--name", "X", "--permissions"], /^error: option /],
-      [["apps", "link", "--app", "a", "--project", "Ab12"], /^error: missing required --as\n/],
-      [["apps", "link", "--app", "a", "--project", "Ab12", "--as", ""], /^error: missing required --as\n/],
-      [["apps", "revoke", "--app", "a"], /^error: missing required --project\n/],
-      [["apps", "rotate-token"], /^error: missing required --app\n/],
-      [["apps", "rotate-token", "--app", "a", "--project", "Ab12"], /^error: unknown option --project\n/],
-      [["apps", "delete", "--app", "a"], /^error: unknown command "apps delete"\n/],
-    ];
-    for (const [args, message] of cases) {
-      const { code, stdout, stderr } = await eventgraph([...args, "--json"], env);
-      assert.equal(code, 2, `eventgraph ${args.join(" ")}: ${stderr}`);
-      assert.equal(stdout, "");
-      assert.match(stderr, message, args.join(" "));
-      assert.match(stderr, /\n\nUsage: eventgraph apps /);
-    }
-  });
-
-  test("lists the apps commands in the help, and each one's flags in its own help", async () => {
-    const top = await eventgraph(["--help"], env);
-    const group = await eventgraph(["apps", "--help"], env);
-    const expected: Record<string, string> = {
-      create:
-        "--project ID --name N --permissions a,b [--description D] [--redirect-url URL] [--website-url URL] [--privacy-url URL]",
-      update:
-        "--app A [--name N] [--description D] [--permissions a,b] [--redirect-url URL] [--website-url URL] [--privacy-url URL] [--api-version V]",
-      link: "--app A --project ID --as E",
-      revoke: "--app A --project ID",
-      "rotate-token": "--app A",
-    };
-    for (const [command, synopsis] of Object.entries(expected)) {
-      assert.ok(top.stdout.includes(`  apps ${command} `), `main help lacks apps ${command}`);
-      assert.ok(group.stdout.includes(`  ${command} `), `apps help lacks ${command}`);
-      const help = await eventgraph(["apps", command, "--help"], env);
-      assert.equal(help.code, 0, command);
-      assert.ok(help.stdout.startsWith(`Usage: eventgraph apps ${command} ${synopsis} [--json] [--help]\n`));
-    }
-    const create = await eventgraph(["apps", "create", "--help"], env);
-    assert.match(create.stdout, /project:write, agenda:read, .*checkins:write/);
-    assert.match(create.stdout, /--permissions "" creates an app with none/);
-  });
-});
+// What `eventgraph apps` does: create, update, link, revoke and rotate, each proved through the API.
 
 for (const engine of testEngines()) {
   describe(`eventgraph apps (${engine.name})`, () => {
@@ -97,118 +30,7 @@ for (const engine of testEngines()) {
       env = { DATABASE_URL: url, BASE_URL: server.url };
     });
     after(() => server.close());
-
-    /** A verified developer's project, as `users create`, `users verify` and `projects create` leave it. */
-    async function developerProject(options: { verified?: boolean } = {}) {
-      const developer = await createUser(server.services, { verified: options.verified ?? true });
-      const { project } = await createProject(server.services, { ownerId: developer.id });
-      return { developer, project };
-    }
-
-    /** Another organizer's draft project with one registered attendee. */
-    async function organizerProject() {
-      const { user: organizer, project } = await createOrganizer(server.services);
-      const ticket = await createTicketType(server.services, systemActor, project.id);
-      const attendee = await createAttendee(server.services, systemActor, project.id, ticket.id);
-      return { organizer, project, attendee };
-    }
-
-    /** `apps create --json`, which must succeed. */
-    async function createAppWithCli(projectId: string, permissions: string, name = "Check-in kiosk") {
-      const args = ["apps", "create", "--project", projectId, "--name", name, "--permissions", permissions];
-      const { code, stdout, stderr } = await eventgraph([...args, "--json"], env);
-      assert.equal(code, 0, stderr);
-      return onlyJson(stdout) as { id: string; name: string; permissions: string[]; token: string };
-    }
-
-    test("apps create fails with exit 1 and one line for unknown permissions, an unknown project and a blank name", async () => {
-      const { project } = await developerProject();
-      const cases: [string[], string][] = [
-        [
-          ["--project", project.id, "--name", "X", "--permissions", "agenda:read,agenda:wirte,admin"],
-          `error: permissions: unknown permission "agenda:wirte", "admin"; expected any of ${allPermissions.join(", ")}\n`,
-        ],
-        [["--project", "Zz9Q", "--name", "X", "--permissions", "agenda:read"], "error: Project not found\n"],
-        [["--project", "not-an-id", "--name", "X", "--permissions", ""], "error: Project not found\n"],
-        [["--project", project.id, "--name", "  ", "--permissions", ""], "error: name: must not be empty\n"],
-      ];
-      for (const [args, message] of cases) {
-        const { code, stdout, stderr } = await eventgraph(["apps", "create", ...args, "--json"], env);
-        assert.deepEqual([code, stdout, stderr], [1, "", message], args.join(" "));
-      }
-      const apps = await server.services.apps.listForProject(systemActor, project.id);
-      assert.deepEqual(apps, []);
-    });
-
-    test("apps link fails with exit 1 for an unknown app, organizer or project, a plain member, a stranger and the home project", async () => {
-      const { developer, project: home } = await developerProject();
-      const app = await createAppWithCli(home.id, "attendees:read");
-      const { organizer, project } = await organizerProject();
-      const member = await createUser(server.services);
-      await addMember(server.services, userActor(organizer.id), project.id, member.email, "MEMBER");
-      const stranger = await createUser(server.services);
-      const link = (appId: string, projectId: string, as: string) =>
-        eventgraph(["apps", "link", "--app", appId, "--project", projectId, "--as", as, "--json"], env);
-      const cases: [Promise<{ code: number | null; stdout: string; stderr: string }>, string][] = [
-        [link("3f1c0c4e-0000-4000-8000-000000000000", project.id, organizer.email), "error: App not found\n"],
-        [link(app.id, project.id, uniqueEmail()), "error: User not found\n"],
-        [link(app.id, "Zz9Q", organizer.email), "error: Project not found\n"],
-        // Someone who may not see the project learns nothing about it: the same answer as no project.
-        [link(app.id, project.id, stranger.email), "error: Project not found\n"],
-        [link(app.id, project.id, member.email), "error: Only the project's owners and admins may do this\n"],
-        [
-          link(app.id, home.id, developer.email),
-          "error: projectId: is the app's home project, which the app can always reach\n",
-        ],
-      ];
-      for (const [run, message] of cases) {
-        const { code, stdout, stderr } = await run;
-        assert.deepEqual([code, stdout, stderr], [1, "", message]);
-      }
-      const integrations = await server.services.apps.listIntegrations(systemActor, project.id);
-      assert.deepEqual(integrations, []);
-    });
-
-    test("apps link refuses an unverified developer's app to outsiders but not to the developer's own team", async () => {
-      const { developer, project: home } = await developerProject({ verified: false });
-      const app = await createAppWithCli(home.id, "agenda:read");
-      const { organizer, project } = await organizerProject();
-      const refused = await eventgraph(
-        ["apps", "link", "--app", app.id, "--project", project.id, "--as", organizer.email],
-        env,
-      );
-      assert.equal(refused.code, 1);
-      assert.match(refused.stderr, /^error: This app's developer has not verified their email address yet/);
-      // The developer linking a second project of their own is their team's business.
-      const { project: own } = await createProject(server.services, { ownerId: developer.id });
-      const allowed = await eventgraph(
-        ["apps", "link", "--app", app.id, "--project", own.id, "--as", developer.email],
-        env,
-      );
-      assert.equal(allowed.code, 0, allowed.stderr);
-    });
-
-    test("apps revoke and rotate-token fail with exit 1 for an unknown app or project and for the home project", async () => {
-      const { project: home } = await developerProject();
-      const app = await createAppWithCli(home.id, "agenda:read");
-      const cases: [string[], string][] = [
-        [["revoke", "--app", "no-such-app", "--project", home.id], "error: App not found\n"],
-        [["revoke", "--app", app.id, "--project", "Zz9Q"], "error: Project not found\n"],
-        [
-          ["revoke", "--app", app.id, "--project", home.id],
-          "error: projectId: is the app's home project, which only deleting the app ends\n",
-        ],
-        [["rotate-token", "--app", "no-such-app"], "error: App not found\n"],
-      ];
-      for (const [args, message] of cases) {
-        const { code, stdout, stderr } = await eventgraph(["apps", ...args, "--json"], env);
-        assert.deepEqual([code, stdout, stderr], [1, "", message], args.join(" "));
-        assert.doesNotMatch(stderr, stackLine);
-      }
-      // The refused revocation left the home project reachable.
-      const { body } = await gql(server.url, readAttendees, { token: app.token, variables: { id: home.id } });
-      assert.equal(body.data.project.id, home.id);
-    });
+    const { developerProject, organizerProject, createAppWithCli } = cliAppSteps(() => ({ server, env }));
 
     test("apps create prints {id, name, permissions, token, connectLink}, and the token reads its project through the API", async () => {
       const { project } = await developerProject();

@@ -2,9 +2,9 @@ import { randomUUID } from "node:crypto";
 import { type Actor, systemActor } from "../../src/modules/access/actor.js";
 import type { Permission } from "../../src/modules/access/permissions.js";
 import type { CreateSessionInput } from "../../src/modules/agenda/sessions.service.js";
-import type { RegisterAttendeeInput } from "../../src/modules/attendees/attendees.service.js";
+import type { RegisterAttendeeInput } from "../../src/modules/attendees/attendee-input.js";
 import type { CreateProjectInput } from "../../src/modules/projects/projects.service.js";
-import type { CreateTicketTypeInput } from "../../src/modules/tickets/tickets.service.js";
+import type { CreateTicketTypeInput } from "../../src/modules/tickets/ticket-type-input.js";
 import type { Services } from "../../src/services.js";
 
 /** A unique email, so tests sharing the PostgreSQL database never collide. */

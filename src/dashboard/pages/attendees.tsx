@@ -1,5 +1,6 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
-import type { Attendee, AttendeeFilter } from "../../modules/attendees/attendees.service.js";
+import type { AttendeeFilter } from "../../modules/attendees/attendee-input.js";
+import type { Attendee } from "../../modules/attendees/attendees.service.js";
 import { isAskedFor } from "../../modules/questions/questions.model.js";
 import type { TicketType } from "../../modules/tickets/tickets.service.js";
 import { resolvePageArgs } from "../../shared/pagination.js";

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
 import type { CompanyField } from "../../db/schema.js";
-import { companyFields, type EventPageSettings } from "../../modules/event-page/event-page.service.js";
+import { companyFields, type EventPageSettings } from "../../modules/event-page/page-settings.js";
 import { actorOf, type PageContext, redirectTo } from "../context.js";
 import { formValues } from "../form-data.js";
 import { Form, formState, SelectField, SubmitButton } from "../ui/forms.js";

@@ -4,7 +4,7 @@ import type { ProjectStatus } from "../../db/schema.js";
 import { httpStatusOf } from "../../errors.js";
 import type { ProjectAccess } from "../../modules/access/access.service.js";
 import { can } from "../../modules/access/policy.js";
-import type { EventPageSettings } from "../../modules/event-page/event-page.service.js";
+import type { EventPageSettings } from "../../modules/event-page/page-settings.js";
 import type { Project } from "../../modules/projects/projects.service.js";
 import { actorOf, type PageContext, pageContext, redirectTo } from "../context.js";
 import { formValues, stateFromError } from "../form-data.js";

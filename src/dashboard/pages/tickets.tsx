@@ -1,7 +1,8 @@
 import type { FastifyInstance, FastifyReply } from "fastify";
 import type { TicketPaymentMode } from "../../db/schema.js";
 import { noFigures, type SeatFigures, seatsLeft } from "../../modules/tickets/seats-left.js";
-import { paymentModes, type TicketType } from "../../modules/tickets/tickets.service.js";
+import { paymentModes } from "../../modules/tickets/ticket-type-input.js";
+import type { TicketType } from "../../modules/tickets/tickets.service.js";
 import { formatMoney, moneyInput, parseMoney } from "../../shared/money.js";
 import { type PageContext, pageContext } from "../context.js";
 import { FormReader, percentToBasisPoints, stateFromError } from "../form-data.js";

@@ -39,6 +39,13 @@ function WaitingListPage(props: {
   return (
     <ProjectLayout ctx={props.ctx} project={project} section="tickets" title="Waiting list">
       <PageHeading title="Waiting list" level={2}>
+        <a
+          href={`${base}/export.csv${props.ticketTypeId ? `?ticket=${encodeURIComponent(props.ticketTypeId)}` : ""}`}
+          class="button button-secondary"
+          download
+        >
+          Download CSV
+        </a>
         <a href={`/b/${project.id}/tickets`} class="button button-secondary">
           Ticket types
         </a>
@@ -149,7 +156,7 @@ function WaitingListPage(props: {
   );
 }
 
-/** The waiting list: its people in line order and their state, offers by hand, removal, offer length. */
+/** The waiting list: its people in line order and their state, its CSV, offers by hand, removal, offer length. */
 export function registerWaitingListPages(app: FastifyInstance): void {
   const { services } = app;
   const entryRow: RowLookup<WaitingListEntry> = {
@@ -187,6 +194,19 @@ export function registerWaitingListPages(app: FastifyInstance): void {
   app.get("/b/:projectId/waiting-list", async (request: FormRequest, reply) => {
     const data = await loadProjectPage(app, request);
     return sendPage(reply, await page(request, reply, data));
+  });
+
+  // The CSV of the page's filter, made by the same export as `eventgraph waiting-list export`
+  // (every entry in line order, streamed page by page); the service checks attendees:read first.
+  app.get("/b/:projectId/waiting-list/export.csv", async (request: FormRequest, reply) => {
+    const data = await loadProjectPage(app, request);
+    const ticketTypeId = (request.query as { ticket?: string }).ticket?.slice(0, 64) || undefined;
+    const csv = services.waitingList.exportCsv(data.access, ticketTypeId);
+    const day = new Date().toISOString().slice(0, 10);
+    return reply
+      .type("text/csv; charset=utf-8")
+      .header("content-disposition", `attachment; filename="waiting-list-${data.project.id}-${day}.csv"`)
+      .send(csv);
   });
 
   formRoute(app, "/b/:projectId/waiting-list/settings", {

@@ -6,8 +6,8 @@ import type { ProjectAccess } from "../access/access.service.js";
 import { answerCell, answerHeaders } from "../questions/answer-csv.js";
 import type { AnswerValue } from "../questions/questions.model.js";
 import { answersByAttendee, questionsOfProject } from "../questions/registration-answers.js";
+import { type AttendeeFilter, attendeeQueryFor } from "./attendee-input.js";
 import { type AttendeeExportRow, attendeesRepository } from "./attendees.repository.js";
-import { type AttendeeFilter, attendeeQueryFor } from "./attendees.service.js";
 import { csvWriter } from "./attendees-csv.js";
 
 /**

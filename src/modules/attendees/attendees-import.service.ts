@@ -22,9 +22,9 @@ import {
   type AttendeeImportRow,
   attendeeImportsRepository as imports,
 } from "./attendee-imports.repository.js";
+import { type AttendeeFilter, registrationRow } from "./attendee-input.js";
 import type { AttendeeRow } from "./attendees.repository.js";
 import { attendeesRepository } from "./attendees.repository.js";
-import { type AttendeeFilter, registrationRow } from "./attendees.service.js";
 import {
   guessMapping,
   type ImportMapping,

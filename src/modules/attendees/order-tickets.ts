@@ -2,13 +2,9 @@ import type { Db, Tx } from "../../db/database.js";
 import { AppError, ErrorCode } from "../../errors.js";
 import { objectEvent, type ProjectChanges } from "../../shared/project-changes.js";
 import { answerRegistration } from "../questions/registration-answers.js";
+import { type RegisterAttendeeInput, registrationRow } from "./attendee-input.js";
 import { attendeesRepository as repo } from "./attendees.repository.js";
-import {
-  type Attendee,
-  presentAttendee,
-  type RegisterAttendeeInput,
-  registrationRow,
-} from "./attendees.service.js";
+import { type Attendee, presentAttendee } from "./attendees.service.js";
 import { cancelActiveRegistration, type OnAttendeeCancelled } from "./cancellation.js";
 
 // The tickets of an order are attendees carrying its id (modules/orders). The orders module reaches

@@ -2,7 +2,7 @@ import { notFound } from "../../errors.js";
 import { builder } from "../../graphql/builder.js";
 import { inputMutation, payloadType } from "../../graphql/mutations.js";
 import { ProjectRef } from "../projects/projects.graphql.js";
-import { companyFields, type EventPageSettings } from "./event-page.service.js";
+import { companyFields, type EventPageSettings } from "./page-settings.js";
 
 type EventPageView = EventPageSettings & { projectId: string };
 

@@ -1,7 +1,6 @@
 import { z } from "zod";
 import type { Config } from "../../config.js";
 import type { Db, Tx } from "../../db/database.js";
-import type { CompanyField } from "../../db/schema.js";
 import { AppError, badInput, ErrorCode, notFound } from "../../errors.js";
 import type { Logger } from "../../logger.js";
 import { addressKey } from "../../shared/client-address.js";
@@ -39,18 +38,9 @@ import { translatedNames } from "./event-languages.js";
 import { eventPageRepository as repo } from "./event-page.repository.js";
 import { applyPageCode } from "./page-codes.js";
 import { type PageOrderInput, pageOrderReads, placePageOrder } from "./page-orders.js";
+import { type EventPageSettings, presentSettings, settingsInput } from "./page-settings.js";
 import { registrationMail } from "./registration-mail.js";
 import { createSiteBudget } from "./site-budget.js";
-
-/** The organizer's switches for the public page of a project. */
-export interface EventPageSettings {
-  /** Whether /e/<id> is shown (only ever for a PUBLISHED project). */
-  pageEnabled: boolean;
-  /** Whether visitors may register on the page. */
-  registrationOpen: boolean;
-  /** Whether the registration form asks for the company, and whether it must be given. */
-  companyField: CompanyField;
-}
 
 /** A page the public may see: its access, data version, settings and languages (the first is its own). */
 export interface OpenedPage {
@@ -59,21 +49,6 @@ export interface OpenedPage {
   settings: EventPageSettings;
   languages: Language[];
 }
-
-/** What a project without saved settings has: the page on, registration open, company optional. */
-const defaultEventPageSettings: EventPageSettings = {
-  pageEnabled: true,
-  registrationOpen: true,
-  companyField: "OPTIONAL",
-};
-
-export const companyFields = ["OPTIONAL", "REQUIRED", "HIDDEN"] as const satisfies readonly CompanyField[];
-
-const settingsInput = z.object({
-  pageEnabled: z.boolean(),
-  registrationOpen: z.boolean(),
-  companyField: z.enum(companyFields),
-});
 
 const registrationInput = z.object({
   projectId: idText,
@@ -133,15 +108,6 @@ export interface EventPageDeps {
   orders: OrdersService;
   refunds: Refunds;
   discountCodes: DiscountCodesService;
-}
-
-function presentSettings(row: Awaited<ReturnType<typeof repo.findSettings>>): EventPageSettings {
-  if (!row) return { ...defaultEventPageSettings };
-  return {
-    pageEnabled: Number(row.page_enabled) === 1,
-    registrationOpen: Number(row.registration_open) === 1,
-    companyField: row.company_field,
-  };
 }
 
 function registrationClosed(message: string, field = "ticketTypeId"): AppError {

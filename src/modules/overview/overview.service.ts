@@ -2,6 +2,7 @@ import type { Db } from "../../db/database.js";
 import { nowIso, zonedClocks } from "../../shared/time.js";
 import type { ProjectAccess } from "../access/access.service.js";
 import { assertPermission } from "../access/policy.js";
+import { noFigures, type SeatFigures, seatsLeft } from "../tickets/seats-left.js";
 import { isOnSale } from "../tickets/tickets.service.js";
 import { overviewRepository as repo } from "./overview.repository.js";
 
@@ -24,7 +25,9 @@ interface TicketTypeFigures {
   id: string;
   name: string;
   quantity: number;
+  /** Active registrations. */
   sold: number;
+  /** In its sales window with a seat a buyer can take (`seatsLeft` above zero). */
   onSaleNow: boolean;
 }
 
@@ -124,8 +127,13 @@ function fillQuarters(points: ChartPoint[]): ChartPoint[] {
   return filled;
 }
 
+/** Where the Overview reads what `seatsLeft` needs (the tickets service's `seatFigures`). */
+interface SeatFigureSource {
+  seatFigures(ticketTypeIds: readonly string[]): Promise<Map<string, SeatFigures>>;
+}
+
 /** The Overview's figures; reading them needs tickets:read and attendees:read. */
-export function createOverviewService(db: Db) {
+export function createOverviewService(db: Db, tickets: SeatFigureSource) {
   return {
     /** Registrations, capacity, sales, revenue, check-in rate and the two charts of a project. */
     async overview(
@@ -137,12 +145,15 @@ export function createOverviewService(db: Db) {
       const { projectId } = access;
       const now = nowIso();
       const types = await repo.ticketTypes(db, projectId);
+      // "On sale" is what a buyer could take now: `seatsLeft`, the one rule, which also counts held
+      // seats (orders, offers) and free seats owed to the waiting list, unlike the registrations shown.
+      const seats = await tickets.seatFigures(types.map((t) => t.id));
       const ticketTypes = types.map((t) => ({
         id: t.id,
         name: t.name,
         quantity: Number(t.quantity),
         sold: Number(t.sold),
-        onSaleNow: isOnSale(t, now) && Number(t.sold) < Number(t.quantity),
+        onSaleNow: isOnSale(t, now) && seatsLeft(Number(t.quantity), seats.get(t.id) ?? noFigures) > 0,
       }));
       const revenue = new Map<string, number>();
       const paid = new Map<string, number>();

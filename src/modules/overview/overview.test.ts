@@ -4,7 +4,9 @@ import { testEngines } from "../../../test/helpers/engines.js";
 import {
   createAttendee,
   createProject,
+  createPublishedProject,
   createTicketType,
+  uniqueEmail,
   userActor,
 } from "../../../test/helpers/factories.js";
 import { testContextPerSuite } from "../../../test/helpers/test-services.js";
@@ -103,6 +105,36 @@ for (const engine of testEngines()) {
       assert.deepEqual(o.paid, [{ currency: "EUR", minor: 20000 + 5000 }]);
       assert.deepEqual(o.due, [{ currency: "EUR", minor: 3 * 5000 + 6000 }]);
       assert.deepEqual([o.dueAtDoor, o.dueByInvoice], [3, 2]);
+    });
+
+    test("does not show as on sale a ticket type whose free seats are owed to people waiting", async () => {
+      const { project, owner } = await createPublishedProject(ctx.services);
+      const type = await createTicketType(ctx.services, owner, project.id, {
+        name: "Owed",
+        priceMinor: 0,
+        quantity: 1,
+      });
+      const holder = await createAttendee(ctx.services, owner, project.id, type.id);
+      const email = uniqueEmail("wait");
+      await ctx.services.waitingList.join(
+        { projectId: project.id, ticketTypeId: type.id, name: "Wanda Waiting", email },
+        "10.38.0.1",
+      );
+      // The seat frees while someone waits: it is theirs (offered or about to be), not a buyer's.
+      await ctx.services.attendees.cancelAttendee(owner, { id: holder.id });
+      const access = await ctx.services.access.require(owner, project.id);
+      const o = await ctx.services.overview.overview(access, project);
+      assert.deepEqual(
+        o.ticketTypes.map((t) => [t.name, t.sold, t.quantity, t.onSaleNow]),
+        [["Owed", 0, 1, false]],
+      );
+      assert.equal(o.onSaleNow, 0);
+      // What the event page tells buyers agrees: no seat left.
+      const content = await ctx.services.eventPage.content(access);
+      assert.deepEqual(
+        content.tickets.map((t) => [t.name, t.remaining]),
+        [["Owed", 0]],
+      );
     });
   });
 }

@@ -13,8 +13,9 @@ export interface SeatFigures {
 export const noFigures: SeatFigures = { sold: 0, waiting: 0 };
 
 /**
- * Who takes a seat: anyone (`open`), or the holder of a waiting-list offer taking the seat the
- * offer held (`offered`: the offer ended in the same write, and that seat is theirs, not the line's).
+ * Who takes a seat: anyone (`open`), or the waiting list (`offered`): the holder of an offer taking
+ * the seat it held (the offer ended in the same write, so that seat is theirs, not the line's), and
+ * the waiting list's worker counting the free seats it may offer to the line.
  */
 export type SeatClaim = "open" | "offered";
 

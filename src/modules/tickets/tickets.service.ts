@@ -1,4 +1,4 @@
-import { z } from "zod";
+import type { z } from "zod";
 import { isUniqueViolation } from "../../db/constraint-errors.js";
 import type { Db, Tx } from "../../db/database.js";
 import type { TicketPaymentMode } from "../../db/schema.js";
@@ -8,20 +8,22 @@ import { newId } from "../../shared/ids.js";
 import { type Page, type PageWindow, toPage } from "../../shared/pagination.js";
 import { objectEvent, type ProjectChanges, updateEvent } from "../../shared/project-changes.js";
 import { nowIso } from "../../shared/time.js";
-import {
-  dateTime,
-  idText,
-  notNull,
-  optionalMultilineText,
-  parseInput,
-  requiredText,
-} from "../../shared/validation.js";
+import { parseInput } from "../../shared/validation.js";
 import type { AccessService, ProjectAccess } from "../access/access.service.js";
 import type { Actor } from "../access/actor.js";
 import { assertPermission, ticketTypeVisible as canSeeTicketType } from "../access/policy.js";
 import { createRow, patchFrom, resolveRowAccess, writeRow } from "../access/row-access.js";
-import { taxRateInput } from "../invoices/taxes.js";
 import type { SeatFigures } from "./seats-left.js";
+import {
+  type CreateTicketTypeInput,
+  checkSalesWindow,
+  createInput,
+  deleteInput,
+  listFilter,
+  type TicketTypeFilter,
+  type UpdateTicketTypeInput,
+  updateInput,
+} from "./ticket-type-input.js";
 import { ticketsRepository as repo, type TicketTypeRow } from "./tickets.repository.js";
 
 /** A kind of ticket with its price and capacity; seat figures are loaded separately (`seatFigures`). */
@@ -94,16 +96,6 @@ export function isOnSale(
   );
 }
 
-/** The payment modes, for forms and inputs. */
-export const paymentModes = [
-  "NONE",
-  "AT_DOOR",
-  "INVOICE",
-  "BANK_TRANSFER",
-  "STRIPE",
-] as const satisfies readonly TicketPaymentMode[];
-const paymentMode = z.enum(paymentModes);
-
 /**
  * Whether visitors may register for this ticket type with the event page's one-ticket form: free
  * tickets always, paid ones when they are paid later (at the door, by invoice). A ticket paid by
@@ -122,73 +114,8 @@ export function orderableOnPage(ticketType: Pick<TicketType, "priceMinor" | "pay
   return ticketType.priceMinor === 0 || ticketType.paymentMode !== "NONE";
 }
 
-// Intl knows the currencies in use today; the list is read once, not per request.
-const currencies = new Set(Intl.supportedValuesOf("currency"));
-
-const id = idText;
-const ticketTypeFields = {
-  name: requiredText(200),
-  description: optionalMultilineText(5_000),
-  priceMinor: z
-    .number()
-    .int("must be a whole number of minor units (cents)")
-    .min(0, "must not be negative")
-    // Stored in a 32-bit integer column on PostgreSQL.
-    .max(2_000_000_000, "is too large"),
-  currency: z
-    .string()
-    .trim()
-    .transform((c) => c.toUpperCase())
-    .refine((c) => currencies.has(c), "must be an ISO 4217 currency code such as EUR or USD"),
-  quantity: z
-    .number()
-    .int("must be a whole number")
-    .min(0, "must not be negative")
-    .max(10_000_000, "is too large"),
-  salesStartAt: dateTime.nullish(),
-  salesEndAt: dateTime.nullish(),
-  paymentMode: paymentMode.nullish(),
-  taxRateBasisPoints: taxRateInput.nullish(),
-  hidden: z.boolean().nullish(),
-};
-const createInput = z.object({ projectId: idText, ...ticketTypeFields });
-const updateInput = z
-  .object({
-    id,
-    ...ticketTypeFields,
-    name: notNull(ticketTypeFields.name),
-    priceMinor: notNull(ticketTypeFields.priceMinor),
-    currency: notNull(ticketTypeFields.currency),
-    quantity: notNull(ticketTypeFields.quantity),
-  })
-  .partial({
-    name: true,
-    description: true,
-    priceMinor: true,
-    currency: true,
-    quantity: true,
-    salesStartAt: true,
-    salesEndAt: true,
-    paymentMode: true,
-    taxRateBasisPoints: true,
-    hidden: true,
-  });
-const deleteInput = z.object({ id });
-// From GraphQL arguments, where an omitted filter may be null (meaning the default).
-const listFilter = z.object({ onSaleOnly: z.boolean().nullish() });
-
-export type CreateTicketTypeInput = z.input<typeof createInput>;
-export type UpdateTicketTypeInput = z.input<typeof updateInput>;
-export type TicketTypeFilter = z.input<typeof listFilter>;
-
 const ticketTypeVisible = (access: ProjectAccess, row: TicketTypeRow) =>
   canSeeTicketType(access, isOnSale(row) && !row.hidden);
-
-function checkSalesWindow(start: string | null | undefined, end: string | null | undefined): void {
-  if (start && end && end <= start) {
-    throw badInput([{ field: ["salesEndAt"], message: "must be after salesStartAt" }]);
-  }
-}
 
 /** The moment to compare sales windows with, or undefined when every ticket type is asked for. */
 function onSaleAtFor(access: ProjectAccess, filter: TicketTypeFilter): string | undefined {

@@ -13,6 +13,7 @@ import type { Attendee, createAttendeesService } from "../attendees/attendees.se
 import { seatCounts } from "../attendees/attendees-seats.js";
 import type { OrdersService } from "../orders/orders.service.js";
 import { queueOfferMail, queueTicketMails } from "../ticket-mails/ticket-mails.service.js";
+import { seatsLeft } from "../tickets/seats-left.js";
 import { registrableOnPage } from "../tickets/tickets.service.js";
 import { offerMail } from "./offer-mail.js";
 import { waitingListRepository as repo, type WaitingListEntryRow } from "./waiting-list.repository.js";
@@ -118,7 +119,7 @@ export function waitingListOffers(deps: OfferDeps) {
   async function due(projectId: string, ticketTypeId: string): Promise<boolean> {
     if ((await repo.lapsedOffers(db, projectId, ticketTypeId, nowIso())).length > 0) return true;
     const seats = (await seatCounts(db, projectId, [ticketTypeId], false)).get(ticketTypeId);
-    return seats !== undefined && seats.sold < Number(seats.ticketType.quantity);
+    return seats !== undefined && seatsLeft(Number(seats.ticketType.quantity), seats, "offered") > 0;
   }
 
   /** Expires lapsed offers of one ticket type and offers its free seats to the next in line. */
@@ -143,7 +144,7 @@ export function waitingListOffers(deps: OfferDeps) {
           });
           changed++;
         }
-        const free = Math.min(offersPerType, Number(seats.ticketType.quantity) - seats.sold);
+        const free = Math.min(offersPerType, seatsLeft(Number(seats.ticketType.quantity), seats, "offered"));
         const hours = free > 0 ? await hoursOf(trx, projectId) : 0;
         for (const row of free > 0 ? await repo.nextInLine(trx, projectId, ticketTypeId, free) : []) {
           if (await offerIn(trx, systemActor, row, hours, key)) changed++;
@@ -181,7 +182,7 @@ export function waitingListOffers(deps: OfferDeps) {
         async (trx) => {
           const seats = await lockSeats(trx, row.project_id, row.ticket_type_id);
           if (!seats) throw notFound("Ticket type");
-          if (seats.sold >= Number(seats.ticketType.quantity))
+          if (seatsLeft(Number(seats.ticketType.quantity), seats, "offered") === 0)
             throw new AppError(ErrorCode.CONFLICT, "No seat is free: raise the ticket type's quantity first");
           const current = await repo.findById(trx, row.project_id, row.id);
           if (!current || !(await offerIn(trx, actor, current, await hoursOf(trx, row.project_id), key)))
