@@ -34,6 +34,7 @@ COPY --from=build --chown=node:node /app/docs/guides ./docs/guides
 USER node
 VOLUME ["/data"]
 EXPOSE 4000
+# On the port the server listens on: PORT may be set at run time (with --network=host it must be).
 HEALTHCHECK --interval=10s --timeout=3s --retries=3 \
-  CMD node -e "fetch('http://127.0.0.1:4000/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||4000)+'/readyz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
 CMD ["node", "dist/src/main.js"]

@@ -14,7 +14,14 @@ trap 'rm -rf "$work"' EXIT
 node_bin=$(command -v node)
 node_root=$(dirname "$(dirname "$(readlink -f "$node_bin")")")
 
-mmdebstrap --variant=minbase --include=ca-certificates bookworm "$work/rootfs.tar" http://deb.debian.org/debian
+# With the settings Debian's official slim images carry (debuerreotype), which keep the builds' apt
+# and dpkg quick: dpkg does not fsync every file (a failed build is simply run again) and skips docs,
+# man pages and translations; apt fetches no translated descriptions. The path filter is written last
+# (a customize hook): as a --dpkgopt it would pass every package of the bootstrap through mmtarfilter.
+mmdebstrap --variant=minbase --include=ca-certificates \
+  --dpkgopt=force-unsafe-io --aptopt='Acquire::Languages "none"' \
+  --customize-hook='cp "'"$here"'/dpkg-slim.cfg" "$1/etc/dpkg/dpkg.cfg.d/docker-slim"' \
+  bookworm "$work/rootfs.tar" http://deb.debian.org/debian
 podman import "$work/rootfs.tar" localhost/debian-bookworm-minbase:local
 
 cp "$here/Containerfile" "$work/"
