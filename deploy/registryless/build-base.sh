@@ -3,7 +3,7 @@
 # machines): a Debian bookworm minbase from Debian's own packages (mmdebstrap), this machine's Node 20
 # with npm and headers, and the `node` user. Then the Dockerfile builds unchanged:
 #   podman --runtime runc build --pull=never --network=host \
-#     --ulimit nofile=1024:1024 --ulimit nproc=1024:1024 \
+#     --ulimit nofile=$(ulimit -Hn):$(ulimit -Hn) --ulimit nproc=1024:1024 \
 #     --volume /etc/ssl/certs/ca-certificates.crt:/etc/ssl/certs/ca-certificates.crt:ro \
 #     -t localhost/eventgraph:local .
 # Needs root and `apt-get install podman mmdebstrap runc`; why each flag: docs/operations.md.
