@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
-import { after, before, describe, test } from "node:test";
+import { describe, test } from "node:test";
 import { systemActor } from "../../src/modules/access/actor.js";
 import { hashToken } from "../../src/modules/apps/tokens.js";
 import { onlyJson, runCliBinary, runCliInProcess } from "../helpers/cli.js";
-import { cliAppSteps, readAttendees } from "../helpers/cli-apps.js";
+import { cliAppsSuite, readAttendees } from "../helpers/cli-apps.js";
 import { testEngines } from "../helpers/engines.js";
 import { createApp } from "../helpers/factories.js";
 import { gql } from "../helpers/graphql.js";
-import { startTestServer, type TestServer } from "../helpers/test-server.js";
 
 // In-process: the bin's own wiring is proved in cli.test.ts and by the token test in apps.test.ts.
 const eventgraph = runCliInProcess;
@@ -21,16 +20,7 @@ function occurrences(text: string, needle: string): number {
 
 for (const engine of testEngines()) {
   describe(`eventgraph apps (${engine.name})`, () => {
-    let server: TestServer;
-    let env: Record<string, string>;
-    before(async () => {
-      // The server and the CLI share one database, as `npm start` and `npx eventgraph` do.
-      const url = engine.newDatabaseUrl();
-      server = await startTestServer(engine, { DATABASE_URL: url });
-      env = { DATABASE_URL: url, BASE_URL: server.url };
-    });
-    after(() => server.close());
-    const { developerProject, organizerProject, createAppWithCli } = cliAppSteps(() => ({ server, env }));
+    const { server, env, developerProject, organizerProject, createAppWithCli } = cliAppsSuite(engine);
 
     test("apps create prints {id, name, permissions, token, connectLink}, and the token reads its project through the API", async () => {
       const { project } = await developerProject();

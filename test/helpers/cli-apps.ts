@@ -1,9 +1,11 @@
 import assert from "node:assert/strict";
+import { before } from "node:test";
 import { systemActor } from "../../src/modules/access/actor.js";
 import { onlyJson, runCliInProcess } from "./cli.js";
+import type { TestEngine } from "./engines.js";
 import { createAttendee, createProject, createTicketType, createUser } from "./factories.js";
 import { createOrganizer } from "./organizer.js";
-import type { TestServer } from "./test-server.js";
+import { serverPerSuite, type TestServer } from "./test-server.js";
 
 /** A GraphQL read of a project and its attendee count: what an app's token may or may not read. */
 export const readAttendees = `query ($id: ID!) { project(id: $id) { id name attendees { totalCount } } }`;
@@ -12,7 +14,7 @@ export const readAttendees = `query ($id: ID!) { project(id: $id) { id name atte
  * The steps of the `eventgraph apps` tests, on the suite's server and the CLI's environment (one
  * database for both, as `npm start` and `npx eventgraph` share it), read when a step runs.
  */
-export function cliAppSteps(current: () => { server: TestServer; env: Record<string, string> }) {
+function cliAppSteps(current: () => { server: TestServer; env: Record<string, string> }) {
   /** A verified developer's project, as `users create`, `users verify` and `projects create` leave it. */
   async function developerProject(options: { verified?: boolean } = {}) {
     const developer = await createUser(current().server.services, { verified: options.verified ?? true });
@@ -37,4 +39,18 @@ export function cliAppSteps(current: () => { server: TestServer; env: Record<str
   }
 
   return { developerProject, organizerProject, createAppWithCli };
+}
+
+/**
+ * The suite's server and the CLI's environment for the enclosing `describe` (one database for both,
+ * as `npm start` and `npx eventgraph` share it), with the steps over them.
+ */
+export function cliAppsSuite(engine: TestEngine) {
+  const url = engine.newDatabaseUrl();
+  const server = serverPerSuite(engine, { DATABASE_URL: url });
+  const env: Record<string, string> = { DATABASE_URL: url };
+  before(() => {
+    env.BASE_URL = server.url;
+  });
+  return { server, env, ...cliAppSteps(() => ({ server, env })) };
 }
