@@ -55,9 +55,7 @@ for (let claimed = claim(); claimed !== undefined; claimed = claim()) {
   const cpu = process.cpuUsage();
   const started = performance.now();
   await new Promise((resolve) => {
-    // The plain pass (TEST_FAST_PATHS_OFF in scripts/test.mjs) runs files a second time: say which.
-    const name = process.env.EVENTGRAPH_FAST_PATHS === "off" ? `${source} (fast paths off)` : source;
-    describe(name, { timeout: fileTimeoutMs }, async () => {
+    describe(source, { timeout: fileTimeoutMs }, async () => {
       try {
         await import(pathToFileURL(file).href);
       } finally {

@@ -143,17 +143,9 @@ const rank = (file) => {
   return index === -1 ? slowFirst.length : index;
 };
 const rest = files.filter((file) => !drills.includes(file)).sort((a, b) => rank(a) - rank(b));
-// TEST_FAST_PATHS_OFF=<filter>: the files matching it run once more, in a worker of their own with
-// every fast path off (EVENTGRAPH_FAST_PATHS=off, docs/runtime.md), beside the rest rather than
-// after it: the suite leaves about a third of two cores idle while its tests wait on the database
-// and the browser, and CI's separate pass on the plain path took 95-161 s. The worker takes no other
-// group's files, which would then run only with their fast paths off.
-const plainFilter = process.env.TEST_FAST_PATHS_OFF;
-const plain = plainFilter ? files.filter((file) => file.includes(plainFilter)) : [];
 const groups = [
   { name: "suite", files: rest, workers: Math.min(concurrency, rest.length) },
   { name: "drills", files: drills, workers: 1 },
-  { name: "plain", files: plain, workers: 1, env: { EVENTGRAPH_FAST_PATHS: "off" } },
 ].filter((group) => group.files.length > 0);
 
 /**
@@ -165,9 +157,9 @@ const groups = [
 function workerEnv(queue, group) {
   // Set or removed here, never inherited: a run inside a test (test/ops/test-runner.test.ts) must not
   // take its outer run's files.
-  const { TEST_QUEUE_AFTER: _outer, TEST_FAST_PATHS_OFF: _plain, ...env } = process.env;
+  const { TEST_QUEUE_AFTER: _outer, ...env } = process.env;
   const after = group.name === "drills" && rest.length > 0 ? { TEST_QUEUE_AFTER: join(logDir, "suite") } : {};
-  return { ...env, TEST_QUEUE: queue, ...after, ...group.env };
+  return { ...env, TEST_QUEUE: queue, ...after };
 }
 
 /** Runs one group's files in its workers under node:test; resolves to its exit status. */
@@ -230,51 +222,38 @@ function jsonLines(name) {
     .map((line) => JSON.parse(line));
 }
 const skips = groups.flatMap((group) => jsonLines(`${group.name}.jsonl`));
-// Each line names its group: a file of the plain group ran twice, and is reported as such.
-const done = groups.flatMap((group) =>
-  jsonLines(join(group.name, "done.jsonl")).map((line) => ({ ...line, plain: group.name === "plain" })),
-);
+const done = groups.flatMap((group) => jsonLines(join(group.name, "done.jsonl")));
 // A worker that crashed, or was killed by the watchdog, leaves the rest of its file and of the queue
-// to the others; a file no worker finished has not passed. The drills' worker finishes some of the
-// suite's files, so those two groups' files are looked up together.
-const finished = (file, plainPass) => done.some((line) => line.plain === plainPass && line.file === file);
-const unfinished = [
-  ...files.filter((file) => !finished(file, false)).map((file) => ({ file, plain: false })),
-  ...plain.filter((file) => !finished(file, true)).map((file) => ({ file, plain: true })),
-];
+// to the others; a file no worker finished has not passed.
+const unfinished = files.filter((file) => !done.some((line) => line.file === file));
 const slowest = [...done].sort((a, b) => b.ms - a.ms).slice(0, 10);
 rmSync(logDir, { recursive: true, force: true });
 
-/** A compiled test file's source path, and which pass it was when its fast paths were off. */
-const sourceOf = (file, plainPass = false) =>
+/** A compiled test file's source path. */
+const sourceOf = (file) =>
   relative(process.cwd(), file)
     .replace(/^dist\//, "")
-    .replace(/\.js$/, ".ts") + (plainPass ? " (fast paths off)" : "");
+    .replace(/\.js$/, ".ts");
 const cpuSeconds = done.reduce((sum, line) => sum + line.cpuMs, 0) / 1000;
 console.log(
-  `\n${files.length} file(s)${plain.length > 0 ? ` and ${plain.length} again with fast paths off` : ""} in ${seconds} s; the slowest (wall and CPU time of each; the files' tests ` +
+  `\n${files.length} file(s) in ${seconds} s; the slowest (wall and CPU time of each; the files' tests ` +
     `took ${Math.round(cpuSeconds)} s of CPU in all, module loading not counted):`,
 );
-for (const { file, ms, cpuMs, plain: plainPass } of slowest) {
+for (const { file, ms, cpuMs } of slowest) {
   const wall = (ms / 1000).toFixed(1).padStart(6);
-  console.log(`  ${wall} s ${(cpuMs / 1000).toFixed(1).padStart(6)} s  ${sourceOf(file, plainPass)}`);
+  console.log(`  ${wall} s ${(cpuMs / 1000).toFixed(1).padStart(6)} s  ${sourceOf(file)}`);
 }
 // TEST_TIMINGS=<file> keeps every file's times (JSON lines, slowest first), to compare two runs.
 if (process.env.TEST_TIMINGS) {
   const lines = [...done].sort((a, b) => b.ms - a.ms);
   writeFileSync(
     process.env.TEST_TIMINGS,
-    lines
-      .map(
-        ({ file, ms, cpuMs, plain: plainPass }) =>
-          `${JSON.stringify({ file: sourceOf(file, plainPass), ms, cpuMs })}\n`,
-      )
-      .join(""),
+    lines.map(({ file, ms, cpuMs }) => `${JSON.stringify({ file: sourceOf(file), ms, cpuMs })}\n`).join(""),
   );
 }
 if (unfinished.length > 0) {
   console.error(`\n${unfinished.length} file(s) did not finish (their worker ended first):`);
-  for (const { file, plain: plainPass } of unfinished) console.error(`  ${sourceOf(file, plainPass)}`);
+  for (const file of unfinished) console.error(`  ${sourceOf(file)}`);
 }
 
 if (skips.length > 0) {

@@ -150,18 +150,6 @@ describe("scripts/test.mjs", () => {
     assert.equal(code, 1, output);
     assert.match(output, /CI=true, so this cannot be skipped: Redis at 127\.0\.0\.1:1/);
   });
-
-  test("TEST_FAST_PATHS_OFF runs the matching files once more, in a worker with every fast path off", async () => {
-    const { code, output } = await runWithoutRedis(false, ["test/api/hit-lane.test"], {
-      TEST_FAST_PATHS_OFF: "test/api/hit-lane.test",
-    });
-    assert.equal(code, 0, output);
-    assert.match(output, /1 file\(s\) and 1 again with fast paths off in \d+ s/);
-    assert.match(output, /^✔ test\/api\/hit-lane\.test\.ts \(\d/m);
-    assert.match(output, /^✔ test\/api\/hit-lane\.test\.ts \(fast paths off\) \(\d/m);
-    // The variable reached the second pass only: the fast path's own suite skipped once, not twice.
-    assert.match(output, /\n {2}1 because fast path hit-lane is off:\n/);
-  });
 });
 
 describe("test contexts on SQLite", () => {
