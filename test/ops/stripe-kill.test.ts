@@ -4,7 +4,7 @@ import { publicActor } from "../../src/modules/access/actor.js";
 import { testEngines } from "../helpers/engines.js";
 import { createSellingProject, createTicketType, uniqueEmail } from "../helpers/factories.js";
 import { Mailbox } from "../helpers/mailbox.js";
-import { plainSql } from "../helpers/plain-sql.js";
+import { type PlainSql, plainSql } from "../helpers/plain-sql.js";
 import { type Child, startServerProcess } from "../helpers/processes.js";
 import { type StripeServer, startStripeServer } from "../helpers/stripe-server.js";
 import { createTestContext, type TestContext } from "../helpers/test-services.js";
@@ -20,6 +20,8 @@ for (const engine of testEngines()) {
     let stand: StripeServer;
     const mailbox = new Mailbox();
     const children: Child[] = [];
+    // A test that fails half-way must not leave its lock holder open: the worker could not exit.
+    const blockers = new Set<PlainSql>();
     before(async () => {
       stand = await startStripeServer();
       await mailbox.start();
@@ -27,6 +29,7 @@ for (const engine of testEngines()) {
     });
     after(async () => {
       for (const child of children) child.process.kill("SIGKILL");
+      for (const blocker of blockers) await blocker.close();
       await ctx.close();
       await stand.close();
       await mailbox.close();
@@ -78,6 +81,7 @@ for (const engine of testEngines()) {
       // Another connection holds what the notification's transaction needs (SQLite's write lock;
       // the order's row on PostgreSQL), so the server has received it and cannot commit.
       const blocker = await plainSql(ctx.config.databaseUrl);
+      blockers.add(blocker);
       if (engine.name === "sqlite") await blocker.run("begin immediate");
       else {
         await blocker.run("begin");
@@ -100,13 +104,15 @@ for (const engine of testEngines()) {
           );
           waiting = Number(row?.n ?? 0);
         }
-        assert.ok(waiting > 0, "the server's transaction waits for the order's lock");
+        // If it never waited, whether the server answered tells a refusal from a server that stalled.
+        assert.ok(waiting > 0, `the server's transaction waits for the order's lock (answered: ${answered})`);
       }
       assert.equal(answered, false, "the notification is not answered: its effect is not committed");
       first.child.process.kill("SIGKILL");
       await first.child.exited;
       await blocker.run("rollback");
       await blocker.close();
+      blockers.delete(blocker);
       await assert.rejects(delivery, "Stripe got no answer, so it will send the event again");
 
       const rows = () =>
