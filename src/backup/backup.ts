@@ -104,6 +104,8 @@ async function holdsData(databaseUrl: string): Promise<boolean> {
   }
   const { default: pg } = await import("pg");
   const client = new pg.Client({ connectionString: databaseUrl });
+  // A lost connection surfaces as the failure of the statement under way; no crash on the event.
+  client.on("error", () => {});
   await client.connect();
   try {
     const { rows } = await client.query<{ n: string }>(

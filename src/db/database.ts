@@ -18,7 +18,7 @@ import { asideProbe, DatabaseHealth, isConnectionError } from "./availability.js
 import { ChangeFeed } from "./change-feed.js";
 import { type Checkpointer, checkpointInBackground } from "./checkpoints.js";
 import { yieldIfLoopHeld } from "./loop-yield.js";
-import { nameStatement, ownBackends, withNamedStatements } from "./postgres-pool.js";
+import { guardCheckedOut, nameStatement, ownBackends, withNamedStatements } from "./postgres-pool.js";
 import type { Database as Tables } from "./schema.js";
 import { type DirectStatement, type QueryLogEvent, SqliteDirect } from "./sqlite-direct.js";
 import { GroupCommitDialect, registerGroupCommit } from "./sqlite-group-commit.js";
@@ -232,10 +232,14 @@ export function openDatabase(url: string, options: DatabaseOptions = {}): Databa
         if (pool.idleCount === 0 && pool.totalCount >= poolSize) return probeAside();
         try {
           const client = await pool.connect();
+          const guard = guardCheckedOut(client);
           try {
             await client.query("select 1");
+          } catch (error) {
+            guard.fail(error as Error);
+            throw error;
           } finally {
-            client.release();
+            guard.release();
           }
         } catch (error) {
           if (isConnectionError(error)) health.markDown(error);

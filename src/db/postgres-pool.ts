@@ -73,26 +73,47 @@ async function checkOut(pool: pg.Pool, health: DatabaseHealth): Promise<Session>
     throw new DatabaseUnavailableError(error);
   });
   health.markUp();
-  let broken: Error | undefined;
-  const onError = (error: Error) => {
-    broken = error;
-  };
-  client.on("error", onError);
+  const guard = guardCheckedOut(client);
   // A connection lost mid-use fails its request with 503; the next request's new connection
   // tells whether the database itself is down.
   const fail = (error: unknown): never => {
     if (isStatementTimeout(error)) throw new StatementTimeoutError(error);
     if (!isConnectionError(error)) throw error;
-    broken ??= error as Error;
+    guard.fail(error as Error);
     throw new DatabaseUnavailableError(error);
   };
   return {
     run: (sql, parameters) => {
+      const broken = guard.broken();
       if (broken) return Promise.reject(new DatabaseUnavailableError(broken));
       const name = statementNames.get(sql);
       const values = [...parameters];
       return (name ? client.query({ name, text: sql, values }) : client.query(sql, values)).catch(fail);
     },
+    release: guard.release,
+  };
+}
+
+/**
+ * What every holder of a checked-out client must do, in one place. pg emits `error` on a client
+ * whose connection ends unexpectedly, a query in flight or not, and the pool takes its own listener
+ * off a client while it is checked out: unheard, that event kills the process (a server cut off
+ * from PostgreSQL while /readyz's probe held a connection died this way). So the client is listened
+ * to until it is released, and a client that failed is released as broken, for the pool to discard.
+ */
+export function guardCheckedOut(client: pg.PoolClient): {
+  broken(): Error | undefined;
+  fail(error: Error): void;
+  release(): void;
+} {
+  let broken: Error | undefined;
+  const onError = (error: Error) => {
+    broken ??= error;
+  };
+  client.on("error", onError);
+  return {
+    broken: () => broken,
+    fail: onError,
     release: () => {
       client.removeListener("error", onError);
       client.release(broken);
