@@ -19,7 +19,7 @@ import { createApp } from "../helpers/factories.js";
 import {
   type ReferenceIds,
   referenceFixture,
-  referencePerSuite,
+  referenceServerPerSuite,
   without,
 } from "../helpers/field-reference.js";
 import { gql } from "../helpers/graphql.js";
@@ -116,7 +116,7 @@ type ResponseError = any;
 
 for (const engine of testEngines()) {
   describe(`the field reference against the API's queries (${engine.name})`, () => {
-    const { server } = referencePerSuite(engine);
+    const server = referenceServerPerSuite(engine);
 
     test("matches what the API enforces for every field reachable from Query", async () => {
       const ids = await referenceFixture(server);

@@ -14,26 +14,26 @@ export const readAttendees = `query ($id: ID!) { project(id: $id) { id name atte
  * The steps of the `eventgraph apps` tests, on the suite's server and the CLI's environment (one
  * database for both, as `npm start` and `npx eventgraph` share it), read when a step runs.
  */
-function cliAppSteps(current: () => { server: TestServer; env: Record<string, string> }) {
+function cliAppSteps(server: TestServer, env: Record<string, string>) {
   /** A verified developer's project, as `users create`, `users verify` and `projects create` leave it. */
   async function developerProject(options: { verified?: boolean } = {}) {
-    const developer = await createUser(current().server.services, { verified: options.verified ?? true });
-    const { project } = await createProject(current().server.services, { ownerId: developer.id });
+    const developer = await createUser(server.services, { verified: options.verified ?? true });
+    const { project } = await createProject(server.services, { ownerId: developer.id });
     return { developer, project };
   }
 
   /** Another organizer's draft project with one registered attendee. */
   async function organizerProject() {
-    const { user: organizer, project } = await createOrganizer(current().server.services);
-    const ticket = await createTicketType(current().server.services, systemActor, project.id);
-    const attendee = await createAttendee(current().server.services, systemActor, project.id, ticket.id);
+    const { user: organizer, project } = await createOrganizer(server.services);
+    const ticket = await createTicketType(server.services, systemActor, project.id);
+    const attendee = await createAttendee(server.services, systemActor, project.id, ticket.id);
     return { organizer, project, attendee };
   }
 
   /** `apps create --json`, which must succeed. */
   async function createAppWithCli(projectId: string, permissions: string, name = "Check-in kiosk") {
     const args = ["apps", "create", "--project", projectId, "--name", name, "--permissions", permissions];
-    const { code, stdout, stderr } = await runCliInProcess([...args, "--json"], current().env);
+    const { code, stdout, stderr } = await runCliInProcess([...args, "--json"], env);
     assert.equal(code, 0, stderr);
     return onlyJson(stdout) as { id: string; name: string; permissions: string[]; token: string };
   }
@@ -52,5 +52,5 @@ export function cliAppsSuite(engine: TestEngine) {
   before(() => {
     env.BASE_URL = server.url;
   });
-  return { server, env, ...cliAppSteps(() => ({ server, env })) };
+  return { server, env, ...cliAppSteps(server, env) };
 }

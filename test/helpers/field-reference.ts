@@ -112,13 +112,18 @@ export type ReferenceIds = Awaited<ReturnType<typeof referenceFixture>>;
 export const without = (permission: Permission, from: readonly Permission[]) =>
   from.filter((p) => p !== permission);
 
+/** A server of `engine` for the enclosing `describe`, for walking the API over a fixture. */
+export function referenceServerPerSuite(engine: TestEngine): TestServer {
+  // The walk sends a few hundred requests; the hourly budget is not what these suites test.
+  return serverPerSuite(engine, { RATE_LIMIT_APP_POINTS_PER_HOUR: "100000000" });
+}
+
 /**
- * A server of `engine` for the enclosing `describe`, and what its reference page documents
- * (coordinate → permission), read once before the first test.
+ * `referenceServerPerSuite`, and what its reference page documents (coordinate → permission), read
+ * once before the first test.
  */
 export function referencePerSuite(engine: TestEngine): { server: TestServer; page: Map<string, string> } {
-  // The walk sends a few hundred requests; the hourly budget is not what these suites test.
-  const server = serverPerSuite(engine, { RATE_LIMIT_APP_POINTS_PER_HOUR: "100000000" });
+  const server = referenceServerPerSuite(engine);
   const page = new Map<string, string>();
   before(async () => {
     const response = await fetch(`${server.url}/graphql/reference/`);
